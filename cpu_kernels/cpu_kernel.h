@@ -1,0 +1,51 @@
+// The CPU kernel interface. Each op family lives in its own file and exports
+// its kernels through registry.cc. Kernels are both the CPU fallback of the
+// GPU path and the oracle it is tested against: their semantics are TFLite's.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "gldelegate/status.hpp"
+#include "graph/graph.h"
+
+namespace gld::cpu {
+
+// A tensor's run-time storage. Shapes are final before a kernel runs.
+struct TensorData {
+  DataType type = DataType::kFloat32;
+  Shape shape;
+  void* data = nullptr;
+  size_t bytes = 0;
+
+  template <typename T> T* as() { return static_cast<T*>(data); }
+  template <typename T> const T* as() const { return static_cast<const T*>(data); }
+  int64_t num_elements() const { return NumElements(shape); }
+};
+
+struct KernelContext {
+  const Graph* graph = nullptr;  // tensor metadata (names, quantization, constants)
+  const Node* node = nullptr;
+  std::vector<const TensorData*> inputs;  // nullptr for an absent optional input
+  std::vector<TensorData*> outputs;
+  int num_threads = 1;
+  // Runs fn(begin, end) over [0, n) split across num_threads workers.
+  std::function<void(int64_t n, const std::function<void(int64_t, int64_t)>& fn)> parallel_for;
+
+  // Runs fn over [0, n): in parallel when parallel_for is set.
+  void ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn) const {
+    if (parallel_for && num_threads > 1) parallel_for(n, fn); else fn(0, n);
+  }
+};
+
+using KernelFn = Status (*)(KernelContext& ctx);
+
+struct CpuKernel {
+  OpType op;
+  KernelFn run;
+};
+
+// nullptr when the CPU has no kernel for op.
+const CpuKernel* FindCpuKernel(OpType op);
+
+}  // namespace gld::cpu

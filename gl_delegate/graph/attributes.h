@@ -1,0 +1,141 @@
+// Typed attributes of IR nodes. Tensor-valued parameters (axes, paddings,
+// shapes, begin/end of slices) stay graph inputs, as in TFLite; only the
+// scalar options of an op live here.
+#pragma once
+
+#include <cstdint>
+#include <variant>
+#include <vector>
+
+namespace gld {
+
+enum class Padding : uint8_t { kSame, kValid };
+
+// TFLite's fused activation functions.
+enum class Activation : uint8_t { kNone, kRelu, kReluN1To1, kRelu6, kTanh, kSignBit, kSigmoid };
+
+const char* ActivationName(Activation a);
+
+struct Conv2dAttributes {
+  Padding padding = Padding::kValid;
+  int32_t stride_h = 1, stride_w = 1;
+  int32_t dilation_h = 1, dilation_w = 1;
+  Activation activation = Activation::kNone;
+};
+
+struct DepthwiseConv2dAttributes {
+  Padding padding = Padding::kValid;
+  int32_t stride_h = 1, stride_w = 1;
+  int32_t dilation_h = 1, dilation_w = 1;
+  int32_t depth_multiplier = 1;
+  Activation activation = Activation::kNone;
+};
+
+// TRANSPOSE_CONV (inputs: output_shape, weights OHWI, input[, bias]) and the
+// MediaPipe Convolution2DTransposeBias (inputs: input, weights OHWI, bias).
+struct TransposeConvAttributes {
+  Padding padding = Padding::kValid;
+  int32_t stride_h = 1, stride_w = 1;
+  Activation activation = Activation::kNone;
+};
+
+// AVERAGE_POOL_2D, MAX_POOL_2D, MaxPoolingWithArgmax2D, MaxUnpooling2D.
+struct Pool2dAttributes {
+  Padding padding = Padding::kValid;
+  int32_t stride_h = 1, stride_w = 1;
+  int32_t filter_h = 1, filter_w = 1;
+  Activation activation = Activation::kNone;
+};
+
+struct FullyConnectedAttributes {
+  Activation activation = Activation::kNone;
+  bool keep_num_dims = false;
+};
+
+// ADD, SUB, MUL, DIV and other binary ops with a fused activation.
+struct BinaryAttributes {
+  Activation activation = Activation::kNone;
+};
+
+struct ConcatenationAttributes {
+  int32_t axis = 0;  // may be negative, as in the file
+  Activation activation = Activation::kNone;
+};
+
+struct ReshapeAttributes {
+  // From ReshapeOptions.new_shape when the file has it and no shape input.
+  std::vector<int32_t> new_shape;
+  bool has_new_shape = false;
+};
+
+// MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD (axes are input 1).
+struct ReduceAttributes {
+  bool keep_dims = false;
+};
+
+// RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR (size is input 1).
+struct ResizeAttributes {
+  bool align_corners = false;
+  bool half_pixel_centers = false;
+};
+
+// DEPTH_TO_SPACE, SPACE_TO_DEPTH.
+struct BlockSizeAttributes {
+  int32_t block_size = 1;
+};
+
+struct SoftmaxAttributes {
+  float beta = 1.0f;
+};
+
+struct LeakyReluAttributes {
+  float alpha = 0.2f;
+};
+
+struct GeluAttributes {
+  bool approximate = false;
+};
+
+struct MirrorPadAttributes {
+  bool symmetric = false;  // false: REFLECT
+};
+
+struct StridedSliceAttributes {
+  int32_t begin_mask = 0, end_mask = 0, ellipsis_mask = 0;
+  int32_t new_axis_mask = 0, shrink_axis_mask = 0;
+  bool offset = false;
+};
+
+struct AxisAttributes {  // GATHER (axis, batch_dims), PACK/UNPACK (axis, values_count), ONE_HOT, CUMSUM...
+  int32_t axis = 0;
+  int32_t batch_dims = 0;
+  int32_t count = 0;      // PACK values_count, UNPACK num, SPLIT num_splits
+  bool exclusive = false; // CUMSUM
+  bool reverse = false;   // CUMSUM
+};
+
+struct SqueezeAttributes {
+  std::vector<int32_t> squeeze_dims;
+};
+
+struct LrnAttributes {
+  int32_t radius = 5;
+  float bias = 1.0f, alpha = 1.0f, beta = 0.5f;
+};
+
+struct BatchMatMulAttributes {
+  bool adj_x = false, adj_y = false;
+};
+
+struct CastAttributes {};
+
+using Attributes =
+    std::variant<std::monostate, Conv2dAttributes, DepthwiseConv2dAttributes,
+                 TransposeConvAttributes, Pool2dAttributes, FullyConnectedAttributes,
+                 BinaryAttributes, ConcatenationAttributes, ReshapeAttributes,
+                 ReduceAttributes, ResizeAttributes, BlockSizeAttributes,
+                 SoftmaxAttributes, LeakyReluAttributes, GeluAttributes,
+                 MirrorPadAttributes, StridedSliceAttributes, AxisAttributes,
+                 SqueezeAttributes, LrnAttributes, BatchMatMulAttributes>;
+
+}  // namespace gld

@@ -1,0 +1,88 @@
+#include "graph/graph.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace gld {
+
+namespace {
+const char* const kOpNames[] = {
+#define GLD_OP(e, name) name,
+#include "graph/op_list.inc"
+#undef GLD_OP
+};
+constexpr size_t kNumOps = sizeof(kOpNames) / sizeof(kOpNames[0]);
+}  // namespace
+
+const char* ActivationName(Activation a) {
+  switch (a) {
+    case Activation::kNone: return "NONE";
+    case Activation::kRelu: return "RELU";
+    case Activation::kReluN1To1: return "RELU_N1_TO_1";
+    case Activation::kRelu6: return "RELU6";
+    case Activation::kTanh: return "TANH";
+    case Activation::kSignBit: return "SIGN_BIT";
+    case Activation::kSigmoid: return "SIGMOID";
+  }
+  return "UNKNOWN";
+}
+
+const char* OpTypeName(OpType op) {
+  size_t i = static_cast<size_t>(op);
+  return i < kNumOps ? kOpNames[i] : "UNKNOWN_OP";
+}
+
+bool OpTypeFromName(const std::string& name, OpType* op) {
+  static const std::unordered_map<std::string, OpType> map = [] {
+    std::unordered_map<std::string, OpType> m;
+    for (size_t i = 0; i < kNumOps; ++i) m.emplace(kOpNames[i], static_cast<OpType>(i));
+    return m;
+  }();
+  auto it = map.find(name);
+  if (it == map.end()) return false;
+  *op = it->second;
+  return true;
+}
+
+const std::vector<OpType>& AllOpTypes() {
+  static const std::vector<OpType> all = [] {
+    std::vector<OpType> v;
+    for (size_t i = 0; i < kNumOps; ++i) v.push_back(static_cast<OpType>(i));
+    return v;
+  }();
+  return all;
+}
+
+std::string Graph::NodeLabel(size_t node_index) const {
+  if (node_index >= nodes.size()) return "node ?";
+  const Node& n = nodes[node_index];
+  int shown = n.source_index >= 0 ? n.source_index : static_cast<int>(node_index);
+  return "node " + std::to_string(shown) + " (" + OpTypeName(n.op) + ")";
+}
+
+std::vector<size_t> Graph::Consumers(int tensor) const {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const auto& in = nodes[i].inputs;
+    if (std::find(in.begin(), in.end(), tensor) != in.end()) out.push_back(i);
+  }
+  return out;
+}
+
+int Graph::Producer(int tensor) const {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const auto& out = nodes[i].outputs;
+    if (std::find(out.begin(), out.end(), tensor) != out.end()) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+bool Graph::IsGraphOutput(int tensor) const {
+  return std::find(outputs.begin(), outputs.end(), tensor) != outputs.end();
+}
+
+bool Graph::IsGraphInput(int tensor) const {
+  return std::find(inputs.begin(), inputs.end(), tensor) != inputs.end();
+}
+
+}  // namespace gld

@@ -1,0 +1,82 @@
+// The IR: tensors, nodes and the graph's inputs/outputs. Passes and backends
+// operate on this value; it has no pointers into the model file.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/attributes.h"
+#include "graph/types.h"
+
+namespace gld {
+
+enum class OpType : uint16_t {
+#define GLD_OP(e, name) e,
+#include "graph/op_list.inc"
+#undef GLD_OP
+};
+
+// TFLite-style op name: "CONV_2D", "Convolution2DTransposeBias".
+const char* OpTypeName(OpType op);
+// Inverse of OpTypeName; false when unknown.
+bool OpTypeFromName(const std::string& name, OpType* op);
+// Every OpType, in list order.
+const std::vector<OpType>& AllOpTypes();
+
+struct Tensor {
+  std::string name;
+  DataType type = DataType::kFloat32;
+  Shape shape;
+  QuantizationParams quant;
+  // Constant contents (host byte order); empty for activations. Use
+  // is_constant, not data.empty(): a constant may have zero elements.
+  std::vector<uint8_t> data;
+  bool is_constant = false;
+  bool is_variable = false;
+  std::optional<SparsityParams> sparsity;  // set on sparse constants only
+
+  template <typename T>
+  const T* DataAs() const { return reinterpret_cast<const T*>(data.data()); }
+  int64_t num_elements() const { return NumElements(shape); }
+};
+
+inline constexpr int kNoTensor = -1;  // an absent optional input
+
+struct Node {
+  OpType op = OpType::kAdd;
+  std::vector<int> inputs;   // tensor indices; kNoTensor for absent optionals
+  std::vector<int> outputs;  // tensor indices
+  Attributes attributes;
+  // Position of the op in the model file's operator list, for messages; -1
+  // for nodes a pass created.
+  int source_index = -1;
+  // Names of the file's ops that this node now stands for (after fusion).
+  std::vector<std::string> fused_names;
+
+  template <typename A>
+  const A& attrs() const { return std::get<A>(attributes); }
+  template <typename A>
+  A& attrs() { return std::get<A>(attributes); }
+};
+
+struct Graph {
+  std::vector<Tensor> tensors;
+  std::vector<Node> nodes;  // topologically ordered
+  std::vector<int> inputs;
+  std::vector<int> outputs;
+  // Names of subgraphs other than the one we run, for reports.
+  std::vector<std::string> other_subgraphs;
+
+  // "node 12 (CONV_2D)", using source_index when known.
+  std::string NodeLabel(size_t node_index) const;
+  // Indices of nodes reading tensor t.
+  std::vector<size_t> Consumers(int tensor) const;
+  // Index of the node writing tensor t, or -1 for graph inputs and constants.
+  int Producer(int tensor) const;
+  bool IsGraphOutput(int tensor) const;
+  bool IsGraphInput(int tensor) const;
+};
+
+}  // namespace gld

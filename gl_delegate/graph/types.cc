@@ -1,0 +1,64 @@
+#include "graph/types.h"
+
+#include <limits>
+
+namespace gld {
+
+size_t DataTypeSize(DataType type) {
+  switch (type) {
+    case DataType::kFloat32: return 4;
+    case DataType::kFloat16: return 2;
+    case DataType::kFloat64: return 8;
+    case DataType::kInt8: return 1;
+    case DataType::kUInt8: return 1;
+    case DataType::kInt16: return 2;
+    case DataType::kInt32: return 4;
+    case DataType::kInt64: return 8;
+    case DataType::kBool: return 1;
+    case DataType::kUnknown: return 0;
+  }
+  return 0;
+}
+
+const char* DataTypeName(DataType type) {
+  switch (type) {
+    case DataType::kFloat32: return "float32";
+    case DataType::kFloat16: return "float16";
+    case DataType::kFloat64: return "float64";
+    case DataType::kInt8: return "int8";
+    case DataType::kUInt8: return "uint8";
+    case DataType::kInt16: return "int16";
+    case DataType::kInt32: return "int32";
+    case DataType::kInt64: return "int64";
+    case DataType::kBool: return "bool";
+    case DataType::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+int64_t NumElements(const Shape& shape) {
+  int64_t n = 1;
+  for (int32_t d : shape) n *= d;
+  return n;
+}
+
+bool ShapeIsValid(const Shape& shape, int64_t max_elements) {
+  int64_t n = 1;
+  for (int32_t d : shape) {
+    if (d < 0) return false;
+    if (d != 0 && n > max_elements / d) return false;
+    n *= d;
+  }
+  return n <= max_elements;
+}
+
+std::string ShapeToString(const Shape& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+}  // namespace gld

@@ -1,0 +1,147 @@
+// gldelegate C++ API: load a .tflite model, create an interpreter that runs it
+// on the GPU through OpenGL ES 3.1 compute shaders (falling back to CPU
+// kernels node by node), set inputs, invoke, read outputs.
+//
+//   auto model = gld::Model::FromFile("m.tflite");
+//   gld::Options options;                       // backend auto, fp32
+//   auto interp = gld::Interpreter::Create(*model, options);
+//   (*interp)->SetInput(0, data, bytes);
+//   (*interp)->Invoke();
+//   (*interp)->GetOutput(0, out, bytes);
+//
+// Errors are gld::Status values; no exception crosses this API.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gldelegate/status.hpp"
+
+namespace gld {
+
+const char* VersionString();  // "0.1.0"
+
+enum class Backend { kAuto, kGl, kCpu };
+enum class Precision { kFp32, kFp16 };
+enum class ElementType { kUnknown, kFloat32, kFloat16, kFloat64, kInt8, kUInt8, kInt16, kInt32, kInt64, kBool };
+
+const char* BackendName(Backend b);          // "auto", "gl", "cpu"
+const char* PrecisionName(Precision p);      // "fp32", "fp16"
+const char* ElementTypeName(ElementType t);  // "float32", ...
+size_t ElementTypeSize(ElementType t);
+// Parse "auto|gl|cpu" / "fp32|fp16"; InvalidArgument naming the value otherwise.
+StatusOr<Backend> ParseBackend(const std::string& s);
+StatusOr<Precision> ParsePrecision(const std::string& s);
+
+struct Options {
+  Backend backend = Backend::kAuto;
+  Precision precision = Precision::kFp32;
+  int num_threads = 1;  // CPU kernels
+  // spdlog level name ("trace", "debug", "info", "warn", "error", "off");
+  // empty: GLD_LOG_LEVEL from the environment, else "warn".
+  std::string log_level;
+  std::vector<std::string> gpu_deny_ops;  // op names forced to the CPU
+  int egl_device = -1;       // EGL device index; -1: GLD_EGL_DEVICE or the first
+  std::string cache_dir;     // program cache; empty: off
+  std::string model_token;   // cache key part; empty: fingerprint of the model bytes
+};
+
+struct QuantizationInfo {
+  std::vector<float> scale;  // empty when not quantized
+  std::vector<int64_t> zero_point;
+  int quantized_dimension = 0;
+};
+
+struct TensorInfo {
+  std::string name;
+  ElementType type = ElementType::kUnknown;
+  std::vector<int> shape;
+  QuantizationInfo quantization;
+  size_t bytes = 0;  // element count x element size
+};
+
+// One node as the model file states it (before transforms).
+struct NodeInfo {
+  int index = 0;
+  std::string op;  // "CONV_2D", "Convolution2DTransposeBias"
+  std::vector<std::string> input_names, output_names;
+  std::vector<std::vector<int>> input_shapes, output_shapes;
+};
+
+class Model {
+ public:
+  static StatusOr<std::shared_ptr<const Model>> FromFile(const std::string& path);
+  // Copies the bytes.
+  static StatusOr<std::shared_ptr<const Model>> FromBuffer(const void* data, size_t size);
+  ~Model();
+
+  const std::vector<TensorInfo>& inputs() const;
+  const std::vector<TensorInfo>& outputs() const;
+  const std::vector<NodeInfo>& nodes() const;
+  // Ops and their counts, in order of first appearance.
+  std::vector<std::pair<std::string, int>> OpHistogram() const;
+  std::vector<std::string> OtherSubgraphs() const;
+  const std::string& description() const;
+
+  struct Impl;
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  explicit Model(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Where one node (after transforms) runs, and why.
+struct PlacementInfo {
+  int index = 0;        // node index after transforms
+  std::string op;
+  std::string label;    // "node 12 (CONV_2D)" in the file's numbering
+  std::vector<std::string> fused;  // file ops folded into this node
+  std::vector<std::vector<int>> input_shapes, output_shapes;
+  bool on_gpu = false;
+  int segment = -1;     // GPU segment index, -1 on the CPU
+  std::string reason;   // why it runs on the CPU; empty on the GPU
+};
+
+struct InterpreterReport {
+  Backend backend = Backend::kCpu;  // the backend actually in use
+  Precision precision = Precision::kFp32;
+  std::string placement_line;       // "placement: G/N nodes on GPU in K segments"
+  std::vector<std::string> pass_log;  // one line per change a transform pass made
+  std::vector<PlacementInfo> nodes;
+  int original_nodes = 0;
+  int gpu_nodes = 0, total_nodes = 0, segments = 0;
+  int dispatches = 0;
+  uint64_t gpu_bytes_planned = 0, gpu_bytes_naive = 0, gpu_bytes_lower_bound = 0;
+  uint64_t cpu_bytes_planned = 0;
+  std::string gl_renderer;  // empty without GL
+};
+
+class Interpreter {
+ public:
+  static StatusOr<std::unique_ptr<Interpreter>> Create(const Model& model, const Options& options);
+  ~Interpreter();
+
+  const std::vector<TensorInfo>& inputs() const;
+  const std::vector<TensorInfo>& outputs() const;
+
+  // `bytes` must equal the tensor's size.
+  Status SetInput(int index, const void* data, size_t bytes);
+  Status Invoke();
+  Status GetOutput(int index, void* data, size_t bytes) const;
+  // Valid until the next Invoke.
+  const void* OutputData(int index) const;
+
+  const InterpreterReport& report() const;
+
+  class Impl;
+
+ private:
+  explicit Interpreter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gld
