@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds gldelegate with warnings as errors, runs every
+# test; then rebuilds under AddressSanitizer + UBSan and runs the unit tests
+# again; then fuzzes the model loader for 60 s. This is what CI runs.
+#   GLD_JOBS     parallel build jobs (default: nproc)
+#   GLD_SKIP_SANITIZE=1, GLD_SKIP_FUZZ=1   skip those stages
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+jobs=${GLD_JOBS:-$(nproc)}
+stage() { printf '\n=== %s (%ds)\n' "$1" "$SECONDS"; }
+
+stage "dependencies"
+./scripts/install_deps.sh
+
+stage "build (Release, -Werror)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGLD_WERROR=ON
+cmake --build build -j "$jobs"
+
+stage "tests"
+ctest --test-dir build --output-on-failure -j "$jobs" --timeout 900
+
+if [ "${GLD_SKIP_SANITIZE:-0}" != 1 ]; then
+  stage "build (ASan + UBSan)"
+  cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGLD_WERROR=ON -DGLD_SANITIZE=ON
+  cmake --build build-sanitize -j "$jobs"
+  stage "unit tests under ASan + UBSan"
+  # llvmpipe and the EGL loader keep allocations alive until exit on purpose.
+  ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build-sanitize --output-on-failure -j "$jobs" -L unit --timeout 900
+fi
+
+if [ "${GLD_SKIP_FUZZ:-0}" != 1 ]; then
+  stage "fuzz the loader (60 s)"
+  CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DGLD_FUZZ=ON -DGLD_BUILD_TOOLS=OFF -DGLD_BUILD_TESTS=ON
+  cmake --build build-fuzz -j "$jobs" --target gld_fuzz_loader
+  ./tests/fuzz/run_fuzzer.sh build-fuzz 60
+fi
+
+stage "done"
