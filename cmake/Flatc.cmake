@@ -5,7 +5,7 @@ function(gld_flatc out_var schema)
   set(out ${GLD_GENERATED_DIR}/gldelegate/${name}_generated.h)
   add_custom_command(
     OUTPUT ${out}
-    COMMAND ${FLATC} --cpp --scoped-enums --gen-object-api=false
+    COMMAND ${FLATC} --cpp --scoped-enums
             -o ${GLD_GENERATED_DIR}/gldelegate ${schema}
     DEPENDS ${schema}
     COMMENT "flatc ${name}.fbs"
