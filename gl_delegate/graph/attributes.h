@@ -129,6 +129,14 @@ struct BatchMatMulAttributes {
 
 struct CastAttributes {};
 
+// Custom ops whose options are not parsed into typed fields (MediaPipe's
+// TransformTensorBilinear, TransformLandmarks, Landmarks2TransformMatrix):
+// the operator's raw custom_options bytes and its op code version.
+struct CustomAttributes {
+  std::vector<uint8_t> options;
+  int32_t version = 1;
+};
+
 using Attributes =
     std::variant<std::monostate, Conv2dAttributes, DepthwiseConv2dAttributes,
                  TransposeConvAttributes, Pool2dAttributes, FullyConnectedAttributes,
@@ -136,6 +144,7 @@ using Attributes =
                  ReduceAttributes, ResizeAttributes, BlockSizeAttributes,
                  SoftmaxAttributes, LeakyReluAttributes, GeluAttributes,
                  MirrorPadAttributes, StridedSliceAttributes, AxisAttributes,
-                 SqueezeAttributes, LrnAttributes, BatchMatMulAttributes>;
+                 SqueezeAttributes, LrnAttributes, BatchMatMulAttributes,
+                 CustomAttributes>;
 
 }  // namespace gld
