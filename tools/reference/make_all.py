@@ -60,7 +60,8 @@ def main():
             reflib.die(f"{path} not found")
         out = os.path.join(a.out, stem)
         with open(path, "rb") as f:
-            source_sha = hashlib.sha256(f.read()).hexdigest()
+            source = f.read()
+        source_sha = hashlib.sha256(source).hexdigest()
         if has_custom_transpose_conv(path):
             with tempfile.TemporaryDirectory() as tmp:
                 rewritten = os.path.join(tmp, stem + ".rewritten.tflite")
@@ -72,9 +73,11 @@ def main():
                          "builtin TRANSPOSE_CONV (output_shape constant, OHWI weights, bias as "
                          "4th input)")
                 m["run_model_sha256"] = m["model_sha256"]
+                m["run_model_bytes"] = m["model_bytes"]
         else:
             m = make_reference.generate(path, out, a.seed, model_name=stem + ".tflite")
         m["model_sha256"] = source_sha
+        m["model_bytes"] = len(source)
         reflib.write_json(os.path.join(out, "manifest.json"), m)
         for o in m["outputs"]:
             print(f"{stem}: output {o['index']} {o['name']} {o['shape']} max|ref|={o.get('max_abs')}")

@@ -73,6 +73,7 @@ def generate(model_path, out_dir, seed=0, resolver="BUILTIN_REF", store_inputs="
     manifest = {
         "model": model_name or os.path.basename(model_path),
         "model_sha256": hashlib.sha256(model_bytes).hexdigest(),
+        "model_bytes": len(model_bytes),
         "seed": int(seed),
         "generator": reflib.GENERATOR_NAME,
         "litert_version": reflib.litert_version(),
