@@ -1,0 +1,73 @@
+#include "gldelegate/gldelegate.hpp"
+
+#ifndef GLD_VERSION
+#define GLD_VERSION "0.0.0"
+#endif
+
+namespace gld {
+
+const char* VersionString() { return GLD_VERSION; }
+
+const char* BackendName(Backend b) {
+  switch (b) {
+    case Backend::kAuto: return "auto";
+    case Backend::kGl: return "gl";
+    case Backend::kCpu: return "cpu";
+  }
+  return "unknown";
+}
+
+const char* PrecisionName(Precision p) {
+  switch (p) {
+    case Precision::kFp32: return "fp32";
+    case Precision::kFp16: return "fp16";
+  }
+  return "unknown";
+}
+
+const char* ElementTypeName(ElementType t) {
+  switch (t) {
+    case ElementType::kFloat32: return "float32";
+    case ElementType::kFloat16: return "float16";
+    case ElementType::kFloat64: return "float64";
+    case ElementType::kInt8: return "int8";
+    case ElementType::kUInt8: return "uint8";
+    case ElementType::kInt16: return "int16";
+    case ElementType::kInt32: return "int32";
+    case ElementType::kInt64: return "int64";
+    case ElementType::kBool: return "bool";
+    case ElementType::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
+size_t ElementTypeSize(ElementType t) {
+  switch (t) {
+    case ElementType::kFloat32: return 4;
+    case ElementType::kFloat16: return 2;
+    case ElementType::kFloat64: return 8;
+    case ElementType::kInt8: return 1;
+    case ElementType::kUInt8: return 1;
+    case ElementType::kInt16: return 2;
+    case ElementType::kInt32: return 4;
+    case ElementType::kInt64: return 8;
+    case ElementType::kBool: return 1;
+    case ElementType::kUnknown: return 0;
+  }
+  return 0;
+}
+
+StatusOr<Backend> ParseBackend(const std::string& s) {
+  if (s == "auto") return Backend::kAuto;
+  if (s == "gl") return Backend::kGl;
+  if (s == "cpu") return Backend::kCpu;
+  return InvalidArgumentError("unknown backend '" + s + "' (expected auto, gl or cpu)");
+}
+
+StatusOr<Precision> ParsePrecision(const std::string& s) {
+  if (s == "fp32") return Precision::kFp32;
+  if (s == "fp16") return Precision::kFp16;
+  return InvalidArgumentError("unknown precision '" + s + "' (expected fp32 or fp16)");
+}
+
+}  // namespace gld

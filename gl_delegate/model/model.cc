@@ -1,0 +1,155 @@
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <utility>
+
+#include <xxhash.h>
+
+#include "model/model_impl.h"
+
+namespace gld {
+
+ElementType ToElementType(DataType type) {
+  switch (type) {
+    case DataType::kFloat32: return ElementType::kFloat32;
+    case DataType::kFloat16: return ElementType::kFloat16;
+    case DataType::kFloat64: return ElementType::kFloat64;
+    case DataType::kInt8: return ElementType::kInt8;
+    case DataType::kUInt8: return ElementType::kUInt8;
+    case DataType::kInt16: return ElementType::kInt16;
+    case DataType::kInt32: return ElementType::kInt32;
+    case DataType::kInt64: return ElementType::kInt64;
+    case DataType::kBool: return ElementType::kBool;
+    case DataType::kUnknown: return ElementType::kUnknown;
+  }
+  return ElementType::kUnknown;
+}
+
+DataType FromElementType(ElementType type) {
+  switch (type) {
+    case ElementType::kFloat32: return DataType::kFloat32;
+    case ElementType::kFloat16: return DataType::kFloat16;
+    case ElementType::kFloat64: return DataType::kFloat64;
+    case ElementType::kInt8: return DataType::kInt8;
+    case ElementType::kUInt8: return DataType::kUInt8;
+    case ElementType::kInt16: return DataType::kInt16;
+    case ElementType::kInt32: return DataType::kInt32;
+    case ElementType::kInt64: return DataType::kInt64;
+    case ElementType::kBool: return DataType::kBool;
+    case ElementType::kUnknown: return DataType::kUnknown;
+  }
+  return DataType::kUnknown;
+}
+
+TensorInfo MakeTensorInfo(const Tensor& tensor) {
+  TensorInfo info;
+  info.name = tensor.name;
+  info.type = ToElementType(tensor.type);
+  info.shape.assign(tensor.shape.begin(), tensor.shape.end());
+  info.quantization.scale = tensor.quant.scale;
+  info.quantization.zero_point = tensor.quant.zero_point;
+  info.quantization.quantized_dimension = tensor.quant.quantized_dimension;
+  info.bytes = static_cast<size_t>(tensor.num_elements()) * DataTypeSize(tensor.type);
+  return info;
+}
+
+std::string FingerprintBytes(const void* data, size_t size) {
+  const XXH64_hash_t h = XXH3_64bits(data, size);
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+StatusOr<std::unique_ptr<Model::Impl>> BuildModelImpl(std::vector<uint8_t> bytes) {
+  auto impl = std::make_unique<Model::Impl>();
+  impl->bytes = std::move(bytes);
+  GLD_ASSIGN_OR_RETURN(impl->graph,
+                       ReadTfliteModel(impl->bytes.data(), impl->bytes.size(), &impl->load_info));
+  const Graph& g = impl->graph;
+  impl->description = impl->load_info.description;
+  impl->fingerprint = FingerprintBytes(impl->bytes.data(), impl->bytes.size());
+  for (int t : g.inputs) impl->inputs.push_back(MakeTensorInfo(g.tensors[static_cast<size_t>(t)]));
+  for (int t : g.outputs) impl->outputs.push_back(MakeTensorInfo(g.tensors[static_cast<size_t>(t)]));
+  impl->nodes.reserve(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    NodeInfo info;
+    info.index = static_cast<int>(i);
+    info.op = OpTypeName(n.op);
+    for (int t : n.inputs) {
+      if (t == kNoTensor) {
+        info.input_names.emplace_back();
+        info.input_shapes.emplace_back();
+        continue;
+      }
+      const Tensor& tensor = g.tensors[static_cast<size_t>(t)];
+      info.input_names.push_back(tensor.name);
+      info.input_shapes.emplace_back(tensor.shape.begin(), tensor.shape.end());
+    }
+    for (int t : n.outputs) {
+      const Tensor& tensor = g.tensors[static_cast<size_t>(t)];
+      info.output_names.push_back(tensor.name);
+      info.output_shapes.emplace_back(tensor.shape.begin(), tensor.shape.end());
+    }
+    impl->nodes.push_back(std::move(info));
+  }
+  return impl;
+}
+
+Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Model::~Model() = default;
+
+StatusOr<std::shared_ptr<const Model>> Model::FromBuffer(const void* data, size_t size) {
+  if (data == nullptr && size != 0) return InvalidArgumentError("model buffer is null");
+  std::vector<uint8_t> bytes(static_cast<const uint8_t*>(data),
+                             static_cast<const uint8_t*>(data) + size);
+  GLD_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, BuildModelImpl(std::move(bytes)));
+  return std::shared_ptr<const Model>(new Model(std::move(impl)));
+}
+
+StatusOr<std::shared_ptr<const Model>> Model::FromFile(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    return NotFoundError("cannot open model file '" + path + "': " + std::strerror(errno));
+  }
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(f, &std::fclose);
+  std::vector<uint8_t> bytes;
+  if (std::fseek(f, 0, SEEK_END) == 0) {
+    const long end = std::ftell(f);
+    if (end > 0) bytes.reserve(static_cast<size_t>(end));
+    std::fseek(f, 0, SEEK_SET);
+  }
+  uint8_t chunk[1 << 16];
+  size_t got;
+  while ((got = std::fread(chunk, 1, sizeof(chunk), f)) > 0) bytes.insert(bytes.end(), chunk, chunk + got);
+  if (std::ferror(f)) {
+    return DataLossError("error reading model file '" + path + "': " + std::strerror(errno));
+  }
+  auto impl = BuildModelImpl(std::move(bytes));
+  if (!impl.ok()) return impl.status().WithContext("model '" + path + "'");
+  return std::shared_ptr<const Model>(new Model(std::move(impl).value()));
+}
+
+const std::vector<TensorInfo>& Model::inputs() const { return impl_->inputs; }
+const std::vector<TensorInfo>& Model::outputs() const { return impl_->outputs; }
+const std::vector<NodeInfo>& Model::nodes() const { return impl_->nodes; }
+const std::string& Model::description() const { return impl_->description; }
+
+std::vector<std::pair<std::string, int>> Model::OpHistogram() const {
+  std::vector<std::pair<std::string, int>> out;
+  for (const NodeInfo& n : impl_->nodes) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == n.op; });
+    if (it == out.end()) {
+      out.emplace_back(n.op, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> Model::OtherSubgraphs() const { return impl_->graph.other_subgraphs; }
+
+}  // namespace gld

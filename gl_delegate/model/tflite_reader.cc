@@ -1,0 +1,779 @@
+#include "model/tflite_reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gldelegate/tflite_generated.h"
+#include "model/tflite_ops.h"
+
+namespace gld {
+namespace {
+
+static_assert(sizeof(float) == 4, "float must be IEEE binary32");
+
+std::string Quote(const flatbuffers::String* s) {
+  return s == nullptr ? std::string() : s->str();
+}
+
+StatusOr<DataType> ToDataType(tflite::TensorType t) {
+  switch (t) {
+    case tflite::TensorType::FLOAT32: return DataType::kFloat32;
+    case tflite::TensorType::FLOAT16: return DataType::kFloat16;
+    case tflite::TensorType::FLOAT64: return DataType::kFloat64;
+    case tflite::TensorType::INT8: return DataType::kInt8;
+    case tflite::TensorType::UINT8: return DataType::kUInt8;
+    case tflite::TensorType::INT16: return DataType::kInt16;
+    case tflite::TensorType::INT32: return DataType::kInt32;
+    case tflite::TensorType::INT64: return DataType::kInt64;
+    case tflite::TensorType::BOOL: return DataType::kBool;
+    default: break;
+  }
+  const char* name = tflite::EnumNameTensorType(t);
+  return UnimplementedError(std::string("unsupported type ") +
+                            (name != nullptr && name[0] != '\0'
+                                 ? std::string(name)
+                                 : "#" + std::to_string(static_cast<int>(t))));
+}
+
+float HalfToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t exponent = (h >> 10) & 0x1fu;
+  uint32_t mantissa = h & 0x3ffu;
+  uint32_t bits;
+  if (exponent == 0x1f) {
+    bits = sign | 0x7f800000u | (mantissa << 13);  // inf / nan
+  } else if (exponent != 0) {
+    bits = sign | ((exponent + 112u) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {
+    bits = sign;  // +-0
+  } else {
+    // Subnormal half: normalise into a float.
+    uint32_t e = 113;
+    while ((mantissa & 0x400u) == 0) {
+      mantissa <<= 1;
+      --e;
+    }
+    bits = sign | (e << 23) | ((mantissa & 0x3ffu) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+template <typename T>
+T Load(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+std::vector<uint8_t> FloatBytes(const std::vector<float>& v) {
+  std::vector<uint8_t> out(v.size() * sizeof(float));
+  if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+
+// Dequantizes `count` values of type T. `channel_of` maps a value's position
+// to its scale index (always 0 for per-tensor params).
+template <typename T, typename ChannelOf>
+std::vector<float> Dequantize(const uint8_t* src, int64_t count, const QuantizationParams& q,
+                              ChannelOf channel_of) {
+  std::vector<float> out(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    const size_t c = channel_of(i);
+    const int64_t zp = q.zero_point.empty() ? 0 : q.zero_point[c];
+    const double v = static_cast<double>(Load<T>(src + i * sizeof(T))) - static_cast<double>(zp);
+    out[static_cast<size_t>(i)] = static_cast<float>(v * q.scale[c]);
+  }
+  return out;
+}
+
+class Reader {
+ public:
+  Reader(const uint8_t* data, size_t size, const TfliteReaderLimits& limits)
+      : file_(data), size_(size), limits_(limits) {}
+
+  StatusOr<Graph> Read(TfliteLoadInfo* info);
+
+ private:
+  struct BufferRef {
+    const uint8_t* data = nullptr;
+    uint64_t size = 0;
+    bool present = false;  // inline data or an offset into the file
+  };
+
+  std::string TensorLabel(int index) const {
+    std::string name;
+    if (sg_->tensors() != nullptr && index >= 0 &&
+        static_cast<size_t>(index) < sg_->tensors()->size()) {
+      name = Quote(sg_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index))->name());
+    }
+    return "subgraph " + std::to_string(sg_index_) + ", tensor " + std::to_string(index) + " '" +
+           name + "'";
+  }
+  std::string NodeLabel(size_t index, const std::string& op_name) const {
+    return "subgraph " + std::to_string(sg_index_) + ", node " + std::to_string(index) + " (" +
+           op_name + ")";
+  }
+
+  Status ChooseSubgraph(TfliteLoadInfo* info);
+  StatusOr<BufferRef> GetBuffer(uint32_t index, const std::string& who) const;
+  Status ReadTensor(int index, Tensor* out, int64_t* total_bytes);
+  Status ReadQuantization(const tflite::QuantizationParameters* qp, const Shape& shape,
+                          const std::string& who, QuantizationParams* out) const;
+  StatusOr<int64_t> ReadSparsity(const tflite::SparsityParameters& sp, const Shape& shape,
+                                 const std::string& who, SparsityParams* out) const;
+  Status DecodeConstant(const BufferRef& buf, const tflite::Tensor& t, const std::string& who,
+                        Tensor* out) const;
+  Status ResolveOpCode(uint32_t opcode_index, size_t node, OpType* op, int* version,
+                       std::string* custom_name);
+  Status ReadNode(size_t index, Node* node, int* version);
+
+  const uint8_t* file_;
+  size_t size_;
+  const TfliteReaderLimits& limits_;
+  const tflite::Model* model_ = nullptr;
+  const tflite::SubGraph* sg_ = nullptr;
+  int sg_index_ = 0;
+  Graph graph_;
+};
+
+StatusOr<Reader::BufferRef> Reader::GetBuffer(uint32_t index, const std::string& who) const {
+  const auto* buffers = model_->buffers();
+  const uint32_t count = buffers == nullptr ? 0 : buffers->size();
+  if (index >= count) {
+    return InvalidArgumentError(who + ": buffer index " + std::to_string(index) +
+                                " is out of range, the model has " + std::to_string(count) +
+                                " buffers");
+  }
+  const tflite::Buffer* b = buffers->Get(index);
+  BufferRef ref;
+  const bool has_inline = b->data() != nullptr && b->data()->size() > 0;
+  if (b->offset() > 1) {
+    if (has_inline) {
+      return InvalidArgumentError(who + ": buffer " + std::to_string(index) +
+                                  " has both inline data and an offset");
+    }
+    const uint64_t offset = b->offset(), bytes = b->size();
+    if (offset > size_ || bytes > size_ - offset) {
+      return InvalidArgumentError(who + ": buffer " + std::to_string(index) + " at offset " +
+                                  std::to_string(offset) + " with " + std::to_string(bytes) +
+                                  " bytes lies outside the file (" + std::to_string(size_) +
+                                  " bytes)");
+    }
+    ref.data = file_ + offset;
+    ref.size = bytes;
+    ref.present = true;
+  } else if (has_inline) {
+    ref.data = b->data()->data();
+    ref.size = b->data()->size();
+    ref.present = true;
+  }
+  return ref;
+}
+
+Status Reader::ChooseSubgraph(TfliteLoadInfo* info) {
+  const auto* subgraphs = model_->subgraphs();
+  if (subgraphs == nullptr || subgraphs->size() == 0) {
+    return InvalidArgumentError("model has no subgraphs");
+  }
+  sg_index_ = 0;
+  const auto* sigs = model_->signature_defs();
+  if (sigs != nullptr && sigs->size() > 0) {
+    const uint32_t s = sigs->Get(0)->subgraph_index();
+    if (s >= subgraphs->size()) {
+      return InvalidArgumentError("signature def 0 ('" + Quote(sigs->Get(0)->signature_key()) +
+                                  "') refers to subgraph " + std::to_string(s) +
+                                  ", the model has " + std::to_string(subgraphs->size()));
+    }
+    sg_index_ = static_cast<int>(s);
+    if (info != nullptr) info->signature_key = Quote(sigs->Get(0)->signature_key());
+  }
+  sg_ = subgraphs->Get(static_cast<flatbuffers::uoffset_t>(sg_index_));
+  for (flatbuffers::uoffset_t i = 0; i < subgraphs->size(); ++i) {
+    if (static_cast<int>(i) == sg_index_) continue;
+    std::string name = Quote(subgraphs->Get(i)->name());
+    graph_.other_subgraphs.push_back(name.empty() ? "subgraph " + std::to_string(i) : name);
+  }
+  if (info != nullptr) {
+    info->subgraph_index = sg_index_;
+    info->subgraph_name = Quote(sg_->name());
+  }
+  return OkStatus();
+}
+
+Status Reader::ReadQuantization(const tflite::QuantizationParameters* qp, const Shape& shape,
+                                const std::string& who, QuantizationParams* out) const {
+  *out = QuantizationParams{};
+  if (qp == nullptr || qp->scale() == nullptr || qp->scale()->size() == 0) return OkStatus();
+  const auto* scale = qp->scale();
+  const auto* zp = qp->zero_point();
+  const size_t n = scale->size();
+  if (zp != nullptr && zp->size() != 0 && zp->size() != n) {
+    return InvalidArgumentError(who + ": quantization has " + std::to_string(n) + " scales but " +
+                                std::to_string(zp->size()) + " zero points");
+  }
+  const int32_t qd = qp->quantized_dimension();
+  if (n > 1) {
+    if (qd < 0 || static_cast<size_t>(qd) >= shape.size()) {
+      return InvalidArgumentError(who + ": quantized_dimension " + std::to_string(qd) +
+                                  " is outside shape " + ShapeToString(shape));
+    }
+    if (static_cast<int64_t>(n) != shape[static_cast<size_t>(qd)]) {
+      return InvalidArgumentError(who + ": " + std::to_string(n) + " per-channel scales for dimension " +
+                                  std::to_string(qd) + " of shape " + ShapeToString(shape));
+    }
+  }
+  out->scale.assign(scale->begin(), scale->end());
+  if (zp != nullptr) out->zero_point.assign(zp->begin(), zp->end());
+  out->quantized_dimension = qd;
+  return OkStatus();
+}
+
+// Checks a TACO-style sparse encoding against the dense shape and returns
+// the number of values it stores. The checks make DENSIFY safe to run
+// without further validation: traversal_order is a permutation whose first
+// `rank` entries cover the dense dimensions, every block dimension divides
+// its dense dimension, DENSE sizes match, and CSR segments are monotonic and
+// indices in range.
+StatusOr<int64_t> Reader::ReadSparsity(const tflite::SparsityParameters& sp, const Shape& shape,
+                                       const std::string& who, SparsityParams* out) const {
+  const std::string where = who + ": sparsity: ";
+  const size_t n = shape.size();
+  const auto* order = sp.traversal_order();
+  const auto* block_map = sp.block_map();
+  const auto* dims = sp.dim_metadata();
+  const size_t k = block_map == nullptr ? 0 : block_map->size();
+  const size_t m = order == nullptr ? 0 : order->size();
+  if (m != n + k) {
+    return InvalidArgumentError(where + "traversal_order has " + std::to_string(m) +
+                                " entries, expected rank " + std::to_string(n) + " + " +
+                                std::to_string(k) + " block dimensions");
+  }
+  if (dims == nullptr || dims->size() != m) {
+    return InvalidArgumentError(where + "dim_metadata has " +
+                                std::to_string(dims == nullptr ? 0 : dims->size()) +
+                                " entries, expected " + std::to_string(m));
+  }
+  if (k > n) return InvalidArgumentError(where + "more block dimensions than dimensions");
+  std::vector<char> seen(m, 0);
+  for (size_t i = 0; i < m; ++i) {
+    const int32_t d = order->Get(static_cast<flatbuffers::uoffset_t>(i));
+    const bool ok = i < n ? (d >= 0 && static_cast<size_t>(d) < n)
+                          : (static_cast<size_t>(d) >= n && static_cast<size_t>(d) < m);
+    if (d < 0 || !ok || seen[static_cast<size_t>(d)]) {
+      return InvalidArgumentError(where + "traversal_order entry " + std::to_string(i) + " is " +
+                                  std::to_string(d) + ", not a valid permutation");
+    }
+    seen[static_cast<size_t>(d)] = 1;
+  }
+  // Position in traversal order of each dimension.
+  std::vector<size_t> position(m);
+  for (size_t i = 0; i < m; ++i) position[static_cast<size_t>(order->Get(static_cast<flatbuffers::uoffset_t>(i)))] = i;
+  std::vector<int64_t> size(m);
+  for (size_t d = 0; d < n; ++d) size[d] = shape[d];
+  std::vector<char> blocked(n, 0);
+  for (size_t j = 0; j < k; ++j) {
+    const int32_t d = block_map->Get(static_cast<flatbuffers::uoffset_t>(j));
+    if (d < 0 || static_cast<size_t>(d) >= n || blocked[static_cast<size_t>(d)]) {
+      return InvalidArgumentError(where + "block_map entry " + std::to_string(j) + " is " +
+                                  std::to_string(d));
+    }
+    blocked[static_cast<size_t>(d)] = 1;
+    const tflite::DimensionMetadata* bm = dims->Get(static_cast<flatbuffers::uoffset_t>(position[n + j]));
+    const int32_t bs = bm->dense_size();
+    if (bm->format() != tflite::DimensionType::DENSE || bs < 1 || shape[static_cast<size_t>(d)] % bs != 0) {
+      return InvalidArgumentError(where + "block dimension " + std::to_string(j) + " (size " +
+                                  std::to_string(bs) + ") does not divide dimension " +
+                                  std::to_string(d) + " of shape " + ShapeToString(shape));
+    }
+    size[n + j] = bs;
+    size[static_cast<size_t>(d)] = shape[static_cast<size_t>(d)] / bs;
+  }
+
+  auto read_index_vector = [&](tflite::SparseIndexVector type, const void* table,
+                               const char* field, size_t level,
+                               std::vector<int32_t>* values) -> Status {
+    values->clear();
+    switch (type) {
+      case tflite::SparseIndexVector::Int32Vector: {
+        const auto* v = static_cast<const tflite::Int32Vector*>(table)->values();
+        if (v != nullptr) values->assign(v->begin(), v->end());
+        return OkStatus();
+      }
+      case tflite::SparseIndexVector::Uint16Vector: {
+        const auto* v = static_cast<const tflite::Uint16Vector*>(table)->values();
+        if (v != nullptr) values->assign(v->begin(), v->end());
+        return OkStatus();
+      }
+      case tflite::SparseIndexVector::Uint8Vector: {
+        const auto* v = static_cast<const tflite::Uint8Vector*>(table)->values();
+        if (v != nullptr) values->assign(v->begin(), v->end());
+        return OkStatus();
+      }
+      default:
+        return InvalidArgumentError(where + "dim_metadata " + std::to_string(level) + " " + field +
+                                    " is missing");
+    }
+  };
+
+  out->traversal_order.assign(order->begin(), order->end());
+  if (block_map != nullptr) out->block_map.assign(block_map->begin(), block_map->end());
+  out->dim_metadata.resize(m);
+  int64_t count = 1;  // entries at the current level
+  for (size_t i = 0; i < m; ++i) {
+    const tflite::DimensionMetadata* dm = dims->Get(static_cast<flatbuffers::uoffset_t>(i));
+    const int64_t dim_size = size[static_cast<size_t>(order->Get(static_cast<flatbuffers::uoffset_t>(i)))];
+    SparseDimension& sd = out->dim_metadata[i];
+    if (dm->format() == tflite::DimensionType::DENSE) {
+      if (dm->dense_size() != dim_size) {
+        return InvalidArgumentError(where + "dim_metadata " + std::to_string(i) + " dense_size " +
+                                    std::to_string(dm->dense_size()) + " != dimension size " +
+                                    std::to_string(dim_size));
+      }
+      sd.sparse_csr = false;
+      sd.dense_size = dm->dense_size();
+      count *= dim_size;  // bounded: the product of all sizes is the element count
+    } else if (dm->format() == tflite::DimensionType::SPARSE_CSR) {
+      sd.sparse_csr = true;
+      GLD_RETURN_IF_ERROR(read_index_vector(dm->array_segments_type(), dm->array_segments(),
+                                            "array_segments", i, &sd.array_segments));
+      GLD_RETURN_IF_ERROR(read_index_vector(dm->array_indices_type(), dm->array_indices(),
+                                            "array_indices", i, &sd.array_indices));
+      const auto& seg = sd.array_segments;
+      const auto& idx = sd.array_indices;
+      if (static_cast<int64_t>(seg.size()) != count + 1) {
+        return InvalidArgumentError(where + "dim_metadata " + std::to_string(i) + " has " +
+                                    std::to_string(seg.size()) + " array_segments, expected " +
+                                    std::to_string(count + 1));
+      }
+      if (seg[0] != 0 || seg.back() != static_cast<int64_t>(idx.size())) {
+        return InvalidArgumentError(where + "dim_metadata " + std::to_string(i) +
+                                    " array_segments must run from 0 to " +
+                                    std::to_string(idx.size()));
+      }
+      for (size_t s = 1; s < seg.size(); ++s) {
+        if (seg[s] < seg[s - 1] || seg[s] - seg[s - 1] > dim_size) {
+          return InvalidArgumentError(where + "dim_metadata " + std::to_string(i) +
+                                      " array_segments entry " + std::to_string(s) + " (" +
+                                      std::to_string(seg[s]) + ") is out of order");
+        }
+      }
+      for (size_t s = 0; s < idx.size(); ++s) {
+        if (idx[s] < 0 || idx[s] >= dim_size) {
+          return InvalidArgumentError(where + "dim_metadata " + std::to_string(i) +
+                                      " array_indices entry " + std::to_string(s) + " is " +
+                                      std::to_string(idx[s]) + ", dimension size " +
+                                      std::to_string(dim_size));
+        }
+      }
+      count = static_cast<int64_t>(idx.size());
+    } else {
+      return InvalidArgumentError(where + "dim_metadata " + std::to_string(i) + " has unknown format " +
+                                  std::to_string(static_cast<int>(dm->format())));
+    }
+  }
+  return count;
+}
+
+Status Reader::DecodeConstant(const BufferRef& buf, const tflite::Tensor& t,
+                              const std::string& who, Tensor* out) const {
+  int64_t stored = out->num_elements();
+  if (t.sparsity() != nullptr) {
+    SparsityParams sp;
+    GLD_ASSIGN_OR_RETURN(stored, ReadSparsity(*t.sparsity(), out->shape, who, &sp));
+    out->sparsity = std::move(sp);
+  }
+  const size_t esize = DataTypeSize(out->type);
+  const uint64_t need = static_cast<uint64_t>(stored) * esize;
+  if (buf.size != need) {
+    std::string what = out->sparsity ? std::to_string(stored) + " stored values" : "shape " + ShapeToString(out->shape);
+    return InvalidArgumentError(who + ": buffer " + std::to_string(t.buffer()) + " holds " +
+                                std::to_string(buf.size) + " bytes, " + what + " " +
+                                DataTypeName(out->type) + " needs " + std::to_string(need));
+  }
+  out->is_constant = true;
+  if (out->type == DataType::kFloat16) {
+    std::vector<float> f(static_cast<size_t>(stored));
+    for (int64_t i = 0; i < stored; ++i) f[static_cast<size_t>(i)] = HalfToFloat(Load<uint16_t>(buf.data + 2 * i));
+    out->data = FloatBytes(f);
+    out->type = DataType::kFloat32;
+    out->quant = QuantizationParams{};
+    return OkStatus();
+  }
+  const bool quantizable = out->type == DataType::kInt8 || out->type == DataType::kUInt8 ||
+                           out->type == DataType::kInt16 || out->type == DataType::kInt32;
+  if (!quantizable || out->quant.empty()) {
+    out->data.assign(buf.data, buf.data + buf.size);
+    return OkStatus();
+  }
+  const QuantizationParams& q = out->quant;
+  const bool per_channel = q.scale.size() > 1;
+  if (per_channel && out->sparsity) {
+    return UnimplementedError(who + ": per-channel quantized sparse constants are not supported");
+  }
+  size_t inner = 1, channels = 1;
+  if (per_channel) {
+    channels = q.scale.size();
+    for (size_t d = static_cast<size_t>(q.quantized_dimension) + 1; d < out->shape.size(); ++d) {
+      inner *= static_cast<size_t>(out->shape[d]);
+    }
+  }
+  auto channel_of = [inner, channels, per_channel](int64_t i) -> size_t {
+    return per_channel ? (static_cast<size_t>(i) / inner) % channels : 0;
+  };
+  std::vector<float> f;
+  switch (out->type) {
+    case DataType::kInt8: f = Dequantize<int8_t>(buf.data, stored, q, channel_of); break;
+    case DataType::kUInt8: f = Dequantize<uint8_t>(buf.data, stored, q, channel_of); break;
+    case DataType::kInt16: f = Dequantize<int16_t>(buf.data, stored, q, channel_of); break;
+    case DataType::kInt32: f = Dequantize<int32_t>(buf.data, stored, q, channel_of); break;
+    default: break;
+  }
+  out->data = FloatBytes(f);
+  out->type = DataType::kFloat32;
+  out->quant = QuantizationParams{};
+  return OkStatus();
+}
+
+Status Reader::ReadTensor(int index, Tensor* out, int64_t* total_bytes) {
+  const tflite::Tensor* t = sg_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index));
+  const std::string who = TensorLabel(index);
+  out->name = Quote(t->name());
+  {
+    auto type = ToDataType(t->type());
+    if (!type.ok()) return type.status().WithContext(who);
+    out->type = *type;
+  }
+  const auto* shape = t->shape();
+  const size_t rank = shape == nullptr ? 0 : shape->size();
+  if (rank > static_cast<size_t>(limits_.max_rank)) {
+    return InvalidArgumentError(who + ": rank " + std::to_string(rank) + " exceeds the limit of " +
+                                std::to_string(limits_.max_rank));
+  }
+  if (shape != nullptr) out->shape.assign(shape->begin(), shape->end());
+  for (size_t d = 0; d < rank; ++d) {
+    if (out->shape[d] < 0) {
+      return InvalidArgumentError(who + ": negative dimension " + std::to_string(out->shape[d]) +
+                                  " at " + std::to_string(d) + " of shape " +
+                                  ShapeToString(out->shape));
+    }
+  }
+  if (!ShapeIsValid(out->shape, limits_.max_tensor_elements)) {
+    return InvalidArgumentError(who + ": shape " + ShapeToString(out->shape) + " has more than " +
+                                std::to_string(limits_.max_tensor_elements) + " elements");
+  }
+  if (const auto* sig = t->shape_signature(); sig != nullptr && sig->size() > 0) {
+    if (sig->size() != rank) {
+      return InvalidArgumentError(who + ": shape_signature has rank " + std::to_string(sig->size()) +
+                                  ", shape has rank " + std::to_string(rank));
+    }
+    for (flatbuffers::uoffset_t d = 0; d < sig->size(); ++d) {
+      if (sig->Get(d) < -1) {
+        return InvalidArgumentError(who + ": shape_signature dimension " + std::to_string(d) +
+                                    " is " + std::to_string(sig->Get(d)));
+      }
+    }
+  }
+  out->is_variable = t->is_variable();
+  GLD_RETURN_IF_ERROR(ReadQuantization(t->quantization(), out->shape, who, &out->quant));
+
+  const int64_t elements = out->num_elements();
+  // Constants are stored as float32 after decoding, so count 4 bytes at least.
+  const int64_t bytes = elements * static_cast<int64_t>(std::max<size_t>(DataTypeSize(out->type), 4));
+  if (bytes > limits_.max_total_bytes - *total_bytes) {
+    return InvalidArgumentError(who + ": tensors exceed the limit of " +
+                                std::to_string(limits_.max_total_bytes) + " bytes in total");
+  }
+  *total_bytes += bytes;
+
+  if (t->buffer() != 0) {
+    GLD_ASSIGN_OR_RETURN(BufferRef buf, GetBuffer(t->buffer(), who));
+    if (buf.present) {
+      GLD_RETURN_IF_ERROR(DecodeConstant(buf, *t, who, out));
+    } else if (elements == 0 && !out->is_variable) {
+      out->is_constant = true;  // nothing to store (e.g. an empty shape operand)
+    }
+  }
+  if (t->sparsity() != nullptr && !out->is_constant) {
+    return InvalidArgumentError(who + ": sparse tensor without constant data");
+  }
+  return OkStatus();
+}
+
+Status Reader::ResolveOpCode(uint32_t opcode_index, size_t node, OpType* op, int* version,
+                             std::string* custom_name) {
+  const auto* codes = model_->operator_codes();
+  const uint32_t count = codes == nullptr ? 0 : codes->size();
+  if (opcode_index >= count) {
+    return InvalidArgumentError("subgraph " + std::to_string(sg_index_) + ", node " +
+                                std::to_string(node) + ": opcode_index " +
+                                std::to_string(opcode_index) + " is out of range, the model has " +
+                                std::to_string(count) + " operator codes");
+  }
+  const tflite::OperatorCode* oc = codes->Get(opcode_index);
+  *version = oc->version();
+  // Files written before builtin_code existed only set the byte field;
+  // newer ones set both, with the byte saturated at 127.
+  const int32_t code = std::max<int32_t>(static_cast<int32_t>(oc->builtin_code()),
+                                         static_cast<int32_t>(oc->deprecated_builtin_code()));
+  if (code == static_cast<int32_t>(tflite::BuiltinOperator::CUSTOM)) {
+    *custom_name = Quote(oc->custom_code());
+    int32_t ignored;
+    if (custom_name->empty()) {
+      return UnimplementedError("subgraph " + std::to_string(sg_index_) + ", node " +
+                                std::to_string(node) + ": custom op without a custom_code");
+    }
+    if (!OpTypeFromName(*custom_name, op) || tflite_ops::BuiltinFromOpType(*op, &ignored)) {
+      return UnimplementedError("node " + std::to_string(node) + ": unsupported custom op '" +
+                                *custom_name + "'");
+    }
+    return OkStatus();
+  }
+  if (!tflite_ops::OpTypeFromBuiltin(code, op)) {
+    const char* name = tflite_ops::BuiltinName(code);
+    if (name != nullptr) {
+      return UnimplementedError("node " + std::to_string(node) + ": unsupported builtin op '" +
+                                name + "' (code " + std::to_string(code) + ")");
+    }
+    return UnimplementedError("node " + std::to_string(node) + ": unknown builtin op code " +
+                              std::to_string(code));
+  }
+  return OkStatus();
+}
+
+Status Reader::ReadNode(size_t index, Node* node, int* version) {
+  const tflite::Operator* op = sg_->operators()->Get(static_cast<flatbuffers::uoffset_t>(index));
+  std::string custom_name;
+  GLD_RETURN_IF_ERROR(ResolveOpCode(op->opcode_index(), index, &node->op, version, &custom_name));
+  const std::string label = NodeLabel(index, OpTypeName(node->op));
+  node->source_index = static_cast<int>(index);
+
+  const int num_tensors = static_cast<int>(graph_.tensors.size());
+  auto read_list = [&](const flatbuffers::Vector<int32_t>* list, const char* kind,
+                       bool inputs, std::vector<int>* out) -> Status {
+    out->clear();
+    if (list == nullptr) return OkStatus();
+    out->reserve(list->size());
+    for (flatbuffers::uoffset_t i = 0; i < list->size(); ++i) {
+      const int32_t t = list->Get(i);
+      if (t == kNoTensor && inputs && tflite_ops::InputMayBeAbsent(node->op, i)) {
+        out->push_back(kNoTensor);
+        continue;
+      }
+      if (t == kNoTensor) {
+        return InvalidArgumentError(label + ": " + kind + " " + std::to_string(i) +
+                                    " is absent (-1) but required");
+      }
+      if (t < 0 || t >= num_tensors) {
+        return InvalidArgumentError(label + ": " + kind + " " + std::to_string(i) +
+                                    " refers to tensor " + std::to_string(t) + ", the subgraph has " +
+                                    std::to_string(num_tensors) + " tensors");
+      }
+      out->push_back(t);
+    }
+    return OkStatus();
+  };
+  GLD_RETURN_IF_ERROR(read_list(op->inputs(), "input", true, &node->inputs));
+  GLD_RETURN_IF_ERROR(read_list(op->outputs(), "output", false, &node->outputs));
+
+  const tflite_ops::Arity arity = tflite_ops::OpArity(node->op);
+  const int ni = static_cast<int>(node->inputs.size()), no = static_cast<int>(node->outputs.size());
+  if (ni < arity.min_inputs || (arity.max_inputs >= 0 && ni > arity.max_inputs)) {
+    return InvalidArgumentError(label + ": has " + std::to_string(ni) + " inputs, expected " +
+                                std::to_string(arity.min_inputs) +
+                                (arity.max_inputs == arity.min_inputs ? std::string()
+                                 : arity.max_inputs < 0 ? std::string(" or more")
+                                                        : " to " + std::to_string(arity.max_inputs)));
+  }
+  if (no < arity.min_outputs || (arity.max_outputs >= 0 && no > arity.max_outputs)) {
+    return InvalidArgumentError(label + ": has " + std::to_string(no) + " outputs, expected " +
+                                std::to_string(arity.min_outputs) +
+                                (arity.max_outputs == arity.min_outputs ? std::string()
+                                 : arity.max_outputs < 0 ? std::string(" or more")
+                                                         : " to " + std::to_string(arity.max_outputs)));
+  }
+
+  if (!custom_name.empty()) {
+    const uint8_t* data = nullptr;
+    uint64_t size = 0;
+    if (op->large_custom_options_offset() > 1) {
+      const uint64_t offset = op->large_custom_options_offset();
+      size = op->large_custom_options_size();
+      if (offset > size_ || size > size_ - offset) {
+        return InvalidArgumentError(label + ": custom options at offset " + std::to_string(offset) +
+                                    " with " + std::to_string(size) +
+                                    " bytes lie outside the file (" + std::to_string(size_) +
+                                    " bytes)");
+      }
+      data = file_ + offset;
+    } else if (op->custom_options() != nullptr) {
+      data = op->custom_options()->data();
+      size = op->custom_options()->size();
+    }
+    Status s = tflite_ops::ParseCustomOptions(node->op, data, static_cast<size_t>(size), *version,
+                                              &node->attributes);
+    if (!s.ok()) return s.WithContext(label);
+  } else {
+    Status s = tflite_ops::ParseBuiltinOptions(node->op, *op, &node->attributes);
+    if (!s.ok()) return s.WithContext(label);
+  }
+  return OkStatus();
+}
+
+StatusOr<Graph> Reader::Read(TfliteLoadInfo* info) {
+  if (size_ == 0) return InvalidArgumentError("empty model file (0 bytes)");
+  if (size_ < 8) {
+    return InvalidArgumentError("model file is " + std::to_string(size_) +
+                                " bytes, too small for a flatbuffer");
+  }
+  // The verifier looks at the flatbuffer only; buffers stored after it (by
+  // offset) may take the file past the 2 GB flatbuffer limit.
+  const size_t verify_size = std::min<size_t>(size_, FLATBUFFERS_MAX_BUFFER_SIZE - 1);
+  flatbuffers::Verifier verifier(file_, verify_size,
+                                 static_cast<flatbuffers::uoffset_t>(limits_.max_flatbuffer_depth),
+                                 static_cast<flatbuffers::uoffset_t>(limits_.max_flatbuffer_tables));
+  if (!verifier.VerifyBuffer<tflite::Model>(nullptr)) {
+    const bool tfl3 = std::memcmp(file_ + 4, "TFL3", 4) == 0;
+    return DataLossError(std::string("not a valid TFLite model: flatbuffer verification failed") +
+                         (tfl3 ? " (file is marked TFL3, so it is corrupt or truncated)"
+                               : " (no TFL3 file identifier)"));
+  }
+  model_ = tflite::GetModel(file_);
+  if (info != nullptr) {
+    *info = TfliteLoadInfo{};
+    info->schema_version = model_->version();
+    info->description = Quote(model_->description());
+    if (model_->metadata() != nullptr) {
+      for (const tflite::Metadata* md : *model_->metadata()) info->metadata_names.push_back(Quote(md->name()));
+    }
+  }
+  GLD_RETURN_IF_ERROR(ChooseSubgraph(info));
+
+  const auto* tensors = sg_->tensors();
+  const size_t num_tensors = tensors == nullptr ? 0 : tensors->size();
+  graph_.tensors.resize(num_tensors);
+  int64_t total_bytes = 0;
+  for (size_t i = 0; i < num_tensors; ++i) {
+    GLD_RETURN_IF_ERROR(ReadTensor(static_cast<int>(i), &graph_.tensors[i], &total_bytes));
+  }
+
+  auto read_io = [&](const flatbuffers::Vector<int32_t>* list, const char* kind,
+                     std::vector<int>* out) -> Status {
+    if (list == nullptr) return OkStatus();
+    for (flatbuffers::uoffset_t i = 0; i < list->size(); ++i) {
+      const int32_t t = list->Get(i);
+      if (t < 0 || static_cast<size_t>(t) >= num_tensors) {
+        return InvalidArgumentError("subgraph " + std::to_string(sg_index_) + ": " + kind + " " +
+                                    std::to_string(i) + " refers to tensor " + std::to_string(t) +
+                                    ", the subgraph has " + std::to_string(num_tensors) + " tensors");
+      }
+      out->push_back(t);
+    }
+    return OkStatus();
+  };
+  GLD_RETURN_IF_ERROR(read_io(sg_->inputs(), "input", &graph_.inputs));
+  GLD_RETURN_IF_ERROR(read_io(sg_->outputs(), "output", &graph_.outputs));
+
+  const auto* ops = sg_->operators();
+  const size_t num_ops = ops == nullptr ? 0 : ops->size();
+  graph_.nodes.resize(num_ops);
+  if (info != nullptr) info->op_versions.resize(num_ops);
+  // Tensors with a value so far: graph inputs, constants, variables, and the
+  // outputs of earlier nodes; every node input must be one of them.
+  std::vector<char> available(num_tensors, 0);
+  for (size_t t = 0; t < num_tensors; ++t) {
+    available[t] = graph_.tensors[t].is_constant || graph_.tensors[t].is_variable;
+  }
+  for (int t : graph_.inputs) available[static_cast<size_t>(t)] = 1;
+  std::vector<char> produced(num_tensors, 0);
+  for (size_t i = 0; i < num_ops; ++i) {
+    int version = 1;
+    Node& node = graph_.nodes[i];
+    GLD_RETURN_IF_ERROR(ReadNode(i, &node, &version));
+    if (info != nullptr) info->op_versions[i] = version;
+    const std::string label = NodeLabel(i, OpTypeName(node.op));
+    for (size_t k = 0; k < node.inputs.size(); ++k) {
+      const int t = node.inputs[k];
+      if (t != kNoTensor && !available[static_cast<size_t>(t)]) {
+        return InvalidArgumentError(label + ": input " + std::to_string(k) + " (" + TensorLabel(t) +
+                                    ") is not a graph input, a constant or the output of an "
+                                    "earlier node");
+      }
+    }
+    for (size_t k = 0; k < node.outputs.size(); ++k) {
+      const size_t t = static_cast<size_t>(node.outputs[k]);
+      if (produced[t] || graph_.tensors[t].is_constant || graph_.IsGraphInput(node.outputs[k])) {
+        return InvalidArgumentError(label + ": output " + std::to_string(k) + " (" +
+                                    TensorLabel(node.outputs[k]) +
+                                    ") is already a constant, a graph input or another node's output");
+      }
+      produced[t] = 1;
+      available[t] = 1;
+    }
+  }
+  for (size_t i = 0; i < graph_.outputs.size(); ++i) {
+    const int t = graph_.outputs[i];
+    if (!available[static_cast<size_t>(t)]) {
+      return InvalidArgumentError("subgraph " + std::to_string(sg_index_) + ": output " +
+                                  std::to_string(i) + " (" + TensorLabel(t) +
+                                  ") is never computed");
+    }
+  }
+
+  // Signature names replace the names of the tensors they map.
+  if (const auto* sigs = model_->signature_defs(); sigs != nullptr) {
+    for (flatbuffers::uoffset_t s = 0; s < sigs->size(); ++s) {
+      const tflite::SignatureDef* sig = sigs->Get(s);
+      if (static_cast<int>(sig->subgraph_index()) != sg_index_) continue;
+      auto apply = [&](const flatbuffers::Vector<flatbuffers::Offset<tflite::TensorMap>>* maps,
+                       const char* kind, const std::vector<int>& io) -> Status {
+        if (maps == nullptr) return OkStatus();
+        for (flatbuffers::uoffset_t i = 0; i < maps->size(); ++i) {
+          const tflite::TensorMap* map = maps->Get(i);
+          const uint32_t t = map->tensor_index();
+          if (t >= num_tensors) {
+            return InvalidArgumentError("signature def " + std::to_string(s) + " ('" +
+                                        Quote(sig->signature_key()) + "'): " + kind + " '" +
+                                        Quote(map->name()) + "' refers to tensor " +
+                                        std::to_string(t) + ", the subgraph has " +
+                                        std::to_string(num_tensors) + " tensors");
+          }
+          if (map->name() != nullptr && std::find(io.begin(), io.end(), static_cast<int>(t)) != io.end()) {
+            graph_.tensors[t].name = map->name()->str();
+          }
+        }
+        return OkStatus();
+      };
+      GLD_RETURN_IF_ERROR(apply(sig->inputs(), "input", graph_.inputs));
+      GLD_RETURN_IF_ERROR(apply(sig->outputs(), "output", graph_.outputs));
+      break;  // the first signature naming this subgraph
+    }
+  }
+  return std::move(graph_);
+}
+
+}  // namespace
+
+StatusOr<Graph> ReadTfliteModel(const uint8_t* data, size_t size, TfliteLoadInfo* info,
+                                const TfliteReaderLimits& limits) {
+  if (data == nullptr && size != 0) return InvalidArgumentError("model data is null");
+  // Flatbuffer accessors read scalars in place, and the verifier insists on
+  // their natural alignment, so misaligned input is copied first.
+  std::unique_ptr<uint64_t[]> aligned;
+  if (reinterpret_cast<uintptr_t>(data) % 16 != 0 && size > 0) {
+    aligned.reset(new uint64_t[(size + 7) / 8 + 1]);
+    std::memcpy(aligned.get(), data, size);
+    data = reinterpret_cast<const uint8_t*>(aligned.get());
+  }
+  Reader reader(data, size, limits);
+  return reader.Read(info);
+}
+
+}  // namespace gld

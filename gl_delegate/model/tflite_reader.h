@@ -1,0 +1,57 @@
+// Reads a .tflite file into the IR.
+//
+// Hostile input is expected: the flatbuffer is verified first, then every
+// index, shape, buffer size and sparse encoding is checked before use, so a
+// bad file gives a Status naming the place ("subgraph 0, tensor 17
+// 'conv/weights': ...") and never crashes, hangs or allocates without bound.
+//
+// What the Graph holds after loading:
+//  - the tensors of the chosen subgraph, with the file's indices;
+//  - constants decoded: FLOAT16 -> float32; INT8/UINT8/INT16/INT32 constants
+//    with quantization params -> dequantized float32 (quant params cleared);
+//    other constants as stored. Sparse constants keep their compressed
+//    values (float32 when stored as FLOAT16) plus Tensor::sparsity, which has
+//    been checked for consistency (see ValidateSparsity in the .cc);
+//  - one node per operator, in file order, source_index = operator index;
+//    attributes as listed in OpAttributesKind (tflite_ops.h);
+//  - graph inputs/outputs; when a signature def names them, those names
+//    replace the tensor names.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gldelegate/status.hpp"
+#include "graph/graph.h"
+
+namespace gld {
+
+struct TfliteReaderLimits {
+  int max_rank = 16;
+  int64_t max_tensor_elements = (int64_t{1} << 31) - 1;
+  // Sum over all tensors of elements x element size.
+  int64_t max_total_bytes = int64_t{1} << 36;
+  // flatbuffers::Verifier limits.
+  int max_flatbuffer_depth = 64;
+  int max_flatbuffer_tables = 1 << 22;
+};
+
+// Facts about the file that are not part of the Graph.
+struct TfliteLoadInfo {
+  uint32_t schema_version = 0;
+  std::string description;
+  int subgraph_index = 0;        // the subgraph that was loaded
+  std::string subgraph_name;
+  std::string signature_key;     // of the signature naming the loaded subgraph
+  // Per node: the op code's version.
+  std::vector<int> op_versions;
+  std::vector<std::string> metadata_names;
+};
+
+StatusOr<Graph> ReadTfliteModel(const uint8_t* data, size_t size,
+                                TfliteLoadInfo* info = nullptr,
+                                const TfliteReaderLimits& limits = {});
+
+}  // namespace gld
