@@ -102,8 +102,9 @@ def opcode_index(model, builtin, version):
     return len(model.operatorCodes) - 1
 
 
-def rewrite(model):
-    """Rewrites every Convolution2DTransposeBias in place; returns how many."""
+def rewrite(model, check_output_shape=True):
+    """Rewrites every Convolution2DTransposeBias in place; returns how many.
+    check_output_shape=False accepts a placeholder output shape (LiteRT sets it)."""
     custom = {i for i, oc in enumerate(model.operatorCodes)
               if oc.customCode is not None and bytes(oc.customCode) == CUSTOM_CODE}
     if not custom:
@@ -130,7 +131,8 @@ def rewrite(model):
             out_h, pad_top = mediapipe_geometry(padding, stride_h, in_h, k_h)
             out_w, pad_left = mediapipe_geometry(padding, stride_w, in_w, k_w)
             out_shape = [n, out_h, out_w, out_c]
-            if y.shape is not None and len(y.shape) and [int(v) for v in y.shape] != out_shape:
+            if (check_output_shape and y.shape is not None and len(y.shape) and
+                    [int(v) for v in y.shape] != out_shape):
                 reflib.die(f"{where}: output tensor has shape {list(y.shape)}, "
                            f"the op computes {out_shape}")
             chosen = None

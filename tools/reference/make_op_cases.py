@@ -1,0 +1,895 @@
+#!/usr/bin/env python3
+"""Per-op conformance cases: tiny hand-built .tflite models + LiteRT references.
+
+Usage:
+    python3 tools/reference/make_op_cases.py [--out DIR] [--only SUBSTRING ...] [--list]
+
+--out defaults to tests/data/ops in the repo; the folder is emptied first
+(unless --only is given, which regenerates just the matching cases).
+
+Each case is a folder tests/data/ops/<op>__<variant>/ with
+    model.tflite       the model (usually one op; constants for its parameters)
+    input_<i>.npy      every model input, stored
+    output_<i>.npy     LiteRT's outputs
+    manifest.json      case, op, variant, seed, LiteRT version, op resolver,
+                       the ops in the model, input/output names/shapes/dtypes
+The C++ side is tests/conformance/op_conformance_test.cc.
+
+How a case is made: the model is built with tflite_builder.py (object API of
+the flatbuffer schema module shipped with ai-edge-litert), every op a TFLite
+builtin with the options a converter would write. Tensor shapes are first
+placeholders; LiteRT (resolver BUILTIN_REF: reference kernels, no XNNPACK) runs
+the model once, the real shapes of every tensor are written back, and the
+rebuilt model is run again, which must give the same outputs. Inputs come from
+the splitmix64 words of reflib.py (seed = CRC-32 of the case name, stream =
+input index) mapped into the range each case asks for, and are stored.
+The Convolution2DTransposeBias case stores the MediaPipe custom op; its
+reference is LiteRT on the copy rewritten by replace_transpose_conv_bias.py.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import sys
+import traceback
+import zlib
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reflib  # noqa: E402
+import replace_transpose_conv_bias as rtcb  # noqa: E402
+from tflite_builder import TfliteBuilder, schema  # noqa: E402
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+RESOLVER = "BUILTIN_REF"
+FALLBACK_RESOLVER = "BUILTIN_WITHOUT_DEFAULT_DELEGATES"
+F32, F16, I32, I64, I8, U8, BOOL = (np.float32, np.float16, np.int32, np.int64, np.int8,
+                                    np.uint8, np.bool_)
+ACT = schema.ActivationFunctionType
+PAD = schema.Padding
+
+
+# --- input generators: (seed, stream, shape, dtype) -> array -----------------
+
+def F(lo=-1.0, hi=1.0):
+    """Uniform floats in [lo, hi)."""
+    def gen(seed, stream, shape, dtype):
+        u = reflib.uniform_pm1(seed, stream, shape).astype(np.float64)
+        return (lo + (u + 1.0) * 0.5 * (hi - lo)).astype(dtype)
+    return gen
+
+
+def NZ(lo=0.25, hi=2.0):
+    """Floats with magnitude in [lo, hi) and a random sign (divisors)."""
+    def gen(seed, stream, shape, dtype):
+        u = reflib.uniform_pm1(seed, stream, shape).astype(np.float64)
+        mag = lo + np.abs(u) * (hi - lo)
+        return (np.where(u < 0, -mag, mag)).astype(dtype)
+    return gen
+
+
+def PICK(values):
+    """Elements drawn from `values` (ties and exact equalities on purpose)."""
+    def gen(seed, stream, shape, dtype):
+        idx = reflib.uniform_int(seed, stream, shape, 0, len(values))
+        return np.asarray(values, dtype=np.float64)[idx].astype(dtype)
+    return gen
+
+
+def INT(lo, hi):
+    """Integers in [lo, hi)."""
+    def gen(seed, stream, shape, dtype):
+        return reflib.uniform_int(seed, stream, shape, lo, hi).astype(dtype)
+    return gen
+
+
+def BOOLS():
+    def gen(seed, stream, shape, dtype):
+        return reflib.uniform_int(seed, stream, shape, 0, 2).astype(np.bool_)
+    return gen
+
+
+def VALUES(values):
+    """Exactly these values (row-major), for inputs where chance could hide the point."""
+    def gen(seed, stream, shape, dtype):
+        return np.asarray(values).astype(dtype).reshape(shape)
+    return gen
+
+
+def const_f(seed, stream, shape, lo=-1.0, hi=1.0):
+    """A float32 constant (weights, biases) from the same generator."""
+    return F(lo, hi)(seed, 1000 + stream, tuple(shape), F32)
+
+
+# --- case builder -------------------------------------------------------------
+
+class CaseBuilder(TfliteBuilder):
+    min_versions = {}
+
+    def op(self, op, inputs, outputs, version=1, **kw):
+        if isinstance(op, str):
+            version = max(version, self.min_versions.get(op, 1))
+        super().op(op, inputs, outputs, version=version, **kw)
+
+    def __init__(self, name):
+        super().__init__(description=f"gldelegate conformance case {name}")
+        self.seed = zlib.crc32(name.encode()) & 0xFFFFFFFF
+        self.gens = []
+        self.nconst = 0
+        self.ntmp = 0
+
+    def inp(self, shape, gen=None, dtype=F32, quant=None):
+        i = self.input(f"input_{len(self.gens)}", list(shape), dtype, quant=quant)
+        self.gens.append((gen or F(), tuple(shape), dtype))
+        return i
+
+    def c(self, array, dtype=None, quant=None):
+        self.nconst += 1
+        return self.const(f"const_{self.nconst}", array, dtype=dtype, quant=quant)
+
+    def w(self, shape, lo=-1.0, hi=1.0):
+        """A float32 weight constant."""
+        self.nconst += 1
+        return self.const(f"const_{self.nconst}", const_f(self.seed, self.nconst, shape, lo, hi))
+
+    def tmp(self, dtype=F32, quant=None):
+        self.ntmp += 1
+        return self.tensor(f"tensor_{self.ntmp}", [1], dtype, quant=quant)
+
+    def out(self, dtype=F32, quant=None, shape=None):
+        t = self.tensor(f"output_{len(self.sg.outputs)}", shape or [1], dtype, quant=quant)
+        self.output(t)
+        return t
+
+    def make_inputs(self):
+        return [gen(self.seed, k, shape, dtype) for k, (gen, shape, dtype) in enumerate(self.gens)]
+
+
+CASES = {}
+
+
+def case(op, variant, note=None):
+    """Registers build(b) as case <op>__<variant>; op is the op under test."""
+    def register(build):
+        name = f"{op.lower()}__{variant}"
+        if name in CASES:
+            raise SystemExit(f"duplicate case {name}")
+        CASES[name] = (op, variant, build, note)
+        return build
+    return register
+
+
+def simple(op, variant, inputs, options=None, out_dtype=F32, n_out=1, version=1, out_quant=None,
+           out_shape=None):
+    """A one-op case. inputs: list of ("in", shape, gen, dtype) / ("c", array) /
+    ("w", shape) / None (absent optional input). out_shape: the placeholder
+    output shape, for ops whose kernel checks the output rank before resizing."""
+    @case(op, variant)
+    def build(b):
+        ins = []
+        for spec in inputs:
+            if spec is None:
+                ins.append(-1)
+            elif spec[0] == "in":
+                _, shape, gen, dtype = (list(spec) + [None, F32])[:4]
+                ins.append(b.inp(shape, gen, dtype or F32))
+            elif spec[0] == "c":
+                ins.append(b.c(spec[1]))
+            elif spec[0] == "w":
+                ins.append(b.w(spec[1]))
+        outs = [b.out(out_dtype, out_quant, out_shape) for _ in range(n_out)]
+        b.op(op, ins, outs, options=options, version=version)
+
+
+def opts(cls, **fields):
+    o = getattr(schema, cls + "T")()
+    for k, v in fields.items():
+        setattr(o, k, v)
+    return o
+
+
+def In(shape, gen=None, dtype=F32):
+    return ("in", shape, gen or F(), dtype)
+
+
+def C(array, dtype=None):
+    return ("c", np.asarray(array, dtype=dtype) if dtype else np.asarray(array))
+
+
+def W(shape):
+    return ("w", shape)
+
+
+def i32(*v):
+    return np.array(v, dtype=np.int32)
+
+
+# --- unary elementwise --------------------------------------------------------
+
+UNARY = {  # op: (range generator, options class or None)
+    "ABS": (F(-3, 3), None), "COS": (F(-6, 6), None), "EXP": (F(-4, 4), None),
+    "FLOOR": (F(-5, 5), None), "LOG": (F(0.05, 4), None), "NEG": (F(-3, 3), None),
+    "RSQRT": (F(0.05, 4), None), "SIN": (F(-6, 6), None), "SQRT": (F(0, 4), None),
+    "SQUARE": (F(-3, 3), "SquareOptions"), "TANH": (F(-5, 5), None),
+    "LOGISTIC": (F(-8, 8), None), "ELU": (F(-4, 3), None), "HARD_SWISH": (F(-5, 5), None),
+    "RELU": (F(-3, 3), None), "RELU6": (F(-3, 9), None), "RELU_N1_TO_1": (F(-2, 2), None),
+    "RELU_0_TO_1": (F(-1, 2), None), "SIGN": (PICK([-2.5, -1, -0.25, 0, 0.5, 3]), None),
+    "ZEROS_LIKE": (F(-3, 3), "ZerosLikeOptions"),
+}
+for _op, (_gen, _opt) in UNARY.items():
+    _o = opts(_opt) if _opt else None
+    simple(_op, "4d_c5", [In([1, 3, 4, 5], _gen)], _o)
+    simple(_op, "2d", [In([2, 7], _gen)], _o)
+    if _op in ("ABS", "RELU", "TANH", "LOGISTIC", "HARD_SWISH", "EXP"):
+        simple(_op, "1d_size1", [In([1], _gen)], _o)
+simple("ABS", "int32", [In([2, 5], INT(-9, 9), I32)], out_dtype=I32)
+simple("NEG", "int32", [In([2, 5], INT(-9, 9), I32)], out_dtype=I32)
+simple("ZEROS_LIKE", "int32", [In([3, 2], INT(-9, 9), I32)], opts("ZerosLikeOptions"), out_dtype=I32)
+simple("SIGN", "3d", [In([2, 1, 6], F(-2, 2))])
+simple("GELU", "exact", [In([1, 2, 3, 5], F(-4, 4))], opts("GeluOptions", approximate=False))
+simple("GELU", "approximate", [In([2, 9], F(-4, 4))], opts("GeluOptions", approximate=True))
+simple("LEAKY_RELU", "alpha_0_2", [In([1, 3, 4, 5], F(-3, 3))], opts("LeakyReluOptions", alpha=0.2))
+simple("LEAKY_RELU", "alpha_1_5", [In([2, 7], F(-3, 3))], opts("LeakyReluOptions", alpha=1.5))
+
+# --- binary elementwise -------------------------------------------------------
+
+ARITH = {  # op: (options class, lhs gen, rhs gen)
+    "ADD": ("AddOptions", F(), F()), "SUB": ("SubOptions", F(), F()),
+    "MUL": ("MulOptions", F(-2, 2), F(-2, 2)), "DIV": ("DivOptions", F(-2, 2), NZ()),
+    "MAXIMUM": ("MaximumMinimumOptions", PICK([-1, -0.5, 0, 0.5, 1, 2]), PICK([-1, 0, 0.5, 1.5])),
+    "MINIMUM": ("MaximumMinimumOptions", PICK([-1, -0.5, 0, 0.5, 1, 2]), PICK([-1, 0, 0.5, 1.5])),
+    "POW": ("PowOptions", F(0.1, 3), F(-2, 2)),
+    "SQUARED_DIFFERENCE": ("SquaredDifferenceOptions", F(-2, 2), F(-2, 2)),
+    "FLOOR_DIV": ("FloorDivOptions", F(-5, 5), NZ(0.5, 3)),
+    "FLOOR_MOD": ("FloorModOptions", F(-5, 5), NZ(0.5, 3)),
+}
+for _op, (_opt, _ga, _gb) in ARITH.items():
+    simple(_op, "same_shape", [In([1, 2, 3, 5], _ga), In([1, 2, 3, 5], _gb)], opts(_opt))
+    simple(_op, "broadcast_channel", [In([1, 3, 4, 5], _ga), In([5], _gb)], opts(_opt))
+    simple(_op, "broadcast_both", [In([2, 1, 3, 1], _ga), In([1, 4, 1, 3], _gb)], opts(_opt))
+simple("ADD", "const_rhs_relu6", [In([1, 3, 3, 6], F(-8, 8)), W([1, 1, 1, 6])],
+       opts("AddOptions", fusedActivationFunction=ACT.RELU6))
+simple("ADD", "scalar_const", [In([2, 3], F()), C(np.array(0.75, dtype=F32))], opts("AddOptions"))
+simple("ADD", "rank5_broadcast", [In([2, 1, 3, 1, 2]), In([1, 2, 1, 4, 1])], opts("AddOptions"))
+simple("ADD", "int32", [In([2, 3], INT(-50, 50), I32), In([3], INT(-50, 50), I32)],
+       opts("AddOptions"), out_dtype=I32)
+simple("SUB", "const_lhs_relu_n1_to_1", [W([1, 1, 5]), In([2, 3, 5], F(-2, 2))],
+       opts("SubOptions", fusedActivationFunction=ACT.RELU_N1_TO_1))
+simple("SUB", "int32", [In([4], INT(-50, 50), I32), In([4], INT(-50, 50), I32)],
+       opts("SubOptions"), out_dtype=I32)
+simple("MUL", "const_rhs_relu", [In([1, 2, 2, 7], F(-2, 2)), W([7])],
+       opts("MulOptions", fusedActivationFunction=ACT.RELU))
+simple("MUL", "scalar_const", [In([1, 2, 2, 3]), C(np.array(-1.5, dtype=F32))], opts("MulOptions"))
+simple("MUL", "int32", [In([2, 3], INT(-20, 20), I32), In([2, 3], INT(-20, 20), I32)],
+       opts("MulOptions"), out_dtype=I32)
+simple("DIV", "relu", [In([3, 4], F(-2, 2)), In([3, 4], NZ())],
+       opts("DivOptions", fusedActivationFunction=ACT.RELU))
+simple("DIV", "int32", [In([2, 4], INT(-50, 50), I32), In([2, 4], PICK([-7, -3, -1, 2, 5]), I32)],
+       opts("DivOptions"), out_dtype=I32)
+simple("FLOOR_DIV", "int32", [In([2, 5], INT(-20, 20), I32), In([2, 5], PICK([-7, -3, -1, 2, 5]), I32)],
+       opts("FloorDivOptions"), out_dtype=I32)
+simple("FLOOR_MOD", "int32", [In([2, 5], INT(-20, 20), I32), In([5], PICK([-7, -3, 2, 5, 6]), I32)],
+       opts("FloorModOptions"), out_dtype=I32)
+simple("MAXIMUM", "int32", [In([2, 3], INT(-9, 9), I32), In([1, 3], INT(-9, 9), I32)],
+       opts("MaximumMinimumOptions"), out_dtype=I32)
+simple("MINIMUM", "const_scalar", [In([1, 2, 2, 5], F(-2, 2)), C(np.array(0.25, dtype=F32))],
+       opts("MaximumMinimumOptions"))
+simple("POW", "int32", [In([2, 4], INT(-4, 5), I32), In([2, 4], INT(0, 4), I32)],
+       opts("PowOptions"), out_dtype=I32)
+
+CMP = {"EQUAL": "EqualOptions", "NOT_EQUAL": "NotEqualOptions", "GREATER": "GreaterOptions",
+       "GREATER_EQUAL": "GreaterEqualOptions", "LESS": "LessOptions", "LESS_EQUAL": "LessEqualOptions"}
+_grid = PICK([-1, -0.5, 0, 0.5, 1])
+for _op, _opt in CMP.items():
+    simple(_op, "same_shape", [In([1, 2, 3, 5], _grid), In([1, 2, 3, 5], _grid)], opts(_opt),
+           out_dtype=BOOL)
+    simple(_op, "broadcast", [In([2, 3, 1], _grid), In([1, 4], _grid)], opts(_opt), out_dtype=BOOL)
+    simple(_op, "int32", [In([2, 5], INT(-1, 2), I32), In([5], INT(-1, 2), I32)], opts(_opt),
+           out_dtype=BOOL)
+
+for _op, _opt in (("LOGICAL_AND", "LogicalAndOptions"), ("LOGICAL_OR", "LogicalOrOptions")):
+    simple(_op, "same_shape", [In([2, 3, 4], BOOLS(), BOOL), In([2, 3, 4], BOOLS(), BOOL)],
+           opts(_opt), out_dtype=BOOL)
+    simple(_op, "broadcast", [In([2, 1, 4], BOOLS(), BOOL), In([3, 1], BOOLS(), BOOL)],
+           opts(_opt), out_dtype=BOOL)
+simple("LOGICAL_NOT", "3d", [In([2, 3, 4], BOOLS(), BOOL)], opts("LogicalNotOptions"), out_dtype=BOOL)
+simple("LOGICAL_NOT", "1d", [In([5], BOOLS(), BOOL)], opts("LogicalNotOptions"), out_dtype=BOOL)
+
+simple("SELECT", "same_shape", [In([2, 3, 4], BOOLS(), BOOL), In([2, 3, 4]), In([2, 3, 4])],
+       opts("SelectOptions"))
+simple("SELECT", "rank1_condition", [In([3], BOOLS(), BOOL), In([3, 2, 2]), In([3, 2, 2])],
+       opts("SelectOptions"))
+simple("SELECT_V2", "broadcast_condition", [In([1, 1, 5], BOOLS(), BOOL), In([2, 3, 5]), In([2, 3, 5])],
+       opts("SelectV2Options"))
+simple("SELECT_V2", "broadcast_all", [In([2, 3, 1], VALUES([True, False, False, True, True, False]), BOOL),
+                                      In([1, 3, 4]), C(np.array(0.5, F32))],
+       opts("SelectV2Options"))
+
+simple("ADD_N", "three", [In([1, 2, 3, 5]), In([1, 2, 3, 5]), In([1, 2, 3, 5])], opts("AddNOptions"))
+simple("ADD_N", "two_2d", [In([4, 3]), In([4, 3])], opts("AddNOptions"))
+
+simple("PRELU", "per_channel_alpha", [In([1, 3, 4, 5], F(-2, 2)), W([1, 1, 5])])
+simple("PRELU", "full_alpha", [In([1, 2, 2, 3], F(-2, 2)), W([1, 2, 2, 3])])
+simple("PRELU", "scalar_alpha_3d", [In([2, 3, 6], F(-2, 2)), C(np.array([0.25], F32))])
+
+# --- reductions, arg ops, cumsum -----------------------------------------------
+
+for _op, _gen in (("MEAN", F()), ("SUM", F()), ("REDUCE_MAX", F()), ("REDUCE_MIN", F()),
+                  ("REDUCE_PROD", F(0.6, 1.5))):
+    simple(_op, "hw_keepdims", [In([1, 4, 5, 3], _gen), C(i32(1, 2))],
+           opts("ReducerOptions", keepDims=True))
+    simple(_op, "last_axis_negative", [In([2, 3, 6], _gen), C(i32(-1))],
+           opts("ReducerOptions", keepDims=False))
+    simple(_op, "axes_0_2", [In([2, 3, 4], _gen), C(i32(0, 2))], opts("ReducerOptions", keepDims=False))
+simple("MEAN", "all_axes_keepdims", [In([1, 2, 3, 5]), C(i32(0, 1, 2, 3))],
+       opts("ReducerOptions", keepDims=True))
+simple("SUM", "channel_keepdims", [In([1, 2, 3, 6]), C(i32(3))], opts("ReducerOptions", keepDims=True))
+
+for _op, _opt in (("ARG_MAX", "ArgMaxOptions"), ("ARG_MIN", "ArgMinOptions")):
+    simple(_op, "last_axis_int32", [In([2, 3, 5]), C(i32(-1))],
+           opts(_opt, outputType=schema.TensorType.INT32), out_dtype=I32)
+    simple(_op, "axis1_int64", [In([1, 4, 3, 2]), C(i32(1))],
+           opts(_opt, outputType=schema.TensorType.INT64), out_dtype=I64)
+    simple(_op, "axis0_1d", [In([7]), C(i32(0))], opts(_opt, outputType=schema.TensorType.INT32),
+           out_dtype=I32)
+
+simple("CUMSUM", "axis1", [In([2, 4, 3]), C(i32(1))], opts("CumsumOptions"))
+simple("CUMSUM", "exclusive", [In([2, 5]), C(i32(1))], opts("CumsumOptions", exclusive=True))
+simple("CUMSUM", "reverse_negative_axis", [In([3, 4]), C(i32(-2))], opts("CumsumOptions", reverse=True))
+simple("CUMSUM", "exclusive_reverse", [In([1, 2, 6]), C(i32(2))],
+       opts("CumsumOptions", exclusive=True, reverse=True))
+
+simple("SOFTMAX", "beta1_2d", [In([2, 5], F(-3, 3))], opts("SoftmaxOptions", beta=1.0))
+simple("SOFTMAX", "beta0_5_4d", [In([1, 2, 3, 6], F(-3, 3))], opts("SoftmaxOptions", beta=0.5))
+simple("SOFTMAX", "beta2_1d", [In([7], F(-3, 3))], opts("SoftmaxOptions", beta=2.0))
+simple("LOG_SOFTMAX", "2d", [In([2, 5], F(-3, 3))], opts("LogSoftmaxOptions"))
+simple("LOG_SOFTMAX", "4d", [In([1, 1, 3, 7], F(-3, 3))], opts("LogSoftmaxOptions"))
+simple("L2_NORMALIZATION", "4d_c5", [In([1, 2, 3, 5])], opts("L2NormOptions"))
+simple("L2_NORMALIZATION", "2d", [In([2, 7])], opts("L2NormOptions"))
+simple("LOCAL_RESPONSE_NORMALIZATION", "radius2", [In([1, 3, 3, 6])],
+       opts("LocalResponseNormalizationOptions", radius=2, bias=1.0, alpha=0.5, beta=0.75))
+simple("LOCAL_RESPONSE_NORMALIZATION", "radius1", [In([1, 2, 2, 5], F(-2, 2))],
+       opts("LocalResponseNormalizationOptions", radius=1, bias=2.0, alpha=0.1, beta=0.5))
+
+# --- convolution, pooling, matmul ---------------------------------------------
+
+
+def conv_opts(padding, sw, sh, act=ACT.NONE, dw=1, dh=1):
+    return opts("Conv2DOptions", padding=padding, strideW=sw, strideH=sh, fusedActivationFunction=act,
+                dilationWFactor=dw, dilationHFactor=dh)
+
+
+simple("CONV_2D", "3x3_same_bias", [In([1, 5, 5, 3]), W([4, 3, 3, 3]), W([4])], conv_opts(PAD.SAME, 1, 1))
+simple("CONV_2D", "3x3_valid_stride2", [In([1, 7, 6, 6]), W([5, 3, 3, 6]), W([5])],
+       conv_opts(PAD.VALID, 2, 2))
+simple("CONV_2D", "same_stride2_even", [In([1, 6, 6, 3]), W([2, 3, 3, 3]), W([2])],
+       conv_opts(PAD.SAME, 2, 2))
+simple("CONV_2D", "dilation2_same", [In([1, 7, 7, 2]), W([3, 3, 3, 2]), W([3])],
+       conv_opts(PAD.SAME, 1, 1, dw=2, dh=2))
+simple("CONV_2D", "dilation_2x3_valid", [In([1, 8, 9, 3]), W([4, 2, 3, 3]), W([4])],
+       conv_opts(PAD.VALID, 1, 1, dw=3, dh=2))
+simple("CONV_2D", "1x1_relu6", [In([1, 3, 4, 6], F(-3, 3)), W([5, 1, 1, 6]), W([5])],
+       conv_opts(PAD.VALID, 1, 1, ACT.RELU6))
+simple("CONV_2D", "batch2_2x2_same", [In([2, 4, 4, 3]), W([4, 2, 2, 3]), W([4])], conv_opts(PAD.SAME, 1, 1))
+simple("CONV_2D", "rect_kernel_stride_2x1_relu", [In([1, 6, 5, 4]), W([3, 1, 3, 4]), W([3])],
+       conv_opts(PAD.SAME, 1, 2, ACT.RELU))
+
+
+def dw_opts(padding, sw, sh, mult, act=ACT.NONE, dw=1, dh=1):
+    return opts("DepthwiseConv2DOptions", padding=padding, strideW=sw, strideH=sh, depthMultiplier=mult,
+                fusedActivationFunction=act, dilationWFactor=dw, dilationHFactor=dh)
+
+
+simple("DEPTHWISE_CONV_2D", "3x3_same_c5", [In([1, 5, 5, 5]), W([1, 3, 3, 5]), W([5])],
+       dw_opts(PAD.SAME, 1, 1, 1))
+simple("DEPTHWISE_CONV_2D", "multiplier2_valid_stride2", [In([1, 6, 7, 3]), W([1, 3, 3, 6]), W([6])],
+       dw_opts(PAD.VALID, 2, 2, 2))
+simple("DEPTHWISE_CONV_2D", "multiplier3_same_relu", [In([1, 4, 4, 2]), W([1, 3, 3, 6]), W([6])],
+       dw_opts(PAD.SAME, 1, 1, 3, ACT.RELU))
+simple("DEPTHWISE_CONV_2D", "dilation2", [In([1, 7, 7, 4]), W([1, 3, 3, 4]), W([4])],
+       dw_opts(PAD.SAME, 1, 1, 1, dw=2, dh=2))
+simple("DEPTHWISE_CONV_2D", "same_stride2_relu6", [In([1, 6, 6, 8], F(-3, 3)), W([1, 5, 5, 8]), W([8])],
+       dw_opts(PAD.SAME, 2, 2, 1, ACT.RELU6))
+simple("DEPTHWISE_CONV_2D", "multiplier2_from_c1", [In([1, 5, 4, 1]), W([1, 2, 2, 2]), W([2])],
+       dw_opts(PAD.VALID, 1, 1, 2))
+
+
+def pool_opts(padding, sw, sh, fw, fh, act=ACT.NONE):
+    return opts("Pool2DOptions", padding=padding, strideW=sw, strideH=sh, filterWidth=fw,
+                filterHeight=fh, fusedActivationFunction=act)
+
+
+for _op, _gen in (("AVERAGE_POOL_2D", F(-8, 16)), ("MAX_POOL_2D", F(-10, 6.5))):
+    simple(_op, "2x2_valid_stride2", [In([1, 4, 6, 3])], pool_opts(PAD.VALID, 2, 2, 2, 2))
+    simple(_op, "3x3_same_stride1_c5", [In([1, 5, 5, 5])], pool_opts(PAD.SAME, 1, 1, 3, 3))
+    simple(_op, "3x3_same_stride2_odd", [In([1, 5, 7, 2])], pool_opts(PAD.SAME, 2, 2, 3, 3))
+    simple(_op, "global_relu6", [In([2, 3, 4, 6], _gen)], pool_opts(PAD.VALID, 1, 1, 4, 3, ACT.RELU6))
+
+
+def fc_opts(act=ACT.NONE, keep=False):
+    return opts("FullyConnectedOptions", fusedActivationFunction=act, keepNumDims=keep)
+
+
+simple("FULLY_CONNECTED", "bias_2d", [In([2, 6]), W([5, 6]), W([5])], fc_opts())
+simple("FULLY_CONNECTED", "no_bias_relu", [In([3, 7]), W([4, 7]), None], fc_opts(ACT.RELU))
+simple("FULLY_CONNECTED", "keep_num_dims", [In([1, 2, 3, 6]), W([5, 6]), W([5])], fc_opts(keep=True))
+simple("FULLY_CONNECTED", "flatten_4d", [In([1, 2, 3, 6]), W([5, 6]), W([5])], fc_opts(keep=False))
+simple("FULLY_CONNECTED", "batch1_wide", [In([1, 1, 1, 13]), W([9, 13]), W([9])], fc_opts(keep=False))
+
+simple("BATCH_MATMUL", "3d", [In([2, 3, 4]), In([2, 4, 5])], opts("BatchMatMulOptions"))
+simple("BATCH_MATMUL", "adj_x", [In([2, 4, 3]), In([2, 4, 5])], opts("BatchMatMulOptions", adjX=True))
+simple("BATCH_MATMUL", "adj_y_const_rhs", [In([1, 3, 4]), W([1, 5, 4])], opts("BatchMatMulOptions", adjY=True))
+simple("BATCH_MATMUL", "broadcast_batch", [In([2, 1, 3, 4]), In([3, 4, 2])], opts("BatchMatMulOptions"))
+simple("BATCH_MATMUL", "2d", [In([3, 6]), In([6, 2])], opts("BatchMatMulOptions"))
+
+
+def tconv_opts(padding, sw, sh, act=ACT.NONE):
+    return opts("TransposeConvOptions", padding=padding, strideW=sw, strideH=sh,
+                fusedActivationFunction=act)
+
+
+simple("TRANSPOSE_CONV", "bias_3x3_same_stride2", [C(i32(1, 8, 6, 5)), W([5, 3, 3, 3]), In([1, 4, 3, 3]), W([5])],
+       tconv_opts(PAD.SAME, 2, 2), version=3)
+simple("TRANSPOSE_CONV", "bias_2x2_valid_stride2", [C(i32(1, 6, 8, 2)), W([2, 2, 2, 6]), In([1, 3, 4, 6]), W([2])],
+       tconv_opts(PAD.VALID, 2, 2), version=3)
+simple("TRANSPOSE_CONV", "no_bias_same_stride1", [C(i32(1, 4, 5, 3)), W([3, 3, 3, 2]), In([1, 4, 5, 2])],
+       tconv_opts(PAD.SAME, 1, 1))
+simple("TRANSPOSE_CONV", "bias_odd_output_same_stride2", [C(i32(1, 7, 5, 1)), W([1, 3, 3, 4]), In([1, 4, 3, 4]), W([1])],
+       tconv_opts(PAD.SAME, 2, 2), version=3)
+
+
+@case("Convolution2DTransposeBias", "same_stride2",
+      note="MediaPipe custom op; reference: LiteRT on the replace_transpose_conv_bias.py rewrite")
+def _mp_tconv(b):
+    x = b.inp([1, 4, 3, 5])
+    w = b.w([3, 2, 2, 5])
+    bias = b.w([3])
+    y = b.out()
+    import struct
+    b.op(b"Convolution2DTransposeBias", [x, w, bias], [y],
+         custom_options=struct.pack("<iii", rtcb.TFLITE_PADDING_SAME, 2, 2))
+
+
+@case("Convolution2DTransposeBias", "same_3x3_stride2_odd",
+      note="MediaPipe custom op; reference: LiteRT on the replace_transpose_conv_bias.py rewrite")
+def _mp_tconv2(b):
+    x = b.inp([1, 5, 4, 3])
+    w = b.w([2, 3, 3, 3])
+    bias = b.w([2])
+    y = b.out()
+    import struct
+    b.op(b"Convolution2DTransposeBias", [x, w, bias], [y],
+         custom_options=struct.pack("<iii", rtcb.TFLITE_PADDING_SAME, 2, 2))
+
+
+# --- shape / data movement ----------------------------------------------------
+
+simple("BROADCAST_TO", "3d", [In([3, 1]), C(i32(2, 3, 4))], opts("BroadcastToOptions"))
+simple("BROADCAST_TO", "2d", [In([1, 5]), C(i32(4, 5))], opts("BroadcastToOptions"))
+simple("BROADCAST_TO", "4d_int32", [In([1, 2, 1, 1], INT(-5, 5), I32), C(i32(2, 2, 3, 2))],
+       opts("BroadcastToOptions"), out_dtype=I32)
+
+simple("CAST", "float_to_int32", [In([2, 5], F(-5, 5))],
+       opts("CastOptions", inDataType=schema.TensorType.FLOAT32, outDataType=schema.TensorType.INT32),
+       out_dtype=I32)
+simple("CAST", "int32_to_float", [In([2, 5], INT(-100, 100), I32)],
+       opts("CastOptions", inDataType=schema.TensorType.INT32, outDataType=schema.TensorType.FLOAT32))
+simple("CAST", "bool_to_float", [In([3, 4], BOOLS(), BOOL)],
+       opts("CastOptions", inDataType=schema.TensorType.BOOL, outDataType=schema.TensorType.FLOAT32))
+simple("CAST", "float_to_bool", [In([6], PICK([-1, 0, 0.5, 0]))],
+       opts("CastOptions", inDataType=schema.TensorType.FLOAT32, outDataType=schema.TensorType.BOOL),
+       out_dtype=BOOL)
+simple("CAST", "int64_to_int32", [In([4], INT(-100, 100), I64)],
+       opts("CastOptions", inDataType=schema.TensorType.INT64, outDataType=schema.TensorType.INT32),
+       out_dtype=I32)
+
+simple("CONCATENATION", "channels_3_5", [In([1, 2, 3, 3]), In([1, 2, 3, 5])], opts("ConcatenationOptions", axis=3))
+simple("CONCATENATION", "negative_axis_three", [In([1, 1, 2, 2]), In([1, 3, 2, 2]), In([1, 2, 2, 2])],
+       opts("ConcatenationOptions", axis=-3))
+simple("CONCATENATION", "axis0_const_2d", [In([2, 3]), W([1, 3])], opts("ConcatenationOptions", axis=0))
+simple("CONCATENATION", "int32_axis1", [In([2, 1], INT(-9, 9), I32), In([2, 3], INT(-9, 9), I32)],
+       opts("ConcatenationOptions", axis=1), out_dtype=I32)
+
+simple("DEPTH_TO_SPACE", "block2", [In([1, 2, 3, 8])], opts("DepthToSpaceOptions", blockSize=2))
+simple("DEPTH_TO_SPACE", "block3", [In([1, 1, 2, 9])], opts("DepthToSpaceOptions", blockSize=3))
+simple("DEPTH_TO_SPACE", "block2_c12", [In([1, 2, 2, 12])], opts("DepthToSpaceOptions", blockSize=2))
+simple("SPACE_TO_DEPTH", "block2", [In([1, 4, 6, 3])], opts("SpaceToDepthOptions", blockSize=2))
+simple("SPACE_TO_DEPTH", "block3", [In([1, 3, 3, 2])], opts("SpaceToDepthOptions", blockSize=3))
+
+simple("EXPAND_DIMS", "axis0", [In([3, 4]), C(i32(0))], opts("ExpandDimsOptions"))
+simple("EXPAND_DIMS", "negative_axis", [In([2, 3]), C(i32(-1))], opts("ExpandDimsOptions"))
+simple("EXPAND_DIMS", "middle_int64_axis", [In([2, 3, 2]), C(np.array([2], np.int64))], opts("ExpandDimsOptions"))
+
+simple("FILL", "float_value_input", [C(i32(2, 3)), In([], F(-2, 2))], opts("FillOptions"))
+simple("FILL", "int32_4d", [C(i32(1, 2, 3, 5)), In([], INT(-9, 9), I32)], opts("FillOptions"), out_dtype=I32)
+
+simple("GATHER", "axis0_input_indices", [In([5, 3]), In([4], INT(0, 5), I32)], opts("GatherOptions", axis=0))
+simple("GATHER", "axis1_2d_indices", [In([2, 4, 3]), C(i32([0, 3], [2, 2]))], opts("GatherOptions", axis=1))
+simple("GATHER", "negative_axis_int64", [In([2, 3, 5]), C(np.array([4, 0, 1], np.int64))],
+       opts("GatherOptions", axis=-1))
+simple("GATHER", "batch_dims1", [In([2, 4, 3]), C(i32([1, 0], [3, 3]))], opts("GatherOptions", axis=1, batchDims=1))
+simple("GATHER", "int32_params", [In([6], INT(-50, 50), I32), In([3], INT(0, 6), I32)],
+       opts("GatherOptions", axis=0), out_dtype=I32)
+
+simple("GATHER_ND", "slices", [In([3, 4, 2]), C(i32([0, 1], [2, 3]))], opts("GatherNdOptions"))
+simple("GATHER_ND", "rows", [In([3, 4, 2]), In([2, 1], INT(0, 3), I32)], opts("GatherNdOptions"))
+simple("GATHER_ND", "elements", [In([3, 4, 2]), C(i32([0, 1, 1], [2, 3, 0]))], opts("GatherNdOptions"))
+
+simple("MIRROR_PAD", "reflect", [In([1, 3, 4, 2]), C(i32([0, 0], [1, 2], [2, 1], [0, 0]))],
+       opts("MirrorPadOptions", mode=schema.MirrorPadMode.REFLECT))
+simple("MIRROR_PAD", "symmetric", [In([1, 3, 4, 2]), C(i32([0, 0], [3, 1], [0, 4], [0, 0]))],
+       opts("MirrorPadOptions", mode=schema.MirrorPadMode.SYMMETRIC))
+simple("MIRROR_PAD", "reflect_2d", [In([3, 3]), C(i32([2, 2], [1, 0]))],
+       opts("MirrorPadOptions", mode=schema.MirrorPadMode.REFLECT))
+
+simple("ONE_HOT", "last_axis", [In([4], PICK([0, 2, 4, 1, -1]), I32), C(np.array(5, np.int32)),
+                                C(np.array(1.0, F32)), C(np.array(0.0, F32))], opts("OneHotOptions", axis=-1))
+simple("ONE_HOT", "axis0_values", [In([2, 3], PICK([0, 1, 2, 3, 7]), I32), C(np.array(4, np.int32)),
+                                   C(np.array(2.5, F32)), C(np.array(-1.0, F32))], opts("OneHotOptions", axis=0))
+simple("ONE_HOT", "int32_values", [In([3], INT(0, 3), I32), C(np.array(3, np.int32)),
+                                   C(np.array(7, np.int32)), C(np.array(-2, np.int32))],
+       opts("OneHotOptions", axis=-1), out_dtype=I32)
+
+simple("PACK", "axis0", [In([2, 3]), In([2, 3]), In([2, 3])], opts("PackOptions", valuesCount=3, axis=0))
+simple("PACK", "negative_axis", [In([2, 3]), In([2, 3])], opts("PackOptions", valuesCount=2, axis=-1))
+simple("PACK", "axis1_int32", [In([4], INT(-9, 9), I32), In([4], INT(-9, 9), I32)],
+       opts("PackOptions", valuesCount=2, axis=1), out_dtype=I32)
+simple("UNPACK", "axis0", [In([3, 2, 4])], opts("UnpackOptions", num=3, axis=0), n_out=3)
+simple("UNPACK", "negative_axis", [In([2, 3, 4])], opts("UnpackOptions", num=4, axis=-1), n_out=4)
+simple("UNPACK", "axis1", [In([2, 2, 3])], opts("UnpackOptions", num=2, axis=1), n_out=2)
+
+simple("PAD", "spatial", [In([1, 3, 3, 2]), C(i32([0, 0], [1, 1], [2, 0], [0, 0]))], opts("PadOptions"))
+simple("PAD", "channels", [In([1, 2, 2, 3]), C(i32([0, 0], [0, 0], [0, 0], [1, 2]))], opts("PadOptions"))
+simple("PAD", "2d", [In([2, 3]), C(i32([1, 0], [0, 2]))], opts("PadOptions"))
+simple("PADV2", "value_0_5", [In([1, 3, 3, 2]), C(i32([0, 0], [1, 2], [0, 1], [0, 0])), C(np.array([0.5], F32))],
+       opts("PadV2Options"))
+simple("PADV2", "negative_value_3d", [In([2, 2, 3]), C(i32([0, 1], [1, 0], [1, 1])), C(np.array(-1.0, F32))],
+       opts("PadV2Options"))
+
+simple("RESHAPE", "shape_tensor_minus1", [In([1, 2, 3, 4]), C(i32(2, -1))], opts("ReshapeOptions", newShape=[2, 12]))
+simple("RESHAPE", "options_only", [In([2, 6])], opts("ReshapeOptions", newShape=[1, 3, 4]))
+simple("RESHAPE", "to_4d", [In([24]), C(i32(1, 2, 4, 3))], opts("ReshapeOptions", newShape=[1, 2, 4, 3]))
+simple("RESHAPE", "int32_data", [In([2, 3], INT(-9, 9), I32), C(i32(3, 2))], opts("ReshapeOptions", newShape=[3, 2]),
+       out_dtype=I32)
+
+for _op, _opt in (("RESIZE_BILINEAR", "ResizeBilinearOptions"),
+                  ("RESIZE_NEAREST_NEIGHBOR", "ResizeNearestNeighborOptions")):
+    simple(_op, "up2x", [In([1, 3, 4, 2]), C(i32(6, 8))], opts(_opt))
+    simple(_op, "align_corners", [In([1, 3, 4, 3]), C(i32(5, 7))], opts(_opt, alignCorners=True))
+    simple(_op, "half_pixel_centers", [In([1, 3, 4, 5]), C(i32(7, 6))], opts(_opt, halfPixelCenters=True))
+    simple(_op, "downscale", [In([2, 5, 5, 3]), C(i32(3, 2))], opts(_opt))
+
+simple("REVERSE_V2", "axis1", [In([2, 3, 4]), C(i32(1))], opts("ReverseV2Options"))
+simple("REVERSE_V2", "negative_axis", [In([1, 2, 3, 5]), C(i32(-1))], opts("ReverseV2Options"))
+simple("REVERSE_V2", "two_axes", [In([2, 3, 4]), C(i32(0, 1))], opts("ReverseV2Options"))
+
+simple("SHAPE", "int32", [In([2, 3, 4])], opts("ShapeOptions", outType=schema.TensorType.INT32), out_dtype=I32)
+simple("SHAPE", "int64", [In([1, 5])], opts("ShapeOptions", outType=schema.TensorType.INT64), out_dtype=I64)
+
+simple("SLICE", "4d", [In([1, 3, 4, 5]), C(i32(0, 1, 1, 2)), C(i32(1, 2, -1, 2))], opts("SliceOptions"),
+       out_shape=[1, 2, 3, 2])
+simple("SLICE", "2d", [In([4, 3]), C(i32(1, 0)), C(i32(2, 3))], opts("SliceOptions"), out_shape=[2, 3])
+simple("SLICE", "int64_params", [In([2, 3, 4]), C(np.array([1, 0, 1], np.int64)), C(np.array([1, 2, 3], np.int64))],
+       opts("SliceOptions"), out_shape=[1, 2, 3])
+
+simple("SPACE_TO_BATCH_ND", "block2", [In([1, 4, 4, 2]), C(i32(2, 2)), C(i32([0, 0], [0, 0]))],
+       opts("SpaceToBatchNDOptions"))
+simple("SPACE_TO_BATCH_ND", "block2_padded", [In([1, 3, 5, 1]), C(i32(2, 2)), C(i32([1, 0], [0, 1]))],
+       opts("SpaceToBatchNDOptions"))
+simple("BATCH_TO_SPACE_ND", "block2", [In([4, 2, 2, 1]), C(i32(2, 2)), C(i32([0, 0], [0, 0]))],
+       opts("BatchToSpaceNDOptions"))
+simple("BATCH_TO_SPACE_ND", "block2_crops", [In([4, 2, 3, 3]), C(i32(2, 2)), C(i32([1, 0], [0, 1]))],
+       opts("BatchToSpaceNDOptions"))
+
+simple("SPLIT", "channels_2", [C(np.array(3, np.int32)), In([1, 2, 3, 6])], opts("SplitOptions", numSplits=2), n_out=2)
+simple("SPLIT", "negative_axis_3", [C(np.array(-2, np.int32)), In([2, 6, 2])], opts("SplitOptions", numSplits=3),
+       n_out=3)
+simple("SPLIT_V", "sizes_minus1", [In([1, 2, 2, 7]), C(i32(1, 2, -1)), C(np.array(3, np.int32))],
+       opts("SplitVOptions", numSplits=3), n_out=3)
+simple("SPLIT_V", "axis0", [In([5, 2]), C(i32(3, 2)), C(np.array(0, np.int32))],
+       opts("SplitVOptions", numSplits=2), n_out=2)
+
+simple("SQUEEZE", "all_ones", [In([1, 3, 1, 2])], opts("SqueezeOptions", squeezeDims=[]))
+simple("SQUEEZE", "negative_dim", [In([1, 2, 1, 1])], opts("SqueezeOptions", squeezeDims=[-2]))
+simple("SQUEEZE", "dims_0_2", [In([1, 4, 1, 3])], opts("SqueezeOptions", squeezeDims=[0, 2]))
+
+
+def ss_opts(begin=0, end=0, ellipsis=0, new_axis=0, shrink=0, offset=False):
+    return opts("StridedSliceOptions", beginMask=begin, endMask=end, ellipsisMask=ellipsis,
+                newAxisMask=new_axis, shrinkAxisMask=shrink, offset=offset)
+
+
+simple("STRIDED_SLICE", "basic_4d", [In([1, 4, 5, 6]), C(i32(0, 1, 0, 1)), C(i32(1, 3, 5, 5)), C(i32(1, 1, 2, 1))],
+       ss_opts())
+simple("STRIDED_SLICE", "negative_stride", [In([3, 6]), C(i32(2, -1)), C(i32(0, 0)), C(i32(-1, -2))],
+       ss_opts(begin=0, end=0b10))
+simple("STRIDED_SLICE", "begin_end_masks", [In([2, 5, 4]), C(i32(1, 1, 0)), C(i32(0, 4, 3)), C(i32(1, 2, 1))],
+       ss_opts(begin=0b101, end=0b001))
+simple("STRIDED_SLICE", "shrink_axis", [In([3, 4, 2]), C(i32(1, 0, 0)), C(i32(2, 4, 2)), C(i32(1, 1, 1))],
+       ss_opts(shrink=0b001))
+simple("STRIDED_SLICE", "offset", [In([2, 6, 3]), C(i32(0, 1, 1)), C(i32(2, 4, 2)), C(i32(1, 1, 1))],
+       ss_opts(offset=True))
+simple("STRIDED_SLICE", "ellipsis_new_axis", [In([2, 3, 4]), C(i32(0, 0, 1)), C(i32(0, 0, 3)), C(i32(1, 1, 1))],
+       ss_opts(ellipsis=0b001, new_axis=0b010))
+simple("STRIDED_SLICE", "negative_indices", [In([1, 6, 5]), C(i32(0, -4, -1)), C(i32(1, -1, -6)), C(i32(1, 1, -2))],
+       ss_opts())
+
+simple("TILE", "2d", [In([2, 3]), C(i32(2, 1))], opts("TileOptions"))
+simple("TILE", "3d", [In([1, 2, 3]), C(i32(2, 1, 2))], opts("TileOptions"))
+simple("TILE", "int32_4d", [In([1, 1, 2, 1], INT(-9, 9), I32), C(i32(1, 2, 1, 3))], opts("TileOptions"),
+       out_dtype=I32)
+
+simple("TRANSPOSE", "nhwc_to_nchw", [In([1, 2, 3, 5]), C(i32(0, 3, 1, 2))], opts("TransposeOptions"))
+simple("TRANSPOSE", "2d", [In([3, 4]), C(i32(1, 0))], opts("TransposeOptions"))
+simple("TRANSPOSE", "3d_rotate", [In([2, 3, 4]), C(i32(2, 0, 1))], opts("TransposeOptions"))
+simple("TRANSPOSE", "5d", [In([1, 2, 3, 2, 2]), C(i32(0, 4, 2, 1, 3))], opts("TransposeOptions"))
+
+# --- quantization and sparsity ------------------------------------------------
+
+simple("QUANTIZE", "int8", [In([2, 3, 4], F(-3, 3))], opts("QuantizeOptions"), out_dtype=I8,
+       out_quant={"scale": [0.02], "zero_point": [5]})
+simple("QUANTIZE", "uint8", [In([1, 2, 2, 5], F(-7, 7))], opts("QuantizeOptions"), out_dtype=U8,
+       out_quant={"scale": [0.05], "zero_point": [128]})
+
+
+@case("DEQUANTIZE", "int8_input")
+def _deq_int8(b):
+    x = b.inp([2, 3, 4], INT(-128, 128), I8, quant={"scale": [0.05], "zero_point": [-3]})
+    b.op("DEQUANTIZE", [x], [b.out()], options=opts("DequantizeOptions"), version=2)
+
+
+@case("DEQUANTIZE", "uint8_input")
+def _deq_uint8(b):
+    x = b.inp([1, 2, 2, 5], INT(0, 256), U8, quant={"scale": [0.1], "zero_point": [128]})
+    b.op("DEQUANTIZE", [x], [b.out()], options=opts("DequantizeOptions"))
+
+
+@case("DEQUANTIZE", "fp16_weights_into_add")
+def _deq_fp16(b):
+    """As in the MediaPipe models: float16 constant -> DEQUANTIZE -> consumer."""
+    w16 = b.c(const_f(b.seed, 1, [1, 2, 3, 5], -4, 4).astype(F16))
+    w32 = b.tmp()
+    b.op("DEQUANTIZE", [w16], [w32], options=opts("DequantizeOptions"), version=3)
+    x = b.inp([1, 2, 3, 5])
+    b.op("ADD", [x, w32], [b.out()], options=opts("AddOptions"))
+
+
+@case("DEQUANTIZE", "int8_per_channel_weights_into_mul")
+def _deq_perchannel(b):
+    q = reflib.uniform_int(b.seed, 50, (4, 3), -127, 128).astype(I8)
+    wq = b.c(q, quant={"scale": [0.01, 0.02, 0.5, 0.003], "zero_point": [0, 0, 0, 0], "axis": 0})
+    w32 = b.tmp()
+    b.op("DEQUANTIZE", [wq], [w32], options=opts("DequantizeOptions"), version=4)
+    x = b.inp([4, 3])
+    b.op("MUL", [x, w32], [b.out()], options=opts("MulOptions"))
+
+
+def csr(dense, block=None):
+    """Sparsity parameters + packed values for `dense`, CSR on the last
+    (or block) dimension, every other dimension dense, as the converter writes."""
+    def segs_indices(rows):
+        segments, indices, values = [0], [], []
+        for row in rows:
+            nz = np.nonzero(np.any(row.reshape(row.shape[0], -1) != 0, axis=1))[0]
+            for j in nz:
+                indices.append(int(j))
+                values.append(row[j])
+            segments.append(len(indices))
+        return segments, indices, values
+
+    sp = schema.SparsityParametersT()
+    if block is None:
+        shape = dense.shape
+        rows = dense.reshape(-1, shape[-1])
+        segments, indices, values = segs_indices(rows)
+        sp.traversalOrder = list(range(len(shape)))
+        dims = list(shape)
+        dense_dims = dims[:-1]
+        values = np.array(values, dtype=dense.dtype)
+    else:
+        r, c = dense.shape
+        br, bc = block
+        blocks = dense.reshape(r // br, br, c // bc, bc).transpose(0, 2, 1, 3)  # [R, C, br, bc]
+        segments, indices, values = segs_indices(blocks)
+        sp.traversalOrder = [0, 1, 2, 3]
+        sp.blockMap = [0, 1]
+        dense_dims = [r // br]
+        values = np.array(values, dtype=dense.dtype).reshape(-1)
+    metas = []
+    for d in dense_dims:
+        m = schema.DimensionMetadataT()
+        m.format = schema.DimensionType.DENSE
+        m.denseSize = int(d)
+        metas.append(m)
+    m = schema.DimensionMetadataT()
+    m.format = schema.DimensionType.SPARSE_CSR
+    seg_vec, idx_vec = schema.Uint8VectorT(), schema.Uint8VectorT()
+    seg_vec.values = np.array(segments, dtype=np.uint8)
+    idx_vec.values = np.array(indices, dtype=np.uint8)
+    m.arraySegmentsType = schema.SparseIndexVector.Uint8Vector
+    m.arraySegments = seg_vec
+    m.arrayIndicesType = schema.SparseIndexVector.Uint8Vector
+    m.arrayIndices = idx_vec
+    metas.append(m)
+    if block is not None:
+        for d in block:
+            bm = schema.DimensionMetadataT()
+            bm.format = schema.DimensionType.DENSE
+            bm.denseSize = int(d)
+            metas.append(bm)
+    sp.dimMetadata = metas
+    return sp, values
+
+
+def sparse_weights(seed, shape, keep=0.4, block=None, dtype=F32):
+    dense = const_f(seed, 7, shape, -2, 2)
+    if block is None:
+        mask = F(0, 1)(seed, 1007, tuple(shape), np.float64) < keep
+    else:
+        r, c = shape
+        bmask = F(0, 1)(seed, 1008, (r // block[0], c // block[1]), np.float64) < keep
+        mask = np.kron(bmask, np.ones(block, dtype=bool))
+    return np.where(mask, dense, 0).astype(dtype)
+
+
+def densify_case(variant, shape, block=None, dtype=F32, version=1):
+    @case("DENSIFY", variant)
+    def build(b):
+        dense = sparse_weights(b.seed, shape, block=block, dtype=dtype)
+        sp, values = csr(dense, block)
+        b.nconst += 1
+        s = b.tensor(f"const_{b.nconst}", list(shape), dtype, data=values, sparsity=sp)
+        d = b.tmp(dtype)
+        b.op("DENSIFY", [s], [d], options=opts("DensifyOptions"), version=version)
+        if dtype == F16:
+            d32 = b.tmp()
+            b.op("DEQUANTIZE", [d], [d32], options=opts("DequantizeOptions"), version=3)
+            d = d32
+        x = b.inp(list(shape))
+        b.op("ADD", [x, d], [b.out()], options=opts("AddOptions"))
+
+
+densify_case("csr_4d_weights", [6, 1, 1, 10])
+densify_case("csr_fp16_then_dequantize", [5, 1, 1, 9], dtype=F16)
+densify_case("block_2x4_2d", [4, 8], block=(2, 4))
+
+
+# --- generation ---------------------------------------------------------------
+
+def model_ops(model_bytes):
+    m = schema.ModelT.InitFromPackedBuf(model_bytes, 0)
+    names = {v: k for k, v in vars(schema.BuiltinOperator).items() if not k.startswith("_")}
+    out = []
+    for op in m.subgraphs[0].operators:
+        oc = m.operatorCodes[op.opcodeIndex]
+        code = max(oc.builtinCode, oc.deprecatedBuiltinCode)
+        out.append(bytes(oc.customCode).decode() if oc.customCode else names[code])
+    return out
+
+
+def run_reference(model_bytes, inputs, resolver):
+    """LiteRT outputs + every tensor's shape; a custom op is run through the rewrite."""
+    run_bytes = model_bytes
+    if rtcb.CUSTOM_CODE.decode() in model_ops(model_bytes):
+        m = schema.ModelT.InitFromPackedBuf(model_bytes, 0)
+        rtcb.rewrite(m, check_output_shape=False)
+        fb = __import__("flatbuffers").Builder(1024)
+        fb.Finish(m.Pack(fb), file_identifier=b"TFL3")
+        run_bytes = bytes(fb.Output())
+    reflib.quiet_tensorflow_logs()
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    it = Interpreter(model_content=run_bytes, num_threads=1,
+                     experimental_op_resolver_type=getattr(OpResolverType, resolver),
+                     experimental_preserve_all_tensors=True)
+    it.allocate_tensors()
+    outputs = reflib.run_litert(it, inputs)
+    shapes = {}
+    for d in it.get_tensor_details():
+        try:
+            shapes[d["index"]] = list(it.get_tensor(d["index"]).shape)
+        except ValueError:
+            pass
+    return outputs, shapes
+
+
+MIN_VERSION_RE = re.compile(r"Didn't find op for builtin opcode '(\w+)' version '(\d+)'")
+
+
+def build_and_run(name, build):
+    """Builds the case, raising an op's version until LiteRT registers it. An op
+    the reference resolver lacks at every version (ELU) runs on the builtin
+    kernels without default delegates (no XNNPACK) instead."""
+    for resolver in (RESOLVER, FALLBACK_RESOLVER):
+        versions = {}
+        for _ in range(8):
+            b = CaseBuilder(name)
+            b.min_versions = versions
+            build(b)
+            inputs = b.make_inputs()
+            first = b.finish()
+            try:
+                outputs, shapes = run_reference(first, inputs, resolver)
+                return b, inputs, outputs, shapes, resolver
+            except ValueError as e:
+                m = MIN_VERSION_RE.search(str(e))
+                if not m:
+                    raise
+                versions[m.group(1)] = int(m.group(2)) + 1
+    raise ValueError(f"{name}: no op version LiteRT accepts ({versions})")
+
+
+def generate_case(name, out_root):
+    op, variant, build, note = CASES[name]
+    b, inputs, outputs, shapes, resolver = build_and_run(name, build)
+    for i, t in enumerate(b.sg.tensors):  # write the real shapes back
+        if i in shapes and (t.buffer == 0 or i in b.sg.outputs):
+            t.shape = np.array(shapes[i], dtype=np.int32)
+    model_bytes = b.finish()
+    again, _ = run_reference(model_bytes, inputs, resolver)
+    for a, c in zip(outputs, again):
+        if a.shape != c.shape or not np.array_equal(a, c, equal_nan=a.dtype.kind == "f"):
+            reflib.die(f"{name}: outputs changed after writing the shapes back")
+    ops = model_ops(model_bytes)
+    if op not in ops:
+        reflib.die(f"{name}: op {op} not in the model ({ops})")
+
+    d = os.path.join(out_root, name)
+    if os.path.isdir(d):
+        shutil.rmtree(d)
+    os.makedirs(d)
+    with open(os.path.join(d, "model.tflite"), "wb") as f:
+        f.write(model_bytes)
+    manifest = {
+        "case": name, "op": op, "variant": variant, "seed": b.seed,
+        "generator": "make_op_cases.py (splitmix64 words of reflib.py, per-case ranges)",
+        "litert_version": reflib.litert_version(), "resolver": resolver, "model_ops": ops,
+        "inputs": [], "outputs": [],
+    }
+    if note:
+        manifest["note"] = note
+    for i, v in enumerate(inputs):
+        np.save(os.path.join(d, f"input_{i}.npy"), v)
+        manifest["inputs"].append({"index": i, "shape": list(v.shape), "dtype": str(v.dtype),
+                                   "file": f"input_{i}.npy"})
+    for i, v in enumerate(again):
+        np.save(os.path.join(d, f"output_{i}.npy"), v)
+        e = {"index": i, "shape": list(v.shape), "dtype": str(v.dtype), "file": f"output_{i}.npy"}
+        if v.dtype.kind == "f" and v.size:
+            e["max_abs"] = float(np.max(np.abs(v)))
+        manifest["outputs"].append(e)
+    reflib.write_json(os.path.join(d, "manifest.json"), manifest)
+    return manifest
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--out", default=os.path.join(REPO, "tests", "data", "ops"))
+    p.add_argument("--only", nargs="*", help="regenerate only cases whose name contains one of these")
+    p.add_argument("--list", action="store_true", help="list the case names and exit")
+    a = p.parse_args()
+    names = sorted(CASES)
+    if a.list:
+        print("\n".join(names))
+        return
+    if a.only:
+        names = [n for n in names if any(s.lower() in n for s in a.only)]
+    elif os.path.isdir(a.out):
+        shutil.rmtree(a.out)
+    os.makedirs(a.out, exist_ok=True)
+    ops, failed = set(), []
+    for n in names:
+        try:
+            m = generate_case(n, a.out)
+            ops.add(m["op"])
+        except Exception as e:  # report every broken case, then fail
+            traceback.print_exc()
+            failed.append(f"{n}: {e}".splitlines()[0])
+    print(f"{len(names) - len(failed)} cases for {len(ops)} ops in {a.out}")
+    if failed:
+        reflib.die(f"{len(failed)} case(s) failed:\n  " + "\n  ".join(failed))
+
+
+if __name__ == "__main__":
+    main()
