@@ -71,6 +71,16 @@ struct NodeInfo {
   std::vector<std::vector<int>> input_shapes, output_shapes;
 };
 
+// An op this build knows, and which backends can run it (the GPU backend may
+// still refuse a particular node, e.g. for an unsupported attribute).
+struct OpSupport {
+  std::string op;  // "CONV_2D"
+  bool cpu = false;
+  bool gl = false;
+};
+// Every op the IR knows, in op-list order.
+std::vector<OpSupport> SupportedOps();
+
 class Model {
  public:
   static StatusOr<std::shared_ptr<const Model>> FromFile(const std::string& path);
@@ -116,7 +126,8 @@ struct InterpreterReport {
   int gpu_nodes = 0, total_nodes = 0, segments = 0;
   int dispatches = 0;
   uint64_t gpu_bytes_planned = 0, gpu_bytes_naive = 0, gpu_bytes_lower_bound = 0;
-  uint64_t cpu_bytes_planned = 0;
+  uint64_t cpu_bytes_planned = 0;  // host tensor storage: arena + inputs/outputs/variables
+  uint64_t cpu_bytes_naive = 0;    // the same without sharing (every tensor its own buffer)
   std::string gl_renderer;  // empty without GL
 };
 

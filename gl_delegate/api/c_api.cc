@@ -1,0 +1,259 @@
+// The C API over the C++ API.
+#include "gldelegate/gldelegate.h"
+
+#include <exception>
+#include <string>
+
+#include "gldelegate/gldelegate.hpp"
+
+struct GldModel {
+  std::shared_ptr<const gld::Model> model;
+};
+
+struct GldOptions {
+  gld::Options options;
+};
+
+struct GldInterpreter {
+  std::unique_ptr<gld::Interpreter> interpreter;
+  // Backing storage for GldTensorInfo.dims (int32 copies of the shapes).
+  std::vector<std::vector<int32_t>> input_dims, output_dims;
+};
+
+namespace {
+
+thread_local std::string g_last_error;
+
+GldStatus ToC(gld::StatusCode code) {
+  switch (code) {
+    case gld::StatusCode::kOk: return GLD_OK;
+    case gld::StatusCode::kInvalidArgument: return GLD_INVALID_ARGUMENT;
+    case gld::StatusCode::kNotFound: return GLD_NOT_FOUND;
+    case gld::StatusCode::kUnimplemented: return GLD_UNIMPLEMENTED;
+    case gld::StatusCode::kFailedPrecondition: return GLD_FAILED_PRECONDITION;
+    case gld::StatusCode::kUnavailable: return GLD_UNAVAILABLE;
+    case gld::StatusCode::kDataLoss: return GLD_DATA_LOSS;
+    case gld::StatusCode::kOutOfRange: return GLD_OUT_OF_RANGE;
+    case gld::StatusCode::kInternal: return GLD_INTERNAL;
+  }
+  return GLD_INTERNAL;
+}
+
+GldStatus Report(const gld::Status& s) {
+  if (s.ok()) return GLD_OK;
+  g_last_error = s.ToString();
+  return ToC(s.code());
+}
+
+GldStatus Fail(GldStatus code, const std::string& message) {
+  g_last_error = std::string(GldStatusName(code)) + ": " + message;
+  return code;
+}
+
+// Runs fn, turning an escaping exception (e.g. std::bad_alloc) into a status.
+template <typename Fn>
+GldStatus Guard(Fn&& fn) {
+  try {
+    return fn();
+  } catch (const std::exception& e) {
+    return Fail(GLD_INTERNAL, std::string("unexpected exception: ") + e.what());
+  } catch (...) {
+    return Fail(GLD_INTERNAL, "unexpected exception");
+  }
+}
+
+void FillInfo(const gld::TensorInfo& info, const std::vector<int32_t>& dims, GldTensorInfo* out) {
+  out->name = info.name.c_str();
+  out->type = static_cast<GldElementType>(info.type);
+  out->num_dims = static_cast<int32_t>(dims.size());
+  out->dims = dims.data();
+  out->bytes = info.bytes;
+  out->num_scales = static_cast<int32_t>(info.quantization.scale.size());
+  out->scales = info.quantization.scale.data();
+  out->zero_points = info.quantization.zero_point.data();
+}
+
+}  // namespace
+
+static_assert(static_cast<int>(gld::ElementType::kBool) == GLD_TYPE_BOOL, "GldElementType mirrors gld::ElementType");
+static_assert(static_cast<int>(gld::ElementType::kInt8) == GLD_TYPE_INT8, "GldElementType mirrors gld::ElementType");
+
+extern "C" {
+
+const char* GldVersion(void) { return gld::VersionString(); }
+
+const char* GldLastErrorMessage(void) { return g_last_error.c_str(); }
+
+const char* GldStatusName(GldStatus status) {
+  switch (status) {
+    case GLD_OK: return "OK";
+    case GLD_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+    case GLD_NOT_FOUND: return "NOT_FOUND";
+    case GLD_UNIMPLEMENTED: return "UNIMPLEMENTED";
+    case GLD_FAILED_PRECONDITION: return "FAILED_PRECONDITION";
+    case GLD_UNAVAILABLE: return "UNAVAILABLE";
+    case GLD_DATA_LOSS: return "DATA_LOSS";
+    case GLD_OUT_OF_RANGE: return "OUT_OF_RANGE";
+    case GLD_INTERNAL: return "INTERNAL";
+  }
+  return "UNKNOWN";
+}
+
+GldStatus GldModelCreateFromFile(const char* path, GldModel** out_model) {
+  return Guard([&] {
+    if (path == nullptr || out_model == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldModelCreateFromFile: null argument");
+    *out_model = nullptr;
+    auto model = gld::Model::FromFile(path);
+    if (!model.ok()) return Report(model.status());
+    *out_model = new GldModel{std::move(model).value()};
+    return GLD_OK;
+  });
+}
+
+GldStatus GldModelCreateFromBuffer(const void* data, size_t size, GldModel** out_model) {
+  return Guard([&] {
+    if (out_model == nullptr || (data == nullptr && size > 0)) {
+      return Fail(GLD_INVALID_ARGUMENT, "GldModelCreateFromBuffer: null argument");
+    }
+    *out_model = nullptr;
+    auto model = gld::Model::FromBuffer(data, size);
+    if (!model.ok()) return Report(model.status());
+    *out_model = new GldModel{std::move(model).value()};
+    return GLD_OK;
+  });
+}
+
+void GldModelDelete(GldModel* model) { delete model; }
+
+GldOptions* GldOptionsCreate(void) {
+  try {
+    return new GldOptions();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void GldOptionsDelete(GldOptions* options) { delete options; }
+
+GldStatus GldOptionsSetBackend(GldOptions* options, GldBackend backend) {
+  if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetBackend: null options");
+  switch (backend) {
+    case GLD_BACKEND_AUTO: options->options.backend = gld::Backend::kAuto; return GLD_OK;
+    case GLD_BACKEND_GL: options->options.backend = gld::Backend::kGl; return GLD_OK;
+    case GLD_BACKEND_CPU: options->options.backend = gld::Backend::kCpu; return GLD_OK;
+  }
+  return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetBackend: unknown backend " + std::to_string(static_cast<int>(backend)));
+}
+
+GldStatus GldOptionsSetPrecision(GldOptions* options, GldPrecision precision) {
+  if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetPrecision: null options");
+  switch (precision) {
+    case GLD_PRECISION_FP32: options->options.precision = gld::Precision::kFp32; return GLD_OK;
+    case GLD_PRECISION_FP16: options->options.precision = gld::Precision::kFp16; return GLD_OK;
+  }
+  return Fail(GLD_INVALID_ARGUMENT,
+              "GldOptionsSetPrecision: unknown precision " + std::to_string(static_cast<int>(precision)));
+}
+
+GldStatus GldOptionsSetNumThreads(GldOptions* options, int32_t num_threads) {
+  if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetNumThreads: null options");
+  if (num_threads < 1) {
+    return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetNumThreads: num_threads must be >= 1, got " +
+                                          std::to_string(num_threads));
+  }
+  options->options.num_threads = num_threads;
+  return GLD_OK;
+}
+
+GldStatus GldOptionsSetLogLevel(GldOptions* options, const char* level) {
+  return Guard([&] {
+    if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetLogLevel: null options");
+    options->options.log_level = level == nullptr ? "" : level;
+    return GLD_OK;
+  });
+}
+
+GldStatus GldOptionsAddGpuDenyOp(GldOptions* options, const char* op) {
+  return Guard([&] {
+    if (options == nullptr || op == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsAddGpuDenyOp: null argument");
+    options->options.gpu_deny_ops.emplace_back(op);
+    return GLD_OK;
+  });
+}
+
+GldStatus GldOptionsSetCacheDir(GldOptions* options, const char* dir) {
+  return Guard([&] {
+    if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetCacheDir: null options");
+    options->options.cache_dir = dir == nullptr ? "" : dir;
+    return GLD_OK;
+  });
+}
+
+GldStatus GldInterpreterCreate(const GldModel* model, const GldOptions* options, GldInterpreter** out_interpreter) {
+  return Guard([&] {
+    if (model == nullptr || out_interpreter == nullptr) {
+      return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterCreate: null argument");
+    }
+    *out_interpreter = nullptr;
+    gld::Options defaults;
+    auto interp = gld::Interpreter::Create(*model->model, options != nullptr ? options->options : defaults);
+    if (!interp.ok()) return Report(interp.status());
+    auto out = std::make_unique<GldInterpreter>();
+    out->interpreter = std::move(interp).value();
+    for (const auto& info : out->interpreter->inputs()) out->input_dims.emplace_back(info.shape.begin(), info.shape.end());
+    for (const auto& info : out->interpreter->outputs()) {
+      out->output_dims.emplace_back(info.shape.begin(), info.shape.end());
+    }
+    *out_interpreter = out.release();
+    return GLD_OK;
+  });
+}
+
+void GldInterpreterDelete(GldInterpreter* interpreter) { delete interpreter; }
+
+int32_t GldInterpreterGetInputCount(const GldInterpreter* interpreter) {
+  return interpreter == nullptr ? 0 : static_cast<int32_t>(interpreter->interpreter->inputs().size());
+}
+
+int32_t GldInterpreterGetOutputCount(const GldInterpreter* interpreter) {
+  return interpreter == nullptr ? 0 : static_cast<int32_t>(interpreter->interpreter->outputs().size());
+}
+
+GldStatus GldInterpreterGetInputInfo(const GldInterpreter* interpreter, int32_t index, GldTensorInfo* out_info) {
+  if (interpreter == nullptr || out_info == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterGetInputInfo: null argument");
+  const auto& inputs = interpreter->interpreter->inputs();
+  if (index < 0 || static_cast<size_t>(index) >= inputs.size()) {
+    return Fail(GLD_OUT_OF_RANGE, "input index " + std::to_string(index) + " is out of range: the model has " +
+                                      std::to_string(inputs.size()) + " input(s)");
+  }
+  FillInfo(inputs[index], interpreter->input_dims[index], out_info);
+  return GLD_OK;
+}
+
+GldStatus GldInterpreterGetOutputInfo(const GldInterpreter* interpreter, int32_t index, GldTensorInfo* out_info) {
+  if (interpreter == nullptr || out_info == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterGetOutputInfo: null argument");
+  const auto& outputs = interpreter->interpreter->outputs();
+  if (index < 0 || static_cast<size_t>(index) >= outputs.size()) {
+    return Fail(GLD_OUT_OF_RANGE, "output index " + std::to_string(index) + " is out of range: the model has " +
+                                      std::to_string(outputs.size()) + " output(s)");
+  }
+  FillInfo(outputs[index], interpreter->output_dims[index], out_info);
+  return GLD_OK;
+}
+
+GldStatus GldInterpreterSetInput(GldInterpreter* interpreter, int32_t index, const void* data, size_t bytes) {
+  if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterSetInput: null interpreter");
+  return Guard([&] { return Report(interpreter->interpreter->SetInput(index, data, bytes)); });
+}
+
+GldStatus GldInterpreterInvoke(GldInterpreter* interpreter) {
+  if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterInvoke: null interpreter");
+  return Guard([&] { return Report(interpreter->interpreter->Invoke()); });
+}
+
+GldStatus GldInterpreterGetOutput(const GldInterpreter* interpreter, int32_t index, void* data, size_t bytes) {
+  if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterGetOutput: null interpreter");
+  return Guard([&] { return Report(interpreter->interpreter->GetOutput(index, data, bytes)); });
+}
+
+}  // extern "C"

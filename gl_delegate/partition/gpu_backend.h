@@ -1,0 +1,54 @@
+// The seam between the runtime and a GPU backend (the GL backend in gl/).
+//
+// The runtime asks CreateGpuBackend for a backend, asks it about every node
+// (PartitionGraph), and then asks it for one Step per GPU segment. A segment
+// step reads its input tensors from host buffers and writes its output
+// tensors to host buffers (runtime/step.h), so GPU segments and CPU nodes mix
+// freely in a plan.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gldelegate/gldelegate.hpp"
+#include "gldelegate/status.hpp"
+#include "graph/graph.h"
+#include "runtime/step.h"
+
+namespace gld {
+
+struct Segment;
+
+class GpuBackend {
+ public:
+  virtual ~GpuBackend() = default;
+
+  // "gl"
+  virtual std::string name() const = 0;
+  // Renderer / version line for reports; may be empty.
+  virtual std::string renderer() const { return {}; }
+
+  // Empty when the backend can run graph.nodes[node_index] (with the shapes
+  // and constants the graph has now); otherwise why not, e.g.
+  // "GATHER is not supported on GL" or "CONV_2D: dilation 2 not supported".
+  virtual std::string WhyNotSupported(const Graph& graph, size_t node_index) const = 0;
+
+  // The step that runs `segment`. `graph` outlives the step and does not
+  // change any more, so the step may keep pointers into it.
+  virtual StatusOr<std::unique_ptr<Step>> CreateSegmentStep(const Graph& graph, const Segment& segment,
+                                                            int segment_index) = 0;
+
+  // Adds backend facts (renderer, dispatches, GPU bytes) to the report.
+  virtual void FillReport(InterpreterReport& report) const { report.gl_renderer = renderer(); }
+};
+
+// The GPU backend for `options`, or the reason there is none (Unavailable
+// when this build or this machine has no usable GPU backend).
+StatusOr<std::unique_ptr<GpuBackend>> CreateGpuBackend(const Options& options);
+
+// Ops the GPU backend of this build can run in at least some configuration,
+// for listings (gld_inspect --list_ops). Empty without a GPU backend.
+std::vector<OpType> GpuBackendOps();
+
+}  // namespace gld

@@ -1,0 +1,86 @@
+#include "partition/partition.h"
+
+#include <algorithm>
+
+#include "partition/gpu_backend.h"
+#include "util/logging.h"
+
+namespace gld {
+
+namespace {
+
+bool Contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// Fills segment.inputs / outputs from the graph's data flow.
+void ComputeSegmentEdges(const Graph& graph, Segment& segment) {
+  const std::vector<int>& members = segment.nodes;
+  if (members.empty()) return;
+  std::vector<int> written;
+  for (int n : members) {
+    const Node& node = graph.nodes[n];
+    for (int t : node.inputs) {
+      if (t < 0 || static_cast<size_t>(t) >= graph.tensors.size()) continue;
+      if (graph.tensors[t].is_constant || Contains(written, t) || Contains(segment.inputs, t)) continue;
+      segment.inputs.push_back(t);
+    }
+    for (int t : node.outputs) written.push_back(t);
+  }
+  const int last = members.back();
+  for (int t : written) {
+    bool needed = graph.IsGraphOutput(t);
+    for (size_t n = static_cast<size_t>(last) + 1; !needed && n < graph.nodes.size(); ++n) {
+      needed = Contains(graph.nodes[n].inputs, t);
+    }
+    if (needed && !Contains(segment.outputs, t)) segment.outputs.push_back(t);
+  }
+}
+
+}  // namespace
+
+std::string Partition::PlacementLine() const {
+  return "placement: " + std::to_string(gpu_nodes) + "/" + std::to_string(nodes.size()) + " nodes on GPU in " +
+         std::to_string(segments.size()) + " segments";
+}
+
+StatusOr<std::set<OpType>> ParseOpNames(const std::vector<std::string>& names) {
+  std::set<OpType> ops;
+  for (const std::string& name : names) {
+    OpType op;
+    if (!OpTypeFromName(name, &op)) {
+      return InvalidArgumentError("gpu_deny_ops: unknown op '" + name + "' (op names as in the model, e.g. CONV_2D)");
+    }
+    ops.insert(op);
+  }
+  return ops;
+}
+
+Partition PartitionGraph(const Graph& graph, const PartitionOptions& options) {
+  Partition p;
+  p.nodes.resize(graph.nodes.size());
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    NodePlacement& place = p.nodes[i];
+    const Node& node = graph.nodes[i];
+    if (options.gpu == nullptr) {
+      place.reason = options.cpu_reason;
+    } else if (options.gpu_deny_ops.count(node.op) != 0) {
+      place.reason = std::string(OpTypeName(node.op)) + " is in gpu_deny_ops";
+    } else {
+      place.reason = options.gpu->WhyNotSupported(graph, i);
+    }
+    if (!place.reason.empty()) continue;
+    place.on_gpu = true;
+    ++p.gpu_nodes;
+    if (i == 0 || !p.nodes[i - 1].on_gpu) p.segments.emplace_back();
+    place.segment = static_cast<int>(p.segments.size()) - 1;
+    p.segments.back().nodes.push_back(static_cast<int>(i));
+  }
+  for (Segment& s : p.segments) ComputeSegmentEdges(graph, s);
+
+  Log().info("{}", p.PlacementLine());
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (!p.nodes[i].on_gpu) Log().info("  {} on CPU: {}", graph.NodeLabel(i), p.nodes[i].reason);
+  }
+  return p;
+}
+
+}  // namespace gld

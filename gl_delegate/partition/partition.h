@@ -1,0 +1,50 @@
+// Partitioning: which nodes run on the GPU and which on the CPU (and why), and
+// the GPU segments: maximal runs of consecutive GPU nodes.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gldelegate/status.hpp"
+#include "graph/graph.h"
+
+namespace gld {
+
+class GpuBackend;
+
+struct NodePlacement {
+  bool on_gpu = false;
+  int segment = -1;    // index into Partition::segments; -1 on the CPU
+  std::string reason;  // why the node runs on the CPU; empty on the GPU
+};
+
+struct Segment {
+  std::vector<int> nodes;    // node indices, in graph order, consecutive
+  std::vector<int> inputs;   // non-constant tensors read in the segment but written outside it
+  std::vector<int> outputs;  // tensors written in the segment and read after it, or graph outputs
+};
+
+struct Partition {
+  std::vector<NodePlacement> nodes;  // one per graph node
+  std::vector<Segment> segments;
+  int gpu_nodes = 0;
+  // "placement: G/N nodes on GPU in K segments"
+  std::string PlacementLine() const;
+};
+
+struct PartitionOptions {
+  // nullptr: every node runs on the CPU with `cpu_reason`.
+  const GpuBackend* gpu = nullptr;
+  std::string cpu_reason = "backend is cpu";
+  std::set<OpType> gpu_deny_ops;
+};
+
+// Op names -> OpTypes; InvalidArgument naming an unknown op.
+StatusOr<std::set<OpType>> ParseOpNames(const std::vector<std::string>& names);
+
+// Places every node of `graph` and logs the placement line (info) followed by
+// each CPU node and its reason.
+Partition PartitionGraph(const Graph& graph, const PartitionOptions& options);
+
+}  // namespace gld

@@ -1,0 +1,48 @@
+// Plan: the ordered steps that run a partitioned graph, and the host memory
+// plan that gives every tensor a step reads or writes its storage.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "partition/partition.h"
+#include "runtime/memory_planner.h"
+#include "runtime/step.h"
+
+namespace gld {
+
+class GpuBackend;
+
+struct Plan {
+  std::vector<std::unique_ptr<Step>> steps;
+};
+
+// One step per CPU node (Unimplemented "node 7 (FOO): no CPU kernel" when the
+// CPU cannot run it) and one per GPU segment (made by `gpu`).
+StatusOr<Plan> BuildPlan(const Graph& graph, const Partition& partition, GpuBackend* gpu);
+
+// Where each tensor's host storage comes from.
+enum class TensorStorage : uint8_t {
+  kNone,       // no step touches it on the host
+  kConstant,   // points into Graph::tensors[t].data
+  kDedicated,  // its own buffer: graph inputs and outputs, variables
+  kArena,      // shares the arena with tensors of disjoint lifetime
+};
+
+struct HostMemoryPlan {
+  std::vector<TensorStorage> storage;  // per tensor
+  std::vector<uint64_t> bytes;         // per tensor: elements x element size
+  std::vector<uint64_t> arena_offset;  // per tensor; valid for kArena
+  uint64_t arena_bytes = 0;
+  uint64_t arena_naive_bytes = 0;  // the arena tensors' sizes added up (64-byte aligned)
+  uint64_t dedicated_bytes = 0;
+  int arena_tensors = 0;
+};
+
+// Plans host storage for the tensors the steps touch. InvalidArgument when a
+// tensor's shape or type cannot be stored or the total is beyond
+// `max_host_bytes`.
+StatusOr<HostMemoryPlan> PlanHostMemory(const Graph& graph, const std::vector<std::unique_ptr<Step>>& steps,
+                                        uint64_t max_host_bytes);
+
+}  // namespace gld

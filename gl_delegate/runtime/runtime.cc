@@ -1,0 +1,229 @@
+#include "runtime/runtime.h"
+
+#include <cstring>
+#include <new>
+
+#include "graph/shape_inference.h"
+#include "model/model_impl.h"
+#include "partition/gpu_backend.h"
+#include "runtime/graph_check.h"
+#include "transforms/pass_list.h"
+#include "util/logging.h"
+#include "util/thread_pool.h"
+
+namespace gld {
+
+namespace {
+
+constexpr std::align_val_t kAlignment{64};
+constexpr int kMaxThreads = 256;
+
+std::string DescribeIo(const char* kind, int index, const TensorInfo& info) {
+  std::string shape = "[";
+  for (size_t i = 0; i < info.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(info.shape[i]);
+  return std::string(kind) + " " + std::to_string(index) + " ('" + info.name + "' " + shape + "] " +
+         ElementTypeName(info.type) + ")";
+}
+
+}  // namespace
+
+void AlignedBuffer::Free::operator()(uint8_t* p) const { ::operator delete[](p, kAlignment); }
+
+Status AlignedBuffer::Allocate(uint64_t bytes, const std::string& what) {
+  data_.reset();
+  size_ = 0;
+  // Never a null base, so zero-element tensors still get a valid pointer.
+  const uint64_t alloc = bytes == 0 ? 64 : bytes;
+  uint8_t* p = static_cast<uint8_t*>(::operator new[](static_cast<size_t>(alloc), kAlignment, std::nothrow));
+  if (p == nullptr) return InternalError("cannot allocate " + std::to_string(bytes) + " bytes for " + what);
+  std::memset(p, 0, static_cast<size_t>(alloc));
+  data_.reset(p);
+  size_ = bytes;
+  return OkStatus();
+}
+
+Runtime::~Runtime() = default;
+
+StatusOr<std::unique_ptr<Runtime>> Runtime::Create(Graph graph, const Options& options) {
+  GLD_RETURN_IF_ERROR(ConfigureLogging(options.log_level));
+  std::unique_ptr<Runtime> rt(new Runtime());
+  rt->graph_ = std::move(graph);
+  GLD_RETURN_IF_ERROR(rt->Initialize(options));
+  return rt;
+}
+
+Status Runtime::SelectBackend(const Options& options, PartitionOptions* popts) {
+  switch (options.backend) {
+    case Backend::kCpu:
+      popts->cpu_reason = "backend is cpu";
+      backend_in_use_ = Backend::kCpu;
+      return OkStatus();
+    case Backend::kGl: {
+      auto gpu = CreateGpuBackend(options);
+      if (!gpu.ok()) return gpu.status();
+      gpu_ = std::move(gpu).value();
+      backend_in_use_ = Backend::kGl;
+      break;
+    }
+    case Backend::kAuto: {
+      auto gpu = CreateGpuBackend(options);
+      if (!gpu.ok()) {
+        Log().warn("GPU backend unavailable, running every node on the CPU: {}", gpu.status().message());
+        popts->cpu_reason = "GPU backend unavailable: " + gpu.status().message();
+        backend_in_use_ = Backend::kCpu;
+        return OkStatus();
+      }
+      gpu_ = std::move(gpu).value();
+      backend_in_use_ = Backend::kGl;
+      break;
+    }
+  }
+  popts->gpu = gpu_.get();
+  return OkStatus();
+}
+
+Status Runtime::Initialize(const Options& options) {
+  if (options.num_threads < 1 || options.num_threads > kMaxThreads) {
+    return InvalidArgumentError("num_threads must be in [1, " + std::to_string(kMaxThreads) + "], got " +
+                                std::to_string(options.num_threads));
+  }
+  num_threads_ = options.num_threads;
+  PartitionOptions popts;
+  GLD_ASSIGN_OR_RETURN(popts.gpu_deny_ops, ParseOpNames(options.gpu_deny_ops));
+
+  const int original_nodes = static_cast<int>(graph_.nodes.size());
+  GLD_RETURN_IF_ERROR(CheckGraphStructure(graph_));
+  PassLog pass_log;
+  GLD_RETURN_IF_ERROR(RunDefaultPasses(graph_, pass_log));
+  GLD_RETURN_IF_ERROR(InferShapes(graph_));
+
+  GLD_RETURN_IF_ERROR(SelectBackend(options, &popts));
+  partition_ = PartitionGraph(graph_, popts);
+  GLD_ASSIGN_OR_RETURN(plan_, BuildPlan(graph_, partition_, gpu_.get()));
+  GLD_ASSIGN_OR_RETURN(memory_, PlanHostMemory(graph_, plan_.steps, kMaxHostBytes));
+  GLD_RETURN_IF_ERROR(AllocateTensors());
+  Log().info("memory: CPU arena {} bytes for {} intermediate tensors (naive {} bytes), {} bytes for inputs, "
+             "outputs and variables",
+             memory_.arena_bytes, memory_.arena_tensors, memory_.arena_naive_bytes, memory_.dedicated_bytes);
+
+  if (num_threads_ > 1) pool_ = std::make_unique<ThreadPool>(num_threads_);
+  for (int t : graph_.inputs) inputs_.push_back(MakeTensorInfo(graph_.tensors[t]));
+  for (int t : graph_.outputs) outputs_.push_back(MakeTensorInfo(graph_.tensors[t]));
+  FillReport(options, original_nodes, pass_log.lines);
+  return OkStatus();
+}
+
+Status Runtime::AllocateTensors() {
+  const size_t n = graph_.tensors.size();
+  tensors_.assign(n, cpu::TensorData());
+  GLD_RETURN_IF_ERROR(arena_.Allocate(memory_.arena_bytes, "the CPU arena"));
+  for (size_t t = 0; t < n; ++t) {
+    Tensor& tensor = graph_.tensors[t];
+    cpu::TensorData& td = tensors_[t];
+    td.type = tensor.type;
+    td.shape = tensor.shape;
+    td.bytes = static_cast<size_t>(memory_.bytes[t]);
+    switch (memory_.storage[t]) {
+      case TensorStorage::kNone: td.bytes = 0; break;
+      case TensorStorage::kConstant:
+        // Kernels read constants through const TensorData*; nothing writes them.
+        td.data = tensor.data.empty() ? arena_.data() : tensor.data.data();
+        break;
+      case TensorStorage::kArena: td.data = arena_.data() + memory_.arena_offset[t]; break;
+      case TensorStorage::kDedicated: {
+        AlignedBuffer buffer;
+        GLD_RETURN_IF_ERROR(buffer.Allocate(memory_.bytes[t], "tensor '" + tensor.name + "'"));
+        if (tensor.is_variable && tensor.data.size() == memory_.bytes[t] && !tensor.data.empty()) {
+          std::memcpy(buffer.data(), tensor.data.data(), tensor.data.size());
+        }
+        td.data = buffer.data();
+        dedicated_.push_back(std::move(buffer));
+        break;
+      }
+    }
+  }
+  return OkStatus();
+}
+
+void Runtime::FillReport(const Options& options, int original_nodes, const std::vector<std::string>& pass_log) {
+  InterpreterReport& r = report_;
+  r.backend = backend_in_use_;
+  r.precision = options.precision;
+  r.placement_line = partition_.PlacementLine();
+  r.pass_log = pass_log;
+  r.original_nodes = original_nodes;
+  r.total_nodes = static_cast<int>(graph_.nodes.size());
+  r.gpu_nodes = partition_.gpu_nodes;
+  r.segments = static_cast<int>(partition_.segments.size());
+  r.cpu_bytes_planned = memory_.arena_bytes + memory_.dedicated_bytes;
+  r.cpu_bytes_naive = memory_.arena_naive_bytes + memory_.dedicated_bytes;
+  r.nodes.clear();
+  for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+    const Node& node = graph_.nodes[i];
+    PlacementInfo p;
+    p.index = static_cast<int>(i);
+    p.op = OpTypeName(node.op);
+    p.label = graph_.NodeLabel(i);
+    p.fused = node.fused_names;
+    for (int t : node.inputs) {
+      p.input_shapes.push_back(t == kNoTensor ? std::vector<int>{}
+                                              : std::vector<int>(graph_.tensors[t].shape.begin(),
+                                                                 graph_.tensors[t].shape.end()));
+    }
+    for (int t : node.outputs) {
+      p.output_shapes.emplace_back(graph_.tensors[t].shape.begin(), graph_.tensors[t].shape.end());
+    }
+    p.on_gpu = partition_.nodes[i].on_gpu;
+    p.segment = partition_.nodes[i].segment;
+    p.reason = partition_.nodes[i].reason;
+    r.nodes.push_back(std::move(p));
+  }
+  if (gpu_) gpu_->FillReport(r);
+}
+
+Status Runtime::SetInput(int index, const void* data, size_t bytes) {
+  if (index < 0 || static_cast<size_t>(index) >= inputs_.size()) {
+    return OutOfRangeError("input index " + std::to_string(index) + " is out of range: the model has " +
+                           std::to_string(inputs_.size()) + " input(s)");
+  }
+  const TensorInfo& info = inputs_[index];
+  if (bytes != info.bytes) {
+    return InvalidArgumentError(DescribeIo("input", index, info) + " needs " + std::to_string(info.bytes) +
+                                " bytes, got " + std::to_string(bytes));
+  }
+  if (data == nullptr && bytes > 0) return InvalidArgumentError(DescribeIo("input", index, info) + ": data is null");
+  if (bytes > 0) std::memcpy(tensors_[graph_.inputs[index]].data, data, bytes);
+  return OkStatus();
+}
+
+Status Runtime::Invoke() {
+  StepContext ctx;
+  ctx.graph = &graph_;
+  ctx.tensors = &tensors_;
+  ctx.pool = pool_.get();
+  ctx.num_threads = num_threads_;
+  for (auto& step : plan_.steps) GLD_RETURN_IF_ERROR(step->Run(ctx));
+  return OkStatus();
+}
+
+Status Runtime::GetOutput(int index, void* data, size_t bytes) const {
+  if (index < 0 || static_cast<size_t>(index) >= outputs_.size()) {
+    return OutOfRangeError("output index " + std::to_string(index) + " is out of range: the model has " +
+                           std::to_string(outputs_.size()) + " output(s)");
+  }
+  const TensorInfo& info = outputs_[index];
+  if (bytes != info.bytes) {
+    return InvalidArgumentError(DescribeIo("output", index, info) + " has " + std::to_string(info.bytes) +
+                                " bytes, the buffer has " + std::to_string(bytes));
+  }
+  if (data == nullptr && bytes > 0) return InvalidArgumentError(DescribeIo("output", index, info) + ": buffer is null");
+  if (bytes > 0) std::memcpy(data, tensors_[graph_.outputs[index]].data, bytes);
+  return OkStatus();
+}
+
+const void* Runtime::OutputData(int index) const {
+  if (index < 0 || static_cast<size_t>(index) >= outputs_.size()) return nullptr;
+  return tensors_[graph_.outputs[index]].data;
+}
+
+}  // namespace gld

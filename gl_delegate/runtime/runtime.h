@@ -1,0 +1,86 @@
+// The runtime behind gld::Interpreter: transforms a graph, partitions it,
+// plans steps and memory, and runs it.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cpu_kernels/cpu_kernel.h"
+#include "gldelegate/gldelegate.hpp"
+#include "gldelegate/status.hpp"
+#include "graph/graph.h"
+#include "partition/partition.h"
+#include "runtime/plan.h"
+
+namespace gld {
+
+class GpuBackend;
+class ThreadPool;
+
+// A heap block aligned to 64 bytes.
+class AlignedBuffer {
+ public:
+  AlignedBuffer() = default;
+  Status Allocate(uint64_t bytes, const std::string& what);
+  uint8_t* data() const { return data_.get(); }
+  uint64_t size() const { return size_; }
+
+ private:
+  struct Free {
+    void operator()(uint8_t* p) const;
+  };
+  std::unique_ptr<uint8_t, Free> data_;
+  uint64_t size_ = 0;
+};
+
+class Runtime {
+ public:
+  // Limit on the host memory one runtime may plan for its tensors.
+  static constexpr uint64_t kMaxHostBytes = uint64_t{16} << 30;
+
+  // `graph` is the model's graph as loaded; `original_nodes` its node count
+  // for the report.
+  static StatusOr<std::unique_ptr<Runtime>> Create(Graph graph, const Options& options);
+  ~Runtime();
+
+  const Graph& graph() const { return graph_; }
+  const std::vector<TensorInfo>& inputs() const { return inputs_; }
+  const std::vector<TensorInfo>& outputs() const { return outputs_; }
+
+  Status SetInput(int index, const void* data, size_t bytes);
+  Status Invoke();
+  Status GetOutput(int index, void* data, size_t bytes) const;
+  const void* OutputData(int index) const;
+
+  const InterpreterReport& report() const { return report_; }
+  const Partition& partition() const { return partition_; }
+  const HostMemoryPlan& memory() const { return memory_; }
+  size_t num_steps() const { return plan_.steps.size(); }
+  // Host storage of tensor t (data == nullptr when it has none).
+  const cpu::TensorData& tensor(int t) const { return tensors_[t]; }
+
+ private:
+  Runtime() = default;
+  Status Initialize(const Options& options);
+  Status SelectBackend(const Options& options, PartitionOptions* popts);
+  Status AllocateTensors();
+  void FillReport(const Options& options, int original_nodes, const std::vector<std::string>& pass_log);
+
+  Graph graph_;
+  std::unique_ptr<GpuBackend> gpu_;
+  Backend backend_in_use_ = Backend::kCpu;
+  Partition partition_;
+  Plan plan_;
+  HostMemoryPlan memory_;
+  AlignedBuffer arena_;
+  std::vector<AlignedBuffer> dedicated_;
+  std::vector<cpu::TensorData> tensors_;
+  std::unique_ptr<ThreadPool> pool_;
+  int num_threads_ = 1;
+  std::vector<TensorInfo> inputs_, outputs_;
+  InterpreterReport report_;
+};
+
+}  // namespace gld

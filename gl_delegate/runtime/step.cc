@@ -1,0 +1,40 @@
+#include "runtime/step.h"
+
+#include "util/thread_pool.h"
+
+namespace gld {
+
+CpuNodeStep::CpuNodeStep(const Graph& graph, size_t node_index, const cpu::CpuKernel* kernel)
+    : node_(&graph.nodes[node_index]), node_index_(node_index), kernel_(kernel), label_(graph.NodeLabel(node_index)) {}
+
+std::vector<int> CpuNodeStep::host_inputs() const {
+  std::vector<int> v;
+  for (int t : node_->inputs) {
+    if (t != kNoTensor) v.push_back(t);
+  }
+  return v;
+}
+
+std::vector<int> CpuNodeStep::host_outputs() const { return node_->outputs; }
+
+Status CpuNodeStep::Run(StepContext& ctx) {
+  cpu::KernelContext k;
+  k.graph = ctx.graph;
+  k.node = node_;
+  k.inputs.reserve(node_->inputs.size());
+  for (int t : node_->inputs) k.inputs.push_back(t == kNoTensor ? nullptr : &(*ctx.tensors)[t]);
+  k.outputs.reserve(node_->outputs.size());
+  for (int t : node_->outputs) k.outputs.push_back(&(*ctx.tensors)[t]);
+  k.num_threads = ctx.num_threads;
+  if (ctx.pool != nullptr && ctx.num_threads > 1) {
+    ThreadPool* pool = ctx.pool;
+    k.parallel_for = [pool](int64_t n, const std::function<void(int64_t, int64_t)>& fn) { pool->ParallelFor(n, fn); };
+  }
+  Status s = kernel_->run(k);
+  if (s.ok()) return s;
+  // Kernels usually name the node already; add the label only when missing.
+  if (s.message().rfind(label_, 0) == 0) return s;
+  return s.WithContext(label_);
+}
+
+}  // namespace gld

@@ -1,0 +1,59 @@
+// Steps: the units a Plan runs in order. A step reads its input tensors from
+// host buffers and writes its output tensors to host buffers. CpuNodeStep runs
+// one node with its CPU kernel; a GPU segment step (made by a GpuBackend, see
+// partition/gpu_backend.h) runs a whole segment.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cpu_kernels/cpu_kernel.h"
+#include "gldelegate/status.hpp"
+#include "graph/graph.h"
+
+namespace gld {
+
+class ThreadPool;
+
+// What a step sees while it runs.
+struct StepContext {
+  const Graph* graph = nullptr;
+  // Host storage of every tensor, indexed like graph->tensors. Tensors that no
+  // step reads or writes on the host (e.g. inside a GPU segment) have data ==
+  // nullptr.
+  std::vector<cpu::TensorData>* tensors = nullptr;
+  ThreadPool* pool = nullptr;  // nullptr when single-threaded
+  int num_threads = 1;
+};
+
+class Step {
+ public:
+  virtual ~Step() = default;
+  // "node 3 (ADD)", "GL segment 0 (nodes 0-11)".
+  virtual std::string label() const = 0;
+  // Tensors the step reads / writes through host buffers: they decide the
+  // memory plan. Constants may be listed; they are never planned.
+  virtual std::vector<int> host_inputs() const = 0;
+  virtual std::vector<int> host_outputs() const = 0;
+  // Errors carry the label of what failed.
+  virtual Status Run(StepContext& ctx) = 0;
+};
+
+// One node run by its CPU kernel.
+class CpuNodeStep : public Step {
+ public:
+  CpuNodeStep(const Graph& graph, size_t node_index, const cpu::CpuKernel* kernel);
+  std::string label() const override { return label_; }
+  std::vector<int> host_inputs() const override;
+  std::vector<int> host_outputs() const override;
+  Status Run(StepContext& ctx) override;
+  size_t node_index() const { return node_index_; }
+
+ private:
+  const Node* node_;
+  size_t node_index_;
+  const cpu::CpuKernel* kernel_;
+  std::string label_;
+};
+
+}  // namespace gld

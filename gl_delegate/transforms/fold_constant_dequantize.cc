@@ -1,0 +1,111 @@
+// DEQUANTIZE of a constant (float16 or affine-quantized weights, or weights
+// the loader already decoded to float32) becomes a float32 constant: the node is removed and its output tensor holds the
+// dequantized values.
+#include <cstring>
+
+#include "transforms/pass.h"
+#include "util/half.h"
+
+namespace gld {
+
+namespace {
+
+constexpr char kPass[] = "fold_constant_dequantize";
+
+template <typename Q>
+Status DequantizeAffine(const Graph& graph, size_t node_index, const Tensor& in, std::vector<float>* out) {
+  const QuantizationParams& q = in.quant;
+  const int64_t n = in.num_elements();
+  const Q* src = in.DataAs<Q>();
+  auto fail = [&](const std::string& what) {
+    return InvalidArgumentError(graph.NodeLabel(node_index) + ": constant '" + in.name + "': " + what);
+  };
+  if (q.scale.empty()) return fail("integer input without quantization parameters");
+  if (q.zero_point.size() != q.scale.size() && !q.zero_point.empty()) {
+    return fail(std::to_string(q.scale.size()) + " scales but " + std::to_string(q.zero_point.size()) +
+                " zero points");
+  }
+  auto zp = [&](size_t i) { return q.zero_point.empty() ? int64_t{0} : q.zero_point[i]; };
+  out->resize(static_cast<size_t>(n));
+  if (q.scale.size() == 1) {
+    for (int64_t i = 0; i < n; ++i) {
+      (*out)[i] = q.scale[0] * static_cast<float>(static_cast<int64_t>(src[i]) - zp(0));
+    }
+    return OkStatus();
+  }
+  // Per-channel along quantized_dimension.
+  const int dim = q.quantized_dimension;
+  if (dim < 0 || static_cast<size_t>(dim) >= in.shape.size()) {
+    return fail("quantized_dimension " + std::to_string(dim) + " is outside shape " + ShapeToString(in.shape));
+  }
+  const int64_t channels = in.shape[dim];
+  if (static_cast<int64_t>(q.scale.size()) != channels) {
+    return fail(std::to_string(q.scale.size()) + " scales for " + std::to_string(channels) +
+                " channels on dimension " + std::to_string(dim));
+  }
+  int64_t inner = 1;
+  for (size_t d = static_cast<size_t>(dim) + 1; d < in.shape.size(); ++d) inner *= in.shape[d];
+  for (int64_t i = 0; i < n; ++i) {
+    size_t c = static_cast<size_t>((i / inner) % channels);
+    (*out)[i] = q.scale[c] * static_cast<float>(static_cast<int64_t>(src[i]) - zp(c));
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Status FoldConstantDequantize(Graph& graph, PassLog& log) {
+  std::vector<bool> remove(graph.nodes.size(), false);
+  bool any = false;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node& node = graph.nodes[i];
+    if (node.op != OpType::kDequantize || node.inputs.size() != 1 || node.outputs.size() != 1) continue;
+    int in_index = node.inputs[0], out_index = node.outputs[0];
+    if (in_index < 0 || static_cast<size_t>(in_index) >= graph.tensors.size() || out_index < 0 ||
+        static_cast<size_t>(out_index) >= graph.tensors.size() || in_index == out_index) {
+      continue;  // graph validation reports bad indices with context
+    }
+    const Tensor& in = graph.tensors[in_index];
+    if (!in.is_constant || in.sparsity.has_value()) continue;
+    if (!ShapeIsValid(in.shape)) continue;
+    const int64_t n = in.num_elements();
+    const size_t expected = static_cast<size_t>(n) * DataTypeSize(in.type);
+    if (in.data.size() != expected) {
+      return InvalidArgumentError(graph.NodeLabel(i) + ": constant '" + in.name + "' " + ShapeToString(in.shape) +
+                                  " " + DataTypeName(in.type) + " has " + std::to_string(in.data.size()) +
+                                  " bytes, expected " + std::to_string(expected));
+    }
+    std::vector<float> values;
+    switch (in.type) {
+      case DataType::kFloat16: {
+        values.resize(static_cast<size_t>(n));
+        const uint16_t* src = in.DataAs<uint16_t>();
+        for (int64_t k = 0; k < n; ++k) values[k] = HalfToFloat(src[k]);
+        break;
+      }
+      case DataType::kFloat32:  // the loader already decoded the weights
+        values.resize(static_cast<size_t>(n));
+        if (n > 0) std::memcpy(values.data(), in.data.data(), in.data.size());
+        break;
+      case DataType::kInt8: GLD_RETURN_IF_ERROR(DequantizeAffine<int8_t>(graph, i, in, &values)); break;
+      case DataType::kUInt8: GLD_RETURN_IF_ERROR(DequantizeAffine<uint8_t>(graph, i, in, &values)); break;
+      case DataType::kInt16: GLD_RETURN_IF_ERROR(DequantizeAffine<int16_t>(graph, i, in, &values)); break;
+      default: continue;  // left to the DEQUANTIZE kernel
+    }
+    Tensor& out = graph.tensors[out_index];
+    out.type = DataType::kFloat32;
+    out.shape = in.shape;
+    out.quant = QuantizationParams();
+    out.sparsity.reset();
+    out.data.resize(values.size() * sizeof(float));
+    if (!values.empty()) std::memcpy(out.data.data(), values.data(), out.data.size());
+    out.is_constant = true;
+    remove[i] = true;
+    any = true;
+    log.Add(kPass, graph.NodeLabel(i) + " -> constant tensor " + DescribeTensor(graph, out_index));
+  }
+  if (any) EraseNodes(graph, remove);
+  return OkStatus();
+}
+
+}  // namespace gld

@@ -1,0 +1,29 @@
+#include "transforms/pass_list.h"
+
+#include "util/logging.h"
+
+namespace gld {
+
+const std::vector<Pass>& DefaultPasses() {
+  // Folding first: it turns weight-producing nodes into constants, which the
+  // later passes (and the partitioner) then see as plain weights.
+  static const std::vector<Pass> passes = {
+      {"fold_constant_densify", FoldConstantDensify},  // before DEQUANTIZE: sparse fp16 -> dense fp16
+      {"fold_constant_dequantize", FoldConstantDequantize},
+      {"remove_dead_nodes", RemoveDeadNodes},
+      {"release_unused_constants", ReleaseUnusedConstants},
+  };
+  return passes;
+}
+
+Status RunPasses(Graph& graph, const std::vector<Pass>& passes, PassLog& log) {
+  for (const Pass& pass : passes) {
+    size_t before = log.lines.size();
+    Status s = pass.run(graph, log);
+    if (!s.ok()) return s.WithContext(std::string("pass ") + pass.name);
+    Log().debug("pass {}: {} change(s), {} nodes left", pass.name, log.lines.size() - before, graph.nodes.size());
+  }
+  return OkStatus();
+}
+
+}  // namespace gld

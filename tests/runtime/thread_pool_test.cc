@@ -1,0 +1,68 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "util/thread_pool.h"
+
+namespace gld {
+namespace {
+
+TEST(ThreadPool, CoversTheRangeExactlyOnce) {
+  ThreadPool pool(4);
+  EXPECT_EQ(pool.num_threads(), 4);
+  for (int64_t n : {1, 2, 3, 4, 5, 17, 1000}) {
+    std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+    pool.ParallelFor(n, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) hits[i]++;
+    });
+    for (int64_t i = 0; i < n; ++i) EXPECT_EQ(hits[i].load(), 1) << "n=" << n << " i=" << i;
+  }
+}
+
+TEST(ThreadPool, UsesSeveralThreads) {
+  ThreadPool pool(3);
+  std::mutex m;
+  std::vector<std::thread::id> ids;
+  std::atomic<int> arrived{0};
+  pool.ParallelFor(3, [&](int64_t, int64_t) {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      ids.push_back(std::this_thread::get_id());
+    }
+    // All three chunks must run at once to get past this point.
+    arrived++;
+    while (arrived.load() < 3) std::this_thread::yield();
+  });
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(std::unique(ids.begin(), ids.end()) - ids.begin(), 3);
+}
+
+TEST(ThreadPool, SingleThreadRunsInline) {
+  ThreadPool pool(1);
+  std::thread::id id;
+  pool.ParallelFor(10, [&](int64_t b, int64_t e) {
+    EXPECT_EQ(b, 0);
+    EXPECT_EQ(e, 10);
+    id = std::this_thread::get_id();
+  });
+  EXPECT_EQ(id, std::this_thread::get_id());
+}
+
+TEST(ThreadPool, ManyCallsFromTwoThreads) {
+  ThreadPool pool(2);
+  std::atomic<int64_t> total{0};
+  auto work = [&] {
+    for (int k = 0; k < 200; ++k) {
+      pool.ParallelFor(10, [&](int64_t b, int64_t e) { total += e - b; });
+    }
+  };
+  std::thread t1(work), t2(work);
+  t1.join();
+  t2.join();
+  EXPECT_EQ(total.load(), 2 * 200 * 10);
+}
+
+}  // namespace
+}  // namespace gld
