@@ -1,0 +1,236 @@
+// Per-op conformance: every case in tests/data/ops/<op>__<variant>/ (a small
+// .tflite model, its stored inputs and LiteRT's outputs, made by
+// tools/reference/make_op_cases.py with LiteRT's reference kernels) runs on our
+// CPU backend, and each output is compared with LiteRT's:
+//   float outputs   max|ours - ref| / max|ref| <= 1e-5 (1e-4 for the
+//                   transcendental ops in kTranscendentalOps)
+//   other outputs   (int, bool, quantized) equal element for element
+// A case whose op has no CPU kernel fails like any other wrong result. To
+// mark ops as known missing, list them in kKnownUnimplementedOps: their cases
+// are skipped, and fail as soon as they pass, so the list only shrinks.
+// Running the binary directly prints a per-op summary at the end.
+#include <dirent.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gldelegate/gldelegate.hpp"
+#include "gldelegate/npy.hpp"
+#include "models/reference_data.h"
+
+namespace gld::testing {
+namespace {
+
+constexpr double kExactTolerance = 1e-5;
+constexpr double kTranscendentalTolerance = 1e-4;
+
+// Ops whose results go through exp/log/pow/trig/tanh (or erf, for GELU), which
+// libm implementations round differently in the last bits; everything else is
+// + - * / sqrt, comparisons and data movement.
+const std::set<std::string> kTranscendentalOps = {
+    "COS",  "ELU",      "EXP",   "GELU",        "LOCAL_RESPONSE_NORMALIZATION",
+    "LOG",  "LOG_SOFTMAX", "LOGISTIC", "POW", "RSQRT", "SIN", "SOFTMAX", "TANH",
+};
+
+// Ops known to have no CPU kernel yet. Their cases are skipped (and fail once
+// they pass). Keep this list short and empty it as kernels land.
+const std::set<std::string> kKnownUnimplementedOps = {};
+
+// The ops of issue 3, each of which must have at least two cases.
+const std::vector<std::string> kRequiredOps = {
+    "ABS", "ADD", "ADD_N", "ARG_MAX", "ARG_MIN", "AVERAGE_POOL_2D", "BATCH_MATMUL", "BROADCAST_TO", "CAST",
+    "CONCATENATION", "CONV_2D", "COS", "CUMSUM", "DEPTH_TO_SPACE", "DEPTHWISE_CONV_2D", "DEQUANTIZE", "DENSIFY",
+    "DIV", "ELU", "EQUAL", "EXP", "EXPAND_DIMS", "FILL", "FLOOR", "FLOOR_DIV", "FLOOR_MOD", "FULLY_CONNECTED",
+    "GATHER", "GATHER_ND", "GELU", "GREATER", "GREATER_EQUAL", "HARD_SWISH", "L2_NORMALIZATION", "LEAKY_RELU",
+    "LESS", "LESS_EQUAL", "LOCAL_RESPONSE_NORMALIZATION", "LOG", "LOG_SOFTMAX", "LOGICAL_AND", "LOGICAL_NOT",
+    "LOGICAL_OR", "LOGISTIC", "MAX_POOL_2D", "MAXIMUM", "MEAN", "MINIMUM", "MIRROR_PAD", "MUL", "NEG",
+    "NOT_EQUAL", "ONE_HOT", "PACK", "PAD", "PADV2", "POW", "PRELU", "QUANTIZE", "REDUCE_MAX", "REDUCE_MIN",
+    "REDUCE_PROD", "RELU", "RELU6", "RELU_N1_TO_1", "RELU_0_TO_1", "RESHAPE", "RESIZE_BILINEAR",
+    "RESIZE_NEAREST_NEIGHBOR", "REVERSE_V2", "RSQRT", "SELECT", "SELECT_V2", "SHAPE", "SIGN", "SIN", "SLICE",
+    "SOFTMAX", "SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND", "SPACE_TO_DEPTH", "SPLIT", "SPLIT_V", "SQRT", "SQUARE",
+    "SQUARED_DIFFERENCE", "SQUEEZE", "STRIDED_SLICE", "SUB", "SUM", "TANH", "TILE", "TRANSPOSE", "TRANSPOSE_CONV",
+    "UNPACK", "ZEROS_LIKE",
+};
+
+std::string OpsDir() { return std::string(GLD_TEST_DATA_DIR) + "/ops"; }
+
+std::vector<std::string> ListCases() {
+  std::vector<std::string> names;
+  DIR* dir = opendir(OpsDir().c_str());
+  if (dir == nullptr) return names;
+  while (dirent* e = readdir(dir)) {
+    const std::string name = e->d_name;
+    if (name.empty() || name[0] == '.') continue;
+    if (FileExists(OpsDir() + "/" + name + "/manifest.json")) names.push_back(name);
+  }
+  closedir(dir);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+struct CaseResult {
+  std::string op;
+  bool passed = false;
+  std::string failure;  // first reason, when not passed
+  std::vector<std::string> measures;
+};
+
+// Everything one case needs, without gtest assertions, so that known
+// unimplemented ops can be told apart from passing ones.
+CaseResult RunCase(const std::string& name) {
+  CaseResult result;
+  const std::string dir = OpsDir() + "/" + name;
+  auto manifest = ReadTextFile(dir + "/manifest.json");
+  if (!manifest.ok()) {
+    result.failure = manifest.status().ToString();
+    return result;
+  }
+  auto op = JsonStringField(*manifest, "op");
+  if (!op.ok()) {
+    result.failure = op.status().ToString();
+    return result;
+  }
+  result.op = *op;
+  const double tolerance = kTranscendentalOps.count(result.op) ? kTranscendentalTolerance : kExactTolerance;
+
+  auto fail = [&](const std::string& why) {
+    result.failure = why;
+    return result;
+  };
+  auto model = Model::FromFile(dir + "/model.tflite");
+  if (!model.ok()) return fail("load: " + model.status().ToString());
+  Options options;
+  options.backend = Backend::kCpu;
+  auto interp = Interpreter::Create(**model, options);
+  if (!interp.ok()) return fail("create: " + interp.status().ToString());
+  Interpreter& it = **interp;
+
+  for (size_t i = 0; i < it.inputs().size(); ++i) {
+    auto bytes = LoadReferenceInput(dir, *manifest, static_cast<int>(i), it.inputs()[i]);
+    if (!bytes.ok()) return fail(bytes.status().ToString());
+    const Status set = it.SetInput(static_cast<int>(i), bytes->data(), bytes->size());
+    if (!set.ok()) return fail("set input " + std::to_string(i) + ": " + set.ToString());
+  }
+  const Status invoked = it.Invoke();
+  if (!invoked.ok()) return fail("invoke: " + invoked.ToString());
+
+  size_t stored = 0;
+  while (FileExists(dir + "/output_" + std::to_string(stored) + ".npy")) ++stored;
+  if (stored != it.outputs().size())
+    return fail("model has " + std::to_string(it.outputs().size()) + " outputs, reference " +
+                std::to_string(stored));
+
+  bool all_ok = true;
+  for (size_t i = 0; i < it.outputs().size(); ++i) {
+    const TensorInfo& info = it.outputs()[i];
+    const std::string label = "output " + std::to_string(i) + " " + ShapeString(info.shape);
+    auto ref = ReadNpy(dir + "/output_" + std::to_string(i) + ".npy");
+    if (!ref.ok()) return fail(ref.status().ToString());
+    if (ref->shape != info.shape)
+      return fail(label + ": shape differs from the reference " + ShapeString(ref->shape));
+    if (ref->type != info.type)
+      return fail(label + ": type " + ElementTypeName(info.type) + ", reference " + ElementTypeName(ref->type));
+    std::vector<uint8_t> ours(info.bytes);
+    const Status got = it.GetOutput(static_cast<int>(i), ours.data(), ours.size());
+    if (!got.ok()) return fail("get " + label + ": " + got.ToString());
+    auto ours_d = ToDoubles(ours.data(), info.type, ElementCount(info.shape));
+    auto ref_d = ToDoubles(ref->data.data(), ref->type, ref->num_elements());
+    if (!ours_d.ok()) return fail(ours_d.status().ToString());
+    if (!ref_d.ok()) return fail(ref_d.status().ToString());
+    const Comparison c = Compare(*ours_d, *ref_d);
+    const bool is_float = info.type == ElementType::kFloat32 || info.type == ElementType::kFloat64;
+    char line[320];
+    bool ok;
+    if (is_float) {
+      ok = c.relative <= tolerance;
+      std::snprintf(line, sizeof(line),
+                    "%s: max|ours-ref|/max|ref| = %.3e (limit %.0e; worst at %zu: ours %.9g ref %.9g)",
+                    label.c_str(), c.relative, tolerance, c.worst_index, c.worst_ours, c.worst_ref);
+    } else {
+      ok = c.mismatches == 0;
+      std::snprintf(line, sizeof(line), "%s: %zu of %zu elements differ (exact; first worst at %zu: ours %.9g ref %.9g)",
+                    label.c_str(), c.mismatches, ref_d->size(), c.worst_index, c.worst_ours, c.worst_ref);
+    }
+    result.measures.push_back(line);
+    if (!ok && all_ok) result.failure = line;
+    all_ok = all_ok && ok;
+  }
+  result.passed = all_ok;
+  return result;
+}
+
+// Per-op tally, printed when the binary ends.
+std::map<std::string, std::pair<int, int>>& Tally() {  // op -> (passed, run)
+  static std::map<std::string, std::pair<int, int>> tally;
+  return tally;
+}
+std::vector<std::string>& FailedCases() {
+  static std::vector<std::string> failed;
+  return failed;
+}
+
+class SummaryEnvironment : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (Tally().empty()) return;
+    int passed = 0, run = 0;
+    std::string failing_ops;
+    for (const auto& [op, counts] : Tally()) {
+      passed += counts.first;
+      run += counts.second;
+      if (counts.first != counts.second) failing_ops += " " + op;
+    }
+    std::printf("[ summary  ] conformance: %d of %d cases pass; %zu ops run, failing ops:%s\n", passed, run,
+                Tally().size(), failing_ops.empty() ? " none" : failing_ops.c_str());
+    for (const std::string& f : FailedCases()) std::printf("[ failed   ] %s\n", f.c_str());
+  }
+};
+[[maybe_unused]] const auto* const kSummary = ::testing::AddGlobalTestEnvironment(new SummaryEnvironment);
+
+class OpConformanceTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OpConformanceTest, CpuBackendMatchesLiteRT) {
+  const std::string name = GetParam();
+  const CaseResult r = RunCase(name);
+  for (const std::string& m : r.measures) std::printf("[ measure  ] %s %s\n", name.c_str(), m.c_str());
+  auto& counts = Tally()[r.op.empty() ? name : r.op];
+  counts.second += 1;
+  counts.first += r.passed ? 1 : 0;
+  if (!r.passed) FailedCases().push_back(name + ": " + r.failure);
+
+  if (kKnownUnimplementedOps.count(r.op)) {
+    if (r.passed) {
+      FAIL() << name << " passes: remove " << r.op << " from kKnownUnimplementedOps";
+    }
+    GTEST_SKIP() << name << ": " << r.op << " is listed as known unimplemented (" << r.failure << ")";
+  }
+  EXPECT_TRUE(r.passed) << name << " (" << r.op << "): " << r.failure;
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, OpConformanceTest, ::testing::ValuesIn(ListCases()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// The stored cases cover every op of the list, at least twice each.
+TEST(OpConformanceCoverage, EveryRequiredOpHasTwoCases) {
+  const std::vector<std::string> cases = ListCases();
+  ASSERT_FALSE(cases.empty()) << "no cases in " << OpsDir() << " (run tools/reference/make_op_cases.py)";
+  std::map<std::string, int> per_op;
+  for (const std::string& name : cases) {
+    auto manifest = ReadTextFile(OpsDir() + "/" + name + "/manifest.json");
+    ASSERT_TRUE(manifest.ok()) << manifest.status().ToString();
+    auto op = JsonStringField(*manifest, "op");
+    ASSERT_TRUE(op.ok()) << name << ": " << op.status().ToString();
+    per_op[*op] += 1;
+  }
+  for (const std::string& op : kRequiredOps) EXPECT_GE(per_op[op], 2) << "op " << op;
+  for (const std::string& op : kKnownUnimplementedOps)
+    EXPECT_TRUE(per_op.count(op)) << "kKnownUnimplementedOps names " << op << ", which has no case";
+}
+
+}  // namespace
+}  // namespace gld::testing

@@ -1,0 +1,199 @@
+// Reading the LiteRT references that tools/reference/ writes into tests/data/
+// (manifest.json, input_<i>.npy / input_<i>_head.npy, output_<i>.npy), the
+// deterministic input rule they use, and the comparison the model and
+// conformance tests apply. Header-only so that tests/models and
+// tests/conformance share it without a library of their own.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gldelegate/gldelegate.hpp"
+#include "gldelegate/npy.hpp"
+#include "gldelegate/status.hpp"
+
+namespace gld::testing {
+
+// "splitmix64_pm1" from tools/reference/reflib.py, bit for bit: element j of
+// input `stream` is the splitmix64 mix of base + (j + 1) * golden, base =
+// (seed * 65536 + stream) * 0xD1B54A32D192ED03, and its top 24 bits become
+// (top - 2^23) / 2^23, exact in float32, in [-1, 1).
+inline std::vector<float> UniformPm1(uint64_t seed, uint64_t stream, size_t count) {
+  const uint64_t kGolden = 0x9E3779B97F4A7C15ull;
+  const uint64_t base = (seed * 65536ull + stream) * 0xD1B54A32D192ED03ull;
+  std::vector<float> values(count);
+  for (size_t j = 0; j < count; ++j) {
+    uint64_t z = base + static_cast<uint64_t>(j + 1) * kGolden;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z = z ^ (z >> 31);
+    const int32_t top = static_cast<int32_t>(z >> 40) - (1 << 23);
+    values[j] = static_cast<float>(top) / 8388608.0f;
+  }
+  return values;
+}
+
+inline bool FileExists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+inline bool DirExists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+inline StatusOr<std::string> ReadTextFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFoundError("cannot open '" + path + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The manifests are written by tools/reference (reflib.write_json); these read
+// one top-level scalar by key, which is all the tests need.
+inline StatusOr<std::string> JsonStringField(const std::string& json, const std::string& key) {
+  const std::string needle = "\"" + key + "\": \"";
+  const size_t at = json.find(needle);
+  if (at == std::string::npos) return NotFoundError("manifest has no string field '" + key + "'");
+  const size_t begin = at + needle.size();
+  const size_t end = json.find('"', begin);
+  if (end == std::string::npos) return InvalidArgumentError("manifest field '" + key + "' is unterminated");
+  return json.substr(begin, end - begin);
+}
+
+inline StatusOr<int64_t> JsonIntField(const std::string& json, const std::string& key) {
+  const std::string needle = "\"" + key + "\": ";
+  const size_t at = json.find(needle);
+  if (at == std::string::npos) return NotFoundError("manifest has no field '" + key + "'");
+  const char* begin = json.c_str() + at + needle.size();
+  char* end = nullptr;
+  const long long v = std::strtoll(begin, &end, 10);
+  if (end == begin) return InvalidArgumentError("manifest field '" + key + "' is not an integer");
+  return static_cast<int64_t>(v);
+}
+
+template <typename T>
+void AppendAsDoubles(const uint8_t* bytes, size_t count, std::vector<double>* out) {
+  for (size_t i = 0; i < count; ++i) {
+    T v;
+    std::memcpy(&v, bytes + i * sizeof(T), sizeof(T));
+    out->push_back(static_cast<double>(v));
+  }
+}
+
+// Widens `count` elements of `type` to double (float16 is not needed here).
+inline StatusOr<std::vector<double>> ToDoubles(const void* data, ElementType type, size_t count) {
+  std::vector<double> out;
+  out.reserve(count);
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  switch (type) {
+    case ElementType::kFloat32: AppendAsDoubles<float>(bytes, count, &out); break;
+    case ElementType::kFloat64: AppendAsDoubles<double>(bytes, count, &out); break;
+    case ElementType::kInt8: AppendAsDoubles<int8_t>(bytes, count, &out); break;
+    case ElementType::kUInt8: AppendAsDoubles<uint8_t>(bytes, count, &out); break;
+    case ElementType::kInt16: AppendAsDoubles<int16_t>(bytes, count, &out); break;
+    case ElementType::kInt32: AppendAsDoubles<int32_t>(bytes, count, &out); break;
+    case ElementType::kInt64: AppendAsDoubles<int64_t>(bytes, count, &out); break;
+    case ElementType::kBool:
+      for (size_t i = 0; i < count; ++i) out.push_back(bytes[i] != 0 ? 1.0 : 0.0);
+      break;
+    default:
+      return UnimplementedError(std::string("cannot compare element type ") + ElementTypeName(type));
+  }
+  return out;
+}
+
+struct Comparison {
+  double max_abs_diff = 0;
+  double max_abs_ref = 0;
+  double relative = 0;  // max|ours - ref| / max|ref| (max|ours - ref| when ref is all zero)
+  size_t worst_index = 0;
+  double worst_ours = 0, worst_ref = 0;
+  size_t mismatches = 0;  // elements that differ at all (for exact integer outputs)
+};
+
+// NaN in one and not the other at the same position makes the error infinite.
+inline Comparison Compare(const std::vector<double>& ours, const std::vector<double>& ref) {
+  Comparison c;
+  for (size_t i = 0; i < ref.size() && i < ours.size(); ++i) {
+    if (std::isfinite(ref[i])) c.max_abs_ref = std::max(c.max_abs_ref, std::fabs(ref[i]));
+    double diff;
+    if (std::isnan(ref[i]) && std::isnan(ours[i])) {
+      diff = 0;
+    } else if (ref[i] == ours[i]) {  // also equal infinities
+      diff = 0;
+    } else {
+      diff = std::fabs(ours[i] - ref[i]);
+      if (std::isnan(diff)) diff = std::numeric_limits<double>::infinity();
+    }
+    if (diff != 0) ++c.mismatches;
+    if (i == 0 || diff > c.max_abs_diff) {
+      c.max_abs_diff = diff;
+      c.worst_index = i;
+      c.worst_ours = ours[i];
+      c.worst_ref = ref[i];
+    }
+  }
+  c.relative = c.max_abs_ref > 0 ? c.max_abs_diff / c.max_abs_ref : c.max_abs_diff;
+  return c;
+}
+
+inline std::string ShapeString(const std::vector<int>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+inline size_t ElementCount(const std::vector<int>& shape) {
+  size_t n = 1;
+  for (int d : shape) n *= static_cast<size_t>(d < 0 ? 0 : d);
+  return n;
+}
+
+// The bytes of input `index` of a reference case in `dir`: input_<i>.npy when
+// stored, else regenerated from the manifest's seed and checked bit for bit
+// against input_<i>_head.npy.
+inline StatusOr<std::vector<uint8_t>> LoadReferenceInput(const std::string& dir, const std::string& manifest,
+                                                         int index, const TensorInfo& info) {
+  const std::string where = dir + " input " + std::to_string(index) + " (" + info.name + ")";
+  const std::string stored = dir + "/input_" + std::to_string(index) + ".npy";
+  if (FileExists(stored)) {
+    GLD_ASSIGN_OR_RETURN(NpyArray array, ReadNpy(stored));
+    if (array.type != info.type)
+      return InvalidArgumentError(where + ": stored " + ElementTypeName(array.type) + ", model wants " +
+                                  ElementTypeName(info.type));
+    if (array.data.size() != info.bytes)
+      return InvalidArgumentError(where + ": stored " + ShapeString(array.shape) + ", model wants " +
+                                  ShapeString(info.shape));
+    return std::move(array.data);
+  }
+  const std::string head_path = dir + "/input_" + std::to_string(index) + "_head.npy";
+  if (!FileExists(head_path)) return NotFoundError(where + ": neither " + stored + " nor " + head_path);
+  if (info.type != ElementType::kFloat32)
+    return InvalidArgumentError(where + ": regenerated inputs must be float32");
+  GLD_ASSIGN_OR_RETURN(int64_t seed, JsonIntField(manifest, "seed"));
+  const size_t count = info.bytes / sizeof(float);
+  std::vector<float> values = UniformPm1(static_cast<uint64_t>(seed), static_cast<uint64_t>(index), count);
+  GLD_ASSIGN_OR_RETURN(NpyArray head, ReadNpy(head_path));
+  if (head.type != ElementType::kFloat32) return InvalidArgumentError(head_path + ": not float32");
+  const size_t head_count = head.data.size() / sizeof(float);
+  if (head_count > count || std::memcmp(head.data.data(), values.data(), head.data.size()) != 0)
+    return InternalError(where + ": regenerated input differs from " + head_path +
+                         " (reference_data.h and tools/reference/reflib.py disagree)");
+  std::vector<uint8_t> bytes(count * sizeof(float));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+}  // namespace gld::testing
