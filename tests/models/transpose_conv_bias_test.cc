@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,8 @@ struct Geometry {
   int32_t padding;  // TfLitePadding
   int stride_w, stride_h;
 };
+
+void PrintTo(const Geometry& g, std::ostream* os) { *os << g.name; }
 
 // MediaPipe's output size and leading pad along one axis.
 void MediaPipeAxis(int32_t padding, int stride, int in, int k, int* out, int* lead) {
