@@ -53,7 +53,7 @@ StatusOr<HostMemoryPlan> PlanHostMemory(const Graph& graph, const std::vector<st
       plan.storage[t] = TensorStorage::kDedicated;
     } else if (tensor.is_constant) {
       // A constant that is also a graph output is served from its data.
-      plan.storage[t] = TensorStorage::kConstant;
+      if (first[t] != kUnused || graph.IsGraphOutput(static_cast<int>(t))) plan.storage[t] = TensorStorage::kConstant;
     } else if (plan.storage[t] == TensorStorage::kNone && first[t] != kUnused) {
       plan.storage[t] = TensorStorage::kArena;
     }

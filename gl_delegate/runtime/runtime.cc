@@ -1,5 +1,6 @@
 #include "runtime/runtime.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -82,6 +83,20 @@ Status Runtime::SelectBackend(const Options& options, PartitionOptions* popts) {
   return OkStatus();
 }
 
+// Before shape inference, so that an op nobody can run is reported as such
+// rather than as a shape problem.
+Status Runtime::CheckSomeBackendRunsEveryNode(const PartitionOptions& popts) const {
+  std::vector<OpType> gpu_ops;
+  if (popts.gpu != nullptr) gpu_ops = GpuBackendOps();
+  for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+    const OpType op = graph_.nodes[i].op;
+    if (cpu::FindCpuKernel(op) != nullptr) continue;
+    bool gpu_may_run = popts.gpu_deny_ops.count(op) == 0 && std::find(gpu_ops.begin(), gpu_ops.end(), op) != gpu_ops.end();
+    if (!gpu_may_run) return UnimplementedError(graph_.NodeLabel(i) + ": no CPU kernel");
+  }
+  return OkStatus();
+}
+
 Status Runtime::Initialize(const Options& options) {
   if (options.num_threads < 1 || options.num_threads > kMaxThreads) {
     return InvalidArgumentError("num_threads must be in [1, " + std::to_string(kMaxThreads) + "], got " +
@@ -95,9 +110,10 @@ Status Runtime::Initialize(const Options& options) {
   GLD_RETURN_IF_ERROR(CheckGraphStructure(graph_));
   PassLog pass_log;
   GLD_RETURN_IF_ERROR(RunDefaultPasses(graph_, pass_log));
+  GLD_RETURN_IF_ERROR(SelectBackend(options, &popts));
+  GLD_RETURN_IF_ERROR(CheckSomeBackendRunsEveryNode(popts));
   GLD_RETURN_IF_ERROR(InferShapes(graph_));
 
-  GLD_RETURN_IF_ERROR(SelectBackend(options, &popts));
   partition_ = PartitionGraph(graph_, popts);
   GLD_ASSIGN_OR_RETURN(plan_, BuildPlan(graph_, partition_, gpu_.get()));
   GLD_ASSIGN_OR_RETURN(memory_, PlanHostMemory(graph_, plan_.steps, kMaxHostBytes));

@@ -65,6 +65,7 @@ class Runtime {
   Runtime() = default;
   Status Initialize(const Options& options);
   Status SelectBackend(const Options& options, PartitionOptions* popts);
+  Status CheckSomeBackendRunsEveryNode(const PartitionOptions& popts) const;
   Status AllocateTensors();
   void FillReport(const Options& options, int original_nodes, const std::vector<std::string>& pass_log);
 

@@ -1,0 +1,264 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <thread>
+
+#include "../transforms/graph_builder.h"
+#include "partition/gpu_backend.h"
+#include "runtime/runtime.h"
+#include "runtime/step.h"
+
+namespace gld {
+namespace {
+
+using testing::AddConstant;
+using testing::AddNode;
+using testing::AddTensor;
+
+Options CpuOptions(int threads = 1) {
+  Options o;
+  o.backend = Backend::kCpu;
+  o.num_threads = threads;
+  return o;
+}
+
+std::vector<float> RunOnce(Runtime& rt, const std::vector<float>& in, int output = 0) {
+  EXPECT_TRUE(rt.SetInput(0, in.data(), in.size() * sizeof(float)).ok());
+  Status s = rt.Invoke();
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  std::vector<float> out(rt.outputs()[output].bytes / sizeof(float));
+  EXPECT_TRUE(rt.GetOutput(output, out.data(), out.size() * sizeof(float)).ok());
+  return out;
+}
+
+// y = RELU(x + c)
+Graph AddRelu() {
+  Graph g;
+  int x = AddTensor(g, "x", {1, 4});
+  int c = AddConstant<float>(g, "c", {1, 4}, DataType::kFloat32, {1, 1, 1, 1});
+  int s = AddTensor(g, "s", {1, 4});
+  int y = AddTensor(g, "y", {1, 4});
+  AddNode(g, OpType::kAdd, {x, c}, {s}, 0, BinaryAttributes{});
+  AddNode(g, OpType::kRelu, {s}, {y}, 1);
+  g.inputs = {x};
+  g.outputs = {y};
+  return g;
+}
+
+TEST(Runtime, RunsCpuNodesInOrder) {
+  auto rt = Runtime::Create(AddRelu(), CpuOptions());
+  ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+  EXPECT_EQ(RunOnce(**rt, {-3, -1, 1, 3}), (std::vector<float>{0, 0, 2, 4}));
+  // A second run with other inputs reuses the same buffers.
+  EXPECT_EQ(RunOnce(**rt, {5, -7, 0, -0.5f}), (std::vector<float>{6, 0, 1, 0.5f}));
+  const InterpreterReport& r = (*rt)->report();
+  EXPECT_EQ(r.backend, Backend::kCpu);
+  EXPECT_EQ(r.placement_line, "placement: 0/2 nodes on GPU in 0 segments");
+  ASSERT_EQ(r.nodes.size(), 2u);
+  EXPECT_EQ(r.nodes[0].label, "node 0 (ADD)");
+  EXPECT_EQ(r.nodes[0].reason, "backend is cpu");
+  EXPECT_EQ(r.nodes[1].input_shapes, (std::vector<std::vector<int>>{{1, 4}}));
+  EXPECT_EQ((*rt)->inputs()[0].name, "x");
+  EXPECT_EQ((*rt)->inputs()[0].bytes, 16u);
+}
+
+TEST(Runtime, FoldsDequantizedWeightsBeforeRunning) {
+  // y = FC(x, DEQUANTIZE(w_fp16)): W = [[1, 0], [0, -1]] in float16.
+  Graph g;
+  int x = AddTensor(g, "x", {1, 2});
+  int wq = AddConstant<uint16_t>(g, "w_fp16", {2, 2}, DataType::kFloat16, {0x3c00, 0, 0, 0xbc00});
+  int w = AddTensor(g, "w", {2, 2});
+  int y = AddTensor(g, "y", {1, 2});
+  AddNode(g, OpType::kDequantize, {wq}, {w}, 0);
+  AddNode(g, OpType::kFullyConnected, {x, w, kNoTensor}, {y}, 1, FullyConnectedAttributes{});
+  g.inputs = {x};
+  g.outputs = {y};
+  auto rt = Runtime::Create(std::move(g), CpuOptions());
+  ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+  EXPECT_EQ(RunOnce(**rt, {3, 5}), (std::vector<float>{3, -5}));
+  const InterpreterReport& r = (*rt)->report();
+  EXPECT_EQ(r.original_nodes, 2);
+  EXPECT_EQ(r.total_nodes, 1);
+  ASSERT_FALSE(r.pass_log.empty());
+  EXPECT_EQ(r.pass_log[0].rfind("fold_constant_dequantize: node 0 (DEQUANTIZE)", 0), 0u);
+  EXPECT_EQ(r.nodes[0].label, "node 1 (FULLY_CONNECTED)") << "labels keep the file's numbering";
+}
+
+TEST(Runtime, IntermediatesShareTheArena) {
+  // x -> NEG -> a -> RELU -> b -> NEG -> c -> RELU -> y: a and c can share.
+  Graph g;
+  int x = AddTensor(g, "x", {1, 256});
+  int a = AddTensor(g, "a", {1, 256});
+  int b = AddTensor(g, "b", {1, 256});
+  int c = AddTensor(g, "c", {1, 256});
+  int y = AddTensor(g, "y", {1, 256});
+  AddNode(g, OpType::kTanh, {x}, {a});
+  AddNode(g, OpType::kRelu, {a}, {b});
+  AddNode(g, OpType::kTanh, {b}, {c});
+  AddNode(g, OpType::kRelu, {c}, {y});
+  g.inputs = {x};
+  g.outputs = {y};
+  auto rt = Runtime::Create(std::move(g), CpuOptions());
+  ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+  const HostMemoryPlan& m = (*rt)->memory();
+  EXPECT_EQ(m.arena_tensors, 3);
+  EXPECT_EQ(m.arena_naive_bytes, 3u * 1024);
+  EXPECT_EQ(m.arena_bytes, 2u * 1024);
+  EXPECT_EQ((*rt)->tensor(a).data, (*rt)->tensor(c).data);
+  EXPECT_NE((*rt)->tensor(a).data, (*rt)->tensor(b).data);
+  EXPECT_LT((*rt)->report().cpu_bytes_planned, (*rt)->report().cpu_bytes_naive);
+  std::vector<float> in(256);
+  for (int i = 0; i < 256; ++i) in[i] = static_cast<float>(i - 128) / 16.0f;
+  std::vector<float> out = RunOnce(**rt, in);
+  for (int i = 0; i < 256; ++i) {
+    float expected = std::max(0.0f, std::tanh(std::max(0.0f, std::tanh(in[i]))));
+    EXPECT_NEAR(out[i], expected, 1e-6f) << i;
+  }
+}
+
+Graph Conv(int size) {
+  Graph g;
+  int x = AddTensor(g, "x", {1, size, size, 8});
+  std::vector<float> w(8 * 3 * 3 * 8), bias(8);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>((i * 37) % 17) / 17.0f - 0.5f;
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.1f * static_cast<float>(i);
+  int wt = AddConstant<float>(g, "w", {8, 3, 3, 8}, DataType::kFloat32, w);
+  int bt = AddConstant<float>(g, "b", {8}, DataType::kFloat32, bias);
+  int y = AddTensor(g, "y", {1, size, size, 8});
+  Conv2dAttributes attrs;
+  attrs.padding = Padding::kSame;
+  AddNode(g, OpType::kConv2d, {x, wt, bt}, {y}, 0, attrs);
+  g.inputs = {x};
+  g.outputs = {y};
+  return g;
+}
+
+TEST(Runtime, ThreadsGiveTheSameResult) {
+  const int size = 24;
+  std::vector<float> in(size * size * 8);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>((i * 13) % 29) / 29.0f - 0.5f;
+  auto one = Runtime::Create(Conv(size), CpuOptions(1));
+  auto four = Runtime::Create(Conv(size), CpuOptions(4));
+  ASSERT_TRUE(one.ok() && four.ok());
+  std::vector<float> a = RunOnce(**one, in), b = RunOnce(**four, in);
+  ASSERT_EQ(a.size(), b.size());
+  float max_mag = 0;
+  for (float v : a) max_mag = std::max(max_mag, std::fabs(v));
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-5f * max_mag) << i;
+}
+
+TEST(Runtime, InvokeFromAnotherThread) {
+  auto rt = Runtime::Create(AddRelu(), CpuOptions(2));
+  ASSERT_TRUE(rt.ok());
+  std::vector<float> out;
+  std::thread t([&] { out = RunOnce(**rt, {-3, -1, 1, 3}); });
+  t.join();
+  EXPECT_EQ(out, (std::vector<float>{0, 0, 2, 4}));
+}
+
+TEST(Runtime, InputOutputErrors) {
+  auto rt = Runtime::Create(AddRelu(), CpuOptions());
+  ASSERT_TRUE(rt.ok());
+  float buf[4] = {};
+  Status s = (*rt)->SetInput(1, buf, sizeof buf);
+  EXPECT_EQ(s.code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(s.message(), "input index 1 is out of range: the model has 1 input(s)");
+  s = (*rt)->SetInput(0, buf, 12);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "input 0 ('x' [1, 4] float32) needs 16 bytes, got 12");
+  EXPECT_EQ((*rt)->SetInput(0, nullptr, 16).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ((*rt)->GetOutput(-1, buf, sizeof buf).code(), StatusCode::kOutOfRange);
+  EXPECT_EQ((*rt)->GetOutput(0, buf, 20).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ((*rt)->OutputData(3), nullptr);
+}
+
+TEST(Runtime, GraphOutputThatIsAnInputOrAConstant) {
+  Graph g;
+  int x = AddTensor(g, "x", {2});
+  int c = AddConstant<float>(g, "c", {2}, DataType::kFloat32, {7, 8});
+  g.inputs = {x};
+  g.outputs = {x, c};
+  auto rt = Runtime::Create(std::move(g), CpuOptions());
+  ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+  EXPECT_EQ(RunOnce(**rt, {1, 2}, 0), (std::vector<float>{1, 2}));
+  EXPECT_EQ(RunOnce(**rt, {1, 2}, 1), (std::vector<float>{7, 8}));
+}
+
+TEST(Runtime, NodeWithoutAnyKernelIsNamed) {
+  OpType missing{};
+  bool found = false;
+  for (OpType op : AllOpTypes()) {
+    if (cpu::FindCpuKernel(op) == nullptr) {
+      missing = op;
+      found = true;
+      break;
+    }
+  }
+  if (!found) GTEST_SKIP() << "every op has a CPU kernel";
+  Graph g;
+  int x = AddTensor(g, "x", {4});
+  int y = AddTensor(g, "y", {4});
+  AddNode(g, OpType::kRelu, {x}, {y}, 0);
+  int z = AddTensor(g, "z", {4});
+  AddNode(g, missing, {y}, {z}, 7);
+  g.inputs = {x};
+  g.outputs = {z};
+  auto rt = Runtime::Create(std::move(g), CpuOptions());
+  ASSERT_FALSE(rt.ok());
+  EXPECT_EQ(rt.status().code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(rt.status().message(), std::string("node 7 (") + OpTypeName(missing) + "): no CPU kernel");
+}
+
+TEST(Runtime, BadOptions) {
+  Options o = CpuOptions();
+  o.num_threads = 0;
+  EXPECT_EQ(Runtime::Create(AddRelu(), o).status().code(), StatusCode::kInvalidArgument);
+  o = CpuOptions();
+  o.gpu_deny_ops = {"NOPE"};
+  EXPECT_EQ(Runtime::Create(AddRelu(), o).status().code(), StatusCode::kInvalidArgument);
+  o = CpuOptions();
+  o.log_level = "loud";
+  EXPECT_EQ(Runtime::Create(AddRelu(), o).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Runtime, MalformedGraphIsRejectedBeforePlanning) {
+  Graph g = AddRelu();
+  g.nodes[1].inputs[0] = 42;
+  auto rt = Runtime::Create(std::move(g), CpuOptions());
+  ASSERT_FALSE(rt.ok());
+  EXPECT_NE(rt.status().message().find("node 1 (RELU): input 0 refers to tensor 42"), std::string::npos)
+      << rt.status().message();
+}
+
+TEST(Runtime, AutoWithoutGpuRunsOnTheCpuAndSaysWhy) {
+  auto gpu = CreateGpuBackend(Options());
+  if (gpu.ok()) GTEST_SKIP() << "a GPU backend is available here";
+  Options o;
+  o.backend = Backend::kAuto;
+  auto rt = Runtime::Create(AddRelu(), o);
+  ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+  EXPECT_EQ((*rt)->report().backend, Backend::kCpu);
+  EXPECT_EQ((*rt)->report().nodes[0].reason, "GPU backend unavailable: " + gpu.status().message());
+  o.backend = Backend::kGl;
+  EXPECT_EQ(Runtime::Create(AddRelu(), o).status().code(), gpu.status().code());
+}
+
+Status Boom(cpu::KernelContext&) { return InternalError("boom"); }
+
+TEST(CpuNodeStep, KernelErrorsCarryTheNodeLabel) {
+  Graph g = AddRelu();
+  cpu::CpuKernel kernel{OpType::kRelu, Boom};
+  CpuNodeStep step(g, 1, &kernel);
+  std::vector<cpu::TensorData> tensors(g.tensors.size());
+  StepContext ctx;
+  ctx.graph = &g;
+  ctx.tensors = &tensors;
+  Status s = step.Run(ctx);
+  EXPECT_EQ(s.code(), StatusCode::kInternal);
+  EXPECT_EQ(s.message(), "node 1 (RELU): boom");
+  EXPECT_EQ(step.host_inputs(), std::vector<int>{2});
+  EXPECT_EQ(step.host_outputs(), std::vector<int>{3});
+}
+
+}  // namespace
+}  // namespace gld
