@@ -1,0 +1,110 @@
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include "gldelegate/gldelegate.hpp"
+#include "test_models.h"
+
+namespace gld {
+namespace {
+
+std::shared_ptr<const Model> LoadAddRelu() {
+  auto bytes = testing::AddReluModel();
+  EXPECT_FALSE(bytes.empty());
+  auto model = Model::FromBuffer(bytes.data(), bytes.size());
+  EXPECT_TRUE(model.ok()) << model.status().ToString();
+  return model.ok() ? *model : nullptr;
+}
+
+Options Cpu() {
+  Options o;
+  o.backend = Backend::kCpu;
+  return o;
+}
+
+TEST(Interpreter, RunsAModelFromTheBuilder) {
+  auto model = LoadAddRelu();
+  ASSERT_NE(model, nullptr);
+  auto interp = Interpreter::Create(*model, Cpu());
+  ASSERT_TRUE(interp.ok()) << interp.status().ToString();
+  Interpreter& it = **interp;
+  ASSERT_EQ(it.inputs().size(), 1u);
+  ASSERT_EQ(it.outputs().size(), 1u);
+  EXPECT_EQ(it.inputs()[0].name, "x");
+  EXPECT_EQ(it.inputs()[0].type, ElementType::kFloat32);
+  EXPECT_EQ(it.inputs()[0].shape, (std::vector<int>{1, 4}));
+  EXPECT_EQ(it.outputs()[0].name, "y");
+  float in[4] = {-3, -1, 1, 3}, out[4] = {};
+  ASSERT_TRUE(it.SetInput(0, in, sizeof in).ok());
+  ASSERT_TRUE(it.Invoke().ok());
+  ASSERT_TRUE(it.GetOutput(0, out, sizeof out).ok());
+  EXPECT_EQ(std::vector<float>(out, out + 4), (std::vector<float>{0, 0, 2, 4}));
+  const float* direct = static_cast<const float*>(it.OutputData(0));
+  ASSERT_NE(direct, nullptr);
+  EXPECT_EQ(direct[3], 4.0f);
+  EXPECT_EQ(it.report().placement_line, "placement: 0/2 nodes on GPU in 0 segments");
+  EXPECT_EQ(it.report().original_nodes, 2);
+}
+
+TEST(Interpreter, OutlivesItsModelAndRunsOnAnotherThread) {
+  std::unique_ptr<Interpreter> it;
+  {
+    auto model = LoadAddRelu();
+    ASSERT_NE(model, nullptr);
+    auto interp = Interpreter::Create(*model, Cpu());
+    ASSERT_TRUE(interp.ok());
+    it = std::move(interp).value();
+  }
+  float out[4] = {};
+  std::thread t([&] {
+    float in[4] = {0, 1, 2, -9};
+    ASSERT_TRUE(it->SetInput(0, in, sizeof in).ok());
+    ASSERT_TRUE(it->Invoke().ok());
+    ASSERT_TRUE(it->GetOutput(0, out, sizeof out).ok());
+  });
+  t.join();
+  EXPECT_EQ(std::vector<float>(out, out + 4), (std::vector<float>{1, 2, 3, 0}));
+}
+
+TEST(Interpreter, ErrorPaths) {
+  auto model = LoadAddRelu();
+  ASSERT_NE(model, nullptr);
+  auto interp = Interpreter::Create(*model, Cpu());
+  ASSERT_TRUE(interp.ok());
+  float buf[8] = {};
+  Status s = (*interp)->SetInput(0, buf, 8 * sizeof(float));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("needs 16 bytes, got 32"), std::string::npos) << s.message();
+  EXPECT_EQ((*interp)->SetInput(2, buf, 16).code(), StatusCode::kOutOfRange);
+  EXPECT_EQ((*interp)->GetOutput(1, buf, 16).code(), StatusCode::kOutOfRange);
+  EXPECT_EQ((*interp)->GetOutput(0, buf, 4).code(), StatusCode::kInvalidArgument);
+
+  auto missing = Model::FromFile("/nonexistent/model.tflite");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("/nonexistent/model.tflite"), std::string::npos);
+
+  Options bad = Cpu();
+  bad.gpu_deny_ops = {"CONV_2D", "NOT_AN_OP"};
+  auto denied = Interpreter::Create(*model, bad);
+  ASSERT_FALSE(denied.ok());
+  EXPECT_EQ(denied.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(denied.status().message().find("NOT_AN_OP"), std::string::npos);
+}
+
+TEST(Interpreter, SupportedOpsListsEveryOpWithItsBackends) {
+  auto ops = SupportedOps();
+  ASSERT_FALSE(ops.empty());
+  bool add = false, landmarks = false;
+  for (const auto& op : ops) {
+    if (op.op == "ADD") add = op.cpu;
+    if (op.op == "TransformLandmarks") landmarks = true;
+  }
+  EXPECT_TRUE(add) << "ADD has a CPU kernel";
+  EXPECT_TRUE(landmarks) << "custom ops are listed too";
+}
+
+}  // namespace
+}  // namespace gld
