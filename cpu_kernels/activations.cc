@@ -1,0 +1,61 @@
+// Activations: RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1, LOGISTIC, TANH,
+// HARD_SWISH, ELU, GELU, LEAKY_RELU, PRELU (alpha broadcast to the input).
+#include <cmath>
+
+#include "cpu_kernels/broadcast.h"
+#include "cpu_kernels/elementwise_unary.h"
+#include "cpu_kernels/kernels.h"
+
+namespace gld::cpu {
+
+Status RunRelu(KernelContext& ctx) {
+  return UnaryFloat(ctx, [](float x) { return x > 0.f ? x : 0.f; });
+}
+Status RunRelu6(KernelContext& ctx) {
+  return UnaryFloat(ctx, [](float x) { return std::min(std::max(x, 0.f), 6.f); });
+}
+Status RunReluN1To1(KernelContext& ctx) {
+  return UnaryFloat(ctx, [](float x) { return std::min(std::max(x, -1.f), 1.f); });
+}
+Status RunRelu0To1(KernelContext& ctx) {
+  return UnaryFloat(ctx, [](float x) { return std::min(std::max(x, 0.f), 1.f); });
+}
+Status RunLogistic(KernelContext& ctx) {
+  return UnaryFloat(ctx, [](float x) { return 1.f / (1.f + std::exp(-x)); });
+}
+Status RunTanh(KernelContext& ctx) {
+  return UnaryFloat(ctx, [](float x) { return std::tanh(x); });
+}
+Status RunHardSwish(KernelContext& ctx) {
+  return UnaryFloat(ctx, [](float x) { return x * std::min(std::max(x + 3.f, 0.f), 6.f) / 6.f; });
+}
+Status RunElu(KernelContext& ctx) {
+  return UnaryFloat(ctx, [](float x) { return x < 0.f ? std::expm1(x) : x; });
+}
+Status RunGelu(KernelContext& ctx) {
+  bool approximate = false;
+  if (const auto* a = std::get_if<GeluAttributes>(&ctx.node->attributes)) approximate = a->approximate;
+  if (approximate) {
+    return UnaryFloat(ctx, [](float x) {
+      constexpr float kSqrt2OverPi = 0.7978845608028654f;
+      return 0.5f * x * (1.f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+    });
+  }
+  return UnaryFloat(ctx, [](float x) { return 0.5f * x * (1.f + std::erf(x * 0.7071067811865476f)); });
+}
+Status RunLeakyRelu(KernelContext& ctx) {
+  float alpha = 0.2f;
+  if (const auto* a = std::get_if<LeakyReluAttributes>(&ctx.node->attributes)) alpha = a->alpha;
+  return UnaryFloat(ctx, [alpha](float x) { return x > 0.f ? x : x * alpha; });
+}
+
+Status RunPrelu(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
+  for (const TensorData* t : {ctx.inputs[0], ctx.inputs[1], static_cast<const TensorData*>(ctx.outputs[0])}) {
+    GLD_RETURN_IF_ERROR(CheckType(ctx, *t, DataType::kFloat32, "operand"));
+  }
+  return BroadcastBinary<float, float, float>(ctx, *ctx.inputs[0], *ctx.inputs[1], *ctx.outputs[0],
+                                              [](float x, float alpha) { return x >= 0.f ? x : x * alpha; });
+}
+
+}  // namespace gld::cpu

@@ -1,0 +1,105 @@
+// Numpy-style broadcasting iteration for binary (and ternary) elementwise ops.
+// Shapes are aligned at the innermost dimension and coalesced, so the work
+// becomes runs along one dimension where each operand steps by 0 or 1.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cpu_kernels/kernel_util.h"
+
+namespace gld::cpu {
+
+// Up to 3 operands broadcast into `out`. After Build():
+//   dims: coalesced output dims (outermost first, at least one),
+//   strides[k][d]: element stride of operand k along dims[d] (0 = broadcast).
+struct BroadcastPlan {
+  std::vector<int64_t> dims;
+  std::vector<std::vector<int64_t>> strides;
+
+  // False when an operand shape does not broadcast to `out`.
+  bool Build(const std::vector<const Shape*>& operands, const Shape& out);
+
+  int64_t inner() const { return dims.back(); }
+  int64_t outer() const {
+    int64_t n = 1;
+    for (size_t i = 0; i + 1 < dims.size(); ++i) n *= dims[i];
+    return n;
+  }
+  // Offsets of each operand at the start of outer run `o` (o < outer()).
+  void Offsets(int64_t o, int64_t* offs) const {
+    for (size_t k = 0; k < strides.size(); ++k) offs[k] = 0;
+    for (size_t d = dims.size() - 1; d-- > 0;) {
+      const int64_t i = o % dims[d];
+      o /= dims[d];
+      for (size_t k = 0; k < strides.size(); ++k) offs[k] += i * strides[k][d];
+    }
+  }
+};
+
+// Runs fn(a_offset, a_step, b_offset, b_step, out_offset, n) over every run of
+// the broadcast of shapes a and b into out (steps are 0 or 1), splitting the
+// work across threads. The plan must be built for {a, b}.
+template <typename Fn>
+void ForEachBinaryRun(const KernelContext& ctx, const BroadcastPlan& plan, Fn fn) {
+  const int64_t inner = plan.inner();
+  const int64_t outer = plan.outer();
+  const int64_t sa = plan.strides[0].back(), sb = plan.strides[1].back();
+  if (outer == 1) {
+    ParallelForGrain(ctx, inner, 16384, [&](int64_t b, int64_t e) {
+      fn(b * sa, sa, b * sb, sb, b, e - b);
+    });
+    return;
+  }
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1));
+  ParallelForGrain(ctx, outer, grain, [&](int64_t b, int64_t e) {
+    int64_t offs[3];
+    for (int64_t o = b; o < e; ++o) {
+      plan.Offsets(o, offs);
+      fn(offs[0], sa, offs[1], sb, o * inner, inner);
+    }
+  });
+}
+
+// out[i] = op(a[i * sa], b[i * sb]) for i < n, with specialised loops so the
+// common step patterns vectorize.
+template <typename A, typename B, typename O, typename Op>
+inline void BinaryRun(const A* a, int64_t sa, const B* b, int64_t sb, O* out, int64_t n, Op op) {
+  if (sa == 1 && sb == 1) {
+    for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], b[i]);
+  } else if (sa == 1 && sb == 0) {
+    const B bv = b[0];
+    for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], bv);
+  } else if (sa == 0 && sb == 1) {
+    const A av = a[0];
+    for (int64_t i = 0; i < n; ++i) out[i] = op(av, b[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = op(a[i * sa], b[i * sb]);
+  }
+}
+
+// Whole-tensor binary op with broadcasting: checks that out has the broadcast
+// shape of a and b, then runs op over every element.
+template <typename A, typename B, typename O, typename Op>
+Status BroadcastBinary(const KernelContext& ctx, const TensorData& a, const TensorData& b, TensorData& out,
+                       Op op) {
+  Shape expected;
+  if (!BroadcastShapes(a.shape, b.shape, &expected) || expected != out.shape) {
+    return KernelError(ctx, "shapes " + ShapeToString(a.shape) + " and " + ShapeToString(b.shape) +
+                                " do not broadcast to output " + ShapeToString(out.shape));
+  }
+  if (out.num_elements() == 0) return OkStatus();
+  BroadcastPlan plan;
+  if (!plan.Build({&a.shape, &b.shape}, out.shape)) {
+    return KernelError(ctx, "cannot broadcast " + ShapeToString(a.shape) + " and " + ShapeToString(b.shape));
+  }
+  const A* pa = a.as<A>();
+  const B* pb = b.as<B>();
+  O* po = out.as<O>();
+  ForEachBinaryRun(ctx, plan, [&](int64_t oa, int64_t sa, int64_t ob, int64_t sb, int64_t oo, int64_t n) {
+    BinaryRun(pa + oa, sa, pb + ob, sb, po + oo, n, op);
+  });
+  return OkStatus();
+}
+
+}  // namespace gld::cpu

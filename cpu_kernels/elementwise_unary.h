@@ -1,0 +1,30 @@
+// A float32 unary elementwise helper, shared by activations.cc and
+// elementwise_unary.cc.
+#pragma once
+
+#include "cpu_kernels/kernel_util.h"
+
+namespace gld::cpu {
+
+// Checks one float32 input and a float32 output of the same element count,
+// then writes out[i] = op(in[i]) across threads.
+template <typename Op>
+Status UnaryFloat(KernelContext& ctx, Op op) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 1, 1, 1));
+  const TensorData& in = *ctx.inputs[0];
+  TensorData& out = *ctx.outputs[0];
+  GLD_RETURN_IF_ERROR(CheckType(ctx, in, DataType::kFloat32, "input"));
+  GLD_RETURN_IF_ERROR(CheckType(ctx, out, DataType::kFloat32, "output"));
+  if (in.num_elements() != out.num_elements()) {
+    return KernelError(ctx, "input " + ShapeToString(in.shape) + " and output " + ShapeToString(out.shape) +
+                                " differ in size");
+  }
+  const float* x = in.as<float>();
+  float* y = out.as<float>();
+  ParallelForGrain(ctx, in.num_elements(), 16384, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) y[i] = op(x[i]);
+  });
+  return OkStatus();
+}
+
+}  // namespace gld::cpu

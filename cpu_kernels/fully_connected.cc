@@ -1,0 +1,82 @@
+// FULLY_CONNECTED: input [..., K] viewed as [batch, K], weights [U, K],
+// optional bias [U]; output [batch, U] or, with keep_num_dims, [..., U].
+// Few rows: one dot product per unit, units split across threads. Many rows:
+// the packed GEMM, row blocks split across threads.
+#include <algorithm>
+
+#include "cpu_kernels/gemm.h"
+#include "cpu_kernels/kernels.h"
+
+namespace gld::cpu {
+
+namespace {
+inline float Dot(const float* __restrict__ a, const float* __restrict__ b, int64_t n) {
+  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) acc[j] += a[i + j] * b[i + j];
+  }
+  float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+  for (; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+}  // namespace
+
+Status RunFullyConnected(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 3, 1));
+  const FullyConnectedAttributes* attrs = nullptr;
+  GLD_RETURN_IF_ERROR(GetAttrs(ctx, &attrs));
+  const TensorData& in = *ctx.inputs[0];
+  const TensorData& weights = *ctx.inputs[1];
+  const TensorData* bias = OptionalInput(ctx, 2);
+  TensorData& out = *ctx.outputs[0];
+  GLD_RETURN_IF_ERROR(CheckType(ctx, in, DataType::kFloat32, "input"));
+  GLD_RETURN_IF_ERROR(CheckType(ctx, weights, DataType::kFloat32, "weights"));
+  GLD_RETURN_IF_ERROR(CheckType(ctx, out, DataType::kFloat32, "output"));
+  if (bias) GLD_RETURN_IF_ERROR(CheckType(ctx, *bias, DataType::kFloat32, "bias"));
+  if (weights.shape.size() != 2 || weights.shape[1] <= 0) {
+    return KernelError(ctx, "weights must be [units, depth], got " + ShapeToString(weights.shape));
+  }
+  const int64_t units = weights.shape[0], depth = weights.shape[1];
+  const int64_t rows = in.num_elements() / depth;
+  if (in.num_elements() % depth != 0 || out.num_elements() != rows * units ||
+      (bias && bias->num_elements() != units)) {
+    return KernelError(ctx, "inconsistent shapes: input " + ShapeToString(in.shape) + ", weights " +
+                                ShapeToString(weights.shape) + ", output " + ShapeToString(out.shape) +
+                                (bias ? ", bias " + ShapeToString(bias->shape) : std::string()));
+  }
+  const float* x = in.as<float>();
+  const float* w = weights.as<float>();
+  const float* b = bias ? bias->as<float>() : nullptr;
+  float* y = out.as<float>();
+  const Activation act = attrs->activation;
+  if (rows == 0 || units == 0) return OkStatus();
+  if (rows < kGemmMr) {
+    ParallelForGrain(ctx, units, std::max<int64_t>(1, 8192 / depth), [&](int64_t u0, int64_t u1) {
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t u = u0; u < u1; ++u) {
+          const float v = Dot(x + r * depth, w + u * depth, depth) + (b ? b[u] : 0.f);
+          y[r * units + u] = ApplyActivation(act, v);
+        }
+      }
+    });
+    return OkStatus();
+  }
+  PackedB packed;
+  PackGemmB(w, depth, units, 1, depth, &packed);
+  const bool clamp = IsClampActivation(act);
+  const ActivationRange range = clamp ? GetActivationRange(act) : ActivationRange{};
+  constexpr int64_t kRowsPerBlock = 32;
+  const int64_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
+  ctx.ParallelFor(blocks, [&](int64_t bb, int64_t be) {
+    for (int64_t blk = bb; blk < be; ++blk) {
+      const int64_t r0 = blk * kRowsPerBlock;
+      const int64_t n = std::min(kRowsPerBlock, rows - r0);
+      GemmRows(x + r0 * depth, depth, n, packed, b, y + r0 * units, units, range);
+      if (!clamp) ApplyActivationInPlace(act, y + r0 * units, n * units);
+    }
+  });
+  return OkStatus();
+}
+
+}  // namespace gld::cpu

@@ -1,0 +1,34 @@
+// A small blocked fp32 GEMM for CONV_2D (im2col), FULLY_CONNECTED and
+// BATCH_MATMUL: C = A * B (+ bias per column), then a clamp activation.
+// B is packed once into panels of kGemmNr columns so the micro-kernel reads
+// it contiguously.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cpu_kernels/kernel_util.h"
+
+namespace gld::cpu {
+
+inline constexpr int64_t kGemmNr = 8;  // columns per packed panel
+inline constexpr int64_t kGemmMr = 4;  // rows per micro-kernel call
+inline constexpr int64_t kGemmKc = 256;  // depth block
+
+struct PackedB {
+  int64_t k = 0, n = 0;
+  // Panels of kGemmNr columns; panel p holds rows [0, k) as k x kGemmNr,
+  // columns past n are zero.
+  std::vector<float> data;
+};
+
+// Packs B (k x n) where element (r, c) is at b[r * row_stride + c * col_stride].
+void PackGemmB(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t col_stride,
+               PackedB* out);
+
+// C rows [0, m): c[i * ldc + j] = act(sum_k a[i * lda + k] * B(k, j) + bias[j]).
+// bias may be nullptr. Single-threaded; callers split rows.
+void GemmRows(const float* a, int64_t lda, int64_t m, const PackedB& b, const float* bias,
+              float* c, int64_t ldc, ActivationRange act);
+
+}  // namespace gld::cpu

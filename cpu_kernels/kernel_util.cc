@@ -1,0 +1,156 @@
+#include "cpu_kernels/kernel_util.h"
+
+namespace gld::cpu {
+
+namespace {
+Status CheckBuffer(const KernelContext& ctx, const TensorData& t, const char* role, size_t i) {
+  if (!ShapeIsValid(t.shape)) {
+    return KernelError(ctx, std::string(role) + " " + std::to_string(i) + " has invalid shape " +
+                                ShapeToString(t.shape));
+  }
+  const int64_t n = NumElements(t.shape);
+  const size_t need = static_cast<size_t>(n) * DataTypeSize(t.type);
+  if (t.bytes < need || (need > 0 && t.data == nullptr)) {
+    return KernelError(ctx, std::string(role) + " " + std::to_string(i) + " buffer holds " +
+                                std::to_string(t.bytes) + " bytes, shape " +
+                                ShapeToString(t.shape) + " of " + DataTypeName(t.type) +
+                                " needs " + std::to_string(need));
+  }
+  return OkStatus();
+}
+}  // namespace
+
+Status CheckIo(const KernelContext& ctx, size_t min_inputs, size_t max_inputs, size_t outputs) {
+  if (ctx.inputs.size() < min_inputs || ctx.inputs.size() > max_inputs) {
+    return KernelError(ctx, "expected " + std::to_string(min_inputs) +
+                                (max_inputs != min_inputs ? ".." + std::to_string(max_inputs) : "") +
+                                " inputs, got " + std::to_string(ctx.inputs.size()));
+  }
+  if (ctx.outputs.size() < outputs) {
+    return KernelError(ctx, "expected " + std::to_string(outputs) + " outputs, got " +
+                                std::to_string(ctx.outputs.size()));
+  }
+  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
+    if (ctx.inputs[i] == nullptr) {
+      if (i < min_inputs) return KernelError(ctx, "input " + std::to_string(i) + " is missing");
+      continue;
+    }
+    GLD_RETURN_IF_ERROR(CheckBuffer(ctx, *ctx.inputs[i], "input", i));
+  }
+  for (size_t i = 0; i < ctx.outputs.size(); ++i) {
+    if (ctx.outputs[i] == nullptr) return KernelError(ctx, "output " + std::to_string(i) + " is missing");
+    GLD_RETURN_IF_ERROR(CheckBuffer(ctx, *ctx.outputs[i], "output", i));
+  }
+  return OkStatus();
+}
+
+Status CheckType(const KernelContext& ctx, const TensorData& t, DataType type, const char* what) {
+  if (t.type != type) {
+    return KernelUnimplemented(ctx, std::string(what) + ": expected " + DataTypeName(type) + ", got " +
+                                        DataTypeName(t.type));
+  }
+  return OkStatus();
+}
+
+Status ReadInts(const KernelContext& ctx, const TensorData& t, const char* what,
+                std::vector<int64_t>* out) {
+  const int64_t n = t.num_elements();
+  out->clear();
+  if (t.type == DataType::kInt32) {
+    const int32_t* p = t.as<int32_t>();
+    out->assign(p, p + n);
+  } else if (t.type == DataType::kInt64) {
+    const int64_t* p = t.as<int64_t>();
+    out->assign(p, p + n);
+  } else {
+    return KernelError(ctx, std::string(what) + " must be int32 or int64, got " + DataTypeName(t.type));
+  }
+  return OkStatus();
+}
+
+void ParallelForGrain(const KernelContext& ctx, int64_t n, int64_t grain,
+                      const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  grain = std::max<int64_t>(grain, 1);
+  const int64_t chunks = (n + grain - 1) / grain;
+  if (chunks <= 1 || ctx.num_threads <= 1 || !ctx.parallel_for) {
+    fn(0, n);
+    return;
+  }
+  ctx.ParallelFor(chunks, [&](int64_t b, int64_t e) {
+    const int64_t lo = b * grain;
+    const int64_t hi = std::min(n, e * grain);
+    if (lo < hi) fn(lo, hi);
+  });
+}
+
+const Tensor* InputTensor(const KernelContext& ctx, size_t i) {
+  if (ctx.graph == nullptr || ctx.node == nullptr || i >= ctx.node->inputs.size()) return nullptr;
+  const int t = ctx.node->inputs[i];
+  if (t < 0 || static_cast<size_t>(t) >= ctx.graph->tensors.size()) return nullptr;
+  return &ctx.graph->tensors[static_cast<size_t>(t)];
+}
+
+const Tensor* OutputTensor(const KernelContext& ctx, size_t i) {
+  if (ctx.graph == nullptr || ctx.node == nullptr || i >= ctx.node->outputs.size()) return nullptr;
+  const int t = ctx.node->outputs[i];
+  if (t < 0 || static_cast<size_t>(t) >= ctx.graph->tensors.size()) return nullptr;
+  return &ctx.graph->tensors[static_cast<size_t>(t)];
+}
+
+float HalfToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t exp = (h >> 10) & 0x1Fu;
+  uint32_t mant = h & 0x3FFu;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {
+      // Subnormal: normalize.
+      int e = -1;
+      do {
+        ++e;
+        mant <<= 1;
+      } while ((mant & 0x400u) == 0);
+      mant &= 0x3FFu;
+      bits = sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | (mant << 13);
+    }
+  } else if (exp == 0x1F) {
+    bits = sign | 0x7F800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+uint16_t FloatToHalf(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  const uint32_t abs = bits & 0x7FFFFFFFu;
+  if (abs >= 0x7F800000u) {  // inf or nan
+    return static_cast<uint16_t>(sign | 0x7C00u | (abs > 0x7F800000u ? 0x200u : 0u));
+  }
+  if (abs >= 0x477FF000u) return static_cast<uint16_t>(sign | 0x7C00u);  // rounds to inf
+  if (abs < 0x38800000u) {  // subnormal or zero in half
+    if (abs < 0x33000000u) return sign;  // below half of the smallest subnormal
+    const uint32_t e = abs >> 23;
+    const uint32_t m = (abs & 0x7FFFFFu) | 0x800000u;
+    // Half subnormal unit is 2^-24; value / 2^-24 = m * 2^(e - 126).
+    const uint32_t drop = 126 - e;  // bits to drop from m
+    uint32_t q = m >> drop;
+    const uint32_t rem = m & ((1u << drop) - 1u);
+    const uint32_t halfway = 1u << (drop - 1);
+    if (rem > halfway || (rem == halfway && (q & 1u))) ++q;
+    return static_cast<uint16_t>(sign | q);
+  }
+  uint32_t h = ((abs >> 13) - ((127u - 15u) << 10));
+  const uint32_t rem = abs & 0x1FFFu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;
+  return static_cast<uint16_t>(sign | h);
+}
+
+}  // namespace gld::cpu

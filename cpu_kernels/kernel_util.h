@@ -1,0 +1,134 @@
+// Helpers shared by the CPU kernels: error messages, input checks, fused
+// activations, integer inputs, strides. Internal to cpu_kernels/.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "cpu_kernels/cpu_kernel.h"
+#include "graph/shape_inference.h"
+
+namespace gld::cpu {
+
+// "node 12 (CONV_2D)" for the node being run.
+inline std::string KernelLabel(const KernelContext& ctx) {
+  if (ctx.graph != nullptr && ctx.node != nullptr) {
+    const auto& nodes = ctx.graph->nodes;
+    if (!nodes.empty() && ctx.node >= nodes.data() && ctx.node < nodes.data() + nodes.size()) {
+      return ctx.graph->NodeLabel(static_cast<size_t>(ctx.node - nodes.data()));
+    }
+  }
+  if (ctx.node != nullptr) return std::string(OpTypeName(ctx.node->op));
+  return "cpu kernel";
+}
+
+inline Status KernelError(const KernelContext& ctx, const std::string& message) {
+  return InvalidArgumentError(KernelLabel(ctx) + ": " + message);
+}
+inline Status KernelUnimplemented(const KernelContext& ctx, const std::string& message) {
+  return UnimplementedError(KernelLabel(ctx) + ": " + message);
+}
+
+// The input at `i`, or nullptr when absent.
+inline const TensorData* OptionalInput(const KernelContext& ctx, size_t i) {
+  return i < ctx.inputs.size() ? ctx.inputs[i] : nullptr;
+}
+
+// Checks that the node has [min_inputs, max_inputs] inputs, of which the
+// first min_inputs are present, and at least `outputs` outputs (all present),
+// and that every present tensor's buffer holds its shape.
+Status CheckIo(const KernelContext& ctx, size_t min_inputs, size_t max_inputs, size_t outputs);
+
+// Typed attributes, or an error when the node carries another kind.
+template <typename A>
+Status GetAttrs(const KernelContext& ctx, const A** out) {
+  if (ctx.node == nullptr) return InternalError("kernel run without a node");
+  *out = std::get_if<A>(&ctx.node->attributes);
+  if (*out == nullptr) return KernelError(ctx, "missing or wrong attributes");
+  return OkStatus();
+}
+
+// "float32 input 0 expected, got int8"
+Status CheckType(const KernelContext& ctx, const TensorData& t, DataType type, const char* what);
+
+// Reads an int32/int64 tensor's values.
+Status ReadInts(const KernelContext& ctx, const TensorData& t, const char* what,
+                std::vector<int64_t>* out);
+
+inline std::vector<int64_t> Strides(const Shape& shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
+  return s;
+}
+
+// Fused activations. Clamp-type activations get a range; the others a
+// function.
+struct ActivationRange {
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
+};
+inline bool IsClampActivation(Activation a) {
+  return a == Activation::kNone || a == Activation::kRelu || a == Activation::kRelu6 ||
+         a == Activation::kReluN1To1;
+}
+inline ActivationRange GetActivationRange(Activation a) {
+  ActivationRange r;
+  switch (a) {
+    case Activation::kRelu: r.lo = 0.f; break;
+    case Activation::kRelu6: r.lo = 0.f; r.hi = 6.f; break;
+    case Activation::kReluN1To1: r.lo = -1.f; r.hi = 1.f; break;
+    default: break;
+  }
+  return r;
+}
+inline float ApplyActivation(Activation a, float x) {
+  switch (a) {
+    case Activation::kNone: return x;
+    case Activation::kRelu: return std::max(x, 0.f);
+    case Activation::kRelu6: return std::min(std::max(x, 0.f), 6.f);
+    case Activation::kReluN1To1: return std::min(std::max(x, -1.f), 1.f);
+    case Activation::kTanh: return std::tanh(x);
+    case Activation::kSignBit: return std::signbit(x) ? 1.f : 0.f;
+    case Activation::kSigmoid: return 1.f / (1.f + std::exp(-x));
+  }
+  return x;
+}
+// Applies `a` to data[0, n) in place.
+inline void ApplyActivationInPlace(Activation a, float* data, int64_t n) {
+  if (a == Activation::kNone) return;
+  if (IsClampActivation(a)) {
+    const ActivationRange r = GetActivationRange(a);
+    for (int64_t i = 0; i < n; ++i) data[i] = std::min(std::max(data[i], r.lo), r.hi);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) data[i] = ApplyActivation(a, data[i]);
+}
+// Integer fused activation (int32 ADD/MUL ...): clamps, others unsupported.
+inline int64_t ApplyActivationInt(Activation a, int64_t x) {
+  switch (a) {
+    case Activation::kRelu: return std::max<int64_t>(x, 0);
+    case Activation::kRelu6: return std::min<int64_t>(std::max<int64_t>(x, 0), 6);
+    case Activation::kReluN1To1: return std::min<int64_t>(std::max<int64_t>(x, -1), 1);
+    default: return x;
+  }
+}
+
+// Splits [0, n) into chunks of at least `grain` items for ctx.ParallelFor.
+void ParallelForGrain(const KernelContext& ctx, int64_t n, int64_t grain,
+                      const std::function<void(int64_t, int64_t)>& fn);
+
+// The graph tensor behind input i / output i (for names and quant params);
+// nullptr when unknown.
+const Tensor* InputTensor(const KernelContext& ctx, size_t i);
+const Tensor* OutputTensor(const KernelContext& ctx, size_t i);
+
+// float16 <-> float32 (IEEE binary16, round to nearest even).
+float HalfToFloat(uint16_t h);
+uint16_t FloatToHalf(float f);
+
+}  // namespace gld::cpu

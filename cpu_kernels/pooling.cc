@@ -1,0 +1,79 @@
+// AVERAGE_POOL_2D, MAX_POOL_2D (NHWC, float32). Windows are clipped to the
+// input; the average divides by the number of in-bounds elements, as TFLite.
+#include <algorithm>
+#include <limits>
+
+#include "cpu_kernels/kernels.h"
+
+namespace gld::cpu {
+
+namespace {
+
+enum class PoolKind { kMax, kAverage };
+
+Status RunPool(KernelContext& ctx, PoolKind kind) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 1, 1, 1));
+  const Pool2dAttributes* attrs = nullptr;
+  GLD_RETURN_IF_ERROR(GetAttrs(ctx, &attrs));
+  const TensorData& in = *ctx.inputs[0];
+  TensorData& out = *ctx.outputs[0];
+  GLD_RETURN_IF_ERROR(CheckType(ctx, in, DataType::kFloat32, "input"));
+  GLD_RETURN_IF_ERROR(CheckType(ctx, out, DataType::kFloat32, "output"));
+  if (in.shape.size() != 4 || out.shape.size() != 4 || out.shape[0] != in.shape[0] ||
+      out.shape[3] != in.shape[3]) {
+    return KernelError(ctx, "input and output must be 4-D with matching batch and channels, got " +
+                                ShapeToString(in.shape) + " and " + ShapeToString(out.shape));
+  }
+  if (attrs->stride_h <= 0 || attrs->stride_w <= 0 || attrs->filter_h <= 0 || attrs->filter_w <= 0) {
+    return KernelError(ctx, "strides and filter sizes must be positive");
+  }
+  const int64_t batch = in.shape[0], ih = in.shape[1], iw = in.shape[2], ch = in.shape[3];
+  const int64_t oh = out.shape[1], ow = out.shape[2];
+  const int64_t fh = attrs->filter_h, fw = attrs->filter_w, sh = attrs->stride_h, sw = attrs->stride_w;
+  const int64_t pad_t = ComputePadding(attrs->padding, in.shape[1], attrs->filter_h, attrs->stride_h, 1,
+                                       out.shape[1]).before;
+  const int64_t pad_l = ComputePadding(attrs->padding, in.shape[2], attrs->filter_w, attrs->stride_w, 1,
+                                       out.shape[2]).before;
+  const float* x = in.as<float>();
+  float* y = out.as<float>();
+  const Activation act = attrs->activation;
+
+  ParallelForGrain(ctx, batch * oh, 1, [&](int64_t row_begin, int64_t row_end) {
+    for (int64_t row = row_begin; row < row_end; ++row) {
+      const int64_t n = row / oh;
+      const int64_t oy = row % oh;
+      const int64_t y0 = std::max<int64_t>(0, oy * sh - pad_t);
+      const int64_t y1 = std::min<int64_t>(ih, oy * sh - pad_t + fh);
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        const int64_t x0 = std::max<int64_t>(0, ox * sw - pad_l);
+        const int64_t x1 = std::min<int64_t>(iw, ox * sw - pad_l + fw);
+        float* __restrict__ o = y + ((n * oh + oy) * ow + ox) * ch;
+        const float init = kind == PoolKind::kMax ? std::numeric_limits<float>::lowest() : 0.f;
+        std::fill(o, o + ch, init);
+        for (int64_t iy = y0; iy < y1; ++iy) {
+          for (int64_t ix = x0; ix < x1; ++ix) {
+            const float* __restrict__ ip = x + ((n * ih + iy) * iw + ix) * ch;
+            if (kind == PoolKind::kMax) {
+              for (int64_t c = 0; c < ch; ++c) o[c] = std::max(o[c], ip[c]);
+            } else {
+              for (int64_t c = 0; c < ch; ++c) o[c] += ip[c];
+            }
+          }
+        }
+        if (kind == PoolKind::kAverage) {
+          const int64_t count = std::max<int64_t>(0, y1 - y0) * std::max<int64_t>(0, x1 - x0);
+          for (int64_t c = 0; c < ch; ++c) o[c] = count > 0 ? o[c] / static_cast<float>(count) : 0.f;
+        }
+        ApplyActivationInPlace(act, o, ch);
+      }
+    }
+  });
+  return OkStatus();
+}
+
+}  // namespace
+
+Status RunMaxPool2d(KernelContext& ctx) { return RunPool(ctx, PoolKind::kMax); }
+Status RunAveragePool2d(KernelContext& ctx) { return RunPool(ctx, PoolKind::kAverage); }
+
+}  // namespace gld::cpu

@@ -1,0 +1,199 @@
+// Reductions over a set of axes (input 1, negative and repeated axes allowed):
+// MEAN, SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN; and ARG_MAX / ARG_MIN over
+// one axis. float32 accumulates in double; integers in int64 (wrapping back
+// to the output type).
+#include <limits>
+#include <type_traits>
+
+#include "cpu_kernels/kernels.h"
+
+namespace gld::cpu {
+
+namespace {
+
+enum class ReduceKind { kMean, kSum, kProd, kMax, kMin };
+
+template <typename T, typename Acc>
+void ReduceT(const KernelContext& ctx, const TensorData& in, const std::vector<bool>& reduced,
+             ReduceKind kind, T* out, int64_t out_count) {
+  const size_t rank = in.shape.size();
+  // Output strides per input dimension (0 along reduced dims).
+  std::vector<int64_t> ostride(rank, 0);
+  int64_t s = 1;
+  for (size_t d = rank; d-- > 0;) {
+    if (!reduced[d]) {
+      ostride[d] = s;
+      s *= in.shape[d];
+    }
+  }
+  Acc init{};
+  if (kind == ReduceKind::kProd) init = Acc(1);
+  if (kind == ReduceKind::kMax) init = std::numeric_limits<Acc>::lowest();
+  if (kind == ReduceKind::kMin) init = std::numeric_limits<Acc>::max();
+  std::vector<Acc> acc(static_cast<size_t>(out_count), init);
+  const T* x = in.as<T>();
+  const int64_t total = in.num_elements();
+  const int64_t inner = rank > 0 ? in.shape[rank - 1] : 1;
+  const int64_t inner_stride = rank > 0 ? ostride[rank - 1] : 0;
+  const int64_t rows = inner > 0 ? total / inner : 0;
+  auto combine = [kind](Acc a, Acc v) -> Acc {
+    switch (kind) {
+      case ReduceKind::kMean:
+      case ReduceKind::kSum:
+        if constexpr (std::is_integral_v<Acc>) {
+          return static_cast<Acc>(static_cast<uint64_t>(a) + static_cast<uint64_t>(v));
+        } else {
+          return a + v;
+        }
+      case ReduceKind::kProd:
+        if constexpr (std::is_integral_v<Acc>) {
+          return static_cast<Acc>(static_cast<uint64_t>(a) * static_cast<uint64_t>(v));
+        } else {
+          return a * v;
+        }
+      case ReduceKind::kMax: return v > a ? v : a;
+      case ReduceKind::kMin: return v < a ? v : a;
+    }
+    return a;
+  };
+  (void)ctx;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t rem = r, base = 0;
+    for (size_t d = rank > 0 ? rank - 1 : 0; d-- > 0;) {
+      base += (rem % in.shape[d]) * ostride[d];
+      rem /= in.shape[d];
+    }
+    const T* row = x + r * inner;
+    if (inner_stride == 0) {
+      Acc a = acc[static_cast<size_t>(base)];
+      for (int64_t i = 0; i < inner; ++i) a = combine(a, static_cast<Acc>(row[i]));
+      acc[static_cast<size_t>(base)] = a;
+    } else {
+      Acc* ap = acc.data() + base;
+      for (int64_t i = 0; i < inner; ++i) ap[i] = combine(ap[i], static_cast<Acc>(row[i]));
+    }
+  }
+  const int64_t count = out_count > 0 ? total / out_count : 0;
+  for (int64_t i = 0; i < out_count; ++i) {
+    Acc v = acc[static_cast<size_t>(i)];
+    if (kind == ReduceKind::kMean) {
+      if constexpr (std::is_integral_v<Acc>) {
+        v = count > 0 ? v / count : 0;
+      } else {
+        v = v / static_cast<Acc>(count);
+      }
+    }
+    out[i] = static_cast<T>(v);
+  }
+}
+
+Status RunReduce(KernelContext& ctx, ReduceKind kind) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
+  const TensorData& in = *ctx.inputs[0];
+  TensorData& out = *ctx.outputs[0];
+  std::vector<int64_t> axes;
+  GLD_RETURN_IF_ERROR(ReadInts(ctx, *ctx.inputs[1], "axes", &axes));
+  const int64_t rank = static_cast<int64_t>(in.shape.size());
+  std::vector<bool> reduced(static_cast<size_t>(rank), false);
+  for (int64_t a : axes) {
+    int32_t axis = 0;
+    if (!NormalizeAxis(a, rank, &axis)) {
+      return KernelError(ctx, "axis " + std::to_string(a) + " out of range for input " + ShapeToString(in.shape));
+    }
+    reduced[static_cast<size_t>(axis)] = true;
+  }
+  int64_t out_count = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced[static_cast<size_t>(d)]) out_count *= in.shape[static_cast<size_t>(d)];
+  }
+  if (out.num_elements() != out_count || out.type != in.type) {
+    return KernelError(ctx, "output " + ShapeToString(out.shape) + " " + DataTypeName(out.type) +
+                                " does not match the reduction of " + ShapeToString(in.shape) + " " +
+                                DataTypeName(in.type));
+  }
+  switch (in.type) {
+    case DataType::kFloat32: ReduceT<float, double>(ctx, in, reduced, kind, out.as<float>(), out_count); break;
+    case DataType::kInt32: ReduceT<int32_t, int64_t>(ctx, in, reduced, kind, out.as<int32_t>(), out_count); break;
+    case DataType::kInt64: ReduceT<int64_t, int64_t>(ctx, in, reduced, kind, out.as<int64_t>(), out_count); break;
+    case DataType::kInt8: ReduceT<int8_t, int64_t>(ctx, in, reduced, kind, out.as<int8_t>(), out_count); break;
+    case DataType::kUInt8: ReduceT<uint8_t, int64_t>(ctx, in, reduced, kind, out.as<uint8_t>(), out_count); break;
+    case DataType::kBool:
+      if (kind == ReduceKind::kMax || kind == ReduceKind::kMin) {
+        ReduceT<bool, int64_t>(ctx, in, reduced, kind, out.as<bool>(), out_count);
+        break;
+      }
+      [[fallthrough]];
+    default:
+      return KernelUnimplemented(ctx, std::string("type ") + DataTypeName(in.type) + " is not supported");
+  }
+  return OkStatus();
+}
+
+template <typename T, typename I>
+void ArgT(const TensorData& in, int64_t axis, bool is_max, I* out) {
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= in.shape[static_cast<size_t>(d)];
+  for (size_t d = static_cast<size_t>(axis) + 1; d < in.shape.size(); ++d) inner *= in.shape[d];
+  const int64_t n = in.shape[static_cast<size_t>(axis)];
+  const T* x = in.as<T>();
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      const T* p = x + o * n * inner + i;
+      int64_t best = 0;
+      for (int64_t k = 1; k < n; ++k) {
+        const T v = p[k * inner];
+        if (is_max ? v > p[best * inner] : v < p[best * inner]) best = k;
+      }
+      out[o * inner + i] = static_cast<I>(best);
+    }
+  }
+}
+
+template <typename T>
+Status ArgDispatchIndex(KernelContext& ctx, const TensorData& in, int64_t axis, bool is_max, TensorData& out) {
+  if (out.type == DataType::kInt32) {
+    ArgT<T, int32_t>(in, axis, is_max, out.as<int32_t>());
+  } else if (out.type == DataType::kInt64) {
+    ArgT<T, int64_t>(in, axis, is_max, out.as<int64_t>());
+  } else {
+    return KernelError(ctx, std::string("output must be int32 or int64, got ") + DataTypeName(out.type));
+  }
+  return OkStatus();
+}
+
+Status RunArg(KernelContext& ctx, bool is_max) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
+  const TensorData& in = *ctx.inputs[0];
+  TensorData& out = *ctx.outputs[0];
+  std::vector<int64_t> axes;
+  GLD_RETURN_IF_ERROR(ReadInts(ctx, *ctx.inputs[1], "axis", &axes));
+  int32_t axis = 0;
+  if (axes.size() != 1 || !NormalizeAxis(axes[0], static_cast<int64_t>(in.shape.size()), &axis)) {
+    return KernelError(ctx, "axis must be one value within the rank of " + ShapeToString(in.shape));
+  }
+  if (in.shape[static_cast<size_t>(axis)] == 0) return KernelError(ctx, "reducing an empty axis");
+  if (out.num_elements() * in.shape[static_cast<size_t>(axis)] != in.num_elements()) {
+    return KernelError(ctx, "output " + ShapeToString(out.shape) + " does not match input " + ShapeToString(in.shape));
+  }
+  switch (in.type) {
+    case DataType::kFloat32: return ArgDispatchIndex<float>(ctx, in, axis, is_max, out);
+    case DataType::kInt32: return ArgDispatchIndex<int32_t>(ctx, in, axis, is_max, out);
+    case DataType::kInt64: return ArgDispatchIndex<int64_t>(ctx, in, axis, is_max, out);
+    case DataType::kInt8: return ArgDispatchIndex<int8_t>(ctx, in, axis, is_max, out);
+    case DataType::kUInt8: return ArgDispatchIndex<uint8_t>(ctx, in, axis, is_max, out);
+    case DataType::kBool: return ArgDispatchIndex<bool>(ctx, in, axis, is_max, out);
+    default: return KernelUnimplemented(ctx, std::string("type ") + DataTypeName(in.type) + " is not supported");
+  }
+}
+
+}  // namespace
+
+Status RunMean(KernelContext& ctx) { return RunReduce(ctx, ReduceKind::kMean); }
+Status RunSum(KernelContext& ctx) { return RunReduce(ctx, ReduceKind::kSum); }
+Status RunReduceProd(KernelContext& ctx) { return RunReduce(ctx, ReduceKind::kProd); }
+Status RunReduceMax(KernelContext& ctx) { return RunReduce(ctx, ReduceKind::kMax); }
+Status RunReduceMin(KernelContext& ctx) { return RunReduce(ctx, ReduceKind::kMin); }
+Status RunArgMax(KernelContext& ctx) { return RunArg(ctx, true); }
+Status RunArgMin(KernelContext& ctx) { return RunArg(ctx, false); }
+
+}  // namespace gld::cpu

@@ -1,0 +1,85 @@
+// The explicit table of CPU kernels: one entry per OpType the CPU runs.
+#include <array>
+
+#include "cpu_kernels/kernels.h"
+
+namespace gld::cpu {
+
+namespace {
+
+// clang-format off
+const CpuKernel kKernels[] = {
+    {OpType::kAdd, RunAdd},
+    {OpType::kArgMax, RunArgMax},
+    {OpType::kArgMin, RunArgMin},
+    {OpType::kAveragePool2d, RunAveragePool2d},
+    {OpType::kConcatenation, RunConcatenation},
+    {OpType::kConv2d, RunConv2d},
+    {OpType::kDensify, RunDensify},
+    {OpType::kDepthToSpace, RunDepthToSpace},
+    {OpType::kDepthwiseConv2d, RunDepthwiseConv2d},
+    {OpType::kDequantize, RunDequantize},
+    {OpType::kDiv, RunDiv},
+    {OpType::kElu, RunElu},
+    {OpType::kEqual, RunEqual},
+    {OpType::kExpandDims, RunExpandDims},
+    {OpType::kFloorDiv, RunFloorDiv},
+    {OpType::kFloorMod, RunFloorMod},
+    {OpType::kFullyConnected, RunFullyConnected},
+    {OpType::kGelu, RunGelu},
+    {OpType::kGreater, RunGreater},
+    {OpType::kGreaterEqual, RunGreaterEqual},
+    {OpType::kHardSwish, RunHardSwish},
+    {OpType::kLeakyRelu, RunLeakyRelu},
+    {OpType::kLess, RunLess},
+    {OpType::kLessEqual, RunLessEqual},
+    {OpType::kLogicalAnd, RunLogicalAnd},
+    {OpType::kLogicalOr, RunLogicalOr},
+    {OpType::kLogistic, RunLogistic},
+    {OpType::kMaxPool2d, RunMaxPool2d},
+    {OpType::kMaximum, RunMaximum},
+    {OpType::kMean, RunMean},
+    {OpType::kMinimum, RunMinimum},
+    {OpType::kMirrorPad, RunMirrorPad},
+    {OpType::kMul, RunMul},
+    {OpType::kNotEqual, RunNotEqual},
+    {OpType::kPack, RunPack},
+    {OpType::kPad, RunPad},
+    {OpType::kPadV2, RunPadV2},
+    {OpType::kPow, RunPow},
+    {OpType::kPrelu, RunPrelu},
+    {OpType::kQuantize, RunQuantize},
+    {OpType::kReduceMax, RunReduceMax},
+    {OpType::kReduceMin, RunReduceMin},
+    {OpType::kReduceProd, RunReduceProd},
+    {OpType::kRelu, RunRelu},
+    {OpType::kRelu6, RunRelu6},
+    {OpType::kReluN1To1, RunReluN1To1},
+    {OpType::kRelu0To1, RunRelu0To1},
+    {OpType::kReshape, RunReshape},
+    {OpType::kResizeBilinear, RunResizeBilinear},
+    {OpType::kResizeNearestNeighbor, RunResizeNearestNeighbor},
+    {OpType::kSpaceToDepth, RunSpaceToDepth},
+    {OpType::kSplit, RunSplit},
+    {OpType::kSplitV, RunSplitV},
+    {OpType::kSquaredDifference, RunSquaredDifference},
+    {OpType::kSqueeze, RunSqueeze},
+    {OpType::kSub, RunSub},
+    {OpType::kSum, RunSum},
+    {OpType::kTanh, RunTanh},
+    {OpType::kTransposeConv, RunTransposeConv},
+    {OpType::kUnpack, RunUnpack},
+    {OpType::kConvolution2DTransposeBias, RunConvolution2DTransposeBias},
+};
+// clang-format on
+
+}  // namespace
+
+const CpuKernel* FindCpuKernel(OpType op) {
+  for (const CpuKernel& k : kKernels) {
+    if (k.op == op) return &k;
+  }
+  return nullptr;
+}
+
+}  // namespace gld::cpu

@@ -1,0 +1,82 @@
+// Shape (and type) inference over the IR, plus the TFLite shape rules that
+// the CPU kernels share (output sizes, padding, broadcasting), so that both
+// always agree.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gldelegate/status.hpp"
+#include "graph/graph.h"
+
+namespace gld {
+
+// Walks the nodes in order and sets every output tensor's shape and type from
+// its inputs, attributes and constant inputs. Validates what it reads; errors
+// name the node ("node 12 (CONV_2D): ...") and the offending values.
+// Where an output shape depends on the values of a tensor that is not
+// constant (and cannot be computed from shapes alone, e.g. SHAPE -> RESHAPE),
+// the shape stored in the tensor is kept when it is fully known; otherwise the
+// result is an Unimplemented error naming the node.
+Status InferShapes(Graph& graph);
+
+// The same for one node, assuming its inputs' shapes are final. Values of
+// non-constant inputs are not known here, so value-dependent shapes fall back
+// to the stored shape as described above.
+Status InferNodeShapes(Graph& graph, size_t node_index);
+
+// ---- Rules shared with the CPU kernels -------------------------------------
+
+// TFLite's windowed output size: SAME: ceil(in / stride); VALID:
+// ceil((in - effective_filter + 1) / stride), where effective_filter =
+// (filter - 1) * dilation + 1. Returns a negative value when VALID leaves no
+// output (callers report it). Arguments must be positive.
+int32_t ConvOutputSize(Padding padding, int32_t in, int32_t filter, int32_t stride,
+                       int32_t dilation = 1);
+
+// Padding before/after one spatial dimension. TFLite pads
+// total = max(0, (out - 1) * stride + effective_filter - in) and puts the
+// smaller half before (top/left): before = total / 2, after = total - before.
+struct PaddingValues {
+  int32_t before = 0;
+  int32_t after = 0;
+};
+PaddingValues ComputePadding(Padding padding, int32_t in, int32_t filter, int32_t stride,
+                             int32_t dilation, int32_t out);
+
+// MediaPipe's Convolution2DTransposeBias output size and leading padding:
+// SAME: total = max(0, filter - (in - 1) % stride - 1), out = stride * (in -
+// 1) + filter - total, before = total / 2; VALID: total = 0.
+struct TransposeConvBiasSize {
+  int32_t out = 0;
+  int32_t pad_before = 0;
+};
+TransposeConvBiasSize MediaPipeTransposeConvSize(Padding padding, int32_t in, int32_t filter,
+                                                 int32_t stride);
+
+// Numpy-style broadcast of two shapes (aligned at the innermost dimension,
+// every pair equal or one of them 1). False when incompatible.
+bool BroadcastShapes(const Shape& a, const Shape& b, Shape* out);
+
+// Maps axis in [-rank, rank) to [0, rank); false when out of range.
+bool NormalizeAxis(int64_t axis, int64_t rank, int32_t* out);
+
+// STRIDED_SLICE resolved against an input shape with TFLite's rules (masks,
+// ellipsis, new axes, negative indices, clamping, `offset`). Per input
+// dimension: the first index, the step and the number of elements taken;
+// output_shape adds new axes and drops shrunk dimensions.
+struct StridedSliceSpec {
+  std::vector<int64_t> start, stride, count;
+  Shape output_shape;
+};
+bool ComputeStridedSlice(const Shape& input, const std::vector<int64_t>& begin, const std::vector<int64_t>& end,
+                         const std::vector<int64_t>& strides, const StridedSliceAttributes& attrs,
+                         StridedSliceSpec* spec, std::string* error);
+
+// Reads an integer tensor's constant values (int32 or int64) into `out`.
+// False when the tensor is not constant, not integer, or its data is short.
+bool ReadConstantInts(const Tensor& tensor, std::vector<int64_t>* out);
+
+}  // namespace gld

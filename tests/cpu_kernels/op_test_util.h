@@ -1,0 +1,193 @@
+// Builds small IR graphs directly and runs them through shape inference and
+// the CPU kernels. Test-only.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cpu_kernels/cpu_kernel.h"
+#include "graph/graph.h"
+#include "graph/shape_inference.h"
+
+namespace gld::testing {
+
+template <typename T>
+constexpr DataType TypeOf();
+template <> constexpr DataType TypeOf<float>() { return DataType::kFloat32; }
+template <> constexpr DataType TypeOf<int32_t>() { return DataType::kInt32; }
+template <> constexpr DataType TypeOf<int64_t>() { return DataType::kInt64; }
+template <> constexpr DataType TypeOf<int8_t>() { return DataType::kInt8; }
+template <> constexpr DataType TypeOf<uint8_t>() { return DataType::kUInt8; }
+template <> constexpr DataType TypeOf<int16_t>() { return DataType::kInt16; }
+template <> constexpr DataType TypeOf<bool>() { return DataType::kBool; }
+template <> constexpr DataType TypeOf<uint16_t>() { return DataType::kFloat16; }  // raw halves
+
+template <typename T>
+std::vector<uint8_t> ToBytes(const std::vector<T>& v) {
+  std::vector<uint8_t> b(v.size() * sizeof(T));
+  if (!b.empty()) std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+class OpTest {
+ public:
+  // A runtime input (graph input) holding `values`.
+  template <typename T>
+  int Input(const Shape& shape, const std::vector<T>& values, DataType type = TypeOf<T>()) {
+    Tensor t;
+    t.name = "in" + std::to_string(graph.tensors.size());
+    t.type = type;
+    t.shape = shape;
+    graph.tensors.push_back(t);
+    const int id = static_cast<int>(graph.tensors.size()) - 1;
+    graph.inputs.push_back(id);
+    runtime_[id] = ToBytes(values);
+    return id;
+  }
+  // A constant tensor.
+  template <typename T>
+  int Const(const Shape& shape, const std::vector<T>& values, DataType type = TypeOf<T>()) {
+    Tensor t;
+    t.name = "const" + std::to_string(graph.tensors.size());
+    t.type = type;
+    t.shape = shape;
+    t.is_constant = true;
+    t.data = ToBytes(values);
+    graph.tensors.push_back(t);
+    return static_cast<int>(graph.tensors.size()) - 1;
+  }
+  // An output tensor whose shape and type shape inference fills in (the
+  // stored type matters for ops whose output type comes from the file).
+  int Output(DataType stored_type = DataType::kFloat32, const Shape& stored_shape = {}) {
+    Tensor t;
+    t.name = "out" + std::to_string(graph.tensors.size());
+    t.type = stored_type;
+    t.shape = stored_shape;
+    graph.tensors.push_back(t);
+    return static_cast<int>(graph.tensors.size()) - 1;
+  }
+  size_t Node(OpType op, std::vector<int> inputs, std::vector<int> outputs, Attributes attrs = {}) {
+    gld::Node n;
+    n.op = op;
+    n.inputs = std::move(inputs);
+    n.outputs = std::move(outputs);
+    n.attributes = std::move(attrs);
+    n.source_index = static_cast<int>(graph.nodes.size());
+    graph.nodes.push_back(std::move(n));
+    return graph.nodes.size() - 1;
+  }
+
+  // Shape inference, then every node's kernel in order.
+  Status Run(int threads = 1) {
+    GLD_RETURN_IF_ERROR(InferShapes(graph));
+    return RunKernels(threads);
+  }
+  // Kernels only, with the shapes currently in the graph.
+  Status RunKernels(int threads = 1) {
+    for (size_t i = 0; i < graph.tensors.size(); ++i) {
+      const Tensor& t = graph.tensors[i];
+      if (t.is_constant || runtime_.count(static_cast<int>(i))) continue;
+      storage_[static_cast<int>(i)].assign(static_cast<size_t>(NumElements(t.shape)) * DataTypeSize(t.type), 0xCD);
+    }
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      const gld::Node& n = graph.nodes[i];
+      const cpu::CpuKernel* k = cpu::FindCpuKernel(n.op);
+      if (k == nullptr) return UnimplementedError(std::string("no CPU kernel for ") + OpTypeName(n.op));
+      std::vector<cpu::TensorData> ins(n.inputs.size()), outs(n.outputs.size());
+      cpu::KernelContext ctx;
+      ctx.graph = &graph;
+      ctx.node = &graph.nodes[i];
+      ctx.num_threads = threads;
+      if (threads > 1) {
+        ctx.parallel_for = [threads](int64_t count, const std::function<void(int64_t, int64_t)>& fn) {
+          std::vector<std::thread> pool;
+          const int64_t per = (count + threads - 1) / threads;
+          for (int w = 0; w < threads; ++w) {
+            const int64_t b = w * per, e = std::min(count, b + per);
+            if (b < e) pool.emplace_back([&fn, b, e] { fn(b, e); });
+          }
+          for (auto& th : pool) th.join();
+        };
+      }
+      for (size_t j = 0; j < n.inputs.size(); ++j) {
+        if (n.inputs[j] < 0) {
+          ctx.inputs.push_back(nullptr);
+          continue;
+        }
+        Bind(n.inputs[j], &ins[j]);
+        ctx.inputs.push_back(&ins[j]);
+      }
+      for (size_t j = 0; j < n.outputs.size(); ++j) {
+        Bind(n.outputs[j], &outs[j]);
+        ctx.outputs.push_back(&outs[j]);
+      }
+      GLD_RETURN_IF_ERROR(k->run(ctx));
+    }
+    return OkStatus();
+  }
+
+  template <typename T = float>
+  std::vector<T> Get(int id) const {
+    const std::vector<uint8_t>& b = Bytes(id);
+    std::vector<T> v(b.size() / sizeof(T));
+    if (!v.empty()) std::memcpy(v.data(), b.data(), v.size() * sizeof(T));
+    return v;
+  }
+  const Shape& ShapeOf(int id) const { return graph.tensors[static_cast<size_t>(id)].shape; }
+  DataType TypeOfTensor(int id) const { return graph.tensors[static_cast<size_t>(id)].type; }
+
+  Graph graph;
+
+ private:
+  const std::vector<uint8_t>& Bytes(int id) const {
+    const Tensor& t = graph.tensors[static_cast<size_t>(id)];
+    if (t.is_constant) return t.data;
+    auto it = runtime_.find(id);
+    if (it != runtime_.end()) return it->second;
+    return storage_.at(id);
+  }
+  void Bind(int id, cpu::TensorData* td) {
+    const Tensor& t = graph.tensors[static_cast<size_t>(id)];
+    td->type = t.type;
+    td->shape = t.shape;
+    std::vector<uint8_t>* b;
+    if (t.is_constant) {
+      b = &graph.tensors[static_cast<size_t>(id)].data;
+    } else if (runtime_.count(id)) {
+      b = &runtime_[id];
+    } else {
+      b = &storage_[id];
+    }
+    td->data = b->data();
+    td->bytes = b->size();
+  }
+
+  std::map<int, std::vector<uint8_t>> runtime_;
+  std::map<int, std::vector<uint8_t>> storage_;
+};
+
+inline std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo = -1.f, float hi = 1.f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+// Elementwise comparison with an absolute + relative tolerance.
+inline void ExpectNear(const std::vector<float>& actual, const std::vector<float>& expected, float tol = 1e-5f) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < actual.size(); ++i) {
+    const float scale = std::max(1.f, std::abs(expected[i]));
+    EXPECT_NEAR(actual[i], expected[i], tol * scale) << "at index " << i;
+  }
+}
+
+}  // namespace gld::testing
