@@ -3,8 +3,8 @@
 // dequantized values.
 #include <cstring>
 
+#include "gldelegate/gldelegate.hpp"
 #include "transforms/pass.h"
-#include "util/half.h"
 
 namespace gld {
 

@@ -1,4 +1,4 @@
-#include "util/half.h"
+#include "gldelegate/gldelegate.hpp"
 
 #include <cstring>
 

@@ -1,12 +1,5 @@
-// IEEE 754 binary16 <-> binary32 conversion on the host.
+// IEEE 754 binary16 <-> float32 on the host: gld::HalfToFloat and
+// gld::FloatToHalf, declared in the public API (tools need them too).
 #pragma once
 
-#include <cstdint>
-
-namespace gld {
-
-float HalfToFloat(uint16_t h);
-// Round to nearest even; overflow gives infinity, NaN stays NaN.
-uint16_t FloatToHalf(float f);
-
-}  // namespace gld
+#include "gldelegate/gldelegate.hpp"

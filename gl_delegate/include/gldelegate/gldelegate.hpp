@@ -32,6 +32,10 @@ const char* BackendName(Backend b);          // "auto", "gl", "cpu"
 const char* PrecisionName(Precision p);      // "fp32", "fp16"
 const char* ElementTypeName(ElementType t);  // "float32", ...
 size_t ElementTypeSize(ElementType t);
+// IEEE 754 binary16 <-> float32, for float16 tensors: round to nearest even;
+// overflow gives infinity, NaN stays NaN.
+float HalfToFloat(uint16_t h);
+uint16_t FloatToHalf(float f);
 // Parse "auto|gl|cpu" / "fp32|fp16"; InvalidArgument naming the value otherwise.
 StatusOr<Backend> ParseBackend(const std::string& s);
 StatusOr<Precision> ParsePrecision(const std::string& s);

@@ -1,0 +1,112 @@
+// A headless OpenGL ES 3.1+ context obtained through EGL, in this order:
+//   1. the caller's current EGL context, when there is one (never destroyed
+//      by us);
+//   2. the EGL device platform (EGL_EXT_platform_device), device chosen by
+//      index (EglOptions::device_index, else GLD_EGL_DEVICE, else each device
+//      in turn);
+//   3. Mesa's surfaceless platform (EGL_MESA_platform_surfaceless);
+//   4. the default display with a 1x1 pbuffer surface.
+// When an index is forced (option or GLD_EGL_DEVICE) and that device fails,
+// creation fails instead of falling back, so the user learns that their
+// choice was not honoured.
+//
+// Threading: an environment may be used from any thread, but from one thread
+// at a time (the caller serialises). Every GL entry point of this backend runs
+// inside a ScopedCurrent, which makes the context current on the calling
+// thread and restores whatever was current before, so no thread keeps the
+// context bound between calls. A reused caller context is the exception: it
+// stays current on the caller's thread, and using the environment from
+// another thread then fails with FailedPrecondition (EGL_BAD_ACCESS).
+#pragma once
+
+#include <epoxy/egl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gldelegate/status.hpp"
+
+namespace gld::gl {
+
+class ProgramCache;
+
+struct EglOptions {
+  // EGL device index on the device platform; -1: GLD_EGL_DEVICE from the
+  // environment if set, else try every device in order.
+  int device_index = -1;
+  // Use the caller's current EGL context when there is one.
+  bool reuse_current_context = true;
+  // Skip the device platform / surfaceless / pbuffer attempts (tests use this
+  // to exercise the fallbacks one by one).
+  bool try_device_platform = true;
+  bool try_surfaceless_platform = true;
+  bool try_default_display = true;
+};
+
+// How the context was obtained, and what it offers.
+struct GlInfo {
+  std::string platform;  // "current context", "device 0", "surfaceless", "default display (pbuffer)"
+  std::string vendor, renderer, version, shading_language_version;
+  int major = 0, minor = 0;  // GLES version
+  bool timer_query = false;              // GL_EXT_disjoint_timer_query
+  bool parallel_shader_compile = false;  // GL_KHR_parallel_shader_compile
+  bool program_binary = false;           // at least one program binary format
+  int max_compute_ssbo_blocks = 0;
+  int64_t max_ssbo_size = 0;  // bytes
+  int max_workgroup_invocations = 0;
+  int max_workgroup_size[3] = {0, 0, 0};
+  int max_workgroup_count[3] = {0, 0, 0};
+};
+
+class GlEnvironment {
+ public:
+  static StatusOr<std::unique_ptr<GlEnvironment>> Create(const EglOptions& options = {});
+  ~GlEnvironment();
+  GlEnvironment(const GlEnvironment&) = delete;
+  GlEnvironment& operator=(const GlEnvironment&) = delete;
+
+  const GlInfo& info() const { return info_; }
+  bool reused_context() const { return reused_; }
+  EGLDisplay display() const { return display_; }
+  EGLContext context() const { return context_; }
+  // Compiled programs shared by every segment of this environment.
+  ProgramCache& programs() { return *programs_; }
+
+  // Makes this environment's context current on the calling thread for the
+  // object's lifetime and restores the previous binding afterwards.
+  class ScopedCurrent {
+   public:
+    explicit ScopedCurrent(GlEnvironment& env);
+    ~ScopedCurrent();
+    ScopedCurrent(const ScopedCurrent&) = delete;
+    ScopedCurrent& operator=(const ScopedCurrent&) = delete;
+    const Status& status() const { return status_; }
+
+   private:
+    GlEnvironment& env_;
+    Status status_;
+    bool restore_ = false;
+    EGLDisplay prev_display_ = EGL_NO_DISPLAY;
+    EGLContext prev_context_ = EGL_NO_CONTEXT;
+    EGLSurface prev_draw_ = EGL_NO_SURFACE, prev_read_ = EGL_NO_SURFACE;
+  };
+
+ private:
+  GlEnvironment();
+  Status QueryInfo();
+
+  EGLDisplay display_ = EGL_NO_DISPLAY;
+  EGLContext context_ = EGL_NO_CONTEXT;
+  EGLSurface draw_ = EGL_NO_SURFACE;  // the pbuffer, or the caller's surfaces
+  EGLSurface read_ = EGL_NO_SURFACE;
+  bool reused_ = false;
+  bool owns_display_ = false;  // we called eglInitialize on it
+  GlInfo info_;
+  std::unique_ptr<ProgramCache> programs_;
+};
+
+// "EGL_BAD_ACCESS" etc.
+const char* EglErrorName(EGLint error);
+
+}  // namespace gld::gl

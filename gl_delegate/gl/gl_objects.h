@@ -1,0 +1,107 @@
+// RAII wrappers of the GL objects this backend uses: shader storage buffers,
+// compute programs and timer queries. Every call (constructors, destructors,
+// methods) needs the owning environment's context current on the calling
+// thread (GlEnvironment::ScopedCurrent).
+#pragma once
+
+#include <epoxy/gl.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include "gldelegate/status.hpp"
+
+namespace gld::gl {
+
+// Returns Internal("<where>: GL error GL_INVALID_VALUE") when glGetError
+// reports one (and drains the error queue); OK otherwise.
+Status CheckGlError(const char* where);
+const char* GlErrorName(GLenum error);
+
+// A shader storage buffer of a fixed size in bytes.
+class GlBuffer {
+ public:
+  GlBuffer() = default;
+  // data may be null (contents undefined). Zero bytes allocate one word, so
+  // that an empty tensor still has a bindable buffer.
+  static StatusOr<GlBuffer> Create(size_t bytes, const void* data = nullptr);
+  ~GlBuffer() { Reset(); }
+  GlBuffer(GlBuffer&& o) noexcept { *this = std::move(o); }
+  GlBuffer& operator=(GlBuffer&& o) noexcept;
+  GlBuffer(const GlBuffer&) = delete;
+  GlBuffer& operator=(const GlBuffer&) = delete;
+
+  GLuint id() const { return id_; }
+  size_t bytes() const { return bytes_; }
+  bool valid() const { return id_ != 0; }
+
+  Status Write(size_t offset, const void* data, size_t bytes);
+  // Maps the range for reading (GLES has no glGetBufferSubData). Callers put
+  // a glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT) between the shader that
+  // wrote it and this call.
+  Status Read(size_t offset, void* data, size_t bytes) const;
+  void BindStorage(GLuint binding) const;
+  void Reset();
+  // Forgets the name without a GL call (its context is unreachable).
+  void Abandon() { id_ = 0; bytes_ = 0; }
+
+ private:
+  GLuint id_ = 0;
+  size_t bytes_ = 0;
+};
+
+// A linked compute program. Uniform locations are looked up once and cached.
+class GlProgram {
+ public:
+  GlProgram() = default;
+  explicit GlProgram(GLuint id) : id_(id) {}
+  ~GlProgram() { Reset(); }
+  GlProgram(GlProgram&& o) noexcept { *this = std::move(o); }
+  GlProgram& operator=(GlProgram&& o) noexcept;
+  GlProgram(const GlProgram&) = delete;
+  GlProgram& operator=(const GlProgram&) = delete;
+
+  GLuint id() const { return id_; }
+  // -1 when the program has no such active uniform (unused uniforms are
+  // removed by the compiler, which is legitimate).
+  GLint UniformLocation(const std::string& name) const;
+  void Reset();
+  void Abandon() { id_ = 0; locations_.clear(); }
+
+ private:
+  GLuint id_ = 0;
+  mutable std::unordered_map<std::string, GLint> locations_;
+};
+
+// Compiles and links one compute shader; the error carries the label, the
+// compiler's info log and the numbered source lines around the error.
+StatusOr<GlProgram> CompileComputeProgram(const std::string& label, const std::string& source);
+
+// GL_TIME_ELAPSED_EXT query (GL_EXT_disjoint_timer_query). Only one may be
+// active at a time, as GL requires.
+class GlTimerQuery {
+ public:
+  static StatusOr<GlTimerQuery> Create();
+  GlTimerQuery() = default;
+  ~GlTimerQuery() { Reset(); }
+  GlTimerQuery(GlTimerQuery&& o) noexcept { *this = std::move(o); }
+  GlTimerQuery& operator=(GlTimerQuery&& o) noexcept;
+  GlTimerQuery(const GlTimerQuery&) = delete;
+  GlTimerQuery& operator=(const GlTimerQuery&) = delete;
+
+  void Begin();
+  void End();
+  // Waits for the result. DataLoss when the GPU reported a disjoint event
+  // (the measurement is meaningless).
+  StatusOr<uint64_t> ElapsedNs();
+  bool valid() const { return id_ != 0; }
+  void Reset();
+  void Abandon() { id_ = 0; }
+
+ private:
+  GLuint id_ = 0;
+};
+
+}  // namespace gld::gl

@@ -1,0 +1,436 @@
+#include "gl/gl_segment.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "gl/phwc4.h"
+#include "gl/program_cache.h"
+#include "gl/shader_generator.h"
+#include "util/half.h"
+#include "util/logging.h"
+
+namespace gld::gl {
+
+namespace {
+
+// Element values of a constant tensor used as a GPU tensor (weights of
+// elementwise ops, PRELU alphas, ...). Quantized integer constants become
+// their integer values, as on the GPU.
+StatusOr<std::vector<float>> ConstantValues(const Tensor& t) {
+  if (!ShapeIsValid(t.shape, int64_t{1} << 31)) {
+    return InvalidArgumentError("constant '" + t.name + "' has a bad shape " + ShapeToString(t.shape));
+  }
+  const size_t n = static_cast<size_t>(t.num_elements());
+  if (t.data.size() < n * DataTypeSize(t.type)) {
+    return InvalidArgumentError("constant '" + t.name + "' holds " + std::to_string(t.data.size()) +
+                                " bytes, its shape needs " + std::to_string(n * DataTypeSize(t.type)));
+  }
+  std::vector<float> v(n);
+  const uint8_t* p = t.data.data();
+  for (size_t i = 0; i < n; ++i) {
+    switch (t.type) {
+      case DataType::kFloat32: std::memcpy(&v[i], p + 4 * i, 4); break;
+      case DataType::kFloat16: {
+        uint16_t h;
+        std::memcpy(&h, p + 2 * i, 2);
+        v[i] = HalfToFloat(h);
+        break;
+      }
+      case DataType::kInt8: v[i] = static_cast<float>(static_cast<int8_t>(p[i])); break;
+      case DataType::kUInt8: v[i] = static_cast<float>(p[i]); break;
+      case DataType::kInt16: {
+        int16_t x;
+        std::memcpy(&x, p + 2 * i, 2);
+        v[i] = static_cast<float>(x);
+        break;
+      }
+      default:
+        return UnimplementedError(std::string(DataTypeName(t.type)) + " constant '" + t.name +
+                                  "' cannot be a GPU tensor");
+    }
+  }
+  return v;
+}
+
+// SRC_* / DST_* of the edge conversion shaders.
+StatusOr<std::string> EdgeType(const Tensor& t, bool to_gpu) {
+  const char* prefix = to_gpu ? "SRC_" : "DST_";
+  switch (t.type) {
+    case DataType::kFloat32: return std::string(prefix) + "FLOAT32";
+    case DataType::kInt8: return std::string(prefix) + "INT8";
+    case DataType::kUInt8: return std::string(prefix) + "UINT8";
+    case DataType::kInt16: return std::string(prefix) + "INT16";
+    default:
+      return UnimplementedError(std::string(DataTypeName(t.type)) + " tensor '" + t.name +
+                                "' cannot cross a GPU segment edge");
+  }
+}
+
+std::string SegmentLabel(const std::vector<size_t>& nodes) {
+  size_t lo = *std::min_element(nodes.begin(), nodes.end());
+  size_t hi = *std::max_element(nodes.begin(), nodes.end());
+  std::string s = "GL segment (node";
+  if (lo == hi) return s + " " + std::to_string(lo) + ")";
+  return s + "s " + std::to_string(lo) + "-" + std::to_string(hi) + ")";
+}
+
+void SetUniform(GLint loc, const Uniform& u) {
+  switch (u.type) {
+    case Uniform::kInt: glUniform1i(loc, u.i[0]); break;
+    case Uniform::kIVec2: glUniform2i(loc, u.i[0], u.i[1]); break;
+    case Uniform::kIVec3: glUniform3i(loc, u.i[0], u.i[1], u.i[2]); break;
+    case Uniform::kIVec4: glUniform4i(loc, u.i[0], u.i[1], u.i[2], u.i[3]); break;
+    case Uniform::kFloat: glUniform1f(loc, u.f[0]); break;
+    case Uniform::kVec2: glUniform2f(loc, u.f[0], u.f[1]); break;
+    case Uniform::kVec4: glUniform4f(loc, u.f[0], u.f[1], u.f[2], u.f[3]); break;
+  }
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const Graph& graph,
+                                                       std::vector<size_t> nodes, Precision precision,
+                                                       const GlSegmentOptions& options) {
+  if (nodes.empty()) return InvalidArgumentError("GL segment without nodes");
+  for (size_t n : nodes) {
+    if (n >= graph.nodes.size()) {
+      return InvalidArgumentError("GL segment: node index " + std::to_string(n) + " out of range (" +
+                                  std::to_string(graph.nodes.size()) + " nodes)");
+    }
+  }
+  std::unique_ptr<GlSegment> seg(new GlSegment(env, precision));
+  seg->nodes_ = nodes;
+  seg->label_ = SegmentLabel(nodes);
+  seg->measure_gpu_time_ = options.measure_gpu_time;
+  const std::string& label = seg->label_;
+  const GlInfo& info = env.info();
+
+  // 1. Every node's dispatches and constants.
+  std::vector<Dispatch> dispatches;
+  std::vector<std::string> labels;
+  std::vector<ConstantBuffer> constants;
+  std::vector<Dispatch> body;
+  std::vector<std::string> body_labels;
+  for (size_t n : nodes) {
+    OpBuildContext ctx(graph, n, precision, /*dry_run=*/false);
+    std::vector<Dispatch> ds;
+    Status s = BuildNode(ctx, &ds);
+    if (!s.ok()) return Status(s.code(), label + ": " + graph.NodeLabel(n) + ": " + s.message());
+    const int base = static_cast<int>(constants.size());
+    for (ConstantBuffer& c : ctx.constants()) constants.push_back(std::move(c));
+    for (Dispatch& d : ds) {
+      for (auto& b : d.bindings) {
+        if (b.second.kind == BufferRef::kConstant) b.second.index += base;
+      }
+      body_labels.push_back(d.shader.template_name + " for " + graph.NodeLabel(n));
+      body.push_back(std::move(d));
+    }
+  }
+
+  // 2. Which tensors live on the GPU, and which cross the edges.
+  std::set<int> produced;
+  for (size_t n : nodes) {
+    for (int t : graph.nodes[n].outputs) {
+      if (t >= 0) produced.insert(t);
+    }
+  }
+  std::vector<int> referenced;
+  for (const Dispatch& d : body) {
+    for (const auto& b : d.bindings) {
+      if (b.second.kind == BufferRef::kTensor &&
+          std::find(referenced.begin(), referenced.end(), b.second.index) == referenced.end()) {
+        referenced.push_back(b.second.index);
+      }
+    }
+  }
+  for (int t : referenced) {
+    const Tensor& tensor = graph.tensors[static_cast<size_t>(t)];
+    if (!produced.count(t) && !tensor.is_constant) seg->inputs_.push_back(t);
+  }
+  const std::set<size_t> inside(nodes.begin(), nodes.end());
+  std::vector<int> wanted;
+  for (size_t n : nodes) {
+    for (int t : graph.nodes[n].outputs) {
+      if (t < 0) continue;
+      bool read_outside = graph.IsGraphOutput(t);
+      for (size_t c : graph.Consumers(t)) read_outside = read_outside || !inside.count(c);
+      if (read_outside) wanted.push_back(t);
+    }
+  }
+  for (int t : options.extra_outputs) {
+    if (!produced.count(t)) {
+      return InvalidArgumentError(label + ": requested output tensor " + std::to_string(t) +
+                                  " is not produced by the segment");
+    }
+    wanted.push_back(t);
+  }
+  for (int t : wanted) {
+    if (std::find(seg->outputs_.begin(), seg->outputs_.end(), t) != seg->outputs_.end()) continue;
+    if (std::find(referenced.begin(), referenced.end(), t) == referenced.end()) {
+      return InternalError(label + ": output tensor '" + graph.tensors[static_cast<size_t>(t)].name +
+                           "' is not written by any dispatch");
+    }
+    seg->outputs_.push_back(t);
+  }
+
+  GlEnvironment::ScopedCurrent current(env);
+  GLD_RETURN_IF_ERROR(current.status());
+
+  // 3. Buffers: a PHWC4 object per referenced tensor, constants, staging.
+  std::map<int, size_t> buffer_of;
+  auto check_size = [&](size_t bytes, const std::string& what) -> Status {
+    if (info.max_ssbo_size > 0 && bytes > static_cast<uint64_t>(info.max_ssbo_size)) {
+      return UnimplementedError(label + ": " + what + " needs " + std::to_string(bytes) +
+                                " bytes, more than the driver's storage block limit of " +
+                                std::to_string(info.max_ssbo_size));
+    }
+    return OkStatus();
+  };
+  for (int t : referenced) {
+    const Tensor& tensor = graph.tensors[static_cast<size_t>(t)];
+    GLD_ASSIGN_OR_RETURN(Bhwc shape, ToBhwc(tensor.shape));
+    const size_t bytes = Phwc4Bytes(shape, precision);
+    GLD_RETURN_IF_ERROR(check_size(bytes, "tensor '" + tensor.name + "'"));
+    GlBuffer buffer;
+    if (tensor.is_constant) {
+      auto values = ConstantValues(tensor);
+      if (!values.ok()) return Status(values.status().code(), label + ": " + values.status().message());
+      std::vector<float> phwc4(static_cast<size_t>(shape.vec4s()) * 4);
+      BhwcToPhwc4(values->data(), shape, phwc4.data());
+      std::vector<uint8_t> packed = PackVec4s(phwc4, precision);
+      GLD_ASSIGN_OR_RETURN(buffer, GlBuffer::Create(packed.size(), packed.data()));
+    } else {
+      GLD_ASSIGN_OR_RETURN(buffer, GlBuffer::Create(bytes));
+    }
+    seg->gpu_bytes_ += buffer.bytes();
+    buffer_of[t] = seg->tensor_buffers_.size();
+    seg->tensor_buffers_.push_back(std::move(buffer));
+  }
+  for (const ConstantBuffer& c : constants) {
+    std::vector<uint8_t> packed = PackVec4s(c.vec4_floats, precision);
+    GLD_RETURN_IF_ERROR(check_size(packed.size(), c.name));
+    GLD_ASSIGN_OR_RETURN(GlBuffer buffer, GlBuffer::Create(packed.size(), packed.data()));
+    seg->gpu_bytes_ += buffer.bytes();
+    seg->constant_buffers_.push_back(std::move(buffer));
+  }
+  constants.clear();
+
+  // 4. Edge conversions around the body.
+  auto make_edge = [&](int t, bool to_gpu, size_t staging_index, Dispatch* d) -> StatusOr<Edge> {
+    const Tensor& tensor = graph.tensors[static_cast<size_t>(t)];
+    GLD_ASSIGN_OR_RETURN(Bhwc shape, ToBhwc(tensor.shape));
+    GLD_ASSIGN_OR_RETURN(std::string type, EdgeType(tensor, to_gpu));
+    Edge e;
+    e.tensor = t;
+    e.bytes = static_cast<size_t>(shape.elements()) * DataTypeSize(tensor.type);
+    const size_t words = (e.bytes + 3) / 4;
+    GLD_RETURN_IF_ERROR(check_size(words * 4, "staging for tensor '" + tensor.name + "'"));
+    GLD_ASSIGN_OR_RETURN(e.staging, GlBuffer::Create(words * 4));
+    const BufferRef phwc4{BufferRef::kTensor, t};
+    const BufferRef staging{BufferRef::kStaging, static_cast<int>(staging_index)};
+    if (to_gpu) {
+      d->shader.template_name = "convert_to_phwc4.comp";
+      d->shader.Define("SOURCE", type);
+      d->Bind(0, phwc4).Bind(1, staging);
+      d->IVec4("u_shape", shape);
+      d->GridOver(shape);
+    } else {
+      d->shader.template_name = "convert_from_phwc4.comp";
+      d->shader.Define("DEST", type);
+      d->Bind(0, staging).Bind(1, phwc4);
+      const uint32_t row = static_cast<uint32_t>(std::min<size_t>(std::max<size_t>(words, 1), 4096));
+      d->IVec4("u_shape", shape);
+      d->Int("u_words", static_cast<int32_t>(words));
+      d->Int("u_row", static_cast<int32_t>(row));
+      d->grid = {row, static_cast<uint32_t>((words + row - 1) / row), 1};
+    }
+    return e;
+  };
+  for (int t : seg->inputs_) {
+    Dispatch d;
+    GLD_ASSIGN_OR_RETURN(Edge e, make_edge(t, true, seg->input_edges_.size(), &d));
+    seg->gpu_bytes_ += e.staging.bytes();
+    seg->input_edges_.push_back(std::move(e));
+    labels.push_back("convert_to_phwc4.comp for tensor '" + graph.tensors[static_cast<size_t>(t)].name + "'");
+    dispatches.push_back(std::move(d));
+  }
+  for (size_t i = 0; i < body.size(); ++i) {
+    dispatches.push_back(std::move(body[i]));
+    labels.push_back(std::move(body_labels[i]));
+  }
+  for (int t : seg->outputs_) {
+    Dispatch d;
+    GLD_ASSIGN_OR_RETURN(Edge e, make_edge(t, false, seg->inputs_.size() + seg->output_edges_.size(), &d));
+    seg->gpu_bytes_ += e.staging.bytes();
+    seg->output_edges_.push_back(std::move(e));
+    labels.push_back("convert_from_phwc4.comp for tensor '" + graph.tensors[static_cast<size_t>(t)].name + "'");
+    dispatches.push_back(std::move(d));
+  }
+
+  // 5. Programs: sources first, then one batch compile.
+  std::vector<ProgramSource> sources;
+  for (size_t i = 0; i < dispatches.size(); ++i) {
+    Dispatch& d = dispatches[i];
+    if (d.workgroup[0] == 0) d.workgroup = ChooseWorkgroup(d.grid);
+    uint32_t max_binding = 0;
+    for (const auto& b : d.bindings) max_binding = std::max(max_binding, b.first);
+    if (info.max_compute_ssbo_blocks > 0 && max_binding >= static_cast<uint32_t>(info.max_compute_ssbo_blocks)) {
+      return UnimplementedError(labels[i] + " binds " + std::to_string(max_binding + 1) +
+                                " storage buffers; the driver allows " +
+                                std::to_string(info.max_compute_ssbo_blocks));
+    }
+    GLD_ASSIGN_OR_RETURN(std::string code, GenerateShader(d.shader, precision, d.workgroup));
+    sources.push_back({labels[i], std::move(code)});
+  }
+  GLD_ASSIGN_OR_RETURN(std::vector<const GlProgram*> programs, env.programs().GetOrCompile(sources));
+
+  // 6. Steps: programs with resolved buffers and uniform locations.
+  for (size_t i = 0; i < dispatches.size(); ++i) {
+    const Dispatch& d = dispatches[i];
+    Step step;
+    step.program = programs[i];
+    for (int k = 0; k < 3; ++k) {
+      const uint32_t wg = d.workgroup[static_cast<size_t>(k)];
+      const uint32_t groups = (d.grid[static_cast<size_t>(k)] + wg - 1) / wg;
+      const int limit = info.max_workgroup_count[k] > 0 ? info.max_workgroup_count[k] : 65535;
+      if (groups > static_cast<uint32_t>(limit)) {
+        return UnimplementedError(labels[i] + ": " + std::to_string(groups) + " workgroups along axis " +
+                                  std::to_string(k) + " exceed the driver's limit of " + std::to_string(limit));
+      }
+      step.groups[static_cast<size_t>(k)] = std::max<uint32_t>(groups, 1);
+    }
+    for (const auto& [binding, ref] : d.bindings) {
+      GLuint id = 0;
+      switch (ref.kind) {
+        case BufferRef::kTensor: id = seg->tensor_buffers_[buffer_of.at(ref.index)].id(); break;
+        case BufferRef::kConstant: id = seg->constant_buffers_[static_cast<size_t>(ref.index)].id(); break;
+        case BufferRef::kStaging: {
+          const size_t k = static_cast<size_t>(ref.index);
+          id = k < seg->input_edges_.size() ? seg->input_edges_[k].staging.id()
+                                            : seg->output_edges_[k - seg->input_edges_.size()].staging.id();
+          break;
+        }
+      }
+      step.bindings.emplace_back(binding, id);
+    }
+    Uniform grid;
+    grid.name = "u_grid";
+    grid.type = Uniform::kIVec3;
+    grid.i = {static_cast<int32_t>(d.grid[0]), static_cast<int32_t>(d.grid[1]),
+              static_cast<int32_t>(d.grid[2]), 0};
+    std::vector<Uniform> uniforms = d.uniforms;
+    uniforms.push_back(grid);
+    for (const Uniform& u : uniforms) {
+      GLint loc = step.program->UniformLocation(u.name);
+      if (loc >= 0) step.uniforms.push_back({loc, u});  // -1: optimised away in this variant
+    }
+    seg->steps_.push_back(std::move(step));
+    seg->info_.push_back({labels[i], d.shader.template_name, d.grid, d.workgroup});
+  }
+  if (seg->measure_gpu_time_ && info.timer_query) {
+    GLD_ASSIGN_OR_RETURN(seg->timer_, GlTimerQuery::Create());
+  }
+  GLD_RETURN_IF_ERROR(CheckGlError(("creating " + label).c_str()));
+  Log().debug("GL: {}: {} dispatches, {} bytes, {} inputs, {} outputs", label, seg->steps_.size(),
+              seg->gpu_bytes_, seg->inputs_.size(), seg->outputs_.size());
+  return seg;
+}
+
+Status GlSegment::Run(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) {
+  if (inputs.size() != input_edges_.size() || outputs.size() != output_edges_.size()) {
+    return InvalidArgumentError(label_ + ": Run got " + std::to_string(inputs.size()) + " inputs and " +
+                                std::to_string(outputs.size()) + " outputs, expects " +
+                                std::to_string(input_edges_.size()) + " and " +
+                                std::to_string(output_edges_.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].bytes != input_edges_[i].bytes || (inputs[i].data == nullptr && inputs[i].bytes > 0)) {
+      return InvalidArgumentError(label_ + ": input " + std::to_string(i) + " (tensor " +
+                                  std::to_string(input_edges_[i].tensor) + ") has " +
+                                  std::to_string(inputs[i].bytes) + " bytes, expects " +
+                                  std::to_string(input_edges_[i].bytes));
+    }
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].bytes != output_edges_[i].bytes || (outputs[i].data == nullptr && outputs[i].bytes > 0)) {
+      return InvalidArgumentError(label_ + ": output " + std::to_string(i) + " (tensor " +
+                                  std::to_string(output_edges_[i].tensor) + ") has " +
+                                  std::to_string(outputs[i].bytes) + " bytes, expects " +
+                                  std::to_string(output_edges_[i].bytes));
+    }
+  }
+  GlEnvironment::ScopedCurrent current(env_);
+  GLD_RETURN_IF_ERROR(current.status());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    GLD_RETURN_IF_ERROR(input_edges_[i].staging.Write(0, inputs[i].data, inputs[i].bytes));
+  }
+  const bool use_timer = measure_gpu_time_ && timer_.valid();
+  std::chrono::steady_clock::time_point start;
+  if (measure_gpu_time_) {
+    if (use_timer) {
+      timer_.Begin();
+    } else {
+      glFinish();
+      start = std::chrono::steady_clock::now();
+    }
+  }
+  for (const Step& s : steps_) {
+    glUseProgram(s.program->id());
+    for (const BoundUniform& u : s.uniforms) SetUniform(u.location, u.value);
+    for (const auto& [binding, id] : s.bindings) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, id);
+    glDispatchCompute(s.groups[0], s.groups[1], s.groups[2]);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+  }
+  if (measure_gpu_time_) {
+    if (use_timer) {
+      timer_.End();
+    } else {
+      glFinish();
+      last_gpu_ns_ = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                               std::chrono::steady_clock::now() - start)
+                                               .count());
+    }
+  }
+  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  glUseProgram(0);
+  GLD_RETURN_IF_ERROR(CheckGlError(("running " + label_).c_str()));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    GLD_RETURN_IF_ERROR(output_edges_[i].staging.Read(0, outputs[i].data, outputs[i].bytes));
+  }
+  if (use_timer) {
+    auto ns = timer_.ElapsedNs();
+    last_gpu_ns_ = ns.ok() ? *ns : 0;
+  }
+  return OkStatus();
+}
+
+void GlSegment::ReleaseGl() {
+  input_edges_.clear();
+  output_edges_.clear();
+  tensor_buffers_.clear();
+  constant_buffers_.clear();
+  timer_.Reset();
+}
+
+GlSegment::~GlSegment() {
+  GlEnvironment::ScopedCurrent current(env_);
+  if (!current.status().ok()) {
+    Log().warn("GL: {}: cannot free GPU buffers: {}", label_, current.status().message());
+    // Drop the names without GL calls: they belong to a context we cannot
+    // reach, and calling glDelete* on another context would free its objects.
+    for (auto* v : {&tensor_buffers_, &constant_buffers_}) {
+      for (GlBuffer& b : *v) b.Abandon();
+    }
+    for (Edge& e : input_edges_) e.staging.Abandon();
+    for (Edge& e : output_edges_) e.staging.Abandon();
+    timer_.Abandon();
+    return;
+  }
+  ReleaseGl();
+}
+
+}  // namespace gld::gl

@@ -1,0 +1,120 @@
+// A GL segment: a list of graph nodes run on the GPU as one unit. It owns a
+// PHWC4 storage buffer per tensor it touches (shared memory planning comes
+// later), the constants its shaders read (uploaded once, at Create), and the
+// conversions at its edges: host BHWC -> PHWC4 for each input tensor,
+// PHWC4 -> host BHWC for each exported tensor. Nothing crosses between CPU
+// and GPU inside a segment.
+//
+// The environment must outlive the segment (programs live in its cache).
+// Like the environment, a segment may be used from any thread, one thread at
+// a time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gl/egl_environment.h"
+#include "gl/gl_objects.h"
+#include "gl/gl_op.h"
+#include "gldelegate/gldelegate.hpp"
+#include "gldelegate/status.hpp"
+#include "graph/graph.h"
+
+namespace gld::gl {
+
+struct GlSegmentOptions {
+  // Tensors to export besides those computed from the graph (graph outputs
+  // and tensors read by nodes outside the segment).
+  std::vector<int> extra_outputs;
+  // Measure GPU time of each Run (GL_EXT_disjoint_timer_query when present,
+  // otherwise glFinish around the dispatches).
+  bool measure_gpu_time = false;
+};
+
+// One dispatch of a segment, for reports and tests.
+struct DispatchInfo {
+  std::string label;         // "conv2d.comp for node 3 (CONV_2D)"
+  std::string template_name;
+  std::array<uint32_t, 3> grid = {0, 0, 0};
+  Workgroup workgroup = {0, 0, 0};
+};
+
+class GlSegment {
+ public:
+  static StatusOr<std::unique_ptr<GlSegment>> Create(GlEnvironment& env, const Graph& graph,
+                                                     std::vector<size_t> nodes, Precision precision,
+                                                     const GlSegmentOptions& options = {});
+  ~GlSegment();
+  GlSegment(const GlSegment&) = delete;
+  GlSegment& operator=(const GlSegment&) = delete;
+
+  struct HostInput {
+    const void* data = nullptr;
+    size_t bytes = 0;
+  };
+  struct HostOutput {
+    void* data = nullptr;
+    size_t bytes = 0;
+  };
+
+  // Host data of input_tensors() in, host data of output_tensors() out, in
+  // those orders; each buffer holds the tensor's elements in row-major order
+  // and its exact size in bytes (element count x element size).
+  Status Run(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs);
+
+  // Non-constant tensors the segment reads and does not produce.
+  const std::vector<int>& input_tensors() const { return inputs_; }
+  // Tensors it produces that are graph outputs, read outside it, or asked for.
+  const std::vector<int>& output_tensors() const { return outputs_; }
+  const std::vector<size_t>& nodes() const { return nodes_; }
+  // Dispatches per Run, edge conversions included.
+  int dispatches() const { return static_cast<int>(steps_.size()); }
+  const std::vector<DispatchInfo>& dispatch_info() const { return info_; }
+  // GPU memory held: tensors, constants and staging buffers.
+  size_t gpu_bytes() const { return gpu_bytes_; }
+  Precision precision() const { return precision_; }
+  // GPU time of the last Run in ns, when options.measure_gpu_time; 0 otherwise.
+  uint64_t last_gpu_time_ns() const { return last_gpu_ns_; }
+  // "GL segment (nodes 0-11)"
+  const std::string& label() const { return label_; }
+
+ private:
+  struct BoundUniform {
+    GLint location;
+    Uniform value;
+  };
+  struct Step {
+    const GlProgram* program = nullptr;
+    std::vector<std::pair<GLuint, GLuint>> bindings;  // binding point, buffer id
+    std::vector<BoundUniform> uniforms;
+    std::array<uint32_t, 3> groups = {1, 1, 1};
+  };
+  struct Edge {
+    int tensor = -1;
+    size_t bytes = 0;   // host bytes
+    GlBuffer staging;   // host bytes rounded up to 4
+  };
+
+  GlSegment(GlEnvironment& env, Precision precision) : env_(env), precision_(precision) {}
+  void ReleaseGl();
+
+  GlEnvironment& env_;
+  Precision precision_;
+  std::string label_;
+  std::vector<size_t> nodes_;
+  std::vector<int> inputs_, outputs_;
+  std::vector<Edge> input_edges_, output_edges_;
+  std::vector<GlBuffer> tensor_buffers_;    // per referenced tensor
+  std::vector<GlBuffer> constant_buffers_;
+  std::vector<Step> steps_;
+  std::vector<DispatchInfo> info_;
+  size_t gpu_bytes_ = 0;
+  bool measure_gpu_time_ = false;
+  uint64_t last_gpu_ns_ = 0;
+  GlTimerQuery timer_;
+};
+
+}  // namespace gld::gl

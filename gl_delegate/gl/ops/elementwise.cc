@@ -1,0 +1,167 @@
+// Elementwise ops (glsl/elementwise.comp): unary, binary with broadcasting,
+// and the quantize / dequantize pair.
+#include <string>
+#include <vector>
+
+#include "gl/gl_op.h"
+#include "gl/ops/op_util.h"
+
+namespace gld::gl {
+
+namespace {
+
+struct ElementwiseOp {
+  const char* code;
+  bool binary;
+};
+
+bool LookUp(OpType op, const GeluAttributes* gelu, ElementwiseOp* out) {
+  switch (op) {
+    case OpType::kAbs: *out = {"OP_ABS", false}; return true;
+    case OpType::kCos: *out = {"OP_COS", false}; return true;
+    case OpType::kExp: *out = {"OP_EXP", false}; return true;
+    case OpType::kFloor: *out = {"OP_FLOOR", false}; return true;
+    case OpType::kLog: *out = {"OP_LOG", false}; return true;
+    case OpType::kNeg: *out = {"OP_NEG", false}; return true;
+    case OpType::kRsqrt: *out = {"OP_RSQRT", false}; return true;
+    case OpType::kSin: *out = {"OP_SIN", false}; return true;
+    case OpType::kSqrt: *out = {"OP_SQRT", false}; return true;
+    case OpType::kSquare: *out = {"OP_SQUARE", false}; return true;
+    case OpType::kTanh: *out = {"OP_TANH", false}; return true;
+    case OpType::kLogistic: *out = {"OP_LOGISTIC", false}; return true;
+    case OpType::kElu: *out = {"OP_ELU", false}; return true;
+    case OpType::kHardSwish: *out = {"OP_HARD_SWISH", false}; return true;
+    case OpType::kGelu:
+      *out = {gelu != nullptr && gelu->approximate ? "OP_GELU_APPROX" : "OP_GELU", false};
+      return true;
+    case OpType::kRelu: *out = {"OP_RELU", false}; return true;
+    case OpType::kRelu6: *out = {"OP_RELU6", false}; return true;
+    case OpType::kReluN1To1: *out = {"OP_RELU_N1_TO_1", false}; return true;
+    case OpType::kRelu0To1: *out = {"OP_RELU_0_TO_1", false}; return true;
+    case OpType::kLeakyRelu: *out = {"OP_LEAKY_RELU", false}; return true;
+    case OpType::kAdd: *out = {"OP_ADD", true}; return true;
+    case OpType::kSub: *out = {"OP_SUB", true}; return true;
+    case OpType::kMul: *out = {"OP_MUL", true}; return true;
+    case OpType::kDiv: *out = {"OP_DIV", true}; return true;
+    case OpType::kMaximum: *out = {"OP_MAXIMUM", true}; return true;
+    case OpType::kMinimum: *out = {"OP_MINIMUM", true}; return true;
+    case OpType::kPow: *out = {"OP_POW", true}; return true;
+    case OpType::kSquaredDifference: *out = {"OP_SQUARED_DIFFERENCE", true}; return true;
+    case OpType::kPrelu: *out = {"OP_PRELU", true}; return true;
+    default: return false;
+  }
+}
+
+// Sets the shader's view of operand `input` broadcast to the output.
+Status BindOperand(OpBuildContext& ctx, size_t input, const char* shape_name,
+                   const char* map_name, Dispatch& d) {
+  const Tensor* t = ctx.input(input);
+  const Tensor& out = ctx.graph().tensors[static_cast<size_t>(ctx.output_index(0))];
+  GLD_ASSIGN_OR_RETURN(Bhwc stored, ctx.InputShape(input));
+  std::array<int, 3> map;
+  std::string why;
+  if (!MakeBroadcastMap(t->shape, out.shape, &map, &why)) {
+    return ctx.Invalid("input " + std::to_string(input) + " '" + t->name + "': " + why);
+  }
+  d.IVec4(shape_name, stored);
+  d.IVec4(map_name, map[0], map[1], map[2], 0);
+  d.Bind(static_cast<uint32_t>(1 + input), BufferRef{BufferRef::kTensor, ctx.input_index(input)});
+  return OkStatus();
+}
+
+}  // namespace
+
+Status BuildElementwise(OpBuildContext& ctx, std::vector<Dispatch>* out) {
+  const Node& node = ctx.node();
+  ElementwiseOp op;
+  if (!LookUp(node.op, std::get_if<GeluAttributes>(&node.attributes), &op)) {
+    return UnimplementedError(std::string("op ") + ctx.op_name() + " has no GL kernel");
+  }
+  const size_t want_inputs = op.binary ? 2 : 1;
+  if (ctx.num_inputs() < want_inputs || ctx.num_outputs() < 1) {
+    return ctx.Invalid("expects " + std::to_string(want_inputs) + " input(s) and 1 output, has " +
+                       std::to_string(ctx.num_inputs()) + " and " + std::to_string(ctx.num_outputs()));
+  }
+  GLD_ASSIGN_OR_RETURN(Bhwc out_shape, ctx.OutputShape(0));
+  Activation activation = Activation::kNone;
+  if (const auto* a = std::get_if<BinaryAttributes>(&node.attributes)) activation = a->activation;
+  GLD_ASSIGN_OR_RETURN(std::string act, ActivationDefine(activation, ctx.op_name()));
+
+  Dispatch d;
+  d.shader.template_name = "elementwise.comp";
+  d.shader.Define("OP", op.code).Define("BINARY", op.binary ? 1 : 0).Define("ACTIVATION", act);
+  d.Bind(0, BufferRef{BufferRef::kTensor, ctx.output_index(0)});
+  d.IVec4("u_out", out_shape);
+  GLD_RETURN_IF_ERROR(BindOperand(ctx, 0, "u_in0", "u_in0_map", d));
+  if (op.binary) {
+    GLD_RETURN_IF_ERROR(BindOperand(ctx, 1, "u_in1", "u_in1_map", d));
+  } else {
+    // Unary ops keep the shape: a broadcasting input would be a malformed node.
+    GLD_ASSIGN_OR_RETURN(Bhwc in_shape, ctx.InputShape(0));
+    if (in_shape.elements() != out_shape.elements()) {
+      return ctx.Invalid("input " + in_shape.ToString() + " and output " + out_shape.ToString() +
+                         " differ in size");
+    }
+  }
+  float alpha = 0.0f;
+  if (node.op == OpType::kLeakyRelu) {
+    const auto* a = std::get_if<LeakyReluAttributes>(&node.attributes);
+    if (a == nullptr) return ctx.Invalid("missing LeakyReluAttributes");
+    alpha = a->alpha;
+  }
+  d.Vec4("u_params", alpha, 0, 0, 0);
+  d.GridOver(out_shape);
+  out->push_back(std::move(d));
+  return OkStatus();
+}
+
+Status BuildQuantize(OpBuildContext& ctx, std::vector<Dispatch>* out) {
+  const bool quantize = ctx.node().op == OpType::kQuantize;
+  if (ctx.num_inputs() < 1 || ctx.num_outputs() < 1) return ctx.Invalid("expects 1 input and 1 output");
+  const int in_index = ctx.input_index(0), out_index = ctx.output_index(0);
+  if (in_index < 0 || out_index < 0) return ctx.Invalid("missing input or output");
+  const Tensor& in = ctx.graph().tensors[static_cast<size_t>(in_index)];
+  const Tensor& o = ctx.graph().tensors[static_cast<size_t>(out_index)];
+  const Tensor& q = quantize ? o : in;  // the quantized side
+  const Tensor& f = quantize ? in : o;  // the float side
+  if (f.type != DataType::kFloat32) {
+    return ctx.Unsupported(std::string(DataTypeName(f.type)) + " tensor '" + f.name +
+                           "': only float32 <-> int8/uint8/int16 conversions run on the GPU");
+  }
+  GLD_ASSIGN_OR_RETURN(Bhwc q_shape, ctx.GpuShape(quantize ? out_index : in_index, true));
+  GLD_ASSIGN_OR_RETURN(Bhwc f_shape, ctx.GpuShape(quantize ? in_index : out_index));
+  if (q.type == DataType::kFloat32 || q.type == DataType::kFloat16) {
+    return ctx.Unsupported("tensor '" + q.name + "' is not an integer type");
+  }
+  if (q_shape != f_shape) return ctx.Invalid("input and output shapes differ");
+  if (q.quant.scale.size() != 1 || q.quant.zero_point.size() > 1) {
+    return ctx.Unsupported("tensor '" + q.name + "' is quantized per channel (" +
+                           std::to_string(q.quant.scale.size()) +
+                           " scales); the GPU path takes one scale");
+  }
+  const float scale = q.quant.scale[0];
+  const float zero_point = q.quant.zero_point.empty() ? 0.0f : static_cast<float>(q.quant.zero_point[0]);
+  if (!(scale > 0.0f)) return ctx.Invalid("tensor '" + q.name + "' has scale " + std::to_string(scale));
+  float qmin = -128, qmax = 127;
+  if (q.type == DataType::kUInt8) {
+    qmin = 0;
+    qmax = 255;
+  } else if (q.type == DataType::kInt16) {
+    qmin = -32768;
+    qmax = 32767;
+  }
+  Dispatch d;
+  d.shader.template_name = "elementwise.comp";
+  d.shader.Define("OP", quantize ? "OP_QUANTIZE" : "OP_DEQUANTIZE").Define("BINARY", 0);
+  d.Bind(0, BufferRef{BufferRef::kTensor, out_index});
+  d.Bind(1, BufferRef{BufferRef::kTensor, in_index});
+  d.IVec4("u_out", f_shape);
+  d.IVec4("u_in0", f_shape);
+  d.IVec4("u_in0_map", 0, 1, 2, 0);
+  d.Vec4("u_params", scale, zero_point, qmin, qmax);
+  d.GridOver(f_shape);
+  out->push_back(std::move(d));
+  return OkStatus();
+}
+
+}  // namespace gld::gl

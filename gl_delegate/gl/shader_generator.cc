@@ -1,0 +1,84 @@
+#include "gl/shader_generator.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "gl/embedded_files.h"
+
+namespace gld::gl {
+
+StatusOr<std::string_view> FindTemplate(const std::string& name) {
+  for (const EmbeddedFile* f = kEmbeddedFiles; !f->name.empty(); ++f) {
+    if (f->name == name) return f->contents;
+  }
+  return NotFoundError("no GLSL template '" + name + "' is embedded in this build");
+}
+
+namespace {
+
+bool IsIdentifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+bool IsIntegerLiteral(const std::string& s) {
+  size_t i = (!s.empty() && s[0] == '-') ? 1 : 0;
+  if (i >= s.size()) return false;
+  return std::all_of(s.begin() + static_cast<std::ptrdiff_t>(i), s.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+}  // namespace
+
+StatusOr<std::string> GenerateShader(const ShaderSpec& spec, Precision precision,
+                                     const Workgroup& workgroup) {
+  GLD_ASSIGN_OR_RETURN(std::string_view common, FindTemplate("common.comp"));
+  GLD_ASSIGN_OR_RETURN(std::string_view body, FindTemplate(spec.template_name));
+  std::string src;
+  src.reserve(common.size() + body.size() + 512);
+  src += "#version 310 es\n";
+  src += "// generated from " + spec.template_name + "\n";
+  auto define = [&src](const std::string& name, const std::string& value) {
+    src += "#define " + name + " " + value + "\n";
+  };
+  define("GLD_FP16", precision == Precision::kFp16 ? "1" : "0");
+  define("WG_X", std::to_string(workgroup[0]));
+  define("WG_Y", std::to_string(workgroup[1]));
+  define("WG_Z", std::to_string(workgroup[2]));
+  for (const auto& [name, value] : spec.defines) {
+    if (!IsIdentifier(name) || !(IsIdentifier(value) || IsIntegerLiteral(value))) {
+      return InvalidArgumentError("shader define '" + name + "' = '" + value +
+                                  "' is not an identifier / integer pair");
+    }
+    define(name, value);
+  }
+  if (!spec.epilogue.empty()) define("GLD_EPILOGUE", "1");
+  // No #line directives: compiler messages then number the lines of the
+  // whole program, which CompileComputeProgram quotes.
+  src.append(common);
+  if (!spec.epilogue.empty()) {
+    src += "\n// ---- fused epilogue\n";
+    src += spec.epilogue;
+  }
+  src += "\n// ---- " + spec.template_name + "\n";
+  src.append(body);
+  return src;
+}
+
+Workgroup ChooseWorkgroup(const std::array<uint32_t, 3>& grid) {
+  auto pow2_at_least = [](uint32_t n, uint32_t cap) {
+    uint32_t p = 1;
+    while (p < n && p < cap) p *= 2;
+    return p;
+  };
+  // 64 invocations: 8x4x2 for images, 1x1x64 for a 1x1xN tensor, 8x1x8 for
+  // a row of pixels.
+  Workgroup wg;
+  wg[0] = pow2_at_least(grid[0], 8);
+  wg[1] = pow2_at_least(grid[1], std::max<uint32_t>(1, 32 / wg[0]));
+  wg[2] = pow2_at_least(grid[2], std::max<uint32_t>(1, 64 / (wg[0] * wg[1])));
+  return wg;
+}
+
+}  // namespace gld::gl

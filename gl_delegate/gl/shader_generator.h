@@ -1,0 +1,54 @@
+// Builds complete GLSL programs from the templates in glsl/ (embedded at build
+// time): a "#version 310 es" line, the #defines of one variant, common.comp,
+// an optional fused epilogue, then the op's template. No GLSL is assembled
+// from fragments in C++ beyond the #define lines.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gldelegate/gldelegate.hpp"
+#include "gldelegate/status.hpp"
+
+namespace gld::gl {
+
+using Workgroup = std::array<uint32_t, 3>;
+
+struct ShaderSpec {
+  std::string template_name;  // "conv2d.comp"
+  // NAME -> value; values are integer literals or macro names, never code.
+  std::vector<std::pair<std::string, std::string>> defines;
+  // GLSL that defines GLD_EPILOGUE's gld_epilogue(); empty: none. Reserved for
+  // elementwise fusion.
+  std::string epilogue;
+
+  ShaderSpec& Define(const std::string& name, int64_t value) {
+    defines.emplace_back(name, std::to_string(value));
+    return *this;
+  }
+  ShaderSpec& Define(const std::string& name, const std::string& value) {
+    defines.emplace_back(name, value);
+    return *this;
+  }
+};
+
+// The embedded file `name`; NotFound when there is none.
+StatusOr<std::string_view> FindTemplate(const std::string& name);
+
+// The full source of one program. InvalidArgument when a define is not a
+// plain identifier / integer (so that no code sneaks in through defines).
+StatusOr<std::string> GenerateShader(const ShaderSpec& spec, Precision precision,
+                                     const Workgroup& workgroup);
+
+// A workgroup for a grid of (x, y, z) invocations: at most 64 invocations,
+// powers of two, wide in x first, never much wider than the grid itself
+// (e.g. 8x4x2 for a large image, 1x1x64 for a 1x1xN tensor). Every size it
+// returns is one of a small set, so that programs differing only in their
+// workgroup stay few.
+Workgroup ChooseWorkgroup(const std::array<uint32_t, 3>& grid);
+
+}  // namespace gld::gl

@@ -1,0 +1,57 @@
+// transpose_conv.comp: TRANSPOSE_CONV and MediaPipe's
+// Convolution2DTransposeBias, as a gather: output pixel (y, x) sums the
+// input pixels (iy, ix) with iy * stride + ky - pad_top == y for some kernel
+// row ky (and likewise for x). One invocation computes one output slice at
+// one pixel.
+//
+// Defines: ACTIVATION (common.comp).
+// Bindings: 0 output, 1 input, 2 weights (the conv2d.comp layout, from the
+//           OHWI weights), 3 bias (one vec4 per output slice).
+// Uniforms: u_out, u_in shapes; u_kernel (KH, KW); u_stride (y, x);
+//           u_padding (top, left).
+
+layout(std430, binding = 0) writeonly restrict buffer Output { STORAGE data[]; } out_t;
+layout(std430, binding = 1) readonly restrict buffer Input { STORAGE data[]; } in_t;
+layout(std430, binding = 2) readonly restrict buffer Weights { STORAGE data[]; } weights;
+layout(std430, binding = 3) readonly restrict buffer Bias { STORAGE data[]; } bias;
+
+uniform ivec4 u_out;
+uniform ivec4 u_in;
+uniform ivec2 u_kernel;
+uniform ivec2 u_stride;
+uniform ivec2 u_padding;
+
+vec4 multiply(vec4 v, int w) {
+  return vec4(dot(v, LOAD(weights.data[w])), dot(v, LOAD(weights.data[w + 1])),
+              dot(v, LOAD(weights.data[w + 2])), dot(v, LOAD(weights.data[w + 3])));
+}
+
+void main() {
+  ivec3 gid = ivec3(gl_GlobalInvocationID);
+  GRID_GUARD(gid);
+  int out_slices = slices_of(u_out);
+  int in_slices = slices_of(u_in);
+  int b = gid.z / out_slices;
+  int so = gid.z % out_slices;
+  int plane = u_in.y * u_in.z;
+  vec4 acc = LOAD(bias.data[so]);
+  for (int ky = 0; ky < u_kernel.x; ++ky) {
+    int ty = gid.y + u_padding.x - ky;
+    if (ty < 0 || ty % u_stride.x != 0) continue;
+    int iy = ty / u_stride.x;
+    if (iy >= u_in.y) continue;
+    for (int kx = 0; kx < u_kernel.y; ++kx) {
+      int tx = gid.x + u_padding.y - kx;
+      if (tx < 0 || tx % u_stride.y != 0) continue;
+      int ix = tx / u_stride.y;
+      if (ix >= u_in.z) continue;
+      int i = phwc4_index(u_in, b, iy, ix, 0);
+      int w = ((so * u_kernel.x + ky) * u_kernel.y + kx) * in_slices * 4;
+      for (int si = 0; si < in_slices; ++si, i += plane, w += 4) {
+        acc += multiply(LOAD(in_t.data[i]), w);
+      }
+    }
+  }
+  vec4 v = finish_output(acc, ivec4(b, gid.y, gid.x, so), u_out.w);
+  out_t.data[phwc4_index(u_out, b, gid.y, gid.x, so)] = PACK(v);
+}
