@@ -756,6 +756,67 @@ densify_case("csr_fp16_then_dequantize", [5, 1, 1, 9], dtype=F16)
 densify_case("block_2x4_2d", [4, 8], block=(2, 4))
 
 
+# --- converter-made cases -----------------------------------------------------
+# A few models as TensorFlow's converter writes them (tf.function ->
+# TFLiteConverter.from_concrete_functions, TFLITE_BUILTINS only, no Flex):
+# converter op versions, signature defs, metadata buffers, patterns the
+# converter fuses into one builtin (GELU, HARD_SWISH, L2_NORMALIZATION), and
+# float16 weights behind DEQUANTIZE as in the MediaPipe models.
+
+class TfCase:
+    def __init__(self, fn, inputs, fp16=False, consts=None):
+        self.fn, self.inputs, self.fp16 = fn, inputs, fp16  # inputs: [(generator, shape)]
+
+    def convert(self):
+        reflib.quiet_tensorflow_logs()
+        import tensorflow as tf
+        specs = [tf.TensorSpec(shape, tf.float32) for _, shape in self.inputs]
+        func = tf.function(self.fn).get_concrete_function(*specs)
+        conv = tf.lite.TFLiteConverter.from_concrete_functions([func])
+        conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]
+        if self.fp16:
+            conv.optimizations = [tf.lite.Optimize.DEFAULT]
+            conv.target_spec.supported_types = [tf.float16]
+        return bytes(conv.convert())
+
+
+def tf_case(op, variant, fn, inputs, fp16=False):
+    name = f"{op.lower()}__tf_{variant}"
+    CASES[name] = (op, "tf_" + variant, TfCase(fn, inputs, fp16),
+                   "converted by TensorFlow's TFLiteConverter from a tf.function")
+
+
+def _tf_weights(seed_name, shape):
+    return const_f(zlib.crc32(seed_name.encode()), 0, shape)
+
+
+def _tf():
+    import tensorflow as tf
+    return tf
+
+
+tf_case("GELU", "exact", lambda x: _tf().nn.gelu(x, approximate=False), [(F(-4, 4), (1, 2, 3, 5))])
+tf_case("GELU", "approximate", lambda x: _tf().nn.gelu(x, approximate=True), [(F(-4, 4), (2, 9))])
+tf_case("HARD_SWISH", "pattern", lambda x: x * _tf().nn.relu6(x + 3.0) / 6.0, [(F(-5, 5), (1, 3, 4, 5))])
+tf_case("L2_NORMALIZATION", "last_axis", lambda x: _tf().math.l2_normalize(x, axis=-1), [(F(), (1, 2, 3, 5))])
+tf_case("LOG_SOFTMAX", "rows", lambda x: _tf().nn.log_softmax(x), [(F(-3, 3), (3, 6))])
+tf_case("LOCAL_RESPONSE_NORMALIZATION", "defaults", lambda x: _tf().nn.local_response_normalization(x),
+        [(F(), (1, 3, 3, 6))])
+tf_case("STRIDED_SLICE", "python_slice", lambda x: x[:, 1:3, ::2], [(F(), (1, 4, 5, 3))])
+tf_case("RESIZE_BILINEAR", "image_resize", lambda x: _tf().image.resize(x, (6, 8)), [(F(), (1, 3, 4, 2))])
+tf_case("MEAN", "reduce_mean_hw", lambda x: _tf().reduce_mean(x, axis=[1, 2], keepdims=True), [(F(), (1, 4, 4, 6))])
+tf_case("CONV_2D", "bias_relu_fp16_weights",
+        lambda x: _tf().nn.relu(_tf().nn.conv2d(x, _tf_weights("conv_2d__tf", (3, 3, 3, 5)), 1, "SAME")
+                                + _tf_weights("conv_2d__tf_b", (5,))),
+        [(F(), (1, 5, 5, 3))], fp16=True)
+tf_case("DEPTHWISE_CONV_2D", "stride2",
+        lambda x: _tf().nn.depthwise_conv2d(x, _tf_weights("dw__tf", (3, 3, 4, 1)), (1, 2, 2, 1), "SAME"),
+        [(F(), (1, 6, 6, 4))])
+tf_case("FULLY_CONNECTED", "matmul_bias",
+        lambda x: _tf().matmul(x, _tf_weights("fc__tf", (6, 4))) + _tf_weights("fc__tf_b", (4,)),
+        [(F(), (2, 6))])
+
+
 # --- generation ---------------------------------------------------------------
 
 def model_ops(model_bytes):
@@ -822,15 +883,23 @@ def build_and_run(name, build):
 
 def generate_case(name, out_root):
     op, variant, build, note = CASES[name]
-    b, inputs, outputs, shapes, resolver = build_and_run(name, build)
-    for i, t in enumerate(b.sg.tensors):  # write the real shapes back
-        if i in shapes and (t.buffer == 0 or i in b.sg.outputs):
-            t.shape = np.array(shapes[i], dtype=np.int32)
-    model_bytes = b.finish()
-    again, _ = run_reference(model_bytes, inputs, resolver)
-    for a, c in zip(outputs, again):
-        if a.shape != c.shape or not np.array_equal(a, c, equal_nan=a.dtype.kind == "f"):
-            reflib.die(f"{name}: outputs changed after writing the shapes back")
+    if isinstance(build, TfCase):
+        model_bytes = build.convert()
+        seed = zlib.crc32(name.encode()) & 0xFFFFFFFF
+        inputs = [gen(seed, k, shape, np.float32) for k, (gen, shape) in enumerate(build.inputs)]
+        resolver = RESOLVER
+        again, _ = run_reference(model_bytes, inputs, resolver)
+    else:
+        b, inputs, outputs, shapes, resolver = build_and_run(name, build)
+        seed = b.seed
+        for i, t in enumerate(b.sg.tensors):  # write the real shapes back
+            if i in shapes and (t.buffer == 0 or i in b.sg.outputs):
+                t.shape = np.array(shapes[i], dtype=np.int32)
+        model_bytes = b.finish()
+        again, _ = run_reference(model_bytes, inputs, resolver)
+        for a, c in zip(outputs, again):
+            if a.shape != c.shape or not np.array_equal(a, c, equal_nan=a.dtype.kind == "f"):
+                reflib.die(f"{name}: outputs changed after writing the shapes back")
     ops = model_ops(model_bytes)
     if op not in ops:
         reflib.die(f"{name}: op {op} not in the model ({ops})")
@@ -842,7 +911,7 @@ def generate_case(name, out_root):
     with open(os.path.join(d, "model.tflite"), "wb") as f:
         f.write(model_bytes)
     manifest = {
-        "case": name, "op": op, "variant": variant, "seed": b.seed,
+        "case": name, "op": op, "variant": variant, "seed": seed,
         "generator": "make_op_cases.py (splitmix64 words of reflib.py, per-case ranges)",
         "litert_version": reflib.litert_version(), "resolver": resolver, "model_ops": ops,
         "inputs": [], "outputs": [],
