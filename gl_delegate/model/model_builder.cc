@@ -817,10 +817,10 @@ StatusOr<std::vector<uint8_t>> ModelBuilder::Finish(const BuildOptions& options)
   // Data after the flatbuffer, each blob 16-byte aligned. The offsets do not
   // change the flatbuffer's layout, so a second build with the real ones has
   // the same size.
-  size_t end = AlignUp(fbb.GetSize(), 16);
+  size_t end = fbb.GetSize();
   for (size_t b = 0; b < blobs.size(); ++b) {
-    offsets[b] = end;
-    end = AlignUp(end + blobs[b]->size(), 16);
+    offsets[b] = AlignUp(end, 16);
+    end = offsets[b] + blobs[b]->size();  // no padding after the last blob
   }
   const size_t first_size = fbb.GetSize();
   FlatBufferBuilder fbb2(first_size + 64);

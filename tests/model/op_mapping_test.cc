@@ -1,0 +1,405 @@
+// Every op of the IR: written by ModelBuilder with distinctive option
+// values, read back by the loader, attributes compared field by field.
+#include <map>
+#include <string>
+
+#include "model/tflite_ops.h"
+#include "test_util.h"
+
+namespace gld {
+namespace {
+
+using testing::ReadBytes;
+
+bool Eq(const std::monostate&, const std::monostate&) { return true; }
+bool Eq(const Conv2dAttributes& a, const Conv2dAttributes& b) {
+  return a.padding == b.padding && a.stride_h == b.stride_h && a.stride_w == b.stride_w &&
+         a.dilation_h == b.dilation_h && a.dilation_w == b.dilation_w && a.activation == b.activation;
+}
+bool Eq(const DepthwiseConv2dAttributes& a, const DepthwiseConv2dAttributes& b) {
+  return a.padding == b.padding && a.stride_h == b.stride_h && a.stride_w == b.stride_w &&
+         a.dilation_h == b.dilation_h && a.dilation_w == b.dilation_w &&
+         a.depth_multiplier == b.depth_multiplier && a.activation == b.activation;
+}
+bool Eq(const TransposeConvAttributes& a, const TransposeConvAttributes& b) {
+  return a.padding == b.padding && a.stride_h == b.stride_h && a.stride_w == b.stride_w &&
+         a.activation == b.activation;
+}
+bool Eq(const Pool2dAttributes& a, const Pool2dAttributes& b) {
+  return a.padding == b.padding && a.stride_h == b.stride_h && a.stride_w == b.stride_w &&
+         a.filter_h == b.filter_h && a.filter_w == b.filter_w && a.activation == b.activation;
+}
+bool Eq(const FullyConnectedAttributes& a, const FullyConnectedAttributes& b) {
+  return a.activation == b.activation && a.keep_num_dims == b.keep_num_dims;
+}
+bool Eq(const BinaryAttributes& a, const BinaryAttributes& b) { return a.activation == b.activation; }
+bool Eq(const ConcatenationAttributes& a, const ConcatenationAttributes& b) {
+  return a.axis == b.axis && a.activation == b.activation;
+}
+bool Eq(const ReshapeAttributes& a, const ReshapeAttributes& b) {
+  return a.has_new_shape == b.has_new_shape && a.new_shape == b.new_shape;
+}
+bool Eq(const ReduceAttributes& a, const ReduceAttributes& b) { return a.keep_dims == b.keep_dims; }
+bool Eq(const ResizeAttributes& a, const ResizeAttributes& b) {
+  return a.align_corners == b.align_corners && a.half_pixel_centers == b.half_pixel_centers;
+}
+bool Eq(const BlockSizeAttributes& a, const BlockSizeAttributes& b) { return a.block_size == b.block_size; }
+bool Eq(const SoftmaxAttributes& a, const SoftmaxAttributes& b) { return a.beta == b.beta; }
+bool Eq(const LeakyReluAttributes& a, const LeakyReluAttributes& b) { return a.alpha == b.alpha; }
+bool Eq(const GeluAttributes& a, const GeluAttributes& b) { return a.approximate == b.approximate; }
+bool Eq(const MirrorPadAttributes& a, const MirrorPadAttributes& b) { return a.symmetric == b.symmetric; }
+bool Eq(const StridedSliceAttributes& a, const StridedSliceAttributes& b) {
+  return a.begin_mask == b.begin_mask && a.end_mask == b.end_mask &&
+         a.ellipsis_mask == b.ellipsis_mask && a.new_axis_mask == b.new_axis_mask &&
+         a.shrink_axis_mask == b.shrink_axis_mask && a.offset == b.offset;
+}
+bool Eq(const AxisAttributes& a, const AxisAttributes& b) {
+  return a.axis == b.axis && a.batch_dims == b.batch_dims && a.count == b.count &&
+         a.exclusive == b.exclusive && a.reverse == b.reverse;
+}
+bool Eq(const SqueezeAttributes& a, const SqueezeAttributes& b) { return a.squeeze_dims == b.squeeze_dims; }
+bool Eq(const LrnAttributes& a, const LrnAttributes& b) {
+  return a.radius == b.radius && a.bias == b.bias && a.alpha == b.alpha && a.beta == b.beta;
+}
+bool Eq(const BatchMatMulAttributes& a, const BatchMatMulAttributes& b) {
+  return a.adj_x == b.adj_x && a.adj_y == b.adj_y;
+}
+bool Eq(const CustomAttributes& a, const CustomAttributes& b) {
+  return a.options == b.options && a.version == b.version;
+}
+
+bool AttributesEqual(const Attributes& a, const Attributes& b) {
+  if (a.index() != b.index()) return false;
+  return std::visit(
+      [&b](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        return Eq(x, std::get<T>(b));
+      },
+      a);
+}
+
+struct Case {
+  OpOptions options;
+  Attributes expected;
+};
+
+Conv2dAttributes ConvExpected() {
+  Conv2dAttributes a;
+  a.padding = Padding::kSame;
+  a.stride_w = 2;
+  a.stride_h = 3;
+  a.dilation_w = 2;
+  a.dilation_h = 1;
+  a.activation = Activation::kRelu6;
+  return a;
+}
+
+// The option values of each op with attributes, and what must come back.
+std::map<std::string, Case> Cases() {
+  std::map<std::string, Case> c;
+  c["CONV_2D"] = {{{"padding", "SAME"}, {"stride_w", 2}, {"stride_h", 3}, {"dilation_w_factor", 2},
+                   {"dilation_h_factor", 1}, {"fused_activation_function", "RELU6"}},
+                  ConvExpected()};
+  {
+    DepthwiseConv2dAttributes a;
+    a.padding = Padding::kValid;
+    a.stride_w = 1;
+    a.stride_h = 2;
+    a.dilation_w = 3;
+    a.dilation_h = 2;
+    a.depth_multiplier = 2;
+    a.activation = Activation::kTanh;
+    c["DEPTHWISE_CONV_2D"] = {{{"padding", "VALID"}, {"stride_w", 1}, {"stride_h", 2},
+                               {"dilation_w_factor", 3}, {"dilation_h_factor", 2},
+                               {"depth_multiplier", 2}, {"fused_activation_function", "TANH"}},
+                              a};
+  }
+  {
+    TransposeConvAttributes a;
+    a.padding = Padding::kValid;
+    a.stride_w = 2;
+    a.stride_h = 1;
+    a.activation = Activation::kRelu;
+    c["TRANSPOSE_CONV"] = {{{"padding", "VALID"}, {"stride_w", 2}, {"stride_h", 1},
+                            {"fused_activation_function", "RELU"}},
+                           a};
+    TransposeConvAttributes m;
+    m.padding = Padding::kSame;
+    m.stride_w = 3;
+    m.stride_h = 2;
+    m.activation = Activation::kNone;
+    c["Convolution2DTransposeBias"] = {{{"padding", "SAME"}, {"stride_w", 3}, {"stride_h", 2}}, m};
+  }
+  {
+    Pool2dAttributes a;
+    a.padding = Padding::kSame;
+    a.stride_w = 1;
+    a.stride_h = 2;
+    a.filter_w = 3;
+    a.filter_h = 2;
+    a.activation = Activation::kReluN1To1;
+    OpOptions o = {{"padding", "SAME"}, {"stride_w", 1}, {"stride_h", 2}, {"filter_width", 3},
+                   {"filter_height", 2}, {"fused_activation_function", "RELU_N1_TO_1"}};
+    c["AVERAGE_POOL_2D"] = {o, a};
+    c["MaxPoolingWithArgmax2D"] = {o, a};
+    Pool2dAttributes b = a;
+    b.padding = Padding::kValid;
+    b.activation = Activation::kNone;
+    b.filter_w = 2;
+    OpOptions p = {{"padding", "VALID"}, {"stride_w", 1}, {"stride_h", 2}, {"filter_width", 2},
+                   {"filter_height", 2}};
+    c["MAX_POOL_2D"] = {p, b};
+    c["MaxUnpooling2D"] = {p, b};
+  }
+  {
+    FullyConnectedAttributes a;
+    a.activation = Activation::kRelu;
+    a.keep_num_dims = true;
+    c["FULLY_CONNECTED"] = {{{"fused_activation_function", "RELU"}, {"keep_num_dims", true}}, a};
+  }
+  const std::pair<const char*, Activation> binary[] = {
+      {"ADD", Activation::kRelu}, {"SUB", Activation::kRelu6}, {"MUL", Activation::kTanh},
+      {"DIV", Activation::kSignBit}};
+  for (const auto& [op, act] : binary) {
+    BinaryAttributes a;
+    a.activation = act;
+    c[op] = {{{"fused_activation_function", ActivationName(act)}}, a};
+  }
+  for (const char* op : {"MAXIMUM", "MINIMUM", "POW", "SQUARED_DIFFERENCE", "FLOOR_DIV", "FLOOR_MOD",
+                         "EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL",
+                         "LOGICAL_AND", "LOGICAL_OR"}) {
+    c[op] = {{}, BinaryAttributes{}};
+  }
+  {
+    ConcatenationAttributes a;
+    a.axis = -1;
+    a.activation = Activation::kRelu;
+    c["CONCATENATION"] = {{{"axis", -1}, {"fused_activation_function", "RELU"}}, a};
+  }
+  {
+    ReshapeAttributes a;
+    a.has_new_shape = true;
+    a.new_shape = {2, -1};
+    c["RESHAPE"] = {{{"new_shape", std::vector<int>{2, -1}}}, a};
+  }
+  for (const char* op : {"MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD"}) {
+    ReduceAttributes a;
+    a.keep_dims = true;
+    c[op] = {{{"keep_dims", true}}, a};
+  }
+  {
+    ResizeAttributes a;
+    a.half_pixel_centers = true;
+    c["RESIZE_BILINEAR"] = {{{"half_pixel_centers", true}}, a};
+    ResizeAttributes b;
+    b.align_corners = true;
+    c["RESIZE_NEAREST_NEIGHBOR"] = {{{"align_corners", true}}, b};
+  }
+  c["DEPTH_TO_SPACE"] = {{{"block_size", 2}}, BlockSizeAttributes{2}};
+  c["SPACE_TO_DEPTH"] = {{{"block_size", 3}}, BlockSizeAttributes{3}};
+  c["SOFTMAX"] = {{{"beta", 0.5}}, SoftmaxAttributes{0.5f}};
+  c["LEAKY_RELU"] = {{{"alpha", 0.125}}, LeakyReluAttributes{0.125f}};
+  c["GELU"] = {{{"approximate", true}}, GeluAttributes{true}};
+  c["MIRROR_PAD"] = {{{"mode", "SYMMETRIC"}}, MirrorPadAttributes{true}};
+  {
+    StridedSliceAttributes a;
+    a.begin_mask = 1;
+    a.end_mask = 2;
+    a.ellipsis_mask = 4;
+    a.new_axis_mask = 8;
+    a.shrink_axis_mask = 16;
+    a.offset = true;
+    c["STRIDED_SLICE"] = {{{"begin_mask", 1}, {"end_mask", 2}, {"ellipsis_mask", 4},
+                           {"new_axis_mask", 8}, {"shrink_axis_mask", 16}, {"offset", true}},
+                          a};
+  }
+  {
+    AxisAttributes a;
+    a.axis = 1;
+    a.batch_dims = 1;
+    c["GATHER"] = {{{"axis", 1}, {"batch_dims", 1}}, a};
+    AxisAttributes pack;
+    pack.axis = 2;
+    pack.count = 1;  // values_count defaults to the number of inputs
+    c["PACK"] = {{{"axis", 2}}, pack};
+    AxisAttributes unpack;
+    unpack.axis = 1;
+    unpack.count = 2;
+    c["UNPACK"] = {{{"axis", 1}, {"num", 2}}, unpack};
+    AxisAttributes one_hot;
+    one_hot.axis = 0;
+    c["ONE_HOT"] = {{{"axis", 0}}, one_hot};
+    AxisAttributes split;
+    split.count = 2;
+    c["SPLIT"] = {{{"num_splits", 2}}, split};
+    c["SPLIT_V"] = {{{"num_splits", 2}}, split};
+    AxisAttributes cumsum;
+    cumsum.exclusive = true;
+    cumsum.reverse = true;
+    c["CUMSUM"] = {{{"exclusive", true}, {"reverse", true}}, cumsum};
+  }
+  c["SQUEEZE"] = {{{"squeeze_dims", std::vector<int>{0, 2}}}, SqueezeAttributes{{0, 2}}};
+  {
+    LrnAttributes a;
+    a.radius = 3;
+    a.bias = 2.0f;
+    a.alpha = 0.5f;
+    a.beta = 0.75f;
+    c["LOCAL_RESPONSE_NORMALIZATION"] = {
+        {{"radius", 3}, {"bias", 2.0}, {"alpha", 0.5}, {"beta", 0.75}}, a};
+  }
+  {
+    BatchMatMulAttributes a;
+    a.adj_x = true;
+    c["BATCH_MATMUL"] = {{{"adj_x", true}}, a};
+  }
+  for (const char* op : {"TransformTensorBilinear", "TransformLandmarks", "Landmarks2TransformMatrix"}) {
+    OpOptions o;
+    o.custom_options = {1, 2, 3, 250};
+    o.version = 2;
+    c[op] = {o, CustomAttributes{{1, 2, 3, 250}, 2}};
+  }
+  return c;
+}
+
+// A model with one `op` node whose inputs are graph inputs.
+StatusOr<std::vector<uint8_t>> OneOpModel(OpType op, const OpOptions& options,
+                                          BuildOptions::OpCodeStyle style) {
+  ModelBuilder b;
+  const tflite_ops::Arity arity = tflite_ops::OpArity(op);
+  const int outputs = arity.max_outputs < 0 ? 2 : arity.min_outputs;
+  std::vector<int> in, out;
+  for (int i = 0; i < arity.min_inputs; ++i) {
+    in.push_back(b.AddInput("in" + std::to_string(i), ElementType::kFloat32, {1, 2, 2, 4}));
+  }
+  for (int i = 0; i < outputs; ++i) {
+    out.push_back(b.AddTensor("out" + std::to_string(i), ElementType::kFloat32, {1, 2, 2, 4}));
+  }
+  GLD_RETURN_IF_ERROR(b.AddOp(OpTypeName(op), in, out, options));
+  b.SetOutputs(out);
+  BuildOptions bo;
+  bo.op_codes = style;
+  return b.Finish(bo);
+}
+
+TEST(OpMapping, EveryOpRoundTripsWithItsAttributes) {
+  const auto cases = Cases();
+  int checked_with_options = 0;
+  for (OpType op : AllOpTypes()) {
+    SCOPED_TRACE(OpTypeName(op));
+    auto it = cases.find(OpTypeName(op));
+    const Case c = it != cases.end() ? it->second : Case{{}, std::monostate{}};
+    if (it != cases.end()) ++checked_with_options;
+    auto bytes = OneOpModel(op, c.options, BuildOptions::OpCodeStyle::kBoth);
+    ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+    auto g = ReadBytes(*bytes);
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    ASSERT_EQ(g->nodes.size(), 1u);
+    EXPECT_EQ(g->nodes[0].op, op);
+    EXPECT_EQ(g->nodes[0].source_index, 0);
+    EXPECT_TRUE(AttributesEqual(g->nodes[0].attributes, c.expected))
+        << "attribute variant index " << g->nodes[0].attributes.index() << ", expected "
+        << c.expected.index();
+  }
+  EXPECT_EQ(checked_with_options, static_cast<int>(cases.size())) << "a case names no IR op";
+}
+
+TEST(OpMapping, BuiltinCodesMatchTheSchema) {
+  // A few codes fixed by the TFLite schema; the rest follow by name.
+  const std::pair<OpType, int32_t> known[] = {
+      {OpType::kAdd, 0},        {OpType::kConv2d, 3},      {OpType::kDepthwiseConv2d, 4},
+      {OpType::kDequantize, 6}, {OpType::kMaxPool2d, 17},  {OpType::kPrelu, 54},
+      {OpType::kHardSwish, 117}, {OpType::kDensify, 124},  {OpType::kBatchMatMul, 126},
+      {OpType::kCumsum, 128},   {OpType::kBroadcastTo, 130}, {OpType::kGelu, 150},
+      {OpType::kRelu0To1, 152}, {OpType::kSign, 158}};
+  for (const auto& [op, code] : known) {
+    int32_t got = -1;
+    EXPECT_TRUE(tflite_ops::BuiltinFromOpType(op, &got)) << OpTypeName(op);
+    EXPECT_EQ(got, code) << OpTypeName(op);
+    OpType back;
+    ASSERT_TRUE(tflite_ops::OpTypeFromBuiltin(code, &back));
+    EXPECT_EQ(back, op);
+  }
+  int32_t code;
+  EXPECT_FALSE(tflite_ops::BuiltinFromOpType(OpType::kConvolution2DTransposeBias, &code));
+  OpType op;
+  EXPECT_FALSE(tflite_ops::OpTypeFromBuiltin(109, &op));  // WHERE: not in the IR
+  EXPECT_FALSE(tflite_ops::OpTypeFromBuiltin(-1, &op));
+  EXPECT_FALSE(tflite_ops::OpTypeFromBuiltin(100000, &op));
+}
+
+TEST(OpMapping, OpCodeStylesReadTheSame) {
+  const auto cases = Cases();
+  for (const char* name : {"ADD", "CONV_2D", "DENSIFY", "BATCH_MATMUL"}) {
+    SCOPED_TRACE(name);
+    OpType op;
+    ASSERT_TRUE(OpTypeFromName(name, &op));
+    auto it = cases.find(name);
+    const OpOptions options = it != cases.end() ? it->second.options : OpOptions{};
+    for (auto style : {BuildOptions::OpCodeStyle::kBoth, BuildOptions::OpCodeStyle::kDeprecatedOnly,
+                       BuildOptions::OpCodeStyle::kBuiltinCodeOnly}) {
+      auto bytes = OneOpModel(op, options, style);
+      ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+      auto g = ReadBytes(*bytes);
+      ASSERT_TRUE(g.ok()) << g.status().ToString();
+      EXPECT_EQ(g->nodes[0].op, op);
+    }
+  }
+  // Codes from 127 up exist only in builtin_code; the byte holds 127.
+  for (const char* name : {"GELU", "CUMSUM", "SIGN", "RELU_0_TO_1"}) {
+    SCOPED_TRACE(name);
+    OpType op;
+    ASSERT_TRUE(OpTypeFromName(name, &op));
+    for (auto style : {BuildOptions::OpCodeStyle::kBoth, BuildOptions::OpCodeStyle::kBuiltinCodeOnly}) {
+      auto bytes = OneOpModel(op, {}, style);
+      ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+      auto g = ReadBytes(*bytes);
+      ASSERT_TRUE(g.ok()) << g.status().ToString();
+      EXPECT_EQ(g->nodes[0].op, op);
+    }
+    GLD_EXPECT_ERROR(OneOpModel(op, {}, BuildOptions::OpCodeStyle::kDeprecatedOnly),
+                     "does not fit deprecated_builtin_code");
+  }
+}
+
+TEST(OpMapping, MediaPipeRawTransposeConvBytes) {
+  // The 12 bytes selfie_segmentation.tflite stores: SAME, stride 2 x 2.
+  OpOptions o;
+  o.custom_options = {1, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0};
+  auto bytes = OneOpModel(OpType::kConvolution2DTransposeBias, o, BuildOptions::OpCodeStyle::kBoth);
+  ASSERT_TRUE(bytes.ok());
+  auto g = ReadBytes(*bytes);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  const auto& a = g->nodes[0].attrs<TransposeConvAttributes>();
+  EXPECT_EQ(a.padding, Padding::kSame);
+  EXPECT_EQ(a.stride_w, 2);
+  EXPECT_EQ(a.stride_h, 2);
+  EXPECT_EQ(a.activation, Activation::kNone);
+
+  o.custom_options = {1, 0, 0, 0, 2, 0, 0, 0};  // too short
+  bytes = OneOpModel(OpType::kConvolution2DTransposeBias, o, BuildOptions::OpCodeStyle::kBoth);
+  ASSERT_TRUE(bytes.ok());
+  GLD_EXPECT_ERROR(ReadBytes(*bytes), "node 0 (Convolution2DTransposeBias)", "8 bytes, need 12");
+
+  o.custom_options = {7, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0};  // padding 7
+  bytes = OneOpModel(OpType::kConvolution2DTransposeBias, o, BuildOptions::OpCodeStyle::kBoth);
+  ASSERT_TRUE(bytes.ok());
+  GLD_EXPECT_ERROR(ReadBytes(*bytes), "node 0 (Convolution2DTransposeBias)", "padding 7");
+}
+
+TEST(OpMapping, BuilderRejectsUnknownOpsAndOptions) {
+  ModelBuilder b;
+  int x = b.AddInput("x", ElementType::kFloat32, {1, 4});
+  int y = b.AddTensor("y", ElementType::kFloat32, {1, 4});
+  GLD_EXPECT_ERROR(b.AddOp("CONV2D", {x}, {y}), "unknown op 'CONV2D'");
+  GLD_EXPECT_ERROR(b.AddOp("ADD", {x, x}, {y}, {{"stride", 2}}), "ADD: unknown option 'stride'");
+  GLD_EXPECT_ERROR(b.AddOp("CONV_2D", {x, x}, {y}, {{"padding", "FULL"}}), "option 'padding'", "SAME");
+  GLD_EXPECT_ERROR(b.AddOp("CONV_2D", {x, x}, {y}, {{"stride_w", "two"}}), "option 'stride_w'");
+  GLD_EXPECT_ERROR(b.AddOp("DEPTH_TO_SPACE", {x}, {y}), "option 'block_size' is required");
+  GLD_EXPECT_ERROR(b.AddOp("ADD", {x, 7}, {y}), "input 1 is tensor 7");
+  GLD_EXPECT_ERROR(b.AddOp("CUSTOM", {x}, {y}), "AddCustomOp");
+  EXPECT_TRUE(b.AddOp("ADD", {x, x}, {y}, {{"fused_activation_function", "RELU"}}).ok());
+}
+
+}  // namespace
+}  // namespace gld
