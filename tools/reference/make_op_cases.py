@@ -15,7 +15,7 @@ Each case is a folder tests/data/ops/<op>__<variant>/ with
                        the ops in the model, input/output names/shapes/dtypes
 The C++ side is tests/conformance/op_conformance_test.cc.
 
-How a case is made: the model is built with tflite_builder.py (object API of
+How a case is made: most models are built with tflite_builder.py (object API of
 the flatbuffer schema module shipped with ai-edge-litert), every op a TFLite
 builtin with the options a converter would write. Tensor shapes are first
 placeholders; LiteRT (resolver BUILTIN_REF: reference kernels, no XNNPACK) runs
@@ -23,8 +23,10 @@ the model once, the real shapes of every tensor are written back, and the
 rebuilt model is run again, which must give the same outputs. Inputs come from
 the splitmix64 words of reflib.py (seed = CRC-32 of the case name, stream =
 input index) mapped into the range each case asks for, and are stored.
-The Convolution2DTransposeBias case stores the MediaPipe custom op; its
+The Convolution2DTransposeBias cases store the MediaPipe custom op; their
 reference is LiteRT on the copy rewritten by replace_transpose_conv_bias.py.
+The <op>__tf_<variant> cases are converted by TensorFlow instead (tf.function ->
+TFLiteConverter.from_concrete_functions, TFLITE_BUILTINS only), see TfCase.
 """
 
 import argparse
