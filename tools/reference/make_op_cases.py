@@ -33,10 +33,12 @@ import argparse
 import os
 import re
 import shutil
+import struct
 import sys
 import traceback
 import zlib
 
+import flatbuffers
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -449,7 +451,6 @@ def _mp_tconv(b):
     w = b.w([3, 2, 2, 5])
     bias = b.w([3])
     y = b.out()
-    import struct
     b.op(b"Convolution2DTransposeBias", [x, w, bias], [y],
          custom_options=struct.pack("<iii", rtcb.TFLITE_PADDING_SAME, 2, 2))
 
@@ -461,7 +462,6 @@ def _mp_tconv2(b):
     w = b.w([2, 3, 3, 3])
     bias = b.w([2])
     y = b.out()
-    import struct
     b.op(b"Convolution2DTransposeBias", [x, w, bias], [y],
          custom_options=struct.pack("<iii", rtcb.TFLITE_PADDING_SAME, 2, 2))
 
@@ -766,7 +766,7 @@ densify_case("block_2x4_2d", [4, 8], block=(2, 4))
 # float16 weights behind DEQUANTIZE as in the MediaPipe models.
 
 class TfCase:
-    def __init__(self, fn, inputs, fp16=False, consts=None):
+    def __init__(self, fn, inputs, fp16=False):
         self.fn, self.inputs, self.fp16 = fn, inputs, fp16  # inputs: [(generator, shape)]
 
     def convert(self):
@@ -838,7 +838,7 @@ def run_reference(model_bytes, inputs, resolver):
     if rtcb.CUSTOM_CODE.decode() in model_ops(model_bytes):
         m = schema.ModelT.InitFromPackedBuf(model_bytes, 0)
         rtcb.rewrite(m, check_output_shape=False)
-        fb = __import__("flatbuffers").Builder(1024)
+        fb = flatbuffers.Builder(1024)
         fb.Finish(m.Pack(fb), file_identifier=b"TFL3")
         run_bytes = bytes(fb.Output())
     reflib.quiet_tensorflow_logs()
