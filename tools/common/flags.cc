@@ -1,0 +1,69 @@
+#include "common/flags.h"
+
+#include <iostream>
+
+namespace gld::tools {
+
+void AddBackendFlags(CLI::App& app, BackendFlags& flags, bool with_threads, bool with_log_level) {
+  app.add_option("--backend", flags.backend, "auto, gl or cpu")->capture_default_str();
+  app.add_option("--precision", flags.precision, "fp32 or fp16 (GPU storage and arithmetic)")->capture_default_str();
+  app.add_option("--gpu_deny_ops", flags.gpu_deny_ops, "comma-separated op names forced to the CPU, e.g. ADD,MUL");
+  if (with_threads) app.add_option("--threads", flags.threads, "CPU kernel threads")->capture_default_str();
+  if (with_log_level) {
+    app.add_option("--log_level", flags.log_level,
+                   "trace, debug, info, warn, error or off (default: $GLD_LOG_LEVEL, else warn)");
+  }
+}
+
+StatusOr<Options> MakeOptions(const BackendFlags& flags) {
+  Options o;
+  GLD_ASSIGN_OR_RETURN(o.backend, ParseBackend(flags.backend));
+  GLD_ASSIGN_OR_RETURN(o.precision, ParsePrecision(flags.precision));
+  if (flags.threads < 1) {
+    return InvalidArgumentError("--threads must be at least 1, got " + std::to_string(flags.threads));
+  }
+  o.num_threads = flags.threads;
+  o.log_level = flags.log_level;
+  o.gpu_deny_ops = SplitList(flags.gpu_deny_ops);
+  return o;
+}
+
+std::optional<int> ParseFlags(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::string what = e.what();
+    for (char& c : what) {
+      if (c == '\n') c = ' ';
+    }
+    std::cerr << app.get_name() << ": error: " << what << " (see --help)\n";
+    return 2;
+  }
+  return std::nullopt;
+}
+
+int Fail(const std::string& tool, const Status& status) { return Fail(tool, status.ToString()); }
+
+int Fail(const std::string& tool, const std::string& message) {
+  std::cerr << tool << ": error: " << message << "\n";
+  return 1;
+}
+
+std::vector<std::string> SplitList(const std::string& list, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find(sep, start);
+    if (end == std::string::npos) end = list.size();
+    std::string item = list.substr(start, end - start);
+    size_t b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace gld::tools

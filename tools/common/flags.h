@@ -1,0 +1,41 @@
+// Flag parsing shared by the gld_* tools (CLI11): the backend/precision/
+// deny-list/threads/log-level flags, one-line errors, list splitting.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "gldelegate/gldelegate.hpp"
+
+namespace gld::tools {
+
+struct BackendFlags {
+  std::string backend = "auto";
+  std::string precision = "fp32";
+  std::string gpu_deny_ops;  // comma-separated op names
+  int threads = 1;
+  std::string log_level;
+};
+
+// --backend, --precision, --gpu_deny_ops; --threads and --log_level when asked.
+void AddBackendFlags(CLI::App& app, BackendFlags& flags, bool with_threads, bool with_log_level);
+
+// Options from the flags; InvalidArgument naming a bad value.
+StatusOr<Options> MakeOptions(const BackendFlags& flags);
+
+// Parses argv. Returns an exit code when the tool should stop now: 0 after
+// --help (printed to stdout), 2 after a bad flag (one line on stderr:
+// "<tool>: error: <what>").
+std::optional<int> ParseFlags(CLI::App& app, int argc, char** argv);
+
+// Prints "<tool>: error: <status>" to stderr and returns 1.
+int Fail(const std::string& tool, const Status& status);
+int Fail(const std::string& tool, const std::string& message);
+
+// "A,B,,C" -> {"A", "B", "C"} (empty items dropped, spaces trimmed).
+std::vector<std::string> SplitList(const std::string& list, char sep = ',');
+
+}  // namespace gld::tools

@@ -1,0 +1,37 @@
+// Tensor helpers for the tools: deterministic inputs, statistics, printing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gldelegate/gldelegate.hpp"
+
+namespace gld::tools {
+
+// Deterministic input values, the same on every machine and backend (and the
+// rule tools/reference/ uses, so references made with the same seed match).
+// Word j of input `stream`:
+//   z = (seed * 65536 + stream) * 0xD1B54A32D192ED03 + (j + 1) * 0x9E3779B97F4A7C15
+//   z = splitmix64 mix of z
+// float32/float16/float64: ((z >> 40) - 2^23) / 2^23, uniform in [-1, 1);
+// bool: (z >> 11) % 2; other integers: (z >> 11) % 4.
+uint64_t InputWord(uint64_t seed, uint64_t stream, uint64_t j);
+std::vector<uint8_t> MakeRandomInput(const TensorInfo& info, uint64_t seed, int stream);
+
+struct TensorStats {
+  double min = 0, max = 0, mean = 0;
+  size_t count = 0;
+  size_t nan = 0;  // NaNs are left out of min/max/mean
+};
+// UNIMPLEMENTED for element types it cannot read.
+StatusOr<TensorStats> ComputeStats(ElementType type, const void* data, size_t bytes);
+
+// "[1, 224, 224, 3]"
+std::string FormatShape(const std::vector<int>& shape);
+// "'x' [1, 4] float32" (+ " q(scale=0.5, zero_point=3)" when quantized)
+std::string DescribeTensor(const TensorInfo& info);
+// File-name-safe version of a tensor name: [A-Za-z0-9._-], others become '_'.
+std::string SanitizeName(const std::string& name);
+
+}  // namespace gld::tools

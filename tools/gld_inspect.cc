@@ -1,0 +1,113 @@
+// gld_inspect: what a model holds and what gldelegate makes of it: inputs,
+// outputs, op histogram, the transform passes' log, and where each node runs.
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "common/flags.h"
+#include "common/tensors.h"
+#include "gldelegate/gldelegate.hpp"
+
+namespace {
+
+constexpr char kTool[] = "gld_inspect";
+
+std::string JoinShapes(const std::vector<std::vector<int>>& shapes) {
+  std::string s;
+  for (const auto& shape : shapes) {
+    if (!s.empty()) s += " ";
+    s += shape.empty() ? "-" : gld::tools::FormatShape(shape);
+  }
+  return s;
+}
+
+int ListOps() {
+  for (const gld::OpSupport& op : gld::SupportedOps()) {
+    if (!op.cpu && !op.gl) continue;
+    std::cout << op.op << (op.cpu ? " cpu" : "") << (op.gl ? " gl" : "") << "\n";
+  }
+  return 0;
+}
+
+void PrintModel(const std::string& path, const gld::Model& model) {
+  std::cout << "model: " << path << "\n";
+  if (!model.description().empty()) std::cout << "description: " << model.description() << "\n";
+  std::cout << "inputs:\n";
+  for (size_t i = 0; i < model.inputs().size(); ++i) {
+    std::cout << "  " << i << " " << gld::tools::DescribeTensor(model.inputs()[i]) << "\n";
+  }
+  std::cout << "outputs:\n";
+  for (size_t i = 0; i < model.outputs().size(); ++i) {
+    std::cout << "  " << i << " " << gld::tools::DescribeTensor(model.outputs()[i]) << "\n";
+  }
+  std::cout << "ops (" << model.nodes().size() << " nodes):\n";
+  for (const auto& [op, count] : model.OpHistogram()) std::cout << "  " << op << " x" << count << "\n";
+  for (const std::string& name : model.OtherSubgraphs()) std::cout << "other subgraph (not run): " << name << "\n";
+}
+
+void PrintPlan(const gld::InterpreterReport& r) {
+  std::cout << "backend: " << gld::BackendName(r.backend) << ", precision " << gld::PrecisionName(r.precision);
+  if (!r.gl_renderer.empty()) std::cout << ", renderer " << r.gl_renderer;
+  std::cout << "\n";
+  std::cout << "passes (" << r.pass_log.size() << " changes):\n";
+  for (const std::string& line : r.pass_log) std::cout << "  " << line << "\n";
+  std::cout << "nodes: " << r.original_nodes << " -> " << r.total_nodes << "\n";
+  std::cout << r.placement_line << "\n";
+  std::cout << "memory: CPU " << r.cpu_bytes_planned << " bytes planned (" << r.cpu_bytes_naive
+            << " without sharing)";
+  if (r.gpu_bytes_naive > 0) {
+    std::cout << ", GPU " << r.gpu_bytes_planned << " bytes planned (" << r.gpu_bytes_naive << " without sharing)";
+  }
+  std::cout << "\n";
+  std::cout << "per node (after passes; labels use the file's node numbers):\n";
+  for (const gld::PlacementInfo& n : r.nodes) {
+    std::ostringstream line;
+    line << "  " << std::left << std::setw(28) << n.label << " " << JoinShapes(n.input_shapes) << " -> "
+         << JoinShapes(n.output_shapes);
+    if (!n.fused.empty()) {
+      line << " (fused:";
+      for (const std::string& f : n.fused) line << " " << f;
+      line << ")";
+    }
+    line << "  " << (n.on_gpu ? "GPU segment " + std::to_string(n.segment) : "CPU: " + n.reason);
+    std::cout << line.str() << "\n";
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app("Prints a model's inputs, outputs and ops, the transform passes' changes and where each node runs.",
+               kTool);
+  std::string graph;
+  bool summary = false, list_ops = false;
+  gld::tools::BackendFlags backend;
+  app.add_option("--graph", graph, "the .tflite model");
+  gld::tools::AddBackendFlags(app, backend, false, true);
+  app.add_flag("--summary", summary, "print only the placement line and the node counts");
+  app.add_flag("--list_ops", list_ops, "print every op this build runs and on which backends, then exit");
+  if (auto code = gld::tools::ParseFlags(app, argc, argv)) return *code;
+  if (list_ops) return ListOps();
+  if (graph.empty()) {
+    std::cerr << kTool << ": error: --graph is required (or --list_ops)\n";
+    return 2;
+  }
+  auto options = gld::tools::MakeOptions(backend);
+  if (!options.ok()) {
+    std::cerr << kTool << ": error: " << options.status().message() << "\n";
+    return 2;
+  }
+  auto model = gld::Model::FromFile(graph);
+  if (!model.ok()) return gld::tools::Fail(kTool, model.status());
+  if (!summary) PrintModel(graph, **model);
+  auto interp = gld::Interpreter::Create(**model, *options);
+  if (!interp.ok()) return gld::tools::Fail(kTool, interp.status());
+  const gld::InterpreterReport& r = (*interp)->report();
+  if (summary) {
+    std::cout << r.placement_line << "\n";
+    std::cout << "nodes: " << r.original_nodes << " -> " << r.total_nodes << "\n";
+    return 0;
+  }
+  PrintPlan(r);
+  return 0;
+}
