@@ -11,6 +11,15 @@ namespace gld::cpu {
 
 namespace {
 
+template <typename T>
+T AddWrap(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
+  } else {
+    return a + b;
+  }
+}
+
 enum class ReduceKind { kMean, kSum, kProd, kMax, kMin };
 
 template <typename T, typename Acc>
@@ -186,7 +195,56 @@ Status RunArg(KernelContext& ctx, bool is_max) {
   }
 }
 
+template <typename T>
+void CumsumT(const TensorData& in, int64_t axis, bool exclusive, bool reverse, T* out) {
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= in.shape[static_cast<size_t>(d)];
+  for (size_t d = static_cast<size_t>(axis) + 1; d < in.shape.size(); ++d) inner *= in.shape[d];
+  const int64_t n = in.shape[static_cast<size_t>(axis)];
+  const T* x = in.as<T>();
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      T acc = T(0);
+      for (int64_t s = 0; s < n; ++s) {
+        const int64_t k = reverse ? n - 1 - s : s;
+        const int64_t at = (o * n + k) * inner + i;
+        if (exclusive) {
+          out[at] = acc;
+          acc = AddWrap(acc, x[at]);
+        } else {
+          acc = AddWrap(acc, x[at]);
+          out[at] = acc;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
+
+Status RunCumsum(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
+  const TensorData& in = *ctx.inputs[0];
+  TensorData& out = *ctx.outputs[0];
+  bool exclusive = false, reverse = false;
+  if (const auto* a = std::get_if<AxisAttributes>(&ctx.node->attributes)) {
+    exclusive = a->exclusive;
+    reverse = a->reverse;
+  }
+  std::vector<int64_t> axis_v;
+  GLD_RETURN_IF_ERROR(ReadInts(ctx, *ctx.inputs[1], "axis", &axis_v));
+  int32_t axis = 0;
+  if (axis_v.size() != 1 || !NormalizeAxis(axis_v[0], static_cast<int64_t>(in.shape.size()), &axis)) {
+    return KernelError(ctx, "axis must be one value within the rank of " + ShapeToString(in.shape));
+  }
+  if (in.shape != out.shape || in.type != out.type) return KernelError(ctx, "output differs from input");
+  switch (in.type) {
+    case DataType::kFloat32: CumsumT<float>(in, axis, exclusive, reverse, out.as<float>()); return OkStatus();
+    case DataType::kInt32: CumsumT<int32_t>(in, axis, exclusive, reverse, out.as<int32_t>()); return OkStatus();
+    case DataType::kInt64: CumsumT<int64_t>(in, axis, exclusive, reverse, out.as<int64_t>()); return OkStatus();
+    default: return KernelUnimplemented(ctx, std::string("type ") + DataTypeName(in.type));
+  }
+}
 
 Status RunMean(KernelContext& ctx) { return RunReduce(ctx, ReduceKind::kMean); }
 Status RunSum(KernelContext& ctx) { return RunReduce(ctx, ReduceKind::kSum); }

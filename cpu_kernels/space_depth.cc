@@ -48,7 +48,86 @@ Status SpaceDepth(KernelContext& ctx, bool to_space) {
   return OkStatus();
 }
 
+// SPACE_TO_BATCH_ND (to_batch) and BATCH_TO_SPACE_ND. The "space" tensor is
+// [B, S_1..S_m, rest...] (S padded / cropped), the "batch" tensor
+// [B * prod(block), S_i / block_i, rest...]; batch index = offset * B + b,
+// where offset enumerates positions inside a block, first spatial dim major.
+Status SpaceBatch(KernelContext& ctx, bool to_batch) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 3, 3, 1));
+  const TensorData& in = *ctx.inputs[0];
+  TensorData& out = *ctx.outputs[0];
+  if (in.type != out.type) return KernelError(ctx, "input and output types differ");
+  std::vector<int64_t> block, pads;
+  GLD_RETURN_IF_ERROR(ReadInts(ctx, *ctx.inputs[1], "block_shape", &block));
+  GLD_RETURN_IF_ERROR(ReadInts(ctx, *ctx.inputs[2], to_batch ? "paddings" : "crops", &pads));
+  const size_t m = block.size();
+  const TensorData& space = to_batch ? in : out;
+  const TensorData& batch = to_batch ? out : in;
+  if (m == 0 || pads.size() != 2 * m || space.shape.size() < m + 1 || batch.shape.size() != space.shape.size()) {
+    return KernelError(ctx, "block_shape / paddings do not fit input " + ShapeToString(in.shape));
+  }
+  int64_t prod = 1;
+  for (size_t i = 0; i < m; ++i) {
+    if (block[i] < 1 || pads[2 * i] < 0 || pads[2 * i + 1] < 0) return KernelError(ctx, "invalid block_shape or paddings");
+    prod *= block[i];
+    if (space.shape[i + 1] + pads[2 * i] + pads[2 * i + 1] != batch.shape[i + 1] * block[i]) {
+      return KernelError(ctx, "shapes " + ShapeToString(in.shape) + " -> " + ShapeToString(out.shape) +
+                                  " do not match block_shape and paddings");
+    }
+  }
+  const int64_t nb = space.shape[0];
+  if (batch.shape[0] != nb * prod) return KernelError(ctx, "batch size does not match block_shape");
+  for (size_t d = m + 1; d < space.shape.size(); ++d) {
+    if (space.shape[d] != batch.shape[d]) return KernelError(ctx, "trailing dimensions differ");
+  }
+  int64_t rest = 1;
+  for (size_t d = m + 1; d < space.shape.size(); ++d) rest *= space.shape[d];
+  const size_t es = DataTypeSize(in.type);
+  const size_t chunk = static_cast<size_t>(rest) * es;
+  if (to_batch) std::memset(out.data, 0, static_cast<size_t>(out.num_elements()) * es);
+  const std::vector<int64_t> ss = Strides(space.shape);
+  uint8_t* sp = static_cast<uint8_t*>(to_batch ? const_cast<void*>(in.data) : out.data);
+  uint8_t* bp = static_cast<uint8_t*>(to_batch ? out.data : const_cast<void*>(in.data));
+  // Walk every element (excluding `rest`) of the batch tensor.
+  const int64_t cells = batch.num_elements() / std::max<int64_t>(rest, 1);
+  std::vector<int64_t> pos(m);
+  for (int64_t c = 0; c < (rest > 0 ? cells : 0); ++c) {
+    int64_t rem = c;
+    for (size_t i = m; i-- > 0;) {
+      pos[i] = rem % batch.shape[i + 1];
+      rem /= batch.shape[i + 1];
+    }
+    const int64_t bb = rem;  // batch-tensor batch index
+    const int64_t b = bb % nb;
+    int64_t offset = bb / nb;
+    bool inside = true;
+    int64_t soff = b * ss[0];
+    for (size_t i = m; i-- > 0;) {
+      const int64_t o = offset % block[i];
+      offset /= block[i];
+      const int64_t s = pos[i] * block[i] + o - pads[2 * i];
+      if (s < 0 || s >= space.shape[i + 1]) {
+        inside = false;
+        break;
+      }
+      soff += s * ss[i + 1];
+    }
+    if (!inside) continue;
+    uint8_t* bptr = bp + c * static_cast<int64_t>(chunk);
+    uint8_t* sptr = sp + soff * static_cast<int64_t>(es);
+    if (to_batch) {
+      std::memcpy(bptr, sptr, chunk);
+    } else {
+      std::memcpy(sptr, bptr, chunk);
+    }
+  }
+  return OkStatus();
+}
+
 }  // namespace
+
+Status RunSpaceToBatchNd(KernelContext& ctx) { return SpaceBatch(ctx, true); }
+Status RunBatchToSpaceNd(KernelContext& ctx) { return SpaceBatch(ctx, false); }
 
 Status RunDepthToSpace(KernelContext& ctx) { return SpaceDepth(ctx, true); }
 Status RunSpaceToDepth(KernelContext& ctx) { return SpaceDepth(ctx, false); }

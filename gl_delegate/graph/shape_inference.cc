@@ -1,5 +1,7 @@
 #include "graph/shape_inference.h"
 
+#include "cpu_kernels/cpu_kernel.h"
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -189,6 +191,32 @@ namespace {
 
 constexpr int64_t kMaxDim = int64_t{1} << 30;
 
+// Values of small non-constant integer tensors that shape inference could
+// compute (SHAPE outputs and small integer ops on known values), as raw bytes
+// in the tensor's type. They let shapes flow through SHAPE -> ... -> RESHAPE.
+using KnownValues = std::map<int, std::vector<uint8_t>>;
+
+bool DecodeInts(const std::vector<uint8_t>& bytes, DataType type, std::vector<int64_t>* out) {
+  out->clear();
+  if (type == DataType::kInt32) {
+    for (size_t i = 0; i + 4 <= bytes.size(); i += 4) {
+      int32_t v;
+      std::memcpy(&v, bytes.data() + i, 4);
+      out->push_back(v);
+    }
+    return true;
+  }
+  if (type == DataType::kInt64) {
+    for (size_t i = 0; i + 8 <= bytes.size(); i += 8) {
+      int64_t v;
+      std::memcpy(&v, bytes.data() + i, 8);
+      out->push_back(v);
+    }
+    return true;
+  }
+  return false;
+}
+
 std::string Join(const std::vector<int64_t>& v) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
@@ -199,7 +227,7 @@ bool ShapeIsKnown(const Shape& s) { return ShapeIsValid(s); }
 
 class NodeInference {
  public:
-  NodeInference(Graph& g, size_t index, std::map<int, std::vector<int64_t>>* known)
+  NodeInference(Graph& g, size_t index, KnownValues* known)
       : g_(g), index_(index), node_(g.nodes[index]), known_(known) {}
 
   Status Run();
@@ -259,10 +287,7 @@ class NodeInference {
     if (!Has(i)) return false;
     const int t = node_.inputs[i];
     auto it = known_->find(t);
-    if (it != known_->end()) {
-      *v = it->second;
-      return true;
-    }
+    if (it != known_->end()) return DecodeInts(it->second, In(i).type, v);
     return ReadConstantInts(In(i), v);
   }
   // For shapes that depend on values we cannot know: keep the stored shape if
@@ -332,7 +357,7 @@ class NodeInference {
   Graph& g_;
   size_t index_;
   const Node& node_;
-  std::map<int, std::vector<int64_t>>* known_;
+  KnownValues* known_;
 };
 
 Status NodeInference::SameAsInput0(size_t min_in, size_t max_in, DataType type) {
@@ -1222,7 +1247,17 @@ Status NodeInference::ShapeOp() {
     return Err(std::string("output type must be int32 or int64, got ") + DataTypeName(type));
   }
   Set(0, {static_cast<int32_t>(InShape(0).size())}, type);
-  (*known_)[node_.outputs[0]] = std::vector<int64_t>(InShape(0).begin(), InShape(0).end());
+  std::vector<uint8_t> bytes;
+  for (int32_t d : InShape(0)) {
+    if (type == DataType::kInt32) {
+      const int32_t v = d;
+      bytes.insert(bytes.end(), reinterpret_cast<const uint8_t*>(&v), reinterpret_cast<const uint8_t*>(&v) + 4);
+    } else {
+      const int64_t v = d;
+      bytes.insert(bytes.end(), reinterpret_cast<const uint8_t*>(&v), reinterpret_cast<const uint8_t*>(&v) + 8);
+    }
+  }
+  (*known_)[node_.outputs[0]] = std::move(bytes);
   return OkStatus();
 }
 
@@ -1417,13 +1452,86 @@ Status NodeInference::Run() {
   return Unimpl("no shape rule");
 }
 
+// Ops cheap and pure enough to evaluate on known integer values.
+bool IsFoldableIntOp(OpType op) {
+  switch (op) {
+    case OpType::kAdd: case OpType::kSub: case OpType::kMul: case OpType::kDiv: case OpType::kFloorDiv:
+    case OpType::kFloorMod: case OpType::kMaximum: case OpType::kMinimum: case OpType::kCast:
+    case OpType::kConcatenation: case OpType::kPack: case OpType::kUnpack: case OpType::kReshape:
+    case OpType::kSqueeze: case OpType::kExpandDims: case OpType::kSlice: case OpType::kStridedSlice:
+    case OpType::kGather: case OpType::kReduceProd: case OpType::kSum: case OpType::kReduceMax:
+    case OpType::kReduceMin: case OpType::kFill: case OpType::kTile: case OpType::kNeg: case OpType::kAbs:
+    case OpType::kSplit: case OpType::kSplitV: case OpType::kTranspose: case OpType::kBroadcastTo:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// After node `index` got its shapes: when all its inputs have known values
+// and its outputs are small integer tensors, computes them with the CPU
+// kernel and records them. Failures only mean "not known".
+void EvaluateKnownValues(Graph& g, size_t index, KnownValues* known) {
+  const Node& node = g.nodes[index];
+  if (!IsFoldableIntOp(node.op) || node.outputs.empty()) return;
+  constexpr int64_t kMaxElements = 1024;
+  for (int t : node.outputs) {
+    const Tensor& o = g.tensors[static_cast<size_t>(t)];
+    if ((o.type != DataType::kInt32 && o.type != DataType::kInt64) || !ShapeIsValid(o.shape) ||
+        o.num_elements() > kMaxElements) {
+      return;
+    }
+  }
+  const cpu::CpuKernel* kernel = cpu::FindCpuKernel(node.op);
+  if (kernel == nullptr) return;
+  std::vector<cpu::TensorData> ins(node.inputs.size()), outs(node.outputs.size());
+  std::vector<std::vector<uint8_t>> out_bytes(node.outputs.size());
+  cpu::KernelContext ctx;
+  ctx.graph = &g;
+  ctx.node = &node;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const int t = node.inputs[i];
+    if (t < 0) {
+      ctx.inputs.push_back(nullptr);
+      continue;
+    }
+    const Tensor& in = g.tensors[static_cast<size_t>(t)];
+    if (in.num_elements() > kMaxElements) return;
+    const std::vector<uint8_t>* bytes = nullptr;
+    auto it = known->find(t);
+    if (it != known->end()) {
+      bytes = &it->second;
+    } else if (in.is_constant && !in.sparsity.has_value()) {
+      bytes = &in.data;
+    } else {
+      return;
+    }
+    ins[i].type = in.type;
+    ins[i].shape = in.shape;
+    ins[i].data = const_cast<uint8_t*>(bytes->data());
+    ins[i].bytes = bytes->size();
+    ctx.inputs.push_back(&ins[i]);
+  }
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    const Tensor& o = g.tensors[static_cast<size_t>(node.outputs[i])];
+    out_bytes[i].assign(static_cast<size_t>(o.num_elements()) * DataTypeSize(o.type), 0);
+    outs[i].type = o.type;
+    outs[i].shape = o.shape;
+    outs[i].data = out_bytes[i].data();
+    outs[i].bytes = out_bytes[i].size();
+    ctx.outputs.push_back(&outs[i]);
+  }
+  if (!kernel->run(ctx).ok()) return;
+  for (size_t i = 0; i < node.outputs.size(); ++i) (*known)[node.outputs[i]] = std::move(out_bytes[i]);
+}
+
 }  // namespace
 
 Status InferNodeShapes(Graph& graph, size_t node_index) {
   if (node_index >= graph.nodes.size()) {
     return InvalidArgumentError("node index " + std::to_string(node_index) + " out of range");
   }
-  std::map<int, std::vector<int64_t>> known;
+  KnownValues known;
   NodeInference inf(graph, node_index, &known);
   return inf.Run();
 }
@@ -1440,10 +1548,11 @@ Status InferShapes(Graph& graph) {
                                   ShapeToString(tensor.shape));
     }
   }
-  std::map<int, std::vector<int64_t>> known;
+  KnownValues known;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     NodeInference inf(graph, i, &known);
     GLD_RETURN_IF_ERROR(inf.Run());
+    EvaluateKnownValues(graph, i, &known);
   }
   return OkStatus();
 }

@@ -1,0 +1,258 @@
+// Ops that move elements without arithmetic, as strided copies: TRANSPOSE,
+// SLICE, STRIDED_SLICE, REVERSE_V2, BROADCAST_TO, TILE; and SHAPE.
+#include <cstring>
+
+#include "cpu_kernels/kernels.h"
+
+namespace gld::cpu {
+
+namespace {
+
+// dst (row-major over out_shape) = src[start + sum_d i_d * strides[d]];
+// strides in elements, may be negative or zero.
+void CopyStrided(const KernelContext& ctx, const uint8_t* src, int64_t start, const std::vector<int64_t>& strides,
+                 const Shape& out_shape, uint8_t* dst, size_t es) {
+  const int64_t total = NumElements(out_shape);
+  if (total == 0) return;
+  const size_t rank = out_shape.size();
+  if (rank == 0) {
+    std::memcpy(dst, src + start * static_cast<int64_t>(es), es);
+    return;
+  }
+  const int64_t inner = out_shape[rank - 1];
+  const int64_t istride = strides[rank - 1];
+  const int64_t rows = total / inner;
+  ParallelForGrain(ctx, rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      int64_t rem = r, off = start;
+      for (size_t d = rank - 1; d-- > 0;) {
+        off += (rem % out_shape[d]) * strides[d];
+        rem /= out_shape[d];
+      }
+      uint8_t* o = dst + r * inner * static_cast<int64_t>(es);
+      if (istride == 1) {
+        std::memcpy(o, src + off * static_cast<int64_t>(es), static_cast<size_t>(inner) * es);
+      } else if (es == 4) {
+        const uint32_t* s = reinterpret_cast<const uint32_t*>(src) + off;
+        uint32_t* d = reinterpret_cast<uint32_t*>(o);
+        for (int64_t i = 0; i < inner; ++i) d[i] = s[i * istride];
+      } else {
+        for (int64_t i = 0; i < inner; ++i) {
+          std::memcpy(o + i * static_cast<int64_t>(es), src + (off + i * istride) * static_cast<int64_t>(es), es);
+        }
+      }
+    }
+  });
+}
+
+Status CheckTypeMatch(const KernelContext& ctx, const TensorData& in, const TensorData& out) {
+  if (in.type != out.type) {
+    return KernelError(ctx, std::string("input type ") + DataTypeName(in.type) + " != output type " +
+                                DataTypeName(out.type));
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Status RunTranspose(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
+  const TensorData& in = *ctx.inputs[0];
+  TensorData& out = *ctx.outputs[0];
+  GLD_RETURN_IF_ERROR(CheckTypeMatch(ctx, in, out));
+  std::vector<int64_t> perm;
+  GLD_RETURN_IF_ERROR(ReadInts(ctx, *ctx.inputs[1], "perm", &perm));
+  const size_t rank = in.shape.size();
+  if (perm.size() != rank || out.shape.size() != rank) {
+    return KernelError(ctx, "perm of " + std::to_string(perm.size()) + " values for input " + ShapeToString(in.shape));
+  }
+  const std::vector<int64_t> is = Strides(in.shape);
+  std::vector<int64_t> strides(rank);
+  std::vector<bool> seen(rank, false);
+  for (size_t d = 0; d < rank; ++d) {
+    int32_t p = 0;
+    if (!NormalizeAxis(perm[d], static_cast<int64_t>(rank), &p) || seen[static_cast<size_t>(p)] ||
+        out.shape[d] != in.shape[static_cast<size_t>(p)]) {
+      return KernelError(ctx, "invalid perm for input " + ShapeToString(in.shape) + " and output " +
+                                  ShapeToString(out.shape));
+    }
+    seen[static_cast<size_t>(p)] = true;
+    strides[d] = is[static_cast<size_t>(p)];
+  }
+  CopyStrided(ctx, static_cast<const uint8_t*>(in.data), 0, strides, out.shape, static_cast<uint8_t*>(out.data),
+              DataTypeSize(in.type));
+  return OkStatus();
+}
+
+Status RunSlice(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 3, 3, 1));
+  const TensorData& in = *ctx.inputs[0];
+  TensorData& out = *ctx.outputs[0];
+  GLD_RETURN_IF_ERROR(CheckTypeMatch(ctx, in, out));
+  std::vector<int64_t> begin, size;
+  GLD_RETURN_IF_ERROR(ReadInts(ctx, *ctx.inputs[1], "begin", &begin));
+  GLD_RETURN_IF_ERROR(ReadInts(ctx, *ctx.inputs[2], "size", &size));
+  const size_t rank = in.shape.size();
+  if (begin.size() != rank || size.size() != rank || out.shape.size() != rank) {
+    return KernelError(ctx, "begin/size do not match input rank " + std::to_string(rank));
+  }
+  const std::vector<int64_t> is = Strides(in.shape);
+  int64_t start = 0;
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t n = size[d] == -1 ? in.shape[d] - begin[d] : size[d];
+    if (begin[d] < 0 || n < 0 || begin[d] + n > in.shape[d] || n != out.shape[d]) {
+      return KernelError(ctx, "slice out of bounds in dimension " + std::to_string(d) + " of " + ShapeToString(in.shape));
+    }
+    start += begin[d] * is[d];
+  }
+  CopyStrided(ctx, static_cast<const uint8_t*>(in.data), start, is, out.shape, static_cast<uint8_t*>(out.data),
+              DataTypeSize(in.type));
+  return OkStatus();
+}
+
+Status RunStridedSlice(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 4, 4, 1));
+  const StridedSliceAttributes* attrs = nullptr;
+  GLD_RETURN_IF_ERROR(GetAttrs(ctx, &attrs));
+  const TensorData& in = *ctx.inputs[0];
+  TensorData& out = *ctx.outputs[0];
+  GLD_RETURN_IF_ERROR(CheckTypeMatch(ctx, in, out));
+  std::vector<int64_t> begin, end, strides;
+  GLD_RETURN_IF_ERROR(ReadInts(ctx, *ctx.inputs[1], "begin", &begin));
+  GLD_RETURN_IF_ERROR(ReadInts(ctx, *ctx.inputs[2], "end", &end));
+  GLD_RETURN_IF_ERROR(ReadInts(ctx, *ctx.inputs[3], "strides", &strides));
+  StridedSliceSpec spec;
+  std::string error;
+  if (!ComputeStridedSlice(in.shape, begin, end, strides, *attrs, &spec, &error)) return KernelError(ctx, error);
+  if (spec.output_shape != out.shape) {
+    return KernelError(ctx, "output " + ShapeToString(out.shape) + " should be " + ShapeToString(spec.output_shape));
+  }
+  const std::vector<int64_t> is = Strides(in.shape);
+  int64_t start = 0;
+  Shape counts(in.shape.size());
+  std::vector<int64_t> steps(in.shape.size());
+  for (size_t d = 0; d < in.shape.size(); ++d) {
+    if (spec.count[d] > 0) start += spec.start[d] * is[d];
+    counts[d] = static_cast<int32_t>(spec.count[d]);
+    steps[d] = spec.stride[d] * is[d];
+  }
+  CopyStrided(ctx, static_cast<const uint8_t*>(in.data), start, steps, counts, static_cast<uint8_t*>(out.data),
+              DataTypeSize(in.type));
+  return OkStatus();
+}
+
+Status RunReverseV2(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
+  const TensorData& in = *ctx.inputs[0];
+  TensorData& out = *ctx.outputs[0];
+  GLD_RETURN_IF_ERROR(CheckTypeMatch(ctx, in, out));
+  if (in.shape != out.shape) return KernelError(ctx, "output shape differs from input shape");
+  std::vector<int64_t> axes;
+  GLD_RETURN_IF_ERROR(ReadInts(ctx, *ctx.inputs[1], "axis", &axes));
+  const size_t rank = in.shape.size();
+  std::vector<int64_t> strides = Strides(in.shape);
+  std::vector<bool> flip(rank, false);
+  for (int64_t a : axes) {
+    int32_t d = 0;
+    if (!NormalizeAxis(a, static_cast<int64_t>(rank), &d)) {
+      return KernelError(ctx, "axis " + std::to_string(a) + " out of range for " + ShapeToString(in.shape));
+    }
+    flip[static_cast<size_t>(d)] = true;
+  }
+  int64_t start = 0;
+  for (size_t d = 0; d < rank; ++d) {
+    if (flip[d] && in.shape[d] > 0) {
+      start += (in.shape[d] - 1) * strides[d];
+      strides[d] = -strides[d];
+    }
+  }
+  CopyStrided(ctx, static_cast<const uint8_t*>(in.data), start, strides, out.shape, static_cast<uint8_t*>(out.data),
+              DataTypeSize(in.type));
+  return OkStatus();
+}
+
+Status RunBroadcastTo(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
+  const TensorData& in = *ctx.inputs[0];
+  TensorData& out = *ctx.outputs[0];
+  GLD_RETURN_IF_ERROR(CheckTypeMatch(ctx, in, out));
+  Shape b;
+  if (in.shape.size() > out.shape.size() || !BroadcastShapes(in.shape, out.shape, &b) || b != out.shape) {
+    return KernelError(ctx, "input " + ShapeToString(in.shape) + " does not broadcast to " + ShapeToString(out.shape));
+  }
+  const size_t rank = out.shape.size();
+  const size_t lead = rank - in.shape.size();
+  const std::vector<int64_t> is = Strides(in.shape);
+  std::vector<int64_t> strides(rank, 0);
+  for (size_t d = lead; d < rank; ++d) strides[d] = in.shape[d - lead] == 1 ? 0 : is[d - lead];
+  CopyStrided(ctx, static_cast<const uint8_t*>(in.data), 0, strides, out.shape, static_cast<uint8_t*>(out.data),
+              DataTypeSize(in.type));
+  return OkStatus();
+}
+
+Status RunTile(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
+  const TensorData& in = *ctx.inputs[0];
+  TensorData& out = *ctx.outputs[0];
+  GLD_RETURN_IF_ERROR(CheckTypeMatch(ctx, in, out));
+  std::vector<int64_t> mult;
+  GLD_RETURN_IF_ERROR(ReadInts(ctx, *ctx.inputs[1], "multiples", &mult));
+  const size_t rank = in.shape.size();
+  if (mult.size() != rank || out.shape.size() != rank) {
+    return KernelError(ctx, "multiples do not match input rank " + std::to_string(rank));
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    if (mult[d] < 0 || in.shape[d] * mult[d] != out.shape[d]) {
+      return KernelError(ctx, "output " + ShapeToString(out.shape) + " is not input " + ShapeToString(in.shape) +
+                                  " tiled by the multiples");
+    }
+  }
+  const int64_t total = out.num_elements();
+  if (total == 0) return OkStatus();
+  if (rank == 0) {
+    std::memcpy(out.data, in.data, DataTypeSize(in.type));
+    return OkStatus();
+  }
+  // Row-wise: each output row (fixed outer indices) copies one input row
+  // mult[last] times.
+  const size_t es = DataTypeSize(in.type);
+  const std::vector<int64_t> is = Strides(in.shape);
+  const int64_t inner = in.shape[rank - 1];
+  const int64_t out_inner = out.shape[rank - 1];
+  const int64_t rows = total / out_inner;
+  const uint8_t* src = static_cast<const uint8_t*>(in.data);
+  uint8_t* dst = static_cast<uint8_t*>(out.data);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t rem = r, off = 0;
+    for (size_t d = rank - 1; d-- > 0;) {
+      off += ((rem % out.shape[d]) % in.shape[d]) * is[d];
+      rem /= out.shape[d];
+    }
+    for (int64_t m = 0; m < mult[rank - 1]; ++m) {
+      std::memcpy(dst + (r * out_inner + m * inner) * static_cast<int64_t>(es), src + off * static_cast<int64_t>(es),
+                  static_cast<size_t>(inner) * es);
+    }
+  }
+  return OkStatus();
+}
+
+Status RunShape(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 1, 1, 1));
+  const TensorData& in = *ctx.inputs[0];
+  TensorData& out = *ctx.outputs[0];
+  if (out.num_elements() != static_cast<int64_t>(in.shape.size())) {
+    return KernelError(ctx, "output " + ShapeToString(out.shape) + " cannot hold rank " + std::to_string(in.shape.size()));
+  }
+  for (size_t d = 0; d < in.shape.size(); ++d) {
+    if (out.type == DataType::kInt32) {
+      out.as<int32_t>()[d] = in.shape[d];
+    } else if (out.type == DataType::kInt64) {
+      out.as<int64_t>()[d] = in.shape[d];
+    } else {
+      return KernelError(ctx, std::string("output must be int32 or int64, got ") + DataTypeName(out.type));
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace gld::cpu

@@ -1,0 +1,297 @@
+// Unary elementwise ops: ABS, NEG, SIGN, SQUARE (float32, int32, int64), SQRT,
+// RSQRT, EXP, LOG, SIN, COS, FLOOR (float32), LOGICAL_NOT (bool), CAST,
+// ZEROS_LIKE; plus the n-ary elementwise ops ADD_N, SELECT, SELECT_V2 and
+// FILL.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "cpu_kernels/broadcast.h"
+#include "cpu_kernels/elementwise_unary.h"
+#include "cpu_kernels/kernels.h"
+
+namespace gld::cpu {
+
+namespace {
+
+template <typename T, typename Op>
+Status UnaryTyped(KernelContext& ctx, Op op) {
+  const TensorData& in = *ctx.inputs[0];
+  TensorData& out = *ctx.outputs[0];
+  const T* x = in.as<T>();
+  T* y = out.as<T>();
+  ParallelForGrain(ctx, in.num_elements(), 16384, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) y[i] = op(x[i]);
+  });
+  return OkStatus();
+}
+
+Status CheckSameShapeType(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 1, 1, 1));
+  const TensorData& in = *ctx.inputs[0];
+  const TensorData& out = *ctx.outputs[0];
+  if (in.type != out.type || in.num_elements() != out.num_elements()) {
+    return KernelError(ctx, "input " + ShapeToString(in.shape) + " " + DataTypeName(in.type) + " and output " +
+                                ShapeToString(out.shape) + " " + DataTypeName(out.type) + " differ");
+  }
+  return OkStatus();
+}
+
+template <typename T>
+T WrapNeg(T v) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(U(0) - static_cast<U>(v));
+}
+
+// ABS / NEG / SIGN / SQUARE over float32, int32 and int64.
+enum class SignedOp { kAbs, kNeg, kSign, kSquare };
+
+template <typename T>
+Status RunSignedT(KernelContext& ctx, SignedOp op) {
+  switch (op) {
+    case SignedOp::kAbs:
+      if constexpr (std::is_integral_v<T>) return UnaryTyped<T>(ctx, [](T v) { return v < 0 ? WrapNeg(v) : v; });
+      else return UnaryTyped<T>(ctx, [](T v) { return std::fabs(v); });
+    case SignedOp::kNeg:
+      if constexpr (std::is_integral_v<T>) return UnaryTyped<T>(ctx, [](T v) { return WrapNeg(v); });
+      else return UnaryTyped<T>(ctx, [](T v) { return -v; });
+    case SignedOp::kSign:
+      return UnaryTyped<T>(ctx, [](T v) { return static_cast<T>((T(0) < v) - (v < T(0))); });
+    case SignedOp::kSquare:
+      if constexpr (std::is_integral_v<T>) {
+        return UnaryTyped<T>(ctx, [](T v) {
+          using U = std::make_unsigned_t<T>;
+          return static_cast<T>(static_cast<U>(v) * static_cast<U>(v));
+        });
+      } else {
+        return UnaryTyped<T>(ctx, [](T v) { return v * v; });
+      }
+  }
+  return OkStatus();
+}
+
+Status RunSigned(KernelContext& ctx, SignedOp op) {
+  GLD_RETURN_IF_ERROR(CheckSameShapeType(ctx));
+  switch (ctx.inputs[0]->type) {
+    case DataType::kFloat32: return RunSignedT<float>(ctx, op);
+    case DataType::kInt32: return RunSignedT<int32_t>(ctx, op);
+    case DataType::kInt64: return RunSignedT<int64_t>(ctx, op);
+    default:
+      return KernelUnimplemented(ctx, std::string("type ") + DataTypeName(ctx.inputs[0]->type) + " is not supported");
+  }
+}
+
+// Element conversion for CAST. Floats to integers truncate toward zero and
+// saturate (NaN -> 0), so out-of-range values never hit undefined behaviour.
+template <typename To, typename From>
+To Convert(From v) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);
+  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+    if (std::isnan(v)) return To(0);
+    const double d = std::trunc(static_cast<double>(v));
+    if (d <= static_cast<double>(std::numeric_limits<To>::lowest())) return std::numeric_limits<To>::lowest();
+    if (d >= static_cast<double>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    return static_cast<To>(d);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+template <typename From>
+Status CastFrom(KernelContext& ctx, const From* x, int64_t n, TensorData& out) {
+  switch (out.type) {
+#define GLD_CAST_CASE(dt, T)                                                \
+  case dt: {                                                                \
+    T* y = out.as<T>();                                                     \
+    for (int64_t i = 0; i < n; ++i) y[i] = Convert<T, From>(x[i]);          \
+    return OkStatus();                                                      \
+  }
+    GLD_CAST_CASE(DataType::kFloat32, float)
+    GLD_CAST_CASE(DataType::kFloat64, double)
+    GLD_CAST_CASE(DataType::kInt8, int8_t)
+    GLD_CAST_CASE(DataType::kUInt8, uint8_t)
+    GLD_CAST_CASE(DataType::kInt16, int16_t)
+    GLD_CAST_CASE(DataType::kInt32, int32_t)
+    GLD_CAST_CASE(DataType::kInt64, int64_t)
+    GLD_CAST_CASE(DataType::kBool, bool)
+#undef GLD_CAST_CASE
+    case DataType::kFloat16: {
+      uint16_t* y = out.as<uint16_t>();
+      for (int64_t i = 0; i < n; ++i) y[i] = FloatToHalf(static_cast<float>(x[i]));
+      return OkStatus();
+    }
+    default:
+      return KernelUnimplemented(ctx, std::string("cast to ") + DataTypeName(out.type));
+  }
+}
+
+}  // namespace
+
+Status RunAbs(KernelContext& ctx) { return RunSigned(ctx, SignedOp::kAbs); }
+Status RunNeg(KernelContext& ctx) { return RunSigned(ctx, SignedOp::kNeg); }
+Status RunSign(KernelContext& ctx) { return RunSigned(ctx, SignedOp::kSign); }
+Status RunSquare(KernelContext& ctx) { return RunSigned(ctx, SignedOp::kSquare); }
+
+Status RunSqrt(KernelContext& ctx) {
+  return UnaryFloat(ctx, [](float x) { return std::sqrt(x); });
+}
+Status RunRsqrt(KernelContext& ctx) {
+  return UnaryFloat(ctx, [](float x) { return 1.f / std::sqrt(x); });
+}
+Status RunExp(KernelContext& ctx) {
+  return UnaryFloat(ctx, [](float x) { return std::exp(x); });
+}
+Status RunLog(KernelContext& ctx) {
+  return UnaryFloat(ctx, [](float x) { return std::log(x); });
+}
+Status RunSin(KernelContext& ctx) {
+  return UnaryFloat(ctx, [](float x) { return std::sin(x); });
+}
+Status RunCos(KernelContext& ctx) {
+  return UnaryFloat(ctx, [](float x) { return std::cos(x); });
+}
+Status RunFloor(KernelContext& ctx) {
+  return UnaryFloat(ctx, [](float x) { return std::floor(x); });
+}
+
+Status RunLogicalNot(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckSameShapeType(ctx));
+  GLD_RETURN_IF_ERROR(CheckType(ctx, *ctx.inputs[0], DataType::kBool, "input"));
+  return UnaryTyped<bool>(ctx, [](bool v) { return !v; });
+}
+
+Status RunCast(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 1, 1, 1));
+  const TensorData& in = *ctx.inputs[0];
+  TensorData& out = *ctx.outputs[0];
+  if (in.num_elements() != out.num_elements()) {
+    return KernelError(ctx, "input " + ShapeToString(in.shape) + " and output " + ShapeToString(out.shape) +
+                                " differ in size");
+  }
+  const int64_t n = in.num_elements();
+  switch (in.type) {
+    case DataType::kFloat32: return CastFrom(ctx, in.as<float>(), n, out);
+    case DataType::kFloat64: return CastFrom(ctx, in.as<double>(), n, out);
+    case DataType::kInt8: return CastFrom(ctx, in.as<int8_t>(), n, out);
+    case DataType::kUInt8: return CastFrom(ctx, in.as<uint8_t>(), n, out);
+    case DataType::kInt16: return CastFrom(ctx, in.as<int16_t>(), n, out);
+    case DataType::kInt32: return CastFrom(ctx, in.as<int32_t>(), n, out);
+    case DataType::kInt64: return CastFrom(ctx, in.as<int64_t>(), n, out);
+    case DataType::kBool: return CastFrom(ctx, in.as<bool>(), n, out);
+    case DataType::kFloat16: {
+      std::vector<float> f(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) f[static_cast<size_t>(i)] = HalfToFloat(in.as<uint16_t>()[i]);
+      return CastFrom(ctx, f.data(), n, out);
+    }
+    default:
+      return KernelUnimplemented(ctx, std::string("cast from ") + DataTypeName(in.type));
+  }
+}
+
+Status RunZerosLike(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckSameShapeType(ctx));
+  TensorData& out = *ctx.outputs[0];
+  const size_t bytes = static_cast<size_t>(out.num_elements()) * DataTypeSize(out.type);
+  if (bytes > 0) std::memset(out.data, 0, bytes);
+  return OkStatus();
+}
+
+Status RunAddN(KernelContext& ctx) {
+  if (ctx.inputs.empty()) return KernelError(ctx, "no inputs");
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, ctx.inputs.size(), ctx.inputs.size(), 1));
+  TensorData& out = *ctx.outputs[0];
+  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
+    if (ctx.inputs[i]->num_elements() != out.num_elements() || ctx.inputs[i]->type != out.type) {
+      return KernelError(ctx, "input " + std::to_string(i) + " " + ShapeToString(ctx.inputs[i]->shape) +
+                                  " does not match output " + ShapeToString(out.shape));
+    }
+  }
+  const int64_t n = out.num_elements();
+  auto sum = [&](auto* y, auto tag) {
+    using T = decltype(tag);
+    for (int64_t j = 0; j < n; ++j) y[j] = ctx.inputs[0]->as<T>()[j];
+    for (size_t i = 1; i < ctx.inputs.size(); ++i) {
+      const T* x = ctx.inputs[i]->as<T>();
+      for (int64_t j = 0; j < n; ++j) {
+        if constexpr (std::is_integral_v<T>) {
+          y[j] = static_cast<T>(static_cast<std::make_unsigned_t<T>>(y[j]) + static_cast<std::make_unsigned_t<T>>(x[j]));
+        } else {
+          y[j] += x[j];
+        }
+      }
+    }
+  };
+  switch (out.type) {
+    case DataType::kFloat32: sum(out.as<float>(), float{}); return OkStatus();
+    case DataType::kInt32: sum(out.as<int32_t>(), int32_t{}); return OkStatus();
+    case DataType::kInt64: sum(out.as<int64_t>(), int64_t{}); return OkStatus();
+    default: return KernelUnimplemented(ctx, std::string("type ") + DataTypeName(out.type));
+  }
+}
+
+namespace {
+Status RunSelectImpl(KernelContext& ctx, bool v2) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 3, 3, 1));
+  const TensorData& cond = *ctx.inputs[0];
+  const TensorData& x = *ctx.inputs[1];
+  const TensorData& y = *ctx.inputs[2];
+  TensorData& out = *ctx.outputs[0];
+  GLD_RETURN_IF_ERROR(CheckType(ctx, cond, DataType::kBool, "condition"));
+  if (x.type != y.type || x.type != out.type) return KernelError(ctx, "x, y and output types differ");
+  Shape cond_shape = cond.shape;
+  if (!v2 && cond.shape != x.shape) {
+    // SELECT with a rank-1 condition picks whole rows of x / y.
+    if (cond.shape.size() != 1 || x.shape.empty() || cond.shape[0] != x.shape[0]) {
+      return KernelError(ctx, "condition " + ShapeToString(cond.shape) + " does not match x " + ShapeToString(x.shape));
+    }
+    cond_shape.resize(x.shape.size(), 1);
+  }
+  Shape xy, expected;
+  if (!BroadcastShapes(x.shape, y.shape, &xy) || !BroadcastShapes(cond_shape, xy, &expected) ||
+      expected != out.shape) {
+    return KernelError(ctx, "condition " + ShapeToString(cond.shape) + ", x " + ShapeToString(x.shape) + ", y " +
+                                ShapeToString(y.shape) + " do not broadcast to output " + ShapeToString(out.shape));
+  }
+  if (out.num_elements() == 0) return OkStatus();
+  BroadcastPlan plan;
+  if (!plan.Build({&cond_shape, &x.shape, &y.shape}, out.shape)) return KernelError(ctx, "cannot broadcast");
+  const size_t es = DataTypeSize(out.type);
+  const bool* c = cond.as<bool>();
+  const uint8_t* px = static_cast<const uint8_t*>(x.data);
+  const uint8_t* py = static_cast<const uint8_t*>(y.data);
+  uint8_t* po = static_cast<uint8_t*>(out.data);
+  const int64_t inner = plan.inner();
+  const int64_t sc = plan.strides[0].back(), sx = plan.strides[1].back(), sy = plan.strides[2].back();
+  for (int64_t o = 0; o < plan.outer(); ++o) {
+    int64_t offs[3];
+    plan.Offsets(o, offs);
+    for (int64_t i = 0; i < inner; ++i) {
+      const bool pick = c[offs[0] + i * sc];
+      const uint8_t* src = pick ? px + (offs[1] + i * sx) * static_cast<int64_t>(es)
+                                : py + (offs[2] + i * sy) * static_cast<int64_t>(es);
+      std::memcpy(po + (o * inner + i) * static_cast<int64_t>(es), src, es);
+    }
+  }
+  return OkStatus();
+}
+}  // namespace
+
+Status RunSelect(KernelContext& ctx) { return RunSelectImpl(ctx, false); }
+Status RunSelectV2(KernelContext& ctx) { return RunSelectImpl(ctx, true); }
+
+// FILL: inputs (dims, value); the output shape is final.
+Status RunFill(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
+  const TensorData& value = *ctx.inputs[1];
+  TensorData& out = *ctx.outputs[0];
+  if (value.num_elements() != 1 || value.type != out.type) {
+    return KernelError(ctx, "value must be one element of the output type " + std::string(DataTypeName(out.type)));
+  }
+  const size_t es = DataTypeSize(out.type);
+  uint8_t* po = static_cast<uint8_t*>(out.data);
+  for (int64_t i = 0; i < out.num_elements(); ++i) std::memcpy(po + i * static_cast<int64_t>(es), value.data, es);
+  return OkStatus();
+}
+
+}  // namespace gld::cpu
