@@ -10,11 +10,18 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "cpu_kernels/cpu_kernel.h"
 #include "graph/graph.h"
 #include "graph/shape_inference.h"
+
+#define GLD_ASSERT_OK(expr)                          \
+  do {                                               \
+    const ::gld::Status gld_s_ = (expr);             \
+    ASSERT_TRUE(gld_s_.ok()) << gld_s_.ToString();   \
+  } while (0)
 
 namespace gld::testing {
 
@@ -32,7 +39,11 @@ template <> constexpr DataType TypeOf<uint16_t>() { return DataType::kFloat16; }
 template <typename T>
 std::vector<uint8_t> ToBytes(const std::vector<T>& v) {
   std::vector<uint8_t> b(v.size() * sizeof(T));
-  if (!b.empty()) std::memcpy(b.data(), v.data(), b.size());
+  if constexpr (std::is_same_v<T, bool>) {
+    for (size_t i = 0; i < v.size(); ++i) b[i] = v[i] ? 1 : 0;
+  } else {
+    if (!b.empty()) std::memcpy(b.data(), v.data(), b.size());
+  }
   return b;
 }
 
@@ -137,7 +148,11 @@ class OpTest {
   std::vector<T> Get(int id) const {
     const std::vector<uint8_t>& b = Bytes(id);
     std::vector<T> v(b.size() / sizeof(T));
-    if (!v.empty()) std::memcpy(v.data(), b.data(), v.size() * sizeof(T));
+    if constexpr (std::is_same_v<T, bool>) {
+      for (size_t i = 0; i < b.size(); ++i) v[i] = b[i] != 0;
+    } else {
+      if (!v.empty()) std::memcpy(v.data(), b.data(), v.size() * sizeof(T));
+    }
     return v;
   }
   const Shape& ShapeOf(int id) const { return graph.tensors[static_cast<size_t>(id)].shape; }
@@ -172,6 +187,31 @@ class OpTest {
   std::map<int, std::vector<uint8_t>> runtime_;
   std::map<int, std::vector<uint8_t>> storage_;
 };
+
+// One node with one float output: builds, runs and returns the output.
+// `inputs` are runtime float inputs; `consts` int32 constants appended after.
+struct SimpleRun {
+  std::vector<float> values;
+  Shape shape;
+  Status status;
+};
+inline SimpleRun RunFloatOp(OpType op, const std::vector<std::pair<Shape, std::vector<float>>>& inputs,
+                            Attributes attrs = {}, const std::vector<std::pair<Shape, std::vector<int32_t>>>& consts = {},
+                            int threads = 1) {
+  OpTest t;
+  std::vector<int> ins;
+  for (const auto& in : inputs) ins.push_back(t.Input<float>(in.first, in.second));
+  for (const auto& c : consts) ins.push_back(t.Const<int32_t>(c.first, c.second));
+  const int out = t.Output();
+  t.Node(op, ins, {out}, std::move(attrs));
+  SimpleRun r;
+  r.status = t.Run(threads);
+  if (r.status.ok()) {
+    r.values = t.Get<float>(out);
+    r.shape = t.ShapeOf(out);
+  }
+  return r;
+}
 
 inline std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo = -1.f, float hi = 1.f) {
   std::mt19937 rng(seed);

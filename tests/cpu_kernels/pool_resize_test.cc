@@ -1,0 +1,234 @@
+// AVERAGE_POOL_2D, MAX_POOL_2D, RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR,
+// DEPTH_TO_SPACE, SPACE_TO_DEPTH, SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND.
+#include <algorithm>
+#include <limits>
+
+#include "op_test_util.h"
+
+namespace gld::testing {
+namespace {
+
+std::vector<float> Iota(size_t n, float start = 1.f) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = start + static_cast<float>(i);
+  return v;
+}
+
+Pool2dAttributes Pool(Padding p, int f, int s, Activation act = Activation::kNone) {
+  Pool2dAttributes a;
+  a.padding = p;
+  a.filter_h = a.filter_w = f;
+  a.stride_h = a.stride_w = s;
+  a.activation = act;
+  return a;
+}
+
+TEST(MaxPool2d, Valid2x2Stride2TwoChannels) {
+  std::vector<float> x;
+  for (int i = 1; i <= 16; ++i) {
+    x.push_back(static_cast<float>(i));
+    x.push_back(-static_cast<float>(i));
+  }
+  auto r = RunFloatOp(OpType::kMaxPool2d, {{{1, 4, 4, 2}, x}}, Pool(Padding::kValid, 2, 2));
+  GLD_ASSERT_OK(r.status);
+  EXPECT_EQ(r.shape, (Shape{1, 2, 2, 2}));
+  ExpectNear(r.values, {6, -1, 8, -3, 14, -9, 16, -11});
+}
+
+TEST(MaxPool2d, SameIgnoresPaddingForNegativeInputs) {
+  // All inputs negative: padded positions must not contribute zeros.
+  auto r = RunFloatOp(OpType::kMaxPool2d, {{{1, 3, 3, 1}, Iota(9, -20.f)}}, Pool(Padding::kSame, 3, 2));
+  GLD_ASSERT_OK(r.status);
+  EXPECT_EQ(r.shape, (Shape{1, 2, 2, 1}));
+  // total padding (2-1)*2+3-3 = 2 -> 1 before; windows rows/cols {0,1}, {1,2}
+  ExpectNear(r.values, {-16, -15, -13, -12});
+}
+
+TEST(AveragePool2d, SameCountsOnlyInBoundsElements) {
+  auto r = RunFloatOp(OpType::kAveragePool2d, {{{1, 3, 3, 1}, Iota(9)}}, Pool(Padding::kSame, 3, 1));
+  GLD_ASSERT_OK(r.status);
+  ExpectNear(r.values, {3, 3.5f, 4, 4.5f, 5, 5.5f, 6, 6.5f, 7});
+}
+
+TEST(AveragePool2d, SameStride2ExtraPaddingAfterWithRelu6) {
+  auto r = RunFloatOp(OpType::kAveragePool2d, {{{1, 3, 3, 1}, Iota(9)}},
+                      Pool(Padding::kSame, 2, 2, Activation::kRelu6));
+  GLD_ASSERT_OK(r.status);
+  EXPECT_EQ(r.shape, (Shape{1, 2, 2, 1}));
+  ExpectNear(r.values, {3, 4.5f, 6, 6});
+}
+
+TEST(Pooling, RandomMatchesNaive) {
+  const Shape is{2, 7, 6, 5};
+  const auto x = RandomFloats(static_cast<size_t>(NumElements(is)), 3);
+  for (Padding p : {Padding::kSame, Padding::kValid}) {
+    for (bool is_max : {true, false}) {
+      Pool2dAttributes a;
+      a.padding = p;
+      a.filter_h = 3;
+      a.filter_w = 2;
+      a.stride_h = 2;
+      a.stride_w = 1;
+      auto r = RunFloatOp(is_max ? OpType::kMaxPool2d : OpType::kAveragePool2d, {{is, x}}, a, {}, 2);
+      GLD_ASSERT_OK(r.status);
+      const int oh = p == Padding::kSame ? 4 : 3, ow = p == Padding::kSame ? 6 : 5;
+      ASSERT_EQ(r.shape, (Shape{2, oh, ow, 5}));
+      const int pt = p == Padding::kSame ? std::max(0, (oh - 1) * 2 + 3 - 7) / 2 : 0;
+      const int pl = p == Padding::kSame ? std::max(0, (ow - 1) + 2 - 6) / 2 : 0;
+      std::vector<float> expected;
+      for (int b = 0; b < 2; ++b)
+        for (int y = 0; y < oh; ++y)
+          for (int xx = 0; xx < ow; ++xx)
+            for (int c = 0; c < 5; ++c) {
+              float best = -std::numeric_limits<float>::infinity(), sum = 0;
+              int count = 0;
+              for (int ky = 0; ky < 3; ++ky)
+                for (int kx = 0; kx < 2; ++kx) {
+                  const int iy = y * 2 - pt + ky, ix = xx - pl + kx;
+                  if (iy < 0 || iy >= 7 || ix < 0 || ix >= 6) continue;
+                  const float v = x[static_cast<size_t>(((b * 7 + iy) * 6 + ix) * 5 + c)];
+                  best = std::max(best, v);
+                  sum += v;
+                  ++count;
+                }
+              expected.push_back(is_max ? best : sum / static_cast<float>(count));
+            }
+      ExpectNear(r.values, expected, 1e-5f);
+    }
+  }
+}
+
+TEST(Pooling, ShapeErrors) {
+  auto r = RunFloatOp(OpType::kMaxPool2d, {{{1, 2, 2}, Iota(4)}}, Pool(Padding::kValid, 2, 2));
+  EXPECT_FALSE(r.status.ok());
+  EXPECT_NE(r.status.message().find("node 0 (MAX_POOL_2D)"), std::string::npos) << r.status.message();
+  r = RunFloatOp(OpType::kAveragePool2d, {{{1, 2, 2, 1}, Iota(4)}}, Pool(Padding::kValid, 3, 1));
+  EXPECT_FALSE(r.status.ok());
+  r = RunFloatOp(OpType::kAveragePool2d, {{{1, 2, 2, 1}, Iota(4)}}, Pool(Padding::kValid, 1, 0));
+  EXPECT_FALSE(r.status.ok());
+}
+
+// ---- resize -----------------------------------------------------------------
+
+SimpleRun Resize(OpType op, const Shape& s, const std::vector<float>& x, int oh, int ow, bool align, bool half) {
+  ResizeAttributes a;
+  a.align_corners = align;
+  a.half_pixel_centers = half;
+  return RunFloatOp(op, {{s, x}}, a, {{{2}, {oh, ow}}});
+}
+
+TEST(ResizeBilinear, NoFlags2x) {
+  auto r = Resize(OpType::kResizeBilinear, {1, 2, 2, 1}, {0, 1, 2, 3}, 4, 4, false, false);
+  GLD_ASSERT_OK(r.status);
+  EXPECT_EQ(r.shape, (Shape{1, 4, 4, 1}));
+  ExpectNear(r.values, {0, 0.5f, 1, 1, 1, 1.5f, 2, 2, 2, 2.5f, 3, 3, 2, 2.5f, 3, 3});
+}
+
+TEST(ResizeBilinear, AlignCorners) {
+  auto r = Resize(OpType::kResizeBilinear, {1, 2, 2, 1}, {0, 1, 2, 3}, 3, 3, true, false);
+  GLD_ASSERT_OK(r.status);
+  ExpectNear(r.values, {0, 0.5f, 1, 1, 1.5f, 2, 2, 2.5f, 3});
+}
+
+TEST(ResizeBilinear, HalfPixelCentersTwoChannels) {
+  // channel 1 = 10 * channel 0
+  auto r = Resize(OpType::kResizeBilinear, {1, 2, 2, 2}, {0, 0, 1, 10, 2, 20, 3, 30}, 4, 4, false, true);
+  GLD_ASSERT_OK(r.status);
+  const std::vector<float> c0{0, 0.25f, 0.75f, 1, 0.5f, 0.75f, 1.25f, 1.5f, 1.5f, 1.75f, 2.25f, 2.5f, 2, 2.25f, 2.75f, 3};
+  ASSERT_EQ(r.values.size(), 32u);
+  for (size_t i = 0; i < 16; ++i) {
+    EXPECT_NEAR(r.values[2 * i], c0[i], 1e-6) << i;
+    EXPECT_NEAR(r.values[2 * i + 1], 10 * c0[i], 1e-5) << i;
+  }
+}
+
+TEST(ResizeBilinear, Downscale) {
+  // 4 -> 2 without flags: source coordinates 0 and 2.
+  auto r = Resize(OpType::kResizeBilinear, {1, 1, 4, 1}, {0, 10, 20, 30}, 1, 2, false, false);
+  GLD_ASSERT_OK(r.status);
+  ExpectNear(r.values, {0, 20});
+}
+
+TEST(ResizeNearestNeighbor, Variants) {
+  auto r = Resize(OpType::kResizeNearestNeighbor, {1, 2, 2, 1}, {0, 1, 2, 3}, 4, 4, false, false);
+  GLD_ASSERT_OK(r.status);
+  ExpectNear(r.values, {0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 3, 3, 2, 2, 3, 3});
+  r = Resize(OpType::kResizeNearestNeighbor, {1, 2, 2, 1}, {0, 1, 2, 3}, 3, 3, true, false);
+  GLD_ASSERT_OK(r.status);
+  ExpectNear(r.values, {0, 1, 1, 2, 3, 3, 2, 3, 3});
+  r = Resize(OpType::kResizeNearestNeighbor, {1, 3, 3, 1}, Iota(9, 0.f), 2, 2, false, true);
+  GLD_ASSERT_OK(r.status);
+  ExpectNear(r.values, {0, 2, 6, 8});
+}
+
+TEST(Resize, RejectsBadSizeAndFlags) {
+  auto r = Resize(OpType::kResizeBilinear, {1, 2, 2, 1}, {0, 1, 2, 3}, 0, 4, false, false);
+  EXPECT_FALSE(r.status.ok());
+  r = Resize(OpType::kResizeBilinear, {1, 2, 2, 1}, {0, 1, 2, 3}, 4, 4, true, true);
+  EXPECT_FALSE(r.status.ok());
+  r = RunFloatOp(OpType::kResizeBilinear, {{{1, 2, 2, 1}, {0, 1, 2, 3}}}, ResizeAttributes{}, {{{3}, {1, 2, 3}}});
+  EXPECT_FALSE(r.status.ok());
+  EXPECT_NE(r.status.message().find("RESIZE_BILINEAR"), std::string::npos);
+}
+
+// ---- depth / space / batch -----------------------------------------------------
+
+TEST(DepthToSpace, Block2) {
+  auto r = RunFloatOp(OpType::kDepthToSpace, {{{1, 1, 1, 4}, {0, 1, 2, 3}}}, BlockSizeAttributes{2});
+  GLD_ASSERT_OK(r.status);
+  EXPECT_EQ(r.shape, (Shape{1, 2, 2, 1}));
+  ExpectNear(r.values, {0, 1, 2, 3});
+  // 8 channels -> 2 per output pixel; two input pixels side by side.
+  r = RunFloatOp(OpType::kDepthToSpace, {{{1, 1, 2, 8}, Iota(16, 0.f)}}, BlockSizeAttributes{2});
+  GLD_ASSERT_OK(r.status);
+  EXPECT_EQ(r.shape, (Shape{1, 2, 4, 2}));
+  ExpectNear(r.values, {0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15});
+}
+
+TEST(SpaceToDepth, InvertsDepthToSpace) {
+  auto r = RunFloatOp(OpType::kSpaceToDepth, {{{1, 2, 4, 2}, {0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15}}},
+                      BlockSizeAttributes{2});
+  GLD_ASSERT_OK(r.status);
+  EXPECT_EQ(r.shape, (Shape{1, 1, 2, 8}));
+  ExpectNear(r.values, Iota(16, 0.f));
+  r = RunFloatOp(OpType::kSpaceToDepth, {{{1, 3, 2, 1}, Iota(6)}}, BlockSizeAttributes{2});
+  EXPECT_FALSE(r.status.ok());
+  r = RunFloatOp(OpType::kDepthToSpace, {{{1, 1, 1, 6}, Iota(6)}}, BlockSizeAttributes{2});
+  EXPECT_FALSE(r.status.ok());
+}
+
+TEST(SpaceToBatchNd, TensorFlowDocExample) {
+  // input [2, 2, 4, 1] = 1..16, block [2, 2] -> [8, 1, 2, 1]
+  auto r = RunFloatOp(OpType::kSpaceToBatchNd, {{{2, 2, 4, 1}, Iota(16)}}, {},
+                      {{{2}, {2, 2}}, {{2, 2}, {0, 0, 0, 0}}});
+  GLD_ASSERT_OK(r.status);
+  EXPECT_EQ(r.shape, (Shape{8, 1, 2, 1}));
+  ExpectNear(r.values, {1, 3, 9, 11, 2, 4, 10, 12, 5, 7, 13, 15, 6, 8, 14, 16});
+}
+
+TEST(SpaceToBatchNd, PaddingFillsZeros) {
+  // [1, 1, 3, 1] padded to width 4 (1 before), block [1, 2] -> [2, 1, 2, 1]
+  auto r = RunFloatOp(OpType::kSpaceToBatchNd, {{{1, 1, 3, 1}, {1, 2, 3}}}, {},
+                      {{{2}, {1, 2}}, {{2, 2}, {0, 0, 1, 0}}});
+  GLD_ASSERT_OK(r.status);
+  EXPECT_EQ(r.shape, (Shape{2, 1, 2, 1}));
+  // padded row: 0 1 2 3 -> offset 0 takes cols 0, 2; offset 1 takes 1, 3
+  ExpectNear(r.values, {0, 2, 1, 3});
+}
+
+TEST(BatchToSpaceNd, InverseAndCrops) {
+  auto r = RunFloatOp(OpType::kBatchToSpaceNd, {{{8, 1, 2, 1}, {1, 3, 9, 11, 2, 4, 10, 12, 5, 7, 13, 15, 6, 8, 14, 16}}},
+                      {}, {{{2}, {2, 2}}, {{2, 2}, {0, 0, 0, 0}}});
+  GLD_ASSERT_OK(r.status);
+  EXPECT_EQ(r.shape, (Shape{2, 2, 4, 1}));
+  ExpectNear(r.values, Iota(16));
+  r = RunFloatOp(OpType::kBatchToSpaceNd, {{{2, 1, 2, 1}, {0, 2, 1, 3}}}, {}, {{{2}, {1, 2}}, {{2, 2}, {0, 0, 1, 0}}});
+  GLD_ASSERT_OK(r.status);
+  EXPECT_EQ(r.shape, (Shape{1, 1, 3, 1}));
+  ExpectNear(r.values, {1, 2, 3});
+  r = RunFloatOp(OpType::kBatchToSpaceNd, {{{3, 1, 1, 1}, {1, 2, 3}}}, {}, {{{2}, {2, 1}}, {{2, 2}, {0, 0, 0, 0}}});
+  EXPECT_FALSE(r.status.ok());
+}
+
+}  // namespace
+}  // namespace gld::testing
