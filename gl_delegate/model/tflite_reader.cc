@@ -231,7 +231,12 @@ Status Reader::ReadQuantization(const tflite::QuantizationParameters* qp, const 
     }
   }
   out->scale.assign(scale->begin(), scale->end());
-  if (zp != nullptr) out->zero_point.assign(zp->begin(), zp->end());
+  if (zp != nullptr && zp->size() > 0) {
+    // The verifier only checks a vector's 4-byte length alignment, so the
+    // int64 elements may sit misaligned in a hostile file.
+    out->zero_point.resize(zp->size());
+    std::memcpy(out->zero_point.data(), zp->Data(), zp->size() * sizeof(int64_t));
+  }
   out->quantized_dimension = qd;
   return OkStatus();
 }
@@ -424,6 +429,7 @@ Status Reader::DecodeConstant(const BufferRef& buf, const tflite::Tensor& t,
     for (size_t d = static_cast<size_t>(q.quantized_dimension) + 1; d < out->shape.size(); ++d) {
       inner *= static_cast<size_t>(out->shape[d]);
     }
+    if (inner == 0) inner = 1;  // no elements at all
   }
   auto channel_of = [inner, channels, per_channel](int64_t i) -> size_t {
     return per_channel ? (static_cast<size_t>(i) / inner) % channels : 0;
@@ -691,7 +697,9 @@ StatusOr<Graph> Reader::Read(TfliteLoadInfo* info) {
   for (size_t t = 0; t < num_tensors; ++t) {
     available[t] = graph_.tensors[t].is_constant || graph_.tensors[t].is_variable;
   }
-  for (int t : graph_.inputs) available[static_cast<size_t>(t)] = 1;
+  std::vector<char> is_input(num_tensors, 0), is_output(num_tensors, 0);
+  for (int t : graph_.inputs) available[static_cast<size_t>(t)] = is_input[static_cast<size_t>(t)] = 1;
+  for (int t : graph_.outputs) is_output[static_cast<size_t>(t)] = 1;
   std::vector<char> produced(num_tensors, 0);
   for (size_t i = 0; i < num_ops; ++i) {
     int version = 1;
@@ -709,7 +717,7 @@ StatusOr<Graph> Reader::Read(TfliteLoadInfo* info) {
     }
     for (size_t k = 0; k < node.outputs.size(); ++k) {
       const size_t t = static_cast<size_t>(node.outputs[k]);
-      if (produced[t] || graph_.tensors[t].is_constant || graph_.IsGraphInput(node.outputs[k])) {
+      if (produced[t] || graph_.tensors[t].is_constant || is_input[t]) {
         return InvalidArgumentError(label + ": output " + std::to_string(k) + " (" +
                                     TensorLabel(node.outputs[k]) +
                                     ") is already a constant, a graph input or another node's output");
@@ -733,7 +741,7 @@ StatusOr<Graph> Reader::Read(TfliteLoadInfo* info) {
       const tflite::SignatureDef* sig = sigs->Get(s);
       if (static_cast<int>(sig->subgraph_index()) != sg_index_) continue;
       auto apply = [&](const flatbuffers::Vector<flatbuffers::Offset<tflite::TensorMap>>* maps,
-                       const char* kind, const std::vector<int>& io) -> Status {
+                       const char* kind, const std::vector<char>& in_io) -> Status {
         if (maps == nullptr) return OkStatus();
         for (flatbuffers::uoffset_t i = 0; i < maps->size(); ++i) {
           const tflite::TensorMap* map = maps->Get(i);
@@ -745,14 +753,14 @@ StatusOr<Graph> Reader::Read(TfliteLoadInfo* info) {
                                         std::to_string(t) + ", the subgraph has " +
                                         std::to_string(num_tensors) + " tensors");
           }
-          if (map->name() != nullptr && std::find(io.begin(), io.end(), static_cast<int>(t)) != io.end()) {
+          if (map->name() != nullptr && in_io[t]) {
             graph_.tensors[t].name = map->name()->str();
           }
         }
         return OkStatus();
       };
-      GLD_RETURN_IF_ERROR(apply(sig->inputs(), "input", graph_.inputs));
-      GLD_RETURN_IF_ERROR(apply(sig->outputs(), "output", graph_.outputs));
+      GLD_RETURN_IF_ERROR(apply(sig->inputs(), "input", is_input));
+      GLD_RETURN_IF_ERROR(apply(sig->outputs(), "output", is_output));
       break;  // the first signature naming this subgraph
     }
   }
