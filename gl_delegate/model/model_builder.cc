@@ -522,6 +522,10 @@ Status ModelBuilder::AddOp(const std::string& op_name, std::vector<int> inputs,
   op.inputs = std::move(inputs);
   op.outputs = std::move(outputs);
   op.options = options;
+  if (op.options.version <= 0) {
+    // TFLite registers BROADCAST_TO from version 2 (1 was a custom op's).
+    op.options.version = op.builtin_code == static_cast<int32_t>(tflite::BuiltinOperator::BROADCAST_TO) ? 2 : 1;
+  }
   const int n = num_tensors();
   if (!allow_invalid_) {
     for (size_t i = 0; i < op.inputs.size(); ++i) {

@@ -70,7 +70,9 @@ struct OpOptions {
   std::vector<std::pair<std::string, OptionValue>> values;
   // Raw custom_options bytes (custom ops); written as they are.
   std::vector<uint8_t> custom_options;
-  int version = 1;  // OperatorCode.version
+  // OperatorCode.version; 0: the lowest version TFLite registers for the op
+  // (1, but 2 for BROADCAST_TO).
+  int version = 0;
 };
 
 // TFLite's sparse encoding of a constant (see the schema's
