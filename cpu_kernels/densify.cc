@@ -175,7 +175,16 @@ Status DensifyTensor(const Tensor& sparse, std::vector<uint8_t>* dense_bytes) {
 }
 
 Status RunDensify(KernelContext& ctx) {
-  GLD_RETURN_IF_ERROR(CheckIo(ctx, 1, 1, 1));
+  // The input buffer holds compressed values, not its (dense) shape, so only
+  // the output is checked against its shape.
+  if (ctx.inputs.size() != 1 || ctx.outputs.size() != 1 || ctx.outputs[0] == nullptr) {
+    return KernelError(ctx, "expected 1 input and 1 output");
+  }
+  {
+    KernelContext out_only = ctx;
+    out_only.inputs.clear();
+    GLD_RETURN_IF_ERROR(CheckIo(out_only, 0, 0, 1));
+  }
   const Tensor* t = InputTensor(ctx, 0);
   if (t == nullptr || !t->is_constant || !t->sparsity.has_value()) {
     return KernelError(ctx, "input must be a constant sparse tensor");

@@ -1,0 +1,272 @@
+// DEQUANTIZE, QUANTIZE (incl. the float view), DENSIFY / DensifyTensor.
+#include <cmath>
+#include <fstream>
+#include <iterator>
+
+#include "cpu_kernels/densify.h"
+#include "model/tflite_reader.h"
+#include "op_test_util.h"
+#include "support/model_paths.h"
+
+namespace gld::testing {
+namespace {
+
+QuantizationParams Quant(std::vector<float> scale, std::vector<int64_t> zp, int32_t dim = 0) {
+  QuantizationParams q;
+  q.scale = std::move(scale);
+  q.zero_point = std::move(zp);
+  q.quantized_dimension = dim;
+  return q;
+}
+
+TEST(Dequantize, Int8AndUint8PerTensor) {
+  OpTest t;
+  const int a = t.Input<int8_t>({3}, {-128, 0, 127});
+  t.graph.tensors[static_cast<size_t>(a)].quant = Quant({0.5f}, {-1});
+  const int b = t.Input<uint8_t>({3}, {0, 128, 255});
+  t.graph.tensors[static_cast<size_t>(b)].quant = Quant({1.f / 128}, {128});
+  const int oa = t.Output(), ob = t.Output();
+  t.Node(OpType::kDequantize, {a}, {oa});
+  t.Node(OpType::kDequantize, {b}, {ob});
+  GLD_ASSERT_OK(t.Run());
+  EXPECT_EQ(t.TypeOfTensor(oa), DataType::kFloat32);
+  ExpectNear(t.Get(oa), {-63.5f, 0.5f, 64});
+  ExpectNear(t.Get(ob), {-1, 0, 127.f / 128});
+}
+
+TEST(Dequantize, PerChannelBothDims) {
+  for (int32_t dim : {0, 1}) {
+    OpTest t;
+    const int a = t.Input<int8_t>({2, 2}, {1, 2, 3, 4});
+    t.graph.tensors[static_cast<size_t>(a)].quant = Quant({1, 10}, {0, 1}, dim);
+    const int o = t.Output();
+    t.Node(OpType::kDequantize, {a}, {o});
+    GLD_ASSERT_OK(t.Run());
+    if (dim == 0) {
+      ExpectNear(t.Get(o), {1, 2, 20, 30});
+    } else {
+      ExpectNear(t.Get(o), {1, 10, 3, 30});
+    }
+  }
+}
+
+TEST(Dequantize, Float16AndMissingParams) {
+  OpTest t;
+  // 1.0, -2.0, 0.333251953125, +inf, smallest subnormal 2^-24
+  const int a = t.Input<uint16_t>({5}, {0x3C00, 0xC000, 0x3555, 0x7C00, 0x0001});
+  const int o = t.Output();
+  t.Node(OpType::kDequantize, {a}, {o});
+  GLD_ASSERT_OK(t.Run());
+  const auto v = t.Get(o);
+  EXPECT_EQ(v[0], 1.f);
+  EXPECT_EQ(v[1], -2.f);
+  EXPECT_EQ(v[2], 0.333251953125f);
+  EXPECT_TRUE(std::isinf(v[3]) && v[3] > 0);
+  EXPECT_EQ(v[4], std::ldexp(1.f, -24));
+  OpTest u;
+  const int b = u.Input<int8_t>({2}, {1, 2});
+  const int ob = u.Output();
+  u.Node(OpType::kDequantize, {b}, {ob});
+  Status s = u.Run();
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("DEQUANTIZE"), std::string::npos);
+}
+
+TEST(Quantize, FloatToInt8AndUint8) {
+  const std::vector<float> x{0.2f, -1.3f, 100, -100, 0.25f, -0.25f};
+  {
+    OpTest t;
+    const int in = t.Input<float>({6}, x);
+    const int out = t.Output(DataType::kInt8);
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.5f}, {1});
+    t.Node(OpType::kQuantize, {in}, {out});
+    GLD_ASSERT_OK(t.Run());
+    EXPECT_EQ(t.TypeOfTensor(out), DataType::kInt8);
+    // round(x / 0.5) half away from zero, + 1, clamped to [-128, 127]
+    EXPECT_EQ(t.Get<int8_t>(out), (std::vector<int8_t>{1, -2, 127, -128, 2, 0}));
+  }
+  {
+    OpTest t;
+    const int in = t.Input<float>({6}, x);
+    const int out = t.Output(DataType::kUInt8);
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({1.f}, {128});
+    t.Node(OpType::kQuantize, {in}, {out});
+    GLD_ASSERT_OK(t.Run());
+    EXPECT_EQ(t.Get<uint8_t>(out), (std::vector<uint8_t>{128, 127, 228, 28, 128, 128}));
+  }
+}
+
+TEST(Quantize, FloatViewRoundsToGridAndClamps) {
+  OpTest t;
+  const int in = t.Input<float>({6}, {0.2f, -1.3f, 100, -100, 0.25f, -0.25f});
+  const int out = t.Output(DataType::kFloat32);
+  t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.5f}, {1});
+  t.Node(OpType::kQuantize, {in}, {out});
+  GLD_ASSERT_OK(t.Run());
+  EXPECT_EQ(t.TypeOfTensor(out), DataType::kFloat32);
+  // (q - 1) * 0.5 with q from the int8 grid above
+  ExpectNear(t.Get(out), {0, -1.5f, 63, -64.5f, 0.5f, -0.5f});
+}
+
+TEST(Quantize, RequantizeInt8) {
+  OpTest t;
+  const int in = t.Input<int8_t>({3}, {-100, 0, 100});
+  t.graph.tensors[static_cast<size_t>(in)].quant = Quant({0.1f}, {0});
+  const int out = t.Output(DataType::kInt8);
+  t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.2f}, {-10});
+  t.Node(OpType::kQuantize, {in}, {out});
+  GLD_ASSERT_OK(t.Run());
+  // reals -10, 0, 10 -> -50 - 10, -10, 50 - 10
+  EXPECT_EQ(t.Get<int8_t>(out), (std::vector<int8_t>{-60, -10, 40}));
+}
+
+// ---- DENSIFY -----------------------------------------------------------------
+
+Tensor SparseCsr2d() {
+  // dense [3, 4]: row 0 has cols 0, 3; row 1 empty; row 2 has col 1.
+  Tensor t;
+  t.name = "sparse";
+  t.type = DataType::kFloat32;
+  t.shape = {3, 4};
+  t.is_constant = true;
+  t.data = ToBytes(std::vector<float>{1, 2, 3});
+  SparsityParams sp;
+  sp.traversal_order = {0, 1};
+  SparseDimension d0;
+  d0.dense_size = 3;
+  SparseDimension d1;
+  d1.sparse_csr = true;
+  d1.array_segments = {0, 2, 2, 3};
+  d1.array_indices = {0, 3, 1};
+  sp.dim_metadata = {d0, d1};
+  t.sparsity = sp;
+  return t;
+}
+
+std::vector<float> AsFloats(const std::vector<uint8_t>& b) {
+  std::vector<float> v(b.size() / 4);
+  std::memcpy(v.data(), b.data(), v.size() * 4);
+  return v;
+}
+
+TEST(DensifyTensor, CsrRows) {
+  std::vector<uint8_t> dense;
+  GLD_ASSERT_OK(cpu::DensifyTensor(SparseCsr2d(), &dense));
+  ExpectNear(AsFloats(dense), {1, 0, 0, 2, 0, 0, 0, 0, 0, 3, 0, 0});
+}
+
+TEST(DensifyTensor, BlockedColumns) {
+  // dense [4, 4], dim 1 split into blocks of 2: levels (row DENSE 4, column
+  // block CSR over 2 blocks, in-block DENSE 2).
+  Tensor t;
+  t.name = "blocked";
+  t.type = DataType::kFloat32;
+  t.shape = {4, 4};
+  t.is_constant = true;
+  t.data = ToBytes(std::vector<float>{1, 2, 3, 4, 5, 6});
+  SparsityParams sp;
+  sp.traversal_order = {0, 1, 2};
+  sp.block_map = {1};
+  SparseDimension rows, blocks, inner;
+  rows.dense_size = 4;
+  blocks.sparse_csr = true;
+  blocks.array_segments = {0, 1, 1, 2, 3};
+  blocks.array_indices = {1, 0, 1};
+  inner.dense_size = 2;
+  sp.dim_metadata = {rows, blocks, inner};
+  t.sparsity = sp;
+  std::vector<uint8_t> dense;
+  GLD_ASSERT_OK(cpu::DensifyTensor(t, &dense));
+  ExpectNear(AsFloats(dense), {0, 0, 1, 2, 0, 0, 0, 0, 3, 4, 0, 0, 0, 0, 5, 6});
+}
+
+TEST(DensifyTensor, ColumnMajorTraversal) {
+  // traversal (1, 0): columns outer, both DENSE -> values stored transposed.
+  Tensor t;
+  t.name = "colmajor";
+  t.type = DataType::kFloat32;
+  t.shape = {2, 3};
+  t.is_constant = true;
+  t.data = ToBytes(std::vector<float>{1, 4, 2, 5, 3, 6});
+  SparsityParams sp;
+  sp.traversal_order = {1, 0};
+  SparseDimension a, b;
+  a.dense_size = 3;
+  b.dense_size = 2;
+  sp.dim_metadata = {a, b};
+  t.sparsity = sp;
+  std::vector<uint8_t> dense;
+  GLD_ASSERT_OK(cpu::DensifyTensor(t, &dense));
+  ExpectNear(AsFloats(dense), {1, 2, 3, 4, 5, 6});
+}
+
+TEST(DensifyTensor, RejectsBadMetadata) {
+  std::vector<uint8_t> dense;
+  Tensor t = SparseCsr2d();
+  t.sparsity->dim_metadata[1].array_indices[2] = 4;  // column out of range
+  Status s = cpu::DensifyTensor(t, &dense);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("'sparse'"), std::string::npos) << s.message();
+  t = SparseCsr2d();
+  t.data.resize(8);  // two values for three indices
+  EXPECT_FALSE(cpu::DensifyTensor(t, &dense).ok());
+  t = SparseCsr2d();
+  t.sparsity->traversal_order = {0, 0};
+  EXPECT_FALSE(cpu::DensifyTensor(t, &dense).ok());
+  t = SparseCsr2d();
+  t.sparsity->dim_metadata[1].array_segments = {0, 2, 1, 3};  // decreasing
+  EXPECT_FALSE(cpu::DensifyTensor(t, &dense).ok());
+  t = SparseCsr2d();
+  t.sparsity->dim_metadata[1].array_segments = {0, 2};  // too few segments
+  EXPECT_FALSE(cpu::DensifyTensor(t, &dense).ok());
+  t = SparseCsr2d();
+  t.sparsity->dim_metadata[0].dense_size = 5;
+  EXPECT_FALSE(cpu::DensifyTensor(t, &dense).ok());
+  t = SparseCsr2d();
+  t.sparsity.reset();
+  EXPECT_FALSE(cpu::DensifyTensor(t, &dense).ok());
+}
+
+TEST(Densify, KernelProducesDenseOutput) {
+  OpTest t;
+  t.graph.tensors.push_back(SparseCsr2d());
+  const int in = static_cast<int>(t.graph.tensors.size()) - 1;
+  const int out = t.Output();
+  t.Node(OpType::kDensify, {in}, {out});
+  GLD_ASSERT_OK(t.Run());
+  EXPECT_EQ(t.ShapeOf(out), (Shape{3, 4}));
+  ExpectNear(t.Get(out), {1, 0, 0, 2, 0, 0, 0, 0, 0, 3, 0, 0});
+}
+
+TEST(DensifyTensor, PoseDetectionSparseWeights) {
+  if (!SharedModelsPresent()) GTEST_SKIP() << MissingModelsMessage();
+  std::ifstream f(ModelPath("pose_detection.tflite"), std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  auto graph = ReadTfliteModel(bytes.data(), bytes.size());
+  GLD_ASSERT_OK(graph.status());
+  int densify_nodes = 0;
+  for (const Node& n : graph->nodes) {
+    if (n.op != OpType::kDensify) continue;
+    ++densify_nodes;
+    const Tensor& sparse = graph->tensors[static_cast<size_t>(n.inputs[0])];
+    ASSERT_TRUE(sparse.sparsity.has_value()) << sparse.name;
+    std::vector<uint8_t> dense;
+    GLD_ASSERT_OK(cpu::DensifyTensor(sparse, &dense));
+    ASSERT_EQ(sparse.type, DataType::kFloat32);
+    ASSERT_EQ(dense.size(), static_cast<size_t>(sparse.num_elements()) * 4) << sparse.name;
+    // Every stored value lands somewhere: the dense tensor holds the same
+    // multiset of non-zero values as the compressed buffer.
+    std::vector<float> stored = AsFloats(sparse.data), got = AsFloats(dense);
+    std::vector<float> nz_stored, nz_got;
+    for (float v : stored) if (v != 0.f) nz_stored.push_back(v);
+    for (float v : got) if (v != 0.f) nz_got.push_back(v);
+    std::sort(nz_stored.begin(), nz_stored.end());
+    std::sort(nz_got.begin(), nz_got.end());
+    EXPECT_EQ(nz_stored, nz_got) << sparse.name;
+    EXPECT_LT(nz_got.size(), got.size()) << sparse.name << " is not sparse at all";
+  }
+  EXPECT_EQ(densify_nodes, 38);
+}
+
+}  // namespace
+}  // namespace gld::testing
