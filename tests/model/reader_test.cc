@@ -649,6 +649,61 @@ TEST(ReaderErrors, BadBufferAndOpcodeIndex) {
   }
 }
 
+TEST(Reader, LargeCustomOptionsAfterTheFlatbuffer) {
+  // Options stored past the flatbuffer at a fixed offset (4096), as
+  // converters do for models over 2 GB.
+  for (bool inside : {true, false}) {
+    SCOPED_TRACE(inside);
+    RawModel r;
+    int x = r.Tensor("x", {1, 2, 2, 4});
+    int w = r.Tensor("w", {1, 2, 2, 4});
+    int bias = r.Tensor("b", {1});
+    int y = r.Tensor("y", {1, 4, 4, 1});
+    r.codes.push_back(tflite::CreateOperatorCode(r.fbb, 32, r.fbb.CreateString("Convolution2DTransposeBias")));
+    std::vector<int> in = {x, w, bias}, out = {y};
+    r.ops.push_back(tflite::CreateOperator(r.fbb, 0, r.fbb.CreateVector(in), r.fbb.CreateVector(out),
+                                           tflite::BuiltinOptions::NONE, 0, 0,
+                                           tflite::CustomOptionsFormat::FLEXBUFFERS, 0, 0, 4096, 12));
+    r.inputs = {x, w, bias};
+    r.outputs = {y};
+    std::vector<uint8_t> bytes = r.Finish();
+    ASSERT_LT(bytes.size(), 4096u);
+    bytes.resize(4096);
+    const int32_t fields[3] = {2, 3, 1};  // VALID, stride_w 3, stride_h 1
+    if (inside) bytes.insert(bytes.end(), reinterpret_cast<const uint8_t*>(fields),
+                             reinterpret_cast<const uint8_t*>(fields) + 12);
+    auto g = ReadBytes(bytes);
+    if (!inside) {
+      GLD_EXPECT_ERROR(g, "node 0 (Convolution2DTransposeBias)", "custom options at offset 4096",
+                       "outside the file");
+      continue;
+    }
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    const auto& a = g->nodes[0].attrs<TransposeConvAttributes>();
+    EXPECT_EQ(a.padding, Padding::kValid);
+    EXPECT_EQ(a.stride_w, 3);
+    EXPECT_EQ(a.stride_h, 1);
+  }
+}
+
+TEST(Reader, BuilderWritesRegisteredOpVersions) {
+  ModelBuilder b;
+  int x = b.AddInput("x", ElementType::kFloat32, {1, 2});
+  int shape = b.AddConstantInt32("shape", {2}, {3, 2});
+  int y = b.AddTensor("y", ElementType::kFloat32, {3, 2});
+  int z = b.AddTensor("z", ElementType::kFloat32, {3, 2});
+  ASSERT_TRUE(b.AddOp("BROADCAST_TO", {x, shape}, {y}).ok());
+  OpOptions v3;
+  v3.version = 3;
+  ASSERT_TRUE(b.AddOp("RELU", {y}, {z}, v3).ok());
+  b.SetOutputs({z});
+  TfliteLoadInfo info;
+  auto g = ReadBytes(*b.Finish(), &info);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  // TFLite registers BROADCAST_TO from version 2.
+  EXPECT_EQ(info.op_versions, (std::vector<int>{2, 3}));
+}
+
 TEST(ReaderErrors, MisalignedInputIsCopied) {
   ConvModel m;
   auto bytes = m.b.Finish();
