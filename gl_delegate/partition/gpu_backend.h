@@ -29,6 +29,10 @@ class GpuBackend {
   // Renderer / version line for reports; may be empty.
   virtual std::string renderer() const { return {}; }
 
+  // Ops this backend may run (a node can still be refused). Nodes whose op
+  // has no CPU kernel must be in this list or creation fails.
+  virtual std::vector<OpType> SupportedOps() const;
+
   // Empty when the backend can run graph.nodes[node_index] (with the shapes
   // and constants the graph has now); otherwise why not, e.g.
   // "GATHER is not supported on GL" or "CONV_2D: dilation 2 not supported".

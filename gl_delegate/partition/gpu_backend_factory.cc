@@ -1,5 +1,5 @@
 // The GPU backend factory. This build has no GPU backend yet; the GL backend
-// replaces the two functions below.
+// replaces CreateGpuBackend and GpuBackendOps below.
 #include "partition/gpu_backend.h"
 
 namespace gld {

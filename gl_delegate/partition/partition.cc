@@ -37,6 +37,8 @@ void ComputeSegmentEdges(const Graph& graph, Segment& segment) {
 
 }  // namespace
 
+std::vector<OpType> GpuBackend::SupportedOps() const { return GpuBackendOps(); }
+
 std::string Partition::PlacementLine() const {
   return "placement: " + std::to_string(gpu_nodes) + "/" + std::to_string(nodes.size()) + " nodes on GPU in " +
          std::to_string(segments.size()) + " segments";

@@ -45,29 +45,31 @@ Status AlignedBuffer::Allocate(uint64_t bytes, const std::string& what) {
 
 Runtime::~Runtime() = default;
 
-StatusOr<std::unique_ptr<Runtime>> Runtime::Create(Graph graph, const Options& options) {
+StatusOr<std::unique_ptr<Runtime>> Runtime::Create(Graph graph, const Options& options,
+                                                   const GpuBackendFactory& gpu_factory) {
   GLD_RETURN_IF_ERROR(ConfigureLogging(options.log_level));
   std::unique_ptr<Runtime> rt(new Runtime());
   rt->graph_ = std::move(graph);
-  GLD_RETURN_IF_ERROR(rt->Initialize(options));
+  GLD_RETURN_IF_ERROR(rt->Initialize(options, gpu_factory ? gpu_factory : GpuBackendFactory(CreateGpuBackend)));
   return rt;
 }
 
-Status Runtime::SelectBackend(const Options& options, PartitionOptions* popts) {
+Status Runtime::SelectBackend(const Options& options, const GpuBackendFactory& gpu_factory,
+                              PartitionOptions* popts) {
   switch (options.backend) {
     case Backend::kCpu:
       popts->cpu_reason = "backend is cpu";
       backend_in_use_ = Backend::kCpu;
       return OkStatus();
     case Backend::kGl: {
-      auto gpu = CreateGpuBackend(options);
+      auto gpu = gpu_factory(options);
       if (!gpu.ok()) return gpu.status();
       gpu_ = std::move(gpu).value();
       backend_in_use_ = Backend::kGl;
       break;
     }
     case Backend::kAuto: {
-      auto gpu = CreateGpuBackend(options);
+      auto gpu = gpu_factory(options);
       if (!gpu.ok()) {
         Log().warn("GPU backend unavailable, running every node on the CPU: {}", gpu.status().message());
         popts->cpu_reason = "GPU backend unavailable: " + gpu.status().message();
@@ -87,7 +89,7 @@ Status Runtime::SelectBackend(const Options& options, PartitionOptions* popts) {
 // rather than as a shape problem.
 Status Runtime::CheckSomeBackendRunsEveryNode(const PartitionOptions& popts) const {
   std::vector<OpType> gpu_ops;
-  if (popts.gpu != nullptr) gpu_ops = GpuBackendOps();
+  if (popts.gpu != nullptr) gpu_ops = popts.gpu->SupportedOps();
   for (size_t i = 0; i < graph_.nodes.size(); ++i) {
     const OpType op = graph_.nodes[i].op;
     if (cpu::FindCpuKernel(op) != nullptr) continue;
@@ -97,7 +99,27 @@ Status Runtime::CheckSomeBackendRunsEveryNode(const PartitionOptions& popts) con
   return OkStatus();
 }
 
-Status Runtime::Initialize(const Options& options) {
+// Partitions and builds the steps. In auto mode a GPU backend that fails to
+// build its segments is dropped and every node runs on the CPU.
+Status Runtime::PlanSteps(const Options& options, PartitionOptions& popts) {
+  partition_ = PartitionGraph(graph_, popts);
+  auto plan = BuildPlan(graph_, partition_, gpu_.get());
+  if (!plan.ok() && gpu_ != nullptr && partition_.gpu_nodes > 0 && options.backend == Backend::kAuto) {
+    Log().warn("GPU plan failed, running every node on the CPU: {}", plan.status().message());
+    popts.gpu = nullptr;
+    popts.cpu_reason = "GPU plan failed: " + plan.status().message();
+    gpu_.reset();
+    backend_in_use_ = Backend::kCpu;
+    GLD_RETURN_IF_ERROR(CheckSomeBackendRunsEveryNode(popts));
+    partition_ = PartitionGraph(graph_, popts);
+    plan = BuildPlan(graph_, partition_, nullptr);
+  }
+  if (!plan.ok()) return plan.status();
+  plan_ = std::move(plan).value();
+  return OkStatus();
+}
+
+Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_factory) {
   if (options.num_threads < 1 || options.num_threads > kMaxThreads) {
     return InvalidArgumentError("num_threads must be in [1, " + std::to_string(kMaxThreads) + "], got " +
                                 std::to_string(options.num_threads));
@@ -110,12 +132,10 @@ Status Runtime::Initialize(const Options& options) {
   GLD_RETURN_IF_ERROR(CheckGraphStructure(graph_));
   PassLog pass_log;
   GLD_RETURN_IF_ERROR(RunDefaultPasses(graph_, pass_log));
-  GLD_RETURN_IF_ERROR(SelectBackend(options, &popts));
+  GLD_RETURN_IF_ERROR(SelectBackend(options, gpu_factory, &popts));
   GLD_RETURN_IF_ERROR(CheckSomeBackendRunsEveryNode(popts));
   GLD_RETURN_IF_ERROR(InferShapes(graph_));
-
-  partition_ = PartitionGraph(graph_, popts);
-  GLD_ASSIGN_OR_RETURN(plan_, BuildPlan(graph_, partition_, gpu_.get()));
+  GLD_RETURN_IF_ERROR(PlanSteps(options, popts));
   GLD_ASSIGN_OR_RETURN(memory_, PlanHostMemory(graph_, plan_.steps, kMaxHostBytes));
   GLD_RETURN_IF_ERROR(AllocateTensors());
   Log().info("memory: CPU arena {} bytes for {} intermediate tensors (naive {} bytes), {} bytes for inputs, "

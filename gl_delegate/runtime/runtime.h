@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,9 +41,13 @@ class Runtime {
   // Limit on the host memory one runtime may plan for its tensors.
   static constexpr uint64_t kMaxHostBytes = uint64_t{16} << 30;
 
-  // `graph` is the model's graph as loaded; `original_nodes` its node count
-  // for the report.
-  static StatusOr<std::unique_ptr<Runtime>> Create(Graph graph, const Options& options);
+  // `graph` is the model's graph as loaded (before transforms).
+  // Makes the GPU backend for options.backend gl/auto; CreateGpuBackend
+  // unless a test or an embedder supplies another.
+  using GpuBackendFactory = std::function<StatusOr<std::unique_ptr<GpuBackend>>(const Options&)>;
+
+  static StatusOr<std::unique_ptr<Runtime>> Create(Graph graph, const Options& options,
+                                                   const GpuBackendFactory& gpu_factory = nullptr);
   ~Runtime();
 
   const Graph& graph() const { return graph_; }
@@ -63,8 +68,9 @@ class Runtime {
 
  private:
   Runtime() = default;
-  Status Initialize(const Options& options);
-  Status SelectBackend(const Options& options, PartitionOptions* popts);
+  Status Initialize(const Options& options, const GpuBackendFactory& gpu_factory);
+  Status SelectBackend(const Options& options, const GpuBackendFactory& gpu_factory, PartitionOptions* popts);
+  Status PlanSteps(const Options& options, PartitionOptions& popts);
   Status CheckSomeBackendRunsEveryNode(const PartitionOptions& popts) const;
   Status AllocateTensors();
   void FillReport(const Options& options, int original_nodes, const std::vector<std::string>& pass_log);
