@@ -106,6 +106,11 @@ const CpuKernel kKernels[] = {
     {OpType::kUnpack, RunUnpack},
     {OpType::kZerosLike, RunZerosLike},
     {OpType::kConvolution2DTransposeBias, RunConvolution2DTransposeBias},
+    {OpType::kMaxPoolingWithArgmax2D, RunMaxPoolingWithArgmax2D},
+    {OpType::kMaxUnpooling2D, RunMaxUnpooling2D},
+    {OpType::kTransformTensorBilinear, RunTransformTensorBilinear},
+    {OpType::kTransformLandmarks, RunTransformLandmarks},
+    {OpType::kLandmarks2TransformMatrix, RunLandmarks2TransformMatrix},
 };
 // clang-format on
 

@@ -1,6 +1,7 @@
 #include "graph/shape_inference.h"
 
 #include "cpu_kernels/cpu_kernel.h"
+#include "cpu_kernels/mediapipe_options.h"
 
 #include <algorithm>
 #include <cstring>
@@ -1262,9 +1263,10 @@ Status NodeInference::ShapeOp() {
 }
 
 Status NodeInference::MediaPipeCustom() {
+  auto with_label = [&](Status st) { return st.ok() ? st : st.WithContext(g_.NodeLabel(index_)); };
   switch (node_.op) {
     case OpType::kMaxUnpooling2D: {
-      // (values, indices) -> values upsampled by the pooling window.
+      // (values, argmax indices) -> values placed back; size = input * filter.
       GLD_RETURN_IF_ERROR(Inputs(2, 2));
       GLD_RETURN_IF_ERROR(Outputs(1));
       const Pool2dAttributes* a = nullptr;
@@ -1277,27 +1279,59 @@ Status NodeInference::MediaPipeCustom() {
         return Err("filter and strides must be positive");
       }
       const Shape& s = InShape(0);
-      int64_t oh = static_cast<int64_t>(s[1]) * a->stride_h, ow = static_cast<int64_t>(s[2]) * a->stride_w;
-      if (a->padding == Padding::kValid) {
-        oh = (static_cast<int64_t>(s[1]) - 1) * a->stride_h + a->filter_h;
-        ow = (static_cast<int64_t>(s[2]) - 1) * a->stride_w + a->filter_w;
-      }
+      const int64_t oh = static_cast<int64_t>(s[1]) * a->filter_h, ow = static_cast<int64_t>(s[2]) * a->filter_w;
       if (oh > kMaxDim || ow > kMaxDim) return Err("output too large");
       Set(0, {s[0], static_cast<int32_t>(oh), static_cast<int32_t>(ow), s[3]}, In(0).type);
+      return OkStatus();
+    }
+    case OpType::kTransformTensorBilinear: {
+      GLD_RETURN_IF_ERROR(Inputs(2, 2));
+      GLD_RETURN_IF_ERROR(Outputs(1));
+      const CustomAttributes* a = nullptr;
+      GLD_RETURN_IF_ERROR(Attrs(&a));
+      GLD_RETURN_IF_ERROR(Rank(0, 4));
+      if (In(1).num_elements() % 16 != 0 || In(1).num_elements() == 0) {
+        return Err("matrix input " + ShapeToString(InShape(1)) + " must hold 4x4 matrices");
+      }
+      cpu::TransformTensorBilinearOptions o;
+      GLD_RETURN_IF_ERROR(with_label(cpu::ParseTransformTensorBilinearOptions(*a, &o)));
+      const Shape& s = InShape(0);
+      Set(0, {s[0], o.output_height, o.output_width, s[3]}, In(0).type);
+      return OkStatus();
+    }
+    case OpType::kTransformLandmarks: {
+      GLD_RETURN_IF_ERROR(Inputs(2, 2));
+      GLD_RETURN_IF_ERROR(Outputs(1));
+      const CustomAttributes* a = nullptr;
+      GLD_RETURN_IF_ERROR(Attrs(&a));
+      cpu::TransformLandmarksOptions o;
+      GLD_RETURN_IF_ERROR(with_label(cpu::ParseTransformLandmarksOptions(*a, &o)));
+      GLD_RETURN_IF_ERROR(Rank(0, o.version == 1 ? 4 : 3));
+      const int64_t dims = o.version == 1 ? o.dimensions : InShape(0).back();
+      if ((dims != 2 && dims != 3) || InShape(0).back() % dims != 0) {
+        return Err("landmarks " + ShapeToString(InShape(0)) + " do not hold " + std::to_string(dims) + "-D points");
+      }
+      if (In(1).num_elements() < 16) return Err("matrix input " + ShapeToString(InShape(1)) + " is not 4x4");
+      Set(0, InShape(0), In(0).type);
+      return OkStatus();
+    }
+    case OpType::kLandmarks2TransformMatrix: {
+      GLD_RETURN_IF_ERROR(Inputs(1, 1));
+      GLD_RETURN_IF_ERROR(Outputs(1));
+      const CustomAttributes* a = nullptr;
+      GLD_RETURN_IF_ERROR(Attrs(&a));
+      cpu::Landmarks2TransformMatrixOptions o;
+      GLD_RETURN_IF_ERROR(with_label(cpu::ParseLandmarks2TransformMatrixOptions(*a, &o)));
+      if (In(0).num_elements() % 3 != 0) {
+        return Err("landmarks " + ShapeToString(InShape(0)) + " are not (x, y, z) triples");
+      }
+      Set(0, {1, 4, 4}, DataType::kFloat32);
       return OkStatus();
     }
     default:
       break;
   }
-  // TransformTensorBilinear, TransformLandmarks, Landmarks2TransformMatrix:
-  // output sizes come from the op's options, which the stored shapes carry.
-  for (size_t i = 0; i < node_.outputs.size(); ++i) {
-    if (!ShapeIsKnown(Out(i).shape)) {
-      return Unimpl("output " + std::to_string(i) + " shape " + ShapeToString(Out(i).shape) + " is not known");
-    }
-    if (Out(i).type == DataType::kUnknown) Out(i).type = NumInputs() > 0 && Has(0) ? In(0).type : DataType::kFloat32;
-  }
-  return OkStatus();
+  return Unimpl("no shape rule");
 }
 
 Status NodeInference::Run() {
