@@ -13,10 +13,7 @@
 //                        axis (0 = B, 1 = H, 2 = W) that indexes it, or -1 for
 //                        an axis of size 1. An operand's channel count is the
 //                        output's, or 1 (lane 0 then serves every channel).
-//   u_params             op parameters: x = LEAKY_RELU alpha; see the
-//                        quantize ops.
-// Quantized tensors live on the GPU as floats holding their integer values
-// (exact in fp16 for 8-bit types); QUANTIZE makes them, DEQUANTIZE reads them.
+//   u_params             op parameters: x = LEAKY_RELU alpha.
 
 // Unary ops.
 #define OP_ABS 1
@@ -40,8 +37,6 @@
 #define OP_RELU_N1_TO_1 19
 #define OP_RELU_0_TO_1 20
 #define OP_LEAKY_RELU 21
-#define OP_QUANTIZE 22     // u_params = (scale, zero_point, qmin, qmax)
-#define OP_DEQUANTIZE 23   // u_params = (scale, zero_point, -, -)
 // Binary ops.
 #define OP_ADD 101
 #define OP_SUB 102
@@ -155,10 +150,6 @@ vec4 apply_op(vec4 a
   return clamp(a, 0.0, 1.0);
 #elif OP == OP_LEAKY_RELU
   return mix(a * u_params.x, a, greaterThanEqual(a, vec4(0.0)));
-#elif OP == OP_QUANTIZE
-  return clamp(round_away(a / u_params.x) + u_params.y, u_params.z, u_params.w);
-#elif OP == OP_DEQUANTIZE
-  return (a - u_params.y) * u_params.x;
 #elif OP == OP_ADD
   return a + b;
 #elif OP == OP_SUB

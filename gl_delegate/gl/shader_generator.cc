@@ -67,18 +67,12 @@ StatusOr<std::string> GenerateShader(const ShaderSpec& spec, Precision precision
 }
 
 Workgroup ChooseWorkgroup(const std::array<uint32_t, 3>& grid) {
-  auto pow2_at_least = [](uint32_t n, uint32_t cap) {
-    uint32_t p = 1;
-    while (p < n && p < cap) p *= 2;
-    return p;
-  };
-  // 64 invocations: 8x4x2 for images, 1x1x64 for a 1x1xN tensor, 8x1x8 for
-  // a row of pixels.
-  Workgroup wg;
-  wg[0] = pow2_at_least(grid[0], 8);
-  wg[1] = pow2_at_least(grid[1], std::max<uint32_t>(1, 32 / wg[0]));
-  wg[2] = pow2_at_least(grid[2], std::max<uint32_t>(1, 64 / (wg[0] * wg[1])));
-  return wg;
+  // 64 invocations, from a menu of four shapes: every workgroup size is a
+  // separate program, and programs cost compile time (tens of ms each on
+  // llvmpipe), so the choice is deliberately coarse.
+  if (grid[0] >= 8) return grid[1] >= 4 ? Workgroup{8, 4, 2} : Workgroup{8, 1, 8};
+  if (grid[0] == 1 && grid[1] == 1) return Workgroup{1, 1, 64};
+  return Workgroup{4, 4, 4};
 }
 
 }  // namespace gld::gl

@@ -44,11 +44,9 @@ StatusOr<std::string_view> FindTemplate(const std::string& name);
 StatusOr<std::string> GenerateShader(const ShaderSpec& spec, Precision precision,
                                      const Workgroup& workgroup);
 
-// A workgroup for a grid of (x, y, z) invocations: at most 64 invocations,
-// powers of two, wide in x first, never much wider than the grid itself
-// (e.g. 8x4x2 for a large image, 1x1x64 for a 1x1xN tensor). Every size it
-// returns is one of a small set, so that programs differing only in their
-// workgroup stay few.
+// A workgroup for a grid of (x, y, z) invocations: 64 invocations, one of
+// 8x4x2 (images), 8x1x8 (rows: rank-3 tensors), 1x1x64 (1x1xN tensors) and
+// 4x4x4 (small images). Few sizes keep the number of program variants low.
 Workgroup ChooseWorkgroup(const std::array<uint32_t, 3>& grid);
 
 }  // namespace gld::gl

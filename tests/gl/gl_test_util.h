@@ -95,6 +95,10 @@ class GlOpTest {
     host_[t] = std::move(bytes);
     return t;
   }
+  // A graph input without data, for tests that never run the graph.
+  int Placeholder(const Shape& shape, DataType type = DataType::kFloat32) {
+    return InputBytes(shape, type, {});
+  }
   int Const(const Shape& shape, float lo = -1.f, float hi = 1.f) {
     return ConstValues(shape, RandomValues(static_cast<size_t>(NumElements(shape)), seed_++, lo, hi));
   }

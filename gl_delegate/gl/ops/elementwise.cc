@@ -1,5 +1,6 @@
 // Elementwise ops (glsl/elementwise.comp): unary, binary with broadcasting,
 // and the quantize / dequantize pair.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,28 @@ Status BuildElementwise(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   return OkStatus();
 }
 
+namespace {
+
+bool IsQuantizedType(DataType t) {
+  return t == DataType::kInt8 || t == DataType::kUInt8 || t == DataType::kInt16;
+}
+
+// One scale and zero point of a tensor; per-channel quantization is refused.
+Status PerTensorParams(OpBuildContext& ctx, const Tensor& t, float* scale, float* zero_point) {
+  if (t.quant.scale.size() != 1 || t.quant.zero_point.size() > 1) {
+    return ctx.Unsupported("tensor '" + t.name + "' has " + std::to_string(t.quant.scale.size()) +
+                           " scales; the GPU path takes per-tensor quantization only");
+  }
+  *scale = t.quant.scale[0];
+  *zero_point = t.quant.zero_point.empty() ? 0.0f : static_cast<float>(t.quant.zero_point[0]);
+  if (!(*scale > 0.0f) || !std::isfinite(*scale)) {
+    return ctx.Invalid("tensor '" + t.name + "' has scale " + std::to_string(*scale));
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
 Status BuildQuantize(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   const bool quantize = ctx.node().op == OpType::kQuantize;
   if (ctx.num_inputs() < 1 || ctx.num_outputs() < 1) return ctx.Invalid("expects 1 input and 1 output");
@@ -122,44 +145,48 @@ Status BuildQuantize(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   if (in_index < 0 || out_index < 0) return ctx.Invalid("missing input or output");
   const Tensor& in = ctx.graph().tensors[static_cast<size_t>(in_index)];
   const Tensor& o = ctx.graph().tensors[static_cast<size_t>(out_index)];
-  const Tensor& q = quantize ? o : in;  // the quantized side
-  const Tensor& f = quantize ? in : o;  // the float side
-  if (f.type != DataType::kFloat32) {
-    return ctx.Unsupported(std::string(DataTypeName(f.type)) + " tensor '" + f.name +
-                           "': only float32 <-> int8/uint8/int16 conversions run on the GPU");
+  GLD_ASSIGN_OR_RETURN(Bhwc in_shape, ctx.GpuShape(in_index, /*allow_quantized=*/true));
+  GLD_ASSIGN_OR_RETURN(Bhwc out_shape, ctx.GpuShape(out_index, /*allow_quantized=*/true));
+  if (in_shape.elements() != out_shape.elements()) return ctx.Invalid("input and output differ in size");
+  if (in_shape != out_shape) {
+    return ctx.Unsupported("input " + in_shape.ToString() + " and output " + out_shape.ToString() +
+                           " differ in shape");
   }
-  GLD_ASSIGN_OR_RETURN(Bhwc q_shape, ctx.GpuShape(quantize ? out_index : in_index, true));
-  GLD_ASSIGN_OR_RETURN(Bhwc f_shape, ctx.GpuShape(quantize ? in_index : out_index));
-  if (q.type == DataType::kFloat32 || q.type == DataType::kFloat16) {
-    return ctx.Unsupported("tensor '" + q.name + "' is not an integer type");
-  }
-  if (q_shape != f_shape) return ctx.Invalid("input and output shapes differ");
-  if (q.quant.scale.size() != 1 || q.quant.zero_point.size() > 1) {
-    return ctx.Unsupported("tensor '" + q.name + "' is quantized per channel (" +
-                           std::to_string(q.quant.scale.size()) +
-                           " scales); the GPU path takes one scale");
-  }
-  const float scale = q.quant.scale[0];
-  const float zero_point = q.quant.zero_point.empty() ? 0.0f : static_cast<float>(q.quant.zero_point[0]);
-  if (!(scale > 0.0f)) return ctx.Invalid("tensor '" + q.name + "' has scale " + std::to_string(scale));
-  float qmin = -128, qmax = 127;
-  if (q.type == DataType::kUInt8) {
-    qmin = 0;
-    qmax = 255;
-  } else if (q.type == DataType::kInt16) {
-    qmin = -32768;
-    qmax = 32767;
+  const bool in_int = IsQuantizedType(in.type);
+  float in_scale = 1, in_zp = 0, out_scale = 1, out_zp = 0, qmin = 0, qmax = 0;
+  if (in_int) GLD_RETURN_IF_ERROR(PerTensorParams(ctx, in, &in_scale, &in_zp));
+  const char* output = "OUT_REAL";
+  if (quantize) {
+    GLD_RETURN_IF_ERROR(PerTensorParams(ctx, o, &out_scale, &out_zp));
+    DataType grid = o.type;
+    if (o.type == DataType::kFloat32) {
+      // A float view of quantized values: int8 unless a zero point only
+      // fits uint8 (the CPU kernel's rule).
+      output = "OUT_FAKE";
+      grid = out_zp > 127 ? DataType::kUInt8 : DataType::kInt8;
+    } else if (IsQuantizedType(o.type)) {
+      output = "OUT_INTEGER";
+    } else {
+      return ctx.Unsupported(std::string(DataTypeName(o.type)) + " output '" + o.name + "'");
+    }
+    qmin = grid == DataType::kUInt8 ? 0.f : grid == DataType::kInt16 ? -32768.f : -128.f;
+    qmax = grid == DataType::kUInt8 ? 255.f : grid == DataType::kInt16 ? 32767.f : 127.f;
+  } else if (o.type != DataType::kFloat32) {
+    return ctx.Unsupported(std::string(DataTypeName(o.type)) + " output '" + o.name + "' (expects float32)");
   }
   Dispatch d;
-  d.shader.template_name = "elementwise.comp";
-  d.shader.Define("OP", quantize ? "OP_QUANTIZE" : "OP_DEQUANTIZE").Define("BINARY", 0);
+  d.shader.template_name = "quantize.comp";
+  d.shader.Define("DEQUANTIZE_INPUT", in_int ? 1 : 0).Define("OUTPUT", output);
   d.Bind(0, BufferRef{BufferRef::kTensor, out_index});
   d.Bind(1, BufferRef{BufferRef::kTensor, in_index});
-  d.IVec4("u_out", f_shape);
-  d.IVec4("u_in0", f_shape);
-  d.IVec4("u_in0_map", 0, 1, 2, 0);
-  d.Vec4("u_params", scale, zero_point, qmin, qmax);
-  d.GridOver(f_shape);
+  d.IVec4("u_shape", out_shape);
+  Uniform in_q;
+  in_q.name = "u_in_q";
+  in_q.type = Uniform::kVec2;
+  in_q.f = {in_scale, in_zp, 0, 0};
+  d.uniforms.push_back(in_q);
+  d.Vec4("u_out_q", out_scale, out_zp, qmin, qmax);
+  d.GridOver(out_shape);
   out->push_back(std::move(d));
   return OkStatus();
 }

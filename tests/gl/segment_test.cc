@@ -1,0 +1,181 @@
+// GlSegment as a unit: multi-node chains, which tensors cross its edges,
+// errors for bad host buffers, repeated runs, program sharing, timing.
+#include <gtest/gtest.h>
+
+#include "gl/program_cache.h"
+#include "gl_test_util.h"
+
+namespace gld::testing {
+namespace {
+
+// conv -> add(const) -> relu -> max pool -> concat(with the conv output)
+// -> reshape: a small network with an intermediate read twice.
+struct Chain {
+  GlOpTest t{11};
+  int x, conv, added, relu, pooled, cat, out;
+};
+
+void BuildChain(Chain& c) {
+  GlOpTest& t = c.t;
+  c.x = t.Input({1, 8, 8, 3});
+  int w = t.Const({5, 3, 3, 3});
+  int b = t.Const({5});
+  c.conv = t.Tensor();
+  t.Node(OpType::kConv2d, {c.x, w, b}, {c.conv}, Conv2dAttributes{Padding::kSame});
+  c.added = t.Tensor();
+  t.Node(OpType::kAdd, {c.conv, t.Const({5})}, {c.added}, BinaryAttributes{});
+  c.relu = t.Tensor();
+  t.Node(OpType::kRelu, {c.added}, {c.relu});
+  c.pooled = t.Tensor();
+  Pool2dAttributes pool;
+  pool.padding = Padding::kSame;
+  pool.filter_h = pool.filter_w = 2;
+  pool.stride_h = pool.stride_w = 1;
+  t.Node(OpType::kMaxPool2d, {c.relu}, {c.pooled}, pool);
+  c.cat = t.Tensor();
+  t.Node(OpType::kConcatenation, {c.pooled, c.conv}, {c.cat}, ConcatenationAttributes{3, Activation::kNone});
+  c.out = t.Output(t.Tensor());
+  t.Node(OpType::kReshape, {c.cat, t.ConstInts<int32_t>({3}, {1, 64, 10})}, {c.out}, ReshapeAttributes{});
+}
+
+TEST(SegmentTest, ChainMatchesCpuAndKeepsIntermediatesOnTheGpu) {
+  GLD_REQUIRE_GL(env);
+  for (Precision p : BothPrecisions()) {
+    Chain c;
+    BuildChain(c);
+    c.t.ExpectGpuMatchesCpu(*env, p, "chain");
+    const gl::GlSegment& s = *c.t.segment;
+    EXPECT_EQ(s.input_tensors(), std::vector<int>{c.x});
+    EXPECT_EQ(s.output_tensors(), std::vector<int>{c.out});
+    // 1 upload conversion + conv, add, relu, pool, 2 concat inputs, reshape + 1 download.
+    EXPECT_EQ(s.dispatches(), 1 + 7 + 1);
+    ASSERT_EQ(s.dispatch_info().size(), 9u);
+    EXPECT_EQ(s.dispatch_info().front().template_name, "convert_to_phwc4.comp");
+    EXPECT_EQ(s.dispatch_info()[1].template_name, "conv2d.comp");
+    EXPECT_EQ(s.dispatch_info().back().template_name, "convert_from_phwc4.comp");
+    // Seven activation tensors of 8x8 (at most 3 slices), weights, staging.
+    EXPECT_GT(s.gpu_bytes(), 7u * 64 * gl::Vec4Bytes(p));
+    EXPECT_LT(s.gpu_bytes(), 64u * 1024);
+  }
+}
+
+TEST(SegmentTest, ExportsTensorsReadOutsideTheSegment) {
+  GLD_REQUIRE_GL(env);
+  Chain c;
+  BuildChain(c);
+  ASSERT_TRUE(c.t.RunCpu().ok());
+  // Only the first three nodes on the GPU: the relu output is read by the
+  // pool (outside) and the conv output by the concat (outside).
+  auto seg = gl::GlSegment::Create(*env, c.t.graph, {0, 1, 2}, Precision::kFp32);
+  ASSERT_TRUE(seg.ok()) << seg.status().ToString();
+  EXPECT_EQ((*seg)->output_tensors(), (std::vector<int>{c.conv, c.relu}));
+  std::vector<float> conv(static_cast<size_t>(8 * 8 * 5)), relu(conv.size());
+  const auto& in = c.t.HostBytes(c.x);
+  Status s = (*seg)->Run({{in.data(), in.size()}}, {{conv.data(), conv.size() * 4}, {relu.data(), relu.size() * 4}});
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::vector<float> cpu_conv = c.t.CpuFloats(c.conv), cpu_relu = c.t.CpuFloats(c.relu);
+  for (size_t i = 0; i < conv.size(); ++i) {
+    EXPECT_NEAR(conv[i], cpu_conv[i], 1e-4f * 4);
+    EXPECT_NEAR(relu[i], cpu_relu[i], 1e-4f * 4);
+  }
+  // And an extra export on request.
+  gl::GlSegmentOptions options;
+  options.extra_outputs = {c.added};
+  auto seg2 = gl::GlSegment::Create(*env, c.t.graph, {0, 1, 2}, Precision::kFp32, options);
+  ASSERT_TRUE(seg2.ok());
+  EXPECT_EQ((*seg2)->output_tensors(), (std::vector<int>{c.conv, c.relu, c.added}));
+  options.extra_outputs = {c.x};
+  auto bad = gl::GlSegment::Create(*env, c.t.graph, {0, 1, 2}, Precision::kFp32, options);
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(SegmentTest, RunChecksHostBuffers) {
+  GLD_REQUIRE_GL(env);
+  GlOpTest t;
+  int x = t.Input({1, 2, 3, 5});
+  t.Op(OpType::kRelu, {x});
+  ASSERT_TRUE(t.RunCpu().ok());
+  ASSERT_TRUE(t.RunGpu(*env, Precision::kFp32).ok());
+  gl::GlSegment& s = *t.segment;
+  std::vector<float> in(30), out(30);
+  EXPECT_EQ(s.Run({}, {{out.data(), 120}}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.Run({{in.data(), 116}}, {{out.data(), 120}}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.Run({{in.data(), 120}}, {{out.data(), 124}}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.Run({{nullptr, 120}}, {{out.data(), 120}}).code(), StatusCode::kInvalidArgument);
+  Status bad = s.Run({{in.data(), 116}}, {{out.data(), 120}});
+  EXPECT_NE(bad.message().find("116"), std::string::npos) << bad.message();
+  EXPECT_NE(bad.message().find("120"), std::string::npos) << bad.message();
+}
+
+TEST(SegmentTest, RepeatedRunsSeeNewInputs) {
+  GLD_REQUIRE_GL(env);
+  GlOpTest t;
+  int x = t.Input({1, 3, 3, 6});
+  t.Op(OpType::kSquare, {x});
+  ASSERT_TRUE(t.RunCpu().ok());
+  ASSERT_TRUE(t.RunGpu(*env, Precision::kFp16).ok());
+  for (int round = 0; round < 4; ++round) {
+    std::vector<float> in = RandomValues(54, 1000 + round, -3, 3), out(54);
+    ASSERT_TRUE(t.segment->Run({{in.data(), in.size() * 4}}, {{out.data(), out.size() * 4}}).ok());
+    for (size_t i = 0; i < in.size(); ++i) EXPECT_NEAR(out[i], in[i] * in[i], 1e-2f * 9) << i;
+  }
+}
+
+TEST(SegmentTest, NodesSharePrograms) {
+  GLD_REQUIRE_GL(env);
+  // Eight 1x1 convolutions of different shapes in one segment, compiled in
+  // one batch: one conv program per workgroup shape, not one per node.
+  GlOpTest t(3);
+  int x = t.Input({1, 8, 8, 4});
+  int cur = x;
+  for (int i = 0; i < 8; ++i) {
+    int next = t.Tensor();
+    const int out_c = 4 + 3 * i;
+    t.Node(OpType::kConv2d, {cur, t.Const({out_c, 1, 1, i == 0 ? 4 : 4 + 3 * (i - 1)}), t.Const({out_c})}, {next},
+           Conv2dAttributes{Padding::kSame});
+    cur = next;
+  }
+  t.Output(cur);
+  ASSERT_TRUE(t.RunCpu().ok());
+  const int before = env->programs().compiled();
+  t.ExpectGpuMatchesCpu(*env, Precision::kFp32, "eight 1x1 convolutions");
+  EXPECT_EQ(t.segment->dispatches(), 10);
+  // At most: the input conversion, the conv variant, the output conversion.
+  EXPECT_LE(env->programs().compiled() - before, 3);
+}
+
+TEST(SegmentTest, MeasuresGpuTime) {
+  GLD_REQUIRE_GL(env);
+  GlOpTest t;
+  int x = t.Input({1, 32, 32, 8});
+  t.Op(OpType::kConv2d, {x, t.Const({8, 3, 3, 8}), t.Const({8})}, Conv2dAttributes{Padding::kSame});
+  ASSERT_TRUE(InferShapes(t.graph).ok());
+  gl::GlSegmentOptions options;
+  options.measure_gpu_time = true;
+  auto seg = gl::GlSegment::Create(*env, t.graph, {0}, Precision::kFp32, options);
+  ASSERT_TRUE(seg.ok()) << seg.status().ToString();
+  std::vector<float> out(32 * 32 * 8);
+  const auto& in = t.HostBytes(x);
+  ASSERT_TRUE((*seg)->Run({{in.data(), in.size()}}, {{out.data(), out.size() * 4}}).ok());
+  EXPECT_GT((*seg)->last_gpu_time_ns(), 0u);
+}
+
+TEST(SegmentTest, UnsupportedNodeFailsCreateWithItsLabel) {
+  GLD_REQUIRE_GL(env);
+  GlOpTest t;
+  int x = t.Input({1, 2, 2, 3});
+  int y = t.Tensor({1, 2, 2}, DataType::kInt32);
+  t.Node(OpType::kArgMax, {x, t.ConstInts<int32_t>({1}, {3})}, {y}, AxisAttributes{});
+  auto seg = gl::GlSegment::Create(*env, t.graph, {0}, Precision::kFp32);
+  ASSERT_FALSE(seg.ok());
+  EXPECT_EQ(seg.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(seg.status().message().find("node 0 (ARG_MAX)"), std::string::npos) << seg.status().message();
+  EXPECT_NE(seg.status().message().find("no GL kernel"), std::string::npos) << seg.status().message();
+  auto empty = gl::GlSegment::Create(*env, t.graph, {}, Precision::kFp32);
+  EXPECT_EQ(empty.status().code(), StatusCode::kInvalidArgument);
+  auto out_of_range = gl::GlSegment::Create(*env, t.graph, {5}, Precision::kFp32);
+  EXPECT_EQ(out_of_range.status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace gld::testing
