@@ -19,11 +19,10 @@ namespace {
 constexpr std::align_val_t kAlignment{64};
 constexpr int kMaxThreads = 256;
 
-std::string DescribeIo(const char* kind, int index, const TensorInfo& info) {
-  std::string shape = "[";
-  for (size_t i = 0; i < info.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(info.shape[i]);
-  return std::string(kind) + " " + std::to_string(index) + " ('" + info.name + "' " + shape + "] " +
-         ElementTypeName(info.type) + ")";
+// "input 0 ('x' [1, 4] float32)"
+std::string DescribeIo(const char* kind, int index, const Tensor& tensor) {
+  return std::string(kind) + " " + std::to_string(index) + " ('" + tensor.name + "' " + ShapeToString(tensor.shape) +
+         " " + DataTypeName(tensor.type) + ")";
 }
 
 }  // namespace
@@ -224,10 +223,10 @@ Status Runtime::SetInput(int index, const void* data, size_t bytes) {
   }
   const TensorInfo& info = inputs_[index];
   if (bytes != info.bytes) {
-    return InvalidArgumentError(DescribeIo("input", index, info) + " needs " + std::to_string(info.bytes) +
+    return InvalidArgumentError(DescribeIo("input", index, graph_.tensors[graph_.inputs[index]]) + " needs " + std::to_string(info.bytes) +
                                 " bytes, got " + std::to_string(bytes));
   }
-  if (data == nullptr && bytes > 0) return InvalidArgumentError(DescribeIo("input", index, info) + ": data is null");
+  if (data == nullptr && bytes > 0) return InvalidArgumentError(DescribeIo("input", index, graph_.tensors[graph_.inputs[index]]) + ": data is null");
   if (bytes > 0) std::memcpy(tensors_[graph_.inputs[index]].data, data, bytes);
   return OkStatus();
 }
@@ -249,10 +248,10 @@ Status Runtime::GetOutput(int index, void* data, size_t bytes) const {
   }
   const TensorInfo& info = outputs_[index];
   if (bytes != info.bytes) {
-    return InvalidArgumentError(DescribeIo("output", index, info) + " has " + std::to_string(info.bytes) +
+    return InvalidArgumentError(DescribeIo("output", index, graph_.tensors[graph_.outputs[index]]) + " has " + std::to_string(info.bytes) +
                                 " bytes, the buffer has " + std::to_string(bytes));
   }
-  if (data == nullptr && bytes > 0) return InvalidArgumentError(DescribeIo("output", index, info) + ": buffer is null");
+  if (data == nullptr && bytes > 0) return InvalidArgumentError(DescribeIo("output", index, graph_.tensors[graph_.outputs[index]]) + ": buffer is null");
   if (bytes > 0) std::memcpy(data, tensors_[graph_.outputs[index]].data, bytes);
   return OkStatus();
 }

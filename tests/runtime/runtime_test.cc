@@ -185,16 +185,10 @@ TEST(Runtime, GraphOutputThatIsAnInputOrAConstant) {
 }
 
 TEST(Runtime, NodeWithoutAnyKernelIsNamed) {
-  OpType missing{};
-  bool found = false;
-  for (OpType op : AllOpTypes()) {
-    if (cpu::FindCpuKernel(op) == nullptr) {
-      missing = op;
-      found = true;
-      break;
-    }
-  }
-  if (!found) GTEST_SKIP() << "every op has a CPU kernel";
+  // Past the end of the op list: an op no backend has (FindCpuKernel must
+  // answer nullptr for it, as it does for any op without a kernel).
+  const OpType missing = static_cast<OpType>(AllOpTypes().size());
+  ASSERT_EQ(cpu::FindCpuKernel(missing), nullptr);
   Graph g;
   int x = AddTensor(g, "x", {4});
   int y = AddTensor(g, "y", {4});
