@@ -191,6 +191,8 @@ bool ComputeStridedSlice(const Shape& input, const std::vector<int64_t>& begin, 
 namespace {
 
 constexpr int64_t kMaxDim = int64_t{1} << 30;
+// Largest tensor shape inference accepts (as the .tflite reader does).
+constexpr int64_t kMaxElements = (int64_t{1} << 31) - 1;
 
 // Values of small non-constant integer tensors that shape inference could
 // compute (SHAPE outputs and small integer ops on known values), as raw bytes
@@ -231,9 +233,21 @@ class NodeInference {
   NodeInference(Graph& g, size_t index, KnownValues* known)
       : g_(g), index_(index), node_(g.nodes[index]), known_(known) {}
 
-  Status Run();
+  // Applies the op's rule, then checks every output's size.
+  Status Run() {
+    GLD_RETURN_IF_ERROR(RunRule());
+    for (size_t i = 0; i < node_.outputs.size(); ++i) {
+      const Tensor& t = Out(i);
+      if (!ShapeIsValid(t.shape, kMaxElements)) {
+        return Err("output " + std::to_string(i) + " '" + t.name + "' would have shape " + ShapeToString(t.shape) +
+                   ", more than " + std::to_string(kMaxElements) + " elements or invalid");
+      }
+    }
+    return OkStatus();
+  }
 
  private:
+  Status RunRule();
   // -- access and messages
   Status Err(const std::string& m) const { return InvalidArgumentError(g_.NodeLabel(index_) + ": " + m); }
   Status Unimpl(const std::string& m) const { return UnimplementedError(g_.NodeLabel(index_) + ": " + m); }
@@ -1334,7 +1348,7 @@ Status NodeInference::MediaPipeCustom() {
   return Unimpl("no shape rule");
 }
 
-Status NodeInference::Run() {
+Status NodeInference::RunRule() {
   const size_t nt = g_.tensors.size();
   for (size_t i = 0; i < node_.inputs.size(); ++i) {
     const int t = node_.inputs[i];
