@@ -5,6 +5,15 @@
 namespace gld {
 
 namespace {
+// Set while a thread runs a chunk: a nested ParallelFor then runs inline
+// instead of waiting for workers that are busy with the outer loop.
+thread_local bool t_in_chunk = false;
+
+struct InChunk {
+  InChunk() { t_in_chunk = true; }
+  ~InChunk() { t_in_chunk = false; }
+};
+
 // Chunk c of `chunks` over [0, n).
 void ChunkRange(int64_t n, int chunks, int c, int64_t* begin, int64_t* end) {
   int64_t base = n / chunks, extra = n % chunks;
@@ -31,7 +40,7 @@ ThreadPool::~ThreadPool() {
 void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   int chunks = static_cast<int>(std::min<int64_t>(n, num_threads()));
-  if (chunks <= 1) {
+  if (chunks <= 1 || t_in_chunk) {
     fn(0, n);
     return;
   }
@@ -47,7 +56,10 @@ void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t, int64_
   work_cv_.notify_all();
   int64_t begin, end;
   ChunkRange(n, chunks, 0, &begin, &end);
-  fn(begin, end);
+  {
+    InChunk in_chunk;
+    fn(begin, end);
+  }
   std::unique_lock<std::mutex> lock(mutex_);
   done_cv_.wait(lock, [this] { return pending_ == 0; });
   fn_ = nullptr;
@@ -72,7 +84,10 @@ void ThreadPool::WorkerLoop(int worker) {
     if (chunk < chunks) {
       int64_t begin, end;
       ChunkRange(n, chunks, chunk, &begin, &end);
-      (*fn)(begin, end);
+      {
+        InChunk in_chunk;
+        (*fn)(begin, end);
+      }
       std::lock_guard<std::mutex> lock(mutex_);
       if (--pending_ == 0) done_cv_.notify_one();
     }

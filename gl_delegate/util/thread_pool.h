@@ -22,7 +22,8 @@ class ThreadPool {
 
   // Calls fn(begin, end) on contiguous chunks covering [0, n), at most one
   // chunk per thread, the caller's thread included, and returns when all are
-  // done. Calls from several threads at once are serialized.
+  // done. Calls from several threads at once are serialized; a call from
+  // inside fn runs inline on the calling thread.
   void ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn);
 
  private:

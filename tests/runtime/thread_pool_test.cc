@@ -66,3 +66,20 @@ TEST(ThreadPool, ManyCallsFromTwoThreads) {
 
 }  // namespace
 }  // namespace gld
+
+namespace gld {
+namespace {
+
+TEST(ThreadPool, NestedCallsRunInline) {
+  ThreadPool pool(3);
+  std::atomic<int64_t> total{0};
+  pool.ParallelFor(6, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      pool.ParallelFor(10, [&](int64_t ib, int64_t ie) { total += ie - ib; });
+    }
+  });
+  EXPECT_EQ(total.load(), 60);
+}
+
+}  // namespace
+}  // namespace gld
