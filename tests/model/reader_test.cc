@@ -104,9 +104,7 @@ TEST(Reader, Float16ConstantsBecomeFloat32) {
   auto v = FloatsOf(t);
   ASSERT_EQ(v.size(), halves.size());
   for (size_t i = 0; i < halves.size(); ++i) {
-    _Float16 h;
-    std::memcpy(&h, &halves[i], 2);
-    const float want = static_cast<float>(h);  // the compiler's conversion
+    const float want = testing::RefHalfToFloat(halves[i]);
     EXPECT_EQ(std::memcmp(&v[i], &want, 4), 0) << i << ": " << v[i] << " vs " << want;
   }
 }

@@ -1,7 +1,9 @@
 // Helpers for the model loader tests.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -22,6 +24,21 @@ inline std::vector<float> FloatsOf(const Tensor& t) {
   std::vector<float> v(t.data.size() / sizeof(float));
   if (!v.empty()) std::memcpy(v.data(), t.data.data(), v.size() * sizeof(float));
   return v;
+}
+
+// Reference float16 decoding by arithmetic (independent of the reader's
+// bit manipulation).
+inline float RefHalfToFloat(uint16_t h) {
+  const int exponent = (h >> 10) & 31, mantissa = h & 1023;
+  float v;
+  if (exponent == 0) {
+    v = std::ldexp(static_cast<float>(mantissa), -24);
+  } else if (exponent == 31) {
+    v = mantissa != 0 ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+  } else {
+    v = std::ldexp(static_cast<float>(mantissa + 1024), exponent - 25);
+  }
+  return (h & 0x8000) ? -v : v;
 }
 
 inline const Status& StatusOf(const Status& s) { return s; }
