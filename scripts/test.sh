@@ -34,8 +34,11 @@ if [ "${GLD_SKIP_FUZZ:-0}" != 1 ]; then
   stage "fuzz the loader (60 s)"
   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DGLD_FUZZ=ON -DGLD_BUILD_TOOLS=OFF -DGLD_BUILD_TESTS=ON
-  cmake --build build-fuzz -j "$jobs" --target gld_fuzz_loader
-  ./tests/fuzz/run_fuzzer.sh build-fuzz 60
+  cmake --build build-fuzz -j "$jobs" --target gld_fuzz_loader gld_fuzz_seeds
+  corpus=build-fuzz/loader_corpus
+  rm -rf "$corpus" && mkdir -p "$corpus"
+  ./build-fuzz/tests/fuzz/gld_fuzz_seeds "$corpus"
+  ./build-fuzz/tests/fuzz/gld_fuzz_loader -max_total_time=60 -seed=1 -print_final_stats=1 "$corpus"
 fi
 
 stage "done"
