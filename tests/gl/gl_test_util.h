@@ -68,6 +68,16 @@ inline std::vector<float> RandomValues(size_t n, uint32_t seed, float lo, float 
   return v;
 }
 
+// Multiples of 1/8 in [-60, 60]: exact in fp16, so that ops that compare
+// values (argmax) see the same order in both precisions.
+inline std::vector<float> Fp16ExactValues(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(-480, 480);
+  std::vector<float> v(n);
+  for (float& x : v) x = static_cast<float>(d(rng)) / 8.0f;
+  return v;
+}
+
 template <typename T>
 std::vector<uint8_t> Bytes(const std::vector<T>& v) {
   std::vector<uint8_t> b(v.size() * sizeof(T));

@@ -69,7 +69,9 @@ TEST(PoolingTest, MaxPoolingWithArgmaxMatchesCpu) {
     uint32_t seed = 40;
     for (const PoolCase& c : kPoolCases) {
       GlOpTest t(seed++);
-      int x = t.Input({c.batch, c.h, c.w, c.c});
+      // fp16-exact inputs: a tie in fp16 would move an argmax legitimately.
+      const Shape s = {c.batch, c.h, c.w, c.c};
+      int x = t.InputValues(s, Fp16ExactValues(static_cast<size_t>(NumElements(s)), seed));
       int out = t.Output(t.Tensor());
       int indices = t.Output(t.Tensor());
       t.Node(OpType::kMaxPoolingWithArgmax2D, {x}, {out, indices}, Attrs(c));
@@ -90,7 +92,8 @@ TEST(PoolingTest, MaxUnpoolingMatchesCpu) {
     uint32_t seed = 60;
     for (const PoolCase& c : cases) {
       GlOpTest t(seed++);
-      int x = t.Input({c.batch, c.h, c.w, c.c});
+      const Shape s = {c.batch, c.h, c.w, c.c};
+      int x = t.InputValues(s, Fp16ExactValues(static_cast<size_t>(NumElements(s)), seed));
       int pooled = t.Tensor();
       int indices = t.Tensor();
       t.Node(OpType::kMaxPoolingWithArgmax2D, {x}, {pooled, indices}, Attrs(c));
