@@ -9,7 +9,7 @@
 namespace gld::cpu {
 
 namespace {
-constexpr int64_t kPixelsPerBlock = 64;
+constexpr int64_t kPixelsPerBlock = 6 * 12;  // a multiple of the GEMM row tile
 }  // namespace
 
 Status RunConv2d(KernelContext& ctx) {

@@ -4,8 +4,69 @@
 #include <algorithm>
 
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/simd.h"
 
 namespace gld::cpu {
+
+namespace {
+
+struct DepthwiseGeometry {
+  int64_t ih, iw, ch, kh, kw, ow, sh, sw, dh, dw, pad_t, pad_l;
+};
+
+// One output row of a multiplier-1 depthwise convolution: for each output
+// pixel, 8 channels at a time stay in a register across all filter taps.
+GLD_MULTIVERSION
+void DepthwiseRow(const DepthwiseGeometry& g, const float* x /* batch image */, const float* w, const float* bias,
+                  int64_t oy, float* out /* output row */) {
+  const int64_t ch = g.ch;
+  int64_t fy0 = 0, fy1 = g.kh;
+  while (fy0 < fy1 && oy * g.sh - g.pad_t + fy0 * g.dh < 0) ++fy0;
+  while (fy1 > fy0 && oy * g.sh - g.pad_t + (fy1 - 1) * g.dh >= g.ih) --fy1;
+  for (int64_t ox = 0; ox < g.ow; ++ox) {
+    int64_t fx0 = 0, fx1 = g.kw;
+    while (fx0 < fx1 && ox * g.sw - g.pad_l + fx0 * g.dw < 0) ++fx0;
+    while (fx1 > fx0 && ox * g.sw - g.pad_l + (fx1 - 1) * g.dw >= g.iw) --fx1;
+    float* o = out + ox * ch;
+    int64_t c = 0;
+    for (; c + 8 <= ch; c += 8) {
+      Float8 acc = {0, 0, 0, 0, 0, 0, 0, 0};
+      if (bias) GLD_LOAD8(acc, bias + c);
+      for (int64_t fy = fy0; fy < fy1; ++fy) {
+        const int64_t iy = oy * g.sh - g.pad_t + fy * g.dh;
+        for (int64_t fx = fx0; fx < fx1; ++fx) {
+          const int64_t ix = ox * g.sw - g.pad_l + fx * g.dw;
+          Float8 xv, wv;
+          GLD_LOAD8(xv, x + (iy * g.iw + ix) * ch + c);
+          GLD_LOAD8(wv, w + (fy * g.kw + fx) * ch + c);
+          acc += xv * wv;
+        }
+      }
+      GLD_STORE8(o + c, acc);
+    }
+    for (; c < ch; ++c) {
+      float acc = bias ? bias[c] : 0.f;
+      for (int64_t fy = fy0; fy < fy1; ++fy) {
+        const int64_t iy = oy * g.sh - g.pad_t + fy * g.dh;
+        for (int64_t fx = fx0; fx < fx1; ++fx) {
+          const int64_t ix = ox * g.sw - g.pad_l + fx * g.dw;
+          acc += x[(iy * g.iw + ix) * ch + c] * w[(fy * g.kw + fx) * ch + c];
+        }
+      }
+      o[c] = acc;
+    }
+  }
+}
+
+GLD_MULTIVERSION
+void ClampRow(float* p, int64_t n, float lo, float hi) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = p[i] < lo ? lo : p[i];
+    p[i] = v > hi ? hi : v;
+  }
+}
+
+}  // namespace
 
 Status RunDepthwiseConv2d(KernelContext& ctx) {
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 3, 1));
@@ -48,6 +109,26 @@ Status RunDepthwiseConv2d(KernelContext& ctx) {
   float* y = out.as<float>();
   const Activation act = attrs->activation;
 
+  if (mult == 1) {
+    const DepthwiseGeometry g{ih, iw, ic, kh, kw, ow, sh, sw, dh, dw, pad_t, pad_l};
+    const bool clamp = IsClampActivation(act);
+    const ActivationRange range = GetActivationRange(act);
+    ParallelForGrain(ctx, batch * oh, 1, [&](int64_t row_begin, int64_t row_end) {
+      for (int64_t row = row_begin; row < row_end; ++row) {
+        const int64_t n = row / oh;
+        const int64_t oy = row % oh;
+        float* out_row = y + (n * oh + oy) * ow * oc;
+        DepthwiseRow(g, x + n * ih * iw * ic, w, b, oy, out_row);
+        if (act == Activation::kNone) continue;
+        if (clamp) {
+          ClampRow(out_row, ow * oc, range.lo, range.hi);
+        } else {
+          ApplyActivationInPlace(act, out_row, ow * oc);
+        }
+      }
+    });
+    return OkStatus();
+  }
   ParallelForGrain(ctx, batch * oh, 1, [&](int64_t row_begin, int64_t row_end) {
     for (int64_t row = row_begin; row < row_end; ++row) {
       const int64_t n = row / oh;
@@ -67,13 +148,9 @@ Status RunDepthwiseConv2d(KernelContext& ctx) {
             if (ix < 0 || ix >= iw) continue;
             const float* __restrict__ ip = x + ((n * ih + iy) * iw + ix) * ic;
             const float* __restrict__ wp = w + (fy * kw + fx) * oc;
-            if (mult == 1) {
-              for (int64_t c = 0; c < oc; ++c) o[c] += ip[c] * wp[c];
-            } else {
-              for (int64_t c = 0; c < ic; ++c) {
-                const float v = ip[c];
-                for (int64_t m = 0; m < mult; ++m) o[c * mult + m] += v * wp[c * mult + m];
-              }
+            for (int64_t c = 0; c < ic; ++c) {
+              const float v = ip[c];
+              for (int64_t m = 0; m < mult; ++m) o[c * mult + m] += v * wp[c * mult + m];
             }
           }
         }

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 
+#include "cpu_kernels/simd.h"
+
 namespace gld::cpu {
 
-void PackGemmB(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t col_stride,
-               PackedB* out) {
+static_assert(kGemmNr == 16, "the micro-kernels hold two 8-wide vectors per row");
+
+void PackGemmB(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t col_stride, PackedB* out) {
   out->k = k;
   out->n = n;
   const int64_t panels = (n + kGemmNr - 1) / kGemmNr;
@@ -15,66 +18,118 @@ void PackGemmB(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t
     const int64_t c0 = p * kGemmNr;
     const int64_t cols = std::min(kGemmNr, n - c0);
     for (int64_t r = 0; r < k; ++r) {
-      for (int64_t j = 0; j < cols; ++j) {
-        dst[r * kGemmNr + j] = b[r * row_stride + (c0 + j) * col_stride];
-      }
+      for (int64_t j = 0; j < cols; ++j) dst[r * kGemmNr + j] = b[r * row_stride + (c0 + j) * col_stride];
     }
   }
 }
 
 namespace {
 
-// acc[ROWS][kGemmNr] += A[ROWS x kc] * Bpanel[kc x kGemmNr].
-template <int ROWS>
-inline void MicroKernel(const float* a, int64_t lda, const float* bp, int64_t kc,
-                        float acc[ROWS][kGemmNr]) {
-  float r[ROWS][kGemmNr];
-  for (int i = 0; i < ROWS; ++i)
-    for (int j = 0; j < kGemmNr; ++j) r[i][j] = acc[i][j];
+// acc (6 rows x 16, row-major) += A[6 x kc] * panel[kc x 16].
+GLD_MULTIVERSION
+void Kernel6x16(const float* a, int64_t lda, const float* panel, int64_t kc, float* acc) {
+  Float8 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+  GLD_LOAD8(c00, acc + 0);
+  GLD_LOAD8(c01, acc + 8);
+  GLD_LOAD8(c10, acc + 16);
+  GLD_LOAD8(c11, acc + 24);
+  GLD_LOAD8(c20, acc + 32);
+  GLD_LOAD8(c21, acc + 40);
+  GLD_LOAD8(c30, acc + 48);
+  GLD_LOAD8(c31, acc + 56);
+  GLD_LOAD8(c40, acc + 64);
+  GLD_LOAD8(c41, acc + 72);
+  GLD_LOAD8(c50, acc + 80);
+  GLD_LOAD8(c51, acc + 88);
+  const float* a0 = a;
+  const float* a1 = a + lda;
+  const float* a2 = a + 2 * lda;
+  const float* a3 = a + 3 * lda;
+  const float* a4 = a + 4 * lda;
+  const float* a5 = a + 5 * lda;
   for (int64_t k = 0; k < kc; ++k) {
-    const float* brow = bp + k * kGemmNr;
-    for (int i = 0; i < ROWS; ++i) {
-      const float av = a[i * lda + k];
-      for (int j = 0; j < kGemmNr; ++j) r[i][j] += av * brow[j];
-    }
+    Float8 b0, b1;
+    GLD_LOAD8(b0, panel + k * 16);
+    GLD_LOAD8(b1, panel + k * 16 + 8);
+    const float v0 = a0[k], v1 = a1[k], v2 = a2[k], v3 = a3[k], v4 = a4[k], v5 = a5[k];
+    c00 += b0 * v0;
+    c01 += b1 * v0;
+    c10 += b0 * v1;
+    c11 += b1 * v1;
+    c20 += b0 * v2;
+    c21 += b1 * v2;
+    c30 += b0 * v3;
+    c31 += b1 * v3;
+    c40 += b0 * v4;
+    c41 += b1 * v4;
+    c50 += b0 * v5;
+    c51 += b1 * v5;
   }
-  for (int i = 0; i < ROWS; ++i)
-    for (int j = 0; j < kGemmNr; ++j) acc[i][j] = r[i][j];
+  GLD_STORE8(acc + 0, c00);
+  GLD_STORE8(acc + 8, c01);
+  GLD_STORE8(acc + 16, c10);
+  GLD_STORE8(acc + 24, c11);
+  GLD_STORE8(acc + 32, c20);
+  GLD_STORE8(acc + 40, c21);
+  GLD_STORE8(acc + 48, c30);
+  GLD_STORE8(acc + 56, c31);
+  GLD_STORE8(acc + 64, c40);
+  GLD_STORE8(acc + 72, c41);
+  GLD_STORE8(acc + 80, c50);
+  GLD_STORE8(acc + 88, c51);
 }
 
-// One ROWS x kGemmNr tile of C over depth [k0, k0 + kc). The first depth
-// block starts from the bias, later ones from C; the last applies `act`.
-template <int ROWS>
-inline void Tile(const float* a, int64_t lda, const float* panel, int64_t k0, int64_t kc,
-                 bool first, bool last, const float* bias, int64_t c0, int64_t cols, float* c,
-                 int64_t ldc, ActivationRange act) {
-  float acc[ROWS][kGemmNr];
-  for (int i = 0; i < ROWS; ++i) {
+// One row: acc[16] += A[1 x kc] * panel[kc x 16].
+GLD_MULTIVERSION
+void Kernel1x16(const float* a, const float* panel, int64_t kc, float* acc) {
+  Float8 c0, c1;
+  GLD_LOAD8(c0, acc);
+  GLD_LOAD8(c1, acc + 8);
+  for (int64_t k = 0; k < kc; ++k) {
+    Float8 b0, b1;
+    GLD_LOAD8(b0, panel + k * 16);
+    GLD_LOAD8(b1, panel + k * 16 + 8);
+    c0 += b0 * a[k];
+    c1 += b1 * a[k];
+  }
+  GLD_STORE8(acc, c0);
+  GLD_STORE8(acc + 8, c1);
+}
+
+constexpr int64_t kRows = 6;
+
+// A rows x 16 tile of C over depth [k0, k0 + kc): starts from the bias on the
+// first depth block, from C otherwise; the last block applies `act`.
+void Tile(const float* a, int64_t lda, int64_t rows, const float* panel, int64_t k0, int64_t kc, bool first, bool last,
+          const float* bias, int64_t c0, int64_t cols, float* c, int64_t ldc, ActivationRange act) {
+  float acc[kRows * kGemmNr];
+  for (int64_t i = 0; i < rows; ++i) {
     for (int64_t j = 0; j < kGemmNr; ++j) {
-      if (j >= cols) {
-        acc[i][j] = 0.f;
-      } else if (first) {
-        acc[i][j] = bias != nullptr ? bias[c0 + j] : 0.f;
-      } else {
-        acc[i][j] = c[i * ldc + c0 + j];
-      }
+      float v = 0.f;
+      if (j < cols) v = first ? (bias != nullptr ? bias[c0 + j] : 0.f) : c[i * ldc + c0 + j];
+      acc[i * kGemmNr + j] = v;
     }
   }
-  MicroKernel<ROWS>(a + k0, lda, panel + k0 * kGemmNr, kc, acc);
-  for (int i = 0; i < ROWS; ++i) {
+  if (rows == kRows) {
+    Kernel6x16(a + k0, lda, panel + k0 * kGemmNr, kc, acc);
+  } else {
+    for (int64_t i = 0; i < rows; ++i) Kernel1x16(a + i * lda + k0, panel + k0 * kGemmNr, kc, acc + i * kGemmNr);
+  }
+  for (int64_t i = 0; i < rows; ++i) {
     float* crow = c + i * ldc + c0;
+    const float* arow = acc + i * kGemmNr;
     if (last) {
-      for (int64_t j = 0; j < cols; ++j) crow[j] = std::min(std::max(acc[i][j], act.lo), act.hi);
+      for (int64_t j = 0; j < cols; ++j) crow[j] = std::min(std::max(arow[j], act.lo), act.hi);
     } else {
-      for (int64_t j = 0; j < cols; ++j) crow[j] = acc[i][j];
+      for (int64_t j = 0; j < cols; ++j) crow[j] = arow[j];
     }
   }
 }
 
 }  // namespace
 
-void GemmRows(const float* a, int64_t lda, int64_t m, const PackedB& b, const float* bias,
-              float* c, int64_t ldc, ActivationRange act) {
+void GemmRows(const float* a, int64_t lda, int64_t m, const PackedB& b, const float* bias, float* c, int64_t ldc,
+              ActivationRange act) {
   const int64_t k = b.k;
   const int64_t panels = (b.n + kGemmNr - 1) / kGemmNr;
   if (k == 0) {
@@ -91,14 +146,9 @@ void GemmRows(const float* a, int64_t lda, int64_t m, const PackedB& b, const fl
       const int64_t c0 = p * kGemmNr;
       const int64_t cols = std::min(kGemmNr, b.n - c0);
       const float* panel = b.data.data() + p * k * kGemmNr;
-      int64_t i = 0;
-      for (; i + kGemmMr <= m; i += kGemmMr) {
-        Tile<kGemmMr>(a + i * lda, lda, panel, k0, kc, first, last, bias, c0, cols, c + i * ldc,
-                      ldc, act);
-      }
-      for (; i < m; ++i) {
-        Tile<1>(a + i * lda, lda, panel, k0, kc, first, last, bias, c0, cols, c + i * ldc, ldc,
-                act);
+      for (int64_t i = 0; i < m; i += kRows) {
+        const int64_t rows = std::min(kRows, m - i);
+        Tile(a + i * lda, lda, rows, panel, k0, kc, first, last, bias, c0, cols, c + i * ldc, ldc, act);
       }
     }
   }

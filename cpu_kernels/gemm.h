@@ -11,8 +11,8 @@
 
 namespace gld::cpu {
 
-inline constexpr int64_t kGemmNr = 8;  // columns per packed panel
-inline constexpr int64_t kGemmMr = 4;  // rows per micro-kernel call
+inline constexpr int64_t kGemmNr = 16;   // columns per packed panel
+inline constexpr int64_t kGemmMr = 6;    // rows per micro-kernel call
 inline constexpr int64_t kGemmKc = 256;  // depth block
 
 struct PackedB {

@@ -1,0 +1,26 @@
+// Portable SIMD helpers for the hot CPU loops. GLD_MULTIVERSION compiles a
+// function twice on x86 (baseline and AVX2) and picks one at load time, so
+// the library runs on any x86-64 while using 8-wide vectors where present.
+// Vectors use GCC/Clang vector extensions, not intrinsics.
+#pragma once
+
+#include <cstring>
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && defined(__linux__) && \
+    !defined(GLD_NO_MULTIVERSION)
+#define GLD_MULTIVERSION __attribute__((target_clones("avx2", "default")))
+#else
+#define GLD_MULTIVERSION
+#endif
+
+namespace gld::cpu {
+
+// 8 floats; lowered to two 4-wide halves where AVX is absent.
+typedef float Float8 __attribute__((vector_size(32)));
+
+}  // namespace gld::cpu
+
+// Unaligned load/store of a Float8 (macros: vector-typed function arguments
+// and returns would change the ABI between the clones).
+#define GLD_LOAD8(dst, src) std::memcpy(&(dst), (src), sizeof(::gld::cpu::Float8))
+#define GLD_STORE8(dst, src) std::memcpy((dst), &(src), sizeof(::gld::cpu::Float8))
