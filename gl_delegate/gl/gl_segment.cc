@@ -70,10 +70,10 @@ StatusOr<std::string> EdgeType(const Tensor& t, bool to_gpu) {
   }
 }
 
-std::string SegmentLabel(const std::vector<size_t>& nodes) {
+std::string SegmentLabel(const std::string& name, const std::vector<size_t>& nodes) {
   size_t lo = *std::min_element(nodes.begin(), nodes.end());
   size_t hi = *std::max_element(nodes.begin(), nodes.end());
-  std::string s = "GL segment (node";
+  std::string s = name + " (node";
   if (lo == hi) return s + " " + std::to_string(lo) + ")";
   return s + "s " + std::to_string(lo) + "-" + std::to_string(hi) + ")";
 }
@@ -104,7 +104,7 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const
   }
   std::unique_ptr<GlSegment> seg(new GlSegment(env, precision));
   seg->nodes_ = nodes;
-  seg->label_ = SegmentLabel(nodes);
+  seg->label_ = SegmentLabel(options.name, nodes);
   seg->measure_gpu_time_ = options.measure_gpu_time;
   const std::string& label = seg->label_;
   const GlInfo& info = env.info();

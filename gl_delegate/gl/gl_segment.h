@@ -32,6 +32,8 @@ struct GlSegmentOptions {
   // Measure GPU time of each Run (GL_EXT_disjoint_timer_query when present,
   // otherwise glFinish around the dispatches).
   bool measure_gpu_time = false;
+  // Name used in labels and messages: "<name> (nodes 3-9)".
+  std::string name = "GL segment";
 };
 
 // One dispatch of a segment, for reports and tests.

@@ -1,13 +1,15 @@
-// The GPU backend factory. This build has no GPU backend yet; the GL backend
-// replaces CreateGpuBackend and GpuBackendOps below.
+// The GPU backend factory: the GL backend (gl/gl_backend.h).
 #include "partition/gpu_backend.h"
+
+#include "gl/gl_backend.h"
+#include "gl/support.h"
 
 namespace gld {
 
-StatusOr<std::unique_ptr<GpuBackend>> CreateGpuBackend(const Options& /*options*/) {
-  return UnavailableError("GL backend not available in this build");
+StatusOr<std::unique_ptr<GpuBackend>> CreateGpuBackend(const Options& options) {
+  return gl::CreateGlBackend(options);
 }
 
-std::vector<OpType> GpuBackendOps() { return {}; }
+std::vector<OpType> GpuBackendOps() { return gl::GlSupportedOps(); }
 
 }  // namespace gld

@@ -1,0 +1,123 @@
+#include "gl/gl_backend.h"
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "gl/egl_environment.h"
+#include "gl/gl_segment.h"
+#include "gl/support.h"
+#include "partition/partition.h"
+#include "runtime/step.h"
+
+namespace gld::gl {
+
+namespace {
+
+// Totals over the segments a backend made, for the report.
+struct SegmentStats {
+  std::mutex mutex;
+  int dispatches = 0;
+  uint64_t gpu_bytes = 0;
+};
+
+class GlSegmentStep : public Step {
+ public:
+  GlSegmentStep(std::shared_ptr<GlEnvironment> env, std::unique_ptr<GlSegment> segment, std::string label)
+      : env_(std::move(env)), segment_(std::move(segment)), label_(std::move(label)) {}
+  ~GlSegmentStep() override { segment_.reset(); }  // before the environment
+
+  std::string label() const override { return label_; }
+  std::vector<int> host_inputs() const override { return segment_->input_tensors(); }
+  std::vector<int> host_outputs() const override { return segment_->output_tensors(); }
+
+  Status Run(StepContext& ctx) override {
+    std::vector<GlSegment::HostInput> ins;
+    std::vector<GlSegment::HostOutput> outs;
+    for (int t : segment_->input_tensors()) {
+      const cpu::TensorData* d = Storage(ctx, t);
+      if (d == nullptr) return InternalError(label_ + ": no host storage for input tensor " + std::to_string(t));
+      ins.push_back({d->data, d->bytes});
+    }
+    for (int t : segment_->output_tensors()) {
+      cpu::TensorData* d = Storage(ctx, t);
+      if (d == nullptr) return InternalError(label_ + ": no host storage for output tensor " + std::to_string(t));
+      outs.push_back({d->data, d->bytes});
+    }
+    Status s = segment_->Run(ins, outs);
+    return s.ok() ? s : s.WithContext(label_);
+  }
+
+ private:
+  static cpu::TensorData* Storage(StepContext& ctx, int t) {
+    if (ctx.tensors == nullptr || t < 0 || static_cast<size_t>(t) >= ctx.tensors->size()) return nullptr;
+    cpu::TensorData* d = &(*ctx.tensors)[static_cast<size_t>(t)];
+    return d->data == nullptr && d->bytes > 0 ? nullptr : d;
+  }
+
+  std::shared_ptr<GlEnvironment> env_;
+  std::unique_ptr<GlSegment> segment_;
+  std::string label_;
+};
+
+class GlBackend : public GpuBackend {
+ public:
+  GlBackend(std::shared_ptr<GlEnvironment> env, Precision precision)
+      : env_(std::move(env)), precision_(precision), stats_(std::make_shared<SegmentStats>()) {}
+
+  std::string name() const override { return "gl"; }
+  std::string renderer() const override {
+    const GlInfo& i = env_->info();
+    return i.renderer + " (" + i.version + ", EGL " + i.platform + ")";
+  }
+  std::vector<OpType> SupportedOps() const override { return GlSupportedOps(); }
+
+  std::string WhyNotSupported(const Graph& graph, size_t node_index) const override {
+    std::string reason;
+    if (IsNodeSupported(graph, node_index, &reason, precision_, &env_->info())) return {};
+    return reason;
+  }
+
+  StatusOr<std::unique_ptr<Step>> CreateSegmentStep(const Graph& graph, const Segment& segment,
+                                                    int segment_index) override {
+    std::vector<size_t> nodes(segment.nodes.begin(), segment.nodes.end());
+    GlSegmentOptions options;
+    // Everything the runtime expects on the host; the segment adds what the
+    // graph implies, which is the same set.
+    options.extra_outputs = segment.outputs;
+    options.name = "GL segment " + std::to_string(segment_index);
+    GLD_ASSIGN_OR_RETURN(std::unique_ptr<GlSegment> s, GlSegment::Create(*env_, graph, nodes, precision_, options));
+    {
+      std::lock_guard<std::mutex> lock(stats_->mutex);
+      stats_->dispatches += s->dispatches();
+      stats_->gpu_bytes += s->gpu_bytes();
+    }
+    std::string label = s->label();
+    return std::unique_ptr<Step>(new GlSegmentStep(env_, std::move(s), std::move(label)));
+  }
+
+  void FillReport(InterpreterReport& report) const override {
+    report.gl_renderer = renderer();
+    std::lock_guard<std::mutex> lock(stats_->mutex);
+    report.dispatches = stats_->dispatches;
+    // One object per tensor for now: planned == naive until memory sharing.
+    report.gpu_bytes_planned = stats_->gpu_bytes;
+    report.gpu_bytes_naive = stats_->gpu_bytes;
+  }
+
+ private:
+  std::shared_ptr<GlEnvironment> env_;
+  Precision precision_;
+  std::shared_ptr<SegmentStats> stats_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<GpuBackend>> CreateGlBackend(const Options& options) {
+  EglOptions egl;
+  egl.device_index = options.egl_device;
+  GLD_ASSIGN_OR_RETURN(std::unique_ptr<GlEnvironment> env, GlEnvironment::Create(egl));
+  return std::unique_ptr<GpuBackend>(new GlBackend(std::shared_ptr<GlEnvironment>(std::move(env)), options.precision));
+}
+
+}  // namespace gld::gl

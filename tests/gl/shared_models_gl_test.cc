@@ -1,0 +1,106 @@
+// The six shared MediaPipe models on the GL backend: after the default
+// transform passes every node must be accepted by the GL support query, and
+// the whole model run through the public API with backend "gl" must match the
+// same model on the CPU backend (fp32: 1e-4, fp16: 1e-2 of each output's max
+// magnitude). Skips, saying so, when the models folder is absent.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+
+#include "gl_test_util.h"
+#include "gldelegate/gldelegate.hpp"
+#include "model/tflite_reader.h"
+#include "support/model_paths.h"
+#include "transforms/pass_list.h"
+
+namespace gld::testing {
+namespace {
+
+std::vector<uint8_t> ReadFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
+}
+
+class SharedModelGlTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SharedModelGlTest, EveryNodeRunsOnTheGpu) {
+  if (!SharedModelsPresent()) GTEST_SKIP() << MissingModelsMessage();
+  std::vector<uint8_t> bytes = ReadFile(ModelPath(GetParam()));
+  auto graph = ReadTfliteModel(bytes.data(), bytes.size());
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  PassLog log;
+  ASSERT_TRUE(RunDefaultPasses(*graph, log).ok());
+  for (Precision p : BothPrecisions()) {
+    for (size_t i = 0; i < graph->nodes.size(); ++i) {
+      std::string reason;
+      EXPECT_TRUE(gl::IsNodeSupported(*graph, i, &reason, p))
+          << GetParam() << " " << graph->NodeLabel(i) << " (" << PrecisionName(p) << "): " << reason;
+    }
+  }
+}
+
+TEST_P(SharedModelGlTest, GlBackendMatchesCpuBackend) {
+  if (!SharedModelsPresent()) GTEST_SKIP() << MissingModelsMessage();
+  GLD_REQUIRE_GL(env);
+  auto model = Model::FromFile(ModelPath(GetParam()));
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  Options cpu_options;
+  cpu_options.backend = Backend::kCpu;
+  auto cpu = Interpreter::Create(**model, cpu_options);
+  ASSERT_TRUE(cpu.ok()) << cpu.status().ToString();
+  for (size_t i = 0; i < (*cpu)->inputs().size(); ++i) {
+    const TensorInfo& in = (*cpu)->inputs()[i];
+    ASSERT_EQ(in.type, ElementType::kFloat32);
+    std::vector<float> v = RandomValues(in.bytes / 4, 1234 + static_cast<uint32_t>(i), -1, 1);
+    ASSERT_TRUE((*cpu)->SetInput(static_cast<int>(i), v.data(), in.bytes).ok());
+  }
+  ASSERT_TRUE((*cpu)->Invoke().ok());
+  for (Precision p : BothPrecisions()) {
+    SCOPED_TRACE(PrecisionName(p));
+    Options gl_options;
+    gl_options.backend = Backend::kGl;
+    gl_options.precision = p;
+    auto gpu = Interpreter::Create(**model, gl_options);
+    ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
+    const InterpreterReport& r = (*gpu)->report();
+    EXPECT_EQ(r.backend, Backend::kGl);
+    EXPECT_EQ(r.gpu_nodes, r.total_nodes) << r.placement_line;
+    EXPECT_EQ(r.segments, 1) << r.placement_line;
+    EXPECT_GT(r.dispatches, 0);
+    for (size_t i = 0; i < (*gpu)->inputs().size(); ++i) {
+      const TensorInfo& in = (*gpu)->inputs()[i];
+      std::vector<float> v = RandomValues(in.bytes / 4, 1234 + static_cast<uint32_t>(i), -1, 1);
+      ASSERT_TRUE((*gpu)->SetInput(static_cast<int>(i), v.data(), in.bytes).ok());
+    }
+    Status s = (*gpu)->Invoke();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    for (size_t o = 0; o < (*cpu)->outputs().size(); ++o) {
+      const TensorInfo& info = (*cpu)->outputs()[o];
+      std::vector<float> want(info.bytes / 4), got(info.bytes / 4);
+      ASSERT_TRUE((*cpu)->GetOutput(static_cast<int>(o), want.data(), info.bytes).ok());
+      ASSERT_TRUE((*gpu)->GetOutput(static_cast<int>(o), got.data(), info.bytes).ok());
+      double max_ref = 0, max_err = 0;
+      for (size_t k = 0; k < want.size(); ++k) {
+        max_ref = std::max(max_ref, std::abs(double{want[k]}));
+        max_err = std::max(max_err, std::abs(double{want[k]} - got[k]));
+      }
+      EXPECT_GT(max_ref, 0.0) << info.name;
+      EXPECT_LE(max_err / max_ref, Tolerance(p))
+          << GetParam() << " output " << info.name << ": max err " << max_err << " / max ref " << max_ref;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, SharedModelGlTest, ::testing::ValuesIn(SharedModelNames()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string n = info.param.substr(0, info.param.find('.'));
+                           for (char& c : n) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace gld::testing
