@@ -17,8 +17,15 @@ void PackGemmB(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t
     float* dst = out->data.data() + p * k * kGemmNr;
     const int64_t c0 = p * kGemmNr;
     const int64_t cols = std::min(kGemmNr, n - c0);
-    for (int64_t r = 0; r < k; ++r) {
-      for (int64_t j = 0; j < cols; ++j) dst[r * kGemmNr + j] = b[r * row_stride + (c0 + j) * col_stride];
+    if (row_stride == 1) {  // columns contiguous in memory (B is a transposed weight matrix)
+      for (int64_t j = 0; j < cols; ++j) {
+        const float* src = b + (c0 + j) * col_stride;
+        for (int64_t r = 0; r < k; ++r) dst[r * kGemmNr + j] = src[r];
+      }
+    } else {
+      for (int64_t r = 0; r < k; ++r) {
+        for (int64_t j = 0; j < cols; ++j) dst[r * kGemmNr + j] = b[r * row_stride + (c0 + j) * col_stride];
+      }
     }
   }
 }

@@ -446,10 +446,9 @@ Status NodeInference::DepthwiseConv2d() {
     return Err("filter " + ShapeToString(f) + " must be [1, KH, KW, C * multiplier] for input channels " +
                std::to_string(in[3]));
   }
-  if (a->depth_multiplier > 0 && f[3] != in[3] * a->depth_multiplier && in[3] != 1) {
-    return Err("filter channels " + std::to_string(f[3]) + " != input channels " + std::to_string(in[3]) +
-               " * depth_multiplier " + std::to_string(a->depth_multiplier));
-  }
+  // The multiplier is taken from the shapes (filter channels / input
+  // channels); the redundant depth_multiplier option is not checked, so a
+  // model whose converter wrote a stale value still runs.
   if (Has(2) && In(2).num_elements() != f[3]) {
     return Err("bias " + ShapeToString(InShape(2)) + " does not match " + std::to_string(f[3]) + " output channels");
   }

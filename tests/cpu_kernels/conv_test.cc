@@ -243,10 +243,11 @@ TEST(DepthwiseConv2d, SameStride2Relu6HandComputed) {
 
 TEST(DepthwiseConv2d, RandomMatchesGroupedNaive) {
   // Depthwise = grouped convolution with one input channel per group.
+  for (int ic : {5, 13, 16}) {
   for (int mult : {1, 3}) {
     for (int threads : {1, 2}) {
-      const Shape is{2, 9, 7, 5};
-      const int oc = 5 * mult;
+      const Shape is{2, 9, 7, ic};
+      const int oc = ic * mult;
       const Shape ws{1, 3, 3, oc};
       const auto xv = RandomFloats(static_cast<size_t>(NumElements(is)), 4);
       const auto wv = RandomFloats(static_cast<size_t>(NumElements(ws)), 5);
@@ -274,6 +275,26 @@ TEST(DepthwiseConv2d, RandomMatchesGroupedNaive) {
       ExpectNear(t.Get(out), expected, 1e-4f);
     }
   }
+  }
+}
+
+TEST(DepthwiseConv2d, Relu6OnVectorAndTailChannels) {
+  // 9 channels: one 8-wide block and one tail channel; 1x1 filter of 2s.
+  std::vector<float> x(9), expected(9);
+  for (int c = 0; c < 9; ++c) {
+    x[static_cast<size_t>(c)] = static_cast<float>(c) - 2.f;
+    expected[static_cast<size_t>(c)] = std::min(std::max(2.f * x[static_cast<size_t>(c)] + 1.f, 0.f), 6.f);
+  }
+  OpTest t;
+  const int in = t.Input<float>({1, 1, 1, 9}, x);
+  const int w = t.Const<float>({1, 1, 1, 9}, std::vector<float>(9, 2.f));
+  const int b = t.Const<float>({9}, std::vector<float>(9, 1.f));
+  const int out = t.Output();
+  DepthwiseConv2dAttributes a;
+  a.activation = Activation::kRelu6;
+  t.Node(OpType::kDepthwiseConv2d, {in, w, b}, {out}, a);
+  GLD_ASSERT_OK(t.Run());
+  ExpectNear(t.Get(out), expected);
 }
 
 TEST(DepthwiseConv2d, RejectsFilterNotMultipleOfChannels) {

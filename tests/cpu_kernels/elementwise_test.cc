@@ -280,6 +280,18 @@ TEST(SelectV2, BroadcastsAllThree) {
   ExpectNear(t.Get(out), {1, 2, 3, 0.5f, 0.5f, 0.5f});
 }
 
+TEST(SelectV2, ScalarConditionInt32) {
+  OpTest t;
+  const int c = t.Input<bool>({}, {false});
+  const int x = t.Input<int32_t>({2}, {1, 2});
+  const int y = t.Input<int32_t>({2, 1}, {7, 8});
+  const int out = t.Output(DataType::kInt32);
+  t.Node(OpType::kSelectV2, {c, x, y}, {out});
+  GLD_ASSERT_OK(t.Run());
+  EXPECT_EQ(t.ShapeOf(out), (Shape{2, 2}));
+  EXPECT_EQ(t.Get<int32_t>(out), (std::vector<int32_t>{7, 7, 8, 8}));
+}
+
 TEST(Fill, FloatAndInt) {
   OpTest t;
   const int dims = t.Const<int32_t>({2}, {2, 2});

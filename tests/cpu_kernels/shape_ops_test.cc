@@ -289,6 +289,26 @@ TEST(SplitV, SizesWithMinusOne) {
   ExpectNear(t.Get(o1), {3, 4, 5, 6});
 }
 
+TEST(SplitV, ThreeWaysOnNegativeAxis) {
+  OpTest t;
+  const int in = t.Input<float>({2, 5}, Iota(10));
+  const int sizes = t.Const<int64_t>({3}, {2, 0, 3});
+  const int axis = t.Const<int32_t>({1}, {-1});
+  const int o0 = t.Output(), o1 = t.Output(), o2 = t.Output();
+  t.Node(OpType::kSplitV, {in, sizes, axis}, {o0, o1, o2});
+  GLD_ASSERT_OK(t.Run());
+  EXPECT_EQ(t.ShapeOf(o1), (Shape{2, 0}));
+  ExpectNear(t.Get(o0), {1, 2, 6, 7});
+  ExpectNear(t.Get(o2), {3, 4, 5, 8, 9, 10});
+  OpTest u;
+  const int in2 = u.Input<float>({2, 5}, Iota(10));
+  const int s2 = u.Const<int32_t>({2}, {2, 2});
+  const int a2 = u.Const<int32_t>({}, {1});
+  const int p0 = u.Output(), p1 = u.Output();
+  u.Node(OpType::kSplitV, {in2, s2, a2}, {p0, p1});
+  EXPECT_FALSE(InferShapes(u.graph).ok());
+}
+
 // ---- transpose, tile, slices -------------------------------------------------
 
 TEST(Transpose, TwoDAndNhwcToNchw) {
