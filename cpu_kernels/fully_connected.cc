@@ -6,11 +6,13 @@
 
 #include "cpu_kernels/gemm.h"
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/simd.h"
 
 namespace gld::cpu {
 
 namespace {
-inline float Dot(const float* __restrict__ a, const float* __restrict__ b, int64_t n) {
+GLD_MULTIVERSION
+float Dot(const float* __restrict__ a, const float* __restrict__ b, int64_t n) {
   float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
