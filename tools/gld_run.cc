@@ -8,6 +8,7 @@
 #include <map>
 
 #include "common/flags.h"
+#include "common/tensor_io.h"
 #include "common/tensors.h"
 #include "gldelegate/gldelegate.hpp"
 #include "gldelegate/npy.hpp"
@@ -30,32 +31,6 @@ gld::StatusOr<InputSpec> ParseInputSpec(const std::string& spec) {
   return InputSpec{spec.substr(0, eq), spec.substr(eq + 1)};
 }
 
-gld::StatusOr<int> FindInput(const gld::Interpreter& interp, const std::string& name) {
-  const auto& inputs = interp.inputs();
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].name == name) return static_cast<int>(i);
-  }
-  bool digits = !name.empty() && name.find_first_not_of("0123456789") == std::string::npos;
-  if (digits && name.size() < 6 && std::stoul(name) < inputs.size()) return static_cast<int>(std::stoul(name));
-  std::string names;
-  for (const auto& in : inputs) names += (names.empty() ? "'" : ", '") + in.name + "'";
-  return gld::NotFoundError("--input: the model has no input named '" + name + "' (inputs: " + names + ")");
-}
-
-gld::StatusOr<std::vector<uint8_t>> LoadInput(const gld::TensorInfo& info, const std::string& file) {
-  GLD_ASSIGN_OR_RETURN(gld::NpyArray a, gld::ReadNpy(file));
-  if (a.type != info.type) {
-    return gld::InvalidArgumentError("'" + file + "' holds " + gld::ElementTypeName(a.type) + ", input " +
-                                     gld::tools::DescribeTensor(info) + " needs " + gld::ElementTypeName(info.type));
-  }
-  if (a.shape != info.shape) {
-    return gld::InvalidArgumentError("'" + file + "' has shape " + gld::tools::FormatShape(a.shape) + ", input " +
-                                     gld::tools::DescribeTensor(info) + " needs " +
-                                     gld::tools::FormatShape(info.shape));
-  }
-  return std::move(a.data);
-}
-
 int Run(const std::string& graph, const gld::Options& options, const std::vector<std::string>& input_specs,
         uint64_t seed, const std::string& output_dir) {
   auto model = gld::Model::FromFile(graph);
@@ -69,7 +44,7 @@ int Run(const std::string& graph, const gld::Options& options, const std::vector
   for (const std::string& spec : input_specs) {
     auto parsed = ParseInputSpec(spec);
     if (!parsed.ok()) return gld::tools::Fail(kTool, parsed.status());
-    auto index = FindInput(interp, parsed->name);
+    auto index = gld::tools::FindInputIndex(interp.inputs(), parsed->name, "--input");
     if (!index.ok()) return gld::tools::Fail(kTool, index.status());
     files[*index] = parsed->file;
   }
@@ -78,7 +53,7 @@ int Run(const std::string& graph, const gld::Options& options, const std::vector
     std::vector<uint8_t> data;
     auto it = files.find(static_cast<int>(i));
     if (it != files.end()) {
-      auto loaded = LoadInput(info, it->second);
+      auto loaded = gld::tools::LoadInputNpy(info, it->second);
       if (!loaded.ok()) return gld::tools::Fail(kTool, loaded.status());
       data = std::move(loaded).value();
       std::cout << "input " << i << " " << gld::tools::DescribeTensor(info) << " from " << it->second << "\n";
@@ -97,18 +72,14 @@ int Run(const std::string& graph, const gld::Options& options, const std::vector
   std::printf("invoke: %.3f ms\n", std::chrono::duration<double, std::milli>(end - start).count());
 
   if (!output_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(output_dir, ec);
-    if (ec) return gld::tools::Fail(kTool, "cannot create --output_dir '" + output_dir + "': " + ec.message());
+    s = gld::tools::MakeOutputDir(output_dir, "--output_dir");
+    if (!s.ok()) return gld::tools::Fail(kTool, s.message());
   }
   for (size_t i = 0; i < interp.outputs().size(); ++i) {
     const gld::TensorInfo& info = interp.outputs()[i];
-    gld::NpyArray a;
-    a.type = info.type;
-    a.shape = info.shape;
-    a.data.resize(info.bytes);
-    s = interp.GetOutput(static_cast<int>(i), a.data.data(), a.data.size());
-    if (!s.ok()) return gld::tools::Fail(kTool, s);
+    auto read = gld::tools::ReadOutput(interp, static_cast<int>(i));
+    if (!read.ok()) return gld::tools::Fail(kTool, read.status());
+    const gld::NpyArray& a = *read;
     std::cout << "output " << i << " " << gld::tools::DescribeTensor(info);
     auto stats = gld::tools::ComputeStats(info.type, a.data.data(), a.data.size());
     if (stats.ok()) {
@@ -117,7 +88,7 @@ int Run(const std::string& graph, const gld::Options& options, const std::vector
     }
     std::cout << "\n";
     if (!output_dir.empty()) {
-      std::string path = output_dir + "/" + std::to_string(i) + "_" + gld::tools::SanitizeName(info.name) + ".npy";
+      std::string path = gld::tools::OutputNpyPath(output_dir, static_cast<int>(i), info);
       s = gld::WriteNpy(path, a);
       if (!s.ok()) return gld::tools::Fail(kTool, s);
       std::cout << "  wrote " << path << "\n";

@@ -23,8 +23,9 @@ struct SegmentStats {
 
 class GlSegmentStep : public Step {
  public:
-  GlSegmentStep(std::shared_ptr<GlEnvironment> env, std::unique_ptr<GlSegment> segment, std::string label)
-      : env_(std::move(env)), segment_(std::move(segment)), label_(std::move(label)) {}
+  GlSegmentStep(std::shared_ptr<GlEnvironment> env, const Graph& graph, std::unique_ptr<GlSegment> segment,
+                std::string label)
+      : env_(std::move(env)), graph_(&graph), segment_(std::move(segment)), label_(std::move(label)) {}
   ~GlSegmentStep() override { segment_.reset(); }  // before the environment
 
   std::string label() const override { return label_; }
@@ -48,6 +49,45 @@ class GlSegmentStep : public Step {
     return s.ok() ? s : s.WithContext(label_);
   }
 
+  bool ProfilesItself() const override { return segment_->profiling(); }
+  void ResetProfile() override { segment_->ResetProfile(); }
+
+  // One row per dispatch (op and fused names of its node; edge conversions
+  // are "CONVERT"), then the segment's host transfers.
+  void AppendProfile(std::vector<ProfileRow>* rows) const override {
+    const SegmentProfile& p = segment_->profile();
+    const auto& info = segment_->dispatch_info();
+    const char* timing = p.gpu_timer ? "gpu_timer" : "gl_finish";
+    for (size_t i = 0; i < info.size() && i < p.dispatch_ns.size(); ++i) {
+      ProfileRow row;
+      row.name = info[i].label;
+      row.backend = "gl";
+      if (info[i].node >= 0) {
+        const Node& node = graph_->nodes[static_cast<size_t>(info[i].node)];
+        row.op = OpTypeName(node.op);
+        row.fused = node.fused_names;
+      } else {
+        row.op = "CONVERT";
+      }
+      row.time_us = static_cast<double>(p.dispatch_ns[i]) / 1000.0;
+      row.count = p.runs;
+      row.timing = timing;
+      rows->push_back(std::move(row));
+    }
+    auto add_transfer = [&](const char* op, const char* what, uint64_t ns) {
+      ProfileRow row;
+      row.name = label_ + ": " + what;
+      row.op = op;
+      row.backend = "gl";
+      row.time_us = static_cast<double>(ns) / 1000.0;
+      row.count = p.runs;
+      row.timing = "wall";
+      rows->push_back(std::move(row));
+    };
+    add_transfer("UPLOAD", "host to GPU copies", p.upload_ns);
+    add_transfer("DOWNLOAD", "GPU to host copies", p.download_ns);
+  }
+
  private:
   static cpu::TensorData* Storage(StepContext& ctx, int t) {
     if (ctx.tensors == nullptr || t < 0 || static_cast<size_t>(t) >= ctx.tensors->size()) return nullptr;
@@ -56,14 +96,15 @@ class GlSegmentStep : public Step {
   }
 
   std::shared_ptr<GlEnvironment> env_;
+  const Graph* graph_;
   std::unique_ptr<GlSegment> segment_;
   std::string label_;
 };
 
 class GlBackend : public GpuBackend {
  public:
-  GlBackend(std::shared_ptr<GlEnvironment> env, Precision precision)
-      : env_(std::move(env)), precision_(precision), stats_(std::make_shared<SegmentStats>()) {}
+  GlBackend(std::shared_ptr<GlEnvironment> env, Precision precision, bool profiling)
+      : env_(std::move(env)), precision_(precision), profiling_(profiling), stats_(std::make_shared<SegmentStats>()) {}
 
   std::string name() const override { return "gl"; }
   std::string renderer() const override {
@@ -86,6 +127,7 @@ class GlBackend : public GpuBackend {
     // graph implies, which is the same set.
     options.extra_outputs = segment.outputs;
     options.name = "GL segment " + std::to_string(segment_index);
+    options.profile_dispatches = profiling_;
     GLD_ASSIGN_OR_RETURN(std::unique_ptr<GlSegment> s, GlSegment::Create(*env_, graph, nodes, precision_, options));
     {
       std::lock_guard<std::mutex> lock(stats_->mutex);
@@ -93,7 +135,7 @@ class GlBackend : public GpuBackend {
       stats_->gpu_bytes += s->gpu_bytes();
     }
     std::string label = s->label();
-    return std::unique_ptr<Step>(new GlSegmentStep(env_, std::move(s), std::move(label)));
+    return std::unique_ptr<Step>(new GlSegmentStep(env_, graph, std::move(s), std::move(label)));
   }
 
   void FillReport(InterpreterReport& report) const override {
@@ -108,6 +150,7 @@ class GlBackend : public GpuBackend {
  private:
   std::shared_ptr<GlEnvironment> env_;
   Precision precision_;
+  bool profiling_;
   std::shared_ptr<SegmentStats> stats_;
 };
 
@@ -117,7 +160,8 @@ StatusOr<std::unique_ptr<GpuBackend>> CreateGlBackend(const Options& options) {
   EglOptions egl;
   egl.device_index = options.egl_device;
   GLD_ASSIGN_OR_RETURN(std::unique_ptr<GlEnvironment> env, GlEnvironment::Create(egl));
-  return std::unique_ptr<GpuBackend>(new GlBackend(std::shared_ptr<GlEnvironment>(std::move(env)), options.precision));
+  return std::unique_ptr<GpuBackend>(new GlBackend(std::shared_ptr<GlEnvironment>(std::move(env)), options.precision,
+                                                  options.enable_profiling));
 }
 
 }  // namespace gld::gl

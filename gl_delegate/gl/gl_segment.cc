@@ -112,9 +112,11 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const
   // 1. Every node's dispatches and constants.
   std::vector<Dispatch> dispatches;
   std::vector<std::string> labels;
+  std::vector<int> label_nodes;  // node of each dispatch; -1 for edge conversions
   std::vector<ConstantBuffer> constants;
   std::vector<Dispatch> body;
   std::vector<std::string> body_labels;
+  std::vector<int> body_nodes;
   for (size_t n : nodes) {
     OpBuildContext ctx(graph, n, precision, /*dry_run=*/false);
     std::vector<Dispatch> ds;
@@ -127,6 +129,7 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const
         if (b.second.kind == BufferRef::kConstant) b.second.index += base;
       }
       body_labels.push_back(d.shader.template_name + " for " + graph.NodeLabel(n));
+      body_nodes.push_back(static_cast<int>(n));
       body.push_back(std::move(d));
     }
   }
@@ -256,11 +259,13 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const
     seg->gpu_bytes_ += e.staging.bytes();
     seg->input_edges_.push_back(std::move(e));
     labels.push_back("convert_to_phwc4.comp for tensor '" + graph.tensors[static_cast<size_t>(t)].name + "'");
+    label_nodes.push_back(-1);
     dispatches.push_back(std::move(d));
   }
   for (size_t i = 0; i < body.size(); ++i) {
     dispatches.push_back(std::move(body[i]));
     labels.push_back(std::move(body_labels[i]));
+    label_nodes.push_back(body_nodes[i]);
   }
   for (int t : seg->outputs_) {
     Dispatch d;
@@ -268,6 +273,7 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const
     seg->gpu_bytes_ += e.staging.bytes();
     seg->output_edges_.push_back(std::move(e));
     labels.push_back("convert_from_phwc4.comp for tensor '" + graph.tensors[static_cast<size_t>(t)].name + "'");
+    label_nodes.push_back(-1);
     dispatches.push_back(std::move(d));
   }
 
@@ -329,9 +335,19 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const
       if (loc >= 0) step.uniforms.push_back({loc, u});  // -1: optimised away in this variant
     }
     seg->steps_.push_back(std::move(step));
-    seg->info_.push_back({labels[i], d.shader.template_name, d.grid, d.workgroup});
+    seg->info_.push_back({labels[i], d.shader.template_name, d.grid, d.workgroup, label_nodes[i]});
   }
-  if (seg->measure_gpu_time_ && info.timer_query) {
+  if (options.profile_dispatches) {
+    seg->profiling_ = true;
+    seg->profile_.dispatch_ns.assign(seg->steps_.size(), 0);
+    if (info.timer_query) {
+      for (size_t i = 0; i < seg->steps_.size(); ++i) {
+        GLD_ASSIGN_OR_RETURN(GlTimerQuery q, GlTimerQuery::Create());
+        seg->dispatch_timers_.push_back(std::move(q));
+      }
+      seg->profile_.gpu_timer = true;
+    }
+  } else if (seg->measure_gpu_time_ && info.timer_query) {
     GLD_ASSIGN_OR_RETURN(seg->timer_, GlTimerQuery::Create());
   }
   GLD_RETURN_IF_ERROR(CheckGlError(("creating " + label).c_str()));
@@ -365,12 +381,29 @@ Status GlSegment::Run(const std::vector<HostInput>& inputs, const std::vector<Ho
   }
   GlEnvironment::ScopedCurrent current(env_);
   GLD_RETURN_IF_ERROR(current.status());
+  using Clock = std::chrono::steady_clock;
+  auto elapsed_ns = [](Clock::time_point since) {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - since).count());
+  };
+  Clock::time_point upload_start;
+  if (profiling_) {
+    glFinish();
+    upload_start = Clock::now();
+  }
   for (size_t i = 0; i < inputs.size(); ++i) {
     GLD_RETURN_IF_ERROR(input_edges_[i].staging.Write(0, inputs[i].data, inputs[i].bytes));
   }
+  uint64_t upload_ns = 0;
+  Clock::time_point dispatches_start;
+  if (profiling_) {
+    glFinish();
+    upload_ns = elapsed_ns(upload_start);
+    dispatches_start = Clock::now();
+  }
+  std::vector<uint64_t> run_ns(profiling_ ? steps_.size() : 0, 0);
   const bool use_timer = measure_gpu_time_ && timer_.valid();
   std::chrono::steady_clock::time_point start;
-  if (measure_gpu_time_) {
+  if (measure_gpu_time_ && !profiling_) {
     if (use_timer) {
       timer_.Begin();
     } else {
@@ -378,14 +411,32 @@ Status GlSegment::Run(const std::vector<HostInput>& inputs, const std::vector<Ho
       start = std::chrono::steady_clock::now();
     }
   }
-  for (const Step& s : steps_) {
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const Step& s = steps_[i];
     glUseProgram(s.program->id());
     for (const BoundUniform& u : s.uniforms) SetUniform(u.location, u.value);
     for (const auto& [binding, id] : s.bindings) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, id);
+    Clock::time_point dispatch_start;
+    if (profiling_) {
+      if (profile_.gpu_timer) {
+        dispatch_timers_[i].Begin();
+      } else {
+        glFinish();
+        dispatch_start = Clock::now();
+      }
+    }
     glDispatchCompute(s.groups[0], s.groups[1], s.groups[2]);
+    if (profiling_) {
+      if (profile_.gpu_timer) {
+        dispatch_timers_[i].End();
+      } else {
+        glFinish();
+        run_ns[i] = elapsed_ns(dispatch_start);
+      }
+    }
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
   }
-  if (measure_gpu_time_) {
+  if (measure_gpu_time_ && !profiling_) {
     if (use_timer) {
       timer_.End();
     } else {
@@ -398,14 +449,66 @@ Status GlSegment::Run(const std::vector<HostInput>& inputs, const std::vector<Ho
   glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
   glUseProgram(0);
   GLD_RETURN_IF_ERROR(CheckGlError(("running " + label_).c_str()));
+  Clock::time_point download_start;
+  uint64_t dispatches_wall_ns = 0;
+  if (profiling_) {
+    glFinish();  // the download alone, not the wait for the dispatches
+    download_start = Clock::now();
+    dispatches_wall_ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(download_start - dispatches_start).count());
+  }
   for (size_t i = 0; i < outputs.size(); ++i) {
     GLD_RETURN_IF_ERROR(output_edges_[i].staging.Read(0, outputs[i].data, outputs[i].bytes));
   }
-  if (use_timer) {
+  if (use_timer && !profiling_) {
     auto ns = timer_.ElapsedNs();
     last_gpu_ns_ = ns.ok() ? *ns : 0;
   }
+  if (profiling_) {
+    const uint64_t download_ns = elapsed_ns(download_start);
+    bool valid = true;
+    if (profile_.gpu_timer) {
+      for (size_t i = 0; i < steps_.size() && valid; ++i) {
+        auto ns = dispatch_timers_[i].ElapsedNs();
+        if (ns.ok()) {
+          run_ns[i] = *ns;
+        } else {
+          Log().debug("GL: {}: profile of this run dropped: {}", label_, ns.status().message());
+          valid = false;
+        }
+      }
+      // Some drivers (llvmpipe) expose the timer but do not time compute
+      // work with it; then the dispatches' wall time between glFinish calls
+      // is the better measure.
+      uint64_t timed = 0;
+      for (uint64_t ns : run_ns) timed += ns;
+      if (valid && timed * 1000 < dispatches_wall_ns) {
+        Log().info("GL: {}: timer queries report {} ns for {} ns of dispatches; timing each dispatch between "
+                   "glFinish calls instead",
+                   label_, timed, dispatches_wall_ns);
+        profile_.gpu_timer = false;
+        valid = false;
+      }
+    }
+    if (valid) {
+      uint64_t total = 0;
+      for (size_t i = 0; i < steps_.size(); ++i) {
+        profile_.dispatch_ns[i] += run_ns[i];
+        total += run_ns[i];
+      }
+      profile_.upload_ns += upload_ns;
+      profile_.download_ns += download_ns;
+      ++profile_.runs;
+      if (measure_gpu_time_) last_gpu_ns_ = total;
+    }
+  }
   return OkStatus();
+}
+
+void GlSegment::ResetProfile() {
+  std::fill(profile_.dispatch_ns.begin(), profile_.dispatch_ns.end(), 0);
+  profile_.upload_ns = profile_.download_ns = 0;
+  profile_.runs = 0;
 }
 
 void GlSegment::ReleaseGl() {
@@ -414,6 +517,7 @@ void GlSegment::ReleaseGl() {
   tensor_buffers_.clear();
   constant_buffers_.clear();
   timer_.Reset();
+  dispatch_timers_.clear();
 }
 
 GlSegment::~GlSegment() {
@@ -428,6 +532,7 @@ GlSegment::~GlSegment() {
     for (Edge& e : input_edges_) e.staging.Abandon();
     for (Edge& e : output_edges_) e.staging.Abandon();
     timer_.Abandon();
+    for (GlTimerQuery& q : dispatch_timers_) q.Abandon();
     return;
   }
   ReleaseGl();

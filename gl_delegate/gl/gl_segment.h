@@ -32,6 +32,10 @@ struct GlSegmentOptions {
   // Measure GPU time of each Run (GL_EXT_disjoint_timer_query when present,
   // otherwise glFinish around the dispatches).
   bool measure_gpu_time = false;
+  // Time each dispatch of every Run (GL_EXT_disjoint_timer_query when
+  // present, otherwise wall time between glFinish calls) and the host
+  // transfers; see profile(). Takes the place of measure_gpu_time's timer.
+  bool profile_dispatches = false;
   // Name used in labels and messages: "<name> (nodes 3-9)".
   std::string name = "GL segment";
 };
@@ -42,6 +46,17 @@ struct DispatchInfo {
   std::string template_name;
   std::array<uint32_t, 3> grid = {0, 0, 0};
   Workgroup workgroup = {0, 0, 0};
+  int node = -1;             // graph node index; -1 for edge conversions
+};
+
+// Times of a profiled segment (GlSegmentOptions::profile_dispatches),
+// summed over `runs` Runs.
+struct SegmentProfile {
+  std::vector<uint64_t> dispatch_ns;  // per dispatch, indexed like dispatch_info()
+  uint64_t upload_ns = 0;    // host -> staging buffers (wall time)
+  uint64_t download_ns = 0;  // staging buffers -> host, after the GPU finished (wall time)
+  int64_t runs = 0;
+  bool gpu_timer = false;    // dispatch times from timer queries; else glFinish wall time
 };
 
 class GlSegment {
@@ -82,6 +97,9 @@ class GlSegment {
   uint64_t last_gpu_time_ns() const { return last_gpu_ns_; }
   // "GL segment (nodes 0-11)"
   const std::string& label() const { return label_; }
+  bool profiling() const { return profiling_; }
+  const SegmentProfile& profile() const { return profile_; }
+  void ResetProfile();
 
  private:
   struct BoundUniform {
@@ -117,6 +135,9 @@ class GlSegment {
   bool measure_gpu_time_ = false;
   uint64_t last_gpu_ns_ = 0;
   GlTimerQuery timer_;
+  bool profiling_ = false;
+  SegmentProfile profile_;
+  std::vector<GlTimerQuery> dispatch_timers_;  // one per dispatch when profile_.gpu_timer
 };
 
 }  // namespace gld::gl

@@ -35,6 +35,35 @@ void ComputeSegmentEdges(const Graph& graph, Segment& segment) {
   }
 }
 
+// Keeps the `max_segments` largest segments (earlier first among equals)
+// and moves the nodes of the others to the CPU.
+void LimitSegments(int max_segments, Partition& p) {
+  std::vector<size_t> order(p.segments.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return p.segments[a].nodes.size() > p.segments[b].nodes.size();
+  });
+  std::vector<bool> keep(p.segments.size(), false);
+  for (size_t k = 0; k < static_cast<size_t>(max_segments); ++k) keep[order[k]] = true;
+  const std::string reason = "max_delegated_partitions=" + std::to_string(max_segments);
+  std::vector<Segment> kept;
+  for (size_t i = 0; i < p.segments.size(); ++i) {
+    for (int n : p.segments[i].nodes) {
+      NodePlacement& place = p.nodes[static_cast<size_t>(n)];
+      if (keep[i]) {
+        place.segment = static_cast<int>(kept.size());
+      } else {
+        place.on_gpu = false;
+        place.segment = -1;
+        place.reason = reason;
+        --p.gpu_nodes;
+      }
+    }
+    if (keep[i]) kept.push_back(std::move(p.segments[i]));
+  }
+  p.segments = std::move(kept);
+}
+
 }  // namespace
 
 std::vector<OpType> GpuBackend::SupportedOps() const { return GpuBackendOps(); }
@@ -75,6 +104,9 @@ Partition PartitionGraph(const Graph& graph, const PartitionOptions& options) {
     if (i == 0 || !p.nodes[i - 1].on_gpu) p.segments.emplace_back();
     place.segment = static_cast<int>(p.segments.size()) - 1;
     p.segments.back().nodes.push_back(static_cast<int>(i));
+  }
+  if (options.max_segments > 0 && p.segments.size() > static_cast<size_t>(options.max_segments)) {
+    LimitSegments(options.max_segments, p);
   }
   for (Segment& s : p.segments) ComputeSegmentEdges(graph, s);
 

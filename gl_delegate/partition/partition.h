@@ -38,6 +38,10 @@ struct PartitionOptions {
   const GpuBackend* gpu = nullptr;
   std::string cpu_reason = "backend is cpu";
   std::set<OpType> gpu_deny_ops;
+  // At most this many segments (0: no limit): the largest by node count stay,
+  // earlier first among equals; the nodes of the others run on the CPU with
+  // reason "max_delegated_partitions=N".
+  int max_segments = 0;
 };
 
 // Op names -> OpTypes; InvalidArgument naming an unknown op.

@@ -1,6 +1,7 @@
 #include "runtime/runtime.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <new>
 
@@ -124,7 +125,12 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
                                 std::to_string(options.num_threads));
   }
   num_threads_ = options.num_threads;
+  if (options.max_delegated_partitions < 0) {
+    return InvalidArgumentError("max_delegated_partitions must be 0 (no limit) or more, got " +
+                                std::to_string(options.max_delegated_partitions));
+  }
   PartitionOptions popts;
+  popts.max_segments = options.max_delegated_partitions;
   GLD_ASSIGN_OR_RETURN(popts.gpu_deny_ops, ParseOpNames(options.gpu_deny_ops));
 
   const int original_nodes = static_cast<int>(graph_.nodes.size());
@@ -142,6 +148,9 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
              memory_.arena_bytes, memory_.arena_tensors, memory_.arena_naive_bytes, memory_.dedicated_bytes);
 
   if (num_threads_ > 1) pool_ = std::make_unique<ThreadPool>(num_threads_);
+  profiling_ = options.enable_profiling;
+  step_ns_.assign(plan_.steps.size(), 0);
+  step_runs_.assign(plan_.steps.size(), 0);
   for (int t : graph_.inputs) inputs_.push_back(MakeTensorInfo(graph_.tensors[t]));
   for (int t : graph_.outputs) outputs_.push_back(MakeTensorInfo(graph_.tensors[t]));
   FillReport(options, original_nodes, pass_log.lines);
@@ -237,8 +246,54 @@ Status Runtime::Invoke() {
   ctx.tensors = &tensors_;
   ctx.pool = pool_.get();
   ctx.num_threads = num_threads_;
-  for (auto& step : plan_.steps) GLD_RETURN_IF_ERROR(step->Run(ctx));
+  for (size_t i = 0; i < plan_.steps.size(); ++i) {
+    Step& step = *plan_.steps[i];
+    if (!profiling_ || step.ProfilesItself()) {
+      GLD_RETURN_IF_ERROR(step.Run(ctx));
+      continue;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    GLD_RETURN_IF_ERROR(step.Run(ctx));
+    step_ns_[i] += static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+    ++step_runs_[i];
+  }
   return OkStatus();
+}
+
+std::vector<ProfileRow> Runtime::Profile() const {
+  std::vector<ProfileRow> rows;
+  if (!profiling_) return rows;
+  for (size_t i = 0; i < plan_.steps.size(); ++i) {
+    const Step& step = *plan_.steps[i];
+    if (step.ProfilesItself()) {
+      step.AppendProfile(&rows);
+      continue;
+    }
+    ProfileRow row;
+    row.name = step.label();
+    row.timing = "wall";
+    if (const auto* cpu_step = dynamic_cast<const CpuNodeStep*>(&step)) {
+      const Node& node = graph_.nodes[cpu_step->node_index()];
+      row.op = OpTypeName(node.op);
+      row.backend = "cpu";
+      row.fused = node.fused_names;
+    } else {
+      row.op = "GPU_SEGMENT";
+      row.backend = gpu_ != nullptr ? gpu_->name() : "gpu";
+    }
+    row.time_us = static_cast<double>(step_ns_[i]) / 1000.0;
+    row.count = step_runs_[i];
+    rows.push_back(std::move(row));
+  }
+  for (ProfileRow& row : rows) row.time_us = row.count > 0 ? row.time_us / static_cast<double>(row.count) : 0.0;
+  return rows;
+}
+
+void Runtime::ResetProfile() {
+  std::fill(step_ns_.begin(), step_ns_.end(), 0);
+  std::fill(step_runs_.begin(), step_runs_.end(), 0);
+  for (auto& step : plan_.steps) step->ResetProfile();
 }
 
 Status Runtime::GetOutput(int index, void* data, size_t bytes) const {

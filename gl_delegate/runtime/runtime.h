@@ -60,6 +60,10 @@ class Runtime {
   const void* OutputData(int index) const;
 
   const InterpreterReport& report() const { return report_; }
+  // Options::enable_profiling: rows averaged over the runs since Create or
+  // ResetProfile (see Interpreter::profile()).
+  std::vector<ProfileRow> Profile() const;
+  void ResetProfile();
   const Partition& partition() const { return partition_; }
   const HostMemoryPlan& memory() const { return memory_; }
   size_t num_steps() const { return plan_.steps.size(); }
@@ -88,6 +92,10 @@ class Runtime {
   int num_threads_ = 1;
   std::vector<TensorInfo> inputs_, outputs_;
   InterpreterReport report_;
+  // Profiling of the steps that do not profile themselves: total ns and runs.
+  bool profiling_ = false;
+  std::vector<uint64_t> step_ns_;
+  std::vector<int64_t> step_runs_;
 };
 
 }  // namespace gld

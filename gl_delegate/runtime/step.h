@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cpu_kernels/cpu_kernel.h"
+#include "gldelegate/gldelegate.hpp"
 #include "gldelegate/status.hpp"
 #include "graph/graph.h"
 
@@ -37,6 +38,15 @@ class Step {
   virtual std::vector<int> host_outputs() const = 0;
   // Errors carry the label of what failed.
   virtual Status Run(StepContext& ctx) = 0;
+
+  // Profiling (Options::enable_profiling). A step that times its own parts
+  // (a GPU segment: each dispatch) says so here; the runtime times the
+  // others as a whole.
+  virtual bool ProfilesItself() const { return false; }
+  // The rows of a step that profiles itself, time_us being the total over
+  // `count` runs (the runtime turns totals into averages).
+  virtual void AppendProfile(std::vector<ProfileRow>* rows) const {}
+  virtual void ResetProfile() {}
 };
 
 // One node run by its CPU kernel.

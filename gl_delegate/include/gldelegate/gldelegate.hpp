@@ -51,6 +51,11 @@ struct Options {
   int egl_device = -1;       // EGL device index; -1: GLD_EGL_DEVICE or the first
   std::string cache_dir;     // program cache; empty: off
   std::string model_token;   // cache key part; empty: fingerprint of the model bytes
+  // At most this many GPU segments: the largest (by node count) stay on the
+  // GPU, the nodes of the others run on the CPU. 0: no limit.
+  int max_delegated_partitions = 0;
+  // Time every CPU node and every GPU dispatch (Interpreter::profile()).
+  bool enable_profiling = false;
 };
 
 struct QuantizationInfo {
@@ -133,6 +138,23 @@ struct InterpreterReport {
   uint64_t cpu_bytes_planned = 0;  // host tensor storage: arena + inputs/outputs/variables
   uint64_t cpu_bytes_naive = 0;    // the same without sharing (every tensor its own buffer)
   std::string gl_renderer;  // empty without GL
+  // Program cache (Options::cache_dir) during Create: programs loaded from
+  // it / compiled because it had none. 0 when the cache is off.
+  int cache_hits = 0, cache_misses = 0;
+};
+
+// One profiled unit (Options::enable_profiling): a CPU node, a GPU dispatch,
+// or a GPU segment's host transfers.
+struct ProfileRow {
+  std::string name;     // "node 3 (ADD)", "conv2d.comp for node 12 (CONV_2D)"
+  std::string op;       // "CONV_2D"; "CONVERT" / "UPLOAD" / "DOWNLOAD" at GPU segment edges
+  std::string backend;  // "cpu", "gl"
+  std::vector<std::string> fused;  // file ops folded into the node
+  double time_us = 0;   // average per run
+  int64_t count = 0;    // runs measured
+  // How time_us was taken: "gpu_timer" (GL_EXT_disjoint_timer_query),
+  // "gl_finish" (wall time between glFinish calls), "wall" (steady clock).
+  std::string timing;
 };
 
 class Interpreter {
@@ -151,6 +173,12 @@ class Interpreter {
   const void* OutputData(int index) const;
 
   const InterpreterReport& report() const;
+
+  // With Options::enable_profiling: one row per CPU node and per GPU
+  // dispatch, in plan order, averaged over the Invoke calls since Create or
+  // the last ResetProfile. Empty without profiling.
+  std::vector<ProfileRow> profile() const;
+  void ResetProfile();
 
   class Impl;
 

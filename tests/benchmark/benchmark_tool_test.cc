@@ -1,0 +1,336 @@
+// Runs the built gld_benchmark as a user would: the JSON report, TFLite's
+// flag names, profiling rows, inputs from .npy files, outputs to .npy files,
+// and a one-line error with a non-zero exit for each kind of bad input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gldelegate/model_builder.hpp"
+#include "gldelegate/npy.hpp"
+#include "json_reader.h"
+
+#ifdef GLD_BENCHMARK_PATH
+#define GLD_HAVE_BENCHMARK 1
+#else
+#define GLD_HAVE_BENCHMARK 0
+#define GLD_BENCHMARK_PATH ""
+#endif
+
+namespace gld {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::JsonReader;
+using testing::JsonValue;
+
+struct Result {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string ReadText(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int CountLines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+bool SkipGl() {
+  const char* v = std::getenv("GLD_SKIP_GL_TESTS");
+  return v != nullptr && *v != '\0' && std::string(v) != "0";
+}
+
+class BenchmarkToolTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!GLD_HAVE_BENCHMARK) GTEST_SKIP() << "gld_benchmark not built (GLD_BUILD_TOOLS=OFF)";
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("gld_benchmark_test_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    model_ = WriteModel();
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  Result Run(const std::string& args) {
+    fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    std::string cmd = std::string("GLD_LOG_LEVEL=off '") + GLD_BENCHMARK_PATH + "' " + args + " >'" + out.string() +
+                      "' 2>'" + err.string() + "'";
+    int status = std::system(cmd.c_str());
+    Result r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = ReadText(out);
+    r.err = ReadText(err);
+    return r;
+  }
+
+  // Runs with --json and returns the parsed report (fails the test when the
+  // run fails or the file is not JSON).
+  JsonValue RunJson(const std::string& args, Result* result = nullptr) {
+    const std::string json = (dir_ / "report.json").string();
+    fs::remove(json);
+    Result r = Run("--graph=" + model_ + " --json=" + json + " " + args);
+    if (result != nullptr) *result = r;
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::string error;
+    auto v = JsonReader::Parse(ReadText(json), &error);
+    EXPECT_TRUE(v.has_value()) << error;
+    return v.value_or(JsonValue());
+  }
+
+  // y = RELU(x * c2 + c1) on x [1, 2, 2, 3] named "in:0" (a ':' to escape).
+  std::string WriteModel() {
+    ModelBuilder b;
+    const std::vector<int> shape = {1, 2, 2, 3};
+    int x = b.AddInput("in:0", ElementType::kFloat32, shape);
+    int c1 = b.AddConstantFloat("c1", {3}, {1, 2, 3});
+    int c2 = b.AddConstantFloat("c2", {3}, {2, -1, 0.5f});
+    int m = b.AddTensor("m", ElementType::kFloat32, shape);
+    int s = b.AddTensor("s", ElementType::kFloat32, shape);
+    int y = b.AddTensor("out/y", ElementType::kFloat32, shape);
+    EXPECT_TRUE(b.AddOp("MUL", {x, c2}, {m}).ok());
+    EXPECT_TRUE(b.AddOp("ADD", {m, c1}, {s}).ok());
+    EXPECT_TRUE(b.AddOp("RELU", {s}, {y}).ok());
+    b.SetOutputs({y});
+    std::string path = (dir_ / "mul_add_relu.tflite").string();
+    EXPECT_TRUE(b.WriteFile(path).ok());
+    return path;
+  }
+
+  std::string WriteInput(const std::vector<float>& values, std::vector<int> shape, const std::string& name) {
+    NpyArray a;
+    a.type = ElementType::kFloat32;
+    a.shape = std::move(shape);
+    a.data.resize(values.size() * 4);
+    std::memcpy(a.data.data(), values.data(), a.data.size());
+    std::string path = (dir_ / name).string();
+    EXPECT_TRUE(WriteNpy(path, a).ok());
+    return path;
+  }
+
+  // A one-line error on stderr naming `needle`, and a non-zero exit.
+  void ExpectOneLineError(const Result& r, const std::string& needle) {
+    EXPECT_NE(r.exit_code, 0) << r.out;
+    EXPECT_EQ(CountLines(r.err), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("gld_benchmark: error: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << "wanted '" << needle << "' in: " << r.err;
+  }
+
+  fs::path dir_;
+  std::string model_;
+};
+
+TEST_F(BenchmarkToolTest, JsonReportHasEveryFigure) {
+  Result r;
+  JsonValue v = RunJson("--backend=cpu --num_runs=3 --warmup_runs=2", &r);
+  for (const char* key :
+       {"init_us", "first_inference_us", "warmup_avg_us", "inference_avg_us", "inference_std_us", "inference_min_us",
+        "inference_median_us", "inference_max_us", "num_runs", "backend", "precision", "gpu_nodes", "total_nodes",
+        "segments", "dispatches", "gpu_bytes_planned", "peak_rss_bytes", "cache_hits", "cache_misses"}) {
+    EXPECT_TRUE(v.Has(key)) << key;
+  }
+  if (::testing::Test::HasFailure()) return;
+  EXPECT_EQ(v["num_runs"].number, 3);
+  EXPECT_EQ(v["warmup_runs"].number, 2);
+  ASSERT_EQ(v["run_times_us"].array.size(), 3u);
+  EXPECT_EQ(v["backend"].string, "cpu");
+  EXPECT_EQ(v["precision"].string, "fp32");
+  EXPECT_EQ(v["gpu_nodes"].number, 0);
+  EXPECT_EQ(v["segments"].number, 0);
+  EXPECT_EQ(v["dispatches"].number, 0);
+  EXPECT_GE(v["total_nodes"].number, 1);
+  EXPECT_EQ(v["cache_hits"].number, 0);
+  EXPECT_EQ(v["cache_misses"].number, 0);
+  EXPECT_FALSE(v.Has("ops"));  // only with --enable_op_profiling
+  const double mn = v["inference_min_us"].number, med = v["inference_median_us"].number;
+  const double avg = v["inference_avg_us"].number, mx = v["inference_max_us"].number;
+  EXPECT_GT(mn, 0);
+  EXPECT_LE(mn, med);
+  EXPECT_LE(med, mx);
+  EXPECT_LE(mn, avg);
+  EXPECT_LE(avg, mx);
+  EXPECT_GE(v["inference_std_us"].number, 0);
+  EXPECT_GT(v["init_us"].number, 0);
+  EXPECT_GT(v["first_inference_us"].number, 0);
+  EXPECT_GT(v["warmup_avg_us"].number, 0);
+  EXPECT_GT(v["peak_rss_bytes"].number, 0);
+  EXPECT_GE(v["peak_rss_bytes"].number, v["rss_after_init_bytes"].number);
+  // The text report says the same.
+  EXPECT_NE(r.out.find("Initialized session in "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Inference timings in us: Init: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("First inference: "), std::string::npos);
+  EXPECT_NE(r.out.find("Warmup (avg): "), std::string::npos);
+  EXPECT_NE(r.out.find("Inference (avg): "), std::string::npos);
+  EXPECT_NE(r.out.find("placement: 0/"), std::string::npos);
+  EXPECT_NE(r.out.find("Memory (MB): RSS at start "), std::string::npos);
+  EXPECT_EQ(r.out.find("Peak memory footprint"), std::string::npos);
+}
+
+TEST_F(BenchmarkToolTest, MinSecsRunsAtLeastThatLong) {
+  JsonValue v = RunJson("--backend=cpu --num_runs=1 --warmup_runs=0 --min_secs=0.2");
+  ASSERT_TRUE(v.Has("run_times_us"));
+  double total = 0;
+  for (const JsonValue& t : v["run_times_us"].array) total += t.number;
+  EXPECT_GT(v["num_runs"].number, 1);
+  EXPECT_EQ(v["num_runs"].number, static_cast<double>(v["run_times_us"].array.size()));
+  // The loop stops once 0.2 s of wall time passed; the runs themselves take
+  // most of it.
+  EXPECT_GT(total, 0.05e6);
+  // Without warmup runs, the first inference is the first timed run.
+  EXPECT_EQ(v["first_inference_us"].number, v["run_times_us"].array[0].number);
+}
+
+TEST_F(BenchmarkToolTest, TfliteFlagNames) {
+  Result r;
+  JsonValue v = RunJson("--use_gpu=false --gpu_precision_loss_allowed=true --num_threads=2 --num_runs=2 "
+                        "--report_peak_memory_footprint",
+                        &r);
+  ASSERT_TRUE(v.Has("backend"));
+  EXPECT_EQ(v["backend"].string, "cpu");
+  EXPECT_EQ(v["precision"].string, "fp16");
+  EXPECT_EQ(v["threads"].number, 2);
+  EXPECT_NE(r.out.find("Peak memory footprint (MB): init="), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" overall="), std::string::npos) << r.out;
+}
+
+TEST_F(BenchmarkToolTest, CpuProfilingRowsAndTables) {
+  Result r;
+  JsonValue v = RunJson("--backend=cpu --num_runs=4 --enable_op_profiling", &r);
+  ASSERT_TRUE(v.Has("ops"));
+  const auto& ops = v["ops"].array;
+  ASSERT_EQ(ops.size(), static_cast<size_t>(v["total_nodes"].number));
+  std::set<std::string> names;
+  for (const JsonValue& row : ops) {
+    EXPECT_EQ(row["backend"].string, "cpu");
+    EXPECT_EQ(row["count"].number, 4);
+    EXPECT_EQ(row["timing"].string, "wall");
+    EXPECT_GE(row["time_us"].number, 0);
+    EXPECT_EQ(row["fused"].kind, JsonValue::kArray);
+    names.insert(row["op"].string);
+  }
+  EXPECT_EQ(names.count("MUL"), 1u);
+  EXPECT_EQ(names.count("RELU") + names.count("ADD"), names.size() - 1);
+  EXPECT_NE(r.out.find("Operator-wise profiling: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Totals per op type:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("node 0 (MUL)"), std::string::npos) << r.out;
+}
+
+TEST_F(BenchmarkToolTest, GlProfilingAndPartitionLimit) {
+  Result r = Run("--graph=" + model_ + " --backend=gl --num_runs=1");
+  if (r.exit_code != 0) {
+    if (SkipGl()) GTEST_SKIP() << "no GL (GLD_SKIP_GL_TESTS): " << r.err;
+    FAIL() << "no GL backend (set GLD_SKIP_GL_TESTS=1 to skip): " << r.err;
+  }
+  JsonValue v = RunJson("--use_gpu=true --num_runs=2 --enable_op_profiling --gpu_deny_ops=ADD");
+  ASSERT_TRUE(v.Has("ops"));
+  EXPECT_EQ(v["backend"].string, "gl");
+  ASSERT_EQ(v["segments"].number, 2);  // MUL | ADD on the CPU | RELU
+  int dispatch_rows = 0, cpu_rows = 0;
+  for (const JsonValue& row : v["ops"].array) {
+    EXPECT_EQ(row["count"].number, 2) << row["name"].string;
+    if (row["backend"].string == "cpu") {
+      ++cpu_rows;
+      EXPECT_EQ(row["op"].string, "ADD");
+    } else if (row["op"].string != "UPLOAD" && row["op"].string != "DOWNLOAD") {
+      ++dispatch_rows;
+    }
+  }
+  EXPECT_EQ(dispatch_rows, v["dispatches"].number);
+  EXPECT_EQ(cpu_rows, v["total_nodes"].number - v["gpu_nodes"].number);
+  EXPECT_GT(v["gpu_bytes_planned"].number, 0);
+
+  JsonValue limited = RunJson("--backend=gl --num_runs=1 --gpu_deny_ops=ADD --max_delegated_partitions=1");
+  ASSERT_TRUE(limited.Has("segments"));
+  EXPECT_EQ(limited["segments"].number, 1);
+  EXPECT_LT(limited["gpu_nodes"].number, v["gpu_nodes"].number);
+  EXPECT_EQ(limited["total_nodes"].number, v["total_nodes"].number);
+}
+
+TEST_F(BenchmarkToolTest, InputFilesInAndOutputsOut) {
+  std::vector<float> x = {-3, -2, -1, 0, 1, 2, 3, 4, 5, 0.5f, -0.5f, 1.5f};
+  std::string npy = WriteInput(x, {1, 2, 2, 3}, "x.npy");
+  fs::path out_dir = dir_ / "outs";
+  for (const std::string backend : {"cpu", "auto"}) {
+    fs::remove_all(out_dir);
+    Result r = Run("--graph=" + model_ + " --backend=" + backend + " --num_runs=2 --input_layer_value_files=in::0:" +
+                   npy + " --output_dir=" + out_dir.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("from " + npy), std::string::npos) << r.out;
+    auto y = ReadNpy((out_dir / "0_out_y.npy").string());
+    ASSERT_TRUE(y.ok()) << y.status().ToString();
+    EXPECT_EQ(y->shape, (std::vector<int>{1, 2, 2, 3}));
+    ASSERT_EQ(y->data.size(), x.size() * 4);
+    std::vector<float> got(x.size());
+    std::memcpy(got.data(), y->data.data(), y->data.size());
+    const float c1[3] = {1, 2, 3}, c2[3] = {2, -1, 0.5f};
+    for (size_t i = 0; i < x.size(); ++i) {
+      EXPECT_EQ(got[i], std::max(0.0f, x[i] * c2[i % 3] + c1[i % 3])) << backend << " element " << i;
+    }
+  }
+}
+
+TEST_F(BenchmarkToolTest, BadFlagsAreOneLineErrors) {
+  ExpectOneLineError(Run("--graph=" + model_ + " --no_such_flag"), "--no_such_flag");
+  ExpectOneLineError(Run("--num_runs=3"), "--graph");
+  ExpectOneLineError(Run("--graph=" + model_ + " --num_runs=0"), "--num_runs");
+  ExpectOneLineError(Run("--graph=" + model_ + " --num_runs=many"), "--num_runs");
+  ExpectOneLineError(Run("--graph=" + model_ + " --warmup_runs=-1"), "--warmup_runs");
+  ExpectOneLineError(Run("--graph=" + model_ + " --min_secs=-1"), "--min_secs");
+  ExpectOneLineError(Run("--graph=" + model_ + " --backend=vulkan"), "vulkan");
+  ExpectOneLineError(Run("--graph=" + model_ + " --precision=fp8"), "fp8");
+  ExpectOneLineError(Run("--graph=" + model_ + " --use_gpu=maybe"), "--use_gpu");
+  ExpectOneLineError(Run("--graph=" + model_ + " --use_gpu=true --backend=cpu"), "disagree");
+  ExpectOneLineError(Run("--graph=" + model_ + " --gpu_precision_loss_allowed=true --precision=fp32"), "disagree");
+  ExpectOneLineError(Run("--graph=" + model_ + " --cache_dir=a --delegate_serialize_dir=b"), "disagree");
+  ExpectOneLineError(Run("--graph=" + model_ + " --max_delegated_partitions=-2"), "--max_delegated_partitions");
+  ExpectOneLineError(Run("--graph=" + model_ + " --threads=0"), "--threads");
+  ExpectOneLineError(Run("--graph=" + model_ + " --gpu_deny_ops=NOT_AN_OP"), "NOT_AN_OP");
+  ExpectOneLineError(Run("--graph=" + model_ + " --input_layer_value_files=in0"), "in0");
+}
+
+TEST_F(BenchmarkToolTest, MissingFileAndBadModelAreOneLineErrors) {
+  const std::string missing = (dir_ / "missing.tflite").string();
+  ExpectOneLineError(Run("--graph=" + missing), missing);
+  const fs::path junk = dir_ / "junk.tflite";
+  std::ofstream(junk, std::ios::binary) << "this is not a flatbuffer, just forty-odd bytes of text";
+  ExpectOneLineError(Run("--graph=" + junk.string()), junk.string());
+  // A real model cut short.
+  const std::string bytes = ReadText(model_);
+  const fs::path cut = dir_ / "cut.tflite";
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  ExpectOneLineError(Run("--graph=" + cut.string()), cut.string());
+}
+
+TEST_F(BenchmarkToolTest, BadInputFilesAreOneLineErrors) {
+  const fs::path garbage = dir_ / "garbage.npy";
+  std::ofstream(garbage, std::ios::binary) << "\x93NUMPY but not really";
+  ExpectOneLineError(Run("--graph=" + model_ + " --backend=cpu --input_layer_value_files=in::0:" + garbage.string()),
+                     garbage.string());
+  const std::string missing = (dir_ / "missing.npy").string();
+  ExpectOneLineError(Run("--graph=" + model_ + " --backend=cpu --input_layer_value_files=in::0:" + missing),
+                     missing);
+  const std::string wrong_shape = WriteInput(std::vector<float>(6, 1.0f), {1, 6}, "wrong_shape.npy");
+  ExpectOneLineError(Run("--graph=" + model_ + " --backend=cpu --input_layer_value_files=in::0:" + wrong_shape),
+                     "shape [1, 6]");
+  ExpectOneLineError(Run("--graph=" + model_ + " --backend=cpu --input_layer_value_files=nope:" + wrong_shape),
+                     "no input named 'nope'");
+}
+
+}  // namespace
+}  // namespace gld

@@ -1,0 +1,399 @@
+// gld_benchmark: measures a .tflite model the way TensorFlow Lite's
+// benchmark_model does (init, first inference, warmup, timed runs, memory),
+// with TFLite's flag names where they mean the same thing, optional per-op
+// profiling, a JSON report and the outputs as .npy files.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/bench_stats.h"
+#include "common/flags.h"
+#include "common/json.h"
+#include "common/tensor_io.h"
+#include "common/tensors.h"
+#include "gldelegate/gldelegate.hpp"
+
+namespace {
+
+constexpr char kTool[] = "gld_benchmark";
+using Clock = std::chrono::steady_clock;
+
+double MicrosSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+}
+
+double Mb(uint64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
+
+struct Flags {
+  std::string graph;
+  int num_runs = 50;
+  int warmup_runs = 1;
+  double min_secs = 0;
+  gld::tools::BackendFlags backend;
+  std::string use_gpu;                     // TFLite: true -> gl, false -> cpu
+  std::string gpu_precision_loss_allowed;  // TFLite: true -> fp16
+  int max_delegated_partitions = 0;
+  std::string cache_dir, delegate_serialize_dir;
+  std::string model_token, delegate_serialize_token;
+  bool enable_op_profiling = false;
+  bool report_peak_memory_footprint = false;
+  std::string input_layer_value_files;
+  uint64_t seed = 0;
+  std::string json, output_dir;
+};
+
+// "true"/"false" (also 1/0) as TFLite's boolean flags take them.
+gld::StatusOr<bool> ParseBool(const std::string& flag, const std::string& value) {
+  if (value == "true" || value == "1") return true;
+  if (value == "false" || value == "0") return false;
+  return gld::InvalidArgumentError(flag + " expects true or false, got '" + value + "'");
+}
+
+// One of two synonymous flags (ours and TFLite's); an error when both are
+// given with different values.
+gld::StatusOr<std::string> EitherFlag(const std::string& a_name, const std::string& a, const std::string& b_name,
+                                      const std::string& b) {
+  if (!a.empty() && !b.empty() && a != b) {
+    return gld::InvalidArgumentError(a_name + " '" + a + "' and " + b_name + " '" + b + "' disagree; give one");
+  }
+  return a.empty() ? b : a;
+}
+
+// Options from the flags; also settles the TFLite synonyms.
+gld::StatusOr<gld::Options> MakeBenchmarkOptions(const CLI::App& app, Flags& f) {
+  if (f.num_runs < 1) return gld::InvalidArgumentError("--num_runs must be at least 1, got " + std::to_string(f.num_runs));
+  if (f.warmup_runs < 0) {
+    return gld::InvalidArgumentError("--warmup_runs must be 0 or more, got " + std::to_string(f.warmup_runs));
+  }
+  if (!(f.min_secs >= 0) || f.min_secs > 86400) {
+    return gld::InvalidArgumentError("--min_secs must be in [0, 86400], got " + std::to_string(f.min_secs));
+  }
+  if (f.max_delegated_partitions < 0) {
+    return gld::InvalidArgumentError("--max_delegated_partitions must be 0 (no limit) or more, got " +
+                                     std::to_string(f.max_delegated_partitions));
+  }
+  if (!f.use_gpu.empty()) {
+    GLD_ASSIGN_OR_RETURN(bool gpu, ParseBool("--use_gpu", f.use_gpu));
+    const std::string implied = gpu ? "gl" : "cpu";
+    if (app.count("--backend") > 0 && f.backend.backend != implied) {
+      return gld::InvalidArgumentError("--use_gpu=" + f.use_gpu + " and --backend=" + f.backend.backend + " disagree");
+    }
+    f.backend.backend = implied;
+  }
+  if (!f.gpu_precision_loss_allowed.empty()) {
+    GLD_ASSIGN_OR_RETURN(bool fp16, ParseBool("--gpu_precision_loss_allowed", f.gpu_precision_loss_allowed));
+    const std::string implied = fp16 ? "fp16" : "fp32";
+    if (app.count("--precision") > 0 && f.backend.precision != implied) {
+      return gld::InvalidArgumentError("--gpu_precision_loss_allowed=" + f.gpu_precision_loss_allowed +
+                                       " and --precision=" + f.backend.precision + " disagree");
+    }
+    f.backend.precision = implied;
+  }
+  GLD_ASSIGN_OR_RETURN(gld::Options o, gld::tools::MakeOptions(f.backend));
+  GLD_ASSIGN_OR_RETURN(o.cache_dir, EitherFlag("--cache_dir", f.cache_dir, "--delegate_serialize_dir",
+                                               f.delegate_serialize_dir));
+  GLD_ASSIGN_OR_RETURN(o.model_token, EitherFlag("--model_token", f.model_token, "--delegate_serialize_token",
+                                                 f.delegate_serialize_token));
+  o.max_delegated_partitions = f.max_delegated_partitions;
+  o.enable_profiling = f.enable_op_profiling;
+  return o;
+}
+
+struct Results {
+  double load_us = 0, init_us = 0;
+  std::vector<double> warmup_us, run_us;
+  double first_us = 0;
+  gld::tools::ProcessMemory start_mem, init_mem, end_mem;
+  std::vector<gld::ProfileRow> profile;
+};
+
+using InputFiles = std::vector<std::pair<std::string, std::string>>;
+
+// Inputs from --input_layer_value_files, the rest seeded random values.
+gld::Status SetInputs(gld::Interpreter& interp, const InputFiles& specs, const Flags& f) {
+  std::map<int, std::string> files;
+  for (const auto& [name, file] : specs) {
+    GLD_ASSIGN_OR_RETURN(int index, gld::tools::FindInputIndex(interp.inputs(), name, "--input_layer_value_files"));
+    files[index] = file;
+  }
+  for (size_t i = 0; i < interp.inputs().size(); ++i) {
+    const gld::TensorInfo& info = interp.inputs()[i];
+    std::vector<uint8_t> data;
+    auto it = files.find(static_cast<int>(i));
+    if (it != files.end()) {
+      GLD_ASSIGN_OR_RETURN(data, gld::tools::LoadInputNpy(info, it->second));
+      std::cout << "Input " << i << " " << gld::tools::DescribeTensor(info) << " from " << it->second << "\n";
+    } else {
+      data = gld::tools::MakeRandomInput(info, f.seed, static_cast<int>(i));
+      std::cout << "Input " << i << " " << gld::tools::DescribeTensor(info) << " random (seed " << f.seed << ")\n";
+    }
+    GLD_RETURN_IF_ERROR(interp.SetInput(static_cast<int>(i), data.data(), data.size()));
+  }
+  return gld::OkStatus();
+}
+
+gld::Status TimedInvoke(gld::Interpreter& interp, std::vector<double>* times) {
+  const auto start = Clock::now();
+  GLD_RETURN_IF_ERROR(interp.Invoke());
+  times->push_back(MicrosSince(start));
+  return gld::OkStatus();
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+void PrintProfile(const std::vector<gld::ProfileRow>& rows, int64_t runs) {
+  double total = 0;
+  for (const auto& r : rows) total += r.time_us;
+  std::vector<size_t> order(rows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return rows[a].time_us > rows[b].time_us; });
+  std::map<std::string, int> timings;
+  for (const auto& r : rows) ++timings[r.timing];
+  std::string how;
+  for (const auto& [t, n] : timings) how += (how.empty() ? "" : ", ") + std::to_string(n) + " " + t;
+  std::printf("\nOperator-wise profiling: %zu rows, average over %lld runs (timing: %s)\n", rows.size(),
+              static_cast<long long>(runs), how.c_str());
+  std::printf("  gpu_timer: GL_EXT_disjoint_timer_query; gl_finish: wall time between glFinish; wall: steady clock\n");
+  std::printf("%12s %7s %7s  %-4s %-24s %s\n", "[time us]", "[%]", "[cum %]", "[be]", "[op]", "[name] {fused}");
+  double cumulative = 0;
+  for (size_t i : order) {
+    const auto& r = rows[i];
+    const double pct = total > 0 ? 100.0 * r.time_us / total : 0;
+    cumulative += pct;
+    std::string name = r.name;
+    if (!r.fused.empty()) name += " {" + JoinNames(r.fused) + "}";
+    std::printf("%12.1f %6.2f%% %6.2f%%  %-4s %-24s %s\n", r.time_us, pct, cumulative, r.backend.c_str(),
+                r.op.c_str(), name.c_str());
+  }
+  struct OpTotal {
+    std::string op, backend;
+    int rows = 0;
+    double time_us = 0;
+  };
+  std::map<std::pair<std::string, std::string>, OpTotal> by_op;
+  for (const auto& r : rows) {
+    OpTotal& t = by_op[{r.op, r.backend}];
+    t.op = r.op;
+    t.backend = r.backend;
+    ++t.rows;
+    t.time_us += r.time_us;
+  }
+  std::vector<OpTotal> totals;
+  for (auto& [key, t] : by_op) totals.push_back(t);
+  std::stable_sort(totals.begin(), totals.end(), [](const OpTotal& a, const OpTotal& b) { return a.time_us > b.time_us; });
+  std::printf("\nTotals per op type:\n%-24s %-4s %6s %12s %7s\n", "[op]", "[be]", "[rows]", "[time us]", "[%]");
+  for (const auto& t : totals) {
+    std::printf("%-24s %-4s %6d %12.1f %6.2f%%\n", t.op.c_str(), t.backend.c_str(), t.rows, t.time_us,
+                total > 0 ? 100.0 * t.time_us / total : 0);
+  }
+  std::printf("%-24s %-4s %6zu %12.1f\n", "total", "", rows.size(), total);
+}
+
+std::string MakeJson(const Flags& f, const gld::Options& o, const gld::InterpreterReport& rep, const Results& res) {
+  const gld::tools::TimingStats warm = gld::tools::ComputeTimingStats(res.warmup_us);
+  const gld::tools::TimingStats run = gld::tools::ComputeTimingStats(res.run_us);
+  gld::tools::JsonWriter j;
+  j.BeginObject();
+  j.Key("tool").String(kTool).Key("version").String(gld::VersionString());
+  j.Key("graph").String(f.graph);
+  j.Key("backend").String(gld::BackendName(rep.backend));
+  j.Key("backend_requested").String(gld::BackendName(o.backend));
+  j.Key("precision").String(gld::PrecisionName(rep.precision));
+  j.Key("threads").Int(o.num_threads);
+  j.Key("gl_renderer").String(rep.gl_renderer);
+  j.Key("load_us").Number(res.load_us);
+  j.Key("init_us").Number(res.init_us);
+  j.Key("first_inference_us").Number(res.first_us);
+  j.Key("warmup_runs").Int(static_cast<int64_t>(res.warmup_us.size()));
+  j.Key("warmup_avg_us").Number(warm.mean);
+  j.Key("num_runs").Int(static_cast<int64_t>(run.count));
+  j.Key("inference_avg_us").Number(run.mean);
+  j.Key("inference_std_us").Number(run.std);
+  j.Key("inference_min_us").Number(run.min);
+  j.Key("inference_median_us").Number(run.median);
+  j.Key("inference_p90_us").Number(run.p90);
+  j.Key("inference_max_us").Number(run.max);
+  j.Key("run_times_us").BeginArray();
+  for (double v : res.run_us) j.Number(v);
+  j.EndArray();
+  j.Key("placement").String(rep.placement_line);
+  j.Key("gpu_nodes").Int(rep.gpu_nodes);
+  j.Key("total_nodes").Int(rep.total_nodes);
+  j.Key("original_nodes").Int(rep.original_nodes);
+  j.Key("segments").Int(rep.segments);
+  j.Key("dispatches").Int(rep.dispatches);
+  j.Key("gpu_bytes_planned").Int(static_cast<int64_t>(rep.gpu_bytes_planned));
+  j.Key("gpu_bytes_naive").Int(static_cast<int64_t>(rep.gpu_bytes_naive));
+  j.Key("cpu_bytes_planned").Int(static_cast<int64_t>(rep.cpu_bytes_planned));
+  j.Key("rss_start_bytes").Int(static_cast<int64_t>(res.start_mem.rss_bytes));
+  j.Key("rss_after_init_bytes").Int(static_cast<int64_t>(res.init_mem.rss_bytes));
+  j.Key("peak_rss_after_init_bytes").Int(static_cast<int64_t>(res.init_mem.peak_rss_bytes));
+  j.Key("peak_rss_bytes").Int(static_cast<int64_t>(res.end_mem.peak_rss_bytes));
+  j.Key("cache_dir").String(o.cache_dir);
+  j.Key("cache_hits").Int(rep.cache_hits);
+  j.Key("cache_misses").Int(rep.cache_misses);
+  if (f.enable_op_profiling) {
+    j.Key("ops").BeginArray();
+    for (const auto& r : res.profile) {
+      j.BeginObject();
+      j.Key("name").String(r.name).Key("op").String(r.op).Key("backend").String(r.backend);
+      j.Key("fused").StringArray(r.fused);
+      j.Key("time_us").Number(r.time_us).Key("count").Int(r.count).Key("timing").String(r.timing);
+      j.EndObject();
+    }
+    j.EndArray();
+  }
+  j.EndObject();
+  return j.str();
+}
+
+int Run(const CLI::App& app, Flags& f) {
+  auto options = MakeBenchmarkOptions(app, f);
+  if (!options.ok()) {
+    std::cerr << kTool << ": error: " << options.status().message() << "\n";
+    return 2;
+  }
+  auto input_files = gld::tools::ParseInputLayerValueFiles(f.input_layer_value_files);
+  if (!input_files.ok()) {
+    std::cerr << kTool << ": error: " << input_files.status().message() << "\n";
+    return 2;
+  }
+  Results res;
+  // Memory figures are best effort: zeros where /proc is missing.
+  auto memory = [] {
+    auto m = gld::tools::ReadProcessMemory();
+    return m.ok() ? *m : gld::tools::ProcessMemory{};
+  };
+  res.start_mem = memory();
+
+  std::cout << kTool << " " << gld::VersionString() << "\nGraph: [" << f.graph << "]\n";
+  const auto init_start = Clock::now();
+  auto model = gld::Model::FromFile(f.graph);
+  if (!model.ok()) return gld::tools::Fail(kTool, model.status());
+  res.load_us = MicrosSince(init_start);
+  auto created = gld::Interpreter::Create(**model, *options);
+  if (!created.ok()) return gld::tools::Fail(kTool, created.status());
+  res.init_us = MicrosSince(init_start);
+  res.init_mem = memory();
+  gld::Interpreter& interp = **created;
+  const gld::InterpreterReport& rep = interp.report();
+
+  std::printf("Loaded model in %.3f ms\n", res.load_us / 1000.0);
+  std::printf("Initialized session in %.3f ms.\n", res.init_us / 1000.0);
+  std::printf("Backend: %s (asked for %s), precision %s, %d thread(s)\n", gld::BackendName(rep.backend),
+              gld::BackendName(options->backend), gld::PrecisionName(rep.precision), options->num_threads);
+  if (!rep.gl_renderer.empty()) std::printf("GL renderer: %s\n", rep.gl_renderer.c_str());
+  std::printf("%s (%d nodes in the file, %d after transforms), %d dispatches\n", rep.placement_line.c_str(),
+              rep.original_nodes, rep.total_nodes, rep.dispatches);
+  std::printf("Planned GPU bytes: %llu (one object per tensor: %llu); planned CPU bytes: %llu\n",
+              static_cast<unsigned long long>(rep.gpu_bytes_planned),
+              static_cast<unsigned long long>(rep.gpu_bytes_naive),
+              static_cast<unsigned long long>(rep.cpu_bytes_planned));
+  if (!options->cache_dir.empty()) {
+    std::printf("Program cache %s: %d hits, %d misses\n", options->cache_dir.c_str(), rep.cache_hits,
+                rep.cache_misses);
+  }
+
+  gld::Status s = SetInputs(interp, *input_files, f);
+  if (!s.ok()) return gld::tools::Fail(kTool, s);
+  if (!f.output_dir.empty()) {
+    s = gld::tools::MakeOutputDir(f.output_dir, "--output_dir");
+    if (!s.ok()) return gld::tools::Fail(kTool, s);
+  }
+
+  for (int i = 0; i < f.warmup_runs; ++i) {
+    s = TimedInvoke(interp, &res.warmup_us);
+    if (!s.ok()) return gld::tools::Fail(kTool, s);
+  }
+  interp.ResetProfile();
+  std::printf("Running benchmark for at least %d iterations and at least %g seconds\n", f.num_runs, f.min_secs);
+  const auto runs_start = Clock::now();
+  while (static_cast<int>(res.run_us.size()) < f.num_runs || MicrosSince(runs_start) < f.min_secs * 1e6) {
+    s = TimedInvoke(interp, &res.run_us);
+    if (!s.ok()) return gld::tools::Fail(kTool, s);
+  }
+  res.first_us = res.warmup_us.empty() ? res.run_us.front() : res.warmup_us.front();
+  res.end_mem = memory();
+  if (f.enable_op_profiling) res.profile = interp.profile();
+
+  const gld::tools::TimingStats warm = gld::tools::ComputeTimingStats(res.warmup_us);
+  const gld::tools::TimingStats run = gld::tools::ComputeTimingStats(res.run_us);
+  std::printf("count=%zu first=%.0f min=%.0f median=%.0f p90=%.0f max=%.0f avg=%.1f std=%.1f\n", run.count, run.first,
+              run.min, run.median, run.p90, run.max, run.mean, run.std);
+  std::printf("Inference timings in us: Init: %.0f, First inference: %.0f, Warmup (avg): %.1f, Inference (avg): %.1f\n",
+              res.init_us, res.first_us, warm.mean, run.mean);
+  std::printf("Inference (us): std %.1f, min %.1f, median %.1f, p90 %.1f, max %.1f over %zu runs\n", run.std, run.min,
+              run.median, run.p90, run.max, run.count);
+  std::printf("Memory (MB): RSS at start %.2f, after init %.2f, peak %.2f (VmHWM)\n", Mb(res.start_mem.rss_bytes),
+              Mb(res.init_mem.rss_bytes), Mb(res.end_mem.peak_rss_bytes));
+  if (f.report_peak_memory_footprint) {
+    std::printf("Peak memory footprint (MB): init=%.2f overall=%.2f\n", Mb(res.init_mem.peak_rss_bytes),
+                Mb(res.end_mem.peak_rss_bytes));
+  }
+  if (f.enable_op_profiling) {
+    PrintProfile(res.profile, res.profile.empty() ? 0 : res.profile.front().count);
+    std::printf("(timings above include the profiling's own waits: glFinish or timer queries per dispatch)\n");
+  }
+
+  if (!f.output_dir.empty()) {
+    std::vector<std::string> written;
+    s = gld::tools::WriteOutputsNpy(interp, f.output_dir, &written);
+    if (!s.ok()) return gld::tools::Fail(kTool, s);
+    for (const std::string& p : written) std::cout << "Wrote " << p << "\n";
+  }
+  if (!f.json.empty()) {
+    std::ofstream out(f.json, std::ios::binary | std::ios::trunc);
+    out << MakeJson(f, *options, rep, res);
+    out.close();
+    if (!out) return gld::tools::Fail(kTool, "cannot write --json file '" + f.json + "'");
+    std::cout << "Wrote " << f.json << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app("Benchmarks a .tflite model: init, first inference, warmup and timed runs, memory, optional "
+               "per-op profiling (TensorFlow Lite benchmark_model's flag names where they agree).",
+               kTool);
+  Flags f;
+  app.add_option("--graph", f.graph, "the .tflite model")->required();
+  app.add_option("--num_runs", f.num_runs, "timed runs (at least)")->capture_default_str();
+  app.add_option("--warmup_runs", f.warmup_runs, "untimed runs before them; the first is 'First inference'")
+      ->capture_default_str();
+  app.add_option("--min_secs", f.min_secs, "keep running until the timed runs took at least this long")
+      ->capture_default_str();
+  gld::tools::AddBackendFlags(app, f.backend, true, true);
+  app.add_option("--num_threads", f.backend.threads, "TFLite's name for --threads");
+  app.add_option("--use_gpu", f.use_gpu, "TFLite's name: true = --backend=gl, false = --backend=cpu");
+  app.add_option("--gpu_precision_loss_allowed", f.gpu_precision_loss_allowed,
+                 "TFLite's name: true = --precision=fp16, false = fp32");
+  app.add_option("--max_delegated_partitions", f.max_delegated_partitions,
+                 "at most N GPU segments (the largest); the rest runs on the CPU; 0: no limit")
+      ->capture_default_str();
+  app.add_option("--cache_dir", f.cache_dir, "program cache folder");
+  app.add_option("--delegate_serialize_dir", f.delegate_serialize_dir, "TFLite's name for --cache_dir");
+  app.add_option("--model_token", f.model_token, "cache key for the model (default: fingerprint of its bytes)");
+  app.add_option("--delegate_serialize_token", f.delegate_serialize_token, "TFLite's name for --model_token");
+  app.add_flag("--enable_op_profiling", f.enable_op_profiling, "time every GPU dispatch and CPU node");
+  app.add_flag("--report_peak_memory_footprint", f.report_peak_memory_footprint,
+               "also print TFLite's 'Peak memory footprint (MB): init= overall=' line");
+  app.add_option("--input_layer_value_files", f.input_layer_value_files,
+                 "NAME:FILE.npy,NAME2:FILE2.npy ('::' for a ':' in a name); other inputs are random");
+  app.add_option("--seed", f.seed, "seed of the random inputs (as gld_run)")->capture_default_str();
+  app.add_option("--json", f.json, "write every figure to this JSON file");
+  app.add_option("--output_dir", f.output_dir, "write output i after the last run as DIR/<i>_<name>.npy");
+  if (auto code = gld::tools::ParseFlags(app, argc, argv)) return *code;
+  return Run(app, f);
+}
