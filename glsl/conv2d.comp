@@ -1,15 +1,20 @@
-// conv2d.comp: CONV_2D. One invocation computes the four output channels of
-// one output slice at one pixel.
+// conv2d.comp: CONV_2D. One invocation computes BLOCK output slices (4 * BLOCK
+// output channels) at one pixel, so that every input vec4 it loads serves
+// BLOCK slices.
 //
 // Defines:
 //   KERNEL_1X1  1: a 1x1 kernel (no padding, no dilation, no window loops)
+//   BLOCK       output slices per invocation (1, 2 or 4)
 //   ACTIVATION  fused activation (common.comp)
 // Bindings: 0 output, 1 input, 2 weights, 3 bias.
-//   weights: for output slice so, kernel row ky, column kx, input slice si,
-//            four vec4s at ((((so * KH + ky) * KW + kx) * S_in + si) * 4 + j);
-//            vec4 j holds output channel 4*so+j's weights for input channels
-//            4*si..4*si+3 (gl/ops/op_util.h, RepackOhwiWeights).
-//   bias:    one vec4 per output slice.
+//   weights: output slices in groups of BLOCK; for group g, kernel row ky,
+//            column kx and input slice si, BLOCK * 4 vec4s from
+//            ((((g * KH + ky) * KW + kx) * S_in + si) * BLOCK) * 4; vec4
+//            k * 4 + j holds output channel 4 * (g * BLOCK + k) + j's weights
+//            for input channels 4*si..4*si+3 (gl/ops/op_util.h,
+//            RepackOhwiWeights).
+//   bias:    one vec4 per output slice, padded to whole groups.
+// Grid: (W, H, B * ceil(S_out / BLOCK)).
 // Uniforms: u_out, u_in shapes; u_kernel (KH, KW); u_stride (y, x);
 //           u_dilation (y, x); u_padding (top, left).
 
@@ -35,16 +40,19 @@ void main() {
   GRID_GUARD(gid);
   int out_slices = slices_of(u_out);
   int in_slices = slices_of(u_in);
-  int b = gid.z / out_slices;
-  int so = gid.z % out_slices;
-  vec4 acc = LOAD(bias.data[so]);
+  int groups = (out_slices + BLOCK - 1) / BLOCK;
+  int b = gid.z / groups;
+  int so0 = (gid.z % groups) * BLOCK;
+  vec4 acc[BLOCK];
+  for (int k = 0; k < BLOCK; ++k) acc[k] = LOAD(bias.data[so0 + k]);
   // Consecutive input slices of one pixel are a plane (H * W vec4s) apart.
   int plane = u_in.y * u_in.z;
 #if KERNEL_1X1
   int i = phwc4_index(u_in, b, gid.y * u_stride.x, gid.x * u_stride.y, 0);
-  int w = so * in_slices * 4;
-  for (int si = 0; si < in_slices; ++si, i += plane, w += 4) {
-    acc += multiply(LOAD(in_t.data[i]), w);
+  int w = so0 * in_slices * 4;
+  for (int si = 0; si < in_slices; ++si, i += plane) {
+    vec4 v = LOAD(in_t.data[i]);
+    for (int k = 0; k < BLOCK; ++k, w += 4) acc[k] += multiply(v, w);
   }
 #else
   int y0 = gid.y * u_stride.x - u_padding.x;
@@ -56,13 +64,18 @@ void main() {
       int ix = x0 + kx * u_dilation.y;
       if (ix < 0 || ix >= u_in.z) continue;
       int i = phwc4_index(u_in, b, iy, ix, 0);
-      int w = ((so * u_kernel.x + ky) * u_kernel.y + kx) * in_slices * 4;
-      for (int si = 0; si < in_slices; ++si, i += plane, w += 4) {
-        acc += multiply(LOAD(in_t.data[i]), w);
+      int w = ((so0 * u_kernel.x + ky * BLOCK) * u_kernel.y + kx * BLOCK) * in_slices * 4;
+      for (int si = 0; si < in_slices; ++si, i += plane) {
+        vec4 v = LOAD(in_t.data[i]);
+        for (int k = 0; k < BLOCK; ++k, w += 4) acc[k] += multiply(v, w);
       }
     }
   }
 #endif
-  vec4 v = finish_output(acc, ivec4(b, gid.y, gid.x, so), u_out.w);
-  out_t.data[phwc4_index(u_out, b, gid.y, gid.x, so)] = PACK(v);
+  for (int k = 0; k < BLOCK; ++k) {
+    int so = so0 + k;
+    if (so >= out_slices) break;
+    vec4 v = finish_output(acc[k], ivec4(b, gid.y, gid.x, so), u_out.w);
+    out_t.data[phwc4_index(u_out, b, gid.y, gid.x, so)] = PACK(v);
+  }
 }

@@ -33,6 +33,8 @@ TEST(ConvTest, Conv2dMatchesCpu) {
       {1, 9, 9, 4, 5, 3, 3, 1, 2, Padding::kSame, Activation::kNone},    // dilation
       {2, 6, 6, 20, 17, 2, 2, 2, 1, Padding::kValid, Activation::kReluN1To1},
       {1, 5, 8, 6, 7, 5, 3, 1, 1, Padding::kSame, Activation::kTanh},
+      {1, 5, 5, 6, 10, 3, 3, 1, 1, Padding::kSame, Activation::kNone},  // 3 slices: a partial block
+      {1, 4, 4, 9, 29, 1, 1, 1, 1, Padding::kSame, Activation::kNone},  // 8 slices: whole blocks
   };
   for (Precision p : BothPrecisions()) {
     uint32_t seed = 1;
@@ -117,6 +119,7 @@ TEST(ConvTest, TransposeConvMatchesCpu) {
       {4, 4, 3, 4, 3, 2, Padding::kSame, true},   {3, 5, 4, 5, 2, 2, Padding::kValid, false},
       {5, 4, 1, 1, 3, 1, Padding::kSame, true},   {3, 3, 17, 6, 4, 2, Padding::kSame, true},
       {4, 3, 5, 18, 3, 3, Padding::kValid, true},
+      {3, 4, 6, 11, 2, 2, Padding::kSame, true},
   };
   for (Precision p : BothPrecisions()) {
     uint32_t seed = 50;
@@ -185,6 +188,8 @@ TEST(ConvTest, FullyConnectedMatchesCpu) {
       {{1, 1, 1, 20}, 3, true, Activation::kNone},    // keep_num_dims
       {{2, 3, 7}, 4, true, Activation::kRelu6},       // rows over two dims
       {{2, 3, 7}, 5, false, Activation::kNone},
+      {{2, 9}, 10, false, Activation::kNone},
+      {{1, 33}, 40, false, Activation::kSigmoid},
   };
   for (Precision p : BothPrecisions()) {
     uint32_t seed = 90;

@@ -130,8 +130,9 @@ TEST(SegmentTest, NodesSharePrograms) {
   int cur = x;
   for (int i = 0; i < 8; ++i) {
     int next = t.Tensor();
-    const int out_c = 4 + 3 * i;
-    t.Node(OpType::kConv2d, {cur, t.Const({out_c, 1, 1, i == 0 ? 4 : 4 + 3 * (i - 1)}), t.Const({out_c})}, {next},
+    // >= 4 slices each: the same BLOCK, so the same program.
+    const int out_c = 16 + 3 * i;
+    t.Node(OpType::kConv2d, {cur, t.Const({out_c, 1, 1, i == 0 ? 4 : 16 + 3 * (i - 1)}), t.Const({out_c})}, {next},
            Conv2dAttributes{Padding::kSame});
     cur = next;
   }

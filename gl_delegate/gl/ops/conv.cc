@@ -32,7 +32,7 @@ Status WeightsDims(OpBuildContext& ctx, size_t input, std::array<int32_t, 4>* di
 }
 
 // The bias buffer (zeros when the optional input is absent).
-StatusOr<BufferRef> BiasBuffer(OpBuildContext& ctx, size_t input, int32_t channels) {
+StatusOr<BufferRef> BiasBuffer(OpBuildContext& ctx, size_t input, int32_t channels, int32_t slices = 0) {
   const Tensor* b = ctx.input(input);
   if (b != nullptr) {
     if (!b->is_constant) return ctx.Unsupported("bias '" + b->name + "' is not constant");
@@ -43,11 +43,28 @@ StatusOr<BufferRef> BiasBuffer(OpBuildContext& ctx, size_t input, int32_t channe
     // Validate the data now, so that a dry run reports what a real one would.
     GLD_RETURN_IF_ERROR(ctx.ConstantFloats(input).status());
   }
-  return ctx.AddConstant("bias", [&ctx, input, channels, present = b != nullptr] {
+  return ctx.AddConstant("bias", [&ctx, input, channels, slices, present = b != nullptr] {
     std::vector<float> v;
     if (present) v = *ctx.ConstantFloats(input);
-    return RepackVector(v, channels);
+    return RepackVector(v, channels, slices);
   });
+}
+
+// Output slices per invocation, and the slice count rounded up to it.
+struct Blocking {
+  int32_t block;
+  int32_t padded_slices;
+};
+Blocking BlockingFor(int32_t out_channels) {
+  const int32_t slices = (out_channels + 3) / 4;
+  const int32_t block = OutputSliceBlock(slices);
+  return {block, (slices + block - 1) / block * block};
+}
+
+// The dense templates' grid: (W, H, B * groups of BLOCK slices).
+void GridOverGroups(Dispatch& d, const Bhwc& o, const Blocking& k) {
+  d.grid = {static_cast<uint32_t>(o.w), static_cast<uint32_t>(o.h),
+            static_cast<uint32_t>(o.b * (k.padded_slices / k.block))};
 }
 
 Status CheckPositive(OpBuildContext& ctx, const char* what, int32_t y, int32_t x) {
@@ -93,14 +110,15 @@ Status BuildConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   PaddingValues pad_h = ComputePadding(attrs->padding, in.h, w[1], attrs->stride_h, attrs->dilation_h, o.h);
   PaddingValues pad_w = ComputePadding(attrs->padding, in.w, w[2], attrs->stride_w, attrs->dilation_w, o.w);
   GLD_RETURN_IF_ERROR(ctx.ConstantFloats(1).status());
-  GLD_ASSIGN_OR_RETURN(BufferRef bias, BiasBuffer(ctx, 2, w[0]));
-  BufferRef weights = ctx.AddConstant("weights", [&ctx, w] {
-    return RepackOhwiWeights(*ctx.ConstantFloats(1), w[0], w[1], w[2], w[3]);
+  const Blocking k = BlockingFor(w[0]);
+  GLD_ASSIGN_OR_RETURN(BufferRef bias, BiasBuffer(ctx, 2, w[0], k.padded_slices));
+  BufferRef weights = ctx.AddConstant("weights", [&ctx, w, k] {
+    return RepackOhwiWeights(*ctx.ConstantFloats(1), w[0], w[1], w[2], w[3], k.block);
   });
   const bool one_by_one = w[1] == 1 && w[2] == 1;
   Dispatch d;
   d.shader.template_name = "conv2d.comp";
-  d.shader.Define("KERNEL_1X1", one_by_one ? 1 : 0).Define("ACTIVATION", act);
+  d.shader.Define("KERNEL_1X1", one_by_one ? 1 : 0).Define("BLOCK", k.block).Define("ACTIVATION", act);
   d.Bind(0, {BufferRef::kTensor, ctx.output_index(0)})
       .Bind(1, {BufferRef::kTensor, ctx.input_index(0)})
       .Bind(2, weights)
@@ -110,7 +128,7 @@ Status BuildConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   d.IVec2("u_stride", attrs->stride_h, attrs->stride_w);
   d.IVec2("u_dilation", attrs->dilation_h, attrs->dilation_w);
   d.IVec2("u_padding", pad_h.before, pad_w.before);
-  d.GridOver(o);
+  GridOverGroups(d, o, k);
   out->push_back(std::move(d));
   return OkStatus();
 }
@@ -209,13 +227,14 @@ Status BuildTransposeConv(OpBuildContext& ctx, std::vector<Dispatch>* out) {
                               ConvOutputSize(Padding::kSame, o.w, w[2], attrs->stride_w)).before;
   }
   GLD_RETURN_IF_ERROR(ctx.ConstantFloats(1).status());
-  GLD_ASSIGN_OR_RETURN(BufferRef bias, BiasBuffer(ctx, bias_input, w[0]));
-  BufferRef weights = ctx.AddConstant("weights", [&ctx, w] {
-    return RepackOhwiWeights(*ctx.ConstantFloats(1), w[0], w[1], w[2], w[3]);
+  const Blocking k = BlockingFor(w[0]);
+  GLD_ASSIGN_OR_RETURN(BufferRef bias, BiasBuffer(ctx, bias_input, w[0], k.padded_slices));
+  BufferRef weights = ctx.AddConstant("weights", [&ctx, w, k] {
+    return RepackOhwiWeights(*ctx.ConstantFloats(1), w[0], w[1], w[2], w[3], k.block);
   });
   Dispatch d;
   d.shader.template_name = "transpose_conv.comp";
-  d.shader.Define("ACTIVATION", act);
+  d.shader.Define("BLOCK", k.block).Define("ACTIVATION", act);
   d.Bind(0, {BufferRef::kTensor, ctx.output_index(0)})
       .Bind(1, {BufferRef::kTensor, ctx.input_index(input)})
       .Bind(2, weights)
@@ -224,7 +243,7 @@ Status BuildTransposeConv(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   d.IVec2("u_kernel", w[1], w[2]);
   d.IVec2("u_stride", attrs->stride_h, attrs->stride_w);
   d.IVec2("u_padding", pad_top, pad_left);
-  d.GridOver(o);
+  GridOverGroups(d, o, k);
   out->push_back(std::move(d));
   return OkStatus();
 }
@@ -254,19 +273,20 @@ Status BuildFullyConnected(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   }
   GLD_ASSIGN_OR_RETURN(std::string act, ActivationDefine(attrs->activation, ctx.op_name()));
   GLD_RETURN_IF_ERROR(ctx.ConstantFloats(1).status());
-  GLD_ASSIGN_OR_RETURN(BufferRef bias, BiasBuffer(ctx, 2, units));
-  BufferRef weights = ctx.AddConstant("weights", [&ctx, units, depth] {
-    return RepackOhwiWeights(*ctx.ConstantFloats(1), units, 1, 1, depth);
+  const Blocking k = BlockingFor(units);
+  GLD_ASSIGN_OR_RETURN(BufferRef bias, BiasBuffer(ctx, 2, units, k.padded_slices));
+  BufferRef weights = ctx.AddConstant("weights", [&ctx, units, depth, k] {
+    return RepackOhwiWeights(*ctx.ConstantFloats(1), units, 1, 1, depth, k.block);
   });
   Dispatch d;
   d.shader.template_name = "fully_connected.comp";
-  d.shader.Define("ACTIVATION", act);
+  d.shader.Define("BLOCK", k.block).Define("ACTIVATION", act);
   d.Bind(0, {BufferRef::kTensor, ctx.output_index(0)})
       .Bind(1, {BufferRef::kTensor, ctx.input_index(0)})
       .Bind(2, weights)
       .Bind(3, bias);
   d.IVec4("u_out", o).IVec4("u_in", in);
-  d.GridOver(o);
+  GridOverGroups(d, o, k);
   out->push_back(std::move(d));
   return OkStatus();
 }

@@ -46,28 +46,33 @@ bool BhwcAxisOf(const Shape& shape, int64_t dim, int* axis) {
 }
 
 std::vector<float> RepackOhwiWeights(const std::vector<float>& w, int32_t out_c, int32_t kh,
-                                     int32_t kw, int32_t in_c) {
+                                     int32_t kw, int32_t in_c, int32_t block) {
   const int32_t so_n = (out_c + 3) / 4, si_n = (in_c + 3) / 4;
-  std::vector<float> r(static_cast<size_t>(so_n) * kh * kw * si_n * 16, 0.0f);
+  const int32_t groups = (so_n + block - 1) / block;
+  std::vector<float> r(static_cast<size_t>(groups) * block * kh * kw * si_n * 16, 0.0f);
   size_t o = 0;
-  for (int32_t so = 0; so < so_n; ++so)
+  for (int32_t g = 0; g < groups; ++g)
     for (int32_t ky = 0; ky < kh; ++ky)
       for (int32_t kx = 0; kx < kw; ++kx)
         for (int32_t si = 0; si < si_n; ++si)
-          for (int32_t j = 0; j < 4; ++j)
-            for (int32_t lane = 0; lane < 4; ++lane, ++o) {
-              int32_t oc = 4 * so + j, ic = 4 * si + lane;
-              if (oc < out_c && ic < in_c) {
-                r[o] = w[((static_cast<size_t>(oc) * kh + ky) * kw + kx) * in_c + ic];
+          for (int32_t k = 0; k < block; ++k)
+            for (int32_t j = 0; j < 4; ++j)
+              for (int32_t lane = 0; lane < 4; ++lane, ++o) {
+                const int32_t oc = 4 * (g * block + k) + j, ic = 4 * si + lane;
+                if (oc < out_c && ic < in_c) {
+                  r[o] = w[((static_cast<size_t>(oc) * kh + ky) * kw + kx) * in_c + ic];
+                }
               }
-            }
   return r;
 }
 
-std::vector<float> RepackVector(const std::vector<float>& v, int32_t channels) {
-  std::vector<float> r(static_cast<size_t>((channels + 3) / 4) * 4, 0.0f);
-  for (size_t i = 0; i < v.size() && i < r.size(); ++i) r[i] = v[i];
+std::vector<float> RepackVector(const std::vector<float>& v, int32_t channels, int32_t slices) {
+  if (slices <= 0) slices = (channels + 3) / 4;
+  std::vector<float> r(static_cast<size_t>(slices) * 4, 0.0f);
+  for (size_t i = 0; i < v.size() && i < r.size() && i < static_cast<size_t>(channels); ++i) r[i] = v[i];
   return r;
 }
+
+int32_t OutputSliceBlock(int32_t out_slices) { return out_slices >= 4 ? 4 : out_slices >= 2 ? 2 : 1; }
 
 }  // namespace gld::gl
