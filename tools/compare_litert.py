@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""Side by side: LiteRT (XNNPACK, N threads) against gld_benchmark's GL and
+CPU backends on the same model and the same inputs.
+
+Usage:
+    python3 tools/compare_litert.py --graph=M.tflite [--graph=M2.tflite ...]
+        [--threads=N] [--num_runs=K] [--warmup_runs=W] [--gld_benchmark=PATH]
+        [--backends=gl,cpu] [--precision=fp32|fp16] [--seed=S] [--markdown]
+        [--json=FILE]
+
+For each model it
+  1. makes the inputs with the seeded splitmix64 rule of tools/reference
+     (reflib.py; the same values gld_run --seed gives) and writes them as .npy
+     files to a temporary folder;
+  2. runs LiteRT's Interpreter (ai_edge_litert, default op resolver, so
+     XNNPACK, with --threads threads): init = constructor + allocate_tensors,
+     first inference, then warmup_runs - 1 more untimed runs and num_runs timed
+     ones (average and median);
+  3. runs gld_benchmark once per backend with --json, the same run counts,
+     --input_layer_value_files pointing at those .npy files and --output_dir;
+  4. prints one table: init, first inference, average and median latency (ms)
+     for each, their ratios to LiteRT, and the largest output difference of
+     each gld backend from LiteRT, relative to that output's largest magnitude
+     (the tolerance convention of the tests: fp32 1e-4, fp16 1e-2).
+
+Should LiteRT refuse a model for MediaPipe's Convolution2DTransposeBias
+custom op (ai-edge-litert 2.3.0 has it built in), the model is rewritten for
+LiteRT only (tools/reference/replace_transpose_conv_bias.py); gld_benchmark
+runs the original file, and a note under the table says so.
+
+Exit status: 0 when every run worked, 1 when something failed (the table
+still shows the rest), 2 for bad arguments.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "reference"))
+import reflib  # noqa: E402
+
+
+def default_gld_benchmark():
+    """The first built gld_benchmark under <repo>/build*/tools/, or on PATH."""
+    repo = os.path.dirname(HERE)
+    found = []
+    for name in sorted(os.listdir(repo)):
+        path = os.path.join(repo, name, "tools", "gld_benchmark")
+        if name.startswith("build") and os.access(path, os.X_OK):
+            found.append((os.path.getmtime(path), path))
+    if found:
+        return max(found)[1]
+    return shutil.which("gld_benchmark")
+
+
+def make_inputs(details, seed):
+    """One array per input detail, by the rule gld_run/gld_benchmark --seed use."""
+    inputs = []
+    for stream, d in enumerate(details):
+        shape = tuple(int(s) for s in d["shape"])
+        dtype = np.dtype(d["dtype"])
+        if dtype == np.float32 or dtype == np.float16 or dtype == np.float64:
+            v = reflib.uniform_pm1(seed, stream, shape).astype(dtype)
+        elif dtype == np.bool_:
+            v = reflib.uniform_int(seed, stream, shape, 0, 2).astype(np.bool_)
+        else:
+            v = reflib.uniform_int(seed, stream, shape, 0, 4).astype(dtype)
+        inputs.append(v)
+    return inputs
+
+
+def escape_input_name(name):
+    """TFLite's --input_layer_value_files escape: '::' for ':' in a name."""
+    return name.replace(":", "::")
+
+
+def run_litert(model_path, inputs, threads, warmup_runs, num_runs):
+    reflib.quiet_tensorflow_logs()
+    from ai_edge_litert.interpreter import Interpreter
+    t0 = time.perf_counter()
+    it = Interpreter(model_path=model_path, num_threads=threads)
+    it.allocate_tensors()
+    init_us = (time.perf_counter() - t0) * 1e6
+    for d, v in zip(it.get_input_details(), inputs):
+        it.set_tensor(d["index"], v)
+    times = []
+    for _ in range(max(warmup_runs, 1) + num_runs):
+        t = time.perf_counter()
+        it.invoke()
+        times.append((time.perf_counter() - t) * 1e6)
+    warm, runs = times[:max(warmup_runs, 1)], times[max(warmup_runs, 1):]
+    outputs = [np.array(it.get_tensor(d["index"])) for d in it.get_output_details()]
+    return {
+        "init_us": init_us,
+        "first_inference_us": warm[0],
+        "inference_avg_us": statistics.fmean(runs),
+        "inference_median_us": statistics.median(runs),
+        "outputs": outputs,
+    }
+
+
+def run_gld(exe, model_path, backend, precision, threads, warmup_runs, num_runs, value_files, work):
+    out_dir = os.path.join(work, "out_" + backend)
+    json_path = os.path.join(work, backend + ".json")
+    cmd = [exe, "--graph=" + model_path, "--backend=" + backend, "--precision=" + precision,
+           "--threads=%d" % threads, "--num_runs=%d" % num_runs, "--warmup_runs=%d" % warmup_runs,
+           "--json=" + json_path, "--output_dir=" + out_dir]
+    if value_files:
+        cmd.append("--input_layer_value_files=" + value_files)
+    env = dict(os.environ)
+    env.setdefault("GLD_LOG_LEVEL", "error")
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        lines = (proc.stderr or proc.stdout).strip().splitlines()
+        raise RuntimeError(lines[-1] if lines else "exit status %d" % proc.returncode)
+    with open(json_path) as f:
+        report = json.load(f)
+    outputs = []
+    names = sorted(os.listdir(out_dir), key=lambda n: int(n.split("_", 1)[0]))
+    for n in names:
+        outputs.append(np.load(os.path.join(out_dir, n)))
+    report["outputs"] = outputs
+    return report
+
+
+def max_relative_difference(ours, ref):
+    """Largest |ours - ref| over all outputs, each relative to max |ref| of that output."""
+    if len(ours) != len(ref):
+        return float("nan")
+    worst = 0.0
+    for a, b in zip(ours, ref):
+        if a.shape != b.shape:
+            return float("nan")
+        a = a.astype(np.float64)
+        b = b.astype(np.float64)
+        scale = float(np.max(np.abs(b))) if b.size else 0.0
+        diff = float(np.max(np.abs(a - b))) if b.size else 0.0
+        worst = max(worst, diff / scale if scale > 0 else diff)
+    return worst
+
+
+def compare_model(args, model_path):
+    """Rows for one model: [(runtime, dict or error string)], notes."""
+    notes = []
+    work = tempfile.mkdtemp(prefix="gld_compare_")
+    try:
+        litert_model = model_path
+        reflib.quiet_tensorflow_logs()
+        from ai_edge_litert.interpreter import Interpreter
+        probe = None
+        try:
+            probe = Interpreter(model_path=model_path, num_threads=1)
+            probe.allocate_tensors()
+        except (RuntimeError, ValueError) as e:
+            if "Convolution2DTransposeBias" not in str(e):
+                raise
+            sys.path.insert(0, os.path.join(HERE, "reference"))
+            import replace_transpose_conv_bias as rtcb
+            litert_model = os.path.join(work, "litert_rewritten.tflite")
+            import contextlib
+            import io
+            with contextlib.redirect_stderr(io.StringIO()):
+                rtcb.rewrite_file(model_path, litert_model)
+            probe = Interpreter(model_path=litert_model, num_threads=1)
+            probe.allocate_tensors()
+            notes.append("LiteRT ran a copy with Convolution2DTransposeBias rewritten to TRANSPOSE_CONV")
+        details = probe.get_input_details()
+        inputs = make_inputs(details, args.seed)
+        items = []
+        for i, (d, v) in enumerate(zip(details, inputs)):
+            path = os.path.join(work, "input_%d.npy" % i)
+            np.save(path, v)
+            name = d["name"]
+            items.append((escape_input_name(name) if "," not in name else str(i)) + ":" + path)
+        value_files = ",".join(items)
+        del probe
+
+        rows = []
+        ref = None
+        try:
+            ref = run_litert(litert_model, inputs, args.threads, args.warmup_runs, args.num_runs)
+            rows.append(("LiteRT", ref))
+        except Exception as e:  # noqa: BLE001 - reported in the table
+            rows.append(("LiteRT", "failed: %s" % str(e).strip().splitlines()[-1]))
+        for backend in args.backends:
+            label = "gld " + backend
+            try:
+                r = run_gld(args.gld_benchmark, model_path, backend, args.precision, args.threads,
+                            args.warmup_runs, args.num_runs, value_files, work)
+                if r.get("backend") != backend:
+                    notes.append("%s ran on %s" % (label, r.get("backend")))
+                if ref is not None:
+                    r["max_rel_diff"] = max_relative_difference(r["outputs"], ref["outputs"])
+                rows.append((label, r))
+            except Exception as e:  # noqa: BLE001
+                rows.append((label, "failed: %s" % e))
+        return rows, notes
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def fmt_ms(us):
+    return "%.1f" % (us / 1000.0)
+
+
+def fmt_ratio(x, ref):
+    return "%.2fx" % (x / ref) if ref else "-"
+
+
+def table_rows(model_name, rows):
+    ref = next((r for name, r in rows if name == "LiteRT" and isinstance(r, dict)), None)
+    out = []
+    for name, r in rows:
+        if not isinstance(r, dict):
+            out.append([model_name, name, r, "", "", "", "", "", ""])
+            continue
+        diff = r.get("max_rel_diff")
+        out.append([
+            model_name, name,
+            fmt_ms(r["init_us"]), fmt_ms(r["first_inference_us"]),
+            fmt_ms(r["inference_avg_us"]), fmt_ms(r["inference_median_us"]),
+            fmt_ratio(r["inference_avg_us"], ref["inference_avg_us"]) if ref else "-",
+            fmt_ratio(r["inference_median_us"], ref["inference_median_us"]) if ref else "-",
+            "-" if name == "LiteRT" or diff is None else "%.1e" % diff,
+        ])
+    return out
+
+
+HEADER = ["model", "runtime", "init ms", "first ms", "avg ms", "median ms", "avg / LiteRT",
+          "median / LiteRT", "max rel diff"]
+
+
+def print_table(rows, markdown):
+    if markdown:
+        print("| " + " | ".join(HEADER) + " |")
+        print("|" + "|".join("---" if i < 2 else "---:" for i in range(len(HEADER))) + "|")
+        for r in rows:
+            print("| " + " | ".join(r) + " |")
+        return
+    widths = [max(len(str(x)) for x in col) for col in zip(HEADER, *rows)]
+    line = "  ".join(h.ljust(w) if i < 2 else h.rjust(w) for i, (h, w) in enumerate(zip(HEADER, widths)))
+    print(line)
+    print("-" * len(line))
+    for r in rows:
+        print("  ".join(str(x).ljust(w) if i < 2 else str(x).rjust(w)
+                        for i, (x, w) in enumerate(zip(r, widths))))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--graph", action="append", required=True, help=".tflite model (repeatable)")
+    p.add_argument("--threads", type=int, default=1, help="LiteRT threads and gld CPU kernel threads")
+    p.add_argument("--num_runs", type=int, default=50)
+    p.add_argument("--warmup_runs", type=int, default=1, help="the first is the 'first inference'")
+    p.add_argument("--gld_benchmark", default=None, help="path of gld_benchmark (default: newest build*/tools/)")
+    p.add_argument("--backends", default="gl,cpu", help="gld backends to run, comma-separated")
+    p.add_argument("--precision", default="fp32", choices=["fp32", "fp16"], help="gld GPU precision")
+    p.add_argument("--seed", type=int, default=0, help="input seed (splitmix64 rule of tools/reference)")
+    p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    p.add_argument("--json", default=None, help="also write every figure to this file")
+    args = p.parse_args()
+    if args.threads < 1 or args.num_runs < 1 or args.warmup_runs < 1:
+        p.error("--threads, --num_runs and --warmup_runs must be at least 1")
+    args.backends = [b for b in args.backends.split(",") if b]
+    for b in args.backends:
+        if b not in ("gl", "cpu", "auto"):
+            p.error("--backends: unknown backend '%s' (gl, cpu, auto)" % b)
+    if args.gld_benchmark is None:
+        args.gld_benchmark = default_gld_benchmark()
+    if not args.gld_benchmark or not os.access(args.gld_benchmark, os.X_OK):
+        p.error("no gld_benchmark found; build it or pass --gld_benchmark=PATH")
+    for g in args.graph:
+        if not os.path.isfile(g):
+            p.error("--graph: no such file '%s'" % g)
+
+    print("LiteRT %s (XNNPACK, %d thread(s)) vs %s: %d warmup + %d timed runs, seed %d, gld precision %s"
+          % (reflib.litert_version(), args.threads, args.gld_benchmark, args.warmup_runs, args.num_runs,
+             args.seed, args.precision), flush=True)
+    table, all_notes, report, failed = [], [], [], False
+    for g in args.graph:
+        name = os.path.basename(g)
+        rows, notes = compare_model(args, g)
+        failed = failed or any(not isinstance(r, dict) for _, r in rows)
+        table.extend(table_rows(name, rows))
+        all_notes.extend("%s: %s" % (name, n) for n in notes)
+        report.append({"model": g, "notes": notes, "runs": [
+            {"runtime": n, **({k: v for k, v in r.items() if k != "outputs" and k != "ops"}
+                              if isinstance(r, dict) else {"error": r})} for n, r in rows]})
+    print()
+    print_table(table, args.markdown)
+    for n in all_notes:
+        print("note: " + n)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=1)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
