@@ -4,7 +4,7 @@
 //   #version 310 es
 //   #define ...            (GLD_FP16, WG_X/Y/Z, ACTIVATION, op-specific)
 //   <this file>
-//   <optional fused epilogue, which defines GLD_EPILOGUE>
+//   <libraries the variant asks for: elementwise_ops.comp, epilogue.comp>
 //   <the op template, e.g. conv2d.comp>
 //
 // Tensors are PHWC4 (see gl/phwc4.h): a tensor of BHWC shape (B, H, W, C),
@@ -90,26 +90,24 @@ vec4 safe_tanh(vec4 v) {
 
 vec4 sigmoid(vec4 v) { return 1.0 / (1.0 + exp(-v)); }
 
-vec4 activate(vec4 v) {
-#if ACTIVATION == ACT_RELU
-  return max(v, 0.0);
-#elif ACTIVATION == ACT_RELU_N1_TO_1
-  return clamp(v, -1.0, 1.0);
-#elif ACTIVATION == ACT_RELU6
-  return clamp(v, 0.0, 6.0);
-#elif ACTIVATION == ACT_TANH
-  return safe_tanh(v);
-#elif ACTIVATION == ACT_SIGMOID
-  return sigmoid(v);
-#else
-  return v;
-#endif
+// `act` is a constant at every call site, so the compiler keeps one branch.
+vec4 apply_activation(int act, vec4 v) {
+  switch (act) {
+    case ACT_RELU: return max(v, 0.0);
+    case ACT_RELU_N1_TO_1: return clamp(v, -1.0, 1.0);
+    case ACT_RELU6: return clamp(v, 0.0, 6.0);
+    case ACT_TANH: return safe_tanh(v);
+    case ACT_SIGMOID: return sigmoid(v);
+    default: return v;
+  }
 }
 
+vec4 activate(vec4 v) { return apply_activation(ACTIVATION, v); }
+
 // ---- Epilogue ---------------------------------------------------------------
-// A fused epilogue (elementwise ops folded into the producing dispatch) defines
-// GLD_EPILOGUE and the function below after this file; `pos` is
-// (b, y, x, slice) of the output vec4.
+// A fused epilogue (elementwise ops folded into the producing dispatch,
+// epilogue.comp) defines GLD_EPILOGUE and the function below after this file;
+// `pos` is (b, y, x, slice) of the output vec4.
 #ifdef GLD_EPILOGUE
 vec4 gld_epilogue(vec4 v, ivec4 pos);
 #else

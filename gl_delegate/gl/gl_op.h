@@ -128,6 +128,24 @@ Status BuildNode(OpBuildContext& ctx, std::vector<Dispatch>* dispatches);
 // SIGN_BIT.
 StatusOr<std::string> ActivationDefine(Activation a, const char* op_name);
 
+// An elementwise node seen as a step of a fused epilogue (gl/fusion.h) applied
+// to `fused`, one of its inputs.
+struct EpilogueOp {
+  std::string op;   // OP_* (elementwise_ops.comp)
+  std::string act;  // ACT_* of the node's own fused activation
+  int operand = kNoTensor;     // binary ops: the other input
+  bool operand_first = false;  // the other input is the op's first input
+  Bhwc operand_shape;
+  std::array<int, 3> map = {-1, -1, -1};  // broadcast map, as elementwise.comp's
+  std::array<float, 4> params = {0, 0, 0, 0};
+};
+
+// How graph.nodes[node] would run as an epilogue step on tensor `fused`;
+// Unimplemented (with why) when it cannot: not an elementwise op, its output
+// is not exactly `fused`'s shape and type, `fused` is both inputs, or it is
+// PRELU's alpha.
+StatusOr<EpilogueOp> DescribeEpilogueOp(const Graph& graph, size_t node, int fused, Precision precision);
+
 // ---- Per-family generators (gl/ops/*.cc) -----------------------------------
 Status BuildElementwise(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out);

@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "gl/fusion.h"
 #include "gl/phwc4.h"
 #include "gl/program_cache.h"
 #include "gl/shader_generator.h"
@@ -109,50 +110,13 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const
   const std::string& label = seg->label_;
   const GlInfo& info = env.info();
 
-  // 1. Every node's dispatches and constants.
-  std::vector<Dispatch> dispatches;
-  std::vector<std::string> labels;
-  std::vector<int> label_nodes;  // node of each dispatch; -1 for edge conversions
-  std::vector<ConstantBuffer> constants;
-  std::vector<Dispatch> body;
-  std::vector<std::string> body_labels;
-  std::vector<int> body_nodes;
-  for (size_t n : nodes) {
-    OpBuildContext ctx(graph, n, precision, /*dry_run=*/false);
-    std::vector<Dispatch> ds;
-    Status s = BuildNode(ctx, &ds);
-    if (!s.ok()) return Status(s.code(), label + ": " + graph.NodeLabel(n) + ": " + s.message());
-    const int base = static_cast<int>(constants.size());
-    for (ConstantBuffer& c : ctx.constants()) constants.push_back(std::move(c));
-    for (Dispatch& d : ds) {
-      for (auto& b : d.bindings) {
-        if (b.second.kind == BufferRef::kConstant) b.second.index += base;
-      }
-      body_labels.push_back(d.shader.template_name + " for " + graph.NodeLabel(n));
-      body_nodes.push_back(static_cast<int>(n));
-      body.push_back(std::move(d));
-    }
-  }
-
-  // 2. Which tensors live on the GPU, and which cross the edges.
+  // 1. Which tensors must exist on the host side: graph outputs, tensors
+  // read outside the segment, and those asked for.
   std::set<int> produced;
   for (size_t n : nodes) {
     for (int t : graph.nodes[n].outputs) {
       if (t >= 0) produced.insert(t);
     }
-  }
-  std::vector<int> referenced;
-  for (const Dispatch& d : body) {
-    for (const auto& b : d.bindings) {
-      if (b.second.kind == BufferRef::kTensor &&
-          std::find(referenced.begin(), referenced.end(), b.second.index) == referenced.end()) {
-        referenced.push_back(b.second.index);
-      }
-    }
-  }
-  for (int t : referenced) {
-    const Tensor& tensor = graph.tensors[static_cast<size_t>(t)];
-    if (!produced.count(t) && !tensor.is_constant) seg->inputs_.push_back(t);
   }
   const std::set<size_t> inside(nodes.begin(), nodes.end());
   std::vector<int> wanted;
@@ -171,6 +135,65 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const
     }
     wanted.push_back(t);
   }
+
+  // 2. Every node's dispatches and constants, then elementwise fusion.
+  std::vector<Dispatch> dispatches;
+  std::vector<std::string> labels;
+  std::vector<int> label_nodes;  // node of each dispatch; -1 for edge conversions
+  std::vector<std::vector<size_t>> label_fused;
+  std::vector<ConstantBuffer> constants;
+  std::vector<NodeDispatches> per_node;
+  for (size_t n : nodes) {
+    OpBuildContext ctx(graph, n, precision, /*dry_run=*/false);
+    NodeDispatches nd;
+    nd.node = n;
+    Status s = BuildNode(ctx, &nd.dispatches);
+    if (!s.ok()) return Status(s.code(), label + ": " + graph.NodeLabel(n) + ": " + s.message());
+    const int base = static_cast<int>(constants.size());
+    for (ConstantBuffer& c : ctx.constants()) constants.push_back(std::move(c));
+    for (Dispatch& d : nd.dispatches) {
+      for (auto& b : d.bindings) {
+        if (b.second.kind == BufferRef::kConstant) b.second.index += base;
+      }
+    }
+    per_node.push_back(std::move(nd));
+  }
+  if (options.fuse_elementwise) {
+    const std::set<int> keep(wanted.begin(), wanted.end());
+    const int max_bindings = info.max_compute_ssbo_blocks > 0 ? info.max_compute_ssbo_blocks : 4;
+    std::vector<std::string> fusion_log;
+    FuseElementwiseEpilogues(graph, per_node, keep, precision, max_bindings, &fusion_log);
+    for (const std::string& line : fusion_log) Log().debug("GL: {}: {}", label, line);
+  }
+  std::vector<Dispatch> body;
+  std::vector<std::string> body_labels;
+  std::vector<int> body_nodes;
+  std::vector<std::vector<size_t>> body_fused;
+  for (NodeDispatches& nd : per_node) {
+    for (Dispatch& d : nd.dispatches) {
+      std::string l = d.shader.template_name + " for " + graph.NodeLabel(nd.node);
+      for (size_t f : nd.fused_nodes) l += " + " + graph.NodeLabel(f);
+      body_labels.push_back(std::move(l));
+      body_nodes.push_back(static_cast<int>(nd.node));
+      body_fused.push_back(nd.fused_nodes);
+      body.push_back(std::move(d));
+    }
+  }
+
+  // 3. Which tensors live on the GPU, and which cross the edges.
+  std::vector<int> referenced;
+  for (const Dispatch& d : body) {
+    for (const auto& b : d.bindings) {
+      if (b.second.kind == BufferRef::kTensor &&
+          std::find(referenced.begin(), referenced.end(), b.second.index) == referenced.end()) {
+        referenced.push_back(b.second.index);
+      }
+    }
+  }
+  for (int t : referenced) {
+    const Tensor& tensor = graph.tensors[static_cast<size_t>(t)];
+    if (!produced.count(t) && !tensor.is_constant) seg->inputs_.push_back(t);
+  }
   for (int t : wanted) {
     if (std::find(seg->outputs_.begin(), seg->outputs_.end(), t) != seg->outputs_.end()) continue;
     if (std::find(referenced.begin(), referenced.end(), t) == referenced.end()) {
@@ -183,7 +206,7 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const
   GlEnvironment::ScopedCurrent current(env);
   GLD_RETURN_IF_ERROR(current.status());
 
-  // 3. Buffers: a PHWC4 object per referenced tensor, constants, staging.
+  // 4. Buffers: a PHWC4 object per referenced tensor, constants, staging.
   std::map<int, size_t> buffer_of;
   auto check_size = [&](size_t bytes, const std::string& what) -> Status {
     if (info.max_ssbo_size > 0 && bytes > static_cast<uint64_t>(info.max_ssbo_size)) {
@@ -222,7 +245,7 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const
   }
   constants.clear();
 
-  // 4. Edge conversions around the body.
+  // 5. Edge conversions around the body.
   auto make_edge = [&](int t, bool to_gpu, size_t staging_index, Dispatch* d) -> StatusOr<Edge> {
     const Tensor& tensor = graph.tensors[static_cast<size_t>(t)];
     GLD_ASSIGN_OR_RETURN(Bhwc shape, ToBhwc(tensor.shape));
@@ -260,12 +283,14 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const
     seg->input_edges_.push_back(std::move(e));
     labels.push_back("convert_to_phwc4.comp for tensor '" + graph.tensors[static_cast<size_t>(t)].name + "'");
     label_nodes.push_back(-1);
+    label_fused.emplace_back();
     dispatches.push_back(std::move(d));
   }
   for (size_t i = 0; i < body.size(); ++i) {
     dispatches.push_back(std::move(body[i]));
     labels.push_back(std::move(body_labels[i]));
     label_nodes.push_back(body_nodes[i]);
+    label_fused.push_back(body_fused[i]);
   }
   for (int t : seg->outputs_) {
     Dispatch d;
@@ -274,10 +299,11 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const
     seg->output_edges_.push_back(std::move(e));
     labels.push_back("convert_from_phwc4.comp for tensor '" + graph.tensors[static_cast<size_t>(t)].name + "'");
     label_nodes.push_back(-1);
+    label_fused.emplace_back();
     dispatches.push_back(std::move(d));
   }
 
-  // 5. Programs: sources first, then one batch compile.
+  // 6. Programs: sources first, then one batch compile.
   std::vector<ProgramSource> sources;
   for (size_t i = 0; i < dispatches.size(); ++i) {
     Dispatch& d = dispatches[i];
@@ -294,7 +320,7 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const
   }
   GLD_ASSIGN_OR_RETURN(std::vector<const GlProgram*> programs, env.programs().GetOrCompile(sources));
 
-  // 6. Steps: programs with resolved buffers and uniform locations.
+  // 7. Steps: programs with resolved buffers and uniform locations.
   for (size_t i = 0; i < dispatches.size(); ++i) {
     const Dispatch& d = dispatches[i];
     Step step;
@@ -335,7 +361,7 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const
       if (loc >= 0) step.uniforms.push_back({loc, u});  // -1: optimised away in this variant
     }
     seg->steps_.push_back(std::move(step));
-    seg->info_.push_back({labels[i], d.shader.template_name, d.grid, d.workgroup, label_nodes[i]});
+    seg->info_.push_back({labels[i], d.shader.template_name, d.grid, d.workgroup, label_nodes[i], label_fused[i]});
   }
   if (options.profile_dispatches) {
     seg->profiling_ = true;

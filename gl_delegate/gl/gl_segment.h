@@ -36,6 +36,9 @@ struct GlSegmentOptions {
   // present, otherwise wall time between glFinish calls) and the host
   // transfers; see profile(). Takes the place of measure_gpu_time's timer.
   bool profile_dispatches = false;
+  // Fold elementwise nodes into the epilogue of the dispatch before them
+  // (gl/fusion.h).
+  bool fuse_elementwise = true;
   // Name used in labels and messages: "<name> (nodes 3-9)".
   std::string name = "GL segment";
 };
@@ -47,6 +50,7 @@ struct DispatchInfo {
   std::array<uint32_t, 3> grid = {0, 0, 0};
   Workgroup workgroup = {0, 0, 0};
   int node = -1;             // graph node index; -1 for edge conversions
+  std::vector<size_t> fused_nodes;  // elementwise nodes run in its epilogue
 };
 
 // Times of a profiled segment (GlSegmentOptions::profile_dispatches),

@@ -53,13 +53,13 @@ StatusOr<std::string> GenerateShader(const ShaderSpec& spec, Precision precision
     }
     define(name, value);
   }
-  if (!spec.epilogue.empty()) define("GLD_EPILOGUE", "1");
   // No #line directives: compiler messages then number the lines of the
   // whole program, which CompileComputeProgram quotes.
   src.append(common);
-  if (!spec.epilogue.empty()) {
-    src += "\n// ---- fused epilogue\n";
-    src += spec.epilogue;
+  for (const std::string& name : spec.libraries) {
+    GLD_ASSIGN_OR_RETURN(std::string_view lib, FindTemplate(name));
+    src += "\n// ---- " + name + "\n";
+    src.append(lib);
   }
   src += "\n// ---- " + spec.template_name + "\n";
   src.append(body);

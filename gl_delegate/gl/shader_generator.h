@@ -1,7 +1,8 @@
 // Builds complete GLSL programs from the templates in glsl/ (embedded at build
 // time): a "#version 310 es" line, the #defines of one variant, common.comp,
-// an optional fused epilogue, then the op's template. No GLSL is assembled
-// from fragments in C++ beyond the #define lines.
+// the libraries the variant asks for (elementwise_ops.comp, the fused
+// epilogue.comp), then the op's template. No GLSL is assembled from
+// fragments in C++ beyond the #define lines.
 #pragma once
 
 #include <array>
@@ -22,9 +23,9 @@ struct ShaderSpec {
   std::string template_name;  // "conv2d.comp"
   // NAME -> value; values are integer literals or macro names, never code.
   std::vector<std::pair<std::string, std::string>> defines;
-  // GLSL that defines GLD_EPILOGUE's gld_epilogue(); empty: none. Reserved for
-  // elementwise fusion.
-  std::string epilogue;
+  // Library files placed between common.comp and the template, in order
+  // (each once).
+  std::vector<std::string> libraries;
 
   ShaderSpec& Define(const std::string& name, int64_t value) {
     defines.emplace_back(name, std::to_string(value));
@@ -32,6 +33,13 @@ struct ShaderSpec {
   }
   ShaderSpec& Define(const std::string& name, const std::string& value) {
     defines.emplace_back(name, value);
+    return *this;
+  }
+  ShaderSpec& Library(const std::string& name) {
+    for (const std::string& l : libraries) {
+      if (l == name) return *this;
+    }
+    libraries.push_back(name);
     return *this;
   }
 };

@@ -78,7 +78,8 @@ TEST(ShaderGeneratorTest, EveryTemplateIsEmbeddedAndReadable) {
                            "transpose_conv.comp", "fully_connected.comp", "pooling.comp", "max_unpooling.comp",
                            "reduce.comp", "softmax.comp", "concat.comp", "pad.comp", "reshape.comp",
                            "resize.comp", "slice.comp", "depth_space.comp", "tile.comp", "transpose.comp",
-                           "quantize.comp", "convert_to_phwc4.comp", "convert_from_phwc4.comp"}) {
+                           "quantize.comp", "convert_to_phwc4.comp", "convert_from_phwc4.comp",
+                           "elementwise_ops.comp", "epilogue.comp"}) {
     auto t = FindTemplate(name);
     ASSERT_TRUE(t.ok()) << name;
     // A template starts with a comment saying what it is.

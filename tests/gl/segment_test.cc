@@ -47,14 +47,19 @@ TEST(SegmentTest, ChainMatchesCpuAndKeepsIntermediatesOnTheGpu) {
     const gl::GlSegment& s = *c.t.segment;
     EXPECT_EQ(s.input_tensors(), std::vector<int>{c.x});
     EXPECT_EQ(s.output_tensors(), std::vector<int>{c.out});
-    // 1 upload conversion + conv, add, relu, pool, 2 concat inputs, reshape + 1 download.
-    EXPECT_EQ(s.dispatches(), 1 + 7 + 1);
-    ASSERT_EQ(s.dispatch_info().size(), 9u);
+    // 1 upload conversion + conv, add (+ relu, fused: the add's output has no
+    // other reader), pool, 2 concat inputs, reshape + 1 download. The conv's
+    // output is read twice, so the add stays a dispatch of its own.
+    EXPECT_EQ(s.dispatches(), 1 + 6 + 1);
+    ASSERT_EQ(s.dispatch_info().size(), 8u);
+    EXPECT_EQ(s.dispatch_info()[2].template_name, "elementwise.comp");
+    EXPECT_EQ(s.dispatch_info()[2].fused_nodes, std::vector<size_t>{2});
     EXPECT_EQ(s.dispatch_info().front().template_name, "convert_to_phwc4.comp");
     EXPECT_EQ(s.dispatch_info()[1].template_name, "conv2d.comp");
     EXPECT_EQ(s.dispatch_info().back().template_name, "convert_from_phwc4.comp");
-    // Seven activation tensors of 8x8 (at most 3 slices), weights, staging.
-    EXPECT_GT(s.gpu_bytes(), 7u * 64 * gl::Vec4Bytes(p));
+    // Six activation tensors of 8x8 (at most 3 slices; the add's output was
+    // fused away), weights, staging.
+    EXPECT_GT(s.gpu_bytes(), 6u * 64 * gl::Vec4Bytes(p));
     EXPECT_LT(s.gpu_bytes(), 64u * 1024);
   }
 }

@@ -91,6 +91,7 @@ Status BuildElementwise(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   Dispatch d;
   d.shader.template_name = "elementwise.comp";
   d.shader.Define("OP", op.code).Define("BINARY", op.binary ? 1 : 0).Define("ACTIVATION", act);
+  d.shader.Library("elementwise_ops.comp");
   d.Bind(0, BufferRef{BufferRef::kTensor, ctx.output_index(0)});
   d.IVec4("u_out", out_shape);
   GLD_RETURN_IF_ERROR(BindOperand(ctx, 0, "u_in0", "u_in0_map", d));
@@ -114,6 +115,52 @@ Status BuildElementwise(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   d.GridOver(out_shape);
   out->push_back(std::move(d));
   return OkStatus();
+}
+
+StatusOr<EpilogueOp> DescribeEpilogueOp(const Graph& graph, size_t node, int fused, Precision precision) {
+  OpBuildContext ctx(graph, node, precision, /*dry_run=*/true);
+  const Node& n = ctx.node();
+  ElementwiseOp op;
+  if (!LookUp(n.op, std::get_if<GeluAttributes>(&n.attributes), &op)) {
+    return UnimplementedError(std::string(ctx.op_name()) + " is not elementwise");
+  }
+  const int out = ctx.output_index(0);
+  if (n.outputs.size() != 1 || out < 0 || fused < 0 || static_cast<size_t>(fused) >= graph.tensors.size()) {
+    return ctx.Unsupported("not a single-output node on a valid tensor");
+  }
+  const Tensor& o = graph.tensors[static_cast<size_t>(out)];
+  const Tensor& f = graph.tensors[static_cast<size_t>(fused)];
+  if (o.shape != f.shape || o.type != f.type || o.type != DataType::kFloat32) {
+    return ctx.Unsupported("output " + ShapeToString(o.shape) + " is not the fused input's shape " +
+                           ShapeToString(f.shape));
+  }
+  EpilogueOp e;
+  e.op = op.code;
+  Activation activation = Activation::kNone;
+  if (const auto* a = std::get_if<BinaryAttributes>(&n.attributes)) activation = a->activation;
+  GLD_ASSIGN_OR_RETURN(e.act, ActivationDefine(activation, ctx.op_name()));
+  if (n.op == OpType::kLeakyRelu) {
+    const auto* a = std::get_if<LeakyReluAttributes>(&n.attributes);
+    if (a == nullptr) return ctx.Invalid("missing LeakyReluAttributes");
+    e.params[0] = a->alpha;
+  }
+  if (!op.binary) {
+    if (ctx.input_index(0) != fused) return ctx.Unsupported("the fused tensor is not the input");
+    return e;
+  }
+  const int in0 = ctx.input_index(0), in1 = ctx.input_index(1);
+  if (in0 == fused && in1 == fused) return ctx.Unsupported("the fused tensor is both operands");
+  if (in0 != fused && in1 != fused) return ctx.Unsupported("the fused tensor is not an operand");
+  if (n.op == OpType::kPrelu && in0 != fused) return ctx.Unsupported("the fused tensor is PRELU's alpha");
+  e.operand_first = in1 == fused;
+  const size_t other = e.operand_first ? 0 : 1;
+  e.operand = ctx.input_index(other);
+  GLD_ASSIGN_OR_RETURN(e.operand_shape, ctx.InputShape(other));
+  std::string why;
+  if (!MakeBroadcastMap(graph.tensors[static_cast<size_t>(e.operand)].shape, o.shape, &e.map, &why)) {
+    return ctx.Unsupported(why);
+  }
+  return e;
 }
 
 namespace {
