@@ -114,3 +114,63 @@ TEST(SupportTest, ListsTheRequiredOps) {
 
 }  // namespace
 }  // namespace gld::testing
+
+namespace gld::testing {
+namespace {
+
+// Random nodes over random tensors (bad indices, odd shapes and types, wrong
+// attributes): the support query answers, it never crashes or throws.
+TEST(SupportTest, RandomMalformedNodesNeverCrash) {
+  std::mt19937 rng(99);
+  const std::vector<OpType>& ops = AllOpTypes();
+  const DataType types[] = {DataType::kFloat32, DataType::kFloat16, DataType::kInt32, DataType::kInt8,
+                            DataType::kUInt8, DataType::kInt16, DataType::kBool, DataType::kInt64};
+  const Attributes attrs[] = {std::monostate{}, Conv2dAttributes{}, DepthwiseConv2dAttributes{},
+                              TransposeConvAttributes{}, Pool2dAttributes{}, FullyConnectedAttributes{},
+                              BinaryAttributes{}, ConcatenationAttributes{5, Activation::kNone},
+                              ReshapeAttributes{}, ReduceAttributes{}, ResizeAttributes{true, true},
+                              BlockSizeAttributes{0}, SoftmaxAttributes{}, LeakyReluAttributes{},
+                              MirrorPadAttributes{}, StridedSliceAttributes{}, AxisAttributes{}};
+  int supported = 0;
+  for (int round = 0; round < 3000; ++round) {
+    Graph g;
+    const int num_tensors = 1 + static_cast<int>(rng() % 6);
+    for (int i = 0; i < num_tensors; ++i) {
+      Tensor t;
+      t.name = "t" + std::to_string(i);
+      t.type = types[rng() % 8];
+      const int rank = static_cast<int>(rng() % 6);
+      for (int d = 0; d < rank; ++d) t.shape.push_back(static_cast<int32_t>(rng() % 7) - 1);
+      if (rng() % 3 == 0) {
+        t.is_constant = true;
+        t.data.resize(rng() % 64);
+        for (uint8_t& b : t.data) b = static_cast<uint8_t>(rng());
+      }
+      if (rng() % 5 == 0) {
+        t.quant.scale = {0.1f};
+        t.quant.zero_point = {static_cast<int64_t>(rng() % 300) - 100};
+      }
+      g.tensors.push_back(std::move(t));
+    }
+    Node n;
+    n.op = ops[rng() % ops.size()];
+    n.attributes = attrs[rng() % (sizeof(attrs) / sizeof(attrs[0]))];
+    const int num_inputs = static_cast<int>(rng() % 5), num_outputs = static_cast<int>(rng() % 3);
+    for (int i = 0; i < num_inputs; ++i) n.inputs.push_back(static_cast<int>(rng() % (num_tensors + 2)) - 1);
+    for (int i = 0; i < num_outputs; ++i) n.outputs.push_back(static_cast<int>(rng() % (num_tensors + 2)) - 1);
+    g.nodes.push_back(std::move(n));
+    for (Precision p : BothPrecisions()) {
+      std::string reason;
+      if (gl::IsNodeSupported(g, 0, &reason, p)) {
+        ++supported;
+      } else {
+        EXPECT_FALSE(reason.empty());
+      }
+    }
+  }
+  // Some random nodes are well formed; the query must accept those.
+  EXPECT_GT(supported, 0);
+}
+
+}  // namespace
+}  // namespace gld::testing
