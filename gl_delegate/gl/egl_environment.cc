@@ -314,6 +314,7 @@ Status GlEnvironment::QueryInfo() {
   GLint64 ssbo = 0;
   glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &ssbo);
   info_.max_ssbo_size = ssbo;
+  glGetIntegerv(GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, &info_.ssbo_offset_alignment);
   glGetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &info_.max_workgroup_invocations);
   for (GLuint i = 0; i < 3; ++i) {
     glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_SIZE, i, &info_.max_workgroup_size[i]);

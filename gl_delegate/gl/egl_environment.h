@@ -54,6 +54,7 @@ struct GlInfo {
   bool program_binary = false;           // at least one program binary format
   int max_compute_ssbo_blocks = 0;
   int64_t max_ssbo_size = 0;  // bytes
+  int ssbo_offset_alignment = 0;  // GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT
   int max_workgroup_invocations = 0;
   int max_workgroup_size[3] = {0, 0, 0};
   int max_workgroup_count[3] = {0, 0, 0};

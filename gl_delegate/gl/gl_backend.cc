@@ -18,7 +18,9 @@ namespace {
 struct SegmentStats {
   std::mutex mutex;
   int dispatches = 0;
-  uint64_t gpu_bytes = 0;
+  uint64_t gpu_bytes = 0;         // held: arena + constants + staging
+  uint64_t gpu_bytes_naive = 0;   // the same with one object per tensor
+  uint64_t gpu_bytes_lower_bound = 0;  // the same with the tensors' lower bound
 };
 
 class GlSegmentStep : public Step {
@@ -133,6 +135,9 @@ class GlBackend : public GpuBackend {
       std::lock_guard<std::mutex> lock(stats_->mutex);
       stats_->dispatches += s->dispatches();
       stats_->gpu_bytes += s->gpu_bytes();
+      const uint64_t fixed = s->gpu_bytes() - s->tensor_bytes_planned();
+      stats_->gpu_bytes_naive += fixed + s->tensor_bytes_naive();
+      stats_->gpu_bytes_lower_bound += fixed + s->tensor_bytes_lower_bound();
     }
     std::string label = s->label();
     return std::unique_ptr<Step>(new GlSegmentStep(env_, graph, std::move(s), std::move(label)));
@@ -142,9 +147,11 @@ class GlBackend : public GpuBackend {
     report.gl_renderer = renderer();
     std::lock_guard<std::mutex> lock(stats_->mutex);
     report.dispatches = stats_->dispatches;
-    // One object per tensor for now: planned == naive until memory sharing.
+    // Constants and staging count in all three; tensors as planned, one
+    // object each, and at the lower bound (most bytes live at one dispatch).
     report.gpu_bytes_planned = stats_->gpu_bytes;
-    report.gpu_bytes_naive = stats_->gpu_bytes;
+    report.gpu_bytes_naive = stats_->gpu_bytes_naive;
+    report.gpu_bytes_lower_bound = stats_->gpu_bytes_lower_bound;
   }
 
  private:

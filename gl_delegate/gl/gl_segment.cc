@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "gl/fusion.h"
+#include "runtime/memory_planner.h"
 #include "gl/phwc4.h"
 #include "gl/program_cache.h"
 #include "gl/shader_generator.h"
@@ -206,8 +207,16 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const
   GlEnvironment::ScopedCurrent current(env);
   GLD_RETURN_IF_ERROR(current.status());
 
-  // 4. Buffers: a PHWC4 object per referenced tensor, constants, staging.
-  std::map<int, size_t> buffer_of;
+  // 4. Buffers: a PHWC4 object per referenced constant tensor, the
+  // constants of the ops, staging; the other tensors get arena ranges once
+  // every dispatch (edges included) is known.
+  struct Location {
+    GLuint buffer = 0;
+    GLintptr offset = 0;
+    GLsizeiptr size = 0;  // 0: whole buffer
+  };
+  std::map<int, Location> location_of;
+  std::vector<int> activations;  // non-constant referenced tensors
   auto check_size = [&](size_t bytes, const std::string& what) -> Status {
     if (info.max_ssbo_size > 0 && bytes > static_cast<uint64_t>(info.max_ssbo_size)) {
       return UnimplementedError(label + ": " + what + " needs " + std::to_string(bytes) +
@@ -221,19 +230,18 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const
     GLD_ASSIGN_OR_RETURN(Bhwc shape, ToBhwc(tensor.shape));
     const size_t bytes = Phwc4Bytes(shape, precision);
     GLD_RETURN_IF_ERROR(check_size(bytes, "tensor '" + tensor.name + "'"));
-    GlBuffer buffer;
-    if (tensor.is_constant) {
-      auto values = ConstantValues(tensor);
-      if (!values.ok()) return Status(values.status().code(), label + ": " + values.status().message());
-      std::vector<float> phwc4(static_cast<size_t>(shape.vec4s()) * 4);
-      BhwcToPhwc4(values->data(), shape, phwc4.data());
-      std::vector<uint8_t> packed = PackVec4s(phwc4, precision);
-      GLD_ASSIGN_OR_RETURN(buffer, GlBuffer::Create(packed.size(), packed.data()));
-    } else {
-      GLD_ASSIGN_OR_RETURN(buffer, GlBuffer::Create(bytes));
+    if (!tensor.is_constant) {
+      activations.push_back(t);
+      continue;
     }
+    auto values = ConstantValues(tensor);
+    if (!values.ok()) return Status(values.status().code(), label + ": " + values.status().message());
+    std::vector<float> phwc4(static_cast<size_t>(shape.vec4s()) * 4);
+    BhwcToPhwc4(values->data(), shape, phwc4.data());
+    std::vector<uint8_t> packed = PackVec4s(phwc4, precision);
+    GLD_ASSIGN_OR_RETURN(GlBuffer buffer, GlBuffer::Create(packed.size(), packed.data()));
     seg->gpu_bytes_ += buffer.bytes();
-    buffer_of[t] = seg->tensor_buffers_.size();
+    location_of[t] = Location{buffer.id(), 0, 0};
     seg->tensor_buffers_.push_back(std::move(buffer));
   }
   for (const ConstantBuffer& c : constants) {
@@ -303,6 +311,53 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const
     dispatches.push_back(std::move(d));
   }
 
+  // Arena: lifetimes in dispatch order, then a greedy plan.
+  {
+    std::vector<BufferUsage> usages;
+    for (int t : activations) {
+      BufferUsage u;
+      GLD_ASSIGN_OR_RETURN(Bhwc shape, ToBhwc(graph.tensors[static_cast<size_t>(t)].shape));
+      u.bytes = Phwc4Bytes(shape, precision);
+      u.first_step = -1;
+      for (size_t i = 0; i < dispatches.size(); ++i) {
+        for (const auto& b : dispatches[i].bindings) {
+          if (b.second.kind != BufferRef::kTensor || b.second.index != t) continue;
+          if (u.first_step < 0) u.first_step = static_cast<int>(i);
+          u.last_step = static_cast<int>(i);
+        }
+      }
+      usages.push_back(u);
+    }
+    const uint64_t alignment = std::max<uint64_t>(
+        16, static_cast<uint64_t>(std::max(info.ssbo_offset_alignment, 1)));
+    ArenaPlan plan;
+    if (options.share_memory) {
+      plan = PlanArena(usages, alignment);
+    } else {
+      for (const BufferUsage& u : usages) {
+        plan.offsets.push_back(plan.arena_bytes);
+        plan.arena_bytes += (u.bytes + alignment - 1) / alignment * alignment;
+      }
+    }
+    uint64_t naive = 0;
+    for (const BufferUsage& u : usages) naive += u.bytes;
+    for (size_t i = 0; i < dispatches.size(); ++i) {
+      uint64_t live = 0;
+      for (const BufferUsage& u : usages) {
+        if (u.first_step <= static_cast<int>(i) && static_cast<int>(i) <= u.last_step) live += u.bytes;
+      }
+      seg->tensor_bytes_lower_bound_ = std::max(seg->tensor_bytes_lower_bound_, live);
+    }
+    seg->tensor_bytes_planned_ = plan.arena_bytes;
+    seg->tensor_bytes_naive_ = naive;
+    GLD_ASSIGN_OR_RETURN(seg->arena_, GlBuffer::Create(static_cast<size_t>(plan.arena_bytes)));
+    seg->gpu_bytes_ += seg->arena_.bytes();
+    for (size_t k = 0; k < activations.size(); ++k) {
+      location_of[activations[k]] = Location{seg->arena_.id(), static_cast<GLintptr>(plan.offsets[k]),
+                                             static_cast<GLsizeiptr>(std::max<uint64_t>(usages[k].bytes, 16))};
+    }
+  }
+
   // 6. Programs: sources first, then one batch compile.
   std::vector<ProgramSource> sources;
   for (size_t i = 0; i < dispatches.size(); ++i) {
@@ -336,18 +391,25 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const
       step.groups[static_cast<size_t>(k)] = std::max<uint32_t>(groups, 1);
     }
     for (const auto& [binding, ref] : d.bindings) {
-      GLuint id = 0;
+      Step::Binding b;
+      b.point = binding;
       switch (ref.kind) {
-        case BufferRef::kTensor: id = seg->tensor_buffers_[buffer_of.at(ref.index)].id(); break;
-        case BufferRef::kConstant: id = seg->constant_buffers_[static_cast<size_t>(ref.index)].id(); break;
+        case BufferRef::kTensor: {
+          const Location& l = location_of.at(ref.index);
+          b.buffer = l.buffer;
+          b.offset = l.offset;
+          b.size = l.size;
+          break;
+        }
+        case BufferRef::kConstant: b.buffer = seg->constant_buffers_[static_cast<size_t>(ref.index)].id(); break;
         case BufferRef::kStaging: {
           const size_t k = static_cast<size_t>(ref.index);
-          id = k < seg->input_edges_.size() ? seg->input_edges_[k].staging.id()
-                                            : seg->output_edges_[k - seg->input_edges_.size()].staging.id();
+          b.buffer = k < seg->input_edges_.size() ? seg->input_edges_[k].staging.id()
+                                                  : seg->output_edges_[k - seg->input_edges_.size()].staging.id();
           break;
         }
       }
-      step.bindings.emplace_back(binding, id);
+      step.bindings.push_back(b);
     }
     Uniform grid;
     grid.name = "u_grid";
@@ -441,7 +503,13 @@ Status GlSegment::Run(const std::vector<HostInput>& inputs, const std::vector<Ho
     const Step& s = steps_[i];
     glUseProgram(s.program->id());
     for (const BoundUniform& u : s.uniforms) SetUniform(u.location, u.value);
-    for (const auto& [binding, id] : s.bindings) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, id);
+    for (const Step::Binding& b : s.bindings) {
+      if (b.size > 0) {
+        glBindBufferRange(GL_SHADER_STORAGE_BUFFER, b.point, b.buffer, b.offset, b.size);
+      } else {
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b.point, b.buffer);
+      }
+    }
     Clock::time_point dispatch_start;
     if (profiling_) {
       if (profile_.gpu_timer) {
@@ -542,6 +610,7 @@ void GlSegment::ReleaseGl() {
   output_edges_.clear();
   tensor_buffers_.clear();
   constant_buffers_.clear();
+  arena_.Reset();
   timer_.Reset();
   dispatch_timers_.clear();
 }
@@ -555,6 +624,7 @@ GlSegment::~GlSegment() {
     for (auto* v : {&tensor_buffers_, &constant_buffers_}) {
       for (GlBuffer& b : *v) b.Abandon();
     }
+    arena_.Abandon();
     for (Edge& e : input_edges_) e.staging.Abandon();
     for (Edge& e : output_edges_) e.staging.Abandon();
     timer_.Abandon();

@@ -36,6 +36,10 @@ struct GlSegmentOptions {
   // present, otherwise wall time between glFinish calls) and the host
   // transfers; see profile(). Takes the place of measure_gpu_time's timer.
   bool profile_dispatches = false;
+  // Let tensors whose lifetimes (first to last dispatch touching them) do
+  // not overlap share memory: one arena per segment, planned greedily by
+  // size (runtime/memory_planner.h). false: every tensor its own range.
+  bool share_memory = true;
   // Fold elementwise nodes into the epilogue of the dispatch before them
   // (gl/fusion.h).
   bool fuse_elementwise = true;
@@ -96,6 +100,12 @@ class GlSegment {
   const std::vector<DispatchInfo>& dispatch_info() const { return info_; }
   // GPU memory held: tensors, constants and staging buffers.
   size_t gpu_bytes() const { return gpu_bytes_; }
+  // The non-constant PHWC4 tensors: the arena as planned, the sum of their
+  // sizes (one object each), and the most bytes live at any one dispatch (no
+  // plan can do better).
+  uint64_t tensor_bytes_planned() const { return tensor_bytes_planned_; }
+  uint64_t tensor_bytes_naive() const { return tensor_bytes_naive_; }
+  uint64_t tensor_bytes_lower_bound() const { return tensor_bytes_lower_bound_; }
   Precision precision() const { return precision_; }
   // GPU time of the last Run in ns, when options.measure_gpu_time; 0 otherwise.
   uint64_t last_gpu_time_ns() const { return last_gpu_ns_; }
@@ -112,7 +122,12 @@ class GlSegment {
   };
   struct Step {
     const GlProgram* program = nullptr;
-    std::vector<std::pair<GLuint, GLuint>> bindings;  // binding point, buffer id
+    struct Binding {
+      GLuint point = 0, buffer = 0;
+      GLintptr offset = 0;
+      GLsizeiptr size = 0;  // 0: the whole buffer
+    };
+    std::vector<Binding> bindings;
     std::vector<BoundUniform> uniforms;
     std::array<uint32_t, 3> groups = {1, 1, 1};
   };
@@ -131,11 +146,13 @@ class GlSegment {
   std::vector<size_t> nodes_;
   std::vector<int> inputs_, outputs_;
   std::vector<Edge> input_edges_, output_edges_;
-  std::vector<GlBuffer> tensor_buffers_;    // per referenced tensor
+  std::vector<GlBuffer> tensor_buffers_;    // per referenced constant tensor
+  GlBuffer arena_;                          // every other referenced tensor
   std::vector<GlBuffer> constant_buffers_;
   std::vector<Step> steps_;
   std::vector<DispatchInfo> info_;
   size_t gpu_bytes_ = 0;
+  uint64_t tensor_bytes_planned_ = 0, tensor_bytes_naive_ = 0, tensor_bytes_lower_bound_ = 0;
   bool measure_gpu_time_ = false;
   uint64_t last_gpu_ns_ = 0;
   GlTimerQuery timer_;

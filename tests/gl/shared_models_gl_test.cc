@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 
@@ -85,6 +86,14 @@ TEST_P(SharedModelGlTest, GlBackendMatchesCpuBackend) {
     EXPECT_EQ(r.gpu_nodes, r.total_nodes) << r.placement_line;
     EXPECT_EQ(r.segments, 1) << r.placement_line;
     EXPECT_GT(r.dispatches, 0);
+    // Fusion leaves fewer dispatches than nodes; sharing, fewer bytes.
+    EXPECT_LT(r.dispatches, r.total_nodes + 2 + static_cast<int>((*gpu)->outputs().size()));
+    EXPECT_LT(r.gpu_bytes_planned, r.gpu_bytes_naive);
+    EXPECT_LE(r.gpu_bytes_lower_bound, r.gpu_bytes_planned);
+    std::printf("%s %s: %d nodes, %d dispatches, GPU bytes planned %llu naive %llu lower bound %llu\n",
+                GetParam().c_str(), PrecisionName(p), r.total_nodes, r.dispatches,
+                static_cast<unsigned long long>(r.gpu_bytes_planned), static_cast<unsigned long long>(r.gpu_bytes_naive),
+                static_cast<unsigned long long>(r.gpu_bytes_lower_bound));
     for (size_t i = 0; i < (*gpu)->inputs().size(); ++i) {
       const TensorInfo& in = (*gpu)->inputs()[i];
       std::vector<float> v = RandomValues(in.bytes / 4, 1234 + static_cast<uint32_t>(i), -1, 1);
