@@ -120,6 +120,64 @@ TEST_P(SharedModelGlTest, GlBackendMatchesCpuBackend) {
   }
 }
 
+// A real model split on purpose: MAX_POOL_2D forced to the CPU in the middle
+// of face_detection_short_range gives GPU -> CPU -> GPU; the outputs must
+// still match the CPU backend within the fp32 tolerance.
+TEST(SharedModelSplitTest, GpuCpuGpuMatchesCpuBackend) {
+  if (!SharedModelsPresent()) GTEST_SKIP() << MissingModelsMessage();
+  GLD_REQUIRE_GL(env);
+  auto model = Model::FromFile(ModelPath("face_detection_short_range.tflite"));
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  Options cpu_options;
+  cpu_options.backend = Backend::kCpu;
+  Options split_options;
+  split_options.backend = Backend::kGl;
+  split_options.gpu_deny_ops = {"MAX_POOL_2D"};
+  auto cpu = Interpreter::Create(**model, cpu_options);
+  auto split = Interpreter::Create(**model, split_options);
+  ASSERT_TRUE(cpu.ok()) << cpu.status().ToString();
+  ASSERT_TRUE(split.ok()) << split.status().ToString();
+
+  const InterpreterReport& r = (*split)->report();
+  EXPECT_GE(r.segments, 2) << r.placement_line;
+  EXPECT_LT(r.gpu_nodes, r.total_nodes) << r.placement_line;
+  // Some CPU node has GPU nodes both before and after it.
+  bool sandwiched = false;
+  for (size_t i = 0; i < r.nodes.size(); ++i) {
+    if (r.nodes[i].on_gpu) continue;
+    EXPECT_EQ(r.nodes[i].op, "MAX_POOL_2D") << r.nodes[i].label << ": " << r.nodes[i].reason;
+    bool before = false, after = false;
+    for (size_t j = 0; j < i; ++j) before |= r.nodes[j].on_gpu;
+    for (size_t j = i + 1; j < r.nodes.size(); ++j) after |= r.nodes[j].on_gpu;
+    sandwiched |= before && after;
+  }
+  EXPECT_TRUE(sandwiched) << r.placement_line;
+  std::printf("split face_detection_short_range: %s\n", r.placement_line.c_str());
+
+  for (auto* interp : {cpu->get(), split->get()}) {
+    for (size_t i = 0; i < interp->inputs().size(); ++i) {
+      const TensorInfo& in = interp->inputs()[i];
+      std::vector<float> v = RandomValues(in.bytes / 4, 99 + static_cast<uint32_t>(i), -1, 1);
+      ASSERT_TRUE(interp->SetInput(static_cast<int>(i), v.data(), in.bytes).ok());
+    }
+    Status s = interp->Invoke();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+  for (size_t o = 0; o < (*cpu)->outputs().size(); ++o) {
+    const TensorInfo& info = (*cpu)->outputs()[o];
+    std::vector<float> want(info.bytes / 4), got(info.bytes / 4);
+    ASSERT_TRUE((*cpu)->GetOutput(static_cast<int>(o), want.data(), info.bytes).ok());
+    ASSERT_TRUE((*split)->GetOutput(static_cast<int>(o), got.data(), info.bytes).ok());
+    double max_ref = 0, max_err = 0;
+    for (size_t k = 0; k < want.size(); ++k) {
+      max_ref = std::max(max_ref, std::abs(double{want[k]}));
+      max_err = std::max(max_err, std::abs(double{want[k]} - got[k]));
+    }
+    ASSERT_GT(max_ref, 0.0) << info.name;
+    EXPECT_LE(max_err / max_ref, Tolerance(Precision::kFp32)) << info.name << ": max err " << max_err;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, SharedModelGlTest, ::testing::ValuesIn(SharedModelNames()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string n = info.param.substr(0, info.param.find('.'));
