@@ -13,21 +13,14 @@ constexpr int64_t kPixelsPerBlock = 6 * 12;  // a multiple of the GEMM row tile
 }  // namespace
 
 Status RunConv2d(KernelContext& ctx) {
-  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 3, 1));
+  ConvIo io;
+  GLD_RETURN_IF_ERROR(GetConvIo(ctx, &io));
   const Conv2dAttributes* attrs = nullptr;
   GLD_RETURN_IF_ERROR(GetAttrs(ctx, &attrs));
-  const TensorData& in = *ctx.inputs[0];
-  const TensorData& filter = *ctx.inputs[1];
-  const TensorData* bias = OptionalInput(ctx, 2);
-  TensorData& out = *ctx.outputs[0];
-  GLD_RETURN_IF_ERROR(CheckType(ctx, in, DataType::kFloat32, "input"));
-  GLD_RETURN_IF_ERROR(CheckType(ctx, filter, DataType::kFloat32, "filter"));
-  GLD_RETURN_IF_ERROR(CheckType(ctx, out, DataType::kFloat32, "output"));
-  if (bias) GLD_RETURN_IF_ERROR(CheckType(ctx, *bias, DataType::kFloat32, "bias"));
-  if (in.shape.size() != 4 || filter.shape.size() != 4 || out.shape.size() != 4) {
-    return KernelError(ctx, "input, filter and output must be 4-D, got " + ShapeToString(in.shape) +
-                                ", " + ShapeToString(filter.shape) + ", " + ShapeToString(out.shape));
-  }
+  const TensorData& in = *io.in;
+  const TensorData& filter = *io.filter;
+  const TensorData* bias = io.bias;
+  TensorData& out = *io.out;
   const int64_t batch = in.shape[0], ih = in.shape[1], iw = in.shape[2], ic = in.shape[3];
   const int64_t oc = filter.shape[0], kh = filter.shape[1], kw = filter.shape[2], fic = filter.shape[3];
   const int64_t oh = out.shape[1], ow = out.shape[2];

@@ -153,4 +153,24 @@ uint16_t FloatToHalf(float f) {
   return static_cast<uint16_t>(sign | h);
 }
 
+Status GetConvIo(const KernelContext& ctx, ConvIo* io) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 3, 1));
+  io->in = ctx.inputs[0];
+  io->filter = ctx.inputs[1];
+  io->bias = OptionalInput(ctx, 2);
+  io->out = ctx.outputs[0];
+  GLD_RETURN_IF_ERROR(CheckType(ctx, *io->in, DataType::kFloat32, "input"));
+  GLD_RETURN_IF_ERROR(CheckType(ctx, *io->filter, DataType::kFloat32, "filter"));
+  GLD_RETURN_IF_ERROR(CheckType(ctx, *io->out, DataType::kFloat32, "output"));
+  if (io->bias) GLD_RETURN_IF_ERROR(CheckType(ctx, *io->bias, DataType::kFloat32, "bias"));
+  const Shape& in = io->in->shape;
+  const Shape& filter = io->filter->shape;
+  const Shape& out = io->out->shape;
+  if (in.size() != 4 || filter.size() != 4 || out.size() != 4) {
+    return KernelError(ctx, "input, filter and output must be 4-D, got " + ShapeToString(in) + ", " +
+                                ShapeToString(filter) + ", " + ShapeToString(out));
+  }
+  return OkStatus();
+}
+
 }  // namespace gld::cpu

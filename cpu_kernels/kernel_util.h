@@ -124,6 +124,16 @@ void ParallelForGrain(const KernelContext& ctx, int64_t n, int64_t grain,
 
 // The graph tensor behind input i / output i (for names and quant params);
 // nullptr when unknown.
+// The input, filter, optional bias and output of a float convolution
+// (CONV_2D, DEPTHWISE_CONV_2D), checked: 2-3 inputs, float32, 4-D tensors.
+struct ConvIo {
+  const TensorData* in = nullptr;
+  const TensorData* filter = nullptr;
+  const TensorData* bias = nullptr;  // absent optional input: nullptr
+  TensorData* out = nullptr;
+};
+Status GetConvIo(const KernelContext& ctx, ConvIo* io);
+
 const Tensor* InputTensor(const KernelContext& ctx, size_t i);
 const Tensor* OutputTensor(const KernelContext& ctx, size_t i);
 
