@@ -306,6 +306,10 @@ StatusOr<int64_t> Reader::ReadSparsity(const tflite::SparsityParameters& sp, con
                                const char* field, size_t level,
                                std::vector<int32_t>* values) -> Status {
     values->clear();
+    if (type != tflite::SparseIndexVector::NONE && table == nullptr) {
+      return InvalidArgumentError(where + "dim_metadata " + std::to_string(level) + " " + field +
+                                  " names a vector type but has no table");
+    }
     switch (type) {
       case tflite::SparseIndexVector::Int32Vector: {
         const auto* v = static_cast<const tflite::Int32Vector*>(table)->values();

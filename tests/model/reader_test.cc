@@ -567,6 +567,35 @@ struct RawModel {
   }
 };
 
+// A sparse dimension whose index vector names a type but has no table (the
+// verifier lets this through; found by the loader fuzzer).
+TEST(ReaderErrors, SparseIndexVectorWithoutTable) {
+  RawModel r;
+  const std::vector<float> values = {1, 2, 3, 4};
+  auto data = r.fbb.CreateVector(reinterpret_cast<const uint8_t*>(values.data()), 16);
+  r.buffers.push_back(tflite::CreateBuffer(r.fbb, data));
+  const std::vector<int32_t> order = {0, 1};
+  const std::vector<int32_t> indices = {0, 3, 1, 2};
+  auto idx = tflite::CreateInt32Vector(r.fbb, r.fbb.CreateVector(indices)).Union();
+  std::vector<flatbuffers::Offset<tflite::DimensionMetadata>> dims = {
+      tflite::CreateDimensionMetadata(r.fbb, tflite::DimensionType::DENSE, 4),
+      tflite::CreateDimensionMetadata(r.fbb, tflite::DimensionType::SPARSE_CSR, 0,
+                                      tflite::SparseIndexVector::Int32Vector, 0,
+                                      tflite::SparseIndexVector::Int32Vector, idx)};
+  auto sparsity = tflite::CreateSparsityParameters(r.fbb, r.fbb.CreateVector(order), 0,
+                                                   r.fbb.CreateVector(dims));
+  const std::vector<int> shape = {4, 4};
+  r.tensors.push_back(tflite::CreateTensor(r.fbb, r.fbb.CreateVector(shape), tflite::TensorType::FLOAT32,
+                                           1, r.fbb.CreateString("sparse_w"), 0, false, sparsity));
+  int d = r.Tensor("d", {4, 4});
+  r.codes.push_back(tflite::CreateOperatorCode(r.fbb, 124, 0, 1, tflite::BuiltinOperator::DENSIFY));
+  std::vector<int> in = {0}, out = {d};
+  r.ops.push_back(tflite::CreateOperator(r.fbb, 0, r.fbb.CreateVector(in), r.fbb.CreateVector(out)));
+  r.outputs = {d};
+  GLD_EXPECT_ERROR(ReadBytes(r.Finish()), "tensor 0 'sparse_w'", "array_segments",
+                   "names a vector type but has no table");
+}
+
 TEST(ReaderErrors, BadBufferAndOpcodeIndex) {
   {
     RawModel r;
