@@ -4,7 +4,6 @@
 // params is rounded to its grid and clamped to its integer type's range).
 #include <cmath>
 #include <cstring>
-#include <limits>
 
 #include "cpu_kernels/kernels.h"
 
@@ -57,16 +56,6 @@ void DequantizeT(const Q* q, int64_t n, const QuantView& v, float* out) {
   for (int64_t i = 0; i < n; ++i) {
     const size_t c = v.Channel(i);
     out[i] = static_cast<float>((static_cast<int64_t>(q[i]) - v.zero_point[c])) * v.scale[c];
-  }
-}
-
-bool IntRange(DataType t, int64_t* lo, int64_t* hi) {
-  switch (t) {
-    case DataType::kInt8: *lo = -128; *hi = 127; return true;
-    case DataType::kUInt8: *lo = 0; *hi = 255; return true;
-    case DataType::kInt16: *lo = -32768; *hi = 32767; return true;
-    case DataType::kInt32: *lo = std::numeric_limits<int32_t>::min(); *hi = std::numeric_limits<int32_t>::max(); return true;
-    default: return false;
   }
 }
 
@@ -156,17 +145,10 @@ Status RunQuantize(KernelContext& ctx) {
   QuantView out_q;
   GLD_RETURN_IF_ERROR(MakeQuantView(ctx, OutputTensor(ctx, 0), out.shape, "output", &out_q));
   // The integer grid: the output's own type, or in float view (a float32
-  // output with quant params) int8 unless a zero point only fits uint8.
-  DataType grid = out.type;
-  if (grid == DataType::kFloat32) {
-    const Tensor* t = OutputTensor(ctx, 0);
-    grid = DataType::kInt8;
-    for (int64_t zp : t->quant.zero_point) {
-      if (zp > 127) grid = DataType::kUInt8;
-    }
-  }
+  // output with quant params) the type the model stores it in.
+  const DataType grid = QuantizedGridType(OutputTensor(ctx, 0)->quant, out.type);
   int64_t lo = 0, hi = 0;
-  if (!IntRange(grid, &lo, &hi)) {
+  if (!IntegerTypeRange(grid, &lo, &hi)) {
     return KernelUnimplemented(ctx, std::string("output type ") + DataTypeName(out.type));
   }
   QuantView in_q;

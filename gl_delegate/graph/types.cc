@@ -61,4 +61,24 @@ std::string ShapeToString(const Shape& shape) {
   return s + "]";
 }
 
+DataType QuantizedGridType(const QuantizationParams& quant, DataType tensor_type) {
+  int64_t lo = 0, hi = 0;
+  if (IntegerTypeRange(tensor_type, &lo, &hi)) return tensor_type;
+  if (quant.storage_type != DataType::kUnknown) return quant.storage_type;
+  for (int64_t zp : quant.zero_point) {
+    if (zp > 127) return DataType::kUInt8;
+  }
+  return DataType::kInt8;
+}
+
+bool IntegerTypeRange(DataType type, int64_t* lo, int64_t* hi) {
+  switch (type) {
+    case DataType::kInt8: *lo = -128; *hi = 127; return true;
+    case DataType::kUInt8: *lo = 0; *hi = 255; return true;
+    case DataType::kInt16: *lo = std::numeric_limits<int16_t>::min(); *hi = std::numeric_limits<int16_t>::max(); return true;
+    case DataType::kInt32: *lo = std::numeric_limits<int32_t>::min(); *hi = std::numeric_limits<int32_t>::max(); return true;
+    default: return false;
+  }
+}
+
 }  // namespace gld

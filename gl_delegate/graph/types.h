@@ -45,8 +45,19 @@ struct QuantizationParams {
   std::vector<float> scale;
   std::vector<int64_t> zero_point;
   int32_t quantized_dimension = 0;
+  // The integer type the values are stored in, as the model file declares it
+  // (kInt8, kUInt8, kInt16, ...). It stays when a pass turns the tensor into
+  // a float32 "float view" of the same values; kUnknown when nobody said.
+  DataType storage_type = DataType::kUnknown;
   bool empty() const { return scale.empty(); }
 };
+
+// The integer grid a quantized tensor's values lie on: the tensor's own type
+// when it is an integer type, else storage_type when known, else (a float
+// view built without a storage type) int8 unless a zero point only fits uint8.
+DataType QuantizedGridType(const QuantizationParams& quant, DataType tensor_type);
+// [lo, hi] of an integer type; false for non-integer types.
+bool IntegerTypeRange(DataType type, int64_t* lo, int64_t* hi);
 
 // TFLite sparse tensor encoding (DENSIFY input), kept as read from the file.
 struct SparseDimension {

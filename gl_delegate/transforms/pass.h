@@ -36,5 +36,6 @@ Status FoldConstantDequantize(Graph& graph, PassLog& log);
 Status FoldConstantDensify(Graph& graph, PassLog& log);
 Status RemoveDeadNodes(Graph& graph, PassLog& log);
 Status ReleaseUnusedConstants(Graph& graph, PassLog& log);
+Status QuantizedFloatView(Graph& graph, PassLog& log);
 
 }  // namespace gld

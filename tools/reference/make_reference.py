@@ -57,7 +57,9 @@ def make_inputs(details, seed):
 
 
 def generate(model_path, out_dir, seed=0, resolver="BUILTIN_REF", store_inputs="auto",
-             model_name=None, note=None):
+             model_name=None, note=None, inputs=None, extra=None):
+    """`inputs` replaces the generated inputs (then always stored); `extra`
+    adds keys to the manifest."""
     os.makedirs(out_dir, exist_ok=True)
     for stale in glob.glob(os.path.join(out_dir, "input_*.npy")) + \
             glob.glob(os.path.join(out_dir, "output_*.npy")):
@@ -67,7 +69,9 @@ def generate(model_path, out_dir, seed=0, resolver="BUILTIN_REF", store_inputs="
         model_bytes = f.read()
     it = reflib.make_interpreter(model_content=model_bytes, resolver=resolver)
     in_details = it.get_input_details()
-    inputs = make_inputs(in_details, seed)
+    given_inputs = inputs is not None
+    if not given_inputs:
+        inputs = make_inputs(in_details, seed)
     outputs = reflib.run_litert(it, inputs)
 
     manifest = {
@@ -84,11 +88,13 @@ def generate(model_path, out_dir, seed=0, resolver="BUILTIN_REF", store_inputs="
     }
     if note:
         manifest["note"] = note
+    if extra:
+        manifest.update(extra)
 
     for i, (d, v) in enumerate(zip(in_details, inputs)):
         entry = {"index": i, "name": d["name"], "shape": list(v.shape),
                  "dtype": str(v.dtype), "stream": i}
-        store = (store_inputs == "always" or v.dtype != np.float32 or
+        store = (given_inputs or store_inputs == "always" or v.dtype != np.float32 or
                  (store_inputs == "auto" and v.nbytes <= INLINE_LIMIT_BYTES))
         if store:
             entry["file"] = f"input_{i}.npy"

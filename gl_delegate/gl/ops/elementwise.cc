@@ -205,19 +205,20 @@ Status BuildQuantize(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   const char* output = "OUT_REAL";
   if (quantize) {
     GLD_RETURN_IF_ERROR(PerTensorParams(ctx, o, &out_scale, &out_zp));
-    DataType grid = o.type;
+    const DataType grid = QuantizedGridType(o.quant, o.type);  // the CPU kernel's rule
     if (o.type == DataType::kFloat32) {
-      // A float view of quantized values: int8 unless a zero point only
-      // fits uint8 (the CPU kernel's rule).
-      output = "OUT_FAKE";
-      grid = out_zp > 127 ? DataType::kUInt8 : DataType::kInt8;
+      output = "OUT_FAKE";  // a float view of quantized values
     } else if (IsQuantizedType(o.type)) {
       output = "OUT_INTEGER";
     } else {
       return ctx.Unsupported(std::string(DataTypeName(o.type)) + " output '" + o.name + "'");
     }
-    qmin = grid == DataType::kUInt8 ? 0.f : grid == DataType::kInt16 ? -32768.f : -128.f;
-    qmax = grid == DataType::kUInt8 ? 255.f : grid == DataType::kInt16 ? 32767.f : 127.f;
+    int64_t lo = 0, hi = 0;
+    if (!IsQuantizedType(grid) || !IntegerTypeRange(grid, &lo, &hi)) {
+      return ctx.Unsupported(std::string("quantization grid ") + DataTypeName(grid) + " of '" + o.name + "'");
+    }
+    qmin = static_cast<float>(lo);
+    qmax = static_cast<float>(hi);
   } else if (o.type != DataType::kFloat32) {
     return ctx.Unsupported(std::string(DataTypeName(o.type)) + " output '" + o.name + "' (expects float32)");
   }
