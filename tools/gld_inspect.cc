@@ -84,6 +84,7 @@ int main(int argc, char** argv) {
   gld::tools::BackendFlags backend;
   app.add_option("--graph", graph, "the .tflite model");
   gld::tools::AddBackendFlags(app, backend, false, true);
+  gld::tools::AddCacheFlags(app, backend);
   app.add_flag("--summary", summary, "print only the placement line and the node counts");
   app.add_flag("--list_ops", list_ops, "print every op this build runs and on which backends, then exit");
   if (auto code = gld::tools::ParseFlags(app, argc, argv)) return *code;

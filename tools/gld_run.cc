@@ -107,6 +107,7 @@ int main(int argc, char** argv) {
   gld::tools::BackendFlags backend;
   app.add_option("--graph", graph, "the .tflite model")->required();
   gld::tools::AddBackendFlags(app, backend, true, true);
+  gld::tools::AddCacheFlags(app, backend);
   app.add_option("--input", inputs,
                  "NAME=FILE.npy (NAME: input name or index; repeatable); other inputs are random");
   app.add_option("--seed", seed,

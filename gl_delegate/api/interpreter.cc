@@ -15,7 +15,11 @@ Interpreter::~Interpreter() = default;
 
 StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(const Model& model, const Options& options) {
   auto impl = std::make_unique<Impl>();
-  GLD_ASSIGN_OR_RETURN(impl->runtime, Runtime::Create(model.impl().graph, options));
+  Options with_token = options;
+  // The program cache names a model's entry by its token; by default the
+  // fingerprint of its bytes.
+  if (with_token.model_token.empty()) with_token.model_token = model.impl().fingerprint;
+  GLD_ASSIGN_OR_RETURN(impl->runtime, Runtime::Create(model.impl().graph, with_token));
   return std::unique_ptr<Interpreter>(new Interpreter(std::move(impl)));
 }
 

@@ -2,12 +2,16 @@
 
 #include <epoxy/gl.h>
 
+#include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "gl/binary_cache.h"
 #include "gl/program_cache.h"
+#include "util/file_util.h"
 #include "util/logging.h"
 
 namespace gld::gl {
@@ -61,11 +65,59 @@ StatusOr<int> DeviceIndexFromEnvironment() {
   return static_cast<int>(n);
 }
 
+// Set once any display was initialised by us in this process: drivers read
+// their cache settings then, so later redirections cannot take effect.
+std::atomic<bool> g_display_opened{false};
+
+// EGL_ANDROID_blob_cache: the callbacks carry no user pointer, and a display
+// accepts them once, so the folder is process-wide: the first environment
+// with a cache_dir that initialises a display chooses it.
+std::mutex g_blob_mutex;
+std::string g_blob_dir;
+std::vector<EGLDisplay> g_blob_displays;
+
+void BlobSet(const void* key, EGLsizeiANDROID key_size, const void* value, EGLsizeiANDROID value_size) {
+  std::string dir;
+  {
+    std::lock_guard<std::mutex> lock(g_blob_mutex);
+    dir = g_blob_dir;
+  }
+  if (dir.empty() || key_size <= 0 || value_size < 0) return;
+  BlobStorePut(dir, key, static_cast<size_t>(key_size), value, static_cast<size_t>(value_size));
+}
+
+EGLsizeiANDROID BlobGet(const void* key, EGLsizeiANDROID key_size, void* value, EGLsizeiANDROID value_size) {
+  std::string dir;
+  {
+    std::lock_guard<std::mutex> lock(g_blob_mutex);
+    dir = g_blob_dir;
+  }
+  if (dir.empty() || key_size <= 0 || value_size < 0) return 0;
+  return static_cast<EGLsizeiANDROID>(
+      BlobStoreGet(dir, key, static_cast<size_t>(key_size), value, static_cast<size_t>(value_size)));
+}
+
+// Installs the blob cache callbacks on a freshly initialised display (before
+// any context on it exists) when it offers them and a folder is chosen.
+bool InstallBlobCache(EGLDisplay display) {
+  if (!epoxy_has_egl_extension(display, "EGL_ANDROID_blob_cache")) return false;
+  std::lock_guard<std::mutex> lock(g_blob_mutex);
+  if (g_blob_dir.empty()) return false;
+  for (EGLDisplay d : g_blob_displays) {
+    if (d == display) return true;
+  }
+  eglSetBlobCacheFuncsANDROID(display, BlobSet, BlobGet);
+  g_blob_displays.push_back(display);
+  Log().debug("program cache: EGL_ANDROID_blob_cache stores driver blobs in '{}/blob'", g_blob_dir);
+  return true;
+}
+
 struct Attempt {
   EGLDisplay display = EGL_NO_DISPLAY;
   EGLContext context = EGL_NO_CONTEXT;
   EGLSurface surface = EGL_NO_SURFACE;
   bool initialized = false;
+  bool blob_cache = false;
 };
 
 void Abandon(Attempt& a) {
@@ -91,6 +143,8 @@ Status CreateContextOn(EGLDisplay display, bool pbuffer, Attempt* out) {
     return UnavailableError("eglInitialize failed: " + EglErrorString());
   }
   a.initialized = true;
+  g_display_opened = true;
+  a.blob_cache = InstallBlobCache(display);
   if (!eglBindAPI(EGL_OPENGL_ES_API)) {
     return UnavailableError("eglBindAPI(EGL_OPENGL_ES_API) failed: " + EglErrorString());
   }
@@ -145,6 +199,15 @@ StatusOr<std::unique_ptr<GlEnvironment>> GlEnvironment::Create(const EglOptions&
 
   // 1. The caller's current context.
   EGLContext current = eglGetCurrentContext();
+  // The driver's shader cache goes into cache_dir, where it still can.
+  if (!options.cache_dir.empty()) {
+    const bool already_open = g_display_opened || current != EGL_NO_CONTEXT;
+    RedirectDriverShaderCache(options.cache_dir, already_open);
+    std::lock_guard<std::mutex> lock(g_blob_mutex);
+    if (g_blob_dir.empty() && !already_open && IsDirectory(options.cache_dir)) {
+      g_blob_dir = DriverCacheDir(options.cache_dir);
+    }
+  }
   if (options.reuse_current_context && current != EGL_NO_CONTEXT) {
     if (eglQueryAPI() != EGL_OPENGL_ES_API) {
       return UnavailableError("the current EGL context is not an OpenGL ES context");
@@ -188,6 +251,7 @@ StatusOr<std::unique_ptr<GlEnvironment>> GlEnvironment::Create(const EglOptions&
     env->context_ = got.context;
     env->draw_ = env->read_ = got.surface;
     env->owns_display_ = got.initialized;
+    env->info_.blob_cache = got.blob_cache;
     env->info_.platform = platform;
     Status s = env->QueryInfo();
     if (!s.ok()) {

@@ -42,6 +42,10 @@ struct EglOptions {
   bool try_device_platform = true;
   bool try_surfaceless_platform = true;
   bool try_default_display = true;
+  // Options::cache_dir: where the driver's own shader cache goes (gl/
+  // binary_cache.h: RedirectDriverShaderCache, EGL_ANDROID_blob_cache).
+  // Empty: the driver's default.
+  std::string cache_dir;
 };
 
 // How the context was obtained, and what it offers.
@@ -52,6 +56,7 @@ struct GlInfo {
   bool timer_query = false;              // GL_EXT_disjoint_timer_query
   bool parallel_shader_compile = false;  // GL_KHR_parallel_shader_compile
   bool program_binary = false;           // at least one program binary format
+  bool blob_cache = false;               // EGL_ANDROID_blob_cache on the display, in use
   int max_compute_ssbo_blocks = 0;
   int64_t max_ssbo_size = 0;  // bytes
   int ssbo_offset_alignment = 0;  // GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT

@@ -4,8 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "gl/binary_cache.h"
 #include "gl/egl_environment.h"
 #include "gl/gl_segment.h"
+#include "gl/program_cache.h"
 #include "gl/support.h"
 #include "partition/partition.h"
 #include "runtime/step.h"
@@ -139,12 +141,21 @@ class GlBackend : public GpuBackend {
       stats_->gpu_bytes_naive += fixed + s->tensor_bytes_naive();
       stats_->gpu_bytes_lower_bound += fixed + s->tensor_bytes_lower_bound();
     }
+    // Store what this segment compiled now: a later failure (or a crash)
+    // must not lose it.
+    if (BinaryCacheFile* file = env_->programs().file()) file->WriteIfDirty();
     std::string label = s->label();
     return std::unique_ptr<Step>(new GlSegmentStep(env_, graph, std::move(s), std::move(label)));
   }
 
   void FillReport(InterpreterReport& report) const override {
     report.gl_renderer = renderer();
+    if (const BinaryCacheFile* file = env_->programs().file()) {
+      report.cache_hits = env_->programs().file_hits();
+      report.cache_misses = env_->programs().file_misses();
+      report.cache_file = file->path();
+      report.cache_file_bytes = file->file_bytes();
+    }
     std::lock_guard<std::mutex> lock(stats_->mutex);
     report.dispatches = stats_->dispatches;
     // Constants and staging count in all three; tensors as planned, one
@@ -166,7 +177,20 @@ class GlBackend : public GpuBackend {
 StatusOr<std::unique_ptr<GpuBackend>> CreateGlBackend(const Options& options) {
   EglOptions egl;
   egl.device_index = options.egl_device;
+  egl.cache_dir = options.cache_dir;
   GLD_ASSIGN_OR_RETURN(std::unique_ptr<GlEnvironment> env, GlEnvironment::Create(egl));
+  if (!options.cache_dir.empty()) {
+    if (!env->info().program_binary) {
+      // Mesa offers no binary format when its shader cache is disabled
+      // (MESA_SHADER_CACHE_DISABLE).
+      WarnOnce("nobinary", "program cache: the driver offers no program binary format "
+                           "(GL_NUM_PROGRAM_BINARY_FORMATS is 0); running without the program cache");
+    } else {
+      env->programs().AttachFile(BinaryCacheFile::Open(options.cache_dir,
+                                                       CacheFileName(options.model_token, options),
+                                                       CacheKey(env->info(), options), options.model_token));
+    }
+  }
   return std::unique_ptr<GpuBackend>(new GlBackend(std::shared_ptr<GlEnvironment>(std::move(env)), options.precision,
                                                   options.enable_profiling));
 }

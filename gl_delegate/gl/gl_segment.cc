@@ -371,7 +371,7 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const
                                 std::to_string(info.max_compute_ssbo_blocks));
     }
     GLD_ASSIGN_OR_RETURN(std::string code, GenerateShader(d.shader, precision, d.workgroup));
-    sources.push_back({labels[i], std::move(code)});
+    sources.push_back({labels[i], std::move(code), d.workgroup});
   }
   GLD_ASSIGN_OR_RETURN(std::vector<const GlProgram*> programs, env.programs().GetOrCompile(sources));
 

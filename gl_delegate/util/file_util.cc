@@ -1,5 +1,6 @@
 #include "util/file_util.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -35,7 +36,10 @@ StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path, uint64_t m
 }
 
 Status WriteFileAtomic(const std::string& path, const void* data, size_t size) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  // pid + a per-process counter: unique among processes and among threads
+  // writing the same path at once.
+  static std::atomic<uint64_t> counter{0};
+  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) return NotFoundError("cannot create '" + tmp + "': " + std::strerror(errno));

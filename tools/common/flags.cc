@@ -15,6 +15,13 @@ void AddBackendFlags(CLI::App& app, BackendFlags& flags, bool with_threads, bool
   }
 }
 
+void AddCacheFlags(CLI::App& app, BackendFlags& flags) {
+  app.add_option("--cache_dir", flags.cache_dir,
+                 "program cache folder (compiled GPU programs and the driver's shader cache); off when empty");
+  app.add_option("--model_token", flags.model_token,
+                 "names the model's cache entry (default: fingerprint of the model bytes)");
+}
+
 StatusOr<Options> MakeOptions(const BackendFlags& flags) {
   Options o;
   GLD_ASSIGN_OR_RETURN(o.backend, ParseBackend(flags.backend));
@@ -25,6 +32,8 @@ StatusOr<Options> MakeOptions(const BackendFlags& flags) {
   o.num_threads = flags.threads;
   o.log_level = flags.log_level;
   o.gpu_deny_ops = SplitList(flags.gpu_deny_ops);
+  o.cache_dir = flags.cache_dir;
+  o.model_token = flags.model_token;
   return o;
 }
 

@@ -18,10 +18,15 @@ struct BackendFlags {
   std::string gpu_deny_ops;  // comma-separated op names
   int threads = 1;
   std::string log_level;
+  std::string cache_dir;    // --cache_dir (AddCacheFlags)
+  std::string model_token;  // --model_token (AddCacheFlags)
 };
 
 // --backend, --precision, --gpu_deny_ops; --threads and --log_level when asked.
 void AddBackendFlags(CLI::App& app, BackendFlags& flags, bool with_threads, bool with_log_level);
+
+// --cache_dir and --model_token (the program cache, Options::cache_dir).
+void AddCacheFlags(CLI::App& app, BackendFlags& flags);
 
 // Options from the flags; InvalidArgument naming a bad value.
 StatusOr<Options> MakeOptions(const BackendFlags& flags);

@@ -141,7 +141,28 @@ struct InterpreterReport {
   // Program cache (Options::cache_dir) during Create: programs loaded from
   // it / compiled because it had none. 0 when the cache is off.
   int cache_hits = 0, cache_misses = 0;
+  std::string cache_file;         // the model's entry file; empty when the cache is off
+  uint64_t cache_file_bytes = 0;  // its size as read or written
 };
+
+// One entry file of a program cache folder (Options::cache_dir), as
+// VerifyProgramCache found it.
+struct CacheFileCheck {
+  std::string file;         // its path
+  std::string model_token;
+  int programs = 0;         // programs it holds
+  int loaded = 0;           // restored and linked by this driver
+  uint64_t bytes = 0;
+  // Empty when good; otherwise "bad: <why>" (corrupt, refused binaries) or
+  // "stale: <why>" (made by another library version or driver).
+  std::string problem;
+};
+
+// Reads every entry in `cache_dir` and restores and links each program with
+// the GL driver `options` selects (egl_device, log_level). An error only
+// when the folder cannot be listed or no GL context can be made; each
+// file's problems are in its CacheFileCheck.
+StatusOr<std::vector<CacheFileCheck>> VerifyProgramCache(const std::string& cache_dir, const Options& options);
 
 // One profiled unit (Options::enable_profiling): a CPU node, a GPU dispatch,
 // or a GPU segment's host transfers.

@@ -1,0 +1,148 @@
+// The on-disk program cache (Options::cache_dir): one entry file per model
+// and option set, "<token>-<options hash>.gldc", a flatbuffer
+// (gl/binary_cache.fbs) holding every program's glGetProgramBinary format and
+// bytes and its workgroup size, found by a hash of its GLSL source.
+//
+// Why one file per model rather than per program: a warm start then opens one
+// file instead of dozens, the model token names what it belongs to (a fleet
+// can ship or delete one model's entry), and a write replaces the whole set
+// atomically. Programs that two models share are stored twice; they are a
+// few kB each.
+//
+// Trust: nothing read is used before the outer verifier, the identifier, the
+// format version, the key (library version, GL strings, options), the payload
+// checksum (XXH3-64) and the payload verifier all pass. A file that fails
+// any of them is logged once (one warning), ignored, and rewritten with what
+// this run compiles.
+//
+// On Mesa (and most desktop drivers) a program binary holds no machine code:
+// the driver compiles it at the first dispatch unless its own shader disk
+// cache has it. So the cache directory also hosts the driver's cache
+// ("<cache_dir>/driver", see RedirectDriverShaderCache and the blob cache
+// functions below).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gldelegate/gldelegate.hpp"
+#include "gldelegate/status.hpp"
+
+namespace gld::gl {
+
+struct GlInfo;
+
+constexpr uint32_t kCacheFormatVersion = 1;
+// Entry files larger than this are refused unread.
+constexpr uint64_t kMaxCacheFileBytes = uint64_t{512} << 20;
+
+struct SourceHash {
+  uint64_t low = 0, high = 0;  // XXH3-128 of the source
+  uint64_t bytes = 0;          // its length
+  bool operator<(const SourceHash& o) const {
+    return low != o.low ? low < o.low : high != o.high ? high < o.high : bytes < o.bytes;
+  }
+  bool operator==(const SourceHash& o) const { return low == o.low && high == o.high && bytes == o.bytes; }
+};
+SourceHash HashSource(const std::string& code);
+
+struct CachedBinary {
+  std::string label;
+  uint32_t format = 0;
+  std::vector<uint8_t> bytes;
+  std::array<uint32_t, 3> workgroup = {0, 0, 0};
+};
+
+struct CacheEntry {
+  std::string key;
+  std::string model_token;
+  std::map<SourceHash, CachedBinary> programs;
+};
+
+// The flatbuffer bytes of an entry file.
+std::vector<uint8_t> EncodeCacheEntry(const CacheEntry& entry);
+
+// Parses and checks an entry file's bytes. `expected_key` empty: any key
+// (the caller compares). Errors say what is wrong: "empty file", "not a
+// gldelegate cache file", "truncated or corrupt", "format version 9 is newer
+// than this library's 1", "payload checksum mismatch", "key differs (...)".
+StatusOr<CacheEntry> DecodeCacheEntry(const uint8_t* data, size_t size, const std::string& expected_key);
+
+// The key of everything besides the source that changes a program: library
+// version, GL vendor / renderer / version / GLSL version, precision and the
+// options that change which programs exist. One "name=value" per line.
+std::string CacheKey(const GlInfo& info, const Options& options);
+// The lines of CacheKey that depend on the library and the driver only.
+std::string CacheKeyDriverPart(const GlInfo& info);
+// Empty when an entry with `file_key` was made by this library on this
+// driver; otherwise which key line differs.
+std::string StaleReason(const std::string& file_key, const GlInfo& info);
+
+// "<token>-<16 hex digits of the options' hash>.gldc"; the token is kept
+// when it is a plain name ([A-Za-z0-9._-], at most 64 characters) and
+// replaced by its hash otherwise.
+std::string CacheFileName(const std::string& model_token, const Options& options);
+
+// Test hook: the renderer string CacheKey uses instead of the driver's
+// (empty: the driver's). Process-wide.
+void SetRendererOverrideForTesting(const std::string& renderer);
+
+// One model's entry during an Interpreter's creation. Never fails: a missing,
+// unreadable or bad file means an empty entry (after one warning).
+class BinaryCacheFile {
+ public:
+  // dir must exist; otherwise the cache is off (warned once per folder).
+  static std::unique_ptr<BinaryCacheFile> Open(const std::string& dir, const std::string& file_name,
+                                               const std::string& key, const std::string& model_token);
+
+  const CachedBinary* Find(const SourceHash& hash) const;
+  void Put(const SourceHash& hash, CachedBinary binary);
+  // A cached binary the driver refused: dropped, so that it is rewritten.
+  void Drop(const SourceHash& hash);
+  bool dirty() const { return dirty_; }
+  const std::string& path() const { return path_; }
+  uint64_t file_bytes() const { return file_bytes_; }  // as read or last written
+  size_t size() const { return entry_.programs.size(); }
+
+  // Writes the entry (temp file + rename) when it changed. A folder that
+  // cannot be written is warned about once per process and folder, and the
+  // entry stays in memory only.
+  void WriteIfDirty();
+
+ private:
+  std::string path_;
+  CacheEntry entry_;
+  bool dirty_ = false;
+  uint64_t file_bytes_ = 0;
+};
+
+// Logs `message` as a warning unless the same (topic, detail) was warned
+// about before in this process.
+void WarnOnce(const std::string& topic, const std::string& message);
+
+// ---- The driver's own shader cache ----
+
+// "<cache_dir>/driver".
+std::string DriverCacheDir(const std::string& cache_dir);
+
+// Before the first EGL display is opened: points Mesa's
+// (MESA_SHADER_CACHE_DIR) and NVIDIA's (__GL_SHADER_DISK_CACHE_PATH) disk
+// caches at DriverCacheDir(cache_dir), each only when the user has not set
+// it. The environment is process-wide, so this affects every later GL user
+// in the process; after a display is open, drivers no longer read it and
+// this only logs that the redirection was not possible. Returns the
+// directory the driver cache now uses ("" when unknown).
+std::string RedirectDriverShaderCache(const std::string& cache_dir, bool display_already_open);
+
+// EGL_ANDROID_blob_cache storage: one file per driver key under
+// "<dir>/blob", each holding the key (compared on read), the value and a
+// checksum. Get returns the value's size (0: none, or not trusted) and copies
+// it only when it fits in `capacity`.
+void BlobStorePut(const std::string& dir, const void* key, size_t key_size, const void* value, size_t value_size);
+size_t BlobStoreGet(const std::string& dir, const void* key, size_t key_size, void* value, size_t capacity);
+
+}  // namespace gld::gl
