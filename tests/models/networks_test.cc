@@ -16,6 +16,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +25,7 @@
 #include "gl/gl_test_util.h"
 #include "gldelegate/gldelegate.hpp"
 #include "gldelegate/npy.hpp"
+#include "model/tflite_reader.h"
 #include "models/reference_data.h"
 
 namespace gld::testing {
@@ -198,6 +201,30 @@ TEST_P(NetworkTest, GlBackendMatches) {
       ExpectAgreement(GetParam() + (fp32 ? " gl fp32 vs cpu" : " gl fp16 vs cpu"), infos_[i], gl[i], cpu_[i],
                       fp32 ? kFp32Tolerance : kFp16Tolerance);
     }
+  }
+}
+
+// The loader records the file's integer type of every quantized activation,
+// which decides the grid once the tensor is a float view.
+TEST(NetworkLoader, QuantizedActivationsKeepTheirStorageType) {
+  struct Case {
+    const char* name;
+    DataType io_type;
+  };
+  for (const Case& c : {Case{"mobilenet_v2_int8", DataType::kInt8}, Case{"effnet_lite_uint8", DataType::kUInt8}}) {
+    std::ifstream f(NetworkDir(c.name) + "/model.tflite", std::ios::binary);
+    const std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(f), {}};
+    auto graph = ReadTfliteModel(bytes.data(), bytes.size());
+    ASSERT_TRUE(graph.ok()) << c.name << ": " << graph.status().ToString();
+    int quantized = 0;
+    for (const Tensor& t : graph->tensors) {
+      if (t.is_constant || t.quant.empty()) continue;
+      ++quantized;
+      EXPECT_EQ(t.quant.storage_type, t.type) << c.name << " tensor " << t.name;
+    }
+    EXPECT_GT(quantized, 20) << c.name;
+    EXPECT_EQ(graph->tensors[static_cast<size_t>(graph->inputs[0])].quant.storage_type, c.io_type) << c.name;
+    EXPECT_EQ(graph->tensors[static_cast<size_t>(graph->outputs[0])].quant.storage_type, c.io_type) << c.name;
   }
 }
 

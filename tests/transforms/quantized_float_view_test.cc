@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
+
 #include "graph_builder.h"
+#include "runtime/runtime.h"
 #include "transforms/pass.h"
 #include "transforms/pass_list.h"
 
@@ -163,6 +167,37 @@ TEST(QuantizedFloatView, CastReadsTheStoredIntegers) {
   EXPECT_EQ(g.nodes[1].inputs[0], g.nodes[0].outputs[0]);
   EXPECT_EQ(g.tensors[static_cast<size_t>(integers)].type, DataType::kInt8);
   EXPECT_EQ(g.tensors[static_cast<size_t>(integers)].quant.zero_point, (std::vector<int64_t>{4}));
+}
+
+// End to end on the CPU backend: int8 in, int8 out, with an intermediate
+// result that LiteRT's integer MUL rounds to its grid before the ADD reads it.
+// Expected values by TFLite's rule (round half away from zero, clamp):
+//   x = q * 0.5           = [1.5, 2.5, -3.5, 0.5, 50, -0.5]
+//   m = round(x * x / 1)  = [2, 6, 12, 0, 127 (2500 clamped), 0]
+//   y = round((m + m) / 1) clamped = [4, 12, 24, 0, 127, 0]
+// Without rounding m first, y would be [5, 13, 25, 1, 127, 1].
+TEST(QuantizedFloatView, Int8ChainRoundsLikeLiteRT) {
+  Graph g;
+  const int x = AddQuantized(g, "x", {6}, DataType::kInt8, Quant(0.5f, 0));
+  const int m = AddQuantized(g, "m", {6}, DataType::kInt8, Quant(1.0f, 0));
+  const int y = AddQuantized(g, "y", {6}, DataType::kInt8, Quant(1.0f, 0));
+  AddNode(g, OpType::kMul, {x, x}, {m}, -1, BinaryAttributes{});
+  AddNode(g, OpType::kAdd, {m, m}, {y}, -1, BinaryAttributes{});
+  g.inputs = {x};
+  g.outputs = {y};
+  Options options;
+  options.backend = Backend::kCpu;
+  auto rt = Runtime::Create(std::move(g), options);
+  ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+  ASSERT_EQ((*rt)->inputs()[0].type, ElementType::kInt8);
+  ASSERT_EQ((*rt)->outputs()[0].type, ElementType::kInt8);
+  const int8_t in[6] = {3, 5, -7, 1, 100, -1};
+  ASSERT_TRUE((*rt)->SetInput(0, in, sizeof(in)).ok());
+  ASSERT_TRUE((*rt)->Invoke().ok());
+  int8_t out[6] = {};
+  ASSERT_TRUE((*rt)->GetOutput(0, out, sizeof(out)).ok());
+  const int8_t expected[6] = {4, 12, 24, 0, 127, 0};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(out[i], expected[i]) << "element " << i;
 }
 
 TEST(QuantizedFloatView, RunsFirstInTheDefaultPasses) {
