@@ -200,6 +200,29 @@ TEST(QuantizedFloatView, Int8ChainRoundsLikeLiteRT) {
   for (int i = 0; i < 6; ++i) EXPECT_EQ(out[i], expected[i]) << "element " << i;
 }
 
+// A uint8 intermediate with zero point 0 keeps the range [0, 255] once it is
+// a float view (a grid guessed from the zero point would clamp at 127).
+TEST(QuantizedFloatView, UInt8IntermediateKeepsItsRange) {
+  Graph g;
+  const int x = AddQuantized(g, "x", {4}, DataType::kUInt8, Quant(1.0f, 0));
+  const int m = AddQuantized(g, "m", {4}, DataType::kUInt8, Quant(1.0f, 0));
+  const int y = AddQuantized(g, "y", {4}, DataType::kUInt8, Quant(1.0f, 0));
+  AddNode(g, OpType::kRelu, {x}, {m});
+  AddNode(g, OpType::kRelu, {m}, {y});
+  g.inputs = {x};
+  g.outputs = {y};
+  Options options;
+  options.backend = Backend::kCpu;
+  auto rt = Runtime::Create(std::move(g), options);
+  ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+  const uint8_t in[4] = {200, 0, 255, 100};
+  ASSERT_TRUE((*rt)->SetInput(0, in, sizeof(in)).ok());
+  ASSERT_TRUE((*rt)->Invoke().ok());
+  uint8_t out[4] = {};
+  ASSERT_TRUE((*rt)->GetOutput(0, out, sizeof(out)).ok());
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(out[i], in[i]) << "element " << i;
+}
+
 TEST(QuantizedFloatView, RunsFirstInTheDefaultPasses) {
   const auto& passes = DefaultPasses();
   ASSERT_FALSE(passes.empty());
