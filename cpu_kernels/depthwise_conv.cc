@@ -92,10 +92,8 @@ Status RunDepthwiseConv2d(KernelContext& ctx) {
   const int64_t mult = oc / ic;
   const int64_t sh = attrs->stride_h, sw = attrs->stride_w;
   const int64_t dh = attrs->dilation_h, dw = attrs->dilation_w;
-  const int64_t pad_t = ComputePadding(attrs->padding, static_cast<int32_t>(ih), static_cast<int32_t>(kh),
-                                       attrs->stride_h, attrs->dilation_h, static_cast<int32_t>(oh)).before;
-  const int64_t pad_l = ComputePadding(attrs->padding, static_cast<int32_t>(iw), static_cast<int32_t>(kw),
-                                       attrs->stride_w, attrs->dilation_w, static_cast<int32_t>(ow)).before;
+  int64_t pad_t = 0, pad_l = 0;
+  ConvLeadingPadding(*attrs, ih, iw, kh, kw, oh, ow, &pad_t, &pad_l);
   const float* w = filter.as<float>();
   const float* b = bias ? bias->as<float>() : nullptr;
   const float* x = in.as<float>();

@@ -45,14 +45,25 @@ void PrintModel(const std::string& path, const gld::Model& model) {
   for (const std::string& name : model.OtherSubgraphs()) std::cout << "other subgraph (not run): " << name << "\n";
 }
 
+// The figures of the summary: node counts, GL dispatches per inference, GPU
+// memory, and the elementwise nodes that kept a dispatch of their own.
+void PrintFigures(const gld::InterpreterReport& r) {
+  std::cout << "nodes: " << r.original_nodes << " -> " << r.total_nodes << "\n";
+  std::cout << "dispatches: " << r.dispatches << "\n";
+  std::cout << "gpu_bytes: " << r.gpu_bytes_planned << " planned, " << r.gpu_bytes_naive << " naive, "
+            << r.gpu_bytes_lower_bound << " lower bound\n";
+  std::cout << "unfused elementwise nodes: " << r.unfused_elementwise.size() << "\n";
+  for (const std::string& line : r.unfused_elementwise) std::cout << "  " << line << "\n";
+}
+
 void PrintPlan(const gld::InterpreterReport& r) {
   std::cout << "backend: " << gld::BackendName(r.backend) << ", precision " << gld::PrecisionName(r.precision);
   if (!r.gl_renderer.empty()) std::cout << ", renderer " << r.gl_renderer;
   std::cout << "\n";
   std::cout << "passes (" << r.pass_log.size() << " changes):\n";
   for (const std::string& line : r.pass_log) std::cout << "  " << line << "\n";
-  std::cout << "nodes: " << r.original_nodes << " -> " << r.total_nodes << "\n";
   std::cout << r.placement_line << "\n";
+  PrintFigures(r);
   std::cout << "memory: CPU " << r.cpu_bytes_planned << " bytes planned (" << r.cpu_bytes_naive
             << " without sharing)";
   if (r.gpu_bytes_naive > 0) {
@@ -85,7 +96,9 @@ int main(int argc, char** argv) {
   app.add_option("--graph", graph, "the .tflite model");
   gld::tools::AddBackendFlags(app, backend, false, true);
   gld::tools::AddCacheFlags(app, backend);
-  app.add_flag("--summary", summary, "print only the placement line and the node counts");
+  app.add_flag("--summary", summary,
+               "print only the placement line, the node counts, GL dispatches, GPU bytes and the elementwise "
+               "nodes that kept a dispatch of their own");
   app.add_flag("--list_ops", list_ops, "print every op this build runs and on which backends, then exit");
   if (auto code = gld::tools::ParseFlags(app, argc, argv)) return *code;
   if (list_ops) return ListOps();
@@ -106,7 +119,7 @@ int main(int argc, char** argv) {
   const gld::InterpreterReport& r = (*interp)->report();
   if (summary) {
     std::cout << r.placement_line << "\n";
-    std::cout << "nodes: " << r.original_nodes << " -> " << r.total_nodes << "\n";
+    PrintFigures(r);
     return 0;
   }
   PrintPlan(r);

@@ -23,6 +23,7 @@ struct SegmentStats {
   uint64_t gpu_bytes = 0;         // held: arena + constants + staging
   uint64_t gpu_bytes_naive = 0;   // the same with one object per tensor
   uint64_t gpu_bytes_lower_bound = 0;  // the same with the tensors' lower bound
+  std::vector<std::string> unfused_elementwise;  // per segment, in order
 };
 
 class GlSegmentStep : public Step {
@@ -140,6 +141,8 @@ class GlBackend : public GpuBackend {
       const uint64_t fixed = s->gpu_bytes() - s->tensor_bytes_planned();
       stats_->gpu_bytes_naive += fixed + s->tensor_bytes_naive();
       stats_->gpu_bytes_lower_bound += fixed + s->tensor_bytes_lower_bound();
+      stats_->unfused_elementwise.insert(stats_->unfused_elementwise.end(), s->unfused_elementwise().begin(),
+                                         s->unfused_elementwise().end());
     }
     // Store what this segment compiled now: a later failure (or a crash)
     // must not lose it.
@@ -158,6 +161,7 @@ class GlBackend : public GpuBackend {
     }
     std::lock_guard<std::mutex> lock(stats_->mutex);
     report.dispatches = stats_->dispatches;
+    report.unfused_elementwise = stats_->unfused_elementwise;
     // Constants and staging count in all three; tensors as planned, one
     // object each, and at the lower bound (most bytes live at one dispatch).
     report.gpu_bytes_planned = stats_->gpu_bytes;

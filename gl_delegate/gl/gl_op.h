@@ -145,6 +145,8 @@ struct EpilogueOp {
 // is not exactly `fused`'s shape and type, `fused` is both inputs, or it is
 // PRELU's alpha.
 StatusOr<EpilogueOp> DescribeEpilogueOp(const Graph& graph, size_t node, int fused, Precision precision);
+// True for the ops DescribeEpilogueOp knows (elementwise.comp's ops).
+bool IsEpilogueOp(const Node& node);
 
 // ---- Per-family generators (gl/ops/*.cc) -----------------------------------
 Status BuildElementwise(OpBuildContext& ctx, std::vector<Dispatch>* out);

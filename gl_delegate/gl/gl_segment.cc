@@ -165,6 +165,13 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlEnvironment& env, const
     std::vector<std::string> fusion_log;
     FuseElementwiseEpilogues(graph, per_node, keep, precision, max_bindings, &fusion_log);
     for (const std::string& line : fusion_log) Log().debug("GL: {}: {}", label, line);
+  } else {
+    MarkUnfused(graph, per_node, "elementwise fusion is off");
+  }
+  for (const NodeDispatches& nd : per_node) {
+    if (!nd.unfused_reason.empty()) {
+      seg->unfused_elementwise_.push_back(graph.NodeLabel(nd.node) + ": " + nd.unfused_reason);
+    }
   }
   std::vector<Dispatch> body;
   std::vector<std::string> body_labels;

@@ -106,6 +106,9 @@ class GlSegment {
   uint64_t tensor_bytes_planned() const { return tensor_bytes_planned_; }
   uint64_t tensor_bytes_naive() const { return tensor_bytes_naive_; }
   uint64_t tensor_bytes_lower_bound() const { return tensor_bytes_lower_bound_; }
+  // Elementwise nodes that kept a dispatch of their own instead of running in
+  // their producer's epilogue: "node 12 (ADD): <why>" (gl/fusion.h).
+  const std::vector<std::string>& unfused_elementwise() const { return unfused_elementwise_; }
   Precision precision() const { return precision_; }
   // GPU time of the last Run in ns, when options.measure_gpu_time; 0 otherwise.
   uint64_t last_gpu_time_ns() const { return last_gpu_ns_; }
@@ -153,6 +156,7 @@ class GlSegment {
   std::vector<DispatchInfo> info_;
   size_t gpu_bytes_ = 0;
   uint64_t tensor_bytes_planned_ = 0, tensor_bytes_naive_ = 0, tensor_bytes_lower_bound_ = 0;
+  std::vector<std::string> unfused_elementwise_;
   bool measure_gpu_time_ = false;
   uint64_t last_gpu_ns_ = 0;
   GlTimerQuery timer_;

@@ -16,11 +16,19 @@ enum class Activation : uint8_t { kNone, kRelu, kReluN1To1, kRelu6, kTanh, kSign
 
 const char* ActivationName(Activation a);
 
+// Zero rows and columns added around a convolution's input before its
+// `padding` applies: a PAD that transforms/merge_pad.cc merged into it.
+// Never set by the file.
+struct ExplicitPadding {
+  int32_t top = 0, bottom = 0, left = 0, right = 0;
+};
+
 struct Conv2dAttributes {
   Padding padding = Padding::kValid;
   int32_t stride_h = 1, stride_w = 1;
   int32_t dilation_h = 1, dilation_w = 1;
   Activation activation = Activation::kNone;
+  ExplicitPadding explicit_padding = {};
 };
 
 struct DepthwiseConv2dAttributes {
@@ -29,6 +37,7 @@ struct DepthwiseConv2dAttributes {
   int32_t dilation_h = 1, dilation_w = 1;
   int32_t depth_multiplier = 1;
   Activation activation = Activation::kNone;
+  ExplicitPadding explicit_padding = {};
 };
 
 // TRANSPOSE_CONV (inputs: output_shape, weights OHWI, input[, bias]) and the

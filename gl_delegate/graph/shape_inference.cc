@@ -31,6 +31,11 @@ PaddingValues ComputePadding(Padding padding, int32_t in, int32_t filter, int32_
   return p;
 }
 
+int32_t ConvPaddingBefore(Padding padding, int32_t in, int32_t extra_before, int32_t extra_after, int32_t filter,
+                          int32_t stride, int32_t dilation, int32_t out) {
+  return extra_before + ComputePadding(padding, in + extra_before + extra_after, filter, stride, dilation, out).before;
+}
+
 TransposeConvBiasSize MediaPipeTransposeConvSize(Padding padding, int32_t in, int32_t filter, int32_t stride) {
   TransposeConvBiasSize s;
   int64_t total = 0;
@@ -419,8 +424,10 @@ Status NodeInference::Conv2d() {
   if (Has(2) && In(2).num_elements() != f[0]) {
     return Err("bias " + ShapeToString(InShape(2)) + " does not match " + std::to_string(f[0]) + " output channels");
   }
-  const int32_t oh = ConvOutputSize(a->padding, in[1], f[1], a->stride_h, a->dilation_h);
-  const int32_t ow = ConvOutputSize(a->padding, in[2], f[2], a->stride_w, a->dilation_w);
+  const int32_t oh = ConvOutputSize(a->padding, in[1] + a->explicit_padding.top + a->explicit_padding.bottom, f[1],
+                                    a->stride_h, a->dilation_h);
+  const int32_t ow = ConvOutputSize(a->padding, in[2] + a->explicit_padding.left + a->explicit_padding.right, f[2],
+                                    a->stride_w, a->dilation_w);
   if (oh < 0 || ow < 0) {
     return Err("VALID filter " + ShapeToString(f) + " with dilation (" + std::to_string(a->dilation_h) + ", " +
                std::to_string(a->dilation_w) + ") is larger than input " + ShapeToString(in));
@@ -452,8 +459,10 @@ Status NodeInference::DepthwiseConv2d() {
   if (Has(2) && In(2).num_elements() != f[3]) {
     return Err("bias " + ShapeToString(InShape(2)) + " does not match " + std::to_string(f[3]) + " output channels");
   }
-  const int32_t oh = ConvOutputSize(a->padding, in[1], f[1], a->stride_h, a->dilation_h);
-  const int32_t ow = ConvOutputSize(a->padding, in[2], f[2], a->stride_w, a->dilation_w);
+  const int32_t oh = ConvOutputSize(a->padding, in[1] + a->explicit_padding.top + a->explicit_padding.bottom, f[1],
+                                    a->stride_h, a->dilation_h);
+  const int32_t ow = ConvOutputSize(a->padding, in[2] + a->explicit_padding.left + a->explicit_padding.right, f[2],
+                                    a->stride_w, a->dilation_w);
   if (oh < 0 || ow < 0) {
     return Err("VALID filter " + ShapeToString(f) + " is larger than input " + ShapeToString(in));
   }

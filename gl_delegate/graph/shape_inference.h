@@ -45,6 +45,11 @@ struct PaddingValues {
 };
 PaddingValues ComputePadding(Padding padding, int32_t in, int32_t filter, int32_t stride,
                              int32_t dilation, int32_t out);
+// The leading padding of a CONV_2D / DEPTHWISE_CONV_2D dimension whose input
+// first gets `extra_before` / `extra_after` zeros (a merged PAD,
+// ExplicitPadding): the extra zeros plus `padding`'s on the widened input.
+int32_t ConvPaddingBefore(Padding padding, int32_t in, int32_t extra_before, int32_t extra_after, int32_t filter,
+                          int32_t stride, int32_t dilation, int32_t out);
 
 // MediaPipe's Convolution2DTransposeBias output size and leading padding:
 // SAME: total = max(0, filter - (in - 1) % stride - 1), out = stride * (in -

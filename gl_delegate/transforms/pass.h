@@ -5,6 +5,7 @@
 // other stages and by the model's input/output lists stay valid.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,11 +32,32 @@ std::string DescribeTensor(const Graph& graph, int tensor);
 // Removes the nodes whose `remove` flag is set, keeping the others' order.
 void EraseNodes(Graph& graph, const std::vector<bool>& remove);
 
+// Helpers for rewrites. Tensor indices are checked: an index outside
+// graph.tensors is never "constant", "float32" or "private".
+bool ValidTensor(const Graph& graph, int tensor);
+// True when `tensor` is an activation read only by `node` and is not a
+// graph output, so the node may swallow it.
+bool OnlyReadBy(const Graph& graph, int tensor, size_t node);
+// The values of a constant float32 tensor whose bytes match its shape.
+bool ConstantFloats(const Graph& graph, int tensor, std::vector<float>* values);
+// The values of a constant int32 or int64 tensor whose bytes match its shape.
+bool ConstantInts(const Graph& graph, int tensor, std::vector<int64_t>* values);
+// A new float32 constant tensor; returns its index.
+int AddFloatConstant(Graph& graph, const std::string& name, const Shape& shape, const std::vector<float>& values);
+// Every node input reading `from` reads `to` instead.
+void RedirectReaders(Graph& graph, int from, int to);
+// Records in `into` that it now also stands for node `absorbed` (fused_names).
+void NoteFused(const Graph& graph, Node& into, size_t absorbed);
+
 // The passes (one file each).
 Status FoldConstantDequantize(Graph& graph, PassLog& log);
 Status FoldConstantDensify(Graph& graph, PassLog& log);
 Status RemoveDeadNodes(Graph& graph, PassLog& log);
 Status ReleaseUnusedConstants(Graph& graph, PassLog& log);
+Status RemoveNoops(Graph& graph, PassLog& log);
+Status MergePad(Graph& graph, PassLog& log);
+Status FoldMulAddIntoConv(Graph& graph, PassLog& log);
+Status FuseActivation(Graph& graph, PassLog& log);
 Status QuantizedFloatView(Graph& graph, PassLog& log);
 
 }  // namespace gld

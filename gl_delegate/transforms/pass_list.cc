@@ -12,6 +12,11 @@ const std::vector<Pass>& DefaultPasses() {
       {"fold_constant_densify", FoldConstantDensify},  // before DEQUANTIZE: sparse fp16 -> dense fp16
       {"fold_constant_dequantize", FoldConstantDequantize},
       {"remove_dead_nodes", RemoveDeadNodes},
+      // Rewrites of the float graph; each keeps results within fp32 rounding.
+      {"remove_noops", RemoveNoops},
+      {"merge_pad", MergePad},
+      {"fold_mul_add_into_conv", FoldMulAddIntoConv},
+      {"fuse_activation", FuseActivation},  // after folding: a MUL/ADD's activation may move to the layer
       {"release_unused_constants", ReleaseUnusedConstants},
   };
   return passes;

@@ -1,5 +1,8 @@
 #include "transforms/pass.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace gld {
 
 std::string DescribeTensor(const Graph& graph, int tensor) {
@@ -17,6 +20,75 @@ void EraseNodes(Graph& graph, const std::vector<bool>& remove) {
     if (i >= remove.size() || !remove[i]) kept.push_back(std::move(graph.nodes[i]));
   }
   graph.nodes = std::move(kept);
+}
+
+bool ValidTensor(const Graph& graph, int tensor) {
+  return tensor >= 0 && static_cast<size_t>(tensor) < graph.tensors.size();
+}
+
+bool OnlyReadBy(const Graph& graph, int tensor, size_t node) {
+  if (!ValidTensor(graph, tensor) || graph.IsGraphOutput(tensor)) return false;
+  const Tensor& t = graph.tensors[static_cast<size_t>(tensor)];
+  if (t.is_constant || t.is_variable) return false;
+  const std::vector<size_t> readers = graph.Consumers(tensor);
+  return readers.size() == 1 && readers[0] == node;
+}
+
+namespace {
+
+// The tensor's bytes, when it is a constant of `type` whose size matches its shape.
+const Tensor* ConstantOfType(const Graph& graph, int tensor, DataType type) {
+  if (!ValidTensor(graph, tensor)) return nullptr;
+  const Tensor& t = graph.tensors[static_cast<size_t>(tensor)];
+  if (!t.is_constant || t.type != type || t.sparsity.has_value() || !ShapeIsValid(t.shape)) return nullptr;
+  if (t.data.size() != static_cast<size_t>(t.num_elements()) * DataTypeSize(type)) return nullptr;
+  return &t;
+}
+
+}  // namespace
+
+bool ConstantFloats(const Graph& graph, int tensor, std::vector<float>* values) {
+  const Tensor* t = ConstantOfType(graph, tensor, DataType::kFloat32);
+  if (t == nullptr) return false;
+  values->resize(static_cast<size_t>(t->num_elements()));
+  if (!values->empty()) std::memcpy(values->data(), t->data.data(), t->data.size());
+  return true;
+}
+
+bool ConstantInts(const Graph& graph, int tensor, std::vector<int64_t>* values) {
+  if (const Tensor* t = ConstantOfType(graph, tensor, DataType::kInt32)) {
+    values->resize(static_cast<size_t>(t->num_elements()));
+    for (size_t i = 0; i < values->size(); ++i) (*values)[i] = t->DataAs<int32_t>()[i];
+    return true;
+  }
+  if (const Tensor* t = ConstantOfType(graph, tensor, DataType::kInt64)) {
+    values->resize(static_cast<size_t>(t->num_elements()));
+    if (!values->empty()) std::memcpy(values->data(), t->data.data(), t->data.size());
+    return true;
+  }
+  return false;
+}
+
+int AddFloatConstant(Graph& graph, const std::string& name, const Shape& shape, const std::vector<float>& values) {
+  Tensor t;
+  t.name = name;
+  t.type = DataType::kFloat32;
+  t.shape = shape;
+  t.is_constant = true;
+  t.data.resize(values.size() * sizeof(float));
+  if (!values.empty()) std::memcpy(t.data.data(), values.data(), t.data.size());
+  graph.tensors.push_back(std::move(t));
+  return static_cast<int>(graph.tensors.size()) - 1;
+}
+
+void RedirectReaders(Graph& graph, int from, int to) {
+  for (Node& node : graph.nodes) std::replace(node.inputs.begin(), node.inputs.end(), from, to);
+}
+
+void NoteFused(const Graph& graph, Node& into, size_t absorbed) {
+  const Node& a = graph.nodes[absorbed];
+  into.fused_names.push_back(graph.NodeLabel(absorbed));
+  into.fused_names.insert(into.fused_names.end(), a.fused_names.begin(), a.fused_names.end());
 }
 
 }  // namespace gld

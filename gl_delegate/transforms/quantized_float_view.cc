@@ -98,12 +98,9 @@ Node MakeNode(OpType op, int input, int output) {
   return n;
 }
 
-// Replaces reads of tensor `from` by `to` in every node except `skip`.
-void RedirectReads(Graph& graph, int from, int to, const Node* skip) {
-  for (Node& node : graph.nodes) {
-    if (&node == skip) continue;
-    std::replace(node.inputs.begin(), node.inputs.end(), from, to);
-  }
+// Replaces reads of tensor `from` by `to` in every node.
+void RedirectReads(Graph& graph, int from, int to) {
+  for (Node& node : graph.nodes) std::replace(node.inputs.begin(), node.inputs.end(), from, to);
 }
 
 // Whether LiteRT's integer kernel for `node` rounds its result to the grid of
@@ -146,7 +143,7 @@ Status QuantizedFloatView(Graph& graph, PassLog& log) {
   for (int in : graph.inputs) {
     if (in < 0 || static_cast<size_t>(in) >= num_tensors || !quantized[static_cast<size_t>(in)]) continue;
     const int view = AddFloatTensor(graph, in, "/float_view", /*keep_quantization=*/true);
-    RedirectReads(graph, in, view, nullptr);
+    RedirectReads(graph, in, view);
     prologue.push_back(MakeNode(OpType::kDequantize, in, view));
     log.Add(kPass, "input " + DescribeTensor(graph, in) + " -> DEQUANTIZE -> " + DescribeTensor(graph, view));
   }
@@ -163,7 +160,7 @@ Status QuantizedFloatView(Graph& graph, PassLog& log) {
     const int view = AddFloatTensor(graph, out, "/float_view", /*keep_quantization=*/true);
     Node& p = graph.nodes[static_cast<size_t>(producer)];
     std::replace(p.outputs.begin(), p.outputs.end(), out, view);
-    RedirectReads(graph, out, view, nullptr);
+    RedirectReads(graph, out, view);
     epilogue.push_back(MakeNode(OpType::kQuantize, view, out));
     rounded_by_epilogue[static_cast<size_t>(out)] = true;
     log.Add(kPass, "output " + DescribeTensor(graph, out) + " <- QUANTIZE <- " + DescribeTensor(graph, view));

@@ -95,22 +95,74 @@ TEST(FusionTest, OperandOrderActivationsAndParameters) {
   }
 }
 
-TEST(FusionTest, ChainsStopAtThreeOps) {
+TEST(FusionTest, ChainsStopAtTheEpilogueLimit) {
   GLD_REQUIRE_GL(env);
   GlOpTest t(3);
   int x = t.Input({1, 5, 5, 8});
   int cur = t.Tensor();
   t.Node(OpType::kDepthwiseConv2d, {x, t.Const({1, 3, 3, 8}), t.Const({8})}, {cur}, DepthwiseConv2dAttributes{Padding::kSame});
-  for (OpType op : {OpType::kRelu6, OpType::kNeg, OpType::kAbs, OpType::kSquare, OpType::kTanh}) {
+  const OpType chain[] = {OpType::kRelu6, OpType::kNeg, OpType::kAbs, OpType::kSquare, OpType::kTanh,
+                          OpType::kNeg,   OpType::kAbs, OpType::kTanh, OpType::kNeg,   OpType::kExp};
+  static_assert(sizeof(chain) / sizeof(chain[0]) == gl::kMaxEpilogueOps + 2, "two past the limit");
+  for (OpType op : chain) {
     int next = t.Tensor();
     t.Node(op, {cur}, {next});
     cur = next;
   }
   t.Output(cur);
-  // 6 nodes: depthwise + 3 fused, then NEG..: SQUARE runs alone with TANH fused.
-  EXPECT_EQ(CompareFusedAndUnfused(*env, t, Precision::kFp32, "chain of five"), -4);
-  EXPECT_EQ(FusedInto(*t.segment, "depthwise_conv.comp"), (std::vector<size_t>{1, 2, 3}));
-  EXPECT_EQ(FusedInto(*t.segment, "elementwise.comp"), (std::vector<size_t>{5}));
+  // depthwise + 8 fused, then node 9 (NEG) runs alone with node 10 (EXP) fused.
+  EXPECT_EQ(CompareFusedAndUnfused(*env, t, Precision::kFp32, "chain of ten"), -9);
+  EXPECT_EQ(FusedInto(*t.segment, "depthwise_conv.comp"), (std::vector<size_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(FusedInto(*t.segment, "elementwise.comp"), (std::vector<size_t>{10}));
+  ASSERT_EQ(t.segment->unfused_elementwise().size(), 1u);
+  EXPECT_EQ(t.segment->unfused_elementwise()[0],
+            "node 9 (NEG): via '" + t.graph.tensors[static_cast<size_t>(t.graph.nodes[9].inputs[0])].name +
+                "': node 0 (DEPTHWISE_CONV_2D)'s epilogue is full (8 ops)");
+}
+
+TEST(FusionTest, ChannelPadOperandIsReadInPlace) {
+  GLD_REQUIRE_GL(env);
+  for (Precision p : BothPrecisions()) {
+    for (bool pad_first : {true, false}) {
+      // conv(x) [1,5,6,8] + PAD(y [1,5,6,5], 3 channels after): the ADD runs
+      // in the conv's epilogue reading y, and the PAD's dispatch goes.
+      GlOpTest t(20);
+      int x = t.Input({1, 5, 6, 3});
+      int y = t.Input({1, 5, 6, 5});
+      int pads = t.ConstInts<int32_t>({4, 2}, {0, 0, 0, 0, 0, 0, 0, 3});
+      int padded = t.Tensor(), conv = t.Tensor();
+      auto add_pad = [&] { t.Node(OpType::kPad, {y, pads}, {padded}); };
+      if (pad_first) add_pad();
+      t.Node(OpType::kConv2d, {x, t.Const({8, 3, 3, 3}), t.Const({8})}, {conv}, Conv2dAttributes{Padding::kSame});
+      if (!pad_first) add_pad();
+      t.Output(t.Op(OpType::kAdd, {conv, padded}, BinaryAttributes{Activation::kRelu}));
+      const std::string what = std::string("channel pad ") + (pad_first ? "first" : "second");
+      EXPECT_EQ(CompareFusedAndUnfused(*env, t, p, what), -2) << what;
+      const size_t pad_node = pad_first ? 0 : 1, conv_node = pad_first ? 1 : 0;
+      EXPECT_EQ(FusedInto(*t.segment, "conv2d.comp"), (std::vector<size_t>{2, pad_node})) << what;
+      for (const gl::DispatchInfo& d : t.segment->dispatch_info()) {
+        EXPECT_NE(d.template_name, "pad.comp") << what;
+        if (d.template_name == "conv2d.comp") {
+          EXPECT_EQ(d.node, static_cast<int>(conv_node)) << what;
+        }
+      }
+    }
+  }
+}
+
+TEST(FusionTest, OneChannelPadOperandKeepsItsDispatch) {
+  GLD_REQUIRE_GL(env);
+  // A one-channel input would read as a broadcast; the PAD stays a node and
+  // the ADD still joins the conv.
+  GlOpTest t(21);
+  int x = t.Input({1, 4, 4, 3});
+  int y = t.Input({1, 4, 4, 1});
+  int padded = t.Tensor(), conv = t.Tensor();
+  t.Node(OpType::kPad, {y, t.ConstInts<int32_t>({4, 2}, {0, 0, 0, 0, 0, 0, 0, 3})}, {padded});
+  t.Node(OpType::kConv2d, {x, t.Const({4, 1, 1, 3}), t.Const({4})}, {conv}, Conv2dAttributes{});
+  t.Output(t.Op(OpType::kAdd, {conv, padded}, BinaryAttributes{}));
+  EXPECT_EQ(CompareFusedAndUnfused(*env, t, Precision::kFp32, "one-channel pad"), -1);
+  EXPECT_EQ(FusedInto(*t.segment, "conv2d.comp"), (std::vector<size_t>{2}));
 }
 
 TEST(FusionTest, WhatMustNotFuse) {
@@ -143,15 +195,40 @@ TEST(FusionTest, WhatMustNotFuse) {
   int c4 = t.Tensor();
   t.Node(OpType::kConv2d, {x, w, kNoTensor}, {c4}, Conv2dAttributes{});
   t.Output(t.Op(OpType::kMul, {c4, c4}, BinaryAttributes{}));
-  // Only (d) fuses, the other way round: the ADD joins NEG's dispatch.
+  // Only (d) fuses: the ADD joins the conv (elementwise producers such as
+  // NEG come second), whose dispatch moves after NEG's.
   EXPECT_EQ(CompareFusedAndUnfused(*env, t, Precision::kFp32, "no-fusion cases"), -1);
+  std::vector<int> order;
   for (const gl::DispatchInfo& d : t.segment->dispatch_info()) {
-    if (d.node == 8) {
+    if (d.node >= 0) order.push_back(d.node);
+    if (d.node == 7) {
       EXPECT_EQ(d.fused_nodes, std::vector<size_t>{9}) << d.label;
     } else {
       EXPECT_TRUE(d.fused_nodes.empty()) << d.label;
     }
   }
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 8, 7, 10, 11}));
+  // Each elementwise node left with a dispatch says why.
+  const std::vector<std::string>& unfused = t.segment->unfused_elementwise();
+  auto reason = [&](const std::string& label) {
+    for (const std::string& line : unfused) {
+      if (line.rfind(label + ": ", 0) == 0) return line.substr(label.size() + 2);
+    }
+    return std::string("(not listed)");
+  };
+  const std::string c1_name = "'" + t.graph.tensors[static_cast<size_t>(c1)].name + "'";
+  const std::string c2_name = "'" + t.graph.tensors[static_cast<size_t>(c2)].name + "'";
+  const std::string c4_name = "'" + t.graph.tensors[static_cast<size_t>(c4)].name + "'";
+  const std::string m_name = "'" + t.graph.tensors[static_cast<size_t>(m)].name + "'";
+  EXPECT_EQ(reason("node 1 (RELU)"), "via " + c1_name + ": " + c1_name + " has 2 readers");
+  EXPECT_EQ(reason("node 2 (ABS)"), "via " + c1_name + ": " + c1_name + " has 2 readers");
+  EXPECT_EQ(reason("node 4 (RELU)"), "via " + c2_name + ": " + c2_name + " must exist (a segment output)");
+  EXPECT_EQ(reason("node 6 (ADD)").rfind("via " + m_name + ": ADD: output [1, 4, 4, 4] is not the fused input", 0),
+            0u)
+      << reason("node 6 (ADD)");
+  EXPECT_NE(reason("node 6 (ADD)").find("comes from outside this GPU segment"), std::string::npos);
+  EXPECT_EQ(reason("node 11 (MUL)").rfind("via " + c4_name + ": ", 0), 0u) << reason("node 11 (MUL)");
+  EXPECT_EQ(unfused.size(), 6u) << "RELU, ABS, RELU, ADD, NEG, MUL";
 }
 
 TEST(FusionTest, RespectsTheStorageBlockLimit) {

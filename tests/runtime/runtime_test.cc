@@ -53,11 +53,13 @@ TEST(Runtime, RunsCpuNodesInOrder) {
   EXPECT_EQ(RunOnce(**rt, {5, -7, 0, -0.5f}), (std::vector<float>{6, 0, 1, 0.5f}));
   const InterpreterReport& r = (*rt)->report();
   EXPECT_EQ(r.backend, Backend::kCpu);
-  EXPECT_EQ(r.placement_line, "placement: 0/2 nodes on GPU in 0 segments");
-  ASSERT_EQ(r.nodes.size(), 2u);
+  // The RELU runs as the ADD's fused activation (transforms/fuse_activation.cc).
+  EXPECT_EQ(r.placement_line, "placement: 0/1 nodes on GPU in 0 segments");
+  ASSERT_EQ(r.nodes.size(), 1u);
   EXPECT_EQ(r.nodes[0].label, "node 0 (ADD)");
+  EXPECT_EQ(r.nodes[0].fused, std::vector<std::string>{"node 1 (RELU)"});
   EXPECT_EQ(r.nodes[0].reason, "backend is cpu");
-  EXPECT_EQ(r.nodes[1].input_shapes, (std::vector<std::vector<int>>{{1, 4}}));
+  EXPECT_EQ(r.nodes[0].input_shapes, (std::vector<std::vector<int>>{{1, 4}, {1, 4}}));
   EXPECT_EQ((*rt)->inputs()[0].name, "x");
   EXPECT_EQ((*rt)->inputs()[0].bytes, 16u);
 }

@@ -103,7 +103,8 @@ TEST_F(ToolsTest, RunWithNpyInputWritesOutputsAndStats) {
   Result r = Run(GLD_RUN_PATH, "--graph=" + model + " --backend=cpu --input=x=" + npy + " --output_dir=" +
                                    out_dir.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("placement: 0/2 nodes on GPU in 0 segments"), std::string::npos) << r.out;
+  // One node: the RELU is the ADD's fused activation after the passes.
+  EXPECT_NE(r.out.find("placement: 0/1 nodes on GPU in 0 segments"), std::string::npos) << r.out;
   // RELU(x + c) = {0, 2, 4, 3}: min 0, max 4, mean 2.25.
   EXPECT_NE(r.out.find("output 0 'out/y:0' [1, 4] float32 min=0 max=4 mean=2.25"), std::string::npos) << r.out;
   auto y = ReadNpy((out_dir / "0_out_y_0.npy").string());
@@ -200,7 +201,9 @@ TEST_F(ToolsTest, InspectPrintsModelPassesAndPlacement) {
 
   r = Run(GLD_INSPECT_PATH, "--graph=" + model + " --backend=cpu --summary");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "placement: 0/1 nodes on GPU in 0 segments\nnodes: 2 -> 1\n");
+  EXPECT_EQ(r.out,
+            "placement: 0/1 nodes on GPU in 0 segments\nnodes: 2 -> 1\ndispatches: 0\n"
+            "gpu_bytes: 0 planned, 0 naive, 0 lower bound\nunfused elementwise nodes: 0\n");
 
   r = Run(GLD_INSPECT_PATH, "--graph=" + model + " --precision=fp8");
   EXPECT_NE(r.exit_code, 0);

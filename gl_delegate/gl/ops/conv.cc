@@ -102,13 +102,18 @@ Status BuildConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   GLD_RETURN_IF_ERROR(CheckPositive(ctx, "dilations", attrs->dilation_h, attrs->dilation_w));
   GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "channels", o.c, w[0]));
   GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "batch", o.b, in.b));
+  // A merged PAD (explicit_padding) widens the input the padding rule sees.
+  const ExplicitPadding& ep = attrs->explicit_padding;
+  const int32_t padded_h = in.h + ep.top + ep.bottom, padded_w = in.w + ep.left + ep.right;
   GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "height", o.h,
-      ConvOutputSize(attrs->padding, in.h, w[1], attrs->stride_h, attrs->dilation_h)));
+      ConvOutputSize(attrs->padding, padded_h, w[1], attrs->stride_h, attrs->dilation_h)));
   GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "width", o.w,
-      ConvOutputSize(attrs->padding, in.w, w[2], attrs->stride_w, attrs->dilation_w)));
+      ConvOutputSize(attrs->padding, padded_w, w[2], attrs->stride_w, attrs->dilation_w)));
   GLD_ASSIGN_OR_RETURN(std::string act, ActivationDefine(attrs->activation, ctx.op_name()));
-  PaddingValues pad_h = ComputePadding(attrs->padding, in.h, w[1], attrs->stride_h, attrs->dilation_h, o.h);
-  PaddingValues pad_w = ComputePadding(attrs->padding, in.w, w[2], attrs->stride_w, attrs->dilation_w, o.w);
+  const PaddingValues pad_h{
+      ConvPaddingBefore(attrs->padding, in.h, ep.top, ep.bottom, w[1], attrs->stride_h, attrs->dilation_h, o.h)};
+  const PaddingValues pad_w{
+      ConvPaddingBefore(attrs->padding, in.w, ep.left, ep.right, w[2], attrs->stride_w, attrs->dilation_w, o.w)};
   GLD_RETURN_IF_ERROR(ctx.ConstantFloats(1).status());
   const Blocking k = BlockingFor(w[0]);
   GLD_ASSIGN_OR_RETURN(BufferRef bias, BiasBuffer(ctx, 2, w[0], k.padded_slices));
@@ -151,13 +156,18 @@ Status BuildDepthwiseConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   GLD_RETURN_IF_ERROR(CheckPositive(ctx, "dilations", attrs->dilation_h, attrs->dilation_w));
   GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "channels", o.c, w[3]));
   GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "batch", o.b, in.b));
+  // A merged PAD (explicit_padding) widens the input the padding rule sees.
+  const ExplicitPadding& ep = attrs->explicit_padding;
+  const int32_t padded_h = in.h + ep.top + ep.bottom, padded_w = in.w + ep.left + ep.right;
   GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "height", o.h,
-      ConvOutputSize(attrs->padding, in.h, w[1], attrs->stride_h, attrs->dilation_h)));
+      ConvOutputSize(attrs->padding, padded_h, w[1], attrs->stride_h, attrs->dilation_h)));
   GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "width", o.w,
-      ConvOutputSize(attrs->padding, in.w, w[2], attrs->stride_w, attrs->dilation_w)));
+      ConvOutputSize(attrs->padding, padded_w, w[2], attrs->stride_w, attrs->dilation_w)));
   GLD_ASSIGN_OR_RETURN(std::string act, ActivationDefine(attrs->activation, ctx.op_name()));
-  PaddingValues pad_h = ComputePadding(attrs->padding, in.h, w[1], attrs->stride_h, attrs->dilation_h, o.h);
-  PaddingValues pad_w = ComputePadding(attrs->padding, in.w, w[2], attrs->stride_w, attrs->dilation_w, o.w);
+  const PaddingValues pad_h{
+      ConvPaddingBefore(attrs->padding, in.h, ep.top, ep.bottom, w[1], attrs->stride_h, attrs->dilation_h, o.h)};
+  const PaddingValues pad_w{
+      ConvPaddingBefore(attrs->padding, in.w, ep.left, ep.right, w[2], attrs->stride_w, attrs->dilation_w, o.w)};
   GLD_RETURN_IF_ERROR(ctx.ConstantFloats(1).status());
   GLD_ASSIGN_OR_RETURN(BufferRef bias, BiasBuffer(ctx, 2, w[3]));
   BufferRef weights = ctx.AddConstant("weights", [&ctx, w] {

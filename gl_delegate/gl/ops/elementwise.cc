@@ -117,6 +117,11 @@ Status BuildElementwise(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   return OkStatus();
 }
 
+bool IsEpilogueOp(const Node& node) {
+  ElementwiseOp op;
+  return LookUp(node.op, std::get_if<GeluAttributes>(&node.attributes), &op);
+}
+
 StatusOr<EpilogueOp> DescribeEpilogueOp(const Graph& graph, size_t node, int fused, Precision precision) {
   OpBuildContext ctx(graph, node, precision, /*dry_run=*/true);
   const Node& n = ctx.node();

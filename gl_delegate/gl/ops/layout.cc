@@ -48,6 +48,11 @@ Status BuildConcatenation(OpBuildContext& ctx, std::vector<Dispatch>* out) {
     return ctx.Invalid("axis " + std::to_string(attrs->axis) + " out of range for output " +
                        ShapeToString(out_shape));
   }
+  // Two or three inputs off the channel axis: one dispatch over the output
+  // (concat_axis.comp), checked by the same loop below.
+  const bool single = axis != 3 && (ctx.num_inputs() == 2 || ctx.num_inputs() == 3);
+  Dispatch whole;
+  std::array<int32_t, 3> starts = {0, 0, 0};
   int32_t offset = 0;
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
     GLD_ASSIGN_OR_RETURN(Bhwc in, ctx.InputShape(i));
@@ -63,6 +68,13 @@ Status BuildConcatenation(OpBuildContext& ctx, std::vector<Dispatch>* out) {
       }
     }
     if (offset + in.dim(axis) > o.dim(axis)) return ctx.Invalid("inputs exceed the output along the axis");
+    if (single) {
+      starts[i] = offset;
+      whole.Bind(static_cast<uint32_t>(1 + i), {BufferRef::kTensor, ctx.input_index(i)});
+      whole.IVec4("u_in" + std::to_string(i + 1), in);
+      offset += in.dim(axis);
+      continue;
+    }
     Dispatch d;
     d.shader.template_name = "concat.comp";
     d.shader.Define("CHANNELS", axis == 3 ? 1 : 0).Define("ACTIVATION", act);
@@ -86,6 +98,15 @@ Status BuildConcatenation(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   if (offset != o.dim(axis)) {
     return ctx.Invalid("inputs fill " + std::to_string(offset) + " of the output's " +
                        std::to_string(o.dim(axis)) + " along the axis");
+  }
+  if (single) {
+    whole.shader.template_name = "concat_axis.comp";
+    whole.shader.Define("INPUTS", static_cast<int>(ctx.num_inputs())).Define("AXIS", axis).Define("ACTIVATION", act);
+    whole.Bind(0, {BufferRef::kTensor, ctx.output_index(0)});
+    whole.IVec4("u_out", o);
+    whole.IVec4("u_start", 0, starts[1], ctx.num_inputs() == 3 ? starts[2] : o.dim(axis), 0);
+    whole.GridOver(o);
+    out->push_back(std::move(whole));
   }
   return OkStatus();
 }

@@ -133,7 +133,11 @@ struct InterpreterReport {
   std::vector<PlacementInfo> nodes;
   int original_nodes = 0;
   int gpu_nodes = 0, total_nodes = 0, segments = 0;
-  int dispatches = 0;
+  int dispatches = 0;  // GL dispatches per Invoke, edge conversions included
+  // Elementwise nodes on the GPU that kept a dispatch of their own instead
+  // of running in the epilogue of the dispatch producing their input, each
+  // as "node 12 (ADD): <why>".
+  std::vector<std::string> unfused_elementwise;
   uint64_t gpu_bytes_planned = 0, gpu_bytes_naive = 0, gpu_bytes_lower_bound = 0;
   uint64_t cpu_bytes_planned = 0;  // host tensor storage: arena + inputs/outputs/variables
   uint64_t cpu_bytes_naive = 0;    // the same without sharing (every tensor its own buffer)
