@@ -165,6 +165,36 @@ TEST(FusionTest, OneChannelPadOperandKeepsItsDispatch) {
   EXPECT_EQ(FusedInto(*t.segment, "conv2d.comp"), (std::vector<size_t>{2}));
 }
 
+TEST(FusionTest, ConcatenationOffTheChannelsIsOneDispatchWithAnEpilogue) {
+  GLD_REQUIRE_GL(env);
+  for (Precision p : BothPrecisions()) {
+    for (int inputs : {2, 3, 4}) {
+      // CONCATENATION along H of `inputs` tensors, then + a residual: two or
+      // three inputs run as one concat_axis.comp dispatch with the ADD in its
+      // epilogue; four run one concat.comp dispatch each.
+      GlOpTest t(30 + static_cast<uint32_t>(inputs));
+      std::vector<int> ins;
+      int rows = 0;
+      for (int i = 0; i < inputs; ++i) {
+        ins.push_back(t.Input({1, 2 + i, 3, 6}));
+        rows += 2 + i;
+      }
+      int cat = t.Tensor();
+      t.Node(OpType::kConcatenation, ins, {cat}, ConcatenationAttributes{1, Activation::kNone});
+      t.Output(t.Op(OpType::kAdd, {cat, t.Input({1, rows, 3, 6})}, BinaryAttributes{Activation::kRelu6}));
+      const std::string what = "concat of " + std::to_string(inputs);
+      EXPECT_EQ(CompareFusedAndUnfused(*env, t, p, what), inputs <= 3 ? -1 : 0) << what;
+      int concat_dispatches = 0;
+      for (const gl::DispatchInfo& d : t.segment->dispatch_info()) {
+        if (d.node == 0) ++concat_dispatches;
+      }
+      EXPECT_EQ(concat_dispatches, inputs <= 3 ? 1 : inputs) << what;
+      EXPECT_EQ(FusedInto(*t.segment, "concat_axis.comp"), inputs <= 3 ? std::vector<size_t>{1} : std::vector<size_t>{})
+          << what;
+    }
+  }
+}
+
 TEST(FusionTest, WhatMustNotFuse) {
   GLD_REQUIRE_GL(env);
   GlOpTest t(4);
