@@ -107,9 +107,11 @@ class Fuser {
     if (p.epilogue_steps >= kMaxEpilogueOps) {
       return who + "'s epilogue is full (" + std::to_string(kMaxEpilogueOps) + " ops)";
     }
-    if (!nodes_[consumer].fused_nodes.empty()) return graph_.NodeLabel(nodes_[consumer].node) + " has an epilogue";
+    // What the op itself rules out (a broadcast output, an op with no
+    // epilogue form) is said before what the fusion order left behind.
     auto described = DescribeEpilogueOp(graph_, nodes_[consumer].node, t, precision_);
     if (!described.ok()) return described.status().message();
+    if (!nodes_[consumer].fused_nodes.empty()) return graph_.NodeLabel(nodes_[consumer].node) + " has an epilogue";
     e->op = *described;
     e->merged_pad = -1;
     if (e->op.operand != kNoTensor) MergeChannelPad(t, consumer, e);

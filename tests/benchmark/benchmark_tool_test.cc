@@ -94,21 +94,24 @@ class BenchmarkToolTest : public ::testing::Test {
     return v.value_or(JsonValue());
   }
 
-  // y = RELU(x * c2 + c1) on x [1, 2, 2, 3] named "in:0" (a ':' to escape).
+  // y = MAXIMUM(x * c2 + c1, 0) on x [1, 2, 2, 3] named "in:0" (a ':' to
+  // escape). MAXIMUM, not RELU: fuse_activation would fold a RELU into the ADD,
+  // and the partition tests need three nodes to split GPU | CPU | GPU.
   std::string WriteModel() {
     ModelBuilder b;
     const std::vector<int> shape = {1, 2, 2, 3};
     int x = b.AddInput("in:0", ElementType::kFloat32, shape);
     int c1 = b.AddConstantFloat("c1", {3}, {1, 2, 3});
     int c2 = b.AddConstantFloat("c2", {3}, {2, -1, 0.5f});
+    int zero = b.AddConstantFloat("zero", {1}, {0});
     int m = b.AddTensor("m", ElementType::kFloat32, shape);
     int s = b.AddTensor("s", ElementType::kFloat32, shape);
     int y = b.AddTensor("out/y", ElementType::kFloat32, shape);
     EXPECT_TRUE(b.AddOp("MUL", {x, c2}, {m}).ok());
     EXPECT_TRUE(b.AddOp("ADD", {m, c1}, {s}).ok());
-    EXPECT_TRUE(b.AddOp("RELU", {s}, {y}).ok());
+    EXPECT_TRUE(b.AddOp("MAXIMUM", {s, zero}, {y}).ok());
     b.SetOutputs({y});
-    std::string path = (dir_ / "mul_add_relu.tflite").string();
+    std::string path = (dir_ / "mul_add_max.tflite").string();
     EXPECT_TRUE(b.WriteFile(path).ok());
     return path;
   }
@@ -225,7 +228,7 @@ TEST_F(BenchmarkToolTest, CpuProfilingRowsAndTables) {
     names.insert(row["op"].string);
   }
   EXPECT_EQ(names.count("MUL"), 1u);
-  EXPECT_EQ(names.count("RELU") + names.count("ADD"), names.size() - 1);
+  EXPECT_EQ(names.count("MAXIMUM") + names.count("ADD"), names.size() - 1);
   EXPECT_NE(r.out.find("Operator-wise profiling: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Totals per op type:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("node 0 (MUL)"), std::string::npos) << r.out;
@@ -240,7 +243,7 @@ TEST_F(BenchmarkToolTest, GlProfilingAndPartitionLimit) {
   JsonValue v = RunJson("--use_gpu=true --num_runs=2 --enable_op_profiling --gpu_deny_ops=ADD");
   ASSERT_TRUE(v.Has("ops"));
   EXPECT_EQ(v["backend"].string, "gl");
-  ASSERT_EQ(v["segments"].number, 2);  // MUL | ADD on the CPU | RELU
+  ASSERT_EQ(v["segments"].number, 2);  // MUL | ADD on the CPU | MAXIMUM
   int dispatch_rows = 0, cpu_rows = 0;
   for (const JsonValue& row : v["ops"].array) {
     EXPECT_EQ(row["count"].number, 2) << row["name"].string;
