@@ -58,6 +58,7 @@ Status RemoveNoops(Graph& graph, PassLog& log);
 Status MergePad(Graph& graph, PassLog& log);
 Status FoldMulAddIntoConv(Graph& graph, PassLog& log);
 Status FuseActivation(Graph& graph, PassLog& log);
+Status DilatedConv(Graph& graph, PassLog& log);
 Status QuantizedFloatView(Graph& graph, PassLog& log);
 
 }  // namespace gld

@@ -14,6 +14,7 @@ const std::vector<Pass>& DefaultPasses() {
       {"remove_dead_nodes", RemoveDeadNodes},
       // Rewrites of the float graph; each keeps results within fp32 rounding.
       {"remove_noops", RemoveNoops},
+      {"dilated_conv", DilatedConv},  // before merge_pad: both set explicit padding
       {"merge_pad", MergePad},
       {"fold_mul_add_into_conv", FoldMulAddIntoConv},
       {"fuse_activation", FuseActivation},  // after folding: a MUL/ADD's activation may move to the layer
