@@ -64,7 +64,7 @@ std::string ShapeToString(const Shape& shape) {
 DataType QuantizedGridType(const QuantizationParams& quant, DataType tensor_type) {
   int64_t lo = 0, hi = 0;
   if (IntegerTypeRange(tensor_type, &lo, &hi)) return tensor_type;
-  if (quant.storage_type != DataType::kUnknown) return quant.storage_type;
+  if (IntegerTypeRange(quant.storage_type, &lo, &hi)) return quant.storage_type;
   for (int64_t zp : quant.zero_point) {
     if (zp > 127) return DataType::kUInt8;
   }

@@ -53,7 +53,7 @@ struct QuantizationParams {
 };
 
 // The integer grid a quantized tensor's values lie on: the tensor's own type
-// when it is an integer type, else storage_type when known, else (a float
+// when it is an integer type, else storage_type when that is one, else (a float
 // view built without a storage type) int8 unless a zero point only fits uint8.
 DataType QuantizedGridType(const QuantizationParams& quant, DataType tensor_type);
 // [lo, hi] of an integer type; false for non-integer types.

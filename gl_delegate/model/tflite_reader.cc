@@ -493,7 +493,9 @@ Status Reader::ReadTensor(int index, Tensor* out, int64_t* total_bytes) {
   }
   out->is_variable = t->is_variable();
   GLD_RETURN_IF_ERROR(ReadQuantization(t->quantization(), out->shape, who, &out->quant));
-  if (!out->quant.empty()) out->quant.storage_type = out->type;
+  if (int64_t lo = 0, hi = 0; !out->quant.empty() && IntegerTypeRange(out->type, &lo, &hi)) {
+    out->quant.storage_type = out->type;
+  }
 
   const int64_t elements = out->num_elements();
   // Constants are stored as float32 after decoding, so count 4 bytes at least.

@@ -182,10 +182,12 @@ Status QuantizedFloatView(Graph& graph, PassLog& log) {
     // float view gives them back.
     if (node.op == OpType::kCast && !node.inputs.empty() && node.inputs[0] >= 0) {
       const Tensor& in = graph.tensors[static_cast<size_t>(node.inputs[0])];
-      if (in.type == DataType::kFloat32 && !in.quant.empty() && in.quant.storage_type != DataType::kUnknown) {
+      const DataType storage = in.quant.storage_type;
+      if (in.type == DataType::kFloat32 && !in.quant.empty() &&
+          (storage == DataType::kInt8 || storage == DataType::kUInt8)) {
         Tensor integers = in;
         integers.name += "/integer";
-        integers.type = in.quant.storage_type;
+        integers.type = storage;
         graph.tensors.push_back(std::move(integers));
         const int stored = static_cast<int>(graph.tensors.size()) - 1;
         nodes.push_back(MakeNode(OpType::kQuantize, node.inputs[0], stored));
