@@ -59,6 +59,7 @@ Status MergePad(Graph& graph, PassLog& log);
 Status FoldMulAddIntoConv(Graph& graph, PassLog& log);
 Status FuseActivation(Graph& graph, PassLog& log);
 Status DilatedConv(Graph& graph, PassLog& log);
+Status ConvToFullyConnected(Graph& graph, PassLog& log);
 Status QuantizedFloatView(Graph& graph, PassLog& log);
 
 }  // namespace gld
