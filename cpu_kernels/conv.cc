@@ -1,6 +1,6 @@
 // CONV_2D: input [N, H, W, IC], filter [OC, KH, KW, IC / groups], optional
 // bias [OC]. im2col over blocks of output pixels + the packed GEMM, split
-// across threads by pixel blocks.
+// across threads by pixel blocks; a few pixels take dot products instead.
 #include <algorithm>
 
 #include "cpu_kernels/gemm.h"
@@ -46,6 +46,42 @@ Status RunConv2d(KernelContext& ctx) {
   float* y = out.as<float>();
   if (out.num_elements() == 0) return OkStatus();
 
+  const int64_t pixels = batch * oh * ow;
+  // Rows of the im2col matrix for output pixels [p0, p0 + rows) of group g.
+  auto im2col = [&](int64_t p0, int64_t rows, int64_t g, float* cols) {
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t p = p0 + r;
+      const int64_t n = p / (oh * ow);
+      const int64_t oy = (p / ow) % oh;
+      const int64_t ox = p % ow;
+      float* dst = cols + r * k;
+      for (int64_t fy = 0; fy < kh; ++fy) {
+        const int64_t iy = oy * sh - pad_t + fy * dh;
+        for (int64_t fx = 0; fx < kw; ++fx) {
+          const int64_t ix = ox * sw - pad_l + fx * dw;
+          float* d = dst + (fy * kw + fx) * fic;
+          if (iy < 0 || iy >= ih || ix < 0 || ix >= iw) {
+            std::fill(d, d + fic, 0.f);
+          } else {
+            const float* s = x + ((n * ih + iy) * iw + ix) * ic + g * fic;
+            std::copy(s, s + fic, d);
+          }
+        }
+      }
+    }
+  };
+  // Fewer output pixels than the GEMM's row tile (a head over a small
+  // feature map): dot products over the filter as it is, which is [OC, K]
+  // row-major, instead of packing all of it at every run.
+  if (groups == 1 && pixels < kGemmMr) {
+    std::vector<float> cols(static_cast<size_t>(pixels * k));
+    im2col(0, pixels, 0, cols.data());
+    ParallelForGrain(ctx, oc, std::max<int64_t>(1, 8192 / k), [&](int64_t o0, int64_t o1) {
+      DotRows(cols.data(), pixels, w, k, o0, o1, b, y, oc, attrs->activation);
+    });
+    return OkStatus();
+  }
+
   // B_g(k, j) = filter[(g * ocg + j) * K + k].
   std::vector<PackedB> packed(static_cast<size_t>(groups));
   for (int64_t g = 0; g < groups; ++g) {
@@ -53,7 +89,6 @@ Status RunConv2d(KernelContext& ctx) {
   }
   const bool clamp = IsClampActivation(attrs->activation);
   const ActivationRange range = clamp ? GetActivationRange(attrs->activation) : ActivationRange{};
-  const int64_t pixels = batch * oh * ow;
   const bool direct = groups == 1 && kh == 1 && kw == 1 && sh == 1 && sw == 1 && pad_t == 0 &&
                       pad_l == 0 && oh == ih && ow == iw;
   const int64_t blocks = (pixels + kPixelsPerBlock - 1) / kPixelsPerBlock;
@@ -69,26 +104,7 @@ Status RunConv2d(KernelContext& ctx) {
         GemmRows(x + p0 * ic, ic, rows, packed[0], b, yb, oc, range);
       } else {
         for (int64_t g = 0; g < groups; ++g) {
-          for (int64_t r = 0; r < rows; ++r) {
-            const int64_t p = p0 + r;
-            const int64_t n = p / (oh * ow);
-            const int64_t oy = (p / ow) % oh;
-            const int64_t ox = p % ow;
-            float* dst = cols.data() + r * k;
-            for (int64_t fy = 0; fy < kh; ++fy) {
-              const int64_t iy = oy * sh - pad_t + fy * dh;
-              for (int64_t fx = 0; fx < kw; ++fx) {
-                const int64_t ix = ox * sw - pad_l + fx * dw;
-                float* d = dst + (fy * kw + fx) * fic;
-                if (iy < 0 || iy >= ih || ix < 0 || ix >= iw) {
-                  std::fill(d, d + fic, 0.f);
-                } else {
-                  const float* s = x + ((n * ih + iy) * iw + ix) * ic + g * fic;
-                  std::copy(s, s + fic, d);
-                }
-              }
-            }
-          }
+          im2col(p0, rows, g, cols.data());
           GemmRows(cols.data(), k, rows, packed[static_cast<size_t>(g)], b ? b + g * ocg : nullptr,
                    yb + g * ocg, oc, range);
         }

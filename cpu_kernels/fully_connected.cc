@@ -6,23 +6,8 @@
 
 #include "cpu_kernels/gemm.h"
 #include "cpu_kernels/kernels.h"
-#include "cpu_kernels/simd.h"
 
 namespace gld::cpu {
-
-namespace {
-GLD_MULTIVERSION
-float Dot(const float* __restrict__ a, const float* __restrict__ b, int64_t n) {
-  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int j = 0; j < 8; ++j) acc[j] += a[i + j] * b[i + j];
-  }
-  float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
-  for (; i < n; ++i) s += a[i] * b[i];
-  return s;
-}
-}  // namespace
 
 Status RunFullyConnected(KernelContext& ctx) {
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 3, 1));
@@ -54,14 +39,8 @@ Status RunFullyConnected(KernelContext& ctx) {
   const Activation act = attrs->activation;
   if (rows == 0 || units == 0) return OkStatus();
   if (rows < kGemmMr) {
-    ParallelForGrain(ctx, units, std::max<int64_t>(1, 8192 / depth), [&](int64_t u0, int64_t u1) {
-      for (int64_t r = 0; r < rows; ++r) {
-        for (int64_t u = u0; u < u1; ++u) {
-          const float v = Dot(x + r * depth, w + u * depth, depth) + (b ? b[u] : 0.f);
-          y[r * units + u] = ApplyActivation(act, v);
-        }
-      }
-    });
+    ParallelForGrain(ctx, units, std::max<int64_t>(1, 8192 / depth),
+                     [&](int64_t u0, int64_t u1) { DotRows(x, rows, w, depth, u0, u1, b, y, units, act); });
     return OkStatus();
   }
   PackedB packed;

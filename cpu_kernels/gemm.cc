@@ -32,6 +32,31 @@ void PackGemmB(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t
 
 namespace {
 
+GLD_MULTIVERSION
+float Dot(const float* __restrict__ a, const float* __restrict__ b, int64_t n) {
+  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) acc[j] += a[i + j] * b[i + j];
+  }
+  float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+  for (; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+}  // namespace
+
+void DotRows(const float* a, int64_t m, const float* w, int64_t k, int64_t j0, int64_t j1, const float* bias,
+             float* c, int64_t ldc, Activation act) {
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = j0; j < j1; ++j) {
+      c[i * ldc + j] = ApplyActivation(act, Dot(a + i * k, w + j * k, k) + (bias ? bias[j] : 0.f));
+    }
+  }
+}
+
+namespace {
+
 // acc (6 rows x 16, row-major) += A[6 x kc] * panel[kc x 16].
 GLD_MULTIVERSION
 void Kernel6x16(const float* a, int64_t lda, const float* panel, int64_t kc, float* acc) {

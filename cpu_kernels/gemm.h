@@ -26,6 +26,14 @@ struct PackedB {
 void PackGemmB(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t col_stride,
                PackedB* out);
 
+// Few rows (fewer than kGemmMr): packing B would cost more than the product,
+// so each output is a dot product over W as it is, row-major [n, k] (the
+// weights of FULLY_CONNECTED and CONV_2D). For rows [0, m) and columns
+// [j0, j1): c[i * ldc + j] = act(dot(a + i * k, w + j * k) + bias[j]).
+// bias may be nullptr. Single-threaded; callers split columns.
+void DotRows(const float* a, int64_t m, const float* w, int64_t k, int64_t j0, int64_t j1, const float* bias,
+             float* c, int64_t ldc, Activation act);
+
 // C rows [0, m): c[i * ldc + j] = act(sum_k a[i * lda + k] * B(k, j) + bias[j]).
 // bias may be nullptr. Single-threaded; callers split rows.
 void GemmRows(const float* a, int64_t lda, int64_t m, const PackedB& b, const float* bias,

@@ -154,7 +154,13 @@ INSTANTIATE_TEST_SUITE_P(
                       // 1x1 direct path, rows not a multiple of the tile, 300 > depth block
                       ConvCase{{1, 9, 7, 300}, {13, 1, 1, 300}, Padding::kSame, 1, 1, 1, 1, true, Activation::kNone},
                       ConvCase{{1, 8, 8, 16}, {9, 1, 1, 16}, Padding::kValid, 2, 2, 1, 1, false, Activation::kNone},
-                      ConvCase{{1, 1, 1, 3}, {2, 1, 1, 3}, Padding::kValid, 1, 1, 1, 1, true, Activation::kNone}),
+                      ConvCase{{1, 1, 1, 3}, {2, 1, 1, 3}, Padding::kValid, 1, 1, 1, 1, true, Activation::kNone},
+                      // fewer pixels than the GEMM tile (dot products): a head over a 3x3 map,
+                      // a batch of 2 strided to 1x1, 5 pixels with padding, and grouped (GEMM)
+                      ConvCase{{1, 3, 3, 32}, {40, 3, 3, 32}, Padding::kValid, 1, 1, 1, 1, true, Activation::kRelu6},
+                      ConvCase{{2, 3, 3, 8}, {20, 3, 3, 8}, Padding::kSame, 3, 3, 1, 1, false, Activation::kTanh},
+                      ConvCase{{1, 5, 1, 7}, {9, 3, 3, 7}, Padding::kSame, 1, 1, 1, 1, true, Activation::kRelu},
+                      ConvCase{{1, 3, 3, 6}, {4, 3, 3, 3}, Padding::kValid, 1, 1, 1, 1, true, Activation::kNone}),
     [](const ::testing::TestParamInfo<ConvCase>& info) { return "Case" + std::to_string(info.index); });
 
 TEST(Conv2d, ShapeErrorsNameTheNode) {
