@@ -12,13 +12,20 @@ struct ConvCase {
   int stride, dilation;
   Padding padding;
   Activation act;
+  ExplicitPadding pad = {};  // a merged PAD (top, bottom, left, right)
 };
+
+std::string Pads(const ExplicitPadding& p) {
+  if (p.top == 0 && p.bottom == 0 && p.left == 0 && p.right == 0) return "";
+  return " pad " + std::to_string(p.top) + "/" + std::to_string(p.bottom) + "/" + std::to_string(p.left) + "/" +
+         std::to_string(p.right);
+}
 
 std::string Describe(const ConvCase& c) {
   return "in " + std::to_string(c.batch) + "x" + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" +
          std::to_string(c.in_c) + " -> " + std::to_string(c.out_c) + ", k " + std::to_string(c.kh) + "x" +
          std::to_string(c.kw) + " s" + std::to_string(c.stride) + " d" + std::to_string(c.dilation) +
-         (c.padding == Padding::kSame ? " SAME " : " VALID ") + ActivationName(c.act);
+         (c.padding == Padding::kSame ? " SAME " : " VALID ") + ActivationName(c.act) + Pads(c.pad);
 }
 
 TEST(ConvTest, Conv2dMatchesCpu) {
@@ -35,6 +42,15 @@ TEST(ConvTest, Conv2dMatchesCpu) {
       {1, 5, 8, 6, 7, 5, 3, 1, 1, Padding::kSame, Activation::kTanh},
       {1, 5, 5, 6, 10, 3, 3, 1, 1, Padding::kSame, Activation::kNone},  // 3 slices: a partial block
       {1, 4, 4, 9, 29, 1, 1, 1, 1, Padding::kSame, Activation::kNone},  // 8 slices: whole blocks
+      {1, 5, 4, 1, 3, 1, 1, 1, 1, Padding::kValid, Activation::kNone},  // 1x1, C 1 -> 3
+      {1, 4, 5, 5, 1, 1, 1, 1, 1, Padding::kSame, Activation::kNone},   // 1x1, C 5 -> 1
+      {1, 8, 7, 3, 17, 3, 3, 1, 2, Padding::kSame, Activation::kRelu},  // dilation, C 3 -> 17
+      {1, 9, 9, 17, 4, 3, 3, 1, 3, Padding::kValid, Activation::kNone}, // dilation 3, C 17 -> 4
+      {1, 7, 6, 1, 5, 3, 3, 2, 2, Padding::kSame, Activation::kNone},   // dilation + stride, C 1 -> 5
+      // A PAD merged into a VALID convolution (transforms/merge_pad.cc).
+      {1, 4, 5, 3, 5, 1, 1, 1, 1, Padding::kValid, Activation::kNone, {1, 0, 2, 1}},  // 1x1
+      {1, 5, 5, 4, 17, 1, 1, 2, 1, Padding::kValid, Activation::kNone, {1, 1, 0, 1}}, // 1x1 strided
+      {1, 5, 4, 5, 4, 3, 3, 1, 1, Padding::kValid, Activation::kNone, {2, 0, 1, 2}},
   };
   for (Precision p : BothPrecisions()) {
     uint32_t seed = 1;
@@ -48,6 +64,7 @@ TEST(ConvTest, Conv2dMatchesCpu) {
       a.stride_h = a.stride_w = c.stride;
       a.dilation_h = a.dilation_w = c.dilation;
       a.activation = c.act;
+      a.explicit_padding = c.pad;
       t.Op(OpType::kConv2d, {x, w, b}, a);
       t.ExpectGpuMatchesCpu(*env, p, "CONV_2D " + Describe(c));
     }
@@ -75,6 +92,7 @@ TEST(ConvTest, DepthwiseConv2dMatchesCpu) {
     int h, w, c, multiplier, k, stride, dilation;
     Padding padding;
     Activation act;
+    ExplicitPadding pad = {};
   };
   const Case cases[] = {
       {7, 7, 1, 1, 3, 1, 1, Padding::kSame, Activation::kNone},
@@ -85,6 +103,9 @@ TEST(ConvTest, DepthwiseConv2dMatchesCpu) {
       {6, 5, 3, 2, 3, 1, 1, Padding::kSame, Activation::kNone},   // multiplier 2
       {5, 5, 5, 3, 2, 1, 1, Padding::kValid, Activation::kNone},  // multiplier 3
       {4, 4, 1, 4, 3, 1, 1, Padding::kSame, Activation::kNone},   // C 1 -> 4
+      {6, 5, 20, 1, 3, 1, 2, Padding::kSame, Activation::kNone},  // dilation, C >= 17
+      {5, 4, 3, 1, 3, 2, 1, Padding::kValid, Activation::kNone, {1, 1, 2, 0}},  // merged PAD
+      {4, 4, 5, 1, 1, 1, 1, Padding::kValid, Activation::kNone, {1, 0, 0, 1}},  // 1x1, merged PAD
   };
   for (Precision p : BothPrecisions()) {
     uint32_t seed = 30;
@@ -99,11 +120,12 @@ TEST(ConvTest, DepthwiseConv2dMatchesCpu) {
       a.dilation_h = a.dilation_w = c.dilation;
       a.depth_multiplier = c.multiplier;
       a.activation = c.act;
+      a.explicit_padding = c.pad;
       t.Op(OpType::kDepthwiseConv2d, {x, w, b}, a);
       t.ExpectGpuMatchesCpu(*env, p,
                             "DEPTHWISE_CONV_2D c" + std::to_string(c.c) + " m" + std::to_string(c.multiplier) +
                                 " k" + std::to_string(c.k) + " s" + std::to_string(c.stride) + " d" +
-                                std::to_string(c.dilation));
+                                std::to_string(c.dilation) + Pads(c.pad));
     }
   }
 }
@@ -154,6 +176,8 @@ TEST(ConvTest, Convolution2DTransposeBiasMatchesCpu) {
       {3, 5, 3, 5, 3, 2, Padding::kSame},
       {4, 3, 5, 4, 4, 2, Padding::kValid},
       {3, 3, 4, 17, 3, 1, Padding::kSame},
+      {4, 3, 1, 3, 2, 2, Padding::kSame},    // C 1 -> 3
+      {3, 3, 20, 5, 3, 2, Padding::kValid},  // C >= 17 in
   };
   for (Precision p : BothPrecisions()) {
     uint32_t seed = 70;
@@ -190,6 +214,8 @@ TEST(ConvTest, FullyConnectedMatchesCpu) {
       {{2, 3, 7}, 5, false, Activation::kNone},
       {{2, 9}, 10, false, Activation::kNone},
       {{1, 33}, 40, false, Activation::kSigmoid},
+      {{3, 1}, 4, false, Activation::kNone},   // C 1
+      {{2, 3}, 17, false, Activation::kRelu},  // C 3
   };
   for (Precision p : BothPrecisions()) {
     uint32_t seed = 90;

@@ -83,6 +83,14 @@ const std::vector<BinaryShapes>& Broadcasts() {
       {{2, 6}, {6}, true},                   // rank 2 with a vector
       {{2, 3, 6}, {3, 1}, false},            // rank 3 with a rank-2 column
       {{4, 1, 7}, {1, 5, 1}, false},         // rank 3 outer product
+      {{1, 5, 3, 1}, {1, 5, 3, 1}, false},   // same shape, C 1
+      {{2, 3, 2, 4}, {2, 3, 2, 4}, false},   // same shape, C 4
+      {{1, 3, 4, 1}, {}, true},              // scalar constant, C 1
+      {{1, 2, 3, 17}, {}, true},             // scalar constant, C >= 17
+      {{1, 4, 3, 1}, {1}, false},            // 1-element tensor, C 1
+      {{1, 3, 4, 3}, {3}, true},             // per-channel vector, C 3
+      {{1, 2, 3, 4}, {4}, false},            // per-channel vector input, C 4
+      {{1, 2, 3, 20}, {20}, true},           // per-channel vector, C >= 17
   };
   return s;
 }

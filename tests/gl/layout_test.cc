@@ -25,6 +25,12 @@ TEST(LayoutTest, ConcatenationMatchesCpu) {
       {{{1, 896, 16}, {1, 1152, 16}}, 1},                // rank 3 (face detector regressors)
       {{{3, 5}, {3, 2}}, 1},                             // rank 2 channels
       {{{3, 5}, {2, 5}}, 0},                             // rank 2 batch
+      {{{1, 2, 3, 1}, {1, 4, 3, 1}}, 1},                 // height, C 1
+      {{{1, 2, 3, 4}, {1, 2, 2, 4}}, 2},                 // width, C 4
+      {{{2, 2, 3, 17}, {1, 2, 3, 17}}, 0},               // batch, C >= 17
+      {{{1, 2, 2, 17}, {1, 3, 2, 17}}, -3},              // height, C >= 17
+      {{{1, 2, 2, 1}, {1, 2, 2, 1}}, 3},                 // channels, C 1 + 1
+      {{{1, 2, 3, 5}, {1, 2, 3, 17}, {1, 2, 3, 4}}, 3},  // channels, 5 + 17 + 4
   };
   for (Precision p : BothPrecisions()) {
     uint32_t seed = 1;
@@ -73,6 +79,14 @@ TEST(LayoutTest, PadMatchesCpu) {
       {{1, 4, 5, 6}, {0, 0, 1, 3, 2, 0, 0, 0}, OpType::kMirrorPad, true},
       {{1, 3, 4, 5}, {0, 0, 1, 1, 0, 0, 2, 3}, OpType::kMirrorPad, false},  // channels
       {{1, 3, 4, 5}, {0, 0, 0, 0, 1, 1, 3, 1}, OpType::kMirrorPad, true},
+      {{1, 3, 4, 1}, {0, 0, 1, 1, 0, 2, 0, 3}, OpType::kPad, false},     // C 1 -> 4
+      {{1, 3, 3, 1}, {0, 0, 1, 0, 0, 1, 0, 0}, OpType::kPadV2, false},   // C 1
+      {{1, 2, 3, 4}, {0, 0, 0, 1, 1, 0, 3, 0}, OpType::kPadV2, false},   // C 4, channels before
+      {{1, 2, 2, 5}, {0, 0, 1, 1, 1, 1, 0, 2}, OpType::kPadV2, false},   // C 5
+      {{1, 2, 3, 17}, {0, 0, 1, 0, 0, 2, 1, 2}, OpType::kPadV2, false},  // C >= 17
+      {{1, 3, 3, 1}, {0, 0, 2, 1, 1, 2, 0, 0}, OpType::kMirrorPad, false},  // C 1
+      {{1, 4, 3, 4}, {0, 0, 2, 1, 3, 0, 0, 0}, OpType::kMirrorPad, true},   // C 4
+      {{1, 2, 3, 17}, {0, 0, 1, 0, 1, 1, 2, 3}, OpType::kMirrorPad, false}, // C >= 17, channels
   };
   for (Precision p : BothPrecisions()) {
     uint32_t seed = 20;
@@ -107,6 +121,11 @@ TEST(LayoutTest, ReshapeMatchesCpu) {
       {{1, 1, 1, 1404}, {1, 468, 3}},
       {{4, 5}, {20}},
       {{7}, {1, 1, 7, 1}},
+      {{1, 3, 2, 1}, {1, 2, 3, 1}},      // C 1 kept
+      {{1, 2, 2, 3}, {1, 3, 1, 4}},      // C 3 -> 4
+      {{1, 2, 6, 4}, {1, 4, 3, 4}},      // C 4 kept
+      {{1, 2, 2, 17}, {1, 17, 1, 4}},    // C 17 -> 4
+      {{1, 4, 5, 4}, {1, 2, 2, 20}},     // C 4 -> 20
   };
   for (Precision p : BothPrecisions()) {
     uint32_t seed = 40;
@@ -133,6 +152,10 @@ TEST(LayoutTest, SliceMatchesCpu) {
       {{2, 4, 3, 17}, {1, 1, 0, 0}, {1, 2, 3, 17}},
       {{4, 10}, {1, 3}, {2, 5}},
       {{3, 6, 5}, {0, 2, 1}, {3, 3, 4}},
+      {{1, 4, 5, 1}, {0, 1, 1, 0}, {1, 2, 3, 1}},    // C 1
+      {{1, 3, 4, 3}, {0, 0, 1, 1}, {1, 3, 2, 2}},    // C 3
+      {{2, 3, 4, 4}, {1, 0, 2, 0}, {1, 3, 2, 4}},    // C 4
+      {{1, 4, 3, 5}, {0, 1, 0, 1}, {1, 2, 3, 3}},    // C 5
   };
   for (Precision p : BothPrecisions()) {
     uint32_t seed = 60;
@@ -164,6 +187,10 @@ TEST(LayoutTest, StridedSliceMatchesCpu) {
       {{1, 4, 5, 6}, {0, 0, 0, 2}, {1, 4, 5, 3}, {1, 1, 1, 1}, 0, 0, 0b1000},       // shrink C
       {{2, 9}, {0, 1}, {2, 9}, {1, 3}, 0, 0, 0},
       {{3, 4, 10}, {1, 0, -4}, {2, 4, 10}, {1, 1, 1}, 0, 0, 0b001},                 // rank 3, shrink B
+      {{1, 5, 4, 1}, {0, 1, 0, 0}, {1, 5, 4, 1}, {1, 2, 2, 1}, 0, 0, 0},            // C 1
+      {{1, 4, 4, 3}, {0, 0, 1, 0}, {1, 4, 4, 3}, {1, 1, 1, 1}, 0, 0, 0},            // C 3
+      {{1, 3, 5, 4}, {0, 0, 0, 0}, {1, 3, 5, 4}, {1, 1, 2, 2}, 0, 0, 0},            // C 4, channel stride
+      {{1, 3, 3, 20}, {0, 0, 0, 1}, {1, 3, 3, 18}, {1, 1, 1, 1}, 0, 0, 0},          // C 20 -> 17
   };
   for (Precision p : BothPrecisions()) {
     uint32_t seed = 80;
@@ -191,8 +218,10 @@ TEST(LayoutTest, DepthToSpaceAndBackMatchCpu) {
     Shape input;
     int block;
   };
-  const Case d2s[] = {{{1, 3, 4, 16}, 2}, {{1, 2, 3, 12}, 2}, {{2, 2, 2, 9}, 3}, {{1, 4, 4, 68}, 2}};
-  const Case s2d[] = {{{1, 4, 6, 4}, 2}, {{1, 4, 6, 3}, 2}, {{2, 6, 3, 1}, 3}, {{1, 4, 4, 17}, 2}};
+  const Case d2s[] = {{{1, 3, 4, 16}, 2}, {{1, 2, 3, 12}, 2}, {{2, 2, 2, 9}, 3}, {{1, 4, 4, 68}, 2},
+                      {{1, 2, 2, 20}, 2}};
+  const Case s2d[] = {{{1, 4, 6, 4}, 2}, {{1, 4, 6, 3}, 2}, {{2, 6, 3, 1}, 3}, {{1, 4, 4, 17}, 2},
+                      {{1, 2, 4, 5}, 2}};
   for (Precision p : BothPrecisions()) {
     uint32_t seed = 100;
     for (const Case& c : d2s) {
@@ -221,6 +250,9 @@ TEST(LayoutTest, TileMatchesCpu) {
       {{1, 2, 2, 3}, {2, 1, 1, 3}},  // channels tiled
       {{1, 1, 1, 5}, {1, 4, 3, 1}},
       {{2, 3}, {3, 2}},
+      {{1, 2, 2, 1}, {1, 2, 1, 4}},  // C 1 -> 4
+      {{1, 2, 1, 17}, {2, 1, 2, 1}}, // C >= 17
+      {{1, 1, 2, 3}, {1, 2, 1, 2}},  // C 3 -> 6
   };
   for (Precision p : BothPrecisions()) {
     uint32_t seed = 120;
@@ -248,6 +280,9 @@ TEST(LayoutTest, TransposeMatchesCpu) {
       {{4, 6}, {1, 0}},
       {{2, 5, 3}, {0, 2, 1}},
       {{2, 5, 3}, {2, 0, 1}},
+      {{1, 2, 3, 1}, {0, 2, 1, 3}},  // C 1
+      {{1, 1, 3, 4}, {0, 3, 2, 1}},  // C 4 -> 1
+      {{1, 3, 2, 17}, {0, 3, 1, 2}}, // C 17 -> 2
   };
   for (Precision p : BothPrecisions()) {
     uint32_t seed = 140;

@@ -87,6 +87,8 @@ TEST(PoolingTest, MaxUnpoolingMatchesCpu) {
       {1, 8, 8, 3, 2, 2, 2, Padding::kValid, Activation::kNone},
       {1, 6, 10, 5, 2, 2, 2, Padding::kSame, Activation::kNone},
       {2, 6, 6, 17, 3, 3, 3, Padding::kValid, Activation::kNone},
+      {1, 4, 6, 1, 2, 2, 2, Padding::kValid, Activation::kNone},
+      {1, 5, 4, 4, 2, 2, 2, Padding::kSame, Activation::kNone},
   };
   for (Precision p : BothPrecisions()) {
     uint32_t seed = 60;

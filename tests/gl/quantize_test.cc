@@ -24,7 +24,7 @@ const QuantCase kQuantCases[] = {
     {DataType::kInt16, 0.0005f, 0},
 };
 
-const Shape kShapes[] = {{1, 5, 7, 3}, {2, 3, 4, 17}, {1, 1, 1, 1}, {3, 5}};
+const Shape kShapes[] = {{1, 5, 7, 3}, {2, 3, 4, 17}, {1, 1, 1, 1}, {3, 5}, {1, 2, 3, 4}, {1, 3, 2, 1}};
 
 TEST(QuantizeTest, QuantizeToIntegersMatchesCpu) {
   GLD_REQUIRE_GL(env);

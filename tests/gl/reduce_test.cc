@@ -23,6 +23,12 @@ const ReduceCase kReduceCases[] = {
     {{3, 20}, {0}, true},             // rank 2 over the batch
     {{2, 5, 6}, {1}, false},          // rank 3 middle axis
     {{2, 3, 4, 18}, {1, 2, 3}, false},
+    {{1, 4, 3, 1}, {1, 2}, true},     // spatial, C 1
+    {{1, 3, 5, 3}, {2, 1}, false},    // spatial, C 3
+    {{2, 3, 3, 4}, {1, 2}, true},     // spatial, C 4
+    {{1, 2, 3, 1}, {3}, true},        // channels, C 1
+    {{1, 3, 2, 17}, {3}, true},       // channels, C >= 17
+    {{2, 2, 3, 20}, {-1}, false},     // channels, C >= 17 -> [2, 2, 3]
 };
 
 class ReduceTest : public ::testing::TestWithParam<OpType> {};

@@ -120,7 +120,11 @@ Status BuildConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   BufferRef weights = ctx.AddConstant("weights", [&ctx, w, k] {
     return RepackOhwiWeights(*ctx.ConstantFloats(1), w[0], w[1], w[2], w[3], k.block);
   });
-  const bool one_by_one = w[1] == 1 && w[2] == 1;
+  // The 1x1 path reads input pixel (y * stride, x * stride) with no bounds
+  // check, so it needs a window that never leaves the input: no merged PAD
+  // (explicit_padding) before or after.
+  const bool one_by_one = w[1] == 1 && w[2] == 1 && pad_h.before == 0 && pad_w.before == 0 &&
+                          (o.h - 1) * attrs->stride_h < in.h && (o.w - 1) * attrs->stride_w < in.w;
   Dispatch d;
   d.shader.template_name = "conv2d.comp";
   d.shader.Define("KERNEL_1X1", one_by_one ? 1 : 0).Define("BLOCK", k.block).Define("ACTIVATION", act);
