@@ -28,8 +28,7 @@ struct Decoder {
   std::vector<int64_t> level_size;   // extent of each level
   std::vector<int64_t> block_size;   // per dense dimension (1 if not blocked)
   std::vector<int64_t> block_level_of_dim;  // dense dim -> block dimension index, -1
-  std::vector<int64_t> dense_strides;
-  std::vector<int64_t> index;        // current index per level
+  std::vector<int64_t> level_stride;  // dense elements one step of each level moves
   size_t es = 0;
   int64_t num_values = 0;
   int64_t next_value = 0;
@@ -40,33 +39,27 @@ struct Decoder {
     return InvalidArgumentError("sparse tensor '" + tensor->name + "': " + m);
   }
 
-  Status Visit(size_t level, int64_t prev) {
-    if (level == level_size.size()) {
-      if (next_value >= num_values) {
-        return Error("metadata addresses more than the " + std::to_string(num_values) + " stored values");
-      }
-      int64_t flat = 0;
-      for (size_t d = 0; d < rank; ++d) {
-        int64_t coord = 0;
-        // Outer (block) coordinate from the level indexing d, inner from its block level.
-        for (size_t l = 0; l < level_dim.size(); ++l) {
-          if (level_dim[l] == static_cast<int64_t>(d)) coord += index[l] * block_size[d];
-          if (block_level_of_dim[d] >= 0 && level_dim[l] == static_cast<int64_t>(rank) + block_level_of_dim[d]) {
-            coord += index[l];
-          }
-        }
-        flat += coord * dense_strides[d];
-      }
-      std::memcpy(dst + static_cast<size_t>(flat) * es, src + static_cast<size_t>(next_value) * es, es);
-      ++next_value;
-      return OkStatus();
+  // Copies the next stored value to dense element `flat`.
+  Status Emit(int64_t flat) {
+    if (next_value >= num_values) {
+      return Error("metadata addresses more than the " + std::to_string(num_values) + " stored values");
     }
+    std::memcpy(dst + static_cast<size_t>(flat) * es, src + static_cast<size_t>(next_value) * es, es);
+    ++next_value;
+    return OkStatus();
+  }
+
+  // Visits level `level` at position `prev` of the level above; `flat` is
+  // the dense offset the levels above add up to (each level adds its index
+  // times its stride).
+  Status Visit(size_t level, int64_t prev, int64_t flat) {
+    const bool last = level + 1 == level_size.size();
+    const int64_t stride = level_stride[level];
     const SparseDimension& md = sp->dim_metadata[level];
     const int64_t size = level_size[level];
     if (!md.sparse_csr) {
       for (int64_t i = 0; i < size; ++i) {
-        index[level] = i;
-        GLD_RETURN_IF_ERROR(Visit(level + 1, prev * size + i));
+        GLD_RETURN_IF_ERROR(last ? Emit(flat + i * stride) : Visit(level + 1, prev * size + i, flat + i * stride));
       }
       return OkStatus();
     }
@@ -88,8 +81,7 @@ struct Decoder {
         return Error("level " + std::to_string(level) + " index " + std::to_string(i) + " out of range [0, " +
                      std::to_string(size) + ")");
       }
-      index[level] = i;
-      GLD_RETURN_IF_ERROR(Visit(level + 1, p));
+      GLD_RETURN_IF_ERROR(last ? Emit(flat + i * stride) : Visit(level + 1, p, flat + i * stride));
     }
     return OkStatus();
   }
@@ -162,15 +154,21 @@ Status DensifyTensor(const Tensor& sparse, std::vector<uint8_t>* dense_bytes) {
     dec.level_dim.push_back(static_cast<int64_t>(t));
     dec.level_size.push_back(size);
   }
-  dec.dense_strides = Strides(sparse.shape);
-  dec.index.assign(levels, 0);
+  // A level over dense dimension d moves block_size[d] rows of d; a level
+  // over d's block dimension moves one.
+  const std::vector<int64_t> strides = Strides(sparse.shape);
+  for (size_t l = 0; l < levels; ++l) {
+    const size_t t = static_cast<size_t>(dec.level_dim[l]);
+    dec.level_stride.push_back(t < n ? strides[t] * dec.block_size[t]
+                                     : strides[static_cast<size_t>(sp.block_map[t - n])]);
+  }
   dec.num_values = static_cast<int64_t>(sparse.data.size() / dec.es);
   dec.src = sparse.data.data();
   const int64_t total = NumElements(sparse.shape);
   dense_bytes->assign(static_cast<size_t>(total) * dec.es, 0);
   dec.dst = dense_bytes->data();
   if (total == 0) return OkStatus();
-  GLD_RETURN_IF_ERROR(dec.Visit(0, 0));
+  GLD_RETURN_IF_ERROR(levels == 0 ? dec.Emit(0) : dec.Visit(0, 0, 0));
   return OkStatus();
 }
 
