@@ -306,7 +306,16 @@ class GlOpTest {
           v[i] = x;
           break;
         }
-        default: v[i] = 0; break;
+        case DataType::kInt32: {
+          int32_t x;
+          std::memcpy(&x, b.data() + 4 * i, 4);
+          v[i] = x;
+          break;
+        }
+        default:
+          // A type this helper cannot read would compare as equal zeros.
+          ADD_FAILURE() << "tensor " << t.name << ": cannot compare " << DataTypeName(t.type) << " values";
+          return v;
       }
     }
     return v;
