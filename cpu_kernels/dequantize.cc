@@ -78,7 +78,7 @@ Status ReadReal(const KernelContext& ctx, const TensorData& in, const QuantView*
     case DataType::kFloat32: std::memcpy(real->data(), in.data, static_cast<size_t>(n) * sizeof(float)); return OkStatus();
     case DataType::kFloat16: {
       const uint16_t* h = in.as<uint16_t>();
-      for (int64_t i = 0; i < n; ++i) (*real)[static_cast<size_t>(i)] = HalfToFloat(h[i]);
+      HalfToFloatArray(h, real->data(), n);
       return OkStatus();
     }
     default: break;
@@ -114,7 +114,7 @@ Status RunDequantize(KernelContext& ctx) {
     case DataType::kFloat16: {
       const uint16_t* h = in.as<uint16_t>();
       ParallelForGrain(ctx, n, 16384, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) y[i] = HalfToFloat(h[i]);
+        HalfToFloatArray(h + b, y + b, e - b);
       });
       return OkStatus();
     }

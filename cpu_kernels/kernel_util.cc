@@ -98,61 +98,6 @@ const Tensor* OutputTensor(const KernelContext& ctx, size_t i) {
   return &ctx.graph->tensors[static_cast<size_t>(t)];
 }
 
-float HalfToFloat(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exp = (h >> 10) & 0x1Fu;
-  uint32_t mant = h & 0x3FFu;
-  uint32_t bits;
-  if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else {
-      // Subnormal: normalize.
-      int e = -1;
-      do {
-        ++e;
-        mant <<= 1;
-      } while ((mant & 0x400u) == 0);
-      mant &= 0x3FFu;
-      bits = sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | (mant << 13);
-    }
-  } else if (exp == 0x1F) {
-    bits = sign | 0x7F800000u | (mant << 13);
-  } else {
-    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, sizeof(f));
-  return f;
-}
-
-uint16_t FloatToHalf(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof(bits));
-  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
-  const uint32_t abs = bits & 0x7FFFFFFFu;
-  if (abs >= 0x7F800000u) {  // inf or nan
-    return static_cast<uint16_t>(sign | 0x7C00u | (abs > 0x7F800000u ? 0x200u : 0u));
-  }
-  if (abs >= 0x477FF000u) return static_cast<uint16_t>(sign | 0x7C00u);  // rounds to inf
-  if (abs < 0x38800000u) {  // subnormal or zero in half
-    if (abs < 0x33000000u) return sign;  // below half of the smallest subnormal
-    const uint32_t e = abs >> 23;
-    const uint32_t m = (abs & 0x7FFFFFu) | 0x800000u;
-    // Half subnormal unit is 2^-24; value / 2^-24 = m * 2^(e - 126).
-    const uint32_t drop = 126 - e;  // bits to drop from m
-    uint32_t q = m >> drop;
-    const uint32_t rem = m & ((1u << drop) - 1u);
-    const uint32_t halfway = 1u << (drop - 1);
-    if (rem > halfway || (rem == halfway && (q & 1u))) ++q;
-    return static_cast<uint16_t>(sign | q);
-  }
-  uint32_t h = ((abs >> 13) - ((127u - 15u) << 10));
-  const uint32_t rem = abs & 0x1FFFu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;
-  return static_cast<uint16_t>(sign | h);
-}
-
 Status GetConvIo(const KernelContext& ctx, ConvIo* io) {
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 3, 1));
   io->in = ctx.inputs[0];

@@ -12,6 +12,7 @@
 
 #include "cpu_kernels/cpu_kernel.h"
 #include "graph/shape_inference.h"
+#include "util/half.h"  // gld::HalfToFloat / FloatToHalf / HalfToFloatArray
 
 namespace gld::cpu {
 
@@ -149,8 +150,5 @@ Status GetConvIo(const KernelContext& ctx, ConvIo* io);
 const Tensor* InputTensor(const KernelContext& ctx, size_t i);
 const Tensor* OutputTensor(const KernelContext& ctx, size_t i);
 
-// float16 <-> float32 (IEEE binary16, round to nearest even).
-float HalfToFloat(uint16_t h);
-uint16_t FloatToHalf(float f);
 
 }  // namespace gld::cpu

@@ -11,6 +11,7 @@
 
 #include "gldelegate/tflite_generated.h"
 #include "model/tflite_ops.h"
+#include "util/half.h"
 
 namespace gld {
 namespace {
@@ -39,31 +40,6 @@ StatusOr<DataType> ToDataType(tflite::TensorType t) {
                             (name != nullptr && name[0] != '\0'
                                  ? std::string(name)
                                  : "#" + std::to_string(static_cast<int>(t))));
-}
-
-float HalfToFloat(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exponent = (h >> 10) & 0x1fu;
-  uint32_t mantissa = h & 0x3ffu;
-  uint32_t bits;
-  if (exponent == 0x1f) {
-    bits = sign | 0x7f800000u | (mantissa << 13);  // inf / nan
-  } else if (exponent != 0) {
-    bits = sign | ((exponent + 112u) << 23) | (mantissa << 13);
-  } else if (mantissa == 0) {
-    bits = sign;  // +-0
-  } else {
-    // Subnormal half: normalise into a float.
-    uint32_t e = 113;
-    while ((mantissa & 0x400u) == 0) {
-      mantissa <<= 1;
-      --e;
-    }
-    bits = sign | (e << 23) | ((mantissa & 0x3ffu) << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
 }
 
 template <typename T>
@@ -409,9 +385,17 @@ Status Reader::DecodeConstant(const BufferRef& buf, const tflite::Tensor& t,
   }
   out->is_constant = true;
   if (out->type == DataType::kFloat16) {
-    std::vector<float> f(static_cast<size_t>(stored));
-    for (int64_t i = 0; i < stored; ++i) f[static_cast<size_t>(i)] = HalfToFloat(Load<uint16_t>(buf.data + 2 * i));
-    out->data = FloatBytes(f);
+    // A buffer inside the flatbuffer may sit at an odd address: convert from
+    // an aligned copy then.
+    std::vector<uint16_t> copy;
+    const uint16_t* halves = reinterpret_cast<const uint16_t*>(buf.data);
+    if (reinterpret_cast<uintptr_t>(buf.data) % alignof(uint16_t) != 0) {
+      copy.resize(static_cast<size_t>(stored));
+      std::memcpy(copy.data(), buf.data, buf.size);
+      halves = copy.data();
+    }
+    out->data.resize(static_cast<size_t>(stored) * sizeof(float));
+    HalfToFloatArray(halves, reinterpret_cast<float*>(out->data.data()), stored);
     out->type = DataType::kFloat32;
     out->quant = QuantizationParams{};
     return OkStatus();

@@ -5,6 +5,7 @@
 
 #include "gldelegate/gldelegate.hpp"
 #include "transforms/pass.h"
+#include "util/half.h"
 
 namespace gld {
 
@@ -75,30 +76,36 @@ Status FoldConstantDequantize(Graph& graph, PassLog& log) {
                                   " " + DataTypeName(in.type) + " has " + std::to_string(in.data.size()) +
                                   " bytes, expected " + std::to_string(expected));
     }
-    std::vector<float> values;
-    switch (in.type) {
-      case DataType::kFloat16: {
-        values.resize(static_cast<size_t>(n));
-        const uint16_t* src = in.DataAs<uint16_t>();
-        for (int64_t k = 0; k < n; ++k) values[k] = HalfToFloat(src[k]);
-        break;
+    // The folded float32 bytes. Weights the loader already decoded move over
+    // when this node is their only reader (release_unused_constants would
+    // free them next anyway); others are converted once, straight into place.
+    std::vector<uint8_t> bytes;
+    if (in.type == DataType::kFloat32) {
+      Tensor& source = graph.tensors[in_index];
+      const bool only_reader = graph.Consumers(in_index).size() == 1 && !graph.IsGraphOutput(in_index);
+      bytes = only_reader ? std::move(source.data) : source.data;
+    } else {
+      std::vector<float> values;
+      switch (in.type) {
+        case DataType::kFloat16:
+          values.resize(static_cast<size_t>(n));
+          HalfToFloatArray(in.DataAs<uint16_t>(), values.data(), n);
+          break;
+        case DataType::kInt8: GLD_RETURN_IF_ERROR(DequantizeAffine<int8_t>(graph, i, in, &values)); break;
+        case DataType::kUInt8: GLD_RETURN_IF_ERROR(DequantizeAffine<uint8_t>(graph, i, in, &values)); break;
+        case DataType::kInt16: GLD_RETURN_IF_ERROR(DequantizeAffine<int16_t>(graph, i, in, &values)); break;
+        default: continue;  // left to the DEQUANTIZE kernel
       }
-      case DataType::kFloat32:  // the loader already decoded the weights
-        values.resize(static_cast<size_t>(n));
-        if (n > 0) std::memcpy(values.data(), in.data.data(), in.data.size());
-        break;
-      case DataType::kInt8: GLD_RETURN_IF_ERROR(DequantizeAffine<int8_t>(graph, i, in, &values)); break;
-      case DataType::kUInt8: GLD_RETURN_IF_ERROR(DequantizeAffine<uint8_t>(graph, i, in, &values)); break;
-      case DataType::kInt16: GLD_RETURN_IF_ERROR(DequantizeAffine<int16_t>(graph, i, in, &values)); break;
-      default: continue;  // left to the DEQUANTIZE kernel
+      bytes.resize(values.size() * sizeof(float));
+      if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
     }
+    const Shape shape = graph.tensors[in_index].shape;
     Tensor& out = graph.tensors[out_index];
     out.type = DataType::kFloat32;
-    out.shape = in.shape;
+    out.shape = shape;
     out.quant = QuantizationParams();
     out.sparsity.reset();
-    out.data.resize(values.size() * sizeof(float));
-    if (!values.empty()) std::memcpy(out.data.data(), values.data(), out.data.size());
+    out.data = std::move(bytes);
     out.is_constant = true;
     remove[i] = true;
     any = true;

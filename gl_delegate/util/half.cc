@@ -1,6 +1,10 @@
-#include "gldelegate/gldelegate.hpp"
+#include "util/half.h"
 
 #include <cstring>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace gld {
 
@@ -52,6 +56,37 @@ uint16_t FloatToHalf(float f) {
   uint32_t rem = mant & 0x1fffu;
   if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;  // may carry into the exponent: correct
   return static_cast<uint16_t>(sign | half);
+}
+
+namespace {
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+__attribute__((target("f16c,avx"))) void HalfToFloatF16c(const uint16_t* src, float* dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
+  }
+  for (; i < n; ++i) dst[i] = HalfToFloat(src[i]);
+}
+
+bool HasF16c() {
+  static const bool has = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+  return has;
+}
+#else
+bool HasF16c() { return false; }
+void HalfToFloatF16c(const uint16_t*, float*, int64_t) {}
+#endif
+
+}  // namespace
+
+void HalfToFloatArray(const uint16_t* src, float* dst, int64_t n) {
+  if (n >= 8 && HasF16c()) {
+    HalfToFloatF16c(src, dst, n);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) dst[i] = HalfToFloat(src[i]);
 }
 
 }  // namespace gld

@@ -3,3 +3,13 @@
 #pragma once
 
 #include "gldelegate/gldelegate.hpp"
+
+#include <cstdint>
+
+namespace gld {
+
+// dst[i] = HalfToFloat(src[i]) for i in [0, n); with the F16C instructions
+// where the CPU has them (the same IEEE conversion, 8 values at a time).
+void HalfToFloatArray(const uint16_t* src, float* dst, int64_t n);
+
+}  // namespace gld

@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 #include "gldelegate/gldelegate.hpp"
+#include "util/half.h"
 
 namespace gld {
 namespace {
@@ -35,6 +38,27 @@ TEST(Half, EveryHalfRoundTrips) {
     float f = HalfToFloat(static_cast<uint16_t>(h));
     if (std::isnan(f)) continue;
     ASSERT_EQ(FloatToHalf(f), h) << std::hex << h;
+  }
+}
+
+// The bulk conversion (F16C where the CPU has it) gives HalfToFloat's value
+// for every half, from any start and with a tail shorter than a vector.
+TEST(Half, ArrayConversionMatchesTheScalarOne) {
+  std::vector<uint16_t> halves(0x10000 + 3);
+  for (size_t i = 0; i < halves.size(); ++i) halves[i] = static_cast<uint16_t>(i);
+  for (size_t start : {0, 1, 5}) {
+    const int64_t n = static_cast<int64_t>(halves.size() - start);
+    std::vector<float> got(static_cast<size_t>(n), -7.0f);
+    HalfToFloatArray(halves.data() + start, got.data(), n);
+    for (int64_t i = 0; i < n; ++i) {
+      const float want = HalfToFloat(halves[start + static_cast<size_t>(i)]);
+      if (std::isnan(want)) {
+        ASSERT_TRUE(std::isnan(got[static_cast<size_t>(i)])) << "half " << std::hex << halves[start + i];
+      } else {
+        ASSERT_EQ(std::memcmp(&want, &got[static_cast<size_t>(i)], 4), 0)
+            << "half " << std::hex << halves[start + i] << ": " << got[static_cast<size_t>(i)] << " != " << want;
+      }
+    }
   }
 }
 

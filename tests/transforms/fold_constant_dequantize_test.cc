@@ -116,6 +116,22 @@ TEST(FoldConstantDequantize, AlreadyDecodedFloat32ConstantIsFolded) {
   ASSERT_TRUE(FoldConstantDequantize(g, log).ok());
   EXPECT_TRUE(g.nodes.empty());
   EXPECT_EQ(ConstantValues<float>(g.tensors[w]), (std::vector<float>{3.5f, -1.0f}));
+  EXPECT_TRUE(g.tensors[c].data.empty()) << "its only reader folded: the bytes moved, not copied";
+}
+
+TEST(FoldConstantDequantize, AFloat32ConstantWithTwoReadersKeepsItsBytes) {
+  Graph g;
+  int c = AddConstant<float>(g, "c", {2}, DataType::kFloat32, {3.5f, -1.0f});
+  int w1 = AddTensor(g, "w1", {2});
+  int w2 = AddTensor(g, "w2", {2});
+  AddNode(g, OpType::kDequantize, {c}, {w1});
+  AddNode(g, OpType::kDequantize, {c}, {w2});
+  g.outputs = {w1, w2};
+  PassLog log;
+  ASSERT_TRUE(FoldConstantDequantize(g, log).ok());
+  EXPECT_TRUE(g.nodes.empty());
+  EXPECT_EQ(ConstantValues<float>(g.tensors[w1]), (std::vector<float>{3.5f, -1.0f}));
+  EXPECT_EQ(ConstantValues<float>(g.tensors[w2]), (std::vector<float>{3.5f, -1.0f}));
 }
 
 }  // namespace
