@@ -3,6 +3,7 @@
 #include <cstring>
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -70,8 +71,18 @@ __attribute__((target("f16c,avx"))) void HalfToFloatF16c(const uint16_t* src, fl
   for (; i < n; ++i) dst[i] = HalfToFloat(src[i]);
 }
 
+// CPUID leaf 1 (ECX: OSXSAVE 27, AVX 28, F16C 29) and XGETBV, so that the
+// OS saves the YMM registers; __builtin_cpu_supports("f16c") is GCC-only.
 bool HasF16c() {
-  static const bool has = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+  static const bool has = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid(1, &a, &b, &c, &d) == 0) return false;
+    const unsigned need = (1u << 27) | (1u << 28) | (1u << 29);
+    if ((c & need) != need) return false;
+    unsigned lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (lo & 6u) == 6u;  // XMM and YMM state enabled
+  }();
   return has;
 }
 #else
