@@ -23,7 +23,6 @@ constexpr size_t kMaxLevels = 16;
 struct Decoder {
   const Tensor* tensor = nullptr;
   const SparsityParams* sp = nullptr;
-  size_t rank = 0;
   std::vector<int64_t> level_dim;    // dense dimension each level indexes (n + j for blocks)
   std::vector<int64_t> level_size;   // extent of each level
   std::vector<int64_t> block_size;   // per dense dimension (1 if not blocked)
@@ -103,7 +102,6 @@ Status DensifyTensor(const Tensor& sparse, std::vector<uint8_t>* dense_bytes) {
   const size_t n = sparse.shape.size();
   const size_t k = sp.block_map.size();
   const size_t levels = n + k;
-  dec.rank = n;
   if (levels > kMaxLevels || sp.traversal_order.size() != levels || sp.dim_metadata.size() != levels) {
     return dec.Error("traversal_order (" + std::to_string(sp.traversal_order.size()) + ") and dim_metadata (" +
                      std::to_string(sp.dim_metadata.size()) + ") must both have rank + blocks = " +
