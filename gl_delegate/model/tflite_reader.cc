@@ -492,10 +492,11 @@ Status Reader::ReadTensor(int index, Tensor* out, int64_t* total_bytes) {
 
   if (t->buffer() != 0) {
     GLD_ASSIGN_OR_RETURN(BufferRef buf, GetBuffer(t->buffer(), who));
-    if (buf.present) {
+    // An absent buffer is still a constant when there is nothing to store (an
+    // empty shape operand, say); it is decoded like any other, so it gets the
+    // same type (float16 becomes float32) and checks.
+    if (buf.present || (elements == 0 && !out->is_variable)) {
       GLD_RETURN_IF_ERROR(DecodeConstant(buf, *t, who, out));
-    } else if (elements == 0 && !out->is_variable) {
-      out->is_constant = true;  // nothing to store (e.g. an empty shape operand)
     }
   }
   if (t->sparsity() != nullptr && !out->is_constant) {

@@ -109,6 +109,25 @@ TEST(Reader, Float16ConstantsBecomeFloat32) {
   }
 }
 
+TEST(Reader, EmptyFloat16ConstantWithoutABufferIsFloat32) {
+  // Zero elements and a buffer with no data: still a constant, and decoded
+  // like one (the fuzzer found one left as float16).
+  ModelBuilder b;
+  int x = b.AddInput("x", ElementType::kFloat32, {0});
+  int c = b.AddConstant("e16", ElementType::kFloat16, {0}, nullptr, 0);
+  int y = b.AddTensor("y", ElementType::kFloat32, {0});
+  int z = b.AddTensor("z", ElementType::kFloat32, {0});
+  ASSERT_TRUE(b.AddOp("DEQUANTIZE", {c}, {y}).ok());
+  ASSERT_TRUE(b.AddOp("ADD", {x, y}, {z}).ok());
+  b.SetOutputs({z});
+  auto g = ReadBytes(*b.Finish());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  const Tensor& t = g->tensors[c];
+  EXPECT_TRUE(t.is_constant);
+  EXPECT_EQ(t.type, DataType::kFloat32);
+  EXPECT_TRUE(t.data.empty());
+}
+
 TEST(Reader, QuantizedConstantsAreDequantized) {
   ModelBuilder b;
   const std::vector<int8_t> q8 = {-128, -1, 0, 5, 127, 10};
