@@ -30,8 +30,6 @@ void PackGemmB(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t
   }
 }
 
-namespace {
-
 GLD_MULTIVERSION
 float Dot(const float* __restrict__ a, const float* __restrict__ b, int64_t n) {
   float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -43,8 +41,6 @@ float Dot(const float* __restrict__ a, const float* __restrict__ b, int64_t n) {
   for (; i < n; ++i) s += a[i] * b[i];
   return s;
 }
-
-}  // namespace
 
 void DotRows(const float* a, int64_t m, const float* w, int64_t k, int64_t j0, int64_t j1, const float* bias,
              float* c, int64_t ldc, Activation act) {

@@ -26,6 +26,9 @@ struct PackedB {
 void PackGemmB(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t col_stride,
                PackedB* out);
 
+// sum a[i] * b[i] over [0, n), in eight interleaved partial sums.
+float Dot(const float* a, const float* b, int64_t n);
+
 // Few rows (fewer than kGemmMr): packing B would cost more than the product,
 // so each output is a dot product over W as it is, row-major [n, k] (the
 // weights of FULLY_CONNECTED and CONV_2D). For rows [0, m) and columns

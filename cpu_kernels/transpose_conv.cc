@@ -2,15 +2,46 @@
 // MediaPipe's Convolution2DTransposeBias (inputs: input, weights OHWI, bias).
 // Both scatter input (iy, ix) to output (iy * stride - pad + ky, ...); here it
 // is computed as a gather per output pixel so rows split across threads
-// without write conflicts, with weights repacked so the inner loop runs over
-// contiguous output channels.
+// without write conflicts. The taps that reach each output row and column
+// are listed once per run, so the pixel loop does no division. With several
+// output channels the inner loop runs over contiguous output channels (weights
+// as [ky][kx][ic][oc]); with few it is a dot product over contiguous input
+// channels (weights as given, [oc][ky][kx][ic]).
 #include <algorithm>
 
+#include "cpu_kernels/gemm.h"
 #include "cpu_kernels/kernels.h"
 
 namespace gld::cpu {
 
 namespace {
+
+// Below this many output channels an output-channel inner loop is too short
+// to pay for itself.
+constexpr int64_t kMinChannelsForAxpy = 8;
+
+// For each output coordinate o in [0, out_size): the kernel taps k (and input
+// coordinates i = (o + pad - k) / stride) that reach it.
+struct AxisTaps {
+  std::vector<int64_t> begin;  // taps of o: [begin[o], begin[o + 1])
+  std::vector<int64_t> k, i;
+};
+
+AxisTaps ListTaps(int64_t out_size, int64_t in_size, int64_t kernel, int64_t stride, int64_t pad) {
+  AxisTaps t;
+  t.begin.reserve(static_cast<size_t>(out_size + 1));
+  for (int64_t o = 0; o < out_size; ++o) {
+    t.begin.push_back(static_cast<int64_t>(t.k.size()));
+    for (int64_t k = 0; k < kernel; ++k) {
+      const int64_t v = o + pad - k;
+      if (v < 0 || v % stride != 0 || v / stride >= in_size) continue;
+      t.k.push_back(k);
+      t.i.push_back(v / stride);
+    }
+  }
+  t.begin.push_back(static_cast<int64_t>(t.k.size()));
+  return t;
+}
 
 Status TransposeConvCore(KernelContext& ctx, const TensorData& in, const TensorData& weights,
                          const TensorData* bias, TensorData& out, int64_t stride_h, int64_t stride_w,
@@ -18,12 +49,19 @@ Status TransposeConvCore(KernelContext& ctx, const TensorData& in, const TensorD
   const int64_t batch = in.shape[0], ih = in.shape[1], iw = in.shape[2], ic = in.shape[3];
   const int64_t oc = weights.shape[0], kh = weights.shape[1], kw = weights.shape[2];
   const int64_t oh = out.shape[1], ow = out.shape[2];
-  // wt[ky][kx][ic][oc] = weights[oc][ky][kx][ic]
-  std::vector<float> wt(static_cast<size_t>(kh * kw * ic * oc));
+  const AxisTaps ty = ListTaps(oh, ih, kh, stride_h, pad_t);
+  const AxisTaps tx = ListTaps(ow, iw, kw, stride_w, pad_l);
   const float* w = weights.as<float>();
-  for (int64_t o = 0; o < oc; ++o)
-    for (int64_t t = 0; t < kh * kw; ++t)
-      for (int64_t c = 0; c < ic; ++c) wt[static_cast<size_t>((t * ic + c) * oc + o)] = w[(o * kh * kw + t) * ic + c];
+  const bool axpy = oc >= kMinChannelsForAxpy;
+  // axpy: wt[ky][kx][ic][oc] = weights[oc][ky][kx][ic].
+  std::vector<float> wt;
+  if (axpy) {
+    wt.resize(static_cast<size_t>(kh * kw * ic * oc));
+    for (int64_t o = 0; o < oc; ++o)
+      for (int64_t t = 0; t < kh * kw; ++t)
+        for (int64_t c = 0; c < ic; ++c)
+          wt[static_cast<size_t>((t * ic + c) * oc + o)] = w[(o * kh * kw + t) * ic + c];
+  }
   const float* x = in.as<float>();
   const float* b = bias ? bias->as<float>() : nullptr;
   float* y = out.as<float>();
@@ -39,22 +77,24 @@ Status TransposeConvCore(KernelContext& ctx, const TensorData& in, const TensorD
         } else {
           std::fill(o, o + oc, 0.f);
         }
-        for (int64_t ky = 0; ky < kh; ++ky) {
-          const int64_t ty = oy + pad_t - ky;
-          if (ty < 0 || ty % stride_h != 0) continue;
-          const int64_t iy = ty / stride_h;
-          if (iy >= ih) continue;
-          for (int64_t kx = 0; kx < kw; ++kx) {
-            const int64_t tx = ox + pad_l - kx;
-            if (tx < 0 || tx % stride_w != 0) continue;
-            const int64_t ix = tx / stride_w;
-            if (ix >= iw) continue;
+        for (int64_t a = ty.begin[static_cast<size_t>(oy)]; a < ty.begin[static_cast<size_t>(oy + 1)]; ++a) {
+          const int64_t ky = ty.k[static_cast<size_t>(a)], iy = ty.i[static_cast<size_t>(a)];
+          for (int64_t e = tx.begin[static_cast<size_t>(ox)]; e < tx.begin[static_cast<size_t>(ox + 1)];
+               ++e) {
+            const int64_t kx = tx.k[static_cast<size_t>(e)], ix = tx.i[static_cast<size_t>(e)];
             const float* __restrict__ ip = x + ((n * ih + iy) * iw + ix) * ic;
-            const float* wp = wt.data() + (ky * kw + kx) * ic * oc;
-            for (int64_t c = 0; c < ic; ++c) {
-              const float v = ip[c];
-              const float* __restrict__ wc = wp + c * oc;
-              for (int64_t j = 0; j < oc; ++j) o[j] += v * wc[j];
+            const int64_t tap = ky * kw + kx;
+            if (axpy) {
+              const float* wp = wt.data() + tap * ic * oc;
+              for (int64_t c = 0; c < ic; ++c) {
+                const float v = ip[c];
+                const float* __restrict__ wc = wp + c * oc;
+                for (int64_t j = 0; j < oc; ++j) o[j] += v * wc[j];
+              }
+            } else {
+              for (int64_t j = 0; j < oc; ++j) {
+                o[j] += Dot(ip, w + (j * kh * kw + tap) * ic, ic);
+              }
             }
           }
         }

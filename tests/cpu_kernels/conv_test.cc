@@ -379,32 +379,46 @@ TEST(TransposeConv, SameStride2OddOutputWithBias) {
 }
 
 TEST(TransposeConv, RandomMatchesScatter) {
-  for (Padding p : {Padding::kSame, Padding::kValid}) {
-    const Shape is{2, 5, 4, 3};
-    const Shape ws{6, 3, 3, 3};
-    const int s = 2;
-    const int oh = p == Padding::kSame ? 10 : 11, ow = p == Padding::kSame ? 8 : 9;
-    const auto xv = RandomFloats(static_cast<size_t>(NumElements(is)), 7);
-    const auto wv = RandomFloats(static_cast<size_t>(NumElements(ws)), 8);
-    const auto bv = RandomFloats(6, 9);
-    OpTest t;
-    const int os = t.Const<int32_t>({4}, {2, oh, ow, 6});
-    const int w = t.Const<float>(ws, wv);
-    const int in = t.Input<float>(is, xv);
-    const int b = t.Const<float>({6}, bv);
-    const int out = t.Output();
-    TransposeConvAttributes a;
-    a.padding = p;
-    a.stride_h = a.stride_w = s;
-    t.Node(OpType::kTransposeConv, {os, w, in, b}, {out}, a);
-    ASSERT_TRUE(t.Run(2).ok());
-    int pt = 0, pl = 0;
-    if (p == Padding::kSame) {
-      const int ch = (oh + s - 1) / s, cw = (ow + s - 1) / s;
-      pt = std::max(0, (ch - 1) * s + 3 - oh) / 2;
-      pl = std::max(0, (cw - 1) * s + 3 - ow) / 2;
+  // Output channels below and above the kernel's switch from dot products
+  // over input channels to loops over output channels, input channels under
+  // and over one 8-wide step, strides 1 to 3.
+  struct Case {
+    int oc, ic, s;
+  };
+  std::vector<Case> cases;
+  for (int oc : {1, 3, 6, 8, 17})
+    for (int ic : {3, 11})
+      for (int s : {1, 2, 3}) cases.push_back({oc, ic, s});
+  for (const Case& c : cases) {
+    for (Padding p : {Padding::kSame, Padding::kValid}) {
+      const int s = c.s;
+      SCOPED_TRACE("oc " + std::to_string(c.oc) + " ic " + std::to_string(c.ic) + " stride " +
+                   std::to_string(s) + (p == Padding::kSame ? " SAME" : " VALID"));
+      const Shape is{2, 5, 4, c.ic};
+      const Shape ws{c.oc, 3, 3, c.ic};
+      const int oh = p == Padding::kSame ? 5 * s : 4 * s + 3, ow = p == Padding::kSame ? 4 * s : 3 * s + 3;
+      const auto xv = RandomFloats(static_cast<size_t>(NumElements(is)), 7);
+      const auto wv = RandomFloats(static_cast<size_t>(NumElements(ws)), 8);
+      const auto bv = RandomFloats(static_cast<size_t>(c.oc), 9);
+      OpTest t;
+      const int os = t.Const<int32_t>({4}, {2, oh, ow, c.oc});
+      const int w = t.Const<float>(ws, wv);
+      const int in = t.Input<float>(is, xv);
+      const int b = t.Const<float>({c.oc}, bv);
+      const int out = t.Output();
+      TransposeConvAttributes a;
+      a.padding = p;
+      a.stride_h = a.stride_w = s;
+      t.Node(OpType::kTransposeConv, {os, w, in, b}, {out}, a);
+      ASSERT_TRUE(t.Run(2).ok());
+      int pt = 0, pl = 0;
+      if (p == Padding::kSame) {
+        const int ch = (oh + s - 1) / s, cw = (ow + s - 1) / s;
+        pt = std::max(0, (ch - 1) * s + 3 - oh) / 2;
+        pl = std::max(0, (cw - 1) * s + 3 - ow) / 2;
+      }
+      ExpectNear(t.Get(out), NaiveTransposeConv(is, xv, ws, wv, bv, s, pt, pl, oh, ow), 1e-4f);
     }
-    ExpectNear(t.Get(out), NaiveTransposeConv(is, xv, ws, wv, bv, s, pt, pl, oh, ow), 1e-4f);
   }
 }
 
