@@ -83,10 +83,11 @@ Status RunConv2d(KernelContext& ctx) {
   }
 
   // B_g(k, j) = filter[(g * ocg + j) * K + k].
-  std::vector<PackedB> packed(static_cast<size_t>(groups));
-  for (int64_t g = 0; g < groups; ++g) {
-    PackGemmB(w + g * ocg * k, k, ocg, 1, k, &packed[static_cast<size_t>(g)]);
-  }
+  PackedWeights scratch;
+  const std::vector<PackedB>& packed = PackWeightsOnce(ctx, 1, &scratch, [&](std::vector<PackedB>* p) {
+    p->resize(static_cast<size_t>(groups));
+    for (int64_t g = 0; g < groups; ++g) PackGemmB(w + g * ocg * k, k, ocg, 1, k, &(*p)[static_cast<size_t>(g)]);
+  });
   const bool clamp = IsClampActivation(attrs->activation);
   const ActivationRange range = clamp ? GetActivationRange(attrs->activation) : ActivationRange{};
   const bool direct = groups == 1 && kh == 1 && kw == 1 && sh == 1 && sw == 1 && pad_t == 0 &&

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "gldelegate/status.hpp"
@@ -23,16 +24,30 @@ struct TensorData {
   int64_t num_elements() const { return NumElements(shape); }
 };
 
+// What a kernel derives from its node's constant inputs (packed weights) and
+// keeps from one run to the next. The runtime gives each CPU node one slot.
+struct KernelState {
+  virtual ~KernelState() = default;
+};
+
 struct KernelContext {
   const Graph* graph = nullptr;  // tensor metadata (names, quantization, constants)
   const Node* node = nullptr;
   std::vector<const TensorData*> inputs;  // nullptr for an absent optional input
   std::vector<TensorData*> outputs;
   int num_threads = 1;
+  // The node's state slot; nullptr when nothing is kept between runs.
+  std::unique_ptr<KernelState>* state = nullptr;
   // Runs fn(begin, end) over [0, n) split across num_threads workers.
   std::function<void(int64_t n, const std::function<void(int64_t, int64_t)>& fn)> parallel_for;
 
   // Runs fn over [0, n): in parallel when parallel_for is set.
+  // True when input i is present and a constant of the graph.
+  bool InputIsConstant(size_t i) const {
+    return graph != nullptr && node != nullptr && i < node->inputs.size() && node->inputs[i] != kNoTensor &&
+           graph->tensors[static_cast<size_t>(node->inputs[i])].is_constant;
+  }
+
   void ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn) const {
     if (parallel_for && num_threads > 1) parallel_for(n, fn); else fn(0, n);
   }

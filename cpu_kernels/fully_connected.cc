@@ -43,8 +43,11 @@ Status RunFullyConnected(KernelContext& ctx) {
                      [&](int64_t u0, int64_t u1) { DotRows(x, rows, w, depth, u0, u1, b, y, units, act); });
     return OkStatus();
   }
-  PackedB packed;
-  PackGemmB(w, depth, units, 1, depth, &packed);
+  PackedWeights scratch;
+  const PackedB& packed = PackWeightsOnce(ctx, 1, &scratch, [&](std::vector<PackedB>* p) {
+    p->resize(1);
+    PackGemmB(w, depth, units, 1, depth, &(*p)[0]);
+  })[0];
   const bool clamp = IsClampActivation(act);
   const ActivationRange range = clamp ? GetActivationRange(act) : ActivationRange{};
   constexpr int64_t kRowsPerBlock = 32;

@@ -1,10 +1,24 @@
 #include "cpu_kernels/gemm.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "cpu_kernels/simd.h"
 
 namespace gld::cpu {
+
+const std::vector<PackedB>& PackWeightsOnce(KernelContext& ctx, size_t weights_input, PackedWeights* scratch,
+                                            const std::function<void(std::vector<PackedB>*)>& pack) {
+  if (ctx.state == nullptr || !ctx.InputIsConstant(weights_input)) {
+    pack(&scratch->groups);
+    return scratch->groups;
+  }
+  if (auto* kept = dynamic_cast<PackedWeights*>(ctx.state->get())) return kept->groups;
+  auto fresh = std::make_unique<PackedWeights>();
+  pack(&fresh->groups);
+  *ctx.state = std::move(fresh);
+  return static_cast<PackedWeights*>(ctx.state->get())->groups;
+}
 
 static_assert(kGemmNr == 16, "the micro-kernels hold two 8-wide vectors per row");
 
@@ -127,16 +141,23 @@ void Kernel1x16(const float* a, const float* panel, int64_t kc, float* acc) {
 constexpr int64_t kRows = 6;
 
 // A rows x 16 tile of C over depth [k0, k0 + kc): starts from the bias on the
-// first depth block, from C otherwise; the last block applies `act`.
+// first depth block, from C otherwise; the last block applies `act`. The
+// loops over a row carry no per-element branch, so they vectorize: with a
+// shallow depth (a 1x1 convolution over few channels) they cost as much as
+// the micro-kernel.
+GLD_MULTIVERSION
 void Tile(const float* a, int64_t lda, int64_t rows, const float* panel, int64_t k0, int64_t kc, bool first, bool last,
           const float* bias, int64_t c0, int64_t cols, float* c, int64_t ldc, ActivationRange act) {
   float acc[kRows * kGemmNr];
   for (int64_t i = 0; i < rows; ++i) {
-    for (int64_t j = 0; j < kGemmNr; ++j) {
-      float v = 0.f;
-      if (j < cols) v = first ? (bias != nullptr ? bias[c0 + j] : 0.f) : c[i * ldc + c0 + j];
-      acc[i * kGemmNr + j] = v;
+    float* row = acc + i * kGemmNr;
+    const float* src = first ? (bias != nullptr ? bias + c0 : nullptr) : c + i * ldc + c0;
+    if (src != nullptr) {
+      std::copy(src, src + cols, row);
+    } else {
+      std::fill(row, row + cols, 0.f);
     }
+    std::fill(row + cols, row + kGemmNr, 0.f);
   }
   if (rows == kRows) {
     Kernel6x16(a + k0, lda, panel + k0 * kGemmNr, kc, acc);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "cpu_kernels/kernel_util.h"
@@ -21,6 +22,18 @@ struct PackedB {
   // columns past n are zero.
   std::vector<float> data;
 };
+
+// Packed weight matrices, one per group, kept in a node's state slot when
+// the weights are constant.
+struct PackedWeights : KernelState {
+  std::vector<PackedB> groups;
+};
+
+// The packed weights of the node's input `weights_input`: from its state slot
+// when they are constant and were packed on an earlier run, else packed now
+// by pack(&groups) (and kept when constant). `scratch` holds them otherwise.
+const std::vector<PackedB>& PackWeightsOnce(KernelContext& ctx, size_t weights_input, PackedWeights* scratch,
+                                            const std::function<void(std::vector<PackedB>*)>& pack);
 
 // Packs B (k x n) where element (r, c) is at b[r * row_stride + c * col_stride].
 void PackGemmB(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t col_stride,

@@ -26,6 +26,7 @@ Status CpuNodeStep::Run(StepContext& ctx) {
   k.outputs.reserve(node_->outputs.size());
   for (int t : node_->outputs) k.outputs.push_back(&(*ctx.tensors)[t]);
   k.num_threads = ctx.num_threads;
+  k.state = &state_;
   if (ctx.pool != nullptr && ctx.num_threads > 1) {
     ThreadPool* pool = ctx.pool;
     k.parallel_for = [pool](int64_t n, const std::function<void(int64_t, int64_t)>& fn) { pool->ParallelFor(n, fn); };

@@ -4,6 +4,7 @@
 // partition/gpu_backend.h) runs a whole segment.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,7 @@ class CpuNodeStep : public Step {
   size_t node_index_;
   const cpu::CpuKernel* kernel_;
   std::string label_;
+  std::unique_ptr<cpu::KernelState> state_;  // what the kernel keeps between runs
 };
 
 }  // namespace gld

@@ -149,6 +149,54 @@ TEST(Runtime, ThreadsGiveTheSameResult) {
   for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-5f * max_mag) << i;
 }
 
+TEST(Runtime, WeightsPackedOnceServeLaterRuns) {
+  // CONV_2D and FULLY_CONNECTED keep their packed weights in the node's state
+  // after the first run. Two of each with different weights and shapes, run
+  // twice with different inputs: each run must equal a fresh runtime's first.
+  auto model = [] {
+    Graph g;
+    auto values = [](size_t n, int seed) {
+      std::vector<float> v(n);
+      for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>((i * 37 + seed * 11) % 23) / 23.0f - 0.5f;
+      return v;
+    };
+    int x = AddTensor(g, "x", {1, 6, 6, 3});
+    int w1 = AddConstant<float>(g, "w1", {5, 3, 3, 3}, DataType::kFloat32, values(5 * 27, 1));
+    int w2 = AddConstant<float>(g, "w2", {18, 1, 1, 5}, DataType::kFloat32, values(18 * 5, 2));
+    int f1 = AddConstant<float>(g, "f1", {7, 18}, DataType::kFloat32, values(7 * 18, 3));
+    int f2 = AddConstant<float>(g, "f2", {4, 7}, DataType::kFloat32, values(4 * 7, 4));
+    int a = AddTensor(g, "a", {1, 6, 6, 5});
+    int b = AddTensor(g, "b", {1, 6, 6, 18});
+    int c = AddTensor(g, "c", {1, 6, 6, 7});
+    int y = AddTensor(g, "y", {1, 6, 6, 4});
+    Conv2dAttributes same;
+    same.padding = Padding::kSame;
+    AddNode(g, OpType::kConv2d, {x, w1, kNoTensor}, {a}, 0, same);
+    AddNode(g, OpType::kConv2d, {a, w2, kNoTensor}, {b}, 1, Conv2dAttributes{});
+    FullyConnectedAttributes keep;
+    keep.keep_num_dims = true;
+    AddNode(g, OpType::kFullyConnected, {b, f1, kNoTensor}, {c}, 2, keep);
+    AddNode(g, OpType::kFullyConnected, {c, f2, kNoTensor}, {y}, 3, keep);
+    g.inputs = {x};
+    g.outputs = {y};
+    return g;
+  };
+  auto kept = Runtime::Create(model(), CpuOptions());
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  for (int run = 0; run < 3; ++run) {
+    std::vector<float> in(6 * 6 * 3);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = std::sin(static_cast<float>(i * (run + 1)));
+    auto fresh = Runtime::Create(model(), CpuOptions());
+    ASSERT_TRUE(fresh.ok());
+    const std::vector<float> want = RunOnce(**fresh, in);
+    const std::vector<float> got = RunOnce(**kept, in);
+    float max_mag = 0;
+    for (float v : want) max_mag = std::max(max_mag, std::fabs(v));
+    ASSERT_GT(max_mag, 0.f);
+    EXPECT_EQ(got, want) << "run " << run;
+  }
+}
+
 TEST(Runtime, InvokeFromAnotherThread) {
   auto rt = Runtime::Create(AddRelu(), CpuOptions(2));
   ASSERT_TRUE(rt.ok());
