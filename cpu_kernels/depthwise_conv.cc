@@ -16,6 +16,8 @@ struct DepthwiseGeometry {
 
 // One output row of a multiplier-1 depthwise convolution: for each output
 // pixel, 8 channels at a time stay in a register across all filter taps.
+// Where four neighbouring pixels' windows lie inside the input, the four are
+// computed together, so each weight vector loaded serves four pixels.
 GLD_MULTIVERSION
 void DepthwiseRow(const DepthwiseGeometry& g, const float* x /* batch image */, const float* w, const float* bias,
                   int64_t oy, float* out /* output row */) {
@@ -23,13 +25,69 @@ void DepthwiseRow(const DepthwiseGeometry& g, const float* x /* batch image */, 
   int64_t fy0 = 0, fy1 = g.kh;
   while (fy0 < fy1 && oy * g.sh - g.pad_t + fy0 * g.dh < 0) ++fy0;
   while (fy1 > fy0 && oy * g.sh - g.pad_t + (fy1 - 1) * g.dh >= g.ih) --fy1;
-  for (int64_t ox = 0; ox < g.ow; ++ox) {
+  // Output columns whose whole window lies inside the input: [x_lo, x_hi).
+  int64_t x_lo = 0;
+  while (x_lo < g.ow && x_lo * g.sw - g.pad_l < 0) ++x_lo;
+  int64_t x_hi = x_lo;
+  while (x_hi < g.ow && x_hi * g.sw - g.pad_l + (g.kw - 1) * g.dw < g.iw) ++x_hi;
+  // Channels [c0, ch) of pixel ox, one at a time.
+  auto scalar_channels = [&](int64_t ox, int64_t fx0, int64_t fx1, int64_t c0) {
+    float* o = out + ox * ch;
+    for (int64_t c = c0; c < ch; ++c) {
+      float acc = bias ? bias[c] : 0.f;
+      for (int64_t fy = fy0; fy < fy1; ++fy) {
+        const int64_t iy = oy * g.sh - g.pad_t + fy * g.dh;
+        for (int64_t fx = fx0; fx < fx1; ++fx) {
+          const int64_t ix = ox * g.sw - g.pad_l + fx * g.dw;
+          acc += x[(iy * g.iw + ix) * ch + c] * w[(fy * g.kw + fx) * ch + c];
+        }
+      }
+      o[c] = acc;
+    }
+  };
+  const int64_t vec_ch = ch / 8 * 8;
+  int64_t ox = 0;
+  while (ox < g.ow) {
+    if (ox >= x_lo && ox + 4 <= x_hi) {
+      const int64_t step = g.sw * ch;  // input distance between neighbouring pixels' windows
+      for (int64_t c = 0; c < vec_ch; c += 8) {
+        Float8 a0 = {0, 0, 0, 0, 0, 0, 0, 0};
+        if (bias) GLD_LOAD8(a0, bias + c);
+        Float8 a1 = a0, a2 = a0, a3 = a0;
+        for (int64_t fy = fy0; fy < fy1; ++fy) {
+          const int64_t iy = oy * g.sh - g.pad_t + fy * g.dh;
+          const float* xr = x + (iy * g.iw + ox * g.sw - g.pad_l) * ch + c;
+          const float* wr = w + fy * g.kw * ch + c;
+          for (int64_t fx = 0; fx < g.kw; ++fx) {
+            const float* xp = xr + fx * g.dw * ch;
+            Float8 wv, x0, x1, x2, x3;
+            GLD_LOAD8(wv, wr + fx * ch);
+            GLD_LOAD8(x0, xp);
+            GLD_LOAD8(x1, xp + step);
+            GLD_LOAD8(x2, xp + 2 * step);
+            GLD_LOAD8(x3, xp + 3 * step);
+            a0 += x0 * wv;
+            a1 += x1 * wv;
+            a2 += x2 * wv;
+            a3 += x3 * wv;
+          }
+        }
+        GLD_STORE8(out + ox * ch + c, a0);
+        GLD_STORE8(out + (ox + 1) * ch + c, a1);
+        GLD_STORE8(out + (ox + 2) * ch + c, a2);
+        GLD_STORE8(out + (ox + 3) * ch + c, a3);
+      }
+      if (vec_ch < ch) {
+        for (int64_t k = 0; k < 4; ++k) scalar_channels(ox + k, 0, g.kw, vec_ch);
+      }
+      ox += 4;
+      continue;
+    }
     int64_t fx0 = 0, fx1 = g.kw;
     while (fx0 < fx1 && ox * g.sw - g.pad_l + fx0 * g.dw < 0) ++fx0;
     while (fx1 > fx0 && ox * g.sw - g.pad_l + (fx1 - 1) * g.dw >= g.iw) --fx1;
     float* o = out + ox * ch;
-    int64_t c = 0;
-    for (; c + 8 <= ch; c += 8) {
+    for (int64_t c = 0; c < vec_ch; c += 8) {
       Float8 acc = {0, 0, 0, 0, 0, 0, 0, 0};
       if (bias) GLD_LOAD8(acc, bias + c);
       for (int64_t fy = fy0; fy < fy1; ++fy) {
@@ -44,17 +102,8 @@ void DepthwiseRow(const DepthwiseGeometry& g, const float* x /* batch image */, 
       }
       GLD_STORE8(o + c, acc);
     }
-    for (; c < ch; ++c) {
-      float acc = bias ? bias[c] : 0.f;
-      for (int64_t fy = fy0; fy < fy1; ++fy) {
-        const int64_t iy = oy * g.sh - g.pad_t + fy * g.dh;
-        for (int64_t fx = fx0; fx < fx1; ++fx) {
-          const int64_t ix = ox * g.sw - g.pad_l + fx * g.dw;
-          acc += x[(iy * g.iw + ix) * ch + c] * w[(fy * g.kw + fx) * ch + c];
-        }
-      }
-      o[c] = acc;
-    }
+    scalar_channels(ox, fx0, fx1, vec_ch);
+    ++ox;
   }
 }
 

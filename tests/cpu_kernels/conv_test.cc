@@ -248,39 +248,58 @@ TEST(DepthwiseConv2d, SameStride2Relu6HandComputed) {
 }
 
 TEST(DepthwiseConv2d, RandomMatchesGroupedNaive) {
-  // Depthwise = grouped convolution with one input channel per group.
-  for (int ic : {5, 13, 16}) {
-  for (int mult : {1, 3}) {
-    for (int threads : {1, 2}) {
-      const Shape is{2, 9, 7, ic};
-      const int oc = ic * mult;
-      const Shape ws{1, 3, 3, oc};
-      const auto xv = RandomFloats(static_cast<size_t>(NumElements(is)), 4);
-      const auto wv = RandomFloats(static_cast<size_t>(NumElements(ws)), 5);
-      const auto bv = RandomFloats(static_cast<size_t>(oc), 6);
-      OpTest t;
-      const int in = t.Input<float>(is, xv);
-      const int w = t.Const<float>(ws, wv);
-      const int b = t.Const<float>({oc}, bv);
-      const int out = t.Output();
-      DepthwiseConv2dAttributes a;
-      a.padding = Padding::kSame;
-      a.stride_h = 2;
-      a.dilation_w = 2;
-      a.depth_multiplier = mult;
-      t.Node(OpType::kDepthwiseConv2d, {in, w, b}, {out}, a);
-      ASSERT_TRUE(t.Run(threads).ok());
-      // grouped filter [oc, 3, 3, 1]: w_g(o, ky, kx, 0) = w(0, ky, kx, o)
-      std::vector<float> wg(static_cast<size_t>(oc * 9));
-      for (int o = 0; o < oc; ++o)
-        for (int k = 0; k < 9; ++k) wg[static_cast<size_t>(o * 9 + k)] = wv[static_cast<size_t>(k * oc + o)];
-      const int oh = (9 + 1) / 2, ow = 7;
-      const int pt = std::max(0, (oh - 1) * 2 + 3 - 9) / 2, pl = std::max(0, (ow - 1) + 5 - 7) / 2;
-      const auto expected = NaiveConv(is, xv, {oc, 3, 3, 1}, wg, bv, 2, 1, 1, 2, pt, pl, oh, ow);
-      ASSERT_EQ(t.ShapeOf(out), (Shape{2, oh, ow, oc}));
-      ExpectNear(t.Get(out), expected, 1e-4f);
+  // Depthwise = grouped convolution with one input channel per group. Widths
+  // from 7 to 23 give rows with and without runs of four pixels whose window
+  // lies inside the input (the kernel computes those four together).
+  struct Geometry {
+    int iw, sw, dw;
+    Padding padding;
+  };
+  const Geometry geometries[] = {{7, 1, 2, Padding::kSame},   {23, 1, 1, Padding::kSame},
+                                 {23, 2, 1, Padding::kValid}, {19, 1, 2, Padding::kValid},
+                                 {22, 3, 1, Padding::kSame}};
+  for (const Geometry& geo : geometries) {
+    for (int ic : {5, 13, 16}) {
+      for (int mult : {1, 3}) {
+        for (int threads : {1, 2}) {
+          SCOPED_TRACE("iw " + std::to_string(geo.iw) + " sw " + std::to_string(geo.sw) + " dw " +
+                       std::to_string(geo.dw) + " ic " + std::to_string(ic) + " mult " + std::to_string(mult));
+          const int ih = 9;
+          const Shape is{2, ih, geo.iw, ic};
+          const int oc = ic * mult;
+          const Shape ws{1, 3, 3, oc};
+          const auto xv = RandomFloats(static_cast<size_t>(NumElements(is)), 4);
+          const auto wv = RandomFloats(static_cast<size_t>(NumElements(ws)), 5);
+          const auto bv = RandomFloats(static_cast<size_t>(oc), 6);
+          OpTest t;
+          const int in = t.Input<float>(is, xv);
+          const int w = t.Const<float>(ws, wv);
+          const int b = t.Const<float>({oc}, bv);
+          const int out = t.Output();
+          DepthwiseConv2dAttributes a;
+          a.padding = geo.padding;
+          a.stride_h = 2;
+          a.stride_w = geo.sw;
+          a.dilation_w = geo.dw;
+          a.depth_multiplier = mult;
+          t.Node(OpType::kDepthwiseConv2d, {in, w, b}, {out}, a);
+          ASSERT_TRUE(t.Run(threads).ok());
+          // grouped filter [oc, 3, 3, 1]: w_g(o, ky, kx, 0) = w(0, ky, kx, o)
+          std::vector<float> wg(static_cast<size_t>(oc * 9));
+          for (int o = 0; o < oc; ++o)
+            for (int k = 0; k < 9; ++k) wg[static_cast<size_t>(o * 9 + k)] = wv[static_cast<size_t>(k * oc + o)];
+          const int span_w = 2 * geo.dw + 1;
+          const bool same = geo.padding == Padding::kSame;
+          const int oh = same ? (ih + 1) / 2 : (ih - 3) / 2 + 1;
+          const int ow = same ? (geo.iw + geo.sw - 1) / geo.sw : (geo.iw - span_w) / geo.sw + 1;
+          const int pt = same ? std::max(0, (oh - 1) * 2 + 3 - ih) / 2 : 0;
+          const int pl = same ? std::max(0, (ow - 1) * geo.sw + span_w - geo.iw) / 2 : 0;
+          const auto expected = NaiveConv(is, xv, {oc, 3, 3, 1}, wg, bv, 2, geo.sw, 1, geo.dw, pt, pl, oh, ow);
+          ASSERT_EQ(t.ShapeOf(out), (Shape{2, oh, ow, oc}));
+          ExpectNear(t.Get(out), expected, 1e-4f);
+        }
+      }
     }
-  }
   }
 }
 
