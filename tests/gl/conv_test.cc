@@ -51,6 +51,8 @@ TEST(ConvTest, Conv2dMatchesCpu) {
       {1, 4, 5, 3, 5, 1, 1, 1, 1, Padding::kValid, Activation::kNone, {1, 0, 2, 1}},  // 1x1
       {1, 5, 5, 4, 17, 1, 1, 2, 1, Padding::kValid, Activation::kNone, {1, 1, 0, 1}}, // 1x1 strided
       {1, 5, 4, 5, 4, 3, 3, 1, 1, Padding::kValid, Activation::kNone, {2, 0, 1, 2}},
+      // A large window (8x7).
+      {1, 10, 9, 5, 6, 8, 7, 1, 1, Padding::kSame, Activation::kNone},
   };
   for (Precision p : BothPrecisions()) {
     uint32_t seed = 1;
@@ -106,6 +108,7 @@ TEST(ConvTest, DepthwiseConv2dMatchesCpu) {
       {6, 5, 20, 1, 3, 1, 2, Padding::kSame, Activation::kNone},  // dilation, C >= 17
       {5, 4, 3, 1, 3, 2, 1, Padding::kValid, Activation::kNone, {1, 1, 2, 0}},  // merged PAD
       {4, 4, 5, 1, 1, 1, 1, Padding::kValid, Activation::kNone, {1, 0, 0, 1}},  // 1x1, merged PAD
+      {9, 9, 6, 1, 8, 1, 1, Padding::kSame, Activation::kNone},  // a large window (8x8)
   };
   for (Precision p : BothPrecisions()) {
     uint32_t seed = 30;
@@ -142,6 +145,7 @@ TEST(ConvTest, TransposeConvMatchesCpu) {
       {5, 4, 1, 1, 3, 1, Padding::kSame, true},   {3, 3, 17, 6, 4, 2, Padding::kSame, true},
       {4, 3, 5, 18, 3, 3, Padding::kValid, true},
       {3, 4, 6, 11, 2, 2, Padding::kSame, true},
+      {3, 3, 5, 6, 8, 2, Padding::kSame, true},  // a large window (8x8)
   };
   for (Precision p : BothPrecisions()) {
     uint32_t seed = 50;
