@@ -1,6 +1,7 @@
 #include "util/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace gld {
 
@@ -13,6 +14,28 @@ struct InChunk {
   InChunk() { t_in_chunk = true; }
   ~InChunk() { t_in_chunk = false; }
 };
+
+// How long a thread spins before it sleeps (see thread_pool.h).
+constexpr std::chrono::microseconds kSpin(200);
+
+void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// Spins until done() or kSpin has passed; returns done().
+template <typename Done>
+bool SpinUntil(Done done) {
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (int i = 0;; ++i) {
+    if (done()) return true;
+    CpuRelax();
+    if ((i & 63) == 63 && std::chrono::steady_clock::now() >= until) return done();
+  }
+}
 
 // Chunk c of `chunks` over [0, n).
 void ChunkRange(int64_t n, int chunks, int c, int64_t* begin, int64_t* end) {
@@ -50,8 +73,8 @@ void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t, int64_
     fn_ = &fn;
     n_ = n;
     chunks_ = chunks;
-    pending_ = chunks - 1;  // chunk 0 runs here
-    ++generation_;
+    pending_.store(chunks - 1);  // chunk 0 runs here
+    generation_.fetch_add(1);
   }
   work_cv_.notify_all();
   int64_t begin, end;
@@ -60,8 +83,11 @@ void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t, int64_
     InChunk in_chunk;
     fn(begin, end);
   }
-  std::unique_lock<std::mutex> lock(mutex_);
-  done_cv_.wait(lock, [this] { return pending_ == 0; });
+  if (!SpinUntil([this] { return pending_.load() == 0; })) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_cv_.wait(lock, [this] { return pending_.load() == 0; });
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
   fn_ = nullptr;
 }
 
@@ -71,11 +97,14 @@ void ThreadPool::WorkerLoop(int worker) {
     const std::function<void(int64_t, int64_t)>* fn;
     int64_t n;
     int chunks;
+    // The fields are read under the mutex together with the generation
+    // they belong to.
+    SpinUntil([&] { return generation_.load() != seen; });
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      work_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      work_cv_.wait(lock, [&] { return stop_ || generation_.load() != seen; });
       if (stop_) return;
-      seen = generation_;
+      seen = generation_.load();
       fn = fn_;
       n = n_;
       chunks = chunks_;
@@ -88,8 +117,11 @@ void ThreadPool::WorkerLoop(int worker) {
         InChunk in_chunk;
         (*fn)(begin, end);
       }
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (--pending_ == 0) done_cv_.notify_one();
+      if (pending_.fetch_sub(1) == 1) {
+        // Taking the mutex orders this with a caller that is about to wait.
+        { std::lock_guard<std::mutex> lock(mutex_); }
+        done_cv_.notify_one();
+      }
     }
   }
 }

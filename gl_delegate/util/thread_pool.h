@@ -1,6 +1,7 @@
 // A fixed pool of worker threads for CPU kernels' parallel loops.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -24,6 +25,11 @@ class ThreadPool {
   // chunk per thread, the caller's thread included, and returns when all are
   // done. Calls from several threads at once are serialized; a call from
   // inside fn runs inline on the calling thread.
+  //
+  // A kernel's parallel loop often lasts tens of microseconds, about what it
+  // takes to wake a sleeping thread. So a worker that finished a chunk spins
+  // for a while (kSpin) watching for the next loop before it sleeps, and the
+  // caller spins for the workers' chunks before it sleeps.
   void ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn);
 
  private:
@@ -33,11 +39,13 @@ class ThreadPool {
   std::mutex run_mutex_;  // one ParallelFor at a time
   std::mutex mutex_;
   std::condition_variable work_cv_, done_cv_;
+  // Written under mutex_; generation_ and pending_ are also read without it
+  // while spinning.
   const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
   int64_t n_ = 0;
   int chunks_ = 0;
-  uint64_t generation_ = 0;
-  int pending_ = 0;
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> pending_{0};
   bool stop_ = false;
 };
 
