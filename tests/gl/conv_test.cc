@@ -75,17 +75,19 @@ TEST(ConvTest, Conv2dMatchesCpu) {
 
 TEST(ConvTest, Conv2dWithoutBiasAndUnequalStrides) {
   GLD_REQUIRE_GL(env);
-  GlOpTest t(4);
-  int x = t.Input({1, 9, 10, 5});
-  int w = t.Const({6, 3, 3, 5});
-  Conv2dAttributes a;
-  a.padding = Padding::kSame;
-  a.stride_h = 2;
-  a.stride_w = 1;
-  a.dilation_h = 1;
-  a.dilation_w = 2;
-  t.Op(OpType::kConv2d, {x, w, kNoTensor}, a);
-  t.ExpectGpuMatchesCpu(*env, Precision::kFp32, "CONV_2D no bias");
+  for (Precision p : BothPrecisions()) {
+    GlOpTest t(4);
+    int x = t.Input({1, 9, 10, 5});
+    int w = t.Const({6, 3, 3, 5});
+    Conv2dAttributes a;
+    a.padding = Padding::kSame;
+    a.stride_h = 2;
+    a.stride_w = 1;
+    a.dilation_h = 1;
+    a.dilation_w = 2;
+    t.Op(OpType::kConv2d, {x, w, kNoTensor}, a);
+    t.ExpectGpuMatchesCpu(*env, p, "CONV_2D no bias");
+  }
 }
 
 TEST(ConvTest, DepthwiseConv2dMatchesCpu) {

@@ -132,11 +132,13 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(ElementwiseTest, PowOfNegativeBaseWithIntegerExponents) {
   GLD_REQUIRE_GL(env);
-  GlOpTest t;
-  int a = t.Input({1, 2, 3, 4}, -3, 3);
-  int b = t.ConstValues({4}, {2, 3, -1, 0});
-  t.Op(OpType::kPow, {a, b}, BinaryAttributes{});
-  t.ExpectGpuMatchesCpu(*env, Precision::kFp32, "POW negative base");
+  for (Precision p : BothPrecisions()) {
+    GlOpTest t;
+    int a = t.Input({1, 2, 3, 4}, -3, 3);
+    int b = t.ConstValues({4}, {2, 3, -1, 0});
+    t.Op(OpType::kPow, {a, b}, BinaryAttributes{});
+    t.ExpectGpuMatchesCpu(*env, p, "POW negative base");
+  }
 }
 
 TEST(ElementwiseTest, FusedActivations) {

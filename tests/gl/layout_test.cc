@@ -50,12 +50,14 @@ TEST(LayoutTest, ConcatenationMatchesCpu) {
 
 TEST(LayoutTest, ConcatenationWithConstantInputAndActivation) {
   GLD_REQUIRE_GL(env);
-  for (int axis : {3, 2}) {
-    GlOpTest t(5);
-    int a = t.Input({1, 2, 3, 5});
-    int b = t.Const({1, 2, 3, 5});
-    t.Op(OpType::kConcatenation, {a, b}, ConcatenationAttributes{axis, Activation::kRelu});
-    t.ExpectGpuMatchesCpu(*env, Precision::kFp32, "CONCATENATION const + RELU axis " + std::to_string(axis));
+  for (Precision p : BothPrecisions()) {
+    for (int axis : {3, 2}) {
+      GlOpTest t(5);
+      int a = t.Input({1, 2, 3, 5});
+      int b = t.Const({1, 2, 3, 5});
+      t.Op(OpType::kConcatenation, {a, b}, ConcatenationAttributes{axis, Activation::kRelu});
+      t.ExpectGpuMatchesCpu(*env, p, "CONCATENATION const + RELU axis " + std::to_string(axis));
+    }
   }
 }
 
