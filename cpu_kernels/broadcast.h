@@ -3,7 +3,9 @@
 // becomes runs along one dimension where each operand steps by 0 or 1.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "cpu_kernels/kernel_util.h"
@@ -78,6 +80,28 @@ inline void BinaryRun(const A* a, int64_t sa, const B* b, int64_t sb, O* out, in
   }
 }
 
+// Rows shorter than this are repeated into longer runs (BroadcastBinary).
+inline constexpr int64_t kShortRow = 64;
+
+// For `rows` rows of `inner` elements and one row `row` that every row pairs
+// with: calls fn(repeated, r0, n) over runs of whole rows starting at row r0,
+// n elements long, where `repeated` holds `row` n / inner times in a row.
+// Runs are split across threads.
+template <typename T, typename Fn>
+void RepeatedRowRuns(const KernelContext& ctx, int64_t rows, int64_t inner, const T* row, Fn fn) {
+  const int64_t per_run = std::max<int64_t>(1, 1024 / inner);  // rows per run
+  // Not a std::vector: T may be bool.
+  std::unique_ptr<T[]> repeated(new T[static_cast<size_t>(per_run * inner)]);
+  for (int64_t r = 0; r < per_run; ++r) std::copy(row, row + inner, repeated.get() + r * inner);
+  const int64_t runs = (rows + per_run - 1) / per_run;
+  ParallelForGrain(ctx, runs, std::max<int64_t>(1, 16384 / (per_run * inner)), [&](int64_t b, int64_t e) {
+    for (int64_t run = b; run < e; ++run) {
+      const int64_t r0 = run * per_run;
+      fn(static_cast<const T*>(repeated.get()), r0, std::min(per_run, rows - r0) * inner);
+    }
+  });
+}
+
 // Whole-tensor binary op with broadcasting: checks that out has the broadcast
 // shape of a and b, then runs op over every element.
 template <typename A, typename B, typename O, typename Op>
@@ -96,6 +120,27 @@ Status BroadcastBinary(const KernelContext& ctx, const TensorData& a, const Tens
   const A* pa = a.as<A>();
   const B* pb = b.as<B>();
   O* po = out.as<O>();
+  // A row (a per-channel vector such as PRELU's alpha) against a whole tensor
+  // whose rows are short: one run per row would spend more on each run's
+  // setup than on its elements, so the row is repeated to a long run.
+  if (plan.dims.size() == 2 && plan.inner() < kShortRow) {
+    const int64_t inner = plan.inner();
+    const auto& sa = plan.strides[0];
+    const auto& sb = plan.strides[1];
+    const bool a_whole = sa[0] == inner && sa[1] == 1, b_whole = sb[0] == inner && sb[1] == 1;
+    if (a_whole && sb[0] == 0 && sb[1] == 1) {
+      RepeatedRowRuns(ctx, plan.outer(), inner, pb, [&](const B* row, int64_t r0, int64_t n) {
+        BinaryRun(pa + r0 * inner, 1, row, 1, po + r0 * inner, n, op);
+      });
+      return OkStatus();
+    }
+    if (b_whole && sa[0] == 0 && sa[1] == 1) {
+      RepeatedRowRuns(ctx, plan.outer(), inner, pa, [&](const A* row, int64_t r0, int64_t n) {
+        BinaryRun(row, 1, pb + r0 * inner, 1, po + r0 * inner, n, op);
+      });
+      return OkStatus();
+    }
+  }
   ForEachBinaryRun(ctx, plan, [&](int64_t oa, int64_t sa, int64_t ob, int64_t sb, int64_t oo, int64_t n) {
     BinaryRun(pa + oa, sa, pb + ob, sb, po + oo, n, op);
   });

@@ -55,6 +55,33 @@ TEST(Add, LargeSameShapeSplitsAcrossThreads) {
   for (size_t i = 0; i < n; i += 997) EXPECT_FLOAT_EQ(v[i], a[i] + b[i]);
 }
 
+TEST(Add, ShortRowsAgainstAWholeTensorEitherSide) {
+  // A per-channel row against a tensor whose rows are shorter than
+  // kShortRow: the kernel repeats the row into long runs. Row lengths 1 to
+  // 63, row counts that leave a partial run, the row on either side.
+  for (int32_t c : {1, 3, 5, 16, 63}) {
+    for (int32_t rows : {1, 7, 333}) {
+      const Shape whole{1, rows, c};
+      auto x = RandomFloats(static_cast<size_t>(rows * c), 3);
+      auto row = RandomFloats(static_cast<size_t>(c), 4);
+      auto left = Binary<float>(OpType::kSub, whole, x, {c}, row);
+      auto right = Binary<float>(OpType::kSub, {c}, row, whole, x);
+      ASSERT_EQ(left.size(), x.size());
+      ASSERT_EQ(right.size(), x.size());
+      for (size_t i = 0; i < x.size(); ++i) {
+        ASSERT_EQ(left[i], x[i] - row[i % static_cast<size_t>(c)]) << "c " << c << " rows " << rows << " i " << i;
+        ASSERT_EQ(right[i], row[i % static_cast<size_t>(c)] - x[i]) << "c " << c << " rows " << rows << " i " << i;
+      }
+    }
+  }
+  // bool rows (no std::vector<bool> storage inside).
+  std::vector<bool> a(3 * 100), b = {true, false, true};
+  for (size_t i = 0; i < a.size(); ++i) a[i] = (i / 3) % 2 == 0;
+  auto v = Binary<bool>(OpType::kLogicalAnd, {100, 3}, a, {3}, b);
+  ASSERT_EQ(v.size(), a.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(v[i], a[i] && b[i % 3]) << i;
+}
+
 TEST(Add, IncompatibleShapesNameTheNode) {
   OpTest t;
   const int a = t.Input<float>({2, 3}, std::vector<float>(6));
