@@ -41,13 +41,13 @@ struct KernelContext {
   // Runs fn(begin, end) over [0, n) split across num_threads workers.
   std::function<void(int64_t n, const std::function<void(int64_t, int64_t)>& fn)> parallel_for;
 
-  // Runs fn over [0, n): in parallel when parallel_for is set.
   // True when input i is present and a constant of the graph.
   bool InputIsConstant(size_t i) const {
     return graph != nullptr && node != nullptr && i < node->inputs.size() && node->inputs[i] != kNoTensor &&
            graph->tensors[static_cast<size_t>(node->inputs[i])].is_constant;
   }
 
+  // Runs fn over [0, n): in parallel when parallel_for is set.
   void ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn) const {
     if (parallel_for && num_threads > 1) parallel_for(n, fn); else fn(0, n);
   }

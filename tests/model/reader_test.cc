@@ -87,17 +87,26 @@ TEST(Reader, BuffersAfterTheFlatbuffer) {
   GLD_EXPECT_ERROR(ReadBytes(cut), "tensor 2 'conv/bias'", "lies outside the file");
 }
 
+// x + DEQUANTIZE(c16), with c16 a float16 constant of `halves` (an empty
+// buffer when there are none); the graph as read, with c16's index.
+StatusOr<Graph> ReadFloat16Model(const std::vector<uint16_t>& halves, int* c16) {
+  const int n = static_cast<int>(halves.size());
+  ModelBuilder b;
+  int x = b.AddInput("x", ElementType::kFloat32, {n});
+  *c16 = b.AddConstant("c16", ElementType::kFloat16, {n}, halves.data(), halves.size() * 2);
+  int y = b.AddTensor("y", ElementType::kFloat32, {n});
+  int z = b.AddTensor("z", ElementType::kFloat32, {n});
+  GLD_RETURN_IF_ERROR(b.AddOp("DEQUANTIZE", {*c16}, {y}));
+  GLD_RETURN_IF_ERROR(b.AddOp("ADD", {x, y}, {z}));
+  b.SetOutputs({z});
+  GLD_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, b.Finish());
+  return ReadBytes(bytes);
+}
+
 TEST(Reader, Float16ConstantsBecomeFloat32) {
   const std::vector<uint16_t> halves = {0x3c00, 0xc000, 0x3555, 0x0001, 0x7bff, 0x8000, 0x7c00};
-  ModelBuilder b;
-  int x = b.AddInput("x", ElementType::kFloat32, {7});
-  int c = b.AddConstant("c16", ElementType::kFloat16, {7}, halves.data(), halves.size() * 2);
-  int y = b.AddTensor("y", ElementType::kFloat32, {7});
-  int z = b.AddTensor("z", ElementType::kFloat32, {7});
-  ASSERT_TRUE(b.AddOp("DEQUANTIZE", {c}, {y}).ok());
-  ASSERT_TRUE(b.AddOp("ADD", {x, y}, {z}).ok());
-  b.SetOutputs({z});
-  auto g = ReadBytes(*b.Finish());
+  int c = 0;
+  auto g = ReadFloat16Model(halves, &c);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   const Tensor& t = g->tensors[c];
   EXPECT_EQ(t.type, DataType::kFloat32);
@@ -112,15 +121,8 @@ TEST(Reader, Float16ConstantsBecomeFloat32) {
 TEST(Reader, EmptyFloat16ConstantWithoutABufferIsFloat32) {
   // Zero elements and a buffer with no data: still a constant, and decoded
   // like one (the fuzzer found one left as float16).
-  ModelBuilder b;
-  int x = b.AddInput("x", ElementType::kFloat32, {0});
-  int c = b.AddConstant("e16", ElementType::kFloat16, {0}, nullptr, 0);
-  int y = b.AddTensor("y", ElementType::kFloat32, {0});
-  int z = b.AddTensor("z", ElementType::kFloat32, {0});
-  ASSERT_TRUE(b.AddOp("DEQUANTIZE", {c}, {y}).ok());
-  ASSERT_TRUE(b.AddOp("ADD", {x, y}, {z}).ok());
-  b.SetOutputs({z});
-  auto g = ReadBytes(*b.Finish());
+  int c = 0;
+  auto g = ReadFloat16Model({}, &c);
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   const Tensor& t = g->tensors[c];
   EXPECT_TRUE(t.is_constant);
