@@ -1,5 +1,5 @@
 // The public program cache check (gld_warmup --verify).
-#include "gl/binary_cache_verify.h"
+#include "gl/cache/binary_cache_verify.h"
 #include "gldelegate/gldelegate.hpp"
 #include "util/logging.h"
 

@@ -2,7 +2,7 @@
 #include "cpu_kernels/cpu_kernel.h"
 #include "gldelegate/gldelegate.hpp"
 #include "graph/graph.h"
-#include "partition/gpu_backend.h"
+#include "runtime/gpu_backend.h"
 
 namespace gld {
 

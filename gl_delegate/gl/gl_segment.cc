@@ -7,11 +7,11 @@
 #include <set>
 #include <utility>
 
-#include "gl/fusion.h"
-#include "runtime/memory_planner.h"
-#include "gl/phwc4.h"
-#include "gl/program_cache.h"
-#include "gl/shader_generator.h"
+#include "gl/codegen/fusion.h"
+#include "util/memory_planner.h"
+#include "gl/codegen/phwc4.h"
+#include "gl/cache/program_cache.h"
+#include "gl/codegen/shader_generator.h"
 #include "util/half.h"
 #include "util/logging.h"
 

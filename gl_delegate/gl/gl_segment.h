@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "gl/egl_environment.h"
-#include "gl/gl_objects.h"
-#include "gl/gl_op.h"
+#include "gl/egl/egl_environment.h"
+#include "gl/egl/gl_objects.h"
+#include "gl/codegen/gl_op.h"
 #include "gldelegate/gldelegate.hpp"
 #include "gldelegate/status.hpp"
 #include "graph/graph.h"

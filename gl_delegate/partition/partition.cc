@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "partition/gpu_backend.h"
+#include "runtime/gpu_backend.h"
 #include "util/logging.h"
 
 namespace gld {

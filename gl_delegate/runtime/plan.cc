@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "partition/gpu_backend.h"
+#include "runtime/gpu_backend.h"
 
 namespace gld {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "partition/partition.h"
-#include "runtime/memory_planner.h"
+#include "util/memory_planner.h"
 #include "runtime/step.h"
 
 namespace gld {

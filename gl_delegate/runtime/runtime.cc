@@ -7,8 +7,8 @@
 
 #include "graph/shape_inference.h"
 #include "model/model_impl.h"
-#include "partition/gpu_backend.h"
-#include "runtime/graph_check.h"
+#include "runtime/gpu_backend.h"
+#include "graph/graph_check.h"
 #include "transforms/pass_list.h"
 #include "util/logging.h"
 #include "util/thread_pool.h"

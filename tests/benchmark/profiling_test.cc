@@ -8,10 +8,10 @@
 #include <cstring>
 #include <set>
 
-#include "../transforms/graph_builder.h"
+#include "transforms/graph_builder.h"
 #include "gldelegate/gldelegate.hpp"
 #include "gldelegate/model_builder.hpp"
-#include "partition/gpu_backend.h"
+#include "runtime/gpu_backend.h"
 #include "partition/partition.h"
 
 namespace gld {

@@ -6,7 +6,7 @@
 #include "cpu_kernels/densify.h"
 #include "model/tflite_reader.h"
 #include "op_test_util.h"
-#include "support/model_paths.h"
+#include "common/model_paths.h"
 
 namespace gld::testing {
 namespace {

@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "cpu_kernels/cpu_kernel.h"
-#include "gl/egl_environment.h"
+#include "gl/egl/egl_environment.h"
 #include "gl/gl_segment.h"
-#include "gl/support.h"
+#include "gl/codegen/support.h"
 #include "graph/graph.h"
 #include "graph/shape_inference.h"
 

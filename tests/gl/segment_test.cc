@@ -2,7 +2,7 @@
 // errors for bad host buffers, repeated runs, program sharing, timing.
 #include <gtest/gtest.h>
 
-#include "gl/program_cache.h"
+#include "gl/cache/program_cache.h"
 #include "gl_test_util.h"
 
 namespace gld::testing {

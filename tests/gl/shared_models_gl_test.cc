@@ -20,7 +20,7 @@
 #include "gl_test_util.h"
 #include "gldelegate/gldelegate.hpp"
 #include "model/tflite_reader.h"
-#include "support/model_paths.h"
+#include "common/model_paths.h"
 #include "transforms/pass_list.h"
 
 namespace gld::testing {

@@ -8,7 +8,7 @@
 
 #include "gldelegate/tflite_generated.h"
 #include "model/model_impl.h"
-#include "support/model_paths.h"
+#include "common/model_paths.h"
 #include "test_util.h"
 
 namespace gld {

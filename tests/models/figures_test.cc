@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "gldelegate/gldelegate.hpp"
-#include "support/model_paths.h"
+#include "common/model_paths.h"
 
 namespace gld::testing {
 namespace {

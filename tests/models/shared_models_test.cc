@@ -23,7 +23,7 @@
 #include "gldelegate/gldelegate.hpp"
 #include "gldelegate/npy.hpp"
 #include "models/reference_data.h"
-#include "support/model_paths.h"
+#include "common/model_paths.h"
 
 namespace gld::testing {
 namespace {

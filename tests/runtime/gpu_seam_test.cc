@@ -7,8 +7,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "../transforms/graph_builder.h"
-#include "partition/gpu_backend.h"
+#include "transforms/graph_builder.h"
+#include "runtime/gpu_backend.h"
 #include "runtime/runtime.h"
 
 namespace gld {

@@ -1,0 +1,346 @@
+#include "gl/cache/binary_cache.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <utility>
+
+#include "gl/egl/egl_environment.h"
+#include "gldelegate/binary_cache_generated.h"
+#include "util/file_util.h"
+#include "util/logging.h"
+
+namespace gld::gl {
+
+namespace fb = gld::gl::cachefmt;
+
+namespace {
+
+std::mutex& StateMutex() {
+  static std::mutex m;
+  return m;
+}
+std::string& RendererOverride() {
+  static std::string s;
+  return s;
+}
+
+std::string Hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// The options that change which programs a model needs.
+std::string OptionsKey(const Options& options) {
+  std::vector<std::string> deny = options.gpu_deny_ops;
+  std::sort(deny.begin(), deny.end());
+  std::string s = std::string("precision=") + PrecisionName(options.precision) + "\ndeny=";
+  for (const std::string& d : deny) s += d + ",";
+  s += "\nmax_partitions=" + std::to_string(options.max_delegated_partitions) + "\n";
+  return s;
+}
+
+// The first line where two keys differ, for the "stale" message.
+std::string FirstDifference(const std::string& a, const std::string& b) {
+  size_t pa = 0, pb = 0;
+  while (pa < a.size() || pb < b.size()) {
+    size_t ea = a.find('\n', pa), eb = b.find('\n', pb);
+    if (ea == std::string::npos) ea = a.size();
+    if (eb == std::string::npos) eb = b.size();
+    std::string la = a.substr(pa, ea - pa), lb = b.substr(pb, eb - pb);
+    if (la != lb) return "'" + la + "' in the file, '" + lb + "' now";
+    pa = ea + 1;
+    pb = eb + 1;
+  }
+  return "same lines";
+}
+
+}  // namespace
+
+SourceHash HashSource(const std::string& code) {
+  const XXH128_hash_t h = XXH3_128bits(code.data(), code.size());
+  return SourceHash{h.low64, h.high64, code.size()};
+}
+
+std::vector<uint8_t> EncodeCacheEntry(const CacheEntry& entry) {
+  flatbuffers::FlatBufferBuilder inner(1024);
+  std::vector<flatbuffers::Offset<fb::CachedProgram>> programs;
+  for (const auto& [hash, bin] : entry.programs) {
+    auto label = inner.CreateString(bin.label);
+    auto bytes = inner.CreateVector(bin.bytes);
+    auto wg = inner.CreateVector(std::vector<uint32_t>(bin.workgroup.begin(), bin.workgroup.end()));
+    programs.push_back(fb::CreateCachedProgram(inner, hash.low, hash.high, hash.bytes, label, bin.format, bytes, wg));
+  }
+  auto token = inner.CreateString(entry.model_token);
+  auto list = inner.CreateVector(programs);
+  inner.Finish(fb::CreateCachePayload(inner, token, list));
+
+  flatbuffers::FlatBufferBuilder outer(inner.GetSize() + 1024);
+  auto key = outer.CreateString(entry.key);
+  auto payload = outer.CreateVector(inner.GetBufferPointer(), inner.GetSize());
+  const uint64_t checksum = XXH3_64bits(inner.GetBufferPointer(), inner.GetSize());
+  outer.Finish(fb::CreateCacheFile(outer, kCacheFormatVersion, key, checksum, payload), fb::CacheFileIdentifier());
+  return std::vector<uint8_t>(outer.GetBufferPointer(), outer.GetBufferPointer() + outer.GetSize());
+}
+
+StatusOr<CacheEntry> DecodeCacheEntry(const uint8_t* data, size_t size, const std::string& expected_key) {
+  if (size == 0) return DataLossError("empty file");
+  if (size < 8 || !flatbuffers::BufferHasIdentifier(data, fb::CacheFileIdentifier())) {
+    return DataLossError("not a gldelegate cache file (no 'GLDC' identifier)");
+  }
+  if (size > kMaxCacheFileBytes) return DataLossError("file of " + std::to_string(size) + " bytes is too large");
+  flatbuffers::Verifier outer_verifier(data, size);
+  if (!fb::VerifyCacheFileBuffer(outer_verifier)) return DataLossError("truncated or corrupt (verifier failed)");
+  const fb::CacheFile* file = fb::GetCacheFile(data);
+  if (file->format_version() > kCacheFormatVersion) {
+    return DataLossError("format version " + std::to_string(file->format_version()) +
+                         " is newer than this library's " + std::to_string(kCacheFormatVersion));
+  }
+  if (file->format_version() < kCacheFormatVersion) {
+    return DataLossError("format version " + std::to_string(file->format_version()) + " is older than " +
+                         std::to_string(kCacheFormatVersion));
+  }
+  if (file->key() == nullptr || file->payload() == nullptr) return DataLossError("key or payload missing");
+  const std::string key = file->key()->str();
+  if (!expected_key.empty() && key != expected_key) {
+    return FailedPreconditionError("stale: key differs (" + FirstDifference(key, expected_key) + ")");
+  }
+  const uint8_t* payload = file->payload()->data();
+  const size_t payload_size = file->payload()->size();
+  if (XXH3_64bits(payload, payload_size) != file->payload_checksum()) {
+    return DataLossError("payload checksum mismatch");
+  }
+  flatbuffers::Verifier inner_verifier(payload, payload_size);
+  if (!inner_verifier.VerifyBuffer<fb::CachePayload>(nullptr)) return DataLossError("payload fails verification");
+  const fb::CachePayload* p = flatbuffers::GetRoot<fb::CachePayload>(payload);
+  CacheEntry entry;
+  entry.key = key;
+  if (p->model_token() != nullptr) entry.model_token = p->model_token()->str();
+  if (p->programs() != nullptr) {
+    for (const fb::CachedProgram* prog : *p->programs()) {
+      if (prog->binary() == nullptr || prog->binary()->size() == 0) {
+        return DataLossError("a program has no binary");
+      }
+      CachedBinary b;
+      if (prog->label() != nullptr) b.label = prog->label()->str();
+      b.format = prog->binary_format();
+      b.bytes.assign(prog->binary()->begin(), prog->binary()->end());
+      if (prog->workgroup() != nullptr && prog->workgroup()->size() == 3) {
+        for (size_t i = 0; i < 3; ++i) b.workgroup[i] = prog->workgroup()->Get(static_cast<flatbuffers::uoffset_t>(i));
+      }
+      entry.programs[SourceHash{prog->source_hash_low(), prog->source_hash_high(), prog->source_bytes()}] =
+          std::move(b);
+    }
+  }
+  return entry;
+}
+
+void SetRendererOverrideForTesting(const std::string& renderer) {
+  std::lock_guard<std::mutex> lock(StateMutex());
+  RendererOverride() = renderer;
+}
+
+std::string CacheKeyDriverPart(const GlInfo& info) {
+  std::string renderer;
+  {
+    std::lock_guard<std::mutex> lock(StateMutex());
+    renderer = RendererOverride().empty() ? info.renderer : RendererOverride();
+  }
+  return std::string("gldelegate=") + VersionString() + "\ncache_format=" + std::to_string(kCacheFormatVersion) +
+         "\nvendor=" + info.vendor + "\nrenderer=" + renderer + "\nversion=" + info.version +
+         "\nglsl=" + info.shading_language_version + "\n";
+}
+
+std::string CacheKey(const GlInfo& info, const Options& options) {
+  return CacheKeyDriverPart(info) + OptionsKey(options);
+}
+
+std::string StaleReason(const std::string& file_key, const GlInfo& info) {
+  const std::string driver = CacheKeyDriverPart(info);
+  if (file_key.compare(0, driver.size(), driver) == 0) return {};
+  return "key differs (" + FirstDifference(file_key, driver) + ")";
+}
+
+std::string CacheFileName(const std::string& model_token, const Options& options) {
+  const bool plain = !model_token.empty() && model_token.size() <= 64 &&
+                     std::all_of(model_token.begin(), model_token.end(), [](char c) {
+                       return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+                     }) &&
+                     model_token[0] != '.';
+  const std::string token = plain ? model_token : Hex64(XXH3_64bits(model_token.data(), model_token.size()));
+  const std::string opts = OptionsKey(options);
+  return token + "-" + Hex64(XXH3_64bits(opts.data(), opts.size())) + ".gldc";
+}
+
+void WarnOnce(const std::string& topic, const std::string& message) {
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!warned.insert(topic).second) return;
+  }
+  Log().warn("{}", message);
+}
+
+std::unique_ptr<BinaryCacheFile> BinaryCacheFile::Open(const std::string& dir, const std::string& file_name,
+                                                       const std::string& key, const std::string& model_token) {
+  if (!IsDirectory(dir)) {
+    WarnOnce("missing:" + dir, "program cache: cache_dir '" + dir +
+                                   "' is not an existing folder; running without the program cache");
+    return nullptr;
+  }
+  std::unique_ptr<BinaryCacheFile> f(new BinaryCacheFile());
+  f->path_ = dir + "/" + file_name;
+  f->entry_.key = key;
+  f->entry_.model_token = model_token;
+  FILE* probe = std::fopen(f->path_.c_str(), "rb");
+  if (probe == nullptr) {
+    f->dirty_ = true;  // a plain miss: written after compiling
+    return f;
+  }
+  std::fclose(probe);
+  auto bytes = ReadFileBytes(f->path_, kMaxCacheFileBytes);
+  StatusOr<CacheEntry> entry = bytes.ok() ? DecodeCacheEntry(bytes->data(), bytes->size(), key) : bytes.status();
+  if (!entry.ok()) {
+    // Each bad file is its own warning; it is about to be rewritten.
+    Log().warn("program cache: ignoring '{}': {}; recompiling and rewriting it", f->path_, entry.status().message());
+    f->dirty_ = true;
+    return f;
+  }
+  f->file_bytes_ = bytes->size();
+  f->entry_.programs = std::move(entry->programs);
+  Log().debug("program cache: '{}' holds {} programs", f->path_, f->entry_.programs.size());
+  return f;
+}
+
+const CachedBinary* BinaryCacheFile::Find(const SourceHash& hash) const {
+  auto it = entry_.programs.find(hash);
+  return it == entry_.programs.end() ? nullptr : &it->second;
+}
+
+void BinaryCacheFile::Put(const SourceHash& hash, CachedBinary binary) {
+  entry_.programs[hash] = std::move(binary);
+  dirty_ = true;
+}
+
+void BinaryCacheFile::Drop(const SourceHash& hash) {
+  if (entry_.programs.erase(hash) > 0) dirty_ = true;
+}
+
+void BinaryCacheFile::WriteIfDirty() {
+  if (!dirty_ || entry_.programs.empty()) return;
+  const std::vector<uint8_t> bytes = EncodeCacheEntry(entry_);
+  Status s = WriteFileAtomic(path_, bytes.data(), bytes.size());
+  if (!s.ok()) {
+    const std::string dir = path_.substr(0, path_.find_last_of('/'));
+    WarnOnce("unwritable:" + dir, "program cache: cannot write to '" + dir + "' (" + s.message() +
+                                      "); running without storing programs");
+    return;
+  }
+  dirty_ = false;
+  file_bytes_ = bytes.size();
+  Log().debug("program cache: wrote {} programs, {} bytes to '{}'", entry_.programs.size(), bytes.size(), path_);
+}
+
+// ---- Driver caches ----
+
+std::string DriverCacheDir(const std::string& cache_dir) { return cache_dir + "/driver"; }
+
+std::string RedirectDriverShaderCache(const std::string& cache_dir, bool display_already_open) {
+  std::lock_guard<std::mutex> lock(StateMutex());
+  const std::string want = DriverCacheDir(cache_dir);
+  const char* mesa = std::getenv("MESA_SHADER_CACHE_DIR");
+  if (display_already_open) {
+    if (mesa != nullptr && want != mesa) {
+      Log().info("program cache: the driver's shader cache stays in '{}': an EGL display is already open in this "
+                 "process, so it cannot be redirected to '{}'",
+                 mesa, want);
+    } else if (mesa == nullptr) {
+      Log().info("program cache: the driver's shader cache could not be redirected to '{}': an EGL display is "
+                 "already open in this process",
+                 want);
+    }
+    return mesa != nullptr ? mesa : "";
+  }
+  if (!IsDirectory(cache_dir)) return mesa != nullptr ? mesa : "";  // the cache is off (warned by Open)
+  Status s = CreateDirectories(want);
+  if (!s.ok()) {
+    WarnOnce("driver:" + want, "program cache: cannot create '" + want + "' (" + s.message() +
+                                   "); the driver keeps its default shader cache");
+    return mesa != nullptr ? mesa : "";
+  }
+  // Process-wide, and only where the user chose nothing: their setting wins.
+  if (mesa == nullptr) {
+    setenv("MESA_SHADER_CACHE_DIR", want.c_str(), 0);
+  }
+  if (std::getenv("__GL_SHADER_DISK_CACHE_PATH") == nullptr) {
+    setenv("__GL_SHADER_DISK_CACHE_PATH", want.c_str(), 0);
+  }
+  const char* now = std::getenv("MESA_SHADER_CACHE_DIR");
+  Log().debug("program cache: driver shader cache in '{}'", now != nullptr ? now : "");
+  return now != nullptr ? now : "";
+}
+
+namespace {
+
+// Blob file: magic, key size, value size, XXH3-64 of key + value, key, value.
+constexpr char kBlobMagic[8] = {'G', 'L', 'D', 'B', 'L', 'O', 'B', '1'};
+constexpr size_t kBlobHeader = 8 + 8 + 8 + 8;
+constexpr uint64_t kMaxBlobBytes = uint64_t{64} << 20;
+
+std::string BlobPath(const std::string& dir, const void* key, size_t key_size) {
+  const XXH128_hash_t h = XXH3_128bits(key, key_size);
+  return dir + "/blob/" + Hex64(h.high64) + Hex64(h.low64) + ".bin";
+}
+
+uint64_t BlobChecksum(const void* key, size_t key_size, const void* value, size_t value_size) {
+  XXH3_state_t* st = XXH3_createState();
+  XXH3_64bits_reset(st);
+  XXH3_64bits_update(st, key, key_size);
+  XXH3_64bits_update(st, value, value_size);
+  const uint64_t h = XXH3_64bits_digest(st);
+  XXH3_freeState(st);
+  return h;
+}
+
+}  // namespace
+
+void BlobStorePut(const std::string& dir, const void* key, size_t key_size, const void* value, size_t value_size) {
+  if (key_size == 0 || key_size + value_size > kMaxBlobBytes) return;
+  if (!CreateDirectories(dir + "/blob").ok()) return;
+  std::vector<uint8_t> buf(kBlobHeader + key_size + value_size);
+  const uint64_t sizes[3] = {key_size, value_size, BlobChecksum(key, key_size, value, value_size)};
+  std::memcpy(buf.data(), kBlobMagic, 8);
+  std::memcpy(buf.data() + 8, sizes, sizeof(sizes));
+  std::memcpy(buf.data() + kBlobHeader, key, key_size);
+  if (value_size > 0) std::memcpy(buf.data() + kBlobHeader + key_size, value, value_size);
+  Status s = WriteFileAtomic(BlobPath(dir, key, key_size), buf.data(), buf.size());
+  if (!s.ok()) WarnOnce("blob:" + dir, "program cache: driver blob cache cannot write: " + s.message());
+}
+
+size_t BlobStoreGet(const std::string& dir, const void* key, size_t key_size, void* value, size_t capacity) {
+  if (key_size == 0) return 0;
+  auto bytes = ReadFileBytes(BlobPath(dir, key, key_size), kMaxBlobBytes + kBlobHeader);
+  if (!bytes.ok() || bytes->size() < kBlobHeader || std::memcmp(bytes->data(), kBlobMagic, 8) != 0) return 0;
+  uint64_t sizes[3];
+  std::memcpy(sizes, bytes->data() + 8, sizeof(sizes));
+  if (sizes[0] != key_size || sizes[1] > kMaxBlobBytes || kBlobHeader + sizes[0] + sizes[1] != bytes->size()) return 0;
+  const uint8_t* k = bytes->data() + kBlobHeader;
+  const uint8_t* v = k + key_size;
+  if (std::memcmp(k, key, key_size) != 0) return 0;
+  if (BlobChecksum(k, key_size, v, sizes[1]) != sizes[2]) {
+    WarnOnce("blobsum:" + dir, "program cache: a driver blob in '" + dir + "/blob' fails its checksum; ignored");
+    return 0;
+  }
+  if (sizes[1] <= capacity && value != nullptr && sizes[1] > 0) std::memcpy(value, v, sizes[1]);
+  return static_cast<size_t>(sizes[1]);
+}
+
+}  // namespace gld::gl

@@ -1,0 +1,263 @@
+#include "gl/codegen/gl_op.h"
+
+#include <cstring>
+
+#include "util/half.h"
+
+namespace gld::gl {
+
+// ---- Dispatch ----
+
+Dispatch& Dispatch::Int(const std::string& name, int32_t v) {
+  Uniform u;
+  u.name = name;
+  u.type = Uniform::kInt;
+  u.i = {v, 0, 0, 0};
+  uniforms.push_back(std::move(u));
+  return *this;
+}
+
+Dispatch& Dispatch::IVec2(const std::string& name, int32_t x, int32_t y) {
+  Uniform u;
+  u.name = name;
+  u.type = Uniform::kIVec2;
+  u.i = {x, y, 0, 0};
+  uniforms.push_back(std::move(u));
+  return *this;
+}
+
+Dispatch& Dispatch::IVec4(const std::string& name, int32_t x, int32_t y, int32_t z, int32_t w) {
+  Uniform u;
+  u.name = name;
+  u.type = Uniform::kIVec4;
+  u.i = {x, y, z, w};
+  uniforms.push_back(std::move(u));
+  return *this;
+}
+
+Dispatch& Dispatch::Float(const std::string& name, float v) {
+  Uniform u;
+  u.name = name;
+  u.type = Uniform::kFloat;
+  u.f = {v, 0, 0, 0};
+  uniforms.push_back(std::move(u));
+  return *this;
+}
+
+Dispatch& Dispatch::Vec4(const std::string& name, float x, float y, float z, float w) {
+  Uniform u;
+  u.name = name;
+  u.type = Uniform::kVec4;
+  u.f = {x, y, z, w};
+  uniforms.push_back(std::move(u));
+  return *this;
+}
+
+Dispatch& Dispatch::GridOver(const Bhwc& out) {
+  grid = {static_cast<uint32_t>(out.w), static_cast<uint32_t>(out.h),
+          static_cast<uint32_t>(out.b * out.slices())};
+  return *this;
+}
+
+// ---- OpBuildContext ----
+
+const Tensor* OpBuildContext::input(size_t i) const {
+  int t = input_index(i);
+  return t < 0 ? nullptr : &graph_.tensors[static_cast<size_t>(t)];
+}
+
+int OpBuildContext::input_index(size_t i) const {
+  const Node& n = node();
+  if (i >= n.inputs.size()) return kNoTensor;
+  int t = n.inputs[i];
+  if (t < 0 || static_cast<size_t>(t) >= graph_.tensors.size()) return kNoTensor;
+  return t;
+}
+
+int OpBuildContext::output_index(size_t i) const {
+  const Node& n = node();
+  if (i >= n.outputs.size()) return kNoTensor;
+  int t = n.outputs[i];
+  if (t < 0 || static_cast<size_t>(t) >= graph_.tensors.size()) return kNoTensor;
+  return t;
+}
+
+Status OpBuildContext::Unsupported(const std::string& message) const {
+  return UnimplementedError(std::string(op_name()) + ": " + message);
+}
+
+Status OpBuildContext::Invalid(const std::string& message) const {
+  return InvalidArgumentError(std::string(op_name()) + ": " + message);
+}
+
+StatusOr<Bhwc> OpBuildContext::GpuShape(int tensor, bool allow_quantized) const {
+  if (tensor < 0 || static_cast<size_t>(tensor) >= graph_.tensors.size()) {
+    return Invalid("missing tensor (index " + std::to_string(tensor) + ")");
+  }
+  const Tensor& t = graph_.tensors[static_cast<size_t>(tensor)];
+  bool type_ok = t.type == DataType::kFloat32 ||
+                 (t.is_constant && t.type == DataType::kFloat16);
+  if (allow_quantized) {
+    type_ok = type_ok || t.type == DataType::kInt8 || t.type == DataType::kUInt8 ||
+              (t.type == DataType::kInt16 && precision_ == Precision::kFp32);
+  }
+  if (!type_ok) {
+    std::string why = std::string(DataTypeName(t.type)) + " tensor '" + t.name + "'";
+    if (allow_quantized && t.type == DataType::kInt16) {
+      return Unsupported(why + " needs fp32 precision (fp16 holds integers exactly only up to 2048)");
+    }
+    return Unsupported(why + " (the GPU path runs float32 tensors)");
+  }
+  if (t.shape.size() > 4) {
+    return Unsupported("tensor '" + t.name + "' has rank " + std::to_string(t.shape.size()) +
+                       " " + ShapeToString(t.shape) + "; the GPU layout takes rank <= 4");
+  }
+  for (int32_t d : t.shape) {
+    if (d <= 0) {
+      return Unsupported("tensor '" + t.name + "' has shape " + ShapeToString(t.shape) +
+                         " (unknown or empty dimension)");
+    }
+  }
+  if (!ShapeIsValid(t.shape, int64_t{1} << 31)) {
+    return Unsupported("tensor '" + t.name + "' is too large: " + ShapeToString(t.shape));
+  }
+  return ToBhwc(t.shape);
+}
+
+StatusOr<Bhwc> OpBuildContext::InputShape(size_t i) const {
+  int t = input_index(i);
+  if (t < 0) return Invalid("input " + std::to_string(i) + " is missing");
+  return GpuShape(t);
+}
+
+StatusOr<Bhwc> OpBuildContext::OutputShape(size_t i) const {
+  int t = output_index(i);
+  if (t < 0) return Invalid("output " + std::to_string(i) + " is missing");
+  return GpuShape(t);
+}
+
+StatusOr<std::vector<float>> OpBuildContext::ConstantFloats(size_t i) const {
+  const Tensor* t = input(i);
+  if (t == nullptr) return Invalid("input " + std::to_string(i) + " is missing");
+  if (!t->is_constant) {
+    return Unsupported("input " + std::to_string(i) + " '" + t->name +
+                       "' must be a constant on the GPU path");
+  }
+  int64_t n = t->num_elements();
+  if (n < 0 || !ShapeIsValid(t->shape)) return Invalid("tensor '" + t->name + "' has a bad shape");
+  std::vector<float> v(static_cast<size_t>(n));
+  if (t->type == DataType::kFloat32) {
+    if (t->data.size() < v.size() * 4) return Invalid("constant '" + t->name + "' has too little data");
+    if (!v.empty()) std::memcpy(v.data(), t->data.data(), v.size() * 4);
+  } else if (t->type == DataType::kFloat16) {
+    if (t->data.size() < v.size() * 2) return Invalid("constant '" + t->name + "' has too little data");
+    for (size_t k = 0; k < v.size(); ++k) {
+      uint16_t h;
+      std::memcpy(&h, t->data.data() + 2 * k, 2);
+      v[k] = HalfToFloat(h);
+    }
+  } else {
+    return Unsupported(std::string(DataTypeName(t->type)) + " constant '" + t->name +
+                       "' (the GPU path takes float32 / float16 constants)");
+  }
+  return v;
+}
+
+StatusOr<std::vector<int64_t>> OpBuildContext::ConstantInts(size_t i) const {
+  const Tensor* t = input(i);
+  if (t == nullptr) return Invalid("input " + std::to_string(i) + " is missing");
+  if (!t->is_constant) {
+    return Unsupported("input " + std::to_string(i) + " '" + t->name +
+                       "' is not a constant (the GPU path needs its values when the segment is built)");
+  }
+  int64_t n = t->num_elements();
+  if (n < 0 || n > (int64_t{1} << 20)) return Invalid("tensor '" + t->name + "' has a bad shape");
+  std::vector<int64_t> v(static_cast<size_t>(n));
+  if (t->type == DataType::kInt32) {
+    if (t->data.size() < v.size() * 4) return Invalid("constant '" + t->name + "' has too little data");
+    for (size_t k = 0; k < v.size(); ++k) {
+      int32_t x;
+      std::memcpy(&x, t->data.data() + 4 * k, 4);
+      v[k] = x;
+    }
+  } else if (t->type == DataType::kInt64) {
+    if (t->data.size() < v.size() * 8) return Invalid("constant '" + t->name + "' has too little data");
+    if (!v.empty()) std::memcpy(v.data(), t->data.data(), v.size() * 8);
+  } else {
+    return Invalid(std::string(DataTypeName(t->type)) + " tensor '" + t->name +
+                   "' where int32 / int64 values are expected");
+  }
+  return v;
+}
+
+BufferRef OpBuildContext::AddConstant(const std::string& what,
+                                      const std::function<std::vector<float>()>& make) {
+  ConstantBuffer c;
+  c.name = graph_.NodeLabel(node_index_) + " " + what;
+  if (!dry_run_) c.vec4_floats = make();
+  constants_.push_back(std::move(c));
+  return BufferRef{BufferRef::kConstant, static_cast<int>(constants_.size() - 1)};
+}
+
+StatusOr<std::string> ActivationDefine(Activation a, const char* op_name) {
+  switch (a) {
+    case Activation::kNone: return std::string("ACT_NONE");
+    case Activation::kRelu: return std::string("ACT_RELU");
+    case Activation::kReluN1To1: return std::string("ACT_RELU_N1_TO_1");
+    case Activation::kRelu6: return std::string("ACT_RELU6");
+    case Activation::kTanh: return std::string("ACT_TANH");
+    case Activation::kSigmoid: return std::string("ACT_SIGMOID");
+    case Activation::kSignBit: break;
+  }
+  return UnimplementedError(std::string(op_name) + ": fused activation " + ActivationName(a) +
+                            " has no GL implementation");
+}
+
+Status BuildNode(OpBuildContext& ctx, std::vector<Dispatch>* out) {
+  switch (ctx.node().op) {
+    case OpType::kAdd: case OpType::kSub: case OpType::kMul: case OpType::kDiv:
+    case OpType::kMaximum: case OpType::kMinimum: case OpType::kPow:
+    case OpType::kSquaredDifference: case OpType::kPrelu:
+    case OpType::kAbs: case OpType::kCos: case OpType::kExp: case OpType::kFloor:
+    case OpType::kLog: case OpType::kNeg: case OpType::kRsqrt: case OpType::kSin:
+    case OpType::kSqrt: case OpType::kSquare: case OpType::kTanh: case OpType::kLogistic:
+    case OpType::kElu: case OpType::kHardSwish: case OpType::kGelu: case OpType::kRelu:
+    case OpType::kRelu6: case OpType::kReluN1To1: case OpType::kRelu0To1:
+    case OpType::kLeakyRelu:
+      return BuildElementwise(ctx, out);
+    case OpType::kConv2d: return BuildConv2d(ctx, out);
+    case OpType::kDepthwiseConv2d: return BuildDepthwiseConv2d(ctx, out);
+    case OpType::kTransposeConv:
+    case OpType::kConvolution2DTransposeBias: return BuildTransposeConv(ctx, out);
+    case OpType::kFullyConnected: return BuildFullyConnected(ctx, out);
+    case OpType::kAveragePool2d:
+    case OpType::kMaxPool2d:
+    case OpType::kMaxPoolingWithArgmax2D: return BuildPooling(ctx, out);
+    case OpType::kMaxUnpooling2D: return BuildMaxUnpooling(ctx, out);
+    case OpType::kMean:
+    case OpType::kSum:
+    case OpType::kReduceMax:
+    case OpType::kReduceMin:
+    case OpType::kReduceProd: return BuildMean(ctx, out);
+    case OpType::kSoftmax: return BuildSoftmax(ctx, out);
+    case OpType::kConcatenation: return BuildConcatenation(ctx, out);
+    case OpType::kPad:
+    case OpType::kPadV2:
+    case OpType::kMirrorPad: return BuildPad(ctx, out);
+    case OpType::kReshape: return BuildReshape(ctx, out);
+    case OpType::kResizeBilinear:
+    case OpType::kResizeNearestNeighbor: return BuildResize(ctx, out);
+    case OpType::kSlice:
+    case OpType::kStridedSlice: return BuildSlice(ctx, out);
+    case OpType::kDepthToSpace:
+    case OpType::kSpaceToDepth: return BuildDepthSpace(ctx, out);
+    case OpType::kTile: return BuildTile(ctx, out);
+    case OpType::kTranspose: return BuildTranspose(ctx, out);
+    case OpType::kQuantize:
+    case OpType::kDequantize: return BuildQuantize(ctx, out);
+    default: break;
+  }
+  return UnimplementedError(std::string("op ") + ctx.op_name() + " has no GL kernel");
+}
+
+}  // namespace gld::gl

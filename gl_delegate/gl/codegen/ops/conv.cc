@@ -1,0 +1,308 @@
+// Convolutions and FULLY_CONNECTED: conv2d.comp, depthwise_conv.comp,
+// transpose_conv.comp, fully_connected.comp. Weights and biases must be
+// constants; they are repacked on the host once, when the segment is built.
+#include <string>
+#include <vector>
+
+#include "gl/codegen/gl_op.h"
+#include "gl/codegen/ops/op_util.h"
+#include "graph/shape_inference.h"
+
+namespace gld::gl {
+
+namespace {
+
+// Checks a constant weights tensor of rank 4 and returns its dims.
+Status WeightsDims(OpBuildContext& ctx, size_t input, std::array<int32_t, 4>* dims) {
+  const Tensor* w = ctx.input(input);
+  if (w == nullptr) return ctx.Invalid("weights (input " + std::to_string(input) + ") missing");
+  if (!w->is_constant) {
+    return ctx.Unsupported("weights '" + w->name + "' are not constant (the GPU path repacks them once)");
+  }
+  if (w->shape.size() != 4) {
+    return ctx.Invalid("weights '" + w->name + "' have shape " + ShapeToString(w->shape) + ", expected 4-D");
+  }
+  for (int i = 0; i < 4; ++i) {
+    if (w->shape[static_cast<size_t>(i)] <= 0) {
+      return ctx.Invalid("weights '" + w->name + "' have shape " + ShapeToString(w->shape));
+    }
+    (*dims)[static_cast<size_t>(i)] = w->shape[static_cast<size_t>(i)];
+  }
+  return OkStatus();
+}
+
+// The bias buffer (zeros when the optional input is absent).
+StatusOr<BufferRef> BiasBuffer(OpBuildContext& ctx, size_t input, int32_t channels, int32_t slices = 0) {
+  const Tensor* b = ctx.input(input);
+  if (b != nullptr) {
+    if (!b->is_constant) return ctx.Unsupported("bias '" + b->name + "' is not constant");
+    if (b->num_elements() != channels) {
+      return ctx.Invalid("bias '" + b->name + "' has " + std::to_string(b->num_elements()) +
+                         " elements, expected " + std::to_string(channels));
+    }
+    // Validate the data now, so that a dry run reports what a real one would.
+    GLD_RETURN_IF_ERROR(ctx.ConstantFloats(input).status());
+  }
+  return ctx.AddConstant("bias", [&ctx, input, channels, slices, present = b != nullptr] {
+    std::vector<float> v;
+    if (present) v = *ctx.ConstantFloats(input);
+    return RepackVector(v, channels, slices);
+  });
+}
+
+// Output slices per invocation, and the slice count rounded up to it.
+struct Blocking {
+  int32_t block;
+  int32_t padded_slices;
+};
+Blocking BlockingFor(int32_t out_channels) {
+  const int32_t slices = (out_channels + 3) / 4;
+  const int32_t block = OutputSliceBlock(slices);
+  return {block, (slices + block - 1) / block * block};
+}
+
+// The dense templates' grid: (W, H, B * groups of BLOCK slices).
+void GridOverGroups(Dispatch& d, const Bhwc& o, const Blocking& k) {
+  d.grid = {static_cast<uint32_t>(o.w), static_cast<uint32_t>(o.h),
+            static_cast<uint32_t>(o.b * (k.padded_slices / k.block))};
+}
+
+Status CheckPositive(OpBuildContext& ctx, const char* what, int32_t y, int32_t x) {
+  if (y <= 0 || x <= 0) {
+    return ctx.Invalid(std::string(what) + " must be positive, got " + std::to_string(y) + "x" +
+                       std::to_string(x));
+  }
+  return OkStatus();
+}
+
+Status CheckOutputSize(OpBuildContext& ctx, const char* axis, int32_t got, int32_t expected) {
+  if (got != expected) {
+    return ctx.Invalid(std::string("output ") + axis + " is " + std::to_string(got) + ", the op gives " +
+                       std::to_string(expected));
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Status BuildConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
+  const auto* attrs = std::get_if<Conv2dAttributes>(&ctx.node().attributes);
+  if (attrs == nullptr) return ctx.Invalid("missing Conv2dAttributes");
+  if (ctx.num_inputs() < 2 || ctx.num_outputs() < 1) return ctx.Invalid("expects input, weights[, bias] and 1 output");
+  GLD_ASSIGN_OR_RETURN(Bhwc in, ctx.InputShape(0));
+  GLD_ASSIGN_OR_RETURN(Bhwc o, ctx.OutputShape(0));
+  std::array<int32_t, 4> w;  // O, KH, KW, I
+  GLD_RETURN_IF_ERROR(WeightsDims(ctx, 1, &w));
+  if (ctx.input(0)->shape.size() != 4) return ctx.Unsupported("input is not 4-D");
+  if (w[3] != in.c) {
+    return ctx.Unsupported("grouped convolution (input has " + std::to_string(in.c) +
+                           " channels, weights " + std::to_string(w[3]) + ")");
+  }
+  GLD_RETURN_IF_ERROR(CheckPositive(ctx, "strides", attrs->stride_h, attrs->stride_w));
+  GLD_RETURN_IF_ERROR(CheckPositive(ctx, "dilations", attrs->dilation_h, attrs->dilation_w));
+  GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "channels", o.c, w[0]));
+  GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "batch", o.b, in.b));
+  // A merged PAD (explicit_padding) widens the input the padding rule sees.
+  const ExplicitPadding& ep = attrs->explicit_padding;
+  const int32_t padded_h = in.h + ep.top + ep.bottom, padded_w = in.w + ep.left + ep.right;
+  GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "height", o.h,
+      ConvOutputSize(attrs->padding, padded_h, w[1], attrs->stride_h, attrs->dilation_h)));
+  GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "width", o.w,
+      ConvOutputSize(attrs->padding, padded_w, w[2], attrs->stride_w, attrs->dilation_w)));
+  GLD_ASSIGN_OR_RETURN(std::string act, ActivationDefine(attrs->activation, ctx.op_name()));
+  const PaddingValues pad_h{
+      ConvPaddingBefore(attrs->padding, in.h, ep.top, ep.bottom, w[1], attrs->stride_h, attrs->dilation_h, o.h)};
+  const PaddingValues pad_w{
+      ConvPaddingBefore(attrs->padding, in.w, ep.left, ep.right, w[2], attrs->stride_w, attrs->dilation_w, o.w)};
+  GLD_RETURN_IF_ERROR(ctx.ConstantFloats(1).status());
+  const Blocking k = BlockingFor(w[0]);
+  GLD_ASSIGN_OR_RETURN(BufferRef bias, BiasBuffer(ctx, 2, w[0], k.padded_slices));
+  BufferRef weights = ctx.AddConstant("weights", [&ctx, w, k] {
+    return RepackOhwiWeights(*ctx.ConstantFloats(1), w[0], w[1], w[2], w[3], k.block);
+  });
+  // The 1x1 path reads input pixel (y * stride, x * stride) with no bounds
+  // check, so it needs a window that never leaves the input: no merged PAD
+  // (explicit_padding) before or after.
+  const bool one_by_one = w[1] == 1 && w[2] == 1 && pad_h.before == 0 && pad_w.before == 0 &&
+                          (o.h - 1) * attrs->stride_h < in.h && (o.w - 1) * attrs->stride_w < in.w;
+  Dispatch d;
+  d.shader.template_name = "conv2d.comp";
+  d.shader.Define("KERNEL_1X1", one_by_one ? 1 : 0).Define("BLOCK", k.block).Define("ACTIVATION", act);
+  d.Bind(0, {BufferRef::kTensor, ctx.output_index(0)})
+      .Bind(1, {BufferRef::kTensor, ctx.input_index(0)})
+      .Bind(2, weights)
+      .Bind(3, bias);
+  d.IVec4("u_out", o).IVec4("u_in", in);
+  d.IVec2("u_kernel", w[1], w[2]);
+  d.IVec2("u_stride", attrs->stride_h, attrs->stride_w);
+  d.IVec2("u_dilation", attrs->dilation_h, attrs->dilation_w);
+  d.IVec2("u_padding", pad_h.before, pad_w.before);
+  GridOverGroups(d, o, k);
+  out->push_back(std::move(d));
+  return OkStatus();
+}
+
+Status BuildDepthwiseConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
+  const auto* attrs = std::get_if<DepthwiseConv2dAttributes>(&ctx.node().attributes);
+  if (attrs == nullptr) return ctx.Invalid("missing DepthwiseConv2dAttributes");
+  if (ctx.num_inputs() < 2 || ctx.num_outputs() < 1) return ctx.Invalid("expects input, weights[, bias] and 1 output");
+  GLD_ASSIGN_OR_RETURN(Bhwc in, ctx.InputShape(0));
+  GLD_ASSIGN_OR_RETURN(Bhwc o, ctx.OutputShape(0));
+  std::array<int32_t, 4> w;  // 1, KH, KW, O
+  GLD_RETURN_IF_ERROR(WeightsDims(ctx, 1, &w));
+  if (ctx.input(0)->shape.size() != 4) return ctx.Unsupported("input is not 4-D");
+  if (w[0] != 1 || w[3] % in.c != 0) {
+    return ctx.Invalid("weights " + ShapeToString(ctx.input(1)->shape) + " do not fit input channels " +
+                       std::to_string(in.c));
+  }
+  const int32_t multiplier = w[3] / in.c;
+  GLD_RETURN_IF_ERROR(CheckPositive(ctx, "strides", attrs->stride_h, attrs->stride_w));
+  GLD_RETURN_IF_ERROR(CheckPositive(ctx, "dilations", attrs->dilation_h, attrs->dilation_w));
+  GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "channels", o.c, w[3]));
+  GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "batch", o.b, in.b));
+  // A merged PAD (explicit_padding) widens the input the padding rule sees.
+  const ExplicitPadding& ep = attrs->explicit_padding;
+  const int32_t padded_h = in.h + ep.top + ep.bottom, padded_w = in.w + ep.left + ep.right;
+  GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "height", o.h,
+      ConvOutputSize(attrs->padding, padded_h, w[1], attrs->stride_h, attrs->dilation_h)));
+  GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "width", o.w,
+      ConvOutputSize(attrs->padding, padded_w, w[2], attrs->stride_w, attrs->dilation_w)));
+  GLD_ASSIGN_OR_RETURN(std::string act, ActivationDefine(attrs->activation, ctx.op_name()));
+  const PaddingValues pad_h{
+      ConvPaddingBefore(attrs->padding, in.h, ep.top, ep.bottom, w[1], attrs->stride_h, attrs->dilation_h, o.h)};
+  const PaddingValues pad_w{
+      ConvPaddingBefore(attrs->padding, in.w, ep.left, ep.right, w[2], attrs->stride_w, attrs->dilation_w, o.w)};
+  GLD_RETURN_IF_ERROR(ctx.ConstantFloats(1).status());
+  GLD_ASSIGN_OR_RETURN(BufferRef bias, BiasBuffer(ctx, 2, w[3]));
+  BufferRef weights = ctx.AddConstant("weights", [&ctx, w] {
+    std::vector<float> src = *ctx.ConstantFloats(1);
+    const int32_t taps = w[1] * w[2], slices = (w[3] + 3) / 4;
+    std::vector<float> r(static_cast<size_t>(taps) * slices * 4, 0.0f);
+    for (int32_t t = 0; t < taps; ++t)
+      for (int32_t c = 0; c < w[3]; ++c) {
+        r[(static_cast<size_t>(t) * slices + c / 4) * 4 + c % 4] = src[static_cast<size_t>(t) * w[3] + c];
+      }
+    return r;
+  });
+  Dispatch d;
+  d.shader.template_name = "depthwise_conv.comp";
+  d.shader.Define("MULTIPLIER_ONE", multiplier == 1 ? 1 : 0).Define("ACTIVATION", act);
+  d.Bind(0, {BufferRef::kTensor, ctx.output_index(0)})
+      .Bind(1, {BufferRef::kTensor, ctx.input_index(0)})
+      .Bind(2, weights)
+      .Bind(3, bias);
+  d.IVec4("u_out", o).IVec4("u_in", in);
+  d.IVec2("u_kernel", w[1], w[2]);
+  d.IVec2("u_stride", attrs->stride_h, attrs->stride_w);
+  d.IVec2("u_dilation", attrs->dilation_h, attrs->dilation_w);
+  d.IVec2("u_padding", pad_h.before, pad_w.before);
+  d.Int("u_multiplier", multiplier);
+  d.GridOver(o);
+  out->push_back(std::move(d));
+  return OkStatus();
+}
+
+Status BuildTransposeConv(OpBuildContext& ctx, std::vector<Dispatch>* out) {
+  const auto* attrs = std::get_if<TransposeConvAttributes>(&ctx.node().attributes);
+  if (attrs == nullptr) return ctx.Invalid("missing TransposeConvAttributes");
+  const bool mediapipe = ctx.node().op == OpType::kConvolution2DTransposeBias;
+  // TRANSPOSE_CONV: (output_shape, weights, input[, bias]);
+  // Convolution2DTransposeBias: (input, weights, bias).
+  const size_t input = mediapipe ? 0 : 2, bias_input = mediapipe ? 2 : 3;
+  if (ctx.num_inputs() < (mediapipe ? 2u : 3u) || ctx.num_outputs() < 1) {
+    return ctx.Invalid("too few inputs or outputs");
+  }
+  GLD_ASSIGN_OR_RETURN(Bhwc in, ctx.InputShape(input));
+  GLD_ASSIGN_OR_RETURN(Bhwc o, ctx.OutputShape(0));
+  std::array<int32_t, 4> w;  // O, KH, KW, I
+  GLD_RETURN_IF_ERROR(WeightsDims(ctx, 1, &w));
+  if (ctx.input(input)->shape.size() != 4) return ctx.Unsupported("input is not 4-D");
+  if (w[3] != in.c) {
+    return ctx.Invalid("weights " + ShapeToString(ctx.input(1)->shape) + " do not fit input channels " +
+                       std::to_string(in.c));
+  }
+  GLD_RETURN_IF_ERROR(CheckPositive(ctx, "strides", attrs->stride_h, attrs->stride_w));
+  GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "channels", o.c, w[0]));
+  GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "batch", o.b, in.b));
+  GLD_ASSIGN_OR_RETURN(std::string act, ActivationDefine(attrs->activation, ctx.op_name()));
+  int32_t pad_top = 0, pad_left = 0;
+  if (mediapipe) {
+    TransposeConvBiasSize hs = MediaPipeTransposeConvSize(attrs->padding, in.h, w[1], attrs->stride_h);
+    TransposeConvBiasSize ws = MediaPipeTransposeConvSize(attrs->padding, in.w, w[2], attrs->stride_w);
+    GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "height", o.h, hs.out));
+    GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "width", o.w, ws.out));
+    pad_top = hs.pad_before;
+    pad_left = ws.pad_before;
+  } else if (attrs->padding == Padding::kSame) {
+    // TFLite pads as if the output were the input of a CONV_2D.
+    pad_top = ComputePadding(Padding::kSame, o.h, w[1], attrs->stride_h, 1,
+                             ConvOutputSize(Padding::kSame, o.h, w[1], attrs->stride_h)).before;
+    pad_left = ComputePadding(Padding::kSame, o.w, w[2], attrs->stride_w, 1,
+                              ConvOutputSize(Padding::kSame, o.w, w[2], attrs->stride_w)).before;
+  }
+  GLD_RETURN_IF_ERROR(ctx.ConstantFloats(1).status());
+  const Blocking k = BlockingFor(w[0]);
+  GLD_ASSIGN_OR_RETURN(BufferRef bias, BiasBuffer(ctx, bias_input, w[0], k.padded_slices));
+  BufferRef weights = ctx.AddConstant("weights", [&ctx, w, k] {
+    return RepackOhwiWeights(*ctx.ConstantFloats(1), w[0], w[1], w[2], w[3], k.block);
+  });
+  Dispatch d;
+  d.shader.template_name = "transpose_conv.comp";
+  d.shader.Define("BLOCK", k.block).Define("ACTIVATION", act);
+  d.Bind(0, {BufferRef::kTensor, ctx.output_index(0)})
+      .Bind(1, {BufferRef::kTensor, ctx.input_index(input)})
+      .Bind(2, weights)
+      .Bind(3, bias);
+  d.IVec4("u_out", o).IVec4("u_in", in);
+  d.IVec2("u_kernel", w[1], w[2]);
+  d.IVec2("u_stride", attrs->stride_h, attrs->stride_w);
+  d.IVec2("u_padding", pad_top, pad_left);
+  GridOverGroups(d, o, k);
+  out->push_back(std::move(d));
+  return OkStatus();
+}
+
+Status BuildFullyConnected(OpBuildContext& ctx, std::vector<Dispatch>* out) {
+  const auto* attrs = std::get_if<FullyConnectedAttributes>(&ctx.node().attributes);
+  if (attrs == nullptr) return ctx.Invalid("missing FullyConnectedAttributes");
+  if (ctx.num_inputs() < 2 || ctx.num_outputs() < 1) return ctx.Invalid("expects input, weights[, bias] and 1 output");
+  GLD_ASSIGN_OR_RETURN(Bhwc in, ctx.InputShape(0));
+  GLD_ASSIGN_OR_RETURN(Bhwc o, ctx.OutputShape(0));
+  const Tensor* wt = ctx.input(1);
+  if (wt == nullptr) return ctx.Invalid("weights missing");
+  if (!wt->is_constant) return ctx.Unsupported("weights '" + wt->name + "' are not constant");
+  if (wt->shape.size() != 2 || wt->shape[0] <= 0 || wt->shape[1] <= 0) {
+    return ctx.Invalid("weights '" + wt->name + "' have shape " + ShapeToString(wt->shape) + ", expected [O, K]");
+  }
+  const int32_t units = wt->shape[0], depth = wt->shape[1];
+  if (in.c != depth) {
+    return ctx.Unsupported("input " + ShapeToString(ctx.input(0)->shape) + " has last dimension " +
+                           std::to_string(in.c) + " != weights' K " + std::to_string(depth) +
+                           " (rows spanning dimensions are not supported)");
+  }
+  GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "channels", o.c, units));
+  const int64_t rows = in.elements() / depth;
+  if (o.elements() / units != rows) {
+    return ctx.Invalid("output " + o.ToString() + " does not hold " + std::to_string(rows) + " rows");
+  }
+  GLD_ASSIGN_OR_RETURN(std::string act, ActivationDefine(attrs->activation, ctx.op_name()));
+  GLD_RETURN_IF_ERROR(ctx.ConstantFloats(1).status());
+  const Blocking k = BlockingFor(units);
+  GLD_ASSIGN_OR_RETURN(BufferRef bias, BiasBuffer(ctx, 2, units, k.padded_slices));
+  BufferRef weights = ctx.AddConstant("weights", [&ctx, units, depth, k] {
+    return RepackOhwiWeights(*ctx.ConstantFloats(1), units, 1, 1, depth, k.block);
+  });
+  Dispatch d;
+  d.shader.template_name = "fully_connected.comp";
+  d.shader.Define("BLOCK", k.block).Define("ACTIVATION", act);
+  d.Bind(0, {BufferRef::kTensor, ctx.output_index(0)})
+      .Bind(1, {BufferRef::kTensor, ctx.input_index(0)})
+      .Bind(2, weights)
+      .Bind(3, bias);
+  d.IVec4("u_out", o).IVec4("u_in", in);
+  GridOverGroups(d, o, k);
+  out->push_back(std::move(d));
+  return OkStatus();
+}
+
+}  // namespace gld::gl

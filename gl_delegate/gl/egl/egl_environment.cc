@@ -1,0 +1,441 @@
+#include "gl/egl/egl_environment.h"
+
+#include <epoxy/gl.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gl/cache/binary_cache.h"
+#include "gl/cache/program_cache.h"
+#include "util/file_util.h"
+#include "util/logging.h"
+
+namespace gld::gl {
+
+const char* EglErrorName(EGLint error) {
+  switch (error) {
+    case EGL_SUCCESS: return "EGL_SUCCESS";
+    case EGL_NOT_INITIALIZED: return "EGL_NOT_INITIALIZED";
+    case EGL_BAD_ACCESS: return "EGL_BAD_ACCESS";
+    case EGL_BAD_ALLOC: return "EGL_BAD_ALLOC";
+    case EGL_BAD_ATTRIBUTE: return "EGL_BAD_ATTRIBUTE";
+    case EGL_BAD_CONFIG: return "EGL_BAD_CONFIG";
+    case EGL_BAD_CONTEXT: return "EGL_BAD_CONTEXT";
+    case EGL_BAD_CURRENT_SURFACE: return "EGL_BAD_CURRENT_SURFACE";
+    case EGL_BAD_DISPLAY: return "EGL_BAD_DISPLAY";
+    case EGL_BAD_MATCH: return "EGL_BAD_MATCH";
+    case EGL_BAD_NATIVE_PIXMAP: return "EGL_BAD_NATIVE_PIXMAP";
+    case EGL_BAD_NATIVE_WINDOW: return "EGL_BAD_NATIVE_WINDOW";
+    case EGL_BAD_PARAMETER: return "EGL_BAD_PARAMETER";
+    case EGL_BAD_SURFACE: return "EGL_BAD_SURFACE";
+    case EGL_CONTEXT_LOST: return "EGL_CONTEXT_LOST";
+    default: return "unknown EGL error";
+  }
+}
+
+namespace {
+
+std::string EglErrorString() {
+  EGLint e = eglGetError();
+  char hex[16];
+  std::snprintf(hex, sizeof(hex), "0x%04x", static_cast<unsigned>(e));
+  return std::string(EglErrorName(e)) + " (" + hex + ")";
+}
+
+bool HasClientExtension(const char* name) {
+  // epoxy answers for EGL_NO_DISPLAY from the client extension string.
+  return epoxy_has_egl_extension(EGL_NO_DISPLAY, name);
+}
+
+// Parses GLD_EGL_DEVICE; -1 when unset. A malformed value is an error rather
+// than silently "device 0".
+StatusOr<int> DeviceIndexFromEnvironment() {
+  const char* v = std::getenv("GLD_EGL_DEVICE");
+  if (v == nullptr || *v == '\0') return -1;
+  char* end = nullptr;
+  long n = std::strtol(v, &end, 10);
+  if (*end != '\0' || n < 0 || n > 1000000) {
+    return InvalidArgumentError(std::string("GLD_EGL_DEVICE='") + v +
+                                "' is not a device index (0, 1, ...)");
+  }
+  return static_cast<int>(n);
+}
+
+// Set once any display was initialised by us in this process: drivers read
+// their cache settings then, so later redirections cannot take effect.
+std::atomic<bool> g_display_opened{false};
+
+// EGL_ANDROID_blob_cache: the callbacks carry no user pointer, and a display
+// accepts them once, so the folder is process-wide: the first environment
+// with a cache_dir that initialises a display chooses it.
+std::mutex g_blob_mutex;
+std::string g_blob_dir;
+std::vector<EGLDisplay> g_blob_displays;
+
+void BlobSet(const void* key, EGLsizeiANDROID key_size, const void* value, EGLsizeiANDROID value_size) {
+  std::string dir;
+  {
+    std::lock_guard<std::mutex> lock(g_blob_mutex);
+    dir = g_blob_dir;
+  }
+  if (dir.empty() || key_size <= 0 || value_size < 0) return;
+  BlobStorePut(dir, key, static_cast<size_t>(key_size), value, static_cast<size_t>(value_size));
+}
+
+EGLsizeiANDROID BlobGet(const void* key, EGLsizeiANDROID key_size, void* value, EGLsizeiANDROID value_size) {
+  std::string dir;
+  {
+    std::lock_guard<std::mutex> lock(g_blob_mutex);
+    dir = g_blob_dir;
+  }
+  if (dir.empty() || key_size <= 0 || value_size < 0) return 0;
+  return static_cast<EGLsizeiANDROID>(
+      BlobStoreGet(dir, key, static_cast<size_t>(key_size), value, static_cast<size_t>(value_size)));
+}
+
+// Installs the blob cache callbacks on a freshly initialised display (before
+// any context on it exists) when it offers them and a folder is chosen.
+bool InstallBlobCache(EGLDisplay display) {
+  if (!epoxy_has_egl_extension(display, "EGL_ANDROID_blob_cache")) return false;
+  std::lock_guard<std::mutex> lock(g_blob_mutex);
+  if (g_blob_dir.empty()) return false;
+  for (EGLDisplay d : g_blob_displays) {
+    if (d == display) return true;
+  }
+  eglSetBlobCacheFuncsANDROID(display, BlobSet, BlobGet);
+  g_blob_displays.push_back(display);
+  Log().debug("program cache: EGL_ANDROID_blob_cache stores driver blobs in '{}/blob'", g_blob_dir);
+  return true;
+}
+
+struct Attempt {
+  EGLDisplay display = EGL_NO_DISPLAY;
+  EGLContext context = EGL_NO_CONTEXT;
+  EGLSurface surface = EGL_NO_SURFACE;
+  bool initialized = false;
+  bool blob_cache = false;
+};
+
+void Abandon(Attempt& a) {
+  if (a.display == EGL_NO_DISPLAY) return;
+  eglMakeCurrent(a.display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  if (a.surface != EGL_NO_SURFACE) eglDestroySurface(a.display, a.surface);
+  if (a.context != EGL_NO_CONTEXT) eglDestroyContext(a.display, a.context);
+  // No eglTerminate: displays are per-process singletons without reference
+  // counting, and terminating one would pull it from under any other user
+  // (another environment, or the application itself).
+  a = Attempt();
+}
+
+// Initialises `display`, creates a GLES 3.1 context on it (with a 1x1 pbuffer
+// when `pbuffer`) and makes it current. Error text names the failing call and
+// the EGL error.
+Status CreateContextOn(EGLDisplay display, bool pbuffer, Attempt* out) {
+  Attempt a;
+  a.display = display;
+  if (display == EGL_NO_DISPLAY) return UnavailableError("no display (" + EglErrorString() + ")");
+  EGLint major = 0, minor = 0;
+  if (!eglInitialize(display, &major, &minor)) {
+    return UnavailableError("eglInitialize failed: " + EglErrorString());
+  }
+  a.initialized = true;
+  g_display_opened = true;
+  a.blob_cache = InstallBlobCache(display);
+  if (!eglBindAPI(EGL_OPENGL_ES_API)) {
+    return UnavailableError("eglBindAPI(EGL_OPENGL_ES_API) failed: " + EglErrorString());
+  }
+  const EGLint config_attribs[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT,
+                                   EGL_SURFACE_TYPE, pbuffer ? EGL_PBUFFER_BIT : 0,
+                                   EGL_NONE};
+  EGLConfig config = nullptr;
+  EGLint num_configs = 0;
+  if (!eglChooseConfig(display, config_attribs, &config, 1, &num_configs) || num_configs < 1) {
+    std::string why = num_configs < 1 ? "no config with EGL_OPENGL_ES3_BIT" : EglErrorString();
+    // Without a config, a surfaceless context may still be possible.
+    if (pbuffer || !epoxy_has_egl_extension(display, "EGL_KHR_no_config_context")) {
+      return UnavailableError("eglChooseConfig: " + why);
+    }
+    config = nullptr;  // EGL_NO_CONFIG_KHR
+  }
+  const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 1,
+                                    EGL_NONE};
+  a.context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs);
+  if (a.context == EGL_NO_CONTEXT) {
+    std::string why = EglErrorString();
+    Abandon(a);
+    return UnavailableError("eglCreateContext(OpenGL ES 3.1) failed: " + why);
+  }
+  if (pbuffer) {
+    const EGLint surface_attribs[] = {EGL_WIDTH, 1, EGL_HEIGHT, 1, EGL_NONE};
+    a.surface = eglCreatePbufferSurface(display, config, surface_attribs);
+    if (a.surface == EGL_NO_SURFACE) {
+      std::string why = EglErrorString();
+      Abandon(a);
+      return UnavailableError("eglCreatePbufferSurface(1x1) failed: " + why);
+    }
+  } else if (!epoxy_has_egl_extension(display, "EGL_KHR_surfaceless_context")) {
+    Abandon(a);
+    return UnavailableError("display lacks EGL_KHR_surfaceless_context");
+  }
+  if (!eglMakeCurrent(display, a.surface, a.surface, a.context)) {
+    std::string why = EglErrorString();
+    Abandon(a);
+    return UnavailableError("eglMakeCurrent failed: " + why);
+  }
+  *out = a;
+  return OkStatus();
+}
+
+}  // namespace
+
+GlEnvironment::GlEnvironment() : programs_(std::make_unique<ProgramCache>()) {}
+
+StatusOr<std::unique_ptr<GlEnvironment>> GlEnvironment::Create(const EglOptions& options) {
+  std::unique_ptr<GlEnvironment> env(new GlEnvironment());
+
+  // 1. The caller's current context.
+  EGLContext current = eglGetCurrentContext();
+  // The driver's shader cache goes into cache_dir, where it still can.
+  if (!options.cache_dir.empty()) {
+    const bool already_open = g_display_opened || current != EGL_NO_CONTEXT;
+    RedirectDriverShaderCache(options.cache_dir, already_open);
+    std::lock_guard<std::mutex> lock(g_blob_mutex);
+    if (g_blob_dir.empty() && !already_open && IsDirectory(options.cache_dir)) {
+      g_blob_dir = DriverCacheDir(options.cache_dir);
+    }
+  }
+  if (options.reuse_current_context && current != EGL_NO_CONTEXT) {
+    if (eglQueryAPI() != EGL_OPENGL_ES_API) {
+      return UnavailableError("the current EGL context is not an OpenGL ES context");
+    }
+    env->display_ = eglGetCurrentDisplay();
+    env->context_ = current;
+    env->draw_ = eglGetCurrentSurface(EGL_DRAW);
+    env->read_ = eglGetCurrentSurface(EGL_READ);
+    env->reused_ = true;
+    env->info_.platform = "current context";
+    Status s = env->QueryInfo();
+    if (!s.ok()) return Status(s.code(), "reusing the current EGL context: " + s.message());
+    Log().info("GL: reusing the current EGL context: {} / {}", env->info_.renderer,
+               env->info_.version);
+    return env;
+  }
+
+  int device_index = options.device_index;
+  if (device_index < 0) {
+    GLD_ASSIGN_OR_RETURN(device_index, DeviceIndexFromEnvironment());
+  }
+  const bool forced_device = device_index >= 0;
+
+  // Whatever was current before (nothing, in the common case) is restored
+  // once the new context is set up.
+  const EGLDisplay prev_display = eglGetCurrentDisplay();
+  const EGLSurface prev_draw = eglGetCurrentSurface(EGL_DRAW);
+  const EGLSurface prev_read = eglGetCurrentSurface(EGL_READ);
+  auto restore_previous = [&] {
+    if (current != EGL_NO_CONTEXT) {
+      eglMakeCurrent(prev_display, prev_draw, prev_read, current);
+    } else if (env->display_ != EGL_NO_DISPLAY) {
+      eglMakeCurrent(env->display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    }
+  };
+
+  std::vector<std::string> failures;
+  Attempt got;
+  auto finish = [&](const std::string& platform) -> StatusOr<std::unique_ptr<GlEnvironment>> {
+    env->display_ = got.display;
+    env->context_ = got.context;
+    env->draw_ = env->read_ = got.surface;
+    env->owns_display_ = got.initialized;
+    env->info_.blob_cache = got.blob_cache;
+    env->info_.platform = platform;
+    Status s = env->QueryInfo();
+    if (!s.ok()) {
+      failures.push_back(platform + ": " + s.message());
+      Abandon(got);
+      env->display_ = EGL_NO_DISPLAY;
+      env->context_ = EGL_NO_CONTEXT;
+      env->draw_ = env->read_ = EGL_NO_SURFACE;
+      return s;
+    }
+    // Ask the driver for as many compiler threads as it likes.
+    if (env->info_.parallel_shader_compile) glMaxShaderCompilerThreadsKHR(0xFFFFFFFFu);
+    restore_previous();
+    Log().info("GL: {} on EGL {}: {} / {}", env->info_.renderer, platform, env->info_.version,
+               env->info_.vendor);
+    return std::move(env);
+  };
+
+  // 2. The device platform.
+  if (options.try_device_platform || forced_device) {
+    if (!HasClientExtension("EGL_EXT_platform_device") ||
+        !HasClientExtension("EGL_EXT_device_enumeration")) {
+      failures.push_back("device platform: EGL_EXT_platform_device / EGL_EXT_device_enumeration missing");
+      if (forced_device) {
+        return UnavailableError("EGL device " + std::to_string(device_index) +
+                                " requested, but " + failures.back());
+      }
+    } else {
+      EGLint count = 0;
+      std::vector<EGLDeviceEXT> devices;
+      if (eglQueryDevicesEXT(0, nullptr, &count) && count > 0) {
+        devices.resize(static_cast<size_t>(count));
+        eglQueryDevicesEXT(count, devices.data(), &count);
+        devices.resize(static_cast<size_t>(count));
+      }
+      if (forced_device && device_index >= static_cast<int>(devices.size())) {
+        return UnavailableError("EGL device " + std::to_string(device_index) +
+                                " requested (option or GLD_EGL_DEVICE), but EGL lists " +
+                                std::to_string(devices.size()) + " device(s): valid indices are 0.." +
+                                std::to_string(static_cast<int>(devices.size()) - 1));
+      }
+      if (devices.empty()) failures.push_back("device platform: eglQueryDevicesEXT found no device");
+      for (size_t i = 0; i < devices.size(); ++i) {
+        if (forced_device && static_cast<int>(i) != device_index) continue;
+        EGLDisplay d = eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
+        Status s = CreateContextOn(d, false, &got);
+        std::string platform = "device " + std::to_string(i);
+        if (s.ok()) {
+          auto r = finish(platform);
+          if (r.ok()) return r;
+          s = r.status();
+        } else {
+          failures.push_back(platform + ": " + s.message());
+        }
+        if (forced_device) {
+          return UnavailableError("EGL device " + std::to_string(device_index) +
+                                  " (GLD_EGL_DEVICE or option) is unusable: " + failures.back());
+        }
+      }
+    }
+  }
+
+  // 3. Mesa's surfaceless platform.
+  if (options.try_surfaceless_platform) {
+    if (!HasClientExtension("EGL_MESA_platform_surfaceless")) {
+      failures.push_back("surfaceless platform: EGL_MESA_platform_surfaceless missing");
+    } else {
+      EGLDisplay d = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
+      Status s = CreateContextOn(d, false, &got);
+      if (s.ok()) {
+        auto r = finish("surfaceless");
+        if (r.ok()) return r;
+      } else {
+        failures.push_back("surfaceless platform: " + s.message());
+      }
+    }
+  }
+
+  // 4. The default display with a pbuffer.
+  if (options.try_default_display) {
+    EGLDisplay d = eglGetDisplay(EGL_DEFAULT_DISPLAY);
+    Status s = CreateContextOn(d, true, &got);
+    if (s.ok()) {
+      auto r = finish("default display (pbuffer)");
+      if (r.ok()) return r;
+    } else {
+      failures.push_back("default display: " + s.message());
+    }
+  }
+
+  std::string msg = "no OpenGL ES 3.1 context through EGL";
+  if (failures.empty()) msg += ": every platform was disabled by the options";
+  for (const std::string& f : failures) msg += "; " + f;
+  return UnavailableError(msg);
+}
+
+Status GlEnvironment::QueryInfo() {
+  auto str = [](GLenum name) {
+    const GLubyte* s = glGetString(name);
+    return s ? std::string(reinterpret_cast<const char*>(s)) : std::string();
+  };
+  info_.vendor = str(GL_VENDOR);
+  info_.renderer = str(GL_RENDERER);
+  info_.version = str(GL_VERSION);
+  info_.shading_language_version = str(GL_SHADING_LANGUAGE_VERSION);
+  if (info_.version.rfind("OpenGL ES", 0) != 0) {
+    return UnavailableError("context is not OpenGL ES (GL_VERSION '" + info_.version + "')");
+  }
+  int v = epoxy_gl_version();
+  info_.major = v / 10;
+  info_.minor = v % 10;
+  if (v < 31) {
+    return UnavailableError("OpenGL ES " + std::to_string(info_.major) + "." +
+                            std::to_string(info_.minor) +
+                            " found, compute shaders need 3.1 (GL_VERSION '" + info_.version + "', " +
+                            info_.renderer + ")");
+  }
+  info_.timer_query = epoxy_has_gl_extension("GL_EXT_disjoint_timer_query");
+  info_.parallel_shader_compile = epoxy_has_gl_extension("GL_KHR_parallel_shader_compile");
+  GLint formats = 0;
+  glGetIntegerv(GL_NUM_PROGRAM_BINARY_FORMATS, &formats);
+  info_.program_binary = formats > 0;
+  glGetIntegerv(GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS, &info_.max_compute_ssbo_blocks);
+  GLint64 ssbo = 0;
+  glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &ssbo);
+  info_.max_ssbo_size = ssbo;
+  glGetIntegerv(GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, &info_.ssbo_offset_alignment);
+  glGetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &info_.max_workgroup_invocations);
+  for (GLuint i = 0; i < 3; ++i) {
+    glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_SIZE, i, &info_.max_workgroup_size[i]);
+    glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, i, &info_.max_workgroup_count[i]);
+  }
+  // Drain anything the queries raised; a driver missing one limit is not fatal.
+  while (glGetError() != GL_NO_ERROR) {
+  }
+  return OkStatus();
+}
+
+GlEnvironment::~GlEnvironment() {
+  if (context_ == EGL_NO_CONTEXT) return;
+  {
+    ScopedCurrent current(*this);
+    if (current.status().ok()) {
+      programs_->Clear();
+    } else {
+      // The GL names leak, with the context they belong to.
+      programs_->Abandon();
+      Log().warn("GL: cannot make the context current to free programs: {}",
+                 current.status().message());
+    }
+  }
+  if (reused_) return;  // the caller owns its context
+  if (eglGetCurrentContext() == context_) {
+    eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  }
+  if (draw_ != EGL_NO_SURFACE) eglDestroySurface(display_, draw_);
+  eglDestroyContext(display_, context_);
+}
+
+GlEnvironment::ScopedCurrent::ScopedCurrent(GlEnvironment& env) : env_(env) {
+  EGLContext cur = eglGetCurrentContext();
+  if (cur == env.context_) return;
+  prev_display_ = eglGetCurrentDisplay();
+  prev_context_ = cur;
+  prev_draw_ = eglGetCurrentSurface(EGL_DRAW);
+  prev_read_ = eglGetCurrentSurface(EGL_READ);
+  if (!eglMakeCurrent(env.display_, env.draw_, env.read_, env.context_)) {
+    EGLint e = eglGetError();
+    std::string what = std::string("cannot make the GL context current on this thread: ") +
+                       EglErrorName(e);
+    if (e == EGL_BAD_ACCESS) what += " (it is current on another thread; use one thread at a time)";
+    status_ = FailedPreconditionError(what);
+    return;
+  }
+  restore_ = true;
+}
+
+GlEnvironment::ScopedCurrent::~ScopedCurrent() {
+  if (!restore_) return;
+  if (prev_context_ != EGL_NO_CONTEXT) {
+    eglMakeCurrent(prev_display_, prev_draw_, prev_read_, prev_context_);
+  } else {
+    eglMakeCurrent(env_.display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+  }
+}
+
+}  // namespace gld::gl

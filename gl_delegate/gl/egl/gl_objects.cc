@@ -1,0 +1,256 @@
+#include "gl/egl/gl_objects.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+namespace gld::gl {
+
+const char* GlErrorName(GLenum error) {
+  switch (error) {
+    case GL_NO_ERROR: return "GL_NO_ERROR";
+    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
+    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
+    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
+    case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
+    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
+    default: return "unknown GL error";
+  }
+}
+
+Status CheckGlError(const char* where) {
+  GLenum first = glGetError();
+  if (first == GL_NO_ERROR) return OkStatus();
+  // Drain the queue so that later checks report their own errors; bounded
+  // because a lost context may report errors forever.
+  for (int i = 0; i < 16 && glGetError() != GL_NO_ERROR; ++i) {
+  }
+  std::ostringstream s;
+  s << where << ": GL error " << GlErrorName(first) << " (0x" << std::hex << first << ")";
+  return InternalError(s.str());
+}
+
+// ---- GlBuffer ----
+
+StatusOr<GlBuffer> GlBuffer::Create(size_t bytes, const void* data) {
+  GlBuffer b;
+  size_t alloc = std::max<size_t>(bytes, 4);
+  if (alloc > static_cast<size_t>(INT32_MAX)) {
+    return InvalidArgumentError("GL buffer of " + std::to_string(bytes) + " bytes is too large");
+  }
+  glGenBuffers(1, &b.id_);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, b.id_);
+  glBufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(alloc),
+               bytes == alloc ? data : nullptr, GL_DYNAMIC_COPY);
+  if (data != nullptr && bytes != alloc && bytes > 0) {
+    glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), data);
+  }
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+  b.bytes_ = bytes;
+  Status s = CheckGlError("allocating a GL buffer");
+  if (!s.ok()) {
+    return Status(s.code(), s.message() + " (" + std::to_string(bytes) + " bytes)");
+  }
+  return b;
+}
+
+GlBuffer& GlBuffer::operator=(GlBuffer&& o) noexcept {
+  if (this != &o) {
+    Reset();
+    std::swap(id_, o.id_);
+    std::swap(bytes_, o.bytes_);
+  }
+  return *this;
+}
+
+void GlBuffer::Reset() {
+  if (id_ != 0) glDeleteBuffers(1, &id_);
+  id_ = 0;
+  bytes_ = 0;
+}
+
+Status GlBuffer::Write(size_t offset, const void* data, size_t bytes) {
+  if (offset > bytes_ || bytes > bytes_ - offset) {
+    return InvalidArgumentError("GL buffer write of " + std::to_string(bytes) + " bytes at " +
+                                std::to_string(offset) + " exceeds its " +
+                                std::to_string(bytes_) + " bytes");
+  }
+  if (bytes == 0) return OkStatus();
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, id_);
+  glBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset),
+                  static_cast<GLsizeiptr>(bytes), data);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+  return CheckGlError("writing a GL buffer");
+}
+
+Status GlBuffer::Read(size_t offset, void* data, size_t bytes) const {
+  if (offset > bytes_ || bytes > bytes_ - offset) {
+    return InvalidArgumentError("GL buffer read of " + std::to_string(bytes) + " bytes at " +
+                                std::to_string(offset) + " exceeds its " +
+                                std::to_string(bytes_) + " bytes");
+  }
+  if (bytes == 0) return OkStatus();
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, id_);
+  const void* p = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset),
+                                   static_cast<GLsizeiptr>(bytes), GL_MAP_READ_BIT);
+  if (p == nullptr) {
+    Status s = CheckGlError("mapping a GL buffer for reading");
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    return s.ok() ? InternalError("mapping a GL buffer for reading failed") : s;
+  }
+  std::memcpy(data, p, bytes);
+  GLboolean intact = glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+  if (intact == GL_FALSE) {
+    return DataLossError("GL buffer contents were lost while mapped (context lost?)");
+  }
+  return CheckGlError("reading a GL buffer");
+}
+
+void GlBuffer::BindStorage(GLuint binding) const {
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, id_);
+}
+
+// ---- GlProgram ----
+
+GlProgram& GlProgram::operator=(GlProgram&& o) noexcept {
+  if (this != &o) {
+    Reset();
+    std::swap(id_, o.id_);
+    std::swap(locations_, o.locations_);
+  }
+  return *this;
+}
+
+void GlProgram::Reset() {
+  if (id_ != 0) glDeleteProgram(id_);
+  id_ = 0;
+  locations_.clear();
+}
+
+GLint GlProgram::UniformLocation(const std::string& name) const {
+  auto it = locations_.find(name);
+  if (it != locations_.end()) return it->second;
+  GLint loc = glGetUniformLocation(id_, name.c_str());
+  locations_.emplace(name, loc);
+  return loc;
+}
+
+namespace {
+
+std::string ShaderInfoLog(GLuint shader) {
+  GLint len = 0;
+  glGetShaderiv(shader, GL_INFO_LOG_LENGTH, &len);
+  if (len <= 1) return {};
+  std::string log(static_cast<size_t>(len), '\0');
+  glGetShaderInfoLog(shader, len, nullptr, log.data());
+  log.resize(std::strlen(log.c_str()));
+  return log;
+}
+
+std::string ProgramInfoLog(GLuint program) {
+  GLint len = 0;
+  glGetProgramiv(program, GL_INFO_LOG_LENGTH, &len);
+  if (len <= 1) return {};
+  std::string log(static_cast<size_t>(len), '\0');
+  glGetProgramInfoLog(program, len, nullptr, log.data());
+  log.resize(std::strlen(log.c_str()));
+  return log;
+}
+
+// Source lines near the first "0:<line>" the log mentions (Mesa's format;
+// the generator emits no #line, so lines count from the top of the program),
+// numbered, so that an error message is useful without the source at hand.
+std::string SourceExcerpt(const std::string& log, const std::string& source) {
+  size_t p = log.find("0:");
+  int line = 0;
+  if (p != std::string::npos) line = std::atoi(log.c_str() + p + 2);
+  std::vector<std::string> lines;
+  std::istringstream in(source);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  int first = 1, last = static_cast<int>(lines.size());
+  if (line > 0) {
+    first = std::max(1, line - 3);
+    last = std::min(last, line + 3);
+  } else {
+    last = std::min(last, 12);
+  }
+  std::ostringstream out;
+  for (int i = first; i <= last; ++i) out << "\n  " << i << ": " << lines[static_cast<size_t>(i - 1)];
+  return out.str();
+}
+
+}  // namespace
+
+StatusOr<GlProgram> CompileComputeProgram(const std::string& label, const std::string& source) {
+  GLuint shader = glCreateShader(GL_COMPUTE_SHADER);
+  if (shader == 0) return InternalError(label + ": glCreateShader(GL_COMPUTE_SHADER) failed");
+  const char* src = source.c_str();
+  glShaderSource(shader, 1, &src, nullptr);
+  glCompileShader(shader);
+  GLint ok = GL_FALSE;
+  glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+  if (ok != GL_TRUE) {
+    std::string log = ShaderInfoLog(shader);
+    glDeleteShader(shader);
+    return InternalError("compiling " + label + " failed: " + log + SourceExcerpt(log, source));
+  }
+  GlProgram program(glCreateProgram());
+  glAttachShader(program.id(), shader);
+  glLinkProgram(program.id());
+  glDetachShader(program.id(), shader);
+  glDeleteShader(shader);
+  glGetProgramiv(program.id(), GL_LINK_STATUS, &ok);
+  if (ok != GL_TRUE) {
+    return InternalError("linking " + label + " failed: " + ProgramInfoLog(program.id()));
+  }
+  GLD_RETURN_IF_ERROR(CheckGlError(("building " + label).c_str()));
+  return program;
+}
+
+// ---- GlTimerQuery ----
+
+StatusOr<GlTimerQuery> GlTimerQuery::Create() {
+  if (!epoxy_has_gl_extension("GL_EXT_disjoint_timer_query")) {
+    return UnavailableError("GL_EXT_disjoint_timer_query is not supported by this GL driver");
+  }
+  GlTimerQuery q;
+  glGenQueriesEXT(1, &q.id_);
+  GLD_RETURN_IF_ERROR(CheckGlError("creating a timer query"));
+  return q;
+}
+
+GlTimerQuery& GlTimerQuery::operator=(GlTimerQuery&& o) noexcept {
+  if (this != &o) {
+    Reset();
+    std::swap(id_, o.id_);
+  }
+  return *this;
+}
+
+void GlTimerQuery::Reset() {
+  if (id_ != 0) glDeleteQueriesEXT(1, &id_);
+  id_ = 0;
+}
+
+void GlTimerQuery::Begin() {
+  GLint disjoint = 0;
+  glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);  // clears the flag
+  glBeginQueryEXT(GL_TIME_ELAPSED_EXT, id_);
+}
+
+void GlTimerQuery::End() { glEndQueryEXT(GL_TIME_ELAPSED_EXT); }
+
+StatusOr<uint64_t> GlTimerQuery::ElapsedNs() {
+  GLuint64 ns = 0;
+  glGetQueryObjectui64vEXT(id_, GL_QUERY_RESULT_EXT, &ns);  // waits
+  GLint disjoint = 0;
+  glGetIntegerv(GL_GPU_DISJOINT_EXT, &disjoint);
+  GLD_RETURN_IF_ERROR(CheckGlError("reading a timer query"));
+  if (disjoint) return DataLossError("GPU timer disjoint event: the measurement is void");
+  return static_cast<uint64_t>(ns);
+}
+
+}  // namespace gld::gl

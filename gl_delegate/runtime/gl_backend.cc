@@ -1,0 +1,202 @@
+#include "runtime/gl_backend.h"
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "gl/cache/binary_cache.h"
+#include "gl/egl/egl_environment.h"
+#include "gl/gl_segment.h"
+#include "gl/cache/program_cache.h"
+#include "gl/codegen/support.h"
+#include "partition/partition.h"
+#include "runtime/step.h"
+
+namespace gld::gl {
+
+namespace {
+
+// Totals over the segments a backend made, for the report.
+struct SegmentStats {
+  std::mutex mutex;
+  int dispatches = 0;
+  uint64_t gpu_bytes = 0;         // held: arena + constants + staging
+  uint64_t gpu_bytes_naive = 0;   // the same with one object per tensor
+  uint64_t gpu_bytes_lower_bound = 0;  // the same with the tensors' lower bound
+  std::vector<std::string> unfused_elementwise;  // per segment, in order
+};
+
+class GlSegmentStep : public Step {
+ public:
+  GlSegmentStep(std::shared_ptr<GlEnvironment> env, const Graph& graph, std::unique_ptr<GlSegment> segment,
+                std::string label)
+      : env_(std::move(env)), graph_(&graph), segment_(std::move(segment)), label_(std::move(label)) {}
+  ~GlSegmentStep() override { segment_.reset(); }  // before the environment
+
+  std::string label() const override { return label_; }
+  std::vector<int> host_inputs() const override { return segment_->input_tensors(); }
+  std::vector<int> host_outputs() const override { return segment_->output_tensors(); }
+
+  Status Run(StepContext& ctx) override {
+    std::vector<GlSegment::HostInput> ins;
+    std::vector<GlSegment::HostOutput> outs;
+    for (int t : segment_->input_tensors()) {
+      const cpu::TensorData* d = Storage(ctx, t);
+      if (d == nullptr) return InternalError(label_ + ": no host storage for input tensor " + std::to_string(t));
+      ins.push_back({d->data, d->bytes});
+    }
+    for (int t : segment_->output_tensors()) {
+      cpu::TensorData* d = Storage(ctx, t);
+      if (d == nullptr) return InternalError(label_ + ": no host storage for output tensor " + std::to_string(t));
+      outs.push_back({d->data, d->bytes});
+    }
+    Status s = segment_->Run(ins, outs);
+    return s.ok() ? s : s.WithContext(label_);
+  }
+
+  bool ProfilesItself() const override { return segment_->profiling(); }
+  void ResetProfile() override { segment_->ResetProfile(); }
+
+  // One row per dispatch (op and fused names of its node; edge conversions
+  // are "CONVERT"), then the segment's host transfers.
+  void AppendProfile(std::vector<ProfileRow>* rows) const override {
+    const SegmentProfile& p = segment_->profile();
+    const auto& info = segment_->dispatch_info();
+    const char* timing = p.gpu_timer ? "gpu_timer" : "gl_finish";
+    for (size_t i = 0; i < info.size() && i < p.dispatch_ns.size(); ++i) {
+      ProfileRow row;
+      row.name = info[i].label;
+      row.backend = "gl";
+      if (info[i].node >= 0) {
+        const Node& node = graph_->nodes[static_cast<size_t>(info[i].node)];
+        row.op = OpTypeName(node.op);
+        row.fused = node.fused_names;
+      } else {
+        row.op = "CONVERT";
+      }
+      row.time_us = static_cast<double>(p.dispatch_ns[i]) / 1000.0;
+      row.count = p.runs;
+      row.timing = timing;
+      rows->push_back(std::move(row));
+    }
+    auto add_transfer = [&](const char* op, const char* what, uint64_t ns) {
+      ProfileRow row;
+      row.name = label_ + ": " + what;
+      row.op = op;
+      row.backend = "gl";
+      row.time_us = static_cast<double>(ns) / 1000.0;
+      row.count = p.runs;
+      row.timing = "wall";
+      rows->push_back(std::move(row));
+    };
+    add_transfer("UPLOAD", "host to GPU copies", p.upload_ns);
+    add_transfer("DOWNLOAD", "GPU to host copies", p.download_ns);
+  }
+
+ private:
+  static cpu::TensorData* Storage(StepContext& ctx, int t) {
+    if (ctx.tensors == nullptr || t < 0 || static_cast<size_t>(t) >= ctx.tensors->size()) return nullptr;
+    cpu::TensorData* d = &(*ctx.tensors)[static_cast<size_t>(t)];
+    return d->data == nullptr && d->bytes > 0 ? nullptr : d;
+  }
+
+  std::shared_ptr<GlEnvironment> env_;
+  const Graph* graph_;
+  std::unique_ptr<GlSegment> segment_;
+  std::string label_;
+};
+
+class GlBackend : public GpuBackend {
+ public:
+  GlBackend(std::shared_ptr<GlEnvironment> env, Precision precision, bool profiling)
+      : env_(std::move(env)), precision_(precision), profiling_(profiling), stats_(std::make_shared<SegmentStats>()) {}
+
+  std::string name() const override { return "gl"; }
+  std::string renderer() const override {
+    const GlInfo& i = env_->info();
+    return i.renderer + " (" + i.version + ", EGL " + i.platform + ")";
+  }
+  std::vector<OpType> SupportedOps() const override { return GlSupportedOps(); }
+
+  std::string WhyNotSupported(const Graph& graph, size_t node_index) const override {
+    std::string reason;
+    if (IsNodeSupported(graph, node_index, &reason, precision_, &env_->info())) return {};
+    return reason;
+  }
+
+  StatusOr<std::unique_ptr<Step>> CreateSegmentStep(const Graph& graph, const Segment& segment,
+                                                    int segment_index) override {
+    std::vector<size_t> nodes(segment.nodes.begin(), segment.nodes.end());
+    GlSegmentOptions options;
+    // Everything the runtime expects on the host; the segment adds what the
+    // graph implies, which is the same set.
+    options.extra_outputs = segment.outputs;
+    options.name = "GL segment " + std::to_string(segment_index);
+    options.profile_dispatches = profiling_;
+    GLD_ASSIGN_OR_RETURN(std::unique_ptr<GlSegment> s, GlSegment::Create(*env_, graph, nodes, precision_, options));
+    {
+      std::lock_guard<std::mutex> lock(stats_->mutex);
+      stats_->dispatches += s->dispatches();
+      stats_->gpu_bytes += s->gpu_bytes();
+      const uint64_t fixed = s->gpu_bytes() - s->tensor_bytes_planned();
+      stats_->gpu_bytes_naive += fixed + s->tensor_bytes_naive();
+      stats_->gpu_bytes_lower_bound += fixed + s->tensor_bytes_lower_bound();
+      stats_->unfused_elementwise.insert(stats_->unfused_elementwise.end(), s->unfused_elementwise().begin(),
+                                         s->unfused_elementwise().end());
+    }
+    // Store what this segment compiled now: a later failure (or a crash)
+    // must not lose it.
+    if (BinaryCacheFile* file = env_->programs().file()) file->WriteIfDirty();
+    std::string label = s->label();
+    return std::unique_ptr<Step>(new GlSegmentStep(env_, graph, std::move(s), std::move(label)));
+  }
+
+  void FillReport(InterpreterReport& report) const override {
+    report.gl_renderer = renderer();
+    if (const BinaryCacheFile* file = env_->programs().file()) {
+      report.cache_hits = env_->programs().file_hits();
+      report.cache_misses = env_->programs().file_misses();
+      report.cache_file = file->path();
+      report.cache_file_bytes = file->file_bytes();
+    }
+    std::lock_guard<std::mutex> lock(stats_->mutex);
+    report.dispatches = stats_->dispatches;
+    report.unfused_elementwise = stats_->unfused_elementwise;
+    // Constants and staging count in all three; tensors as planned, one
+    // object each, and at the lower bound (most bytes live at one dispatch).
+    report.gpu_bytes_planned = stats_->gpu_bytes;
+    report.gpu_bytes_naive = stats_->gpu_bytes_naive;
+    report.gpu_bytes_lower_bound = stats_->gpu_bytes_lower_bound;
+  }
+
+ private:
+  std::shared_ptr<GlEnvironment> env_;
+  Precision precision_;
+  bool profiling_;
+  std::shared_ptr<SegmentStats> stats_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<GpuBackend>> CreateGlBackend(const Options& options) {
+  EglOptions egl;
+  egl.device_index = options.egl_device;
+  egl.cache_dir = options.cache_dir;
+  GLD_ASSIGN_OR_RETURN(std::unique_ptr<GlEnvironment> env, GlEnvironment::Create(egl));
+  if (!options.cache_dir.empty()) {
+    if (!env->info().program_binary) {
+      // Mesa offers no binary format when its shader cache is disabled
+      // (MESA_SHADER_CACHE_DISABLE).
+      WarnOnce("nobinary", "program cache: the driver offers no program binary format "
+                           "(GL_NUM_PROGRAM_BINARY_FORMATS is 0); running without the program cache");
+    } else {
+      env->programs().AttachFile(BinaryCacheFile::Open(options.cache_dir,
+                                                       CacheFileName(options.model_token, options),
+                                                       CacheKey(env->info(), options), options.model_token));
+    }
+  }
+  return std::unique_ptr<GpuBackend>(new GlBackend(std::shared_ptr<GlEnvironment>(std::move(env)), options.precision,
+                                                  options.enable_profiling));
+}
+
+}  // namespace gld::gl

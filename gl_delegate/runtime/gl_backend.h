@@ -1,0 +1,18 @@
+// The GL backend behind the runtime's GpuBackend seam (partition/
+// gpu_backend.h): one EGL environment, the support query of gl/support.h, and
+// one GlSegment per GPU segment, hosted as a runtime Step.
+#pragma once
+
+#include <memory>
+
+#include "gldelegate/gldelegate.hpp"
+#include "gldelegate/status.hpp"
+#include "runtime/gpu_backend.h"
+
+namespace gld::gl {
+
+// Unavailable (saying why: which EGL platform failed how) when no GLES 3.1
+// context can be made. Uses options.precision and options.egl_device.
+StatusOr<std::unique_ptr<GpuBackend>> CreateGlBackend(const Options& options);
+
+}  // namespace gld::gl

@@ -1,0 +1,15 @@
+// The GPU backend factory: the GL backend (gl/gl_backend.h).
+#include "runtime/gpu_backend.h"
+
+#include "runtime/gl_backend.h"
+#include "gl/codegen/support.h"
+
+namespace gld {
+
+StatusOr<std::unique_ptr<GpuBackend>> CreateGpuBackend(const Options& options) {
+  return gl::CreateGlBackend(options);
+}
+
+std::vector<OpType> GpuBackendOps() { return gl::GlSupportedOps(); }
+
+}  // namespace gld

@@ -1,0 +1,104 @@
+#include <gtest/gtest.h>
+
+#include "transforms/graph_builder.h"
+#include "runtime/gpu_backend.h"
+#include "partition/partition.h"
+
+namespace gld {
+namespace {
+
+using testing::AddConstant;
+using testing::AddNode;
+using testing::AddTensor;
+
+// A GPU that runs everything except the ops it is told to refuse.
+class FakeGpu : public GpuBackend {
+ public:
+  explicit FakeGpu(std::set<OpType> refuse) : refuse_(std::move(refuse)) {}
+  std::string name() const override { return "fake"; }
+  std::string WhyNotSupported(const Graph& g, size_t i) const override {
+    return refuse_.count(g.nodes[i].op) ? std::string(OpTypeName(g.nodes[i].op)) + " is not supported on fake" : "";
+  }
+  StatusOr<std::unique_ptr<Step>> CreateSegmentStep(const Graph&, const Segment&, int) override {
+    return UnimplementedError("fake");
+  }
+
+ private:
+  std::set<OpType> refuse_;
+};
+
+// x -RELU-> a -TANH-> b -GATHER(const idx)-> c -EXP-> d -ADD(d, a)-> y
+Graph Chain() {
+  Graph g;
+  int x = AddTensor(g, "x", {4});
+  int a = AddTensor(g, "a", {4});
+  int b = AddTensor(g, "b", {4});
+  int idx = AddConstant<int32_t>(g, "idx", {4}, DataType::kInt32, {3, 2, 1, 0});
+  int c = AddTensor(g, "c", {4});
+  int d = AddTensor(g, "d", {4});
+  int y = AddTensor(g, "y", {4});
+  AddNode(g, OpType::kRelu, {x}, {a});
+  AddNode(g, OpType::kTanh, {a}, {b});
+  AddNode(g, OpType::kGather, {b, idx}, {c});
+  AddNode(g, OpType::kExp, {c}, {d});
+  AddNode(g, OpType::kAdd, {d, a}, {y}, -1, BinaryAttributes{});
+  g.inputs = {x};
+  g.outputs = {y};
+  return g;
+}
+
+TEST(Partition, CpuOnlyWhenNoGpu) {
+  Graph g = Chain();
+  PartitionOptions o;
+  o.cpu_reason = "backend is cpu";
+  Partition p = PartitionGraph(g, o);
+  EXPECT_EQ(p.gpu_nodes, 0);
+  EXPECT_TRUE(p.segments.empty());
+  EXPECT_EQ(p.PlacementLine(), "placement: 0/5 nodes on GPU in 0 segments");
+  for (const auto& n : p.nodes) EXPECT_EQ(n.reason, "backend is cpu");
+}
+
+TEST(Partition, RefusedNodeSplitsSegmentsAndSegmentEdgesAreComputed) {
+  Graph g = Chain();
+  FakeGpu gpu({OpType::kGather});
+  PartitionOptions o;
+  o.gpu = &gpu;
+  Partition p = PartitionGraph(g, o);
+  EXPECT_EQ(p.PlacementLine(), "placement: 4/5 nodes on GPU in 2 segments");
+  ASSERT_EQ(p.segments.size(), 2u);
+  EXPECT_EQ(p.segments[0].nodes, (std::vector<int>{0, 1}));
+  EXPECT_EQ(p.segments[1].nodes, (std::vector<int>{3, 4}));
+  EXPECT_FALSE(p.nodes[2].on_gpu);
+  EXPECT_EQ(p.nodes[2].segment, -1);
+  EXPECT_EQ(p.nodes[2].reason, "GATHER is not supported on fake");
+  EXPECT_EQ(p.nodes[4].segment, 1);
+  // Segment 0 reads x, and hands a (read by the ADD) and b (read by GATHER) on.
+  EXPECT_EQ(p.segments[0].inputs, (std::vector<int>{0}));
+  EXPECT_EQ(p.segments[0].outputs, (std::vector<int>{1, 2}));
+  // Segment 1 reads c and a; writes the graph output y only (d stays inside).
+  EXPECT_EQ(p.segments[1].inputs, (std::vector<int>{4, 1}));
+  EXPECT_EQ(p.segments[1].outputs, (std::vector<int>{6}));
+}
+
+TEST(Partition, DenyOpsForceNodesToTheCpu) {
+  Graph g = Chain();
+  FakeGpu gpu({});
+  PartitionOptions o;
+  o.gpu = &gpu;
+  auto deny = ParseOpNames({"TANH"});
+  ASSERT_TRUE(deny.ok());
+  o.gpu_deny_ops = *deny;
+  Partition p = PartitionGraph(g, o);
+  EXPECT_EQ(p.PlacementLine(), "placement: 4/5 nodes on GPU in 2 segments");
+  EXPECT_EQ(p.nodes[1].reason, "TANH is in gpu_deny_ops");
+}
+
+TEST(Partition, UnknownDenyOpIsInvalidArgument) {
+  auto deny = ParseOpNames({"CONV_2D", "NOT_AN_OP"});
+  ASSERT_FALSE(deny.ok());
+  EXPECT_EQ(deny.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(deny.status().message().find("'NOT_AN_OP'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gld
