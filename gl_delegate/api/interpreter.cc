@@ -1,6 +1,6 @@
 // gld::Interpreter on top of the runtime.
 #include "gldelegate/gldelegate.hpp"
-#include "model/model_impl.h"
+#include "api/model_impl.h"
 #include "runtime/runtime.h"
 
 namespace gld {

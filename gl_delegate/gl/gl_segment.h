@@ -19,7 +19,7 @@
 #include "gl/egl/egl_environment.h"
 #include "gl/egl/gl_objects.h"
 #include "gl/codegen/gl_op.h"
-#include "gldelegate/gldelegate.hpp"
+#include "gldelegate/types.hpp"
 #include "gldelegate/status.hpp"
 #include "graph/graph.h"
 

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "gldelegate/gldelegate.hpp"
+#include "gldelegate/types.hpp"
 #include "gldelegate/status.hpp"
 #include "runtime/gpu_backend.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "gldelegate/gldelegate.hpp"
+#include "gldelegate/types.hpp"
 #include "gldelegate/status.hpp"
 #include "graph/graph.h"
 #include "runtime/step.h"

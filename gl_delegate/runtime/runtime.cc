@@ -6,7 +6,7 @@
 #include <new>
 
 #include "graph/shape_inference.h"
-#include "model/model_impl.h"
+#include "api/model_impl.h"
 #include "runtime/gpu_backend.h"
 #include "graph/graph_check.h"
 #include "transforms/pass_list.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cpu_kernels/cpu_kernel.h"
-#include "gldelegate/gldelegate.hpp"
+#include "gldelegate/types.hpp"
 #include "gldelegate/status.hpp"
 #include "graph/graph.h"
 

@@ -3,7 +3,7 @@
 // dequantized values.
 #include <cstring>
 
-#include "gldelegate/gldelegate.hpp"
+#include "gldelegate/types.hpp"
 #include "transforms/pass.h"
 #include "util/half.h"
 

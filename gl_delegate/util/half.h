@@ -2,7 +2,7 @@
 // gld::FloatToHalf, declared in the public API (tools need them too).
 #pragma once
 
-#include "gldelegate/gldelegate.hpp"
+#include "gldelegate/types.hpp"
 
 #include <cstdint>
 

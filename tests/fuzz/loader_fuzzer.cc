@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/model_impl.h"
+#include "api/model_impl.h"
 
 namespace {
 

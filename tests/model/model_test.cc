@@ -7,7 +7,7 @@
 #include <xxhash.h>
 
 #include "gldelegate/tflite_generated.h"
-#include "model/model_impl.h"
+#include "api/model_impl.h"
 #include "common/model_paths.h"
 #include "test_util.h"
 

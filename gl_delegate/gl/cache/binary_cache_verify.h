@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "gldelegate/gldelegate.hpp"
+#include "gldelegate/types.hpp"
 #include "gldelegate/status.hpp"
 
 namespace gld::gl {

@@ -13,7 +13,7 @@
 
 #include "gl/codegen/phwc4.h"
 #include "gl/codegen/shader_generator.h"
-#include "gldelegate/gldelegate.hpp"
+#include "gldelegate/types.hpp"
 #include "gldelegate/status.hpp"
 #include "graph/graph.h"
 

@@ -24,7 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "gldelegate/gldelegate.hpp"
+#include "gldelegate/types.hpp"
 #include "gldelegate/status.hpp"
 #include "graph/types.h"
 

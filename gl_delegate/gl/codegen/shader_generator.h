@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "gldelegate/gldelegate.hpp"
+#include "gldelegate/types.hpp"
 #include "gldelegate/status.hpp"
 
 namespace gld::gl {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "gl/egl/egl_environment.h"
-#include "gldelegate/gldelegate.hpp"
+#include "gldelegate/types.hpp"
 #include "graph/graph.h"
 
 namespace gld::gl {

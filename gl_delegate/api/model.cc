@@ -7,7 +7,7 @@
 
 #include <xxhash.h>
 
-#include "model/model_impl.h"
+#include "api/model_impl.h"
 
 namespace gld {
 

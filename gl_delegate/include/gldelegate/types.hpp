@@ -1,0 +1,138 @@
+// The public API's vocabulary: options, enums, tensor and node descriptions,
+// the interpreter's report and profile rows. Plain declarations with no
+// behaviour of their own, so every layer of the library may use them
+// (scripts/check_architecture.py); the classes (Model, Interpreter) are in
+// gldelegate.hpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gldelegate/status.hpp"
+
+namespace gld {
+
+const char* VersionString();  // "0.1.0"
+
+enum class Backend { kAuto, kGl, kCpu };
+enum class Precision { kFp32, kFp16 };
+enum class ElementType { kUnknown, kFloat32, kFloat16, kFloat64, kInt8, kUInt8, kInt16, kInt32, kInt64, kBool };
+
+const char* BackendName(Backend b);          // "auto", "gl", "cpu"
+const char* PrecisionName(Precision p);      // "fp32", "fp16"
+const char* ElementTypeName(ElementType t);  // "float32", ...
+size_t ElementTypeSize(ElementType t);
+// IEEE 754 binary16 <-> float32, for float16 tensors: round to nearest even;
+// overflow gives infinity, NaN stays NaN.
+float HalfToFloat(uint16_t h);
+uint16_t FloatToHalf(float f);
+// Parse "auto|gl|cpu" / "fp32|fp16"; InvalidArgument naming the value otherwise.
+StatusOr<Backend> ParseBackend(const std::string& s);
+StatusOr<Precision> ParsePrecision(const std::string& s);
+
+struct Options {
+  Backend backend = Backend::kAuto;
+  Precision precision = Precision::kFp32;
+  int num_threads = 1;  // CPU kernels
+  // spdlog level name ("trace", "debug", "info", "warn", "error", "off");
+  // empty: GLD_LOG_LEVEL from the environment, else "warn".
+  std::string log_level;
+  std::vector<std::string> gpu_deny_ops;  // op names forced to the CPU
+  int egl_device = -1;       // EGL device index; -1: GLD_EGL_DEVICE or the first
+  std::string cache_dir;     // program cache; empty: off
+  std::string model_token;   // cache key part; empty: fingerprint of the model bytes
+  // At most this many GPU segments: the largest (by node count) stay on the
+  // GPU, the nodes of the others run on the CPU. 0: no limit.
+  int max_delegated_partitions = 0;
+  // Time every CPU node and every GPU dispatch (Interpreter::profile()).
+  bool enable_profiling = false;
+};
+
+struct QuantizationInfo {
+  std::vector<float> scale;  // empty when not quantized
+  std::vector<int64_t> zero_point;
+  int quantized_dimension = 0;
+};
+
+struct TensorInfo {
+  std::string name;
+  ElementType type = ElementType::kUnknown;
+  std::vector<int> shape;
+  QuantizationInfo quantization;
+  size_t bytes = 0;  // element count x element size
+};
+
+// One node as the model file states it (before transforms).
+struct NodeInfo {
+  int index = 0;
+  std::string op;  // "CONV_2D", "Convolution2DTransposeBias"
+  std::vector<std::string> input_names, output_names;
+  std::vector<std::vector<int>> input_shapes, output_shapes;
+};
+
+// Where one node (after transforms) runs, and why.
+struct PlacementInfo {
+  int index = 0;        // node index after transforms
+  std::string op;
+  std::string label;    // "node 12 (CONV_2D)" in the file's numbering
+  std::vector<std::string> fused;  // file ops folded into this node
+  std::vector<std::vector<int>> input_shapes, output_shapes;
+  bool on_gpu = false;
+  int segment = -1;     // GPU segment index, -1 on the CPU
+  std::string reason;   // why it runs on the CPU; empty on the GPU
+};
+
+struct InterpreterReport {
+  Backend backend = Backend::kCpu;  // the backend actually in use
+  Precision precision = Precision::kFp32;
+  std::string placement_line;       // "placement: G/N nodes on GPU in K segments"
+  std::vector<std::string> pass_log;  // one line per change a transform pass made
+  std::vector<PlacementInfo> nodes;
+  int original_nodes = 0;
+  int gpu_nodes = 0, total_nodes = 0, segments = 0;
+  int dispatches = 0;  // GL dispatches per Invoke, edge conversions included
+  // Elementwise nodes on the GPU that kept a dispatch of their own instead
+  // of running in the epilogue of the dispatch producing their input, each
+  // as "node 12 (ADD): <why>".
+  std::vector<std::string> unfused_elementwise;
+  uint64_t gpu_bytes_planned = 0, gpu_bytes_naive = 0, gpu_bytes_lower_bound = 0;
+  uint64_t cpu_bytes_planned = 0;  // host tensor storage: arena + inputs/outputs/variables
+  uint64_t cpu_bytes_naive = 0;    // the same without sharing (every tensor its own buffer)
+  std::string gl_renderer;  // empty without GL
+  // Program cache (Options::cache_dir) during Create: programs loaded from
+  // it / compiled because it had none. 0 when the cache is off.
+  int cache_hits = 0, cache_misses = 0;
+  std::string cache_file;         // the model's entry file; empty when the cache is off
+  uint64_t cache_file_bytes = 0;  // its size as read or written
+};
+
+// One profiled unit (Options::enable_profiling): a CPU node, a GPU dispatch,
+// or a GPU segment's host transfers.
+struct ProfileRow {
+  std::string name;     // "node 3 (ADD)", "conv2d.comp for node 12 (CONV_2D)"
+  std::string op;       // "CONV_2D"; "CONVERT" / "UPLOAD" / "DOWNLOAD" at GPU segment edges
+  std::string backend;  // "cpu", "gl"
+  std::vector<std::string> fused;  // file ops folded into the node
+  double time_us = 0;   // average per run
+  int64_t count = 0;    // runs measured
+  // How time_us was taken: "gpu_timer" (GL_EXT_disjoint_timer_query),
+  // "gl_finish" (wall time between glFinish calls), "wall" (steady clock).
+  std::string timing;
+};
+
+// One entry file of a program cache folder (Options::cache_dir), as
+// VerifyProgramCache found it.
+struct CacheFileCheck {
+  std::string file;         // its path
+  std::string model_token;
+  int programs = 0;         // programs it holds
+  int loaded = 0;           // restored and linked by this driver
+  uint64_t bytes = 0;
+  // Empty when good; otherwise "bad: <why>" (corrupt, refused binaries) or
+  // "stale: <why>" (made by another library version or driver).
+  std::string problem;
+};
+
+}  // namespace gld
