@@ -9,6 +9,7 @@
 
 #include "gldelegate/status.hpp"
 #include "graph/graph.h"
+#include "graph/shape_inference.h"
 
 namespace gld::cpu {
 
@@ -62,5 +63,21 @@ struct CpuKernel {
 
 // nullptr when the CPU has no kernel for op.
 const CpuKernel* FindCpuKernel(OpType op);
+
+// What a node's kernel gets besides its buffers.
+struct NodeRunOptions {
+  int num_threads = 1;
+  std::function<void(int64_t n, const std::function<void(int64_t, int64_t)>& fn)> parallel_for;
+  std::unique_ptr<KernelState>* state = nullptr;
+};
+
+// Runs node `node_index` of `graph` on its op's CPU kernel over the given
+// buffers (nullptr for an absent optional input), with shapes already final.
+// Unimplemented "node 7 (FOO): no CPU kernel" when the CPU has none.
+Status EvaluateNode(const Graph& graph, size_t node_index, std::vector<const TensorData*> inputs,
+                    std::vector<TensorData*> outputs, const NodeRunOptions& options = {});
+
+// Shape inference's value oracle, evaluating nodes with EvaluateNode.
+ValueOracle KnownValueOracle();
 
 }  // namespace gld::cpu

@@ -1,6 +1,5 @@
 #include "graph/shape_inference.h"
 
-#include "cpu_kernels/cpu_kernel.h"
 #include "cpu_kernels/mediapipe_options.h"
 
 #include <algorithm>
@@ -1525,11 +1524,11 @@ bool IsFoldableIntOp(OpType op) {
 }
 
 // After node `index` got its shapes: when all its inputs have known values
-// and its outputs are small integer tensors, computes them with the CPU
-// kernel and records them. Failures only mean "not known".
-void EvaluateKnownValues(Graph& g, size_t index, KnownValues* known) {
+// and its outputs are small integer tensors, asks `oracle` for them and
+// records them. Failures only mean "not known".
+void EvaluateKnownValues(const Graph& g, size_t index, const ValueOracle& oracle, KnownValues* known) {
   const Node& node = g.nodes[index];
-  if (!IsFoldableIntOp(node.op) || node.outputs.empty()) return;
+  if (!oracle || !IsFoldableIntOp(node.op) || node.outputs.empty()) return;
   constexpr int64_t kMaxElements = 1024;
   for (int t : node.outputs) {
     const Tensor& o = g.tensors[static_cast<size_t>(t)];
@@ -1538,47 +1537,28 @@ void EvaluateKnownValues(Graph& g, size_t index, KnownValues* known) {
       return;
     }
   }
-  const cpu::CpuKernel* kernel = cpu::FindCpuKernel(node.op);
-  if (kernel == nullptr) return;
-  std::vector<cpu::TensorData> ins(node.inputs.size()), outs(node.outputs.size());
-  std::vector<std::vector<uint8_t>> out_bytes(node.outputs.size());
-  cpu::KernelContext ctx;
-  ctx.graph = &g;
-  ctx.node = &node;
+  std::vector<ValueBytes> inputs(node.inputs.size());
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const int t = node.inputs[i];
-    if (t < 0) {
-      ctx.inputs.push_back(nullptr);
-      continue;
-    }
+    if (t < 0) continue;
     const Tensor& in = g.tensors[static_cast<size_t>(t)];
     if (in.num_elements() > kMaxElements) return;
-    const std::vector<uint8_t>* bytes = nullptr;
     auto it = known->find(t);
     if (it != known->end()) {
-      bytes = &it->second;
+      inputs[i] = {it->second.data(), it->second.size()};
     } else if (in.is_constant && !in.sparsity.has_value()) {
-      bytes = &in.data;
+      inputs[i] = {in.data.data(), in.data.size()};
     } else {
       return;
     }
-    ins[i].type = in.type;
-    ins[i].shape = in.shape;
-    ins[i].data = const_cast<uint8_t*>(bytes->data());
-    ins[i].bytes = bytes->size();
-    ctx.inputs.push_back(&ins[i]);
   }
+  std::vector<std::vector<uint8_t>> outputs(node.outputs.size());
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     const Tensor& o = g.tensors[static_cast<size_t>(node.outputs[i])];
-    out_bytes[i].assign(static_cast<size_t>(o.num_elements()) * DataTypeSize(o.type), 0);
-    outs[i].type = o.type;
-    outs[i].shape = o.shape;
-    outs[i].data = out_bytes[i].data();
-    outs[i].bytes = out_bytes[i].size();
-    ctx.outputs.push_back(&outs[i]);
+    outputs[i].assign(static_cast<size_t>(o.num_elements()) * DataTypeSize(o.type), 0);
   }
-  if (!kernel->run(ctx).ok()) return;
-  for (size_t i = 0; i < node.outputs.size(); ++i) (*known)[node.outputs[i]] = std::move(out_bytes[i]);
+  if (!oracle(g, index, inputs, &outputs)) return;
+  for (size_t i = 0; i < node.outputs.size(); ++i) (*known)[node.outputs[i]] = std::move(outputs[i]);
 }
 
 }  // namespace
@@ -1592,7 +1572,7 @@ Status InferNodeShapes(Graph& graph, size_t node_index) {
   return inf.Run();
 }
 
-Status InferShapes(Graph& graph) {
+Status InferShapes(Graph& graph, const ValueOracle& values) {
   const size_t nt = graph.tensors.size();
   for (int t : graph.inputs) {
     if (t < 0 || static_cast<size_t>(t) >= nt) {
@@ -1608,7 +1588,7 @@ Status InferShapes(Graph& graph) {
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     NodeInference inf(graph, i, &known);
     GLD_RETURN_IF_ERROR(inf.Run());
-    EvaluateKnownValues(graph, i, &known);
+    EvaluateKnownValues(graph, i, values, &known);
   }
   return OkStatus();
 }

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,14 +14,30 @@
 
 namespace gld {
 
+// Bytes of one input tensor's values in its type; empty for an absent
+// optional input.
+struct ValueBytes {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+};
+
+// Computes the values of node `node_index`'s outputs from its inputs' values;
+// `outputs` arrive sized from the output shapes. False when it cannot (no
+// evaluator for the op, or a failure): the values then stay unknown. Shape
+// inference lives below the kernels that can evaluate ops, so callers above it
+// pass one in (cpu::KnownValueOracle()).
+using ValueOracle = std::function<bool(const Graph& graph, size_t node_index, const std::vector<ValueBytes>& inputs,
+                                       std::vector<std::vector<uint8_t>>* outputs)>;
+
 // Walks the nodes in order and sets every output tensor's shape and type from
 // its inputs, attributes and constant inputs. Validates what it reads; errors
 // name the node ("node 12 (CONV_2D): ...") and the offending values.
 // Where an output shape depends on the values of a tensor that is not
-// constant (and cannot be computed from shapes alone, e.g. SHAPE -> RESHAPE),
-// the shape stored in the tensor is kept when it is fully known; otherwise the
-// result is an Unimplemented error naming the node.
-Status InferShapes(Graph& graph);
+// constant, `values` computes them when it can (small integer tensors, e.g.
+// SHAPE -> RESHAPE); otherwise the shape stored in the tensor is kept when it
+// is fully known, and else the result is an Unimplemented error naming the
+// node. Without `values` only constants are known.
+Status InferShapes(Graph& graph, const ValueOracle& values = nullptr);
 
 // The same for one node, assuming its inputs' shapes are final. Values of
 // non-constant inputs are not known here, so value-dependent shapes fall back

@@ -139,7 +139,7 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
   GLD_RETURN_IF_ERROR(RunDefaultPasses(graph_, pass_log));
   GLD_RETURN_IF_ERROR(SelectBackend(options, gpu_factory, &popts));
   GLD_RETURN_IF_ERROR(CheckSomeBackendRunsEveryNode(popts));
-  GLD_RETURN_IF_ERROR(InferShapes(graph_));
+  GLD_RETURN_IF_ERROR(InferShapes(graph_, cpu::KnownValueOracle()));
   GLD_RETURN_IF_ERROR(PlanSteps(options, popts));
   GLD_ASSIGN_OR_RETURN(memory_, PlanHostMemory(graph_, plan_.steps, kMaxHostBytes));
   GLD_RETURN_IF_ERROR(AllocateTensors());

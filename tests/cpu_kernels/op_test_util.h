@@ -97,7 +97,7 @@ class OpTest {
 
   // Shape inference, then every node's kernel in order.
   Status Run(int threads = 1) {
-    GLD_RETURN_IF_ERROR(InferShapes(graph));
+    GLD_RETURN_IF_ERROR(InferShapes(graph, cpu::KnownValueOracle()));
     return RunKernels(threads);
   }
   // Kernels only, with the shapes currently in the graph.
@@ -107,39 +107,34 @@ class OpTest {
       if (t.is_constant || runtime_.count(static_cast<int>(i))) continue;
       storage_[static_cast<int>(i)].assign(static_cast<size_t>(NumElements(t.shape)) * DataTypeSize(t.type), 0xCD);
     }
+    cpu::NodeRunOptions options;
+    options.num_threads = threads;
+    if (threads > 1) {
+      options.parallel_for = [threads](int64_t count, const std::function<void(int64_t, int64_t)>& fn) {
+        std::vector<std::thread> pool;
+        const int64_t per = (count + threads - 1) / threads;
+        for (int w = 0; w < threads; ++w) {
+          const int64_t b = w * per, e = std::min(count, b + per);
+          if (b < e) pool.emplace_back([&fn, b, e] { fn(b, e); });
+        }
+        for (auto& th : pool) th.join();
+      };
+    }
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
       const gld::Node& n = graph.nodes[i];
-      const cpu::CpuKernel* k = cpu::FindCpuKernel(n.op);
-      if (k == nullptr) return UnimplementedError(std::string("no CPU kernel for ") + OpTypeName(n.op));
       std::vector<cpu::TensorData> ins(n.inputs.size()), outs(n.outputs.size());
-      cpu::KernelContext ctx;
-      ctx.graph = &graph;
-      ctx.node = &graph.nodes[i];
-      ctx.num_threads = threads;
-      if (threads > 1) {
-        ctx.parallel_for = [threads](int64_t count, const std::function<void(int64_t, int64_t)>& fn) {
-          std::vector<std::thread> pool;
-          const int64_t per = (count + threads - 1) / threads;
-          for (int w = 0; w < threads; ++w) {
-            const int64_t b = w * per, e = std::min(count, b + per);
-            if (b < e) pool.emplace_back([&fn, b, e] { fn(b, e); });
-          }
-          for (auto& th : pool) th.join();
-        };
-      }
+      std::vector<const cpu::TensorData*> in_ptrs(n.inputs.size(), nullptr);
+      std::vector<cpu::TensorData*> out_ptrs(n.outputs.size());
       for (size_t j = 0; j < n.inputs.size(); ++j) {
-        if (n.inputs[j] < 0) {
-          ctx.inputs.push_back(nullptr);
-          continue;
-        }
+        if (n.inputs[j] < 0) continue;
         Bind(n.inputs[j], &ins[j]);
-        ctx.inputs.push_back(&ins[j]);
+        in_ptrs[j] = &ins[j];
       }
       for (size_t j = 0; j < n.outputs.size(); ++j) {
         Bind(n.outputs[j], &outs[j]);
-        ctx.outputs.push_back(&outs[j]);
+        out_ptrs[j] = &outs[j];
       }
-      GLD_RETURN_IF_ERROR(k->run(ctx));
+      GLD_RETURN_IF_ERROR(cpu::EvaluateNode(graph, i, std::move(in_ptrs), std::move(out_ptrs), options));
     }
     return OkStatus();
   }

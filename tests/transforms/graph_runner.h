@@ -41,14 +41,11 @@ inline StatusOr<std::vector<std::vector<float>>> RunOnCpu(const Graph& graph,
   }
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const Node& node = graph.nodes[n];
-    const cpu::CpuKernel* kernel = cpu::FindCpuKernel(node.op);
-    if (kernel == nullptr) return UnimplementedError(graph.NodeLabel(n) + " has no CPU kernel");
-    cpu::KernelContext ctx;
-    ctx.graph = &graph;
-    ctx.node = &node;
-    for (int t : node.inputs) ctx.inputs.push_back(t < 0 ? nullptr : &data[static_cast<size_t>(t)]);
-    for (int t : node.outputs) ctx.outputs.push_back(&data[static_cast<size_t>(t)]);
-    Status s = kernel->run(ctx);
+    std::vector<const cpu::TensorData*> ins;
+    std::vector<cpu::TensorData*> outs;
+    for (int t : node.inputs) ins.push_back(t < 0 ? nullptr : &data[static_cast<size_t>(t)]);
+    for (int t : node.outputs) outs.push_back(&data[static_cast<size_t>(t)]);
+    Status s = cpu::EvaluateNode(graph, n, std::move(ins), std::move(outs));
     if (!s.ok()) return s;
   }
   std::vector<std::vector<float>> out;
