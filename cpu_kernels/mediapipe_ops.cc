@@ -5,7 +5,6 @@
 #include <limits>
 
 #include "cpu_kernels/kernels.h"
-#include "cpu_kernels/mediapipe_options.h"
 
 namespace gld::cpu {
 
@@ -18,10 +17,6 @@ Status AllFloat(const KernelContext& ctx) {
   for (const TensorData* t : ctx.outputs) GLD_RETURN_IF_ERROR(CheckType(ctx, *t, DataType::kFloat32, "output"));
   return OkStatus();
 }
-
-Status GetCustom(const KernelContext& ctx, const CustomAttributes** a) { return GetAttrs(ctx, a); }
-
-Status WithLabel(const KernelContext& ctx, Status s) { return s.ok() ? s : s.WithContext(KernelLabel(ctx)); }
 
 }  // namespace
 
@@ -125,10 +120,9 @@ Status RunMaxUnpooling2D(KernelContext& ctx) {
 Status RunTransformTensorBilinear(KernelContext& ctx) {
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
   GLD_RETURN_IF_ERROR(AllFloat(ctx));
-  const CustomAttributes* ca = nullptr;
-  GLD_RETURN_IF_ERROR(GetCustom(ctx, &ca));
-  TransformTensorBilinearOptions opts;
-  GLD_RETURN_IF_ERROR(WithLabel(ctx, ParseTransformTensorBilinearOptions(*ca, &opts)));
+  const TransformTensorBilinearAttributes* a = nullptr;
+  GLD_RETURN_IF_ERROR(GetAttrs(ctx, &a));
+  const TransformTensorBilinearAttributes& opts = *a;
   const TensorData& in = *ctx.inputs[0];
   const TensorData& mat = *ctx.inputs[1];
   TensorData& out = *ctx.outputs[0];
@@ -187,10 +181,9 @@ Status RunTransformTensorBilinear(KernelContext& ctx) {
 Status RunTransformLandmarks(KernelContext& ctx) {
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
   GLD_RETURN_IF_ERROR(AllFloat(ctx));
-  const CustomAttributes* ca = nullptr;
-  GLD_RETURN_IF_ERROR(GetCustom(ctx, &ca));
-  TransformLandmarksOptions opts;
-  GLD_RETURN_IF_ERROR(WithLabel(ctx, ParseTransformLandmarksOptions(*ca, &opts)));
+  const TransformLandmarksAttributes* a = nullptr;
+  GLD_RETURN_IF_ERROR(GetAttrs(ctx, &a));
+  const TransformLandmarksAttributes& opts = *a;
   const TensorData& in = *ctx.inputs[0];
   const TensorData& mat = *ctx.inputs[1];
   TensorData& out = *ctx.outputs[0];
@@ -262,10 +255,9 @@ struct Mat4 {
 Status RunLandmarks2TransformMatrix(KernelContext& ctx) {
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 1, 1, 1));
   GLD_RETURN_IF_ERROR(AllFloat(ctx));
-  const CustomAttributes* ca = nullptr;
-  GLD_RETURN_IF_ERROR(GetCustom(ctx, &ca));
-  Landmarks2TransformMatrixOptions o;
-  GLD_RETURN_IF_ERROR(WithLabel(ctx, ParseLandmarks2TransformMatrixOptions(*ca, &o)));
+  const Landmarks2TransformMatrixAttributes* a = nullptr;
+  GLD_RETURN_IF_ERROR(GetAttrs(ctx, &a));
+  const Landmarks2TransformMatrixAttributes& o = *a;
   const TensorData& in = *ctx.inputs[0];
   TensorData& out = *ctx.outputs[0];
   if (out.num_elements() != 16) return KernelError(ctx, "output " + ShapeToString(out.shape) + " is not 4x4");

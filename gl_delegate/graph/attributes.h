@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -138,12 +139,34 @@ struct BatchMatMulAttributes {
 
 struct CastAttributes {};
 
-// Custom ops whose options are not parsed into typed fields (MediaPipe's
-// TransformTensorBilinear, TransformLandmarks, Landmarks2TransformMatrix):
-// the operator's raw custom_options bytes and its op code version.
-struct CustomAttributes {
-  std::vector<uint8_t> options;
+// MediaPipe's TransformTensorBilinear. Version 2 samples pixel centres
+// (aligned corners).
+struct TransformTensorBilinearAttributes {
+  int32_t output_height = 0, output_width = 0;
+  bool align_corners = false;
+};
+
+// MediaPipe's TransformLandmarks.
+struct TransformLandmarksAttributes {
   int32_t version = 1;
+  int32_t dimensions = 0;  // version 1; version 2 takes the input's last dimension
+  float scale = 1.f;
+};
+
+// MediaPipe's Landmarks2TransformMatrix; each version reads its own fields.
+struct Landmarks2TransformMatrixAttributes {
+  int32_t version = 1;
+  // version 1
+  int32_t input_h = 0, input_w = 0, output_h = 0, output_w = 0;
+  int32_t dimensions = 0, landmarks_range = 0;
+  float bbox_size_multiplier = 0.f;
+  // version 2
+  float target_rotation_radians = 0.f;
+  int32_t output_height = 0, output_width = 0;
+  float scale_x = 0.f, scale_y = 0.f;
+  // both
+  int32_t left_rotation_idx = 0, right_rotation_idx = 0;
+  std::vector<std::pair<int32_t, int32_t>> subset;  // pairs of landmark indices
 };
 
 using Attributes =
@@ -154,6 +177,7 @@ using Attributes =
                  SoftmaxAttributes, LeakyReluAttributes, GeluAttributes,
                  MirrorPadAttributes, StridedSliceAttributes, AxisAttributes,
                  SqueezeAttributes, LrnAttributes, BatchMatMulAttributes,
-                 CustomAttributes>;
+                 TransformTensorBilinearAttributes, TransformLandmarksAttributes,
+                 Landmarks2TransformMatrixAttributes>;
 
 }  // namespace gld

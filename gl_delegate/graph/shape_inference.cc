@@ -1,7 +1,5 @@
 #include "graph/shape_inference.h"
 
-#include "cpu_kernels/mediapipe_options.h"
-
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -1284,7 +1282,6 @@ Status NodeInference::ShapeOp() {
 }
 
 Status NodeInference::MediaPipeCustom() {
-  auto with_label = [&](Status st) { return st.ok() ? st : st.WithContext(g_.NodeLabel(index_)); };
   switch (node_.op) {
     case OpType::kMaxUnpooling2D: {
       // (values, argmax indices) -> values placed back; size = input * filter.
@@ -1308,27 +1305,23 @@ Status NodeInference::MediaPipeCustom() {
     case OpType::kTransformTensorBilinear: {
       GLD_RETURN_IF_ERROR(Inputs(2, 2));
       GLD_RETURN_IF_ERROR(Outputs(1));
-      const CustomAttributes* a = nullptr;
+      const TransformTensorBilinearAttributes* a = nullptr;
       GLD_RETURN_IF_ERROR(Attrs(&a));
       GLD_RETURN_IF_ERROR(Rank(0, 4));
       if (In(1).num_elements() % 16 != 0 || In(1).num_elements() == 0) {
         return Err("matrix input " + ShapeToString(InShape(1)) + " must hold 4x4 matrices");
       }
-      cpu::TransformTensorBilinearOptions o;
-      GLD_RETURN_IF_ERROR(with_label(cpu::ParseTransformTensorBilinearOptions(*a, &o)));
       const Shape& s = InShape(0);
-      Set(0, {s[0], o.output_height, o.output_width, s[3]}, In(0).type);
+      Set(0, {s[0], a->output_height, a->output_width, s[3]}, In(0).type);
       return OkStatus();
     }
     case OpType::kTransformLandmarks: {
       GLD_RETURN_IF_ERROR(Inputs(2, 2));
       GLD_RETURN_IF_ERROR(Outputs(1));
-      const CustomAttributes* a = nullptr;
+      const TransformLandmarksAttributes* a = nullptr;
       GLD_RETURN_IF_ERROR(Attrs(&a));
-      cpu::TransformLandmarksOptions o;
-      GLD_RETURN_IF_ERROR(with_label(cpu::ParseTransformLandmarksOptions(*a, &o)));
-      GLD_RETURN_IF_ERROR(Rank(0, o.version == 1 ? 4 : 3));
-      const int64_t dims = o.version == 1 ? o.dimensions : InShape(0).back();
+      GLD_RETURN_IF_ERROR(Rank(0, a->version == 1 ? 4 : 3));
+      const int64_t dims = a->version == 1 ? a->dimensions : InShape(0).back();
       if ((dims != 2 && dims != 3) || InShape(0).back() % dims != 0) {
         return Err("landmarks " + ShapeToString(InShape(0)) + " do not hold " + std::to_string(dims) + "-D points");
       }
@@ -1339,10 +1332,8 @@ Status NodeInference::MediaPipeCustom() {
     case OpType::kLandmarks2TransformMatrix: {
       GLD_RETURN_IF_ERROR(Inputs(1, 1));
       GLD_RETURN_IF_ERROR(Outputs(1));
-      const CustomAttributes* a = nullptr;
+      const Landmarks2TransformMatrixAttributes* a = nullptr;
       GLD_RETURN_IF_ERROR(Attrs(&a));
-      cpu::Landmarks2TransformMatrixOptions o;
-      GLD_RETURN_IF_ERROR(with_label(cpu::ParseLandmarks2TransformMatrixOptions(*a, &o)));
       if (In(0).num_elements() % 3 != 0) {
         return Err("landmarks " + ShapeToString(InShape(0)) + " are not (x, y, z) triples");
       }

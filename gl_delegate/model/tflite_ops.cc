@@ -1,5 +1,7 @@
 #include "model/tflite_ops.h"
 
+#include "model/mediapipe_options.h"
+
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -588,12 +590,21 @@ Status ParseCustomOptions(OpType type, const uint8_t* data, size_t size, int ver
       *out = a;
       return OkStatus();
     }
-    case OpType::kTransformTensorBilinear:
-    case OpType::kTransformLandmarks:
+    case OpType::kTransformTensorBilinear: {
+      TransformTensorBilinearAttributes a;
+      GLD_RETURN_IF_ERROR(ParseTransformTensorBilinearOptions(data, size, version, &a));
+      *out = a;
+      return OkStatus();
+    }
+    case OpType::kTransformLandmarks: {
+      TransformLandmarksAttributes a;
+      GLD_RETURN_IF_ERROR(ParseTransformLandmarksOptions(data, size, version, &a));
+      *out = a;
+      return OkStatus();
+    }
     case OpType::kLandmarks2TransformMatrix: {
-      CustomAttributes a;
-      a.options.assign(data, data + size);
-      a.version = version;
+      Landmarks2TransformMatrixAttributes a;
+      GLD_RETURN_IF_ERROR(ParseLandmarks2TransformMatrixOptions(data, size, version, &a));
       *out = std::move(a);
       return OkStatus();
     }

@@ -30,8 +30,9 @@
 //   SqueezeAttributes           SQUEEZE
 //   LrnAttributes               LOCAL_RESPONSE_NORMALIZATION
 //   BatchMatMulAttributes       BATCH_MATMUL
-//   CustomAttributes            TransformTensorBilinear, TransformLandmarks,
-//                               Landmarks2TransformMatrix (raw bytes)
+//   TransformTensorBilinearAttributes, TransformLandmarksAttributes,
+//   Landmarks2TransformMatrixAttributes: the MediaPipe ops of those names
+//                               (flexbuffer custom options)
 //   std::monostate              every other op
 #pragma once
 

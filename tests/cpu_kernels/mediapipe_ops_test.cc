@@ -5,19 +5,30 @@
 #include <cmath>
 #include <functional>
 
+#include "model/tflite_ops.h"
 #include "op_test_util.h"
 
 namespace gld::testing {
 namespace {
 
-CustomAttributes Flex(int version, const std::function<void(flexbuffers::Builder&)>& fill) {
+std::vector<uint8_t> FlexMap(const std::function<void(flexbuffers::Builder&)>& fill) {
   flexbuffers::Builder fbb;
   fbb.Map([&]() { fill(fbb); });
   fbb.Finish();
-  CustomAttributes a;
-  a.options = fbb.GetBuffer();
-  a.version = version;
+  return fbb.GetBuffer();
+}
+
+// `op`'s attributes as the model reader parses them from a flexbuffer map.
+StatusOr<Attributes> ParseFlex(OpType op, int version, const std::vector<uint8_t>& bytes) {
+  Attributes a;
+  GLD_RETURN_IF_ERROR(tflite_ops::ParseCustomOptions(op, bytes.data(), bytes.size(), version, &a));
   return a;
+}
+
+Attributes Flex(OpType op, int version, const std::function<void(flexbuffers::Builder&)>& fill) {
+  StatusOr<Attributes> a = ParseFlex(op, version, FlexMap(fill));
+  EXPECT_TRUE(a.ok()) << a.status().ToString();
+  return a.ok() ? *a : Attributes{};
 }
 
 Pool2dAttributes Pool2x2() {
@@ -95,7 +106,7 @@ TEST(MaxUnpooling2D, InvertsArgmaxPoolingOnRandomData) {
 // ---- TransformTensorBilinear ------------------------------------------------------
 
 SimpleRun TransformTensor(int version, const std::vector<float>& matrix, int oh, int ow) {
-  CustomAttributes a = Flex(version, [&](flexbuffers::Builder& b) {
+  Attributes a = Flex(OpType::kTransformTensorBilinear, version, [&](flexbuffers::Builder& b) {
     if (version == 1) {
       b.String("mode", "bilinear");
       b.TypedVector("output_size", [&]() {
@@ -142,24 +153,18 @@ TEST(TransformTensorBilinear, V2AlignsPixelCentres) {
 }
 
 TEST(TransformTensorBilinear, BadOptionsAreErrors) {
-  CustomAttributes a;
-  a.version = 2;
-  a.options = {1, 2, 3, 4};
-  auto r = RunFloatOp(OpType::kTransformTensorBilinear,
-                      {{{1, 2, 2, 1}, {1, 2, 3, 4}}, {{16}, std::vector<float>(16, 0.f)}}, a);
-  EXPECT_FALSE(r.status.ok());
-  EXPECT_NE(r.status.message().find("TransformTensorBilinear"), std::string::npos) << r.status.message();
-  a = Flex(2, [](flexbuffers::Builder& b) { b.Int("output_height", 2); });
-  r = RunFloatOp(OpType::kTransformTensorBilinear, {{{1, 2, 2, 1}, {1, 2, 3, 4}}, {{16}, std::vector<float>(16, 0.f)}},
-                 a);
-  EXPECT_FALSE(r.status.ok());
-  EXPECT_NE(r.status.message().find("output_width"), std::string::npos) << r.status.message();
+  auto r = ParseFlex(OpType::kTransformTensorBilinear, 2, {1, 2, 3, 4});
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("TransformTensorBilinear"), std::string::npos) << r.status().message();
+  r = ParseFlex(OpType::kTransformTensorBilinear, 2, FlexMap([](flexbuffers::Builder& b) { b.Int("output_height", 2); }));
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("output_width"), std::string::npos) << r.status().message();
 }
 
 // ---- TransformLandmarks ----------------------------------------------------------
 
 TEST(TransformLandmarks, V1ScalesTranslation) {
-  CustomAttributes a = Flex(1, [](flexbuffers::Builder& b) {
+  Attributes a = Flex(OpType::kTransformLandmarks, 1, [](flexbuffers::Builder& b) {
     b.Int("dimensions", 2);
     b.Float("scale", 2.f);
   });
@@ -172,7 +177,7 @@ TEST(TransformLandmarks, V1ScalesTranslation) {
 }
 
 TEST(TransformLandmarks, V2ThreeDimensionsCopiesZ) {
-  CustomAttributes a;
+  TransformLandmarksAttributes a;
   a.version = 2;
   const std::vector<float> m{0, -1, 0, 10, 1, 0, 0, 20, 0, 0, 1, 0, 0, 0, 0, 1};
   auto r = RunFloatOp(OpType::kTransformLandmarks, {{{1, 2, 3}, {1, 2, 7, 3, 4, 8}}, {{1, 4, 4}, m}}, a);
@@ -186,7 +191,7 @@ TEST(TransformLandmarks, V2ThreeDimensionsCopiesZ) {
 // ---- Landmarks2TransformMatrix ---------------------------------------------------
 
 TEST(Landmarks2TransformMatrix, V2AxisAlignedBox) {
-  CustomAttributes a = Flex(2, [](flexbuffers::Builder& b) {
+  Attributes a = Flex(OpType::kLandmarks2TransformMatrix, 2, [](flexbuffers::Builder& b) {
     b.TypedVector("subset_idxs", [&]() {
       b.Int(0);
       b.Int(1);
@@ -208,7 +213,7 @@ TEST(Landmarks2TransformMatrix, V2AxisAlignedBox) {
 }
 
 TEST(Landmarks2TransformMatrix, V2QuarterTurn) {
-  CustomAttributes a = Flex(2, [](flexbuffers::Builder& b) {
+  Attributes a = Flex(OpType::kLandmarks2TransformMatrix, 2, [](flexbuffers::Builder& b) {
     b.TypedVector("subset_idxs", [&]() {
       b.Int(0);
       b.Int(1);
@@ -229,7 +234,7 @@ TEST(Landmarks2TransformMatrix, V2QuarterTurn) {
 }
 
 TEST(Landmarks2TransformMatrix, V1HandComputed) {
-  CustomAttributes a = Flex(1, [](flexbuffers::Builder& b) {
+  Attributes a = Flex(OpType::kLandmarks2TransformMatrix, 1, [](flexbuffers::Builder& b) {
     b.TypedVector("input_hw", [&]() {
       b.Int(5);
       b.Int(5);
@@ -256,7 +261,7 @@ TEST(Landmarks2TransformMatrix, V1HandComputed) {
 }
 
 TEST(Landmarks2TransformMatrix, IndexOutOfRangeIsAnError) {
-  CustomAttributes a = Flex(2, [](flexbuffers::Builder& b) {
+  Attributes a = Flex(OpType::kLandmarks2TransformMatrix, 2, [](flexbuffers::Builder& b) {
     b.TypedVector("subset_idxs", [&]() { b.Int(7); });
     b.Int("left_rotation_idx", 0);
     b.Int("right_rotation_idx", 1);

@@ -1,5 +1,8 @@
 // Every op of the IR: written by ModelBuilder with distinctive option
 // values, read back by the loader, attributes compared field by field.
+#include <flatbuffers/flexbuffers.h>
+
+#include <functional>
 #include <map>
 #include <string>
 
@@ -64,8 +67,29 @@ bool Eq(const LrnAttributes& a, const LrnAttributes& b) {
 bool Eq(const BatchMatMulAttributes& a, const BatchMatMulAttributes& b) {
   return a.adj_x == b.adj_x && a.adj_y == b.adj_y;
 }
-bool Eq(const CustomAttributes& a, const CustomAttributes& b) {
-  return a.options == b.options && a.version == b.version;
+bool Eq(const TransformTensorBilinearAttributes& a, const TransformTensorBilinearAttributes& b) {
+  return a.output_height == b.output_height && a.output_width == b.output_width &&
+         a.align_corners == b.align_corners;
+}
+bool Eq(const TransformLandmarksAttributes& a, const TransformLandmarksAttributes& b) {
+  return a.version == b.version && a.dimensions == b.dimensions && a.scale == b.scale;
+}
+bool Eq(const Landmarks2TransformMatrixAttributes& a, const Landmarks2TransformMatrixAttributes& b) {
+  return a.version == b.version && a.input_h == b.input_h && a.input_w == b.input_w && a.output_h == b.output_h &&
+         a.output_w == b.output_w && a.dimensions == b.dimensions && a.landmarks_range == b.landmarks_range &&
+         a.bbox_size_multiplier == b.bbox_size_multiplier &&
+         a.target_rotation_radians == b.target_rotation_radians && a.output_height == b.output_height &&
+         a.output_width == b.output_width && a.scale_x == b.scale_x && a.scale_y == b.scale_y &&
+         a.left_rotation_idx == b.left_rotation_idx && a.right_rotation_idx == b.right_rotation_idx &&
+         a.subset == b.subset;
+}
+
+// MediaPipe's custom options: a flexbuffer map.
+std::vector<uint8_t> FlexMap(const std::function<void(flexbuffers::Builder&)>& fill) {
+  flexbuffers::Builder fbb;
+  fbb.Map([&]() { fill(fbb); });
+  fbb.Finish();
+  return fbb.GetBuffer();
 }
 
 bool AttributesEqual(const Attributes& a, const Attributes& b) {
@@ -253,11 +277,52 @@ std::map<std::string, Case> Cases() {
     a.adj_x = true;
     c["BATCH_MATMUL"] = {{{"adj_x", true}}, a};
   }
-  for (const char* op : {"TransformTensorBilinear", "TransformLandmarks", "Landmarks2TransformMatrix"}) {
+  {
     OpOptions o;
-    o.custom_options = {1, 2, 3, 250};
+    o.custom_options = FlexMap([](flexbuffers::Builder& b) {
+      b.Int("output_height", 3);
+      b.Int("output_width", 5);
+    });
     o.version = 2;
-    c[op] = {o, CustomAttributes{{1, 2, 3, 250}, 2}};
+    c["TransformTensorBilinear"] = {o, TransformTensorBilinearAttributes{3, 5, true}};
+  }
+  {
+    OpOptions o;
+    o.custom_options = FlexMap([](flexbuffers::Builder& b) {
+      b.Int("dimensions", 3);
+      b.Float("scale", 0.5f);
+    });
+    o.version = 1;
+    c["TransformLandmarks"] = {o, TransformLandmarksAttributes{1, 3, 0.5f}};
+  }
+  {
+    OpOptions o;
+    o.custom_options = FlexMap([](flexbuffers::Builder& b) {
+      b.TypedVector("subset_idxs", [&]() {
+        b.Int(4);
+        b.Int(1);
+        b.Int(7);
+      });
+      b.Int("left_rotation_idx", 2);
+      b.Int("right_rotation_idx", 6);
+      b.Float("target_rotation_radians", 0.25f);
+      b.Int("output_height", 8);
+      b.Int("output_width", 9);
+      b.Float("scale_x", 1.5f);
+      b.Float("scale_y", 2.5f);
+    });
+    o.version = 2;
+    Landmarks2TransformMatrixAttributes a;
+    a.version = 2;
+    a.subset = {{4, 1}, {7, 7}};
+    a.left_rotation_idx = 2;
+    a.right_rotation_idx = 6;
+    a.target_rotation_radians = 0.25f;
+    a.output_height = 8;
+    a.output_width = 9;
+    a.scale_x = 1.5f;
+    a.scale_y = 2.5f;
+    c["Landmarks2TransformMatrix"] = {o, a};
   }
   return c;
 }

@@ -1,23 +1,24 @@
-#include "cpu_kernels/mediapipe_options.h"
+#include "model/mediapipe_options.h"
 
 #include <flatbuffers/flexbuffers.h>
 
 #include <string>
+#include <vector>
 
-namespace gld::cpu {
+namespace gld::tflite_ops {
 
 namespace {
 
 // A verified flexbuffer map.
 class FlexMap {
  public:
-  Status Open(const std::vector<uint8_t>& bytes, const char* op) {
+  Status Open(const uint8_t* data, size_t size, const char* op) {
     op_ = op;
-    if (bytes.size() < 3 || !flexbuffers::VerifyBuffer(bytes.data(), bytes.size())) {
+    if (size < 3 || !flexbuffers::VerifyBuffer(data, size)) {
       return InvalidArgumentError(std::string(op) + ": custom options are not a valid flexbuffer (" +
-                                  std::to_string(bytes.size()) + " bytes)");
+                                  std::to_string(size) + " bytes)");
     }
-    const flexbuffers::Reference root = flexbuffers::GetRoot(bytes.data(), bytes.size());
+    const flexbuffers::Reference root = flexbuffers::GetRoot(data, size);
     if (!root.IsMap()) return InvalidArgumentError(std::string(op) + ": custom options are not a flexbuffer map");
     map_ = root.AsMap();
     return OkStatus();
@@ -74,21 +75,22 @@ class FlexMap {
   flexbuffers::Map map_ = flexbuffers::Map::EmptyMap();
 };
 
-Status CheckVersion(const CustomAttributes& a, const char* op) {
-  if (a.version != 1 && a.version != 2) {
-    return UnimplementedError(std::string(op) + " version " + std::to_string(a.version) + " (only 1 and 2)");
+Status CheckVersion(int version, const char* op) {
+  if (version != 1 && version != 2) {
+    return UnimplementedError(std::string(op) + " version " + std::to_string(version) + " (only 1 and 2)");
   }
   return OkStatus();
 }
 
 }  // namespace
 
-Status ParseTransformTensorBilinearOptions(const CustomAttributes& attrs, TransformTensorBilinearOptions* out) {
+Status ParseTransformTensorBilinearOptions(const uint8_t* data, size_t size, int version,
+                                           TransformTensorBilinearAttributes* out) {
   constexpr const char* kOp = "TransformTensorBilinear";
-  GLD_RETURN_IF_ERROR(CheckVersion(attrs, kOp));
+  GLD_RETURN_IF_ERROR(CheckVersion(version, kOp));
   FlexMap m;
-  GLD_RETURN_IF_ERROR(m.Open(attrs.options, kOp));
-  if (attrs.version == 1) {
+  GLD_RETURN_IF_ERROR(m.Open(data, size, kOp));
+  if (version == 1) {
     std::string mode;
     GLD_RETURN_IF_ERROR(m.String("mode", &mode));
     if (!mode.empty() && mode != "bilinear") {
@@ -113,13 +115,14 @@ Status ParseTransformTensorBilinearOptions(const CustomAttributes& attrs, Transf
   return OkStatus();
 }
 
-Status ParseTransformLandmarksOptions(const CustomAttributes& attrs, TransformLandmarksOptions* out) {
+Status ParseTransformLandmarksOptions(const uint8_t* data, size_t size, int version,
+                                      TransformLandmarksAttributes* out) {
   constexpr const char* kOp = "TransformLandmarks";
-  GLD_RETURN_IF_ERROR(CheckVersion(attrs, kOp));
-  out->version = attrs.version;
-  if (attrs.version == 2) return OkStatus();  // no options; dimensions from the input
+  GLD_RETURN_IF_ERROR(CheckVersion(version, kOp));
+  out->version = version;
+  if (version == 2) return OkStatus();  // no options; dimensions from the input
   FlexMap m;
-  GLD_RETURN_IF_ERROR(m.Open(attrs.options, kOp));
+  GLD_RETURN_IF_ERROR(m.Open(data, size, kOp));
   GLD_RETURN_IF_ERROR(m.Int("dimensions", &out->dimensions));
   GLD_RETURN_IF_ERROR(m.Float("scale", &out->scale));
   if (out->dimensions != 2 && out->dimensions != 3) {
@@ -130,15 +133,16 @@ Status ParseTransformLandmarksOptions(const CustomAttributes& attrs, TransformLa
   return OkStatus();
 }
 
-Status ParseLandmarks2TransformMatrixOptions(const CustomAttributes& attrs, Landmarks2TransformMatrixOptions* out) {
+Status ParseLandmarks2TransformMatrixOptions(const uint8_t* data, size_t size, int version,
+                                             Landmarks2TransformMatrixAttributes* out) {
   constexpr const char* kOp = "Landmarks2TransformMatrix";
-  GLD_RETURN_IF_ERROR(CheckVersion(attrs, kOp));
-  out->version = attrs.version;
+  GLD_RETURN_IF_ERROR(CheckVersion(version, kOp));
+  out->version = version;
   FlexMap m;
-  GLD_RETURN_IF_ERROR(m.Open(attrs.options, kOp));
+  GLD_RETURN_IF_ERROR(m.Open(data, size, kOp));
   std::vector<int32_t> subset;
   auto bad = [&](const std::string& what) { return InvalidArgumentError(std::string(kOp) + ": " + what); };
-  if (attrs.version == 1) {
+  if (version == 1) {
     std::vector<int32_t> in_hw, out_hw;
     GLD_RETURN_IF_ERROR(m.Ints("input_hw", &in_hw));
     GLD_RETURN_IF_ERROR(m.Ints("output_hw", &out_hw));
@@ -181,4 +185,4 @@ Status ParseLandmarks2TransformMatrixOptions(const CustomAttributes& attrs, Land
   return OkStatus();
 }
 
-}  // namespace gld::cpu
+}  // namespace gld::tflite_ops
