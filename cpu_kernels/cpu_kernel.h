@@ -1,5 +1,5 @@
-// The CPU kernel interface. Each op family lives in its own file and exports
-// its kernels through registry.cc. Kernels are both the CPU fallback of the
+// The CPU kernel interface. Each op family lives in its own file; each kernel
+// is one line of kernel_list.inc. Kernels are both the CPU fallback of the
 // GPU path and the oracle it is tested against: their semantics are TFLite's.
 #pragma once
 

@@ -1,112 +1,13 @@
-// Every CPU kernel, one per OpType; registry.cc maps OpType -> kernel.
-// Internal to cpu_kernels/.
+// The declarations of every CPU kernel in kernel_list.inc. Internal to
+// cpu_kernels/.
 #pragma once
 
 #include "cpu_kernels/kernel_util.h"
 
 namespace gld::cpu {
 
-Status RunAbs(KernelContext& ctx);
-Status RunAdd(KernelContext& ctx);
-Status RunAddN(KernelContext& ctx);
-Status RunArgMax(KernelContext& ctx);
-Status RunArgMin(KernelContext& ctx);
-Status RunAveragePool2d(KernelContext& ctx);
-Status RunBatchMatMul(KernelContext& ctx);
-Status RunBatchToSpaceNd(KernelContext& ctx);
-Status RunBroadcastTo(KernelContext& ctx);
-Status RunCast(KernelContext& ctx);
-Status RunConcatenation(KernelContext& ctx);
-Status RunConv2d(KernelContext& ctx);
-Status RunCos(KernelContext& ctx);
-Status RunCumsum(KernelContext& ctx);
-Status RunDensify(KernelContext& ctx);
-Status RunDepthToSpace(KernelContext& ctx);
-Status RunDepthwiseConv2d(KernelContext& ctx);
-Status RunDequantize(KernelContext& ctx);
-Status RunDiv(KernelContext& ctx);
-Status RunElu(KernelContext& ctx);
-Status RunEqual(KernelContext& ctx);
-Status RunExp(KernelContext& ctx);
-Status RunExpandDims(KernelContext& ctx);
-Status RunFill(KernelContext& ctx);
-Status RunFloor(KernelContext& ctx);
-Status RunFloorDiv(KernelContext& ctx);
-Status RunFloorMod(KernelContext& ctx);
-Status RunFullyConnected(KernelContext& ctx);
-Status RunGather(KernelContext& ctx);
-Status RunGatherNd(KernelContext& ctx);
-Status RunGelu(KernelContext& ctx);
-Status RunGreater(KernelContext& ctx);
-Status RunGreaterEqual(KernelContext& ctx);
-Status RunHardSwish(KernelContext& ctx);
-Status RunL2Normalization(KernelContext& ctx);
-Status RunLeakyRelu(KernelContext& ctx);
-Status RunLess(KernelContext& ctx);
-Status RunLessEqual(KernelContext& ctx);
-Status RunLocalResponseNormalization(KernelContext& ctx);
-Status RunLog(KernelContext& ctx);
-Status RunLogSoftmax(KernelContext& ctx);
-Status RunLogicalAnd(KernelContext& ctx);
-Status RunLogicalNot(KernelContext& ctx);
-Status RunLogicalOr(KernelContext& ctx);
-Status RunLogistic(KernelContext& ctx);
-Status RunMaxPool2d(KernelContext& ctx);
-Status RunMaximum(KernelContext& ctx);
-Status RunMean(KernelContext& ctx);
-Status RunMinimum(KernelContext& ctx);
-Status RunMirrorPad(KernelContext& ctx);
-Status RunMul(KernelContext& ctx);
-Status RunNeg(KernelContext& ctx);
-Status RunNotEqual(KernelContext& ctx);
-Status RunOneHot(KernelContext& ctx);
-Status RunPack(KernelContext& ctx);
-Status RunPad(KernelContext& ctx);
-Status RunPadV2(KernelContext& ctx);
-Status RunPow(KernelContext& ctx);
-Status RunPrelu(KernelContext& ctx);
-Status RunQuantize(KernelContext& ctx);
-Status RunReduceMax(KernelContext& ctx);
-Status RunReduceMin(KernelContext& ctx);
-Status RunReduceProd(KernelContext& ctx);
-Status RunRelu(KernelContext& ctx);
-Status RunRelu6(KernelContext& ctx);
-Status RunReluN1To1(KernelContext& ctx);
-Status RunRelu0To1(KernelContext& ctx);
-Status RunReshape(KernelContext& ctx);
-Status RunResizeBilinear(KernelContext& ctx);
-Status RunResizeNearestNeighbor(KernelContext& ctx);
-Status RunReverseV2(KernelContext& ctx);
-Status RunRsqrt(KernelContext& ctx);
-Status RunSelect(KernelContext& ctx);
-Status RunSelectV2(KernelContext& ctx);
-Status RunShape(KernelContext& ctx);
-Status RunSign(KernelContext& ctx);
-Status RunSin(KernelContext& ctx);
-Status RunSlice(KernelContext& ctx);
-Status RunSoftmax(KernelContext& ctx);
-Status RunSpaceToBatchNd(KernelContext& ctx);
-Status RunSpaceToDepth(KernelContext& ctx);
-Status RunSplit(KernelContext& ctx);
-Status RunSplitV(KernelContext& ctx);
-Status RunSqrt(KernelContext& ctx);
-Status RunSquare(KernelContext& ctx);
-Status RunSquaredDifference(KernelContext& ctx);
-Status RunSqueeze(KernelContext& ctx);
-Status RunStridedSlice(KernelContext& ctx);
-Status RunSub(KernelContext& ctx);
-Status RunSum(KernelContext& ctx);
-Status RunTanh(KernelContext& ctx);
-Status RunTile(KernelContext& ctx);
-Status RunTranspose(KernelContext& ctx);
-Status RunTransposeConv(KernelContext& ctx);
-Status RunUnpack(KernelContext& ctx);
-Status RunZerosLike(KernelContext& ctx);
-Status RunConvolution2DTransposeBias(KernelContext& ctx);
-Status RunMaxPoolingWithArgmax2D(KernelContext& ctx);
-Status RunMaxUnpooling2D(KernelContext& ctx);
-Status RunTransformTensorBilinear(KernelContext& ctx);
-Status RunTransformLandmarks(KernelContext& ctx);
-Status RunLandmarks2TransformMatrix(KernelContext& ctx);
+#define GLD_CPU_KERNEL(Name) Status Run##Name(KernelContext& ctx);
+#include "cpu_kernels/kernel_list.inc"
+#undef GLD_CPU_KERNEL
 
 }  // namespace gld::cpu

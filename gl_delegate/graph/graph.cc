@@ -6,12 +6,13 @@
 namespace gld {
 
 namespace {
-const char* const kOpNames[] = {
-#define GLD_OP(e, name) name,
+const OpInfo kOps[] = {
+#define GLD_OP(e, name, min_inputs, max_inputs, min_outputs, max_outputs, optional_input, rule) \
+  {OpType::e, name, min_inputs, max_inputs, min_outputs, max_outputs, optional_input},
 #include "graph/op_list.inc"
 #undef GLD_OP
 };
-constexpr size_t kNumOps = sizeof(kOpNames) / sizeof(kOpNames[0]);
+constexpr size_t kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 }  // namespace
 
 const char* ActivationName(Activation a) {
@@ -27,15 +28,17 @@ const char* ActivationName(Activation a) {
   return "UNKNOWN";
 }
 
+const OpInfo& GetOpInfo(OpType op) { return kOps[static_cast<size_t>(op)]; }
+
 const char* OpTypeName(OpType op) {
   size_t i = static_cast<size_t>(op);
-  return i < kNumOps ? kOpNames[i] : "UNKNOWN_OP";
+  return i < kNumOps ? kOps[i].name : "UNKNOWN_OP";
 }
 
 bool OpTypeFromName(const std::string& name, OpType* op) {
   static const std::unordered_map<std::string, OpType> map = [] {
     std::unordered_map<std::string, OpType> m;
-    for (size_t i = 0; i < kNumOps; ++i) m.emplace(kOpNames[i], static_cast<OpType>(i));
+    for (size_t i = 0; i < kNumOps; ++i) m.emplace(kOps[i].name, kOps[i].op);
     return m;
   }();
   auto it = map.find(name);

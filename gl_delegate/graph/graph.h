@@ -13,10 +13,25 @@
 namespace gld {
 
 enum class OpType : uint16_t {
-#define GLD_OP(e, name) e,
+#define GLD_OP(e, ...) e,
 #include "graph/op_list.inc"
 #undef GLD_OP
 };
+
+// One row of the op table (op_list.inc): what the IR knows about an op
+// without looking at a model file or a backend.
+struct OpInfo {
+  OpType op;
+  const char* name;  // TFLite's: "CONV_2D", "Convolution2DTransposeBias"
+  int min_inputs, max_inputs;  // max -1: unbounded
+  int min_outputs, max_outputs;
+  int optional_input;  // the input that may be absent (kNoTensor), or -1
+
+  bool InputMayBeAbsent(size_t index) const { return optional_input >= 0 && index == static_cast<size_t>(optional_input); }
+};
+
+// The row of `op`, which must be one of the enumerators.
+const OpInfo& GetOpInfo(OpType op);
 
 // TFLite-style op name: "CONV_2D", "Convolution2DTransposeBias".
 const char* OpTypeName(OpType op);

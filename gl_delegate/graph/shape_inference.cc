@@ -332,9 +332,29 @@ class NodeInference {
     return OkStatus();
   }
 
-  // -- op families
+  // -- shared by the rules
   Status SameAsInput0(size_t min_in, size_t max_in, DataType type);
   Status Broadcast(DataType out_type, bool same_types);
+  Status SplitInto(bool split_v);
+  Status SpaceDepth(bool to_space);
+  Status SelectBetween(bool v2);
+
+ public:
+  // -- the rules the op table (op_list.inc) names, by family
+  // elementwise
+  Status Unary() { return SameAsInput0(1, 1, DataType::kUnknown); }
+  Status LogicalNot() { return SameAsInput0(1, 1, DataType::kBool); }
+  Status UnaryWithAxisInput() { return SameAsInput0(2, 2, DataType::kUnknown); }
+  Status LocalResponseNormalization();
+  Status Quantize();
+  Status Cast();
+  Status Arithmetic() { return Broadcast(DataType::kUnknown, true); }
+  Status Prelu() { return Broadcast(DataType::kUnknown, false); }
+  Status Comparison() { return Broadcast(DataType::kBool, true); }
+  Status AddN();
+  Status Select() { return SelectBetween(false); }
+  Status SelectV2() { return SelectBetween(true); }
+  // convolution, pooling, matrix products
   Status Conv2d();
   Status DepthwiseConv2d();
   Status TransposeConv();
@@ -345,14 +365,17 @@ class NodeInference {
   Status Concatenation();
   Status Pack();
   Status Unpack();
-  Status Split(bool v);
+  // shape changes
+  Status Split() { return SplitInto(false); }
+  Status SplitV() { return SplitInto(true); }
   Status Reshape();
   Status Squeeze();
   Status ExpandDims();
   Status Reduce();
   Status ArgMinMax();
   Status Resize();
-  Status SpaceDepth(bool to_space);
+  Status DepthToSpace() { return SpaceDepth(true); }
+  Status SpaceToDepth() { return SpaceDepth(false); }
   Status Pad();
   Status Dequantize();
   Status Transpose();
@@ -364,12 +387,16 @@ class NodeInference {
   Status OneHot();
   Status Fill();
   Status BroadcastTo();
-  Status Select(bool v2);
   Status SpaceToBatch();
   Status BatchToSpace();
-  Status AddN();
   Status ShapeOp();
-  Status MediaPipeCustom();
+  // MediaPipe
+  Status MaxUnpooling2D();
+  Status TransformTensorBilinear();
+  Status TransformLandmarks();
+  Status Landmarks2TransformMatrix();
+
+ private:
 
   Graph& g_;
   size_t index_;
@@ -679,11 +706,11 @@ Status NodeInference::Unpack() {
   return OkStatus();
 }
 
-Status NodeInference::Split(bool v) {
+Status NodeInference::SplitInto(bool split_v) {
   // SPLIT: (axis, input); SPLIT_V: (input, size_splits, axis).
-  GLD_RETURN_IF_ERROR(Inputs(v ? 3 : 2, v ? 3 : 2));
-  const size_t data = v ? 0 : 1;
-  const size_t axis_in = v ? 2 : 0;
+  GLD_RETURN_IF_ERROR(Inputs(split_v ? 3 : 2, split_v ? 3 : 2));
+  const size_t data = split_v ? 0 : 1;
+  const size_t axis_in = split_v ? 2 : 0;
   const Shape& s = InShape(data);
   std::vector<int64_t> axis_v;
   if (!Values(axis_in, &axis_v) || axis_v.size() != 1) {
@@ -701,7 +728,7 @@ Status NodeInference::Split(bool v) {
   }
   const int64_t dim = s[static_cast<size_t>(axis)];
   std::vector<int64_t> sizes;
-  if (!v) {
+  if (!split_v) {
     if (dim % static_cast<int64_t>(n) != 0) {
       return Err("dimension " + std::to_string(dim) + " of " + ShapeToString(s) + " does not split into " +
                  std::to_string(n) + " equal parts");
@@ -1166,7 +1193,7 @@ Status NodeInference::BroadcastTo() {
   return OkStatus();
 }
 
-Status NodeInference::Select(bool v2) {
+Status NodeInference::SelectBetween(bool v2) {
   GLD_RETURN_IF_ERROR(Inputs(3, 3));
   GLD_RETURN_IF_ERROR(Outputs(1));
   if (In(0).type != DataType::kBool) return Err(std::string("condition must be bool, got ") + DataTypeName(In(0).type));
@@ -1281,70 +1308,96 @@ Status NodeInference::ShapeOp() {
   return OkStatus();
 }
 
-Status NodeInference::MediaPipeCustom() {
-  switch (node_.op) {
-    case OpType::kMaxUnpooling2D: {
-      // (values, argmax indices) -> values placed back; size = input * filter.
-      GLD_RETURN_IF_ERROR(Inputs(2, 2));
-      GLD_RETURN_IF_ERROR(Outputs(1));
-      const Pool2dAttributes* a = nullptr;
-      GLD_RETURN_IF_ERROR(Attrs(&a));
-      GLD_RETURN_IF_ERROR(Rank(0, 4));
-      if (InShape(1) != InShape(0)) {
-        return Err("indices " + ShapeToString(InShape(1)) + " must match values " + ShapeToString(InShape(0)));
-      }
-      if (a->stride_h <= 0 || a->stride_w <= 0 || a->filter_h <= 0 || a->filter_w <= 0) {
-        return Err("filter and strides must be positive");
-      }
-      const Shape& s = InShape(0);
-      const int64_t oh = static_cast<int64_t>(s[1]) * a->filter_h, ow = static_cast<int64_t>(s[2]) * a->filter_w;
-      if (oh > kMaxDim || ow > kMaxDim) return Err("output too large");
-      Set(0, {s[0], static_cast<int32_t>(oh), static_cast<int32_t>(ow), s[3]}, In(0).type);
-      return OkStatus();
-    }
-    case OpType::kTransformTensorBilinear: {
-      GLD_RETURN_IF_ERROR(Inputs(2, 2));
-      GLD_RETURN_IF_ERROR(Outputs(1));
-      const TransformTensorBilinearAttributes* a = nullptr;
-      GLD_RETURN_IF_ERROR(Attrs(&a));
-      GLD_RETURN_IF_ERROR(Rank(0, 4));
-      if (In(1).num_elements() % 16 != 0 || In(1).num_elements() == 0) {
-        return Err("matrix input " + ShapeToString(InShape(1)) + " must hold 4x4 matrices");
-      }
-      const Shape& s = InShape(0);
-      Set(0, {s[0], a->output_height, a->output_width, s[3]}, In(0).type);
-      return OkStatus();
-    }
-    case OpType::kTransformLandmarks: {
-      GLD_RETURN_IF_ERROR(Inputs(2, 2));
-      GLD_RETURN_IF_ERROR(Outputs(1));
-      const TransformLandmarksAttributes* a = nullptr;
-      GLD_RETURN_IF_ERROR(Attrs(&a));
-      GLD_RETURN_IF_ERROR(Rank(0, a->version == 1 ? 4 : 3));
-      const int64_t dims = a->version == 1 ? a->dimensions : InShape(0).back();
-      if ((dims != 2 && dims != 3) || InShape(0).back() % dims != 0) {
-        return Err("landmarks " + ShapeToString(InShape(0)) + " do not hold " + std::to_string(dims) + "-D points");
-      }
-      if (In(1).num_elements() < 16) return Err("matrix input " + ShapeToString(InShape(1)) + " is not 4x4");
-      Set(0, InShape(0), In(0).type);
-      return OkStatus();
-    }
-    case OpType::kLandmarks2TransformMatrix: {
-      GLD_RETURN_IF_ERROR(Inputs(1, 1));
-      GLD_RETURN_IF_ERROR(Outputs(1));
-      const Landmarks2TransformMatrixAttributes* a = nullptr;
-      GLD_RETURN_IF_ERROR(Attrs(&a));
-      if (In(0).num_elements() % 3 != 0) {
-        return Err("landmarks " + ShapeToString(InShape(0)) + " are not (x, y, z) triples");
-      }
-      Set(0, {1, 4, 4}, DataType::kFloat32);
-      return OkStatus();
-    }
-    default:
-      break;
+// (values, argmax indices) -> values placed back; size = input * filter.
+Status NodeInference::MaxUnpooling2D() {
+  GLD_RETURN_IF_ERROR(Inputs(2, 2));
+  GLD_RETURN_IF_ERROR(Outputs(1));
+  const Pool2dAttributes* a = nullptr;
+  GLD_RETURN_IF_ERROR(Attrs(&a));
+  GLD_RETURN_IF_ERROR(Rank(0, 4));
+  if (InShape(1) != InShape(0)) {
+    return Err("indices " + ShapeToString(InShape(1)) + " must match values " + ShapeToString(InShape(0)));
   }
-  return Unimpl("no shape rule");
+  if (a->stride_h <= 0 || a->stride_w <= 0 || a->filter_h <= 0 || a->filter_w <= 0) {
+    return Err("filter and strides must be positive");
+  }
+  const Shape& s = InShape(0);
+  const int64_t oh = static_cast<int64_t>(s[1]) * a->filter_h, ow = static_cast<int64_t>(s[2]) * a->filter_w;
+  if (oh > kMaxDim || ow > kMaxDim) return Err("output too large");
+  Set(0, {s[0], static_cast<int32_t>(oh), static_cast<int32_t>(ow), s[3]}, In(0).type);
+  return OkStatus();
 }
+
+Status NodeInference::TransformTensorBilinear() {
+  GLD_RETURN_IF_ERROR(Inputs(2, 2));
+  GLD_RETURN_IF_ERROR(Outputs(1));
+  const TransformTensorBilinearAttributes* a = nullptr;
+  GLD_RETURN_IF_ERROR(Attrs(&a));
+  GLD_RETURN_IF_ERROR(Rank(0, 4));
+  if (In(1).num_elements() % 16 != 0 || In(1).num_elements() == 0) {
+    return Err("matrix input " + ShapeToString(InShape(1)) + " must hold 4x4 matrices");
+  }
+  const Shape& s = InShape(0);
+  Set(0, {s[0], a->output_height, a->output_width, s[3]}, In(0).type);
+  return OkStatus();
+}
+
+Status NodeInference::TransformLandmarks() {
+  GLD_RETURN_IF_ERROR(Inputs(2, 2));
+  GLD_RETURN_IF_ERROR(Outputs(1));
+  const TransformLandmarksAttributes* a = nullptr;
+  GLD_RETURN_IF_ERROR(Attrs(&a));
+  GLD_RETURN_IF_ERROR(Rank(0, a->version == 1 ? 4 : 3));
+  const int64_t dims = a->version == 1 ? a->dimensions : InShape(0).back();
+  if ((dims != 2 && dims != 3) || InShape(0).back() % dims != 0) {
+    return Err("landmarks " + ShapeToString(InShape(0)) + " do not hold " + std::to_string(dims) + "-D points");
+  }
+  if (In(1).num_elements() < 16) return Err("matrix input " + ShapeToString(InShape(1)) + " is not 4x4");
+  Set(0, InShape(0), In(0).type);
+  return OkStatus();
+}
+
+Status NodeInference::Landmarks2TransformMatrix() {
+  GLD_RETURN_IF_ERROR(Inputs(1, 1));
+  GLD_RETURN_IF_ERROR(Outputs(1));
+  const Landmarks2TransformMatrixAttributes* a = nullptr;
+  GLD_RETURN_IF_ERROR(Attrs(&a));
+  if (In(0).num_elements() % 3 != 0) {
+    return Err("landmarks " + ShapeToString(InShape(0)) + " are not (x, y, z) triples");
+  }
+  Set(0, {1, 4, 4}, DataType::kFloat32);
+  return OkStatus();
+}
+
+Status NodeInference::LocalResponseNormalization() {
+  GLD_RETURN_IF_ERROR(Inputs(1, 1));
+  GLD_RETURN_IF_ERROR(Rank(0, 4));
+  return SameAsInput0(1, 1, DataType::kUnknown);
+}
+
+Status NodeInference::Quantize() {
+  GLD_RETURN_IF_ERROR(Inputs(1, 1));
+  GLD_RETURN_IF_ERROR(Outputs(1));
+  Set(0, InShape(0), StoredType(0, DataType::kInt8));
+  return OkStatus();
+}
+
+Status NodeInference::Cast() {
+  GLD_RETURN_IF_ERROR(Inputs(1, 1));
+  GLD_RETURN_IF_ERROR(Outputs(1));
+  if (Out(0).type == DataType::kUnknown) return Err("output type unknown");
+  Set(0, InShape(0), Out(0).type);
+  return OkStatus();
+}
+
+using ShapeRule = Status (NodeInference::*)();
+
+// Indexed by OpType: the rule each row of the op table names.
+constexpr ShapeRule kShapeRules[] = {
+#define GLD_OP(e, name, min_inputs, max_inputs, min_outputs, max_outputs, optional_input, rule) &NodeInference::rule,
+#include "graph/op_list.inc"
+#undef GLD_OP
+};
 
 Status NodeInference::RunRule() {
   const size_t nt = g_.tensors.size();
@@ -1361,141 +1414,7 @@ Status NodeInference::RunRule() {
     if (t < 0 || static_cast<size_t>(t) >= nt) return Err("output " + std::to_string(i) + " refers to tensor " + std::to_string(t) + " of " + std::to_string(nt));
     if (g_.tensors[static_cast<size_t>(t)].is_constant) return Err("output " + std::to_string(i) + " '" + g_.tensors[static_cast<size_t>(t)].name + "' is a constant");
   }
-  switch (node_.op) {
-    case OpType::kAbs:
-    case OpType::kCos:
-    case OpType::kElu:
-    case OpType::kExp:
-    case OpType::kFloor:
-    case OpType::kGelu:
-    case OpType::kHardSwish:
-    case OpType::kL2Normalization:
-    case OpType::kLeakyRelu:
-    case OpType::kLog:
-    case OpType::kLogSoftmax:
-    case OpType::kLogistic:
-    case OpType::kNeg:
-    case OpType::kRelu:
-    case OpType::kRelu6:
-    case OpType::kReluN1To1:
-    case OpType::kRelu0To1:
-    case OpType::kRsqrt:
-    case OpType::kSign:
-    case OpType::kSin:
-    case OpType::kSoftmax:
-    case OpType::kSqrt:
-    case OpType::kSquare:
-    case OpType::kTanh:
-    case OpType::kZerosLike:
-      return SameAsInput0(1, 1, DataType::kUnknown);
-    case OpType::kLogicalNot:
-      return SameAsInput0(1, 1, DataType::kBool);
-    case OpType::kLocalResponseNormalization:
-      GLD_RETURN_IF_ERROR(Inputs(1, 1));
-      GLD_RETURN_IF_ERROR(Rank(0, 4));
-      return SameAsInput0(1, 1, DataType::kUnknown);
-    case OpType::kCumsum:
-    case OpType::kReverseV2:
-      return SameAsInput0(2, 2, DataType::kUnknown);
-    case OpType::kDensify:
-      return SameAsInput0(1, 1, DataType::kUnknown);
-    case OpType::kQuantize:
-      GLD_RETURN_IF_ERROR(Inputs(1, 1));
-      GLD_RETURN_IF_ERROR(Outputs(1));
-      Set(0, InShape(0), StoredType(0, DataType::kInt8));
-      return OkStatus();
-    case OpType::kCast:
-      GLD_RETURN_IF_ERROR(Inputs(1, 1));
-      GLD_RETURN_IF_ERROR(Outputs(1));
-      if (Out(0).type == DataType::kUnknown) return Err("output type unknown");
-      Set(0, InShape(0), Out(0).type);
-      return OkStatus();
-    case OpType::kDequantize:
-      return Dequantize();
-
-    case OpType::kAdd:
-    case OpType::kSub:
-    case OpType::kMul:
-    case OpType::kDiv:
-    case OpType::kMaximum:
-    case OpType::kMinimum:
-    case OpType::kPow:
-    case OpType::kSquaredDifference:
-    case OpType::kFloorDiv:
-    case OpType::kFloorMod:
-      return Broadcast(DataType::kUnknown, true);
-    case OpType::kPrelu:
-      return Broadcast(DataType::kUnknown, false);
-    case OpType::kEqual:
-    case OpType::kNotEqual:
-    case OpType::kGreater:
-    case OpType::kGreaterEqual:
-    case OpType::kLess:
-    case OpType::kLessEqual:
-    case OpType::kLogicalAnd:
-    case OpType::kLogicalOr:
-      return Broadcast(DataType::kBool, true);
-    case OpType::kAddN: return AddN();
-    case OpType::kSelect: return Select(false);
-    case OpType::kSelectV2: return Select(true);
-
-    case OpType::kConv2d: return Conv2d();
-    case OpType::kDepthwiseConv2d: return DepthwiseConv2d();
-    case OpType::kTransposeConv: return TransposeConv();
-    case OpType::kConvolution2DTransposeBias: return TransposeConvBias();
-    case OpType::kAveragePool2d:
-    case OpType::kMaxPool2d:
-    case OpType::kMaxPoolingWithArgmax2D:
-      return Pool();
-    case OpType::kFullyConnected: return FullyConnected();
-    case OpType::kBatchMatMul: return BatchMatMul();
-
-    case OpType::kConcatenation: return Concatenation();
-    case OpType::kPack: return Pack();
-    case OpType::kUnpack: return Unpack();
-    case OpType::kSplit: return Split(false);
-    case OpType::kSplitV: return Split(true);
-    case OpType::kReshape: return Reshape();
-    case OpType::kSqueeze: return Squeeze();
-    case OpType::kExpandDims: return ExpandDims();
-    case OpType::kMean:
-    case OpType::kSum:
-    case OpType::kReduceMax:
-    case OpType::kReduceMin:
-    case OpType::kReduceProd:
-      return Reduce();
-    case OpType::kArgMax:
-    case OpType::kArgMin:
-      return ArgMinMax();
-    case OpType::kResizeBilinear:
-    case OpType::kResizeNearestNeighbor:
-      return Resize();
-    case OpType::kDepthToSpace: return SpaceDepth(true);
-    case OpType::kSpaceToDepth: return SpaceDepth(false);
-    case OpType::kPad:
-    case OpType::kPadV2:
-    case OpType::kMirrorPad:
-      return Pad();
-    case OpType::kTranspose: return Transpose();
-    case OpType::kTile: return Tile();
-    case OpType::kSlice: return Slice();
-    case OpType::kStridedSlice: return StridedSlice();
-    case OpType::kGather: return Gather();
-    case OpType::kGatherNd: return GatherNd();
-    case OpType::kOneHot: return OneHot();
-    case OpType::kFill: return Fill();
-    case OpType::kBroadcastTo: return BroadcastTo();
-    case OpType::kSpaceToBatchNd: return SpaceToBatch();
-    case OpType::kBatchToSpaceNd: return BatchToSpace();
-    case OpType::kShape: return ShapeOp();
-
-    case OpType::kMaxUnpooling2D:
-    case OpType::kTransformTensorBilinear:
-    case OpType::kTransformLandmarks:
-    case OpType::kLandmarks2TransformMatrix:
-      return MediaPipeCustom();
-  }
-  return Unimpl("no shape rule");
+  return (this->*kShapeRules[static_cast<size_t>(node_.op)])();
 }
 
 // Ops cheap and pure enough to evaluate on known integer values.

@@ -98,7 +98,7 @@ Status ActivationOnly(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status BinaryWithoutOptions(Attributes* out) {
+Status BinaryWithoutOptions(const tflite::Operator&, Attributes* out) {
   *out = BinaryAttributes{};
   return OkStatus();
 }
@@ -127,6 +127,471 @@ StatusOr<Activation> FromTfLiteActivation(int32_t code) {
     case 6: return Activation::kSigmoid;
   }
   return InvalidArgumentError("custom options activation " + std::to_string(code) + " is unknown");
+}
+
+Status ParseConv2d(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, Conv2DOptions, true);
+  Conv2dAttributes a;
+  GLD_ASSIGN_OR_RETURN(a.padding, ToPadding(o->padding()));
+  GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
+  a.stride_w = o->stride_w();
+  a.stride_h = o->stride_h();
+  a.dilation_w = o->dilation_w_factor();
+  a.dilation_h = o->dilation_h_factor();
+  GLD_RETURN_IF_ERROR(CheckPositive("stride_w", a.stride_w));
+  GLD_RETURN_IF_ERROR(CheckPositive("stride_h", a.stride_h));
+  GLD_RETURN_IF_ERROR(CheckPositive("dilation_w_factor", a.dilation_w));
+  GLD_RETURN_IF_ERROR(CheckPositive("dilation_h_factor", a.dilation_h));
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseDepthwiseConv2d(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, DepthwiseConv2DOptions, true);
+  DepthwiseConv2dAttributes a;
+  GLD_ASSIGN_OR_RETURN(a.padding, ToPadding(o->padding()));
+  GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
+  a.stride_w = o->stride_w();
+  a.stride_h = o->stride_h();
+  a.dilation_w = o->dilation_w_factor();
+  a.dilation_h = o->dilation_h_factor();
+  // Newer converters leave depth_multiplier 0 (the kernel infers it).
+  a.depth_multiplier = o->depth_multiplier();
+  GLD_RETURN_IF_ERROR(CheckPositive("stride_w", a.stride_w));
+  GLD_RETURN_IF_ERROR(CheckPositive("stride_h", a.stride_h));
+  GLD_RETURN_IF_ERROR(CheckPositive("dilation_w_factor", a.dilation_w));
+  GLD_RETURN_IF_ERROR(CheckPositive("dilation_h_factor", a.dilation_h));
+  if (a.depth_multiplier < 0) {
+    return InvalidArgumentError("depth_multiplier is " + std::to_string(a.depth_multiplier));
+  }
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseTransposeConv(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, TransposeConvOptions, true);
+  TransposeConvAttributes a;
+  GLD_ASSIGN_OR_RETURN(a.padding, ToPadding(o->padding()));
+  GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
+  a.stride_w = o->stride_w();
+  a.stride_h = o->stride_h();
+  GLD_RETURN_IF_ERROR(CheckPositive("stride_w", a.stride_w));
+  GLD_RETURN_IF_ERROR(CheckPositive("stride_h", a.stride_h));
+  *out = a;
+  return OkStatus();
+}
+
+Status ParsePool2d(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, Pool2DOptions, true);
+  Pool2dAttributes a;
+  GLD_ASSIGN_OR_RETURN(a.padding, ToPadding(o->padding()));
+  GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
+  a.stride_w = o->stride_w();
+  a.stride_h = o->stride_h();
+  a.filter_w = o->filter_width();
+  a.filter_h = o->filter_height();
+  GLD_RETURN_IF_ERROR(CheckPositive("stride_w", a.stride_w));
+  GLD_RETURN_IF_ERROR(CheckPositive("stride_h", a.stride_h));
+  GLD_RETURN_IF_ERROR(CheckPositive("filter_width", a.filter_w));
+  GLD_RETURN_IF_ERROR(CheckPositive("filter_height", a.filter_h));
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseFullyConnected(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, FullyConnectedOptions, false);
+  FullyConnectedAttributes a;
+  if (o != nullptr) {
+    GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
+    a.keep_num_dims = o->keep_num_dims();
+    if (o->weights_format() != tflite::FullyConnectedOptionsWeightsFormat::DEFAULT) {
+      return UnimplementedError(std::string("weights_format ") +
+                                tflite::EnumNameFullyConnectedOptionsWeightsFormat(o->weights_format()) +
+                                " is not supported");
+    }
+  }
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseConcatenation(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, ConcatenationOptions, false);
+  ConcatenationAttributes a;
+  if (o != nullptr) {
+    a.axis = o->axis();
+    GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
+  }
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseReshape(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, ReshapeOptions, false);
+  ReshapeAttributes a;
+  if (o != nullptr && o->new_shape() != nullptr) {
+    if (o->new_shape()->size() > 64) {
+      return InvalidArgumentError("ReshapeOptions.new_shape has " +
+                                  std::to_string(o->new_shape()->size()) + " entries");
+    }
+    a.new_shape.assign(o->new_shape()->begin(), o->new_shape()->end());
+    a.has_new_shape = true;
+  }
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseReducer(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, ReducerOptions, false);
+  ReduceAttributes a;
+  if (o != nullptr) a.keep_dims = o->keep_dims();
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseResizeBilinear(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, ResizeBilinearOptions, false);
+  ResizeAttributes a;
+  if (o != nullptr) {
+    a.align_corners = o->align_corners();
+    a.half_pixel_centers = o->half_pixel_centers();
+  }
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseResizeNearestNeighbor(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, ResizeNearestNeighborOptions, false);
+  ResizeAttributes a;
+  if (o != nullptr) {
+    a.align_corners = o->align_corners();
+    a.half_pixel_centers = o->half_pixel_centers();
+  }
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseDepthToSpace(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, DepthToSpaceOptions, true);
+  BlockSizeAttributes a;
+  a.block_size = o->block_size();
+  GLD_RETURN_IF_ERROR(CheckPositive("block_size", a.block_size));
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseSpaceToDepth(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, SpaceToDepthOptions, true);
+  BlockSizeAttributes a;
+  a.block_size = o->block_size();
+  GLD_RETURN_IF_ERROR(CheckPositive("block_size", a.block_size));
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseSoftmax(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, SoftmaxOptions, false);
+  SoftmaxAttributes a;
+  if (o != nullptr) a.beta = o->beta();
+  if (!std::isfinite(a.beta)) return InvalidArgumentError("SoftmaxOptions.beta is not finite");
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseLeakyRelu(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, LeakyReluOptions, false);
+  LeakyReluAttributes a;
+  if (o != nullptr) a.alpha = o->alpha();
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseGelu(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, GeluOptions, false);
+  GeluAttributes a;
+  if (o != nullptr) a.approximate = o->approximate();
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseMirrorPad(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, MirrorPadOptions, false);
+  MirrorPadAttributes a;
+  if (o != nullptr) {
+    switch (o->mode()) {
+      case tflite::MirrorPadMode::REFLECT: a.symmetric = false; break;
+      case tflite::MirrorPadMode::SYMMETRIC: a.symmetric = true; break;
+      default:
+        return InvalidArgumentError("unknown MirrorPadOptions.mode " +
+                                    std::to_string(static_cast<int>(o->mode())));
+    }
+  }
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseStridedSlice(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, StridedSliceOptions, false);
+  StridedSliceAttributes a;
+  if (o != nullptr) {
+    a.begin_mask = o->begin_mask();
+    a.end_mask = o->end_mask();
+    a.ellipsis_mask = o->ellipsis_mask();
+    a.new_axis_mask = o->new_axis_mask();
+    a.shrink_axis_mask = o->shrink_axis_mask();
+    a.offset = o->offset();
+  }
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseGather(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, GatherOptions, false);
+  AxisAttributes a;
+  if (o != nullptr) {
+    a.axis = o->axis();
+    a.batch_dims = o->batch_dims();
+  }
+  *out = a;
+  return OkStatus();
+}
+
+Status ParsePack(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, PackOptions, false);
+  AxisAttributes a;
+  if (o != nullptr) {
+    a.axis = o->axis();
+    a.count = o->values_count();
+  }
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseUnpack(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, UnpackOptions, false);
+  AxisAttributes a;
+  if (o != nullptr) {
+    a.axis = o->axis();
+    a.count = o->num();
+  }
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseOneHot(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, OneHotOptions, false);
+  AxisAttributes a;
+  a.axis = -1;  // TFLite's default: a new last axis
+  if (o != nullptr) a.axis = o->axis();
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseSplit(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, SplitOptions, false);
+  AxisAttributes a;
+  if (o != nullptr) a.count = o->num_splits();
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseSplitV(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, SplitVOptions, false);
+  AxisAttributes a;
+  if (o != nullptr) a.count = o->num_splits();
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseCumsum(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, CumsumOptions, false);
+  AxisAttributes a;
+  if (o != nullptr) {
+    a.exclusive = o->exclusive();
+    a.reverse = o->reverse();
+  }
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseSqueeze(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, SqueezeOptions, false);
+  SqueezeAttributes a;
+  if (o != nullptr && o->squeeze_dims() != nullptr) {
+    if (o->squeeze_dims()->size() > 64) {
+      return InvalidArgumentError("SqueezeOptions.squeeze_dims has " +
+                                  std::to_string(o->squeeze_dims()->size()) + " entries");
+    }
+    a.squeeze_dims.assign(o->squeeze_dims()->begin(), o->squeeze_dims()->end());
+  }
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseLocalResponseNormalization(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, LocalResponseNormalizationOptions, false);
+  LrnAttributes a;
+  if (o != nullptr) {
+    a.radius = o->radius();
+    a.bias = o->bias();
+    a.alpha = o->alpha();
+    a.beta = o->beta();
+  }
+  if (a.radius < 0) return InvalidArgumentError("radius is " + std::to_string(a.radius));
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseBatchMatMul(const tflite::Operator& op, Attributes* out) {
+  GLD_OPTIONS(o, BatchMatMulOptions, false);
+  BatchMatMulAttributes a;
+  if (o != nullptr) {
+    a.adj_x = o->adj_x();
+    a.adj_y = o->adj_y();
+  }
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseConvolution2DTransposeBias(const uint8_t* data, size_t size, int, Attributes* out) {
+  if (size < 12) {
+    return InvalidArgumentError("custom options hold " + std::to_string(size) +
+                                " bytes, need 12 (padding, stride_w, stride_h)");
+  }
+  TransposeConvAttributes a;
+  GLD_ASSIGN_OR_RETURN(a.padding, FromTfLitePadding(ReadInt32(data)));
+  a.stride_w = ReadInt32(data + 4);
+  a.stride_h = ReadInt32(data + 8);
+  if (size >= 16) {
+    GLD_ASSIGN_OR_RETURN(a.activation, FromTfLiteActivation(ReadInt32(data + 12)));
+  }
+  GLD_RETURN_IF_ERROR(CheckPositive("stride_w", a.stride_w));
+  GLD_RETURN_IF_ERROR(CheckPositive("stride_h", a.stride_h));
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseMediaPipePool2d(const uint8_t* data, size_t size, int, Attributes* out) {
+  if (size < 20) {
+    return InvalidArgumentError(
+        "custom options hold " + std::to_string(size) +
+        " bytes, need 20 (padding, stride_w, stride_h, filter_w, filter_h)");
+  }
+  Pool2dAttributes a;
+  GLD_ASSIGN_OR_RETURN(a.padding, FromTfLitePadding(ReadInt32(data)));
+  a.stride_w = ReadInt32(data + 4);
+  a.stride_h = ReadInt32(data + 8);
+  a.filter_w = ReadInt32(data + 12);
+  a.filter_h = ReadInt32(data + 16);
+  if (size >= 24) {
+    GLD_ASSIGN_OR_RETURN(a.activation, FromTfLiteActivation(ReadInt32(data + 20)));
+  }
+  GLD_RETURN_IF_ERROR(CheckPositive("stride_w", a.stride_w));
+  GLD_RETURN_IF_ERROR(CheckPositive("stride_h", a.stride_h));
+  GLD_RETURN_IF_ERROR(CheckPositive("filter_w", a.filter_w));
+  GLD_RETURN_IF_ERROR(CheckPositive("filter_h", a.filter_h));
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseTransformTensorBilinear(const uint8_t* data, size_t size, int version, Attributes* out) {
+  TransformTensorBilinearAttributes a;
+  GLD_RETURN_IF_ERROR(ParseTransformTensorBilinearOptions(data, size, version, &a));
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseTransformLandmarks(const uint8_t* data, size_t size, int version, Attributes* out) {
+  TransformLandmarksAttributes a;
+  GLD_RETURN_IF_ERROR(ParseTransformLandmarksOptions(data, size, version, &a));
+  *out = a;
+  return OkStatus();
+}
+
+Status ParseLandmarks2TransformMatrix(const uint8_t* data, size_t size, int version, Attributes* out) {
+  Landmarks2TransformMatrixAttributes a;
+  GLD_RETURN_IF_ERROR(ParseLandmarks2TransformMatrixOptions(data, size, version, &a));
+  *out = std::move(a);
+  return OkStatus();
+}
+
+using BuiltinParser = Status (*)(const tflite::Operator& op, Attributes* out);
+using CustomParser = Status (*)(const uint8_t* data, size_t size, int version, Attributes* out);
+
+// How each op's options become its attributes: a builtin op's options table
+// or a custom op's custom_options bytes. An op without a row has no options
+// the IR uses. Encoding lives beside the builder (support/model_builder.cc).
+struct OptionParser {
+  OpType op;
+  BuiltinParser builtin;
+  CustomParser custom;
+};
+
+// clang-format off
+const OptionParser kOptionParsers[] = {
+    {OpType::kConv2d, ParseConv2d, nullptr},
+    {OpType::kDepthwiseConv2d, ParseDepthwiseConv2d, nullptr},
+    {OpType::kTransposeConv, ParseTransposeConv, nullptr},
+    {OpType::kAveragePool2d, ParsePool2d, nullptr},
+    {OpType::kMaxPool2d, ParsePool2d, nullptr},
+    {OpType::kFullyConnected, ParseFullyConnected, nullptr},
+    {OpType::kAdd, ActivationOnly<tflite::AddOptions>, nullptr},
+    {OpType::kSub, ActivationOnly<tflite::SubOptions>, nullptr},
+    {OpType::kMul, ActivationOnly<tflite::MulOptions>, nullptr},
+    {OpType::kDiv, ActivationOnly<tflite::DivOptions>, nullptr},
+    {OpType::kMaximum, BinaryWithoutOptions, nullptr},
+    {OpType::kMinimum, BinaryWithoutOptions, nullptr},
+    {OpType::kPow, BinaryWithoutOptions, nullptr},
+    {OpType::kSquaredDifference, BinaryWithoutOptions, nullptr},
+    {OpType::kFloorDiv, BinaryWithoutOptions, nullptr},
+    {OpType::kFloorMod, BinaryWithoutOptions, nullptr},
+    {OpType::kEqual, BinaryWithoutOptions, nullptr},
+    {OpType::kNotEqual, BinaryWithoutOptions, nullptr},
+    {OpType::kLess, BinaryWithoutOptions, nullptr},
+    {OpType::kLessEqual, BinaryWithoutOptions, nullptr},
+    {OpType::kGreater, BinaryWithoutOptions, nullptr},
+    {OpType::kGreaterEqual, BinaryWithoutOptions, nullptr},
+    {OpType::kLogicalAnd, BinaryWithoutOptions, nullptr},
+    {OpType::kLogicalOr, BinaryWithoutOptions, nullptr},
+    {OpType::kConcatenation, ParseConcatenation, nullptr},
+    {OpType::kReshape, ParseReshape, nullptr},
+    {OpType::kMean, ParseReducer, nullptr},
+    {OpType::kSum, ParseReducer, nullptr},
+    {OpType::kReduceMax, ParseReducer, nullptr},
+    {OpType::kReduceMin, ParseReducer, nullptr},
+    {OpType::kReduceProd, ParseReducer, nullptr},
+    {OpType::kResizeBilinear, ParseResizeBilinear, nullptr},
+    {OpType::kResizeNearestNeighbor, ParseResizeNearestNeighbor, nullptr},
+    {OpType::kDepthToSpace, ParseDepthToSpace, nullptr},
+    {OpType::kSpaceToDepth, ParseSpaceToDepth, nullptr},
+    {OpType::kSoftmax, ParseSoftmax, nullptr},
+    {OpType::kLeakyRelu, ParseLeakyRelu, nullptr},
+    {OpType::kGelu, ParseGelu, nullptr},
+    {OpType::kMirrorPad, ParseMirrorPad, nullptr},
+    {OpType::kStridedSlice, ParseStridedSlice, nullptr},
+    {OpType::kGather, ParseGather, nullptr},
+    {OpType::kPack, ParsePack, nullptr},
+    {OpType::kUnpack, ParseUnpack, nullptr},
+    {OpType::kOneHot, ParseOneHot, nullptr},
+    {OpType::kSplit, ParseSplit, nullptr},
+    {OpType::kSplitV, ParseSplitV, nullptr},
+    {OpType::kCumsum, ParseCumsum, nullptr},
+    {OpType::kSqueeze, ParseSqueeze, nullptr},
+    {OpType::kLocalResponseNormalization, ParseLocalResponseNormalization, nullptr},
+    {OpType::kBatchMatMul, ParseBatchMatMul, nullptr},
+    {OpType::kConvolution2DTransposeBias, nullptr, ParseConvolution2DTransposeBias},
+    {OpType::kMaxPoolingWithArgmax2D, nullptr, ParseMediaPipePool2d},
+    {OpType::kMaxUnpooling2D, nullptr, ParseMediaPipePool2d},
+    {OpType::kTransformTensorBilinear, nullptr, ParseTransformTensorBilinear},
+    {OpType::kTransformLandmarks, nullptr, ParseTransformLandmarks},
+    {OpType::kLandmarks2TransformMatrix, nullptr, ParseLandmarks2TransformMatrix},
+};
+// clang-format on
+
+const OptionParser* FindOptionParser(OpType op) {
+  for (const OptionParser& p : kOptionParsers) {
+    if (p.op == op) return &p;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -168,449 +633,22 @@ int32_t TfLiteActivationCode(Activation a) {
   return 0;
 }
 
-Arity OpArity(OpType op) {
-  switch (op) {
-    case OpType::kAdd: case OpType::kSub: case OpType::kMul: case OpType::kDiv:
-    case OpType::kMaximum: case OpType::kMinimum: case OpType::kPow:
-    case OpType::kSquaredDifference: case OpType::kFloorDiv: case OpType::kFloorMod:
-    case OpType::kEqual: case OpType::kNotEqual: case OpType::kLess:
-    case OpType::kLessEqual: case OpType::kGreater: case OpType::kGreaterEqual:
-    case OpType::kLogicalAnd: case OpType::kLogicalOr: case OpType::kPrelu:
-    case OpType::kBatchMatMul: case OpType::kArgMax: case OpType::kArgMin:
-    case OpType::kBroadcastTo: case OpType::kCumsum: case OpType::kExpandDims:
-    case OpType::kFill: case OpType::kGather: case OpType::kGatherNd:
-    case OpType::kMean: case OpType::kSum: case OpType::kReduceMax:
-    case OpType::kReduceMin: case OpType::kReduceProd: case OpType::kMirrorPad:
-    case OpType::kPad: case OpType::kResizeBilinear: case OpType::kResizeNearestNeighbor:
-    case OpType::kReverseV2: case OpType::kTile: case OpType::kTranspose:
-    case OpType::kMaxUnpooling2D: case OpType::kTransformTensorBilinear:
-    case OpType::kTransformLandmarks:
-      return {2, 2, 1, 1};
-    case OpType::kAddN: case OpType::kConcatenation: case OpType::kPack:
-      return {1, -1, 1, 1};
-    case OpType::kBatchToSpaceNd: case OpType::kSpaceToBatchNd: case OpType::kSelect:
-    case OpType::kSelectV2: case OpType::kSlice: case OpType::kConvolution2DTransposeBias:
-      return {3, 3, 1, 1};
-    case OpType::kConv2d: case OpType::kDepthwiseConv2d: case OpType::kFullyConnected:
-      return {2, 3, 1, 1};
-    case OpType::kTransposeConv:
-      return {3, 4, 1, 1};
-    case OpType::kOneHot: case OpType::kStridedSlice:
-      return {4, 4, 1, 1};
-    case OpType::kPadV2:
-      return {2, 3, 1, 1};
-    case OpType::kReshape:
-      return {1, 2, 1, 1};
-    case OpType::kSplit:
-      return {2, 2, 1, -1};
-    case OpType::kSplitV:
-      return {3, 3, 1, -1};
-    case OpType::kUnpack:
-      return {1, 1, 1, -1};
-    case OpType::kMaxPoolingWithArgmax2D:
-      return {1, 1, 2, 2};
-    default:
-      return {1, 1, 1, 1};
-  }
-}
-
-bool InputMayBeAbsent(OpType op, size_t index) {
-  switch (op) {
-    case OpType::kConv2d: case OpType::kDepthwiseConv2d: case OpType::kFullyConnected:
-      return index == 2;  // bias
-    case OpType::kTransposeConv:
-      return index == 3;  // bias
-    case OpType::kReshape:
-      return index == 1;  // shape (then ReshapeOptions.new_shape)
-    case OpType::kPadV2:
-      return index == 2;  // constant_values
-    default:
-      return false;
-  }
-}
-
 Status ParseBuiltinOptions(OpType type, const tflite::Operator& op, Attributes* out) {
   *out = std::monostate{};
-  switch (type) {
-    case OpType::kConv2d: {
-      GLD_OPTIONS(o, Conv2DOptions, true);
-      Conv2dAttributes a;
-      GLD_ASSIGN_OR_RETURN(a.padding, ToPadding(o->padding()));
-      GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
-      a.stride_w = o->stride_w();
-      a.stride_h = o->stride_h();
-      a.dilation_w = o->dilation_w_factor();
-      a.dilation_h = o->dilation_h_factor();
-      GLD_RETURN_IF_ERROR(CheckPositive("stride_w", a.stride_w));
-      GLD_RETURN_IF_ERROR(CheckPositive("stride_h", a.stride_h));
-      GLD_RETURN_IF_ERROR(CheckPositive("dilation_w_factor", a.dilation_w));
-      GLD_RETURN_IF_ERROR(CheckPositive("dilation_h_factor", a.dilation_h));
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kDepthwiseConv2d: {
-      GLD_OPTIONS(o, DepthwiseConv2DOptions, true);
-      DepthwiseConv2dAttributes a;
-      GLD_ASSIGN_OR_RETURN(a.padding, ToPadding(o->padding()));
-      GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
-      a.stride_w = o->stride_w();
-      a.stride_h = o->stride_h();
-      a.dilation_w = o->dilation_w_factor();
-      a.dilation_h = o->dilation_h_factor();
-      // Newer converters leave depth_multiplier 0 (the kernel infers it).
-      a.depth_multiplier = o->depth_multiplier();
-      GLD_RETURN_IF_ERROR(CheckPositive("stride_w", a.stride_w));
-      GLD_RETURN_IF_ERROR(CheckPositive("stride_h", a.stride_h));
-      GLD_RETURN_IF_ERROR(CheckPositive("dilation_w_factor", a.dilation_w));
-      GLD_RETURN_IF_ERROR(CheckPositive("dilation_h_factor", a.dilation_h));
-      if (a.depth_multiplier < 0) {
-        return InvalidArgumentError("depth_multiplier is " + std::to_string(a.depth_multiplier));
-      }
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kTransposeConv: {
-      GLD_OPTIONS(o, TransposeConvOptions, true);
-      TransposeConvAttributes a;
-      GLD_ASSIGN_OR_RETURN(a.padding, ToPadding(o->padding()));
-      GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
-      a.stride_w = o->stride_w();
-      a.stride_h = o->stride_h();
-      GLD_RETURN_IF_ERROR(CheckPositive("stride_w", a.stride_w));
-      GLD_RETURN_IF_ERROR(CheckPositive("stride_h", a.stride_h));
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kAveragePool2d:
-    case OpType::kMaxPool2d: {
-      GLD_OPTIONS(o, Pool2DOptions, true);
-      Pool2dAttributes a;
-      GLD_ASSIGN_OR_RETURN(a.padding, ToPadding(o->padding()));
-      GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
-      a.stride_w = o->stride_w();
-      a.stride_h = o->stride_h();
-      a.filter_w = o->filter_width();
-      a.filter_h = o->filter_height();
-      GLD_RETURN_IF_ERROR(CheckPositive("stride_w", a.stride_w));
-      GLD_RETURN_IF_ERROR(CheckPositive("stride_h", a.stride_h));
-      GLD_RETURN_IF_ERROR(CheckPositive("filter_width", a.filter_w));
-      GLD_RETURN_IF_ERROR(CheckPositive("filter_height", a.filter_h));
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kFullyConnected: {
-      GLD_OPTIONS(o, FullyConnectedOptions, false);
-      FullyConnectedAttributes a;
-      if (o != nullptr) {
-        GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
-        a.keep_num_dims = o->keep_num_dims();
-        if (o->weights_format() != tflite::FullyConnectedOptionsWeightsFormat::DEFAULT) {
-          return UnimplementedError(std::string("weights_format ") +
-                                    tflite::EnumNameFullyConnectedOptionsWeightsFormat(o->weights_format()) +
-                                    " is not supported");
-        }
-      }
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kAdd: return ActivationOnly<tflite::AddOptions>(op, out);
-    case OpType::kSub: return ActivationOnly<tflite::SubOptions>(op, out);
-    case OpType::kMul: return ActivationOnly<tflite::MulOptions>(op, out);
-    case OpType::kDiv: return ActivationOnly<tflite::DivOptions>(op, out);
-    case OpType::kMaximum: case OpType::kMinimum: case OpType::kPow:
-    case OpType::kSquaredDifference: case OpType::kFloorDiv: case OpType::kFloorMod:
-    case OpType::kEqual: case OpType::kNotEqual: case OpType::kLess:
-    case OpType::kLessEqual: case OpType::kGreater: case OpType::kGreaterEqual:
-    case OpType::kLogicalAnd: case OpType::kLogicalOr:
-      return BinaryWithoutOptions(out);
-    case OpType::kConcatenation: {
-      GLD_OPTIONS(o, ConcatenationOptions, false);
-      ConcatenationAttributes a;
-      if (o != nullptr) {
-        a.axis = o->axis();
-        GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
-      }
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kReshape: {
-      GLD_OPTIONS(o, ReshapeOptions, false);
-      ReshapeAttributes a;
-      if (o != nullptr && o->new_shape() != nullptr) {
-        if (o->new_shape()->size() > 64) {
-          return InvalidArgumentError("ReshapeOptions.new_shape has " +
-                                      std::to_string(o->new_shape()->size()) + " entries");
-        }
-        a.new_shape.assign(o->new_shape()->begin(), o->new_shape()->end());
-        a.has_new_shape = true;
-      }
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kMean: case OpType::kSum: case OpType::kReduceMax:
-    case OpType::kReduceMin: case OpType::kReduceProd: {
-      GLD_OPTIONS(o, ReducerOptions, false);
-      ReduceAttributes a;
-      if (o != nullptr) a.keep_dims = o->keep_dims();
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kResizeBilinear: {
-      GLD_OPTIONS(o, ResizeBilinearOptions, false);
-      ResizeAttributes a;
-      if (o != nullptr) {
-        a.align_corners = o->align_corners();
-        a.half_pixel_centers = o->half_pixel_centers();
-      }
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kResizeNearestNeighbor: {
-      GLD_OPTIONS(o, ResizeNearestNeighborOptions, false);
-      ResizeAttributes a;
-      if (o != nullptr) {
-        a.align_corners = o->align_corners();
-        a.half_pixel_centers = o->half_pixel_centers();
-      }
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kDepthToSpace: {
-      GLD_OPTIONS(o, DepthToSpaceOptions, true);
-      BlockSizeAttributes a;
-      a.block_size = o->block_size();
-      GLD_RETURN_IF_ERROR(CheckPositive("block_size", a.block_size));
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kSpaceToDepth: {
-      GLD_OPTIONS(o, SpaceToDepthOptions, true);
-      BlockSizeAttributes a;
-      a.block_size = o->block_size();
-      GLD_RETURN_IF_ERROR(CheckPositive("block_size", a.block_size));
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kSoftmax: {
-      GLD_OPTIONS(o, SoftmaxOptions, false);
-      SoftmaxAttributes a;
-      if (o != nullptr) a.beta = o->beta();
-      if (!std::isfinite(a.beta)) return InvalidArgumentError("SoftmaxOptions.beta is not finite");
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kLeakyRelu: {
-      GLD_OPTIONS(o, LeakyReluOptions, false);
-      LeakyReluAttributes a;
-      if (o != nullptr) a.alpha = o->alpha();
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kGelu: {
-      GLD_OPTIONS(o, GeluOptions, false);
-      GeluAttributes a;
-      if (o != nullptr) a.approximate = o->approximate();
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kMirrorPad: {
-      GLD_OPTIONS(o, MirrorPadOptions, false);
-      MirrorPadAttributes a;
-      if (o != nullptr) {
-        switch (o->mode()) {
-          case tflite::MirrorPadMode::REFLECT: a.symmetric = false; break;
-          case tflite::MirrorPadMode::SYMMETRIC: a.symmetric = true; break;
-          default:
-            return InvalidArgumentError("unknown MirrorPadOptions.mode " +
-                                        std::to_string(static_cast<int>(o->mode())));
-        }
-      }
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kStridedSlice: {
-      GLD_OPTIONS(o, StridedSliceOptions, false);
-      StridedSliceAttributes a;
-      if (o != nullptr) {
-        a.begin_mask = o->begin_mask();
-        a.end_mask = o->end_mask();
-        a.ellipsis_mask = o->ellipsis_mask();
-        a.new_axis_mask = o->new_axis_mask();
-        a.shrink_axis_mask = o->shrink_axis_mask();
-        a.offset = o->offset();
-      }
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kGather: {
-      GLD_OPTIONS(o, GatherOptions, false);
-      AxisAttributes a;
-      if (o != nullptr) {
-        a.axis = o->axis();
-        a.batch_dims = o->batch_dims();
-      }
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kPack: {
-      GLD_OPTIONS(o, PackOptions, false);
-      AxisAttributes a;
-      if (o != nullptr) {
-        a.axis = o->axis();
-        a.count = o->values_count();
-      }
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kUnpack: {
-      GLD_OPTIONS(o, UnpackOptions, false);
-      AxisAttributes a;
-      if (o != nullptr) {
-        a.axis = o->axis();
-        a.count = o->num();
-      }
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kOneHot: {
-      GLD_OPTIONS(o, OneHotOptions, false);
-      AxisAttributes a;
-      a.axis = -1;  // TFLite's default: a new last axis
-      if (o != nullptr) a.axis = o->axis();
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kSplit: {
-      GLD_OPTIONS(o, SplitOptions, false);
-      AxisAttributes a;
-      if (o != nullptr) a.count = o->num_splits();
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kSplitV: {
-      GLD_OPTIONS(o, SplitVOptions, false);
-      AxisAttributes a;
-      if (o != nullptr) a.count = o->num_splits();
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kCumsum: {
-      GLD_OPTIONS(o, CumsumOptions, false);
-      AxisAttributes a;
-      if (o != nullptr) {
-        a.exclusive = o->exclusive();
-        a.reverse = o->reverse();
-      }
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kSqueeze: {
-      GLD_OPTIONS(o, SqueezeOptions, false);
-      SqueezeAttributes a;
-      if (o != nullptr && o->squeeze_dims() != nullptr) {
-        if (o->squeeze_dims()->size() > 64) {
-          return InvalidArgumentError("SqueezeOptions.squeeze_dims has " +
-                                      std::to_string(o->squeeze_dims()->size()) + " entries");
-        }
-        a.squeeze_dims.assign(o->squeeze_dims()->begin(), o->squeeze_dims()->end());
-      }
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kLocalResponseNormalization: {
-      GLD_OPTIONS(o, LocalResponseNormalizationOptions, false);
-      LrnAttributes a;
-      if (o != nullptr) {
-        a.radius = o->radius();
-        a.bias = o->bias();
-        a.alpha = o->alpha();
-        a.beta = o->beta();
-      }
-      if (a.radius < 0) return InvalidArgumentError("radius is " + std::to_string(a.radius));
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kBatchMatMul: {
-      GLD_OPTIONS(o, BatchMatMulOptions, false);
-      BatchMatMulAttributes a;
-      if (o != nullptr) {
-        a.adj_x = o->adj_x();
-        a.adj_y = o->adj_y();
-      }
-      *out = a;
-      return OkStatus();
-    }
-    default:
-      // Ops without options we use. Their options (if any) are not read.
-      return OkStatus();
-  }
+  const OptionParser* p = FindOptionParser(type);
+  // Ops without options we use: their options (if any) are not read.
+  if (p == nullptr || p->builtin == nullptr) return OkStatus();
+  return p->builtin(op, out);
 }
 
 Status ParseCustomOptions(OpType type, const uint8_t* data, size_t size, int version,
                           Attributes* out) {
   *out = std::monostate{};
-  switch (type) {
-    case OpType::kConvolution2DTransposeBias: {
-      if (size < 12) {
-        return InvalidArgumentError("custom options hold " + std::to_string(size) +
-                                    " bytes, need 12 (padding, stride_w, stride_h)");
-      }
-      TransposeConvAttributes a;
-      GLD_ASSIGN_OR_RETURN(a.padding, FromTfLitePadding(ReadInt32(data)));
-      a.stride_w = ReadInt32(data + 4);
-      a.stride_h = ReadInt32(data + 8);
-      if (size >= 16) {
-        GLD_ASSIGN_OR_RETURN(a.activation, FromTfLiteActivation(ReadInt32(data + 12)));
-      }
-      GLD_RETURN_IF_ERROR(CheckPositive("stride_w", a.stride_w));
-      GLD_RETURN_IF_ERROR(CheckPositive("stride_h", a.stride_h));
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kMaxPoolingWithArgmax2D:
-    case OpType::kMaxUnpooling2D: {
-      if (size < 20) {
-        return InvalidArgumentError(
-            "custom options hold " + std::to_string(size) +
-            " bytes, need 20 (padding, stride_w, stride_h, filter_w, filter_h)");
-      }
-      Pool2dAttributes a;
-      GLD_ASSIGN_OR_RETURN(a.padding, FromTfLitePadding(ReadInt32(data)));
-      a.stride_w = ReadInt32(data + 4);
-      a.stride_h = ReadInt32(data + 8);
-      a.filter_w = ReadInt32(data + 12);
-      a.filter_h = ReadInt32(data + 16);
-      if (size >= 24) {
-        GLD_ASSIGN_OR_RETURN(a.activation, FromTfLiteActivation(ReadInt32(data + 20)));
-      }
-      GLD_RETURN_IF_ERROR(CheckPositive("stride_w", a.stride_w));
-      GLD_RETURN_IF_ERROR(CheckPositive("stride_h", a.stride_h));
-      GLD_RETURN_IF_ERROR(CheckPositive("filter_w", a.filter_w));
-      GLD_RETURN_IF_ERROR(CheckPositive("filter_h", a.filter_h));
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kTransformTensorBilinear: {
-      TransformTensorBilinearAttributes a;
-      GLD_RETURN_IF_ERROR(ParseTransformTensorBilinearOptions(data, size, version, &a));
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kTransformLandmarks: {
-      TransformLandmarksAttributes a;
-      GLD_RETURN_IF_ERROR(ParseTransformLandmarksOptions(data, size, version, &a));
-      *out = a;
-      return OkStatus();
-    }
-    case OpType::kLandmarks2TransformMatrix: {
-      Landmarks2TransformMatrixAttributes a;
-      GLD_RETURN_IF_ERROR(ParseLandmarks2TransformMatrixOptions(data, size, version, &a));
-      *out = std::move(a);
-      return OkStatus();
-    }
-    default:
-      return InternalError(std::string("no custom options parser for ") + OpTypeName(type));
+  const OptionParser* p = FindOptionParser(type);
+  if (p == nullptr || p->custom == nullptr) {
+    return InternalError(std::string("no custom options parser for ") + OpTypeName(type));
   }
+  return p->custom(data, size, version, out);
 }
 
 }  // namespace gld::tflite_ops

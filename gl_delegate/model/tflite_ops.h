@@ -1,39 +1,10 @@
-// The mapping between TFLite operators and the IR: op codes, arity, optional
-// inputs, and option tables -> typed attributes (see op_list.inc).
+// The mapping between TFLite operators and the IR: op codes and option
+// tables -> typed attributes, one parser per op (arity and optional inputs
+// are the op table's, graph/op_list.inc).
 //
-// Attributes per op after loading:
-//   Conv2dAttributes            CONV_2D
-//   DepthwiseConv2dAttributes   DEPTHWISE_CONV_2D
-//   TransposeConvAttributes     TRANSPOSE_CONV, Convolution2DTransposeBias
-//   Pool2dAttributes            AVERAGE_POOL_2D, MAX_POOL_2D,
-//                               MaxPoolingWithArgmax2D, MaxUnpooling2D
-//   FullyConnectedAttributes    FULLY_CONNECTED
-//   BinaryAttributes            ADD SUB MUL DIV (fused activation from the
-//                               file), and with activation NONE: MAXIMUM
-//                               MINIMUM POW SQUARED_DIFFERENCE FLOOR_DIV
-//                               FLOOR_MOD EQUAL NOT_EQUAL LESS LESS_EQUAL
-//                               GREATER GREATER_EQUAL LOGICAL_AND LOGICAL_OR
-//   ConcatenationAttributes     CONCATENATION
-//   ReshapeAttributes           RESHAPE
-//   ReduceAttributes            MEAN SUM REDUCE_MAX REDUCE_MIN REDUCE_PROD
-//   ResizeAttributes            RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR
-//   BlockSizeAttributes         DEPTH_TO_SPACE, SPACE_TO_DEPTH
-//   SoftmaxAttributes           SOFTMAX
-//   LeakyReluAttributes         LEAKY_RELU
-//   GeluAttributes              GELU
-//   MirrorPadAttributes         MIRROR_PAD
-//   StridedSliceAttributes      STRIDED_SLICE
-//   AxisAttributes              GATHER (axis, batch_dims), PACK (axis,
-//                               count = values_count), UNPACK (axis, count =
-//                               num), ONE_HOT (axis), SPLIT/SPLIT_V (count =
-//                               num_splits), CUMSUM (exclusive, reverse)
-//   SqueezeAttributes           SQUEEZE
-//   LrnAttributes               LOCAL_RESPONSE_NORMALIZATION
-//   BatchMatMulAttributes       BATCH_MATMUL
-//   TransformTensorBilinearAttributes, TransformLandmarksAttributes,
-//   Landmarks2TransformMatrixAttributes: the MediaPipe ops of those names
-//                               (flexbuffer custom options)
-//   std::monostate              every other op
+// The attributes an op gets after loading are those its row in
+// kOptionParsers (tflite_ops.cc) fills in; an op without a row gets
+// std::monostate.
 #pragma once
 
 #include <cstddef>
@@ -51,14 +22,6 @@ bool OpTypeFromBuiltin(int32_t code, OpType* op);
 bool BuiltinFromOpType(OpType op, int32_t* code);
 // "CONV_2D"; nullptr for a code outside the schema's enum.
 const char* BuiltinName(int32_t code);
-
-struct Arity {
-  int min_inputs, max_inputs;    // max -1: unbounded
-  int min_outputs, max_outputs;
-};
-Arity OpArity(OpType op);
-// True when input `index` of `op` may be -1 (absent optional input).
-bool InputMayBeAbsent(OpType op, size_t index);
 
 // Fills *out from the operator's builtin_options. Messages do not name the
 // node; the caller adds that.

@@ -561,7 +561,7 @@ Status Reader::ReadNode(size_t index, Node* node, int* version) {
     out->reserve(list->size());
     for (flatbuffers::uoffset_t i = 0; i < list->size(); ++i) {
       const int32_t t = list->Get(i);
-      if (t == kNoTensor && inputs && tflite_ops::InputMayBeAbsent(node->op, i)) {
+      if (t == kNoTensor && inputs && GetOpInfo(node->op).InputMayBeAbsent(i)) {
         out->push_back(kNoTensor);
         continue;
       }
@@ -581,7 +581,7 @@ Status Reader::ReadNode(size_t index, Node* node, int* version) {
   GLD_RETURN_IF_ERROR(read_list(op->inputs(), "input", true, &node->inputs));
   GLD_RETURN_IF_ERROR(read_list(op->outputs(), "output", false, &node->outputs));
 
-  const tflite_ops::Arity arity = tflite_ops::OpArity(node->op);
+  const OpInfo& arity = GetOpInfo(node->op);
   const int ni = static_cast<int>(node->inputs.size()), no = static_cast<int>(node->outputs.size());
   if (ni < arity.min_inputs || (arity.max_inputs >= 0 && ni > arity.max_inputs)) {
     return InvalidArgumentError(label + ": has " + std::to_string(ni) + " inputs, expected " +

@@ -155,6 +155,30 @@ TEST(Reshape, ShapeComputedThroughShapeOps) {
   ExpectNear(t.Get(out), Iota(12));
 }
 
+TEST(Reshape, ShapeFromValuesNeedsTheValueOracle) {
+  // SHAPE -> ABS -> RESHAPE: shape inference knows SHAPE's values itself,
+  // ABS's only through the oracle; without one the output shape stays unknown.
+  auto build = [](OpTest& t) {
+    const int in = t.Input<float>({2, 3}, Iota(6));
+    const int shape = t.Output(DataType::kInt32);
+    t.Node(OpType::kShape, {in}, {shape});
+    const int abs = t.Output(DataType::kInt32);
+    t.Node(OpType::kAbs, {shape}, {abs});
+    const int out = t.Output(DataType::kFloat32, {-1, 3});
+    t.Node(OpType::kReshape, {in, abs}, {out});
+    return out;
+  };
+  OpTest without;
+  build(without);
+  Status st = InferShapes(without.graph);
+  EXPECT_EQ(st.code(), StatusCode::kUnimplemented) << st.ToString();
+  EXPECT_NE(st.message().find("node 2 (RESHAPE)"), std::string::npos) << st.message();
+  OpTest with;
+  const int out = build(with);
+  GLD_ASSERT_OK(InferShapes(with.graph, cpu::KnownValueOracle()));
+  EXPECT_EQ(with.ShapeOf(out), (Shape{2, 3}));
+}
+
 TEST(Squeeze, AllAndNegativeDims) {
   auto r = RunFloatOp(OpType::kSqueeze, {{{1, 2, 1, 3}, Iota(6)}});
   GLD_ASSERT_OK(r.status);

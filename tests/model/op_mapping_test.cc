@@ -331,7 +331,7 @@ std::map<std::string, Case> Cases() {
 StatusOr<std::vector<uint8_t>> OneOpModel(OpType op, const OpOptions& options,
                                           BuildOptions::OpCodeStyle style) {
   ModelBuilder b;
-  const tflite_ops::Arity arity = tflite_ops::OpArity(op);
+  const OpInfo& arity = GetOpInfo(op);
   const int outputs = arity.max_outputs < 0 ? 2 : arity.min_outputs;
   std::vector<int> in, out;
   for (int i = 0; i < arity.min_inputs; ++i) {
