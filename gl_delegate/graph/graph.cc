@@ -7,8 +7,8 @@ namespace gld {
 
 namespace {
 const OpInfo kOps[] = {
-#define GLD_OP(e, name, min_inputs, max_inputs, min_outputs, max_outputs, optional_input, rule) \
-  {OpType::e, name, min_inputs, max_inputs, min_outputs, max_outputs, optional_input},
+#define GLD_OP(e, name, min_inputs, max_inputs, min_outputs, max_outputs, optional_input, rule, known_values) \
+  {OpType::e, name, min_inputs, max_inputs, min_outputs, max_outputs, optional_input, known_values},
 #include "graph/op_list.inc"
 #undef GLD_OP
 };

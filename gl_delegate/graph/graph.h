@@ -26,8 +26,12 @@ struct OpInfo {
   int min_inputs, max_inputs;  // max -1: unbounded
   int min_outputs, max_outputs;
   int optional_input;  // the input that may be absent (kNoTensor), or -1
+  // Shape inference may compute its small integer outputs (ValueOracle).
+  bool known_values;
 
-  bool InputMayBeAbsent(size_t index) const { return optional_input >= 0 && index == static_cast<size_t>(optional_input); }
+  bool InputMayBeAbsent(size_t index) const {
+    return optional_input >= 0 && index == static_cast<size_t>(optional_input);
+  }
 };
 
 // The row of `op`, which must be one of the enumerators.

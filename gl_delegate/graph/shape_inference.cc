@@ -1394,7 +1394,8 @@ using ShapeRule = Status (NodeInference::*)();
 
 // Indexed by OpType: the rule each row of the op table names.
 constexpr ShapeRule kShapeRules[] = {
-#define GLD_OP(e, name, min_inputs, max_inputs, min_outputs, max_outputs, optional_input, rule) &NodeInference::rule,
+#define GLD_OP(e, name, min_inputs, max_inputs, min_outputs, max_outputs, optional_input, rule, known_values) \
+  &NodeInference::rule,
 #include "graph/op_list.inc"
 #undef GLD_OP
 };
@@ -1417,28 +1418,12 @@ Status NodeInference::RunRule() {
   return (this->*kShapeRules[static_cast<size_t>(node_.op)])();
 }
 
-// Ops cheap and pure enough to evaluate on known integer values.
-bool IsFoldableIntOp(OpType op) {
-  switch (op) {
-    case OpType::kAdd: case OpType::kSub: case OpType::kMul: case OpType::kDiv: case OpType::kFloorDiv:
-    case OpType::kFloorMod: case OpType::kMaximum: case OpType::kMinimum: case OpType::kCast:
-    case OpType::kConcatenation: case OpType::kPack: case OpType::kUnpack: case OpType::kReshape:
-    case OpType::kSqueeze: case OpType::kExpandDims: case OpType::kSlice: case OpType::kStridedSlice:
-    case OpType::kGather: case OpType::kReduceProd: case OpType::kSum: case OpType::kReduceMax:
-    case OpType::kReduceMin: case OpType::kFill: case OpType::kTile: case OpType::kNeg: case OpType::kAbs:
-    case OpType::kSplit: case OpType::kSplitV: case OpType::kTranspose: case OpType::kBroadcastTo:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // After node `index` got its shapes: when all its inputs have known values
 // and its outputs are small integer tensors, asks `oracle` for them and
 // records them. Failures only mean "not known".
 void EvaluateKnownValues(const Graph& g, size_t index, const ValueOracle& oracle, KnownValues* known) {
   const Node& node = g.nodes[index];
-  if (!oracle || !IsFoldableIntOp(node.op) || node.outputs.empty()) return;
+  if (!oracle || !GetOpInfo(node.op).known_values || node.outputs.empty()) return;
   constexpr int64_t kMaxElements = 1024;
   for (int t : node.outputs) {
     const Tensor& o = g.tensors[static_cast<size_t>(t)];

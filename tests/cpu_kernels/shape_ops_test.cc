@@ -179,6 +179,12 @@ TEST(Reshape, ShapeFromValuesNeedsTheValueOracle) {
   EXPECT_EQ(with.ShapeOf(out), (Shape{2, 3}));
 }
 
+TEST(Reshape, OpsWhoseValuesShapeInferenceComputesHaveCpuKernels) {
+  for (OpType op : AllOpTypes()) {
+    EXPECT_TRUE(!GetOpInfo(op).known_values || cpu::FindCpuKernel(op) != nullptr) << OpTypeName(op);
+  }
+}
+
 TEST(Squeeze, AllAndNegativeDims) {
   auto r = RunFloatOp(OpType::kSqueeze, {{{1, 2, 1, 3}, Iota(6)}});
   GLD_ASSERT_OK(r.status);
