@@ -10,6 +10,8 @@ StatusOr<std::unique_ptr<GpuBackend>> CreateGpuBackend(const Options& options) {
   return gl::CreateGlBackend(options);
 }
 
+std::vector<OpType> GpuBackend::SupportedOps() const { return GpuBackendOps(); }
+
 std::vector<OpType> GpuBackendOps() { return gl::GlSupportedOps(); }
 
 }  // namespace gld
