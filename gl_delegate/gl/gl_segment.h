@@ -107,7 +107,7 @@ class GlSegment {
   uint64_t tensor_bytes_naive() const { return tensor_bytes_naive_; }
   uint64_t tensor_bytes_lower_bound() const { return tensor_bytes_lower_bound_; }
   // Elementwise nodes that kept a dispatch of their own instead of running in
-  // their producer's epilogue: "node 12 (ADD): <why>" (gl/fusion.h).
+  // their producer's epilogue: "node 12 (ADD): <why>" (gl/codegen/fusion.h).
   const std::vector<std::string>& unfused_elementwise() const { return unfused_elementwise_; }
   Precision precision() const { return precision_; }
   // GPU time of the last Run in ns, when options.measure_gpu_time; 0 otherwise.

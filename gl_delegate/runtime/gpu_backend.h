@@ -1,7 +1,8 @@
-// The seam between the runtime and a GPU backend (the GL backend in gl/).
+// The seam between the runtime and a GPU backend (the GL backend,
+// runtime/gl_backend.h over gl/).
 //
-// The runtime asks CreateGpuBackend for a backend, asks it about every node
-// (PartitionGraph), and then asks it for one Step per GPU segment. A segment
+// The runtime asks CreateGpuBackend for a backend, which PartitionGraph asks
+// about every node (it is the partition's NodeSupportQuery), and then asks it for one Step per GPU segment. A segment
 // step reads its input tensors from host buffers and writes its output
 // tensors to host buffers (runtime/step.h), so GPU segments and CPU nodes mix
 // freely in a plan.

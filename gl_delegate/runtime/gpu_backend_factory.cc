@@ -1,4 +1,4 @@
-// The GPU backend factory: the GL backend (gl/gl_backend.h).
+// The GPU backend factory: the GL backend (runtime/gl_backend.h).
 #include "runtime/gpu_backend.h"
 
 #include "runtime/gl_backend.h"

@@ -140,7 +140,7 @@ Status BuildNode(OpBuildContext& ctx, std::vector<Dispatch>* dispatches);
 // SIGN_BIT.
 StatusOr<std::string> ActivationDefine(Activation a, const char* op_name);
 
-// An elementwise node seen as a step of a fused epilogue (gl/fusion.h) applied
+// An elementwise node seen as a step of a fused epilogue (gl/codegen/fusion.h) applied
 // to `fused`, one of its inputs.
 struct EpilogueOp {
   std::string op;   // OP_* (elementwise_ops.comp)

@@ -40,8 +40,8 @@ struct EglOptions {
   bool try_device_platform = true;
   bool try_surfaceless_platform = true;
   bool try_default_display = true;
-  // Options::cache_dir: where the driver's own shader cache goes (gl/
-  // binary_cache.h: RedirectDriverShaderCache, EGL_ANDROID_blob_cache).
+  // Options::cache_dir: where the driver's own shader cache goes
+  // (gl/egl/driver_cache.h: RedirectDriverShaderCache, EGL_ANDROID_blob_cache).
   // Empty: the driver's default.
   std::string cache_dir;
 };
