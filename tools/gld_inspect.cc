@@ -1,5 +1,7 @@
 // gld_inspect: what a model holds and what gldelegate makes of it: inputs,
-// outputs, op histogram, the transform passes' log, and where each node runs.
+// outputs, op histogram, the transform passes' log, and where each node runs;
+// with --plan, each GPU segment's plan (dispatches, arena, constants, edge
+// conversions), made without a GL context.
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -85,13 +87,59 @@ void PrintPlan(const gld::InterpreterReport& r) {
   }
 }
 
+std::string Triple(const uint32_t v[3]) {
+  return std::to_string(v[0]) + "x" + std::to_string(v[1]) + "x" + std::to_string(v[2]);
+}
+
+void PrintSegmentPlan(const gld::SegmentPlanInfo& s) {
+  std::cout << s.label << "\n";
+  std::cout << "  edge conversions:\n";
+  for (const gld::PlanConversion& c : s.conversions) {
+    std::cout << "    " << (c.to_gpu ? "in  " : "out ") << "'" << c.tensor << "' " << c.host_type << " "
+              << c.host_bytes << " bytes\n";
+  }
+  std::cout << "  dispatches (" << s.dispatches.size() << "):\n";
+  for (size_t i = 0; i < s.dispatches.size(); ++i) {
+    const gld::PlanDispatch& d = s.dispatches[i];
+    std::cout << "    " << i << " " << d.label << "\n";
+    std::cout << "       grid " << Triple(d.grid) << " workgroup " << Triple(d.workgroup) << " groups "
+              << Triple(d.groups) << "\n";
+    for (const gld::PlanBinding& b : d.bindings) {
+      std::cout << "       binding " << b.point << ": " << b.buffer;
+      if (b.buffer.rfind("arena", 0) == 0) std::cout << " @" << b.offset;
+      std::cout << " " << b.bytes << " bytes\n";
+    }
+  }
+  std::cout << "  arena: " << s.arena_bytes << " bytes planned, " << s.tensor_bytes_naive << " naive, "
+            << s.tensor_bytes_lower_bound << " lower bound\n";
+  for (const gld::PlanBuffer& b : s.arena) {
+    std::cout << "    '" << b.name << "' @" << b.offset << " " << b.bytes << " bytes\n";
+  }
+  uint64_t constant_bytes = 0;
+  for (const gld::PlanBuffer& b : s.constants) constant_bytes += b.bytes;
+  std::cout << "  constant buffers (" << s.constants.size() << ", " << constant_bytes << " bytes):\n";
+  for (const gld::PlanBuffer& b : s.constants) std::cout << "    '" << b.name << "' " << b.bytes << " bytes\n";
+  for (const std::string& line : s.unfused_elementwise) std::cout << "  unfused: " << line << "\n";
+}
+
+int PrintModelPlan(const gld::Model& model, const gld::Options& options) {
+  auto plan = gld::PlanModel(model, options);
+  if (!plan.ok()) return gld::tools::Fail(kTool, plan.status());
+  std::cout << "GPU plan (no GL context), precision " << gld::PrecisionName(plan->precision) << ", "
+            << plan->limits << "\n";
+  std::cout << plan->placement_line << "\n";
+  for (const std::string& line : plan->cpu_nodes) std::cout << "  on CPU: " << line << "\n";
+  for (const gld::SegmentPlanInfo& s : plan->segments) PrintSegmentPlan(s);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app("Prints a model's inputs, outputs and ops, the transform passes' changes and where each node runs.",
                kTool);
   std::string graph;
-  bool summary = false, list_ops = false;
+  bool summary = false, list_ops = false, plan = false;
   gld::tools::BackendFlags backend;
   app.add_option("--graph", graph, "the .tflite model");
   gld::tools::AddBackendFlags(app, backend, false, true);
@@ -99,6 +147,9 @@ int main(int argc, char** argv) {
   app.add_flag("--summary", summary,
                "print only the placement line, the node counts, GL dispatches, GPU bytes and the elementwise "
                "nodes that kept a dispatch of their own");
+  app.add_flag("--plan", plan,
+               "print each GPU segment's plan (dispatches, arena offsets, constant buffers, edge conversions) "
+               "at the GLES 3.1 minimum limits, without making a GL context");
   app.add_flag("--list_ops", list_ops, "print every op this build runs and on which backends, then exit");
   if (auto code = gld::tools::ParseFlags(app, argc, argv)) return *code;
   if (list_ops) return ListOps();
@@ -114,6 +165,7 @@ int main(int argc, char** argv) {
   auto model = gld::Model::FromFile(graph);
   if (!model.ok()) return gld::tools::Fail(kTool, model.status());
   if (!summary) PrintModel(graph, **model);
+  if (plan) return PrintModelPlan(**model, *options);
   auto interp = gld::Interpreter::Create(**model, *options);
   if (!interp.ok()) return gld::tools::Fail(kTool, interp.status());
   const gld::InterpreterReport& r = (*interp)->report();

@@ -1,11 +1,12 @@
-// A GL segment: a list of graph nodes run on the GPU as one unit. It owns a
-// PHWC4 storage buffer per tensor it touches (shared memory planning comes
-// later), the constants its shaders read (uploaded once, at Create), and the
-// conversions at its edges: host BHWC -> PHWC4 for each input tensor,
-// PHWC4 -> host BHWC for each exported tensor. Nothing crosses between CPU
-// and GPU inside a segment.
+// A GL segment: a list of graph nodes run on the GPU as one unit, made from
+// its SegmentPlan (gl/segment_plan.h). It owns the arena holding the PHWC4
+// tensors it touches, a buffer per constant tensor and per op constant
+// (uploaded once, at Create), and the staging buffers of the conversions at
+// its edges: host BHWC -> PHWC4 for each input tensor, PHWC4 -> host BHWC
+// for each exported tensor. Nothing crosses between CPU and GPU inside a
+// segment.
 //
-// The environment must outlive the segment (programs live in its cache).
+// The device must outlive the segment (programs live in its cache).
 // Like the environment, a segment may be used from any thread, one thread at
 // a time.
 #pragma once
@@ -16,19 +17,19 @@
 #include <string>
 #include <vector>
 
+#include "gl/codegen/gl_op.h"
 #include "gl/egl/egl_environment.h"
 #include "gl/egl/gl_objects.h"
-#include "gl/codegen/gl_op.h"
+#include "gl/gl_device.h"
+#include "gl/segment_plan.h"
 #include "gldelegate/types.hpp"
 #include "gldelegate/status.hpp"
 #include "graph/graph.h"
 
 namespace gld::gl {
 
-struct GlSegmentOptions {
-  // Tensors to export besides those computed from the graph (graph outputs
-  // and tensors read by nodes outside the segment).
-  std::vector<int> extra_outputs;
+// How a segment runs (its plan fixes everything else).
+struct GlSegmentRunOptions {
   // Measure GPU time of each Run (GL_EXT_disjoint_timer_query when present,
   // otherwise glFinish around the dispatches).
   bool measure_gpu_time = false;
@@ -36,16 +37,10 @@ struct GlSegmentOptions {
   // present, otherwise wall time between glFinish calls) and the host
   // transfers; see profile(). Takes the place of measure_gpu_time's timer.
   bool profile_dispatches = false;
-  // Let tensors whose lifetimes (first to last dispatch touching them) do
-  // not overlap share memory: one arena per segment, planned greedily by
-  // size (runtime/memory_planner.h). false: every tensor its own range.
-  bool share_memory = true;
-  // Fold elementwise nodes into the epilogue of the dispatch before them
-  // (gl/fusion.h).
-  bool fuse_elementwise = true;
-  // Name used in labels and messages: "<name> (nodes 3-9)".
-  std::string name = "GL segment";
 };
+
+// Both, for segments planned and made in one go.
+struct GlSegmentOptions : SegmentPlanOptions, GlSegmentRunOptions {};
 
 // One dispatch of a segment, for reports and tests.
 struct DispatchInfo {
@@ -69,7 +64,12 @@ struct SegmentProfile {
 
 class GlSegment {
  public:
-  static StatusOr<std::unique_ptr<GlSegment>> Create(GlEnvironment& env, const Graph& graph,
+  // Buffers and programs of `plan`; GL work only.
+  static StatusOr<std::unique_ptr<GlSegment>> Create(GlDevice& device, const SegmentPlan& plan,
+                                                     const GlSegmentRunOptions& options = {});
+  // Plans `nodes` of `graph` as one segment (edges as partition finds them,
+  // the device's limits), then creates it.
+  static StatusOr<std::unique_ptr<GlSegment>> Create(GlDevice& device, const Graph& graph,
                                                      std::vector<size_t> nodes, Precision precision,
                                                      const GlSegmentOptions& options = {});
   ~GlSegment();
@@ -96,7 +96,7 @@ class GlSegment {
   const std::vector<int>& output_tensors() const { return outputs_; }
   const std::vector<size_t>& nodes() const { return nodes_; }
   // Dispatches per Run, edge conversions included.
-  int dispatches() const { return static_cast<int>(steps_.size()); }
+  int dispatches() const { return static_cast<int>(dispatches_.size()); }
   const std::vector<DispatchInfo>& dispatch_info() const { return info_; }
   // GPU memory held: tensors, constants and staging buffers.
   size_t gpu_bytes() const { return gpu_bytes_; }
@@ -107,7 +107,7 @@ class GlSegment {
   uint64_t tensor_bytes_naive() const { return tensor_bytes_naive_; }
   uint64_t tensor_bytes_lower_bound() const { return tensor_bytes_lower_bound_; }
   // Elementwise nodes that kept a dispatch of their own instead of running in
-  // their producer's epilogue: "node 12 (ADD): <why>" (gl/fusion.h).
+  // their producer's epilogue: "node 12 (ADD): <why>" (gl/codegen/fusion.h).
   const std::vector<std::string>& unfused_elementwise() const { return unfused_elementwise_; }
   Precision precision() const { return precision_; }
   // GPU time of the last Run in ns, when options.measure_gpu_time; 0 otherwise.
@@ -123,7 +123,8 @@ class GlSegment {
     GLint location;
     Uniform value;
   };
-  struct Step {
+  // A planned dispatch with its program, buffer names and uniform locations.
+  struct BoundDispatch {
     const GlProgram* program = nullptr;
     struct Binding {
       GLuint point = 0, buffer = 0;
@@ -140,7 +141,15 @@ class GlSegment {
     GlBuffer staging;   // host bytes rounded up to 4
   };
 
-  GlSegment(GlEnvironment& env, Precision precision) : env_(env), precision_(precision) {}
+  GlSegment(GlEnvironment& env, const SegmentPlan& plan);
+  Status CreateBuffers(const SegmentPlan& plan);
+  Status BindDispatches(const SegmentPlan& plan, const std::vector<const GlProgram*>& programs);
+  Status StartTimers(const GlInfo& info, const GlSegmentRunOptions& options);
+  Status CheckHostBuffers(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) const;
+  void IssueDispatch(size_t i) const;
+  Status RunTimed(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs);
+  Status RunProfiled(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs);
+  bool CollectDispatchTimes(uint64_t dispatches_wall_ns, std::vector<uint64_t>* run_ns);
   void ReleaseGl();
 
   GlEnvironment& env_;
@@ -152,7 +161,7 @@ class GlSegment {
   std::vector<GlBuffer> tensor_buffers_;    // per referenced constant tensor
   GlBuffer arena_;                          // every other referenced tensor
   std::vector<GlBuffer> constant_buffers_;
-  std::vector<Step> steps_;
+  std::vector<BoundDispatch> dispatches_;
   std::vector<DispatchInfo> info_;
   size_t gpu_bytes_ = 0;
   uint64_t tensor_bytes_planned_ = 0, tensor_bytes_naive_ = 0, tensor_bytes_lower_bound_ = 0;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "runtime/gpu_backend.h"
 #include "util/logging.h"
 
 namespace gld {
@@ -17,6 +16,7 @@ void ComputeSegmentEdges(const Graph& graph, Segment& segment) {
   if (members.empty()) return;
   std::vector<int> written;
   for (int n : members) {
+    if (n < 0 || static_cast<size_t>(n) >= graph.nodes.size()) continue;
     const Node& node = graph.nodes[n];
     for (int t : node.inputs) {
       if (t < 0 || static_cast<size_t>(t) >= graph.tensors.size()) continue;
@@ -25,7 +25,7 @@ void ComputeSegmentEdges(const Graph& graph, Segment& segment) {
     }
     for (int t : node.outputs) written.push_back(t);
   }
-  const int last = members.back();
+  const int last = *std::max_element(members.begin(), members.end());
   for (int t : written) {
     bool needed = graph.IsGraphOutput(t);
     for (size_t n = static_cast<size_t>(last) + 1; !needed && n < graph.nodes.size(); ++n) {
@@ -66,8 +66,6 @@ void LimitSegments(int max_segments, Partition& p) {
 
 }  // namespace
 
-std::vector<OpType> GpuBackend::SupportedOps() const { return GpuBackendOps(); }
-
 std::string Partition::PlacementLine() const {
   return "placement: " + std::to_string(gpu_nodes) + "/" + std::to_string(nodes.size()) + " nodes on GPU in " +
          std::to_string(segments.size()) + " segments";
@@ -83,6 +81,13 @@ StatusOr<std::set<OpType>> ParseOpNames(const std::vector<std::string>& names) {
     ops.insert(op);
   }
   return ops;
+}
+
+Segment SegmentOf(const Graph& graph, std::vector<int> nodes) {
+  Segment s;
+  s.nodes = std::move(nodes);
+  ComputeSegmentEdges(graph, s);
+  return s;
 }
 
 Partition PartitionGraph(const Graph& graph, const PartitionOptions& options) {

@@ -11,7 +11,16 @@
 
 namespace gld {
 
-class GpuBackend;
+// Asked about every node: can the GPU run it? Declared here so that
+// partitioning needs nothing above it; the runtime's GPU backend implements it.
+class NodeSupportQuery {
+ public:
+  virtual ~NodeSupportQuery() = default;
+  // Empty when the GPU can run graph.nodes[node_index] (with the shapes and
+  // constants the graph has now); otherwise why not, e.g. "GATHER is not
+  // supported on GL" or "CONV_2D: dilation 2 not supported".
+  virtual std::string WhyNotSupported(const Graph& graph, size_t node_index) const = 0;
+};
 
 struct NodePlacement {
   bool on_gpu = false;
@@ -35,7 +44,7 @@ struct Partition {
 
 struct PartitionOptions {
   // nullptr: every node runs on the CPU with `cpu_reason`.
-  const GpuBackend* gpu = nullptr;
+  const NodeSupportQuery* gpu = nullptr;
   std::string cpu_reason = "backend is cpu";
   std::set<OpType> gpu_deny_ops;
   // At most this many segments (0: no limit): the largest by node count stay,
@@ -46,6 +55,10 @@ struct PartitionOptions {
 
 // Op names -> OpTypes; InvalidArgument naming an unknown op.
 StatusOr<std::set<OpType>> ParseOpNames(const std::vector<std::string>& names);
+
+// The segment of `nodes` (consecutive, in graph order) with its inputs and
+// outputs; indices out of range are left for the caller to refuse.
+Segment SegmentOf(const Graph& graph, std::vector<int> nodes);
 
 // Places every node of `graph` and logs the placement line (info) followed by
 // each CPU node and its reason.

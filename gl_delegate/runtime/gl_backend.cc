@@ -5,10 +5,11 @@
 #include <vector>
 
 #include "gl/cache/binary_cache.h"
-#include "gl/egl/egl_environment.h"
-#include "gl/gl_segment.h"
 #include "gl/cache/program_cache.h"
 #include "gl/codegen/support.h"
+#include "gl/gl_device.h"
+#include "gl/gl_segment.h"
+#include "gl/segment_plan.h"
 #include "partition/partition.h"
 #include "runtime/step.h"
 
@@ -28,10 +29,10 @@ struct SegmentStats {
 
 class GlSegmentStep : public Step {
  public:
-  GlSegmentStep(std::shared_ptr<GlEnvironment> env, const Graph& graph, std::unique_ptr<GlSegment> segment,
+  GlSegmentStep(std::shared_ptr<GlDevice> device, const Graph& graph, std::unique_ptr<GlSegment> segment,
                 std::string label)
-      : env_(std::move(env)), graph_(&graph), segment_(std::move(segment)), label_(std::move(label)) {}
-  ~GlSegmentStep() override { segment_.reset(); }  // before the environment
+      : device_(std::move(device)), graph_(&graph), segment_(std::move(segment)), label_(std::move(label)) {}
+  ~GlSegmentStep() override { segment_.reset(); }  // before the device
 
   std::string label() const override { return label_; }
   std::vector<int> host_inputs() const override { return segment_->input_tensors(); }
@@ -100,7 +101,7 @@ class GlSegmentStep : public Step {
     return d->data == nullptr && d->bytes > 0 ? nullptr : d;
   }
 
-  std::shared_ptr<GlEnvironment> env_;
+  std::shared_ptr<GlDevice> device_;
   const Graph* graph_;
   std::unique_ptr<GlSegment> segment_;
   std::string label_;
@@ -108,32 +109,30 @@ class GlSegmentStep : public Step {
 
 class GlBackend : public GpuBackend {
  public:
-  GlBackend(std::shared_ptr<GlEnvironment> env, Precision precision, bool profiling)
-      : env_(std::move(env)), precision_(precision), profiling_(profiling), stats_(std::make_shared<SegmentStats>()) {}
+  GlBackend(std::shared_ptr<GlDevice> device, Precision precision, bool profiling)
+      : device_(std::move(device)), precision_(precision), profiling_(profiling), stats_(std::make_shared<SegmentStats>()) {}
 
   std::string name() const override { return "gl"; }
   std::string renderer() const override {
-    const GlInfo& i = env_->info();
+    const GlInfo& i = device_->info();
     return i.renderer + " (" + i.version + ", EGL " + i.platform + ")";
   }
   std::vector<OpType> SupportedOps() const override { return GlSupportedOps(); }
 
   std::string WhyNotSupported(const Graph& graph, size_t node_index) const override {
     std::string reason;
-    if (IsNodeSupported(graph, node_index, &reason, precision_, &env_->info())) return {};
+    if (IsNodeSupported(graph, node_index, &reason, precision_, &device_->info())) return {};
     return reason;
   }
 
   StatusOr<std::unique_ptr<Step>> CreateSegmentStep(const Graph& graph, const Segment& segment,
                                                     int segment_index) override {
-    std::vector<size_t> nodes(segment.nodes.begin(), segment.nodes.end());
-    GlSegmentOptions options;
-    // Everything the runtime expects on the host; the segment adds what the
-    // graph implies, which is the same set.
-    options.extra_outputs = segment.outputs;
-    options.name = "GL segment " + std::to_string(segment_index);
-    options.profile_dispatches = profiling_;
-    GLD_ASSIGN_OR_RETURN(std::unique_ptr<GlSegment> s, GlSegment::Create(*env_, graph, nodes, precision_, options));
+    SegmentPlanOptions plan_options;
+    plan_options.name = "GL segment " + std::to_string(segment_index);
+    GLD_ASSIGN_OR_RETURN(SegmentPlan plan, PlanSegment(graph, segment, precision_, device_->info(), plan_options));
+    GlSegmentRunOptions run_options;
+    run_options.profile_dispatches = profiling_;
+    GLD_ASSIGN_OR_RETURN(std::unique_ptr<GlSegment> s, GlSegment::Create(*device_, plan, run_options));
     {
       std::lock_guard<std::mutex> lock(stats_->mutex);
       stats_->dispatches += s->dispatches();
@@ -146,16 +145,16 @@ class GlBackend : public GpuBackend {
     }
     // Store what this segment compiled now: a later failure (or a crash)
     // must not lose it.
-    if (BinaryCacheFile* file = env_->programs().file()) file->WriteIfDirty();
+    if (BinaryCacheFile* file = device_->programs().file()) file->WriteIfDirty();
     std::string label = s->label();
-    return std::unique_ptr<Step>(new GlSegmentStep(env_, graph, std::move(s), std::move(label)));
+    return std::unique_ptr<Step>(new GlSegmentStep(device_, graph, std::move(s), std::move(label)));
   }
 
   void FillReport(InterpreterReport& report) const override {
     report.gl_renderer = renderer();
-    if (const BinaryCacheFile* file = env_->programs().file()) {
-      report.cache_hits = env_->programs().file_hits();
-      report.cache_misses = env_->programs().file_misses();
+    if (const BinaryCacheFile* file = device_->programs().file()) {
+      report.cache_hits = device_->programs().file_hits();
+      report.cache_misses = device_->programs().file_misses();
       report.cache_file = file->path();
       report.cache_file_bytes = file->file_bytes();
     }
@@ -170,7 +169,7 @@ class GlBackend : public GpuBackend {
   }
 
  private:
-  std::shared_ptr<GlEnvironment> env_;
+  std::shared_ptr<GlDevice> device_;
   Precision precision_;
   bool profiling_;
   std::shared_ptr<SegmentStats> stats_;
@@ -182,20 +181,20 @@ StatusOr<std::unique_ptr<GpuBackend>> CreateGlBackend(const Options& options) {
   EglOptions egl;
   egl.device_index = options.egl_device;
   egl.cache_dir = options.cache_dir;
-  GLD_ASSIGN_OR_RETURN(std::unique_ptr<GlEnvironment> env, GlEnvironment::Create(egl));
+  GLD_ASSIGN_OR_RETURN(std::unique_ptr<GlDevice> device, GlDevice::Create(egl));
   if (!options.cache_dir.empty()) {
-    if (!env->info().program_binary) {
+    if (!device->info().program_binary) {
       // Mesa offers no binary format when its shader cache is disabled
       // (MESA_SHADER_CACHE_DISABLE).
       WarnOnce("nobinary", "program cache: the driver offers no program binary format "
                            "(GL_NUM_PROGRAM_BINARY_FORMATS is 0); running without the program cache");
     } else {
-      env->programs().AttachFile(BinaryCacheFile::Open(options.cache_dir,
+      device->programs().AttachFile(BinaryCacheFile::Open(options.cache_dir,
                                                        CacheFileName(options.model_token, options),
-                                                       CacheKey(env->info(), options), options.model_token));
+                                                       CacheKey(device->info(), options), options.model_token));
     }
   }
-  return std::unique_ptr<GpuBackend>(new GlBackend(std::shared_ptr<GlEnvironment>(std::move(env)), options.precision,
+  return std::unique_ptr<GpuBackend>(new GlBackend(std::shared_ptr<GlDevice>(std::move(device)), options.precision,
                                                   options.enable_profiling));
 }
 

@@ -1,6 +1,7 @@
-// The GL backend behind the runtime's GpuBackend seam (partition/
-// gpu_backend.h): one EGL environment, the support query of gl/support.h, and
-// one GlSegment per GPU segment, hosted as a runtime Step.
+// The GL backend behind the runtime's GpuBackend seam (runtime/
+// gpu_backend.h): one GlDevice (EGL environment and program cache), the
+// support query of gl/codegen/support.h, and per GPU segment a SegmentPlan
+// made into a GlSegment, hosted as a runtime Step.
 #pragma once
 
 #include <memory>

@@ -1,7 +1,8 @@
-// The seam between the runtime and a GPU backend (the GL backend in gl/).
+// The seam between the runtime and a GPU backend (the GL backend,
+// runtime/gl_backend.h over gl/).
 //
-// The runtime asks CreateGpuBackend for a backend, asks it about every node
-// (PartitionGraph), and then asks it for one Step per GPU segment. A segment
+// The runtime asks CreateGpuBackend for a backend, which PartitionGraph asks
+// about every node (it is the partition's NodeSupportQuery), and then asks it for one Step per GPU segment. A segment
 // step reads its input tensors from host buffers and writes its output
 // tensors to host buffers (runtime/step.h), so GPU segments and CPU nodes mix
 // freely in a plan.
@@ -14,15 +15,13 @@
 #include "gldelegate/types.hpp"
 #include "gldelegate/status.hpp"
 #include "graph/graph.h"
+#include "partition/partition.h"
 #include "runtime/step.h"
 
 namespace gld {
 
-struct Segment;
-
-class GpuBackend {
+class GpuBackend : public NodeSupportQuery {
  public:
-  virtual ~GpuBackend() = default;
 
   // "gl"
   virtual std::string name() const = 0;
@@ -32,11 +31,6 @@ class GpuBackend {
   // Ops this backend may run (a node can still be refused). Nodes whose op
   // has no CPU kernel must be in this list or creation fails.
   virtual std::vector<OpType> SupportedOps() const;
-
-  // Empty when the backend can run graph.nodes[node_index] (with the shapes
-  // and constants the graph has now); otherwise why not, e.g.
-  // "GATHER is not supported on GL" or "CONV_2D: dilation 2 not supported".
-  virtual std::string WhyNotSupported(const Graph& graph, size_t node_index) const = 0;
 
   // The step that runs `segment`. `graph` outlives the step and does not
   // change any more, so the step may keep pointers into it.

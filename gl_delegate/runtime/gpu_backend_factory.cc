@@ -1,4 +1,4 @@
-// The GPU backend factory: the GL backend (gl/gl_backend.h).
+// The GPU backend factory: the GL backend (runtime/gl_backend.h).
 #include "runtime/gpu_backend.h"
 
 #include "runtime/gl_backend.h"
@@ -9,6 +9,8 @@ namespace gld {
 StatusOr<std::unique_ptr<GpuBackend>> CreateGpuBackend(const Options& options) {
   return gl::CreateGlBackend(options);
 }
+
+std::vector<OpType> GpuBackend::SupportedOps() const { return GpuBackendOps(); }
 
 std::vector<OpType> GpuBackendOps() { return gl::GlSupportedOps(); }
 

@@ -89,7 +89,7 @@ Status Runtime::SelectBackend(const Options& options, const GpuBackendFactory& g
 // rather than as a shape problem.
 Status Runtime::CheckSomeBackendRunsEveryNode(const PartitionOptions& popts) const {
   std::vector<OpType> gpu_ops;
-  if (popts.gpu != nullptr) gpu_ops = popts.gpu->SupportedOps();
+  if (popts.gpu != nullptr && gpu_ != nullptr) gpu_ops = gpu_->SupportedOps();
   for (size_t i = 0; i < graph_.nodes.size(); ++i) {
     const OpType op = graph_.nodes[i].op;
     if (cpu::FindCpuKernel(op) != nullptr) continue;

@@ -1,7 +1,7 @@
 // Steps: the units a Plan runs in order. A step reads its input tensors from
 // host buffers and writes its output tensors to host buffers. CpuNodeStep runs
 // one node with its CPU kernel; a GPU segment step (made by a GpuBackend, see
-// partition/gpu_backend.h) runs a whole segment.
+// runtime/gpu_backend.h) runs a whole segment.
 #pragma once
 
 #include <memory>

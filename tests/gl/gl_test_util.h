@@ -32,13 +32,13 @@
 namespace gld::testing {
 
 // The binary's shared environment; nullptr (with `why`) when there is none.
-inline gl::GlEnvironment* SharedGlEnvironment(std::string* why = nullptr) {
+inline gl::GlDevice* SharedGlDevice(std::string* why = nullptr) {
   static std::string error;
-  static std::unique_ptr<gl::GlEnvironment> env = [] {
-    auto e = gl::GlEnvironment::Create();
+  static std::unique_ptr<gl::GlDevice> env = [] {
+    auto e = gl::GlDevice::Create();
     if (!e.ok()) {
       error = e.status().ToString();
-      return std::unique_ptr<gl::GlEnvironment>();
+      return std::unique_ptr<gl::GlDevice>();
     }
     return std::move(*e);
   }();
@@ -54,7 +54,7 @@ inline bool SkipGlTests() {
 // Use at the top of a test: the shared environment, or fail / skip.
 #define GLD_REQUIRE_GL(env_var)                                                        \
   std::string gld_gl_why_;                                                             \
-  gl::GlEnvironment* env_var = SharedGlEnvironment(&gld_gl_why_);                      \
+  gl::GlDevice* env_var = SharedGlDevice(&gld_gl_why_);                      \
   if (env_var == nullptr) {                                                            \
     if (SkipGlTests()) GTEST_SKIP() << "no GLES 3.1 (GLD_SKIP_GL_TESTS): " << gld_gl_why_; \
     FAIL() << "no GLES 3.1 context (set GLD_SKIP_GL_TESTS=1 to skip): " << gld_gl_why_;  \
@@ -187,7 +187,7 @@ class GlOpTest {
   }
 
   // Runs every node as one GlSegment; fills gpu_ with its outputs.
-  Status RunGpu(gl::GlEnvironment& env, Precision precision) {
+  Status RunGpu(gl::GlDevice& env, Precision precision) {
     GLD_RETURN_IF_ERROR(InferShapes(graph));
     std::vector<size_t> nodes(graph.nodes.size());
     for (size_t i = 0; i < nodes.size(); ++i) nodes[i] = i;
@@ -207,7 +207,7 @@ class GlOpTest {
   }
 
   // CPU vs GPU over every graph output, at `precision`'s tolerance.
-  void ExpectGpuMatchesCpu(gl::GlEnvironment& env, Precision precision, const std::string& what) {
+  void ExpectGpuMatchesCpu(gl::GlDevice& env, Precision precision, const std::string& what) {
     SCOPED_TRACE(what + " (" + PrecisionName(precision) + ")");
     if (cpu_.empty()) {
       Status s = RunCpu();

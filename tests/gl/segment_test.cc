@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "gl/cache/program_cache.h"
+#include "gl/segment_plan.h"
 #include "gl_test_util.h"
+#include "partition/partition.h"
 
 namespace gld::testing {
 namespace {
@@ -62,6 +64,51 @@ TEST(SegmentTest, ChainMatchesCpuAndKeepsIntermediatesOnTheGpu) {
     EXPECT_GT(s.gpu_bytes(), 6u * 64 * gl::Vec4Bytes(p));
     EXPECT_LT(s.gpu_bytes(), 64u * 1024);
   }
+}
+
+// The plan needs no GL context: made at the GLES 3.1 minimums, it fixes the
+// dispatches, edges, constants and arena that GlSegment::Create makes.
+TEST(SegmentPlanTest, PlansTheChainWithoutAContext) {
+  Chain c;
+  BuildChain(c);
+  ASSERT_TRUE(c.t.RunCpu().ok());
+  const Segment segment = SegmentOf(c.t.graph, {0, 1, 2, 3, 4, 5});
+  auto plan = gl::PlanSegment(c.t.graph, segment, Precision::kFp16, gl::MinimumGlLimits());
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(plan->label, "GL segment (nodes 0-5)");
+  EXPECT_EQ(plan->inputs, std::vector<int>{c.x});
+  EXPECT_EQ(plan->outputs, std::vector<int>{c.out});
+  ASSERT_EQ(plan->edges.size(), 2u);
+  EXPECT_TRUE(plan->edges[0].to_gpu);
+  EXPECT_EQ(plan->edges[0].host_bytes, 8u * 8 * 3 * 4);
+  EXPECT_FALSE(plan->edges[1].to_gpu);
+  ASSERT_EQ(plan->dispatches.size(), 8u);
+  EXPECT_EQ(plan->dispatches[0].label, "convert_to_phwc4.comp for tensor '" + c.t.graph.tensors[c.x].name + "'");
+  EXPECT_EQ(plan->dispatches[2].fused_nodes, std::vector<size_t>{2});
+  EXPECT_EQ(plan->dispatches.back().template_name, "convert_from_phwc4.comp");
+  for (const gl::PlannedDispatch& d : plan->dispatches) {
+    EXPECT_NE(d.source.find("#version 310 es"), std::string::npos) << d.label;
+    for (const gl::PlannedBinding& b : d.bindings) {
+      if (b.kind == gl::PlannedBinding::kArena) {
+        EXPECT_LE(b.offset + b.size, plan->arena_bytes) << d.label;
+      }
+    }
+  }
+  // Conv weights and bias; the ADD's constant operand as a tensor.
+  EXPECT_EQ(plan->op_constants.size(), 2u);
+  EXPECT_EQ(plan->constant_tensors.size(), 1u);
+  // Tensors alive at the same dispatch do not share bytes.
+  for (const gl::ArenaSlot& a : plan->arena) {
+    for (const gl::ArenaSlot& b : plan->arena) {
+      if (a.tensor == b.tensor || a.last_dispatch < b.first_dispatch || b.last_dispatch < a.first_dispatch) continue;
+      EXPECT_TRUE(a.offset + a.bytes <= b.offset || b.offset + b.bytes <= a.offset) << a.tensor << " " << b.tensor;
+    }
+  }
+  EXPECT_LE(plan->tensor_bytes_lower_bound, plan->arena_bytes);
+  EXPECT_LE(plan->arena_bytes, plan->tensor_bytes_naive + plan->arena.size() * 256);
+
+  auto empty = gl::PlanSegment(c.t.graph, Segment{}, Precision::kFp32, gl::MinimumGlLimits());
+  EXPECT_EQ(empty.status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST(SegmentTest, ExportsTensorsReadOutsideTheSegment) {

@@ -1,8 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "transforms/graph_builder.h"
-#include "runtime/gpu_backend.h"
 #include "partition/partition.h"
+#include "transforms/graph_builder.h"
 
 namespace gld {
 namespace {
@@ -11,16 +10,13 @@ using testing::AddConstant;
 using testing::AddNode;
 using testing::AddTensor;
 
-// A GPU that runs everything except the ops it is told to refuse.
-class FakeGpu : public GpuBackend {
+// A GPU that runs everything except the ops it is told to refuse; partition
+// needs only its answers.
+class FakeGpu : public NodeSupportQuery {
  public:
   explicit FakeGpu(std::set<OpType> refuse) : refuse_(std::move(refuse)) {}
-  std::string name() const override { return "fake"; }
   std::string WhyNotSupported(const Graph& g, size_t i) const override {
     return refuse_.count(g.nodes[i].op) ? std::string(OpTypeName(g.nodes[i].op)) + " is not supported on fake" : "";
-  }
-  StatusOr<std::unique_ptr<Step>> CreateSegmentStep(const Graph&, const Segment&, int) override {
-    return UnimplementedError("fake");
   }
 
  private:
@@ -78,6 +74,22 @@ TEST(Partition, RefusedNodeSplitsSegmentsAndSegmentEdgesAreComputed) {
   // Segment 1 reads c and a; writes the graph output y only (d stays inside).
   EXPECT_EQ(p.segments[1].inputs, (std::vector<int>{4, 1}));
   EXPECT_EQ(p.segments[1].outputs, (std::vector<int>{6}));
+}
+
+// The edges of a segment named by its nodes are those partitioning finds.
+TEST(Partition, SegmentOfGivesThePartitionEdges) {
+  Graph g = Chain();
+  const Segment tail = SegmentOf(g, {3, 4});
+  EXPECT_EQ(tail.inputs, (std::vector<int>{4, 1}));
+  EXPECT_EQ(tail.outputs, (std::vector<int>{6}));
+  const Segment head = SegmentOf(g, {0, 1});
+  EXPECT_EQ(head.inputs, (std::vector<int>{0}));
+  EXPECT_EQ(head.outputs, (std::vector<int>{1, 2}));
+  // Out-of-range nodes are left for the caller to refuse.
+  const Segment bad = SegmentOf(g, {9});
+  EXPECT_EQ(bad.nodes, std::vector<int>{9});
+  EXPECT_TRUE(bad.inputs.empty());
+  EXPECT_TRUE(bad.outputs.empty());
 }
 
 TEST(Partition, DenyOpsForceNodesToTheCpu) {

@@ -59,10 +59,12 @@ class ToolsTest : public ::testing::Test {
     if (!dir_.empty()) fs::remove_all(dir_);
   }
 
-  // Runs `tool args` with GLD_LOG_LEVEL=off, capturing stdout and stderr.
-  Result Run(const std::string& tool, const std::string& args) {
+  // Runs `tool args` with GLD_LOG_LEVEL=off and `env` (VAR=value ...),
+  // capturing stdout and stderr.
+  Result Run(const std::string& tool, const std::string& args, const std::string& env = "") {
     fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    std::string cmd = "GLD_LOG_LEVEL=off '" + tool + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+    std::string cmd = "GLD_LOG_LEVEL=off " + env + " '" + tool + "' " + args + " >'" + out.string() + "' 2>'" +
+                      err.string() + "'";
     int status = std::system(cmd.c_str());
     Result r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -208,6 +210,31 @@ TEST_F(ToolsTest, InspectPrintsModelPassesAndPlacement) {
   r = Run(GLD_INSPECT_PATH, "--graph=" + model + " --precision=fp8");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_EQ(CountLines(r.err), 1) << r.err;
+}
+
+// With GLD_EGL_DEVICE naming a device no machine has, no GL context can be
+// made (the GL interpreter below fails); the plan still comes out, so
+// making it needed none.
+TEST_F(ToolsTest, InspectPlanNeedsNoGlContext) {
+  const std::string model = WriteAddReluModel();
+  const std::string no_gl = "GLD_EGL_DEVICE=999";
+  Result gl = Run(GLD_INSPECT_PATH, "--graph=" + model + " --backend=gl --summary", no_gl);
+  ASSERT_NE(gl.exit_code, 0) << gl.out;
+  EXPECT_NE(gl.err.find("EGL device 999"), std::string::npos) << gl.err;
+
+  Result r = Run(GLD_INSPECT_PATH, "--graph=" + model + " --backend=gl --plan", no_gl);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("GPU plan (no GL context), precision fp32"), std::string::npos) << r.out;
+  // The passes fold the RELU into the ADD.
+  EXPECT_NE(r.out.find("placement: 1/1 nodes on GPU in 1 segments"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GL segment 0 (node 0)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("in  'x' SRC_FLOAT32 16 bytes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("out 'out/y:0' DST_FLOAT32 16 bytes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("dispatches (3):"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 elementwise.comp for node 0 (ADD)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("binding 0: arena 'out/y:0' @256 16 bytes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("binding 2: tensor 'c' 16 bytes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("constant buffers (1, 16 bytes):"), std::string::npos) << r.out;
 }
 
 TEST_F(ToolsTest, InspectListOps) {

@@ -18,8 +18,7 @@
 // On Mesa (and most desktop drivers) a program binary holds no machine code:
 // the driver compiles it at the first dispatch unless its own shader disk
 // cache has it. So the cache directory also hosts the driver's cache
-// ("<cache_dir>/driver", see RedirectDriverShaderCache and the blob cache
-// functions below).
+// ("<cache_dir>/driver", gl/egl/driver_cache.h).
 #pragma once
 
 #include <array>
@@ -30,6 +29,7 @@
 #include <vector>
 
 #include "gldelegate/types.hpp"
+#include "gl/egl/driver_cache.h"
 #include "gldelegate/status.hpp"
 
 namespace gld::gl {
@@ -119,30 +119,5 @@ class BinaryCacheFile {
   bool dirty_ = false;
   uint64_t file_bytes_ = 0;
 };
-
-// Logs `message` as a warning unless the same (topic, detail) was warned
-// about before in this process.
-void WarnOnce(const std::string& topic, const std::string& message);
-
-// ---- The driver's own shader cache ----
-
-// "<cache_dir>/driver".
-std::string DriverCacheDir(const std::string& cache_dir);
-
-// Before the first EGL display is opened: points Mesa's
-// (MESA_SHADER_CACHE_DIR) and NVIDIA's (__GL_SHADER_DISK_CACHE_PATH) disk
-// caches at DriverCacheDir(cache_dir), each only when the user has not set
-// it. The environment is process-wide, so this affects every later GL user
-// in the process; after a display is open, drivers no longer read it and
-// this only logs that the redirection was not possible. Returns the
-// directory the driver cache now uses ("" when unknown).
-std::string RedirectDriverShaderCache(const std::string& cache_dir, bool display_already_open);
-
-// EGL_ANDROID_blob_cache storage: one file per driver key under
-// "<dir>/blob", each holding the key (compared on read), the value and a
-// checksum. Get returns the value's size (0: none, or not trusted) and copies
-// it only when it fits in `capacity`.
-void BlobStorePut(const std::string& dir, const void* key, size_t key_size, const void* value, size_t value_size);
-size_t BlobStoreGet(const std::string& dir, const void* key, size_t key_size, void* value, size_t capacity);
 
 }  // namespace gld::gl

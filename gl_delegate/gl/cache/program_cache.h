@@ -9,6 +9,8 @@
 // program's binary is put back into the file.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -16,7 +18,6 @@
 
 #include "gl/cache/binary_cache.h"
 #include "gl/egl/gl_objects.h"
-#include "gl/codegen/shader_generator.h"
 #include "gldelegate/status.hpp"
 
 namespace gld::gl {
@@ -24,7 +25,7 @@ namespace gld::gl {
 struct ProgramSource {
   std::string label;  // for messages: "conv2d.comp for node 3 (CONV_2D)"
   std::string code;   // the complete GLSL text
-  Workgroup workgroup = {0, 0, 0};  // its local size, stored with the binary
+  std::array<uint32_t, 3> workgroup = {0, 0, 0};  // its local size, stored with the binary
 };
 
 class ProgramCache {

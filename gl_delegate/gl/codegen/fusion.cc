@@ -23,7 +23,7 @@ bool TakesEpilogue(const Dispatch& d) {
 
 int OutputTensor(const Dispatch& d) {
   for (const auto& [binding, ref] : d.bindings) {
-    if (binding == 0 && ref.kind == BufferRef::kTensor) return ref.index;
+    if (binding == 0 && ref.kind == DispatchBufferRef::kTensor) return ref.index;
   }
   return kNoTensor;
 }
@@ -63,7 +63,7 @@ std::string TensorName(const Graph& graph, int t) {
 
 // One epilogue step: the elementwise op, and the position of a channel PAD
 // whose input replaces the op's operand (-1: none).
-struct Step {
+struct EpilogueStep {
   EpilogueOp op;
   long merged_pad = -1;
 };
@@ -91,7 +91,7 @@ class Fuser {
   // Why the node at `consumer` cannot join the epilogue of the dispatch of
   // the node at `producer`, which writes `t`; "" when it can (then `e`
   // describes the step).
-  std::string Refusal(size_t producer, int t, size_t consumer, Step* e) const {
+  std::string Refusal(size_t producer, int t, size_t consumer, EpilogueStep* e) const {
     const NodeDispatches& p = nodes_[producer];
     const std::string who = graph_.NodeLabel(p.node);
     if (p.dispatches.size() != 1) {
@@ -135,7 +135,7 @@ class Fuser {
   // When the step's operand is the output of a channel PAD of this segment
   // that only `consumer` reads and that runs as one plain dispatch, reads the
   // PAD's input instead (epilogue.comp gives zeros beyond its channels).
-  void MergeChannelPad(int fused, size_t consumer, Step* e) const {
+  void MergeChannelPad(int fused, size_t consumer, EpilogueStep* e) const {
     const int operand = e->op.operand;
     const long pad = ProducerPosition(operand);
     if (pad < 0 || keep_.count(operand) || operand == fused) return;
@@ -155,7 +155,7 @@ class Fuser {
   }
 
   // Runs the node at `consumer` in the epilogue of the node at `producer`.
-  void Absorb(size_t producer, size_t consumer, const Step& step, std::vector<std::string>* log) {
+  void Absorb(size_t producer, size_t consumer, const EpilogueStep& step, std::vector<std::string>* log) {
     NodeDispatches& p = nodes_[producer];
     NodeDispatches& c = nodes_[consumer];
     const EpilogueOp& e = step.op;
@@ -170,7 +170,7 @@ class Fuser {
     d.shader.Define("EPI_OPERAND_" + k, e.operand == kNoTensor ? 0 : e.operand_first ? 2 : 1);
     if (e.operand != kNoTensor) {
       d.shader.Define("EPI_BINDING_" + k, binding);
-      d.Bind(binding, BufferRef{BufferRef::kTensor, e.operand});
+      d.Bind(binding, DispatchBufferRef{DispatchBufferRef::kTensor, e.operand});
       d.IVec4("u_epi_shape_" + k, e.operand_shape);
       d.IVec4("u_epi_map_" + k, e.map[0], e.map[1], e.map[2], 0);
     }
@@ -233,7 +233,7 @@ class Fuser {
         if (readers.size() != 1) break;
         auto it = position_.find(readers[0]);
         if (it == position_.end() || nodes_[it->second].absorbed) break;
-        Step e;
+        EpilogueStep e;
         if (!Refusal(i, t, it->second, &e).empty()) break;
         Absorb(i, it->second, e, log);
         ++absorbed;
@@ -268,7 +268,7 @@ class Fuser {
           continue;
         }
         auto it = writer.find(t);
-        Step e;
+        EpilogueStep e;
         std::string why = it == writer.end() ? "no single dispatch writes it" : Refusal(it->second, t, c, &e);
         if (why.empty()) why = "not fused (fusion order)";
         reasons.push_back("via " + TensorName(graph_, t) + ": " + why);

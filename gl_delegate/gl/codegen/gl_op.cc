@@ -190,13 +190,13 @@ StatusOr<std::vector<int64_t>> OpBuildContext::ConstantInts(size_t i) const {
   return v;
 }
 
-BufferRef OpBuildContext::AddConstant(const std::string& what,
+DispatchBufferRef OpBuildContext::AddConstant(const std::string& what,
                                       const std::function<std::vector<float>()>& make) {
   ConstantBuffer c;
   c.name = graph_.NodeLabel(node_index_) + " " + what;
   if (!dry_run_) c.vec4_floats = make();
   constants_.push_back(std::move(c));
-  return BufferRef{BufferRef::kConstant, static_cast<int>(constants_.size() - 1)};
+  return DispatchBufferRef{DispatchBufferRef::kConstant, static_cast<int>(constants_.size() - 1)};
 }
 
 StatusOr<std::string> ActivationDefine(Activation a, const char* op_name) {
@@ -213,49 +213,57 @@ StatusOr<std::string> ActivationDefine(Activation a, const char* op_name) {
                             " has no GL implementation");
 }
 
+const std::vector<GlBuilder>& GlBuilders() {
+  static const std::vector<GlBuilder> table = {
+      {OpType::kAdd, BuildElementwise}, {OpType::kSub, BuildElementwise}, {OpType::kMul, BuildElementwise},
+      {OpType::kDiv, BuildElementwise}, {OpType::kMaximum, BuildElementwise},
+      {OpType::kMinimum, BuildElementwise}, {OpType::kPow, BuildElementwise},
+      {OpType::kSquaredDifference, BuildElementwise}, {OpType::kAbs, BuildElementwise},
+      {OpType::kCos, BuildElementwise}, {OpType::kExp, BuildElementwise}, {OpType::kFloor, BuildElementwise},
+      {OpType::kLog, BuildElementwise}, {OpType::kNeg, BuildElementwise}, {OpType::kRsqrt, BuildElementwise},
+      {OpType::kSin, BuildElementwise}, {OpType::kSqrt, BuildElementwise}, {OpType::kSquare, BuildElementwise},
+      {OpType::kTanh, BuildElementwise}, {OpType::kLogistic, BuildElementwise}, {OpType::kElu, BuildElementwise},
+      {OpType::kHardSwish, BuildElementwise}, {OpType::kGelu, BuildElementwise},
+      {OpType::kRelu, BuildElementwise}, {OpType::kRelu6, BuildElementwise},
+      {OpType::kReluN1To1, BuildElementwise}, {OpType::kRelu0To1, BuildElementwise},
+      {OpType::kLeakyRelu, BuildElementwise}, {OpType::kPrelu, BuildElementwise},
+      {OpType::kConv2d, BuildConv2d},
+      {OpType::kDepthwiseConv2d, BuildDepthwiseConv2d},
+      {OpType::kTransposeConv, BuildTransposeConv},
+      {OpType::kConvolution2DTransposeBias, BuildTransposeConv},
+      {OpType::kFullyConnected, BuildFullyConnected},
+      {OpType::kAveragePool2d, BuildPooling},
+      {OpType::kMaxPool2d, BuildPooling},
+      {OpType::kMaxPoolingWithArgmax2D, BuildPooling},
+      {OpType::kMaxUnpooling2D, BuildMaxUnpooling},
+      {OpType::kMean, BuildMean},
+      {OpType::kSum, BuildMean},
+      {OpType::kReduceMax, BuildMean},
+      {OpType::kReduceMin, BuildMean},
+      {OpType::kReduceProd, BuildMean},
+      {OpType::kConcatenation, BuildConcatenation},
+      {OpType::kPad, BuildPad},
+      {OpType::kPadV2, BuildPad},
+      {OpType::kMirrorPad, BuildPad},
+      {OpType::kReshape, BuildReshape},
+      {OpType::kResizeBilinear, BuildResize},
+      {OpType::kResizeNearestNeighbor, BuildResize},
+      {OpType::kSoftmax, BuildSoftmax},
+      {OpType::kStridedSlice, BuildSlice},
+      {OpType::kSlice, BuildSlice},
+      {OpType::kDepthToSpace, BuildDepthSpace},
+      {OpType::kSpaceToDepth, BuildDepthSpace},
+      {OpType::kTile, BuildTile},
+      {OpType::kTranspose, BuildTranspose},
+      {OpType::kQuantize, BuildQuantize},
+      {OpType::kDequantize, BuildQuantize},
+  };
+  return table;
+}
+
 Status BuildNode(OpBuildContext& ctx, std::vector<Dispatch>* out) {
-  switch (ctx.node().op) {
-    case OpType::kAdd: case OpType::kSub: case OpType::kMul: case OpType::kDiv:
-    case OpType::kMaximum: case OpType::kMinimum: case OpType::kPow:
-    case OpType::kSquaredDifference: case OpType::kPrelu:
-    case OpType::kAbs: case OpType::kCos: case OpType::kExp: case OpType::kFloor:
-    case OpType::kLog: case OpType::kNeg: case OpType::kRsqrt: case OpType::kSin:
-    case OpType::kSqrt: case OpType::kSquare: case OpType::kTanh: case OpType::kLogistic:
-    case OpType::kElu: case OpType::kHardSwish: case OpType::kGelu: case OpType::kRelu:
-    case OpType::kRelu6: case OpType::kReluN1To1: case OpType::kRelu0To1:
-    case OpType::kLeakyRelu:
-      return BuildElementwise(ctx, out);
-    case OpType::kConv2d: return BuildConv2d(ctx, out);
-    case OpType::kDepthwiseConv2d: return BuildDepthwiseConv2d(ctx, out);
-    case OpType::kTransposeConv:
-    case OpType::kConvolution2DTransposeBias: return BuildTransposeConv(ctx, out);
-    case OpType::kFullyConnected: return BuildFullyConnected(ctx, out);
-    case OpType::kAveragePool2d:
-    case OpType::kMaxPool2d:
-    case OpType::kMaxPoolingWithArgmax2D: return BuildPooling(ctx, out);
-    case OpType::kMaxUnpooling2D: return BuildMaxUnpooling(ctx, out);
-    case OpType::kMean:
-    case OpType::kSum:
-    case OpType::kReduceMax:
-    case OpType::kReduceMin:
-    case OpType::kReduceProd: return BuildMean(ctx, out);
-    case OpType::kSoftmax: return BuildSoftmax(ctx, out);
-    case OpType::kConcatenation: return BuildConcatenation(ctx, out);
-    case OpType::kPad:
-    case OpType::kPadV2:
-    case OpType::kMirrorPad: return BuildPad(ctx, out);
-    case OpType::kReshape: return BuildReshape(ctx, out);
-    case OpType::kResizeBilinear:
-    case OpType::kResizeNearestNeighbor: return BuildResize(ctx, out);
-    case OpType::kSlice:
-    case OpType::kStridedSlice: return BuildSlice(ctx, out);
-    case OpType::kDepthToSpace:
-    case OpType::kSpaceToDepth: return BuildDepthSpace(ctx, out);
-    case OpType::kTile: return BuildTile(ctx, out);
-    case OpType::kTranspose: return BuildTranspose(ctx, out);
-    case OpType::kQuantize:
-    case OpType::kDequantize: return BuildQuantize(ctx, out);
-    default: break;
+  for (const GlBuilder& row : GlBuilders()) {
+    if (row.op == ctx.node().op) return row.build(ctx, out);
   }
   return UnimplementedError(std::string("op ") + ctx.op_name() + " has no GL kernel");
 }

@@ -19,7 +19,7 @@
 
 namespace gld::gl {
 
-struct BufferRef {
+struct DispatchBufferRef {
   enum Kind : uint8_t {
     kTensor,    // the PHWC4 object of graph tensor `index` (constants are uploaded too)
     kConstant,  // constant buffer `index` of the op (weights laid out for its shader)
@@ -40,12 +40,12 @@ struct Uniform {
 
 struct Dispatch {
   ShaderSpec shader;
-  std::vector<std::pair<uint32_t, BufferRef>> bindings;  // binding point -> buffer
+  std::vector<std::pair<uint32_t, DispatchBufferRef>> bindings;  // binding point -> buffer
   std::vector<Uniform> uniforms;
   std::array<uint32_t, 3> grid = {1, 1, 1};  // invocations that do work (u_grid)
   Workgroup workgroup = {0, 0, 0};           // {0,0,0}: ChooseWorkgroup(grid)
 
-  Dispatch& Bind(uint32_t binding, BufferRef ref) {
+  Dispatch& Bind(uint32_t binding, DispatchBufferRef ref) {
     bindings.emplace_back(binding, ref);
     return *this;
   }
@@ -104,7 +104,7 @@ class OpBuildContext {
   StatusOr<std::vector<int64_t>> ConstantInts(size_t input) const;
 
   // Registers a constant buffer; `make` runs only outside dry runs.
-  BufferRef AddConstant(const std::string& what, const std::function<std::vector<float>()>& make);
+  DispatchBufferRef AddConstant(const std::string& what, const std::function<std::vector<float>()>& make);
 
   // "CONV_2D: <message>", as Unimplemented: the form of a "not on GPU" reason.
   Status Unsupported(const std::string& message) const;
@@ -120,15 +120,27 @@ class OpBuildContext {
   std::vector<ConstantBuffer> constants_;
 };
 
-// Generates the dispatches of the node in `ctx`. Unimplemented (with a
-// human-readable reason) when the GL backend cannot run it.
+using GlBuildFn = Status (*)(OpBuildContext& ctx, std::vector<Dispatch>* out);
+
+// One row per op the GL backend runs: the generator of its dispatches. The
+// only list of GL ops: BuildNode dispatches through it and GlSupportedOps
+// (gl/codegen/support.h) reads its ops from it.
+struct GlBuilder {
+  OpType op;
+  GlBuildFn build;
+};
+const std::vector<GlBuilder>& GlBuilders();
+
+// Generates the dispatches of the node in `ctx` with its GlBuilders() row.
+// Unimplemented (with a human-readable reason) when the GL backend cannot
+// run it.
 Status BuildNode(OpBuildContext& ctx, std::vector<Dispatch>* dispatches);
 
 // The activation define value (ACT_*) of a fused activation; Unimplemented for
 // SIGN_BIT.
 StatusOr<std::string> ActivationDefine(Activation a, const char* op_name);
 
-// An elementwise node seen as a step of a fused epilogue (gl/fusion.h) applied
+// An elementwise node seen as a step of a fused epilogue (gl/codegen/fusion.h) applied
 // to `fused`, one of its inputs.
 struct EpilogueOp {
   std::string op;   // OP_* (elementwise_ops.comp)

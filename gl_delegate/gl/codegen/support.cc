@@ -33,7 +33,7 @@ bool IsNodeSupported(const Graph& graph, size_t node, std::string* reason, Preci
       }
     }
     for (const auto& b : d.bindings) {
-      if (b.second.kind != BufferRef::kTensor) continue;
+      if (b.second.kind != DispatchBufferRef::kTensor) continue;
       const Tensor& t = graph.tensors[static_cast<size_t>(b.second.index)];
       auto shape = ToBhwc(t.shape);
       if (!shape.ok()) return refuse(shape.status().message());
@@ -48,21 +48,11 @@ bool IsNodeSupported(const Graph& graph, size_t node, std::string* reason, Preci
 }
 
 const std::vector<OpType>& GlSupportedOps() {
-  static const std::vector<OpType> ops = {
-      OpType::kAdd, OpType::kSub, OpType::kMul, OpType::kDiv, OpType::kMaximum, OpType::kMinimum,
-      OpType::kPow, OpType::kSquaredDifference, OpType::kAbs, OpType::kCos, OpType::kExp,
-      OpType::kFloor, OpType::kLog, OpType::kNeg, OpType::kRsqrt, OpType::kSin, OpType::kSqrt,
-      OpType::kSquare, OpType::kTanh, OpType::kLogistic, OpType::kElu, OpType::kHardSwish,
-      OpType::kGelu, OpType::kRelu, OpType::kRelu6, OpType::kReluN1To1, OpType::kRelu0To1,
-      OpType::kLeakyRelu, OpType::kPrelu, OpType::kConv2d, OpType::kDepthwiseConv2d,
-      OpType::kTransposeConv, OpType::kConvolution2DTransposeBias, OpType::kFullyConnected,
-      OpType::kAveragePool2d, OpType::kMaxPool2d, OpType::kMaxPoolingWithArgmax2D,
-      OpType::kMaxUnpooling2D, OpType::kMean, OpType::kSum, OpType::kReduceMax, OpType::kReduceMin,
-      OpType::kReduceProd, OpType::kConcatenation, OpType::kPad, OpType::kPadV2, OpType::kMirrorPad,
-      OpType::kReshape, OpType::kResizeBilinear, OpType::kResizeNearestNeighbor, OpType::kSoftmax,
-      OpType::kStridedSlice, OpType::kSlice, OpType::kDepthToSpace, OpType::kSpaceToDepth,
-      OpType::kTile, OpType::kTranspose, OpType::kQuantize, OpType::kDequantize,
-  };
+  static const std::vector<OpType> ops = [] {
+    std::vector<OpType> v;
+    for (const GlBuilder& row : GlBuilders()) v.push_back(row.op);
+    return v;
+  }();
   return ops;
 }
 

@@ -6,11 +6,11 @@
 #include <cstdlib>
 #include <mutex>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
-#include "gl/cache/binary_cache.h"
-#include "gl/cache/program_cache.h"
+#include "gl/egl/driver_cache.h"
 #include "util/file_util.h"
 #include "util/logging.h"
 
@@ -190,38 +190,105 @@ Status CreateContextOn(EGLDisplay display, bool pbuffer, Attempt* out) {
   return OkStatus();
 }
 
+// Takes a context made on a platform; an error (recorded in `failures`)
+// when the environment refuses it, and the next platform is tried.
+using AdoptFn = std::function<Status(Attempt& got, const std::string& platform)>;
+
+// The driver's shader cache goes into cache_dir, where it still can.
+void PrepareDriverCaches(const std::string& cache_dir, bool display_already_open) {
+  RedirectDriverShaderCache(cache_dir, display_already_open);
+  std::lock_guard<std::mutex> lock(g_blob_mutex);
+  if (g_blob_dir.empty() && !display_already_open && IsDirectory(cache_dir)) {
+    g_blob_dir = DriverCacheDir(cache_dir);
+  }
+}
+
+// The device platform: every device in turn, or only `device_index` when
+// forced (then its failure is final). True when `adopt` took a context.
+StatusOr<bool> TryDevicePlatform(int device_index, bool forced_device, const AdoptFn& adopt,
+                                 std::vector<std::string>* failures) {
+  if (!HasClientExtension("EGL_EXT_platform_device") || !HasClientExtension("EGL_EXT_device_enumeration")) {
+    failures->push_back("device platform: EGL_EXT_platform_device / EGL_EXT_device_enumeration missing");
+    if (forced_device) {
+      return UnavailableError("EGL device " + std::to_string(device_index) + " requested, but " + failures->back());
+    }
+    return false;
+  }
+  EGLint count = 0;
+  std::vector<EGLDeviceEXT> devices;
+  if (eglQueryDevicesEXT(0, nullptr, &count) && count > 0) {
+    devices.resize(static_cast<size_t>(count));
+    eglQueryDevicesEXT(count, devices.data(), &count);
+    devices.resize(static_cast<size_t>(count));
+  }
+  if (forced_device && device_index >= static_cast<int>(devices.size())) {
+    return UnavailableError("EGL device " + std::to_string(device_index) +
+                            " requested (option or GLD_EGL_DEVICE), but EGL lists " +
+                            std::to_string(devices.size()) + " device(s): valid indices are 0.." +
+                            std::to_string(static_cast<int>(devices.size()) - 1));
+  }
+  if (devices.empty()) failures->push_back("device platform: eglQueryDevicesEXT found no device");
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (forced_device && static_cast<int>(i) != device_index) continue;
+    EGLDisplay d = eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
+    Attempt got;
+    Status s = CreateContextOn(d, false, &got);
+    const std::string platform = "device " + std::to_string(i);
+    if (s.ok()) {
+      if (adopt(got, platform).ok()) return true;
+    } else {
+      failures->push_back(platform + ": " + s.message());
+    }
+    if (forced_device) {
+      return UnavailableError("EGL device " + std::to_string(device_index) +
+                              " (GLD_EGL_DEVICE or option) is unusable: " + failures->back());
+    }
+  }
+  return false;
+}
+
+// Makes a context on `display` and offers it to `adopt`; true when taken.
+bool TryDisplay(EGLDisplay display, bool pbuffer, const std::string& platform, const std::string& failure_prefix,
+                const AdoptFn& adopt, std::vector<std::string>* failures) {
+  Attempt got;
+  Status s = CreateContextOn(display, pbuffer, &got);
+  if (!s.ok()) {
+    failures->push_back(failure_prefix + ": " + s.message());
+    return false;
+  }
+  return adopt(got, platform).ok();
+}
+
 }  // namespace
 
-GlEnvironment::GlEnvironment() : programs_(std::make_unique<ProgramCache>()) {}
+GlEnvironment::GlEnvironment() = default;
+
+Status GlEnvironment::ReuseCurrentContext() {
+  if (eglQueryAPI() != EGL_OPENGL_ES_API) {
+    return UnavailableError("the current EGL context is not an OpenGL ES context");
+  }
+  display_ = eglGetCurrentDisplay();
+  context_ = eglGetCurrentContext();
+  draw_ = eglGetCurrentSurface(EGL_DRAW);
+  read_ = eglGetCurrentSurface(EGL_READ);
+  reused_ = true;
+  info_.platform = "current context";
+  Status s = QueryInfo();
+  if (!s.ok()) return Status(s.code(), "reusing the current EGL context: " + s.message());
+  Log().info("GL: reusing the current EGL context: {} / {}", info_.renderer, info_.version);
+  return OkStatus();
+}
 
 StatusOr<std::unique_ptr<GlEnvironment>> GlEnvironment::Create(const EglOptions& options) {
   std::unique_ptr<GlEnvironment> env(new GlEnvironment());
 
   // 1. The caller's current context.
   EGLContext current = eglGetCurrentContext();
-  // The driver's shader cache goes into cache_dir, where it still can.
   if (!options.cache_dir.empty()) {
-    const bool already_open = g_display_opened || current != EGL_NO_CONTEXT;
-    RedirectDriverShaderCache(options.cache_dir, already_open);
-    std::lock_guard<std::mutex> lock(g_blob_mutex);
-    if (g_blob_dir.empty() && !already_open && IsDirectory(options.cache_dir)) {
-      g_blob_dir = DriverCacheDir(options.cache_dir);
-    }
+    PrepareDriverCaches(options.cache_dir, g_display_opened || current != EGL_NO_CONTEXT);
   }
   if (options.reuse_current_context && current != EGL_NO_CONTEXT) {
-    if (eglQueryAPI() != EGL_OPENGL_ES_API) {
-      return UnavailableError("the current EGL context is not an OpenGL ES context");
-    }
-    env->display_ = eglGetCurrentDisplay();
-    env->context_ = current;
-    env->draw_ = eglGetCurrentSurface(EGL_DRAW);
-    env->read_ = eglGetCurrentSurface(EGL_READ);
-    env->reused_ = true;
-    env->info_.platform = "current context";
-    Status s = env->QueryInfo();
-    if (!s.ok()) return Status(s.code(), "reusing the current EGL context: " + s.message());
-    Log().info("GL: reusing the current EGL context: {} / {}", env->info_.renderer,
-               env->info_.version);
+    GLD_RETURN_IF_ERROR(env->ReuseCurrentContext());
     return env;
   }
 
@@ -236,17 +303,8 @@ StatusOr<std::unique_ptr<GlEnvironment>> GlEnvironment::Create(const EglOptions&
   const EGLDisplay prev_display = eglGetCurrentDisplay();
   const EGLSurface prev_draw = eglGetCurrentSurface(EGL_DRAW);
   const EGLSurface prev_read = eglGetCurrentSurface(EGL_READ);
-  auto restore_previous = [&] {
-    if (current != EGL_NO_CONTEXT) {
-      eglMakeCurrent(prev_display, prev_draw, prev_read, current);
-    } else if (env->display_ != EGL_NO_DISPLAY) {
-      eglMakeCurrent(env->display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-    }
-  };
-
   std::vector<std::string> failures;
-  Attempt got;
-  auto finish = [&](const std::string& platform) -> StatusOr<std::unique_ptr<GlEnvironment>> {
+  const AdoptFn adopt = [&](Attempt& got, const std::string& platform) -> Status {
     env->display_ = got.display;
     env->context_ = got.context;
     env->draw_ = env->read_ = got.surface;
@@ -264,82 +322,34 @@ StatusOr<std::unique_ptr<GlEnvironment>> GlEnvironment::Create(const EglOptions&
     }
     // Ask the driver for as many compiler threads as it likes.
     if (env->info_.parallel_shader_compile) glMaxShaderCompilerThreadsKHR(0xFFFFFFFFu);
-    restore_previous();
-    Log().info("GL: {} on EGL {}: {} / {}", env->info_.renderer, platform, env->info_.version,
-               env->info_.vendor);
-    return std::move(env);
+    if (current != EGL_NO_CONTEXT) {
+      eglMakeCurrent(prev_display, prev_draw, prev_read, current);
+    } else {
+      eglMakeCurrent(env->display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    }
+    Log().info("GL: {} on EGL {}: {} / {}", env->info_.renderer, platform, env->info_.version, env->info_.vendor);
+    return OkStatus();
   };
 
   // 2. The device platform.
   if (options.try_device_platform || forced_device) {
-    if (!HasClientExtension("EGL_EXT_platform_device") ||
-        !HasClientExtension("EGL_EXT_device_enumeration")) {
-      failures.push_back("device platform: EGL_EXT_platform_device / EGL_EXT_device_enumeration missing");
-      if (forced_device) {
-        return UnavailableError("EGL device " + std::to_string(device_index) +
-                                " requested, but " + failures.back());
-      }
-    } else {
-      EGLint count = 0;
-      std::vector<EGLDeviceEXT> devices;
-      if (eglQueryDevicesEXT(0, nullptr, &count) && count > 0) {
-        devices.resize(static_cast<size_t>(count));
-        eglQueryDevicesEXT(count, devices.data(), &count);
-        devices.resize(static_cast<size_t>(count));
-      }
-      if (forced_device && device_index >= static_cast<int>(devices.size())) {
-        return UnavailableError("EGL device " + std::to_string(device_index) +
-                                " requested (option or GLD_EGL_DEVICE), but EGL lists " +
-                                std::to_string(devices.size()) + " device(s): valid indices are 0.." +
-                                std::to_string(static_cast<int>(devices.size()) - 1));
-      }
-      if (devices.empty()) failures.push_back("device platform: eglQueryDevicesEXT found no device");
-      for (size_t i = 0; i < devices.size(); ++i) {
-        if (forced_device && static_cast<int>(i) != device_index) continue;
-        EGLDisplay d = eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
-        Status s = CreateContextOn(d, false, &got);
-        std::string platform = "device " + std::to_string(i);
-        if (s.ok()) {
-          auto r = finish(platform);
-          if (r.ok()) return r;
-          s = r.status();
-        } else {
-          failures.push_back(platform + ": " + s.message());
-        }
-        if (forced_device) {
-          return UnavailableError("EGL device " + std::to_string(device_index) +
-                                  " (GLD_EGL_DEVICE or option) is unusable: " + failures.back());
-        }
-      }
-    }
+    GLD_ASSIGN_OR_RETURN(bool adopted, TryDevicePlatform(device_index, forced_device, adopt, &failures));
+    if (adopted) return env;
   }
-
   // 3. Mesa's surfaceless platform.
   if (options.try_surfaceless_platform) {
     if (!HasClientExtension("EGL_MESA_platform_surfaceless")) {
       failures.push_back("surfaceless platform: EGL_MESA_platform_surfaceless missing");
-    } else {
-      EGLDisplay d = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
-      Status s = CreateContextOn(d, false, &got);
-      if (s.ok()) {
-        auto r = finish("surfaceless");
-        if (r.ok()) return r;
-      } else {
-        failures.push_back("surfaceless platform: " + s.message());
-      }
+    } else if (TryDisplay(eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr),
+                          false, "surfaceless", "surfaceless platform", adopt, &failures)) {
+      return env;
     }
   }
-
   // 4. The default display with a pbuffer.
-  if (options.try_default_display) {
-    EGLDisplay d = eglGetDisplay(EGL_DEFAULT_DISPLAY);
-    Status s = CreateContextOn(d, true, &got);
-    if (s.ok()) {
-      auto r = finish("default display (pbuffer)");
-      if (r.ok()) return r;
-    } else {
-      failures.push_back("default display: " + s.message());
-    }
+  if (options.try_default_display &&
+      TryDisplay(eglGetDisplay(EGL_DEFAULT_DISPLAY), true, "default display (pbuffer)", "default display", adopt,
+                 &failures)) {
+    return env;
   }
 
   std::string msg = "no OpenGL ES 3.1 context through EGL";
@@ -392,17 +402,6 @@ Status GlEnvironment::QueryInfo() {
 
 GlEnvironment::~GlEnvironment() {
   if (context_ == EGL_NO_CONTEXT) return;
-  {
-    ScopedCurrent current(*this);
-    if (current.status().ok()) {
-      programs_->Clear();
-    } else {
-      // The GL names leak, with the context they belong to.
-      programs_->Abandon();
-      Log().warn("GL: cannot make the context current to free programs: {}",
-                 current.status().message());
-    }
-  }
   if (reused_) return;  // the caller owns its context
   if (eglGetCurrentContext() == context_) {
     eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);

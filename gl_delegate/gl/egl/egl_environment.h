@@ -29,8 +29,6 @@
 
 namespace gld::gl {
 
-class ProgramCache;
-
 struct EglOptions {
   // EGL device index on the device platform; -1: GLD_EGL_DEVICE from the
   // environment if set, else try every device in order.
@@ -42,8 +40,8 @@ struct EglOptions {
   bool try_device_platform = true;
   bool try_surfaceless_platform = true;
   bool try_default_display = true;
-  // Options::cache_dir: where the driver's own shader cache goes (gl/
-  // binary_cache.h: RedirectDriverShaderCache, EGL_ANDROID_blob_cache).
+  // Options::cache_dir: where the driver's own shader cache goes
+  // (gl/egl/driver_cache.h: RedirectDriverShaderCache, EGL_ANDROID_blob_cache).
   // Empty: the driver's default.
   std::string cache_dir;
 };
@@ -76,8 +74,6 @@ class GlEnvironment {
   bool reused_context() const { return reused_; }
   EGLDisplay display() const { return display_; }
   EGLContext context() const { return context_; }
-  // Compiled programs shared by every segment of this environment.
-  ProgramCache& programs() { return *programs_; }
 
   // Makes this environment's context current on the calling thread for the
   // object's lifetime and restores the previous binding afterwards.
@@ -100,6 +96,7 @@ class GlEnvironment {
 
  private:
   GlEnvironment();
+  Status ReuseCurrentContext();
   Status QueryInfo();
 
   EGLDisplay display_ = EGL_NO_DISPLAY;
@@ -109,7 +106,6 @@ class GlEnvironment {
   bool reused_ = false;
   bool owns_display_ = false;  // we called eglInitialize on it
   GlInfo info_;
-  std::unique_ptr<ProgramCache> programs_;
 };
 
 // "EGL_BAD_ACCESS" etc.

@@ -62,6 +62,12 @@ class Model {
 // file's problems are in its CacheFileCheck.
 StatusOr<std::vector<CacheFileCheck>> VerifyProgramCache(const std::string& cache_dir, const Options& options);
 
+// The GPU plan of `model` under `options` (precision, gpu_deny_ops,
+// max_delegated_partitions): the passes, partitioning with the GL support
+// query and each GPU segment's plan, at the GLES 3.1 minimum limits. Makes
+// no GL context and needs no GPU, whatever options.backend says.
+StatusOr<PlanReport> PlanModel(const Model& model, const Options& options);
+
 class Interpreter {
  public:
   static StatusOr<std::unique_ptr<Interpreter>> Create(const Model& model, const Options& options);

@@ -135,4 +135,61 @@ struct CacheFileCheck {
   std::string problem;
 };
 
+// The GPU plan of a model (PlanModel): what each GPU segment would run and
+// which buffers it would hold, worked out without a GL context at the
+// GLES 3.1 minimum limits.
+struct PlanBinding {
+  int point = 0;
+  // "arena 'x'" (a non-constant tensor's range), "tensor 'w'" (a constant
+  // tensor's buffer), "constant 'node 3 (CONV_2D) weights'", "staging 'x'"
+  std::string buffer;
+  uint64_t offset = 0;  // in the arena; 0 otherwise
+  uint64_t bytes = 0;   // the range bound
+};
+
+struct PlanDispatch {
+  std::string label;          // "conv2d.comp for node 3 (CONV_2D) + node 4 (RELU)"
+  std::string template_name;  // "conv2d.comp"
+  int node = -1;              // graph node (after passes); -1 for edge conversions
+  std::vector<int> fused_nodes;
+  uint32_t grid[3] = {0, 0, 0};       // invocations that do work
+  uint32_t workgroup[3] = {0, 0, 0};  // local size
+  uint32_t groups[3] = {0, 0, 0};     // workgroups dispatched
+  std::vector<PlanBinding> bindings;
+};
+
+// A tensor crossing a segment edge: host bytes to PHWC4 (to_gpu) or back.
+struct PlanConversion {
+  std::string tensor;
+  bool to_gpu = true;
+  std::string host_type;  // "SRC_FLOAT32", "DST_UINT8", ...
+  uint64_t host_bytes = 0;
+};
+
+// A buffer of the plan: an arena range, or a constant buffer.
+struct PlanBuffer {
+  std::string name;
+  uint64_t offset = 0;  // arena ranges only
+  uint64_t bytes = 0;
+};
+
+struct SegmentPlanInfo {
+  std::string label;  // "GL segment 0 (nodes 0-11)"
+  std::vector<int> nodes;
+  std::vector<PlanConversion> conversions;  // inputs, then outputs
+  std::vector<PlanDispatch> dispatches;     // run order, conversions included
+  std::vector<PlanBuffer> arena;            // non-constant tensors
+  uint64_t arena_bytes = 0, tensor_bytes_naive = 0, tensor_bytes_lower_bound = 0;
+  std::vector<PlanBuffer> constants;        // constant tensors and op constants
+  std::vector<std::string> unfused_elementwise;
+};
+
+struct PlanReport {
+  Precision precision = Precision::kFp32;
+  std::string limits;          // the limits planned for: "GLES 3.1 minimums (...)"
+  std::string placement_line;  // "placement: G/N nodes on GPU in K segments"
+  std::vector<std::string> cpu_nodes;  // "node 7 (TOPK_V2): <why>"
+  std::vector<SegmentPlanInfo> segments;
+};
+
 }  // namespace gld

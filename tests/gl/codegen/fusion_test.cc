@@ -10,7 +10,7 @@ namespace {
 
 // Runs `t` unfused and fused; both must match the CPU; returns the fused
 // segment's dispatch count minus the unfused one's.
-int CompareFusedAndUnfused(gl::GlEnvironment& env, GlOpTest& t, Precision p, const std::string& what) {
+int CompareFusedAndUnfused(gl::GlDevice& env, GlOpTest& t, Precision p, const std::string& what) {
   t.ExpectGpuMatchesCpu(env, p, what + " (fused)");
   const int fused = t.segment->dispatches();
   std::vector<size_t> nodes(t.graph.nodes.size());

@@ -34,7 +34,7 @@ class ScopedEnv {
 };
 
 // A one-node graph (x * x) as a smoke test of a working context.
-void ExpectSquareRuns(gl::GlEnvironment& env) {
+void ExpectSquareRuns(gl::GlDevice& env) {
   GlOpTest t;
   int x = t.InputValues({1, 2, 2, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
   int y = t.Op(OpType::kSquare, {x});
@@ -49,10 +49,10 @@ void ExpectSquareRuns(gl::GlEnvironment& env) {
 
 TEST(EglEnvironmentTest, CreatesAGles31Context) {
   GLD_REQUIRE_GL(shared);
-  auto env = gl::GlEnvironment::Create();
+  auto env = gl::GlDevice::Create();
   ASSERT_TRUE(env.ok()) << env.status().ToString();
   const gl::GlInfo& info = (*env)->info();
-  EXPECT_FALSE((*env)->reused_context());
+  EXPECT_FALSE((*env)->env().reused_context());
   EXPECT_TRUE(info.major > 3 || (info.major == 3 && info.minor >= 1)) << info.version;
   EXPECT_FALSE(info.renderer.empty());
   EXPECT_EQ(info.version.rfind("OpenGL ES", 0), 0u) << info.version;
@@ -71,11 +71,11 @@ TEST(EglEnvironmentTest, EachPlatformOnItsOwn) {
   gl::EglOptions device_only;
   device_only.try_surfaceless_platform = false;
   device_only.try_default_display = false;
-  auto device = gl::GlEnvironment::Create(device_only);
+  auto device = gl::GlDevice::Create(device_only);
   gl::EglOptions surfaceless_only;
   surfaceless_only.try_device_platform = false;
   surfaceless_only.try_default_display = false;
-  auto surfaceless = gl::GlEnvironment::Create(surfaceless_only);
+  auto surfaceless = gl::GlDevice::Create(surfaceless_only);
   // Mesa offers both on every machine that runs these tests.
   ASSERT_TRUE(device.ok()) << device.status().ToString();
   EXPECT_EQ((*device)->info().platform.rfind("device ", 0), 0u) << (*device)->info().platform;
@@ -91,7 +91,7 @@ TEST(EglEnvironmentTest, NoPlatformAllowedIsUnavailable) {
   none.try_device_platform = false;
   none.try_surfaceless_platform = false;
   none.try_default_display = false;
-  auto env = gl::GlEnvironment::Create(none);
+  auto env = gl::GlDevice::Create(none);
   ASSERT_FALSE(env.ok());
   EXPECT_EQ(env.status().code(), StatusCode::kUnavailable);
   EXPECT_NE(env.status().message().find("disabled"), std::string::npos) << env.status().message();
@@ -100,7 +100,7 @@ TEST(EglEnvironmentTest, NoPlatformAllowedIsUnavailable) {
 TEST(EglEnvironmentTest, BadDeviceIndexOptionIsAClearError) {
   gl::EglOptions options;
   options.device_index = 99;
-  auto env = gl::GlEnvironment::Create(options);
+  auto env = gl::GlDevice::Create(options);
   ASSERT_FALSE(env.ok());
   EXPECT_EQ(env.status().code(), StatusCode::kUnavailable);
   const std::string& m = env.status().message();
@@ -111,14 +111,14 @@ TEST(EglEnvironmentTest, BadDeviceIndexOptionIsAClearError) {
 TEST(EglEnvironmentTest, BadDeviceIndexFromEnvironmentIsAClearError) {
   {
     ScopedEnv e("GLD_EGL_DEVICE", "42");
-    auto env = gl::GlEnvironment::Create();
+    auto env = gl::GlDevice::Create();
     ASSERT_FALSE(env.ok());
     EXPECT_EQ(env.status().code(), StatusCode::kUnavailable);
     EXPECT_NE(env.status().message().find("EGL device 42"), std::string::npos) << env.status().message();
   }
   {
     ScopedEnv e("GLD_EGL_DEVICE", "first");
-    auto env = gl::GlEnvironment::Create();
+    auto env = gl::GlDevice::Create();
     ASSERT_FALSE(env.ok());
     EXPECT_EQ(env.status().code(), StatusCode::kInvalidArgument);
     EXPECT_NE(env.status().message().find("GLD_EGL_DEVICE='first'"), std::string::npos)
@@ -129,7 +129,7 @@ TEST(EglEnvironmentTest, BadDeviceIndexFromEnvironmentIsAClearError) {
 TEST(EglEnvironmentTest, DeviceIndexZeroIsHonoured) {
   GLD_REQUIRE_GL(shared);
   ScopedEnv e("GLD_EGL_DEVICE", "0");
-  auto env = gl::GlEnvironment::Create();
+  auto env = gl::GlDevice::Create();
   ASSERT_TRUE(env.ok()) << env.status().ToString();
   EXPECT_EQ((*env)->info().platform, "device 0");
 }
@@ -146,10 +146,10 @@ TEST(EglEnvironmentTest, ReusesTheCallersCurrentContext) {
   ASSERT_NE(mine, EGL_NO_CONTEXT);
   ASSERT_TRUE(eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, mine));
   {
-    auto env = gl::GlEnvironment::Create();
+    auto env = gl::GlDevice::Create();
     ASSERT_TRUE(env.ok()) << env.status().ToString();
-    EXPECT_TRUE((*env)->reused_context());
-    EXPECT_EQ((*env)->context(), mine);
+    EXPECT_TRUE((*env)->env().reused_context());
+    EXPECT_EQ((*env)->env().context(), mine);
     EXPECT_EQ((*env)->info().platform, "current context");
     ExpectSquareRuns(**env);
     EXPECT_EQ(eglGetCurrentContext(), mine);
@@ -177,25 +177,25 @@ TEST(EglEnvironmentTest, ReusesTheCallersCurrentContext) {
 
 TEST(EglEnvironmentTest, IgnoresTheCurrentContextWhenAskedTo) {
   GLD_REQUIRE_GL(shared);
-  auto outer = gl::GlEnvironment::Create();
+  auto outer = gl::GlDevice::Create();
   ASSERT_TRUE(outer.ok());
-  gl::GlEnvironment::ScopedCurrent bind(**outer);
+  gl::GlEnvironment::ScopedCurrent bind((*outer)->env());
   ASSERT_TRUE(bind.status().ok());
   gl::EglOptions options;
   options.reuse_current_context = false;
-  auto inner = gl::GlEnvironment::Create(options);
+  auto inner = gl::GlDevice::Create(options);
   ASSERT_TRUE(inner.ok()) << inner.status().ToString();
-  EXPECT_FALSE((*inner)->reused_context());
-  EXPECT_NE((*inner)->context(), (*outer)->context());
+  EXPECT_FALSE((*inner)->env().reused_context());
+  EXPECT_NE((*inner)->env().context(), (*outer)->env().context());
   // Creating the inner one restored the outer binding.
-  EXPECT_EQ(eglGetCurrentContext(), (*outer)->context());
+  EXPECT_EQ(eglGetCurrentContext(), (*outer)->env().context());
   ExpectSquareRuns(**inner);
-  EXPECT_EQ(eglGetCurrentContext(), (*outer)->context());
+  EXPECT_EQ(eglGetCurrentContext(), (*outer)->env().context());
 }
 
 TEST(EglEnvironmentTest, UsableFromAnotherThread) {
   GLD_REQUIRE_GL(shared);
-  auto env = gl::GlEnvironment::Create();
+  auto env = gl::GlDevice::Create();
   ASSERT_TRUE(env.ok());
   // Build the segment on this thread, run it on others, one at a time.
   GlOpTest t;
@@ -223,7 +223,7 @@ TEST(EglEnvironmentTest, UsableFromAnotherThread) {
 TEST(EglEnvironmentTest, TimerQueryMeasuresSomething) {
   GLD_REQUIRE_GL(env);
   if (!env->info().timer_query) GTEST_SKIP() << "no GL_EXT_disjoint_timer_query";
-  gl::GlEnvironment::ScopedCurrent bind(*env);
+  gl::GlEnvironment::ScopedCurrent bind(env->env());
   auto q = gl::GlTimerQuery::Create();
   ASSERT_TRUE(q.ok()) << q.status().ToString();
   q->Begin();

@@ -32,7 +32,7 @@ Status WeightsDims(OpBuildContext& ctx, size_t input, std::array<int32_t, 4>* di
 }
 
 // The bias buffer (zeros when the optional input is absent).
-StatusOr<BufferRef> BiasBuffer(OpBuildContext& ctx, size_t input, int32_t channels, int32_t slices = 0) {
+StatusOr<DispatchBufferRef> BiasBuffer(OpBuildContext& ctx, size_t input, int32_t channels, int32_t slices = 0) {
   const Tensor* b = ctx.input(input);
   if (b != nullptr) {
     if (!b->is_constant) return ctx.Unsupported("bias '" + b->name + "' is not constant");
@@ -116,8 +116,8 @@ Status BuildConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
       ConvPaddingBefore(attrs->padding, in.w, ep.left, ep.right, w[2], attrs->stride_w, attrs->dilation_w, o.w)};
   GLD_RETURN_IF_ERROR(ctx.ConstantFloats(1).status());
   const Blocking k = BlockingFor(w[0]);
-  GLD_ASSIGN_OR_RETURN(BufferRef bias, BiasBuffer(ctx, 2, w[0], k.padded_slices));
-  BufferRef weights = ctx.AddConstant("weights", [&ctx, w, k] {
+  GLD_ASSIGN_OR_RETURN(DispatchBufferRef bias, BiasBuffer(ctx, 2, w[0], k.padded_slices));
+  DispatchBufferRef weights = ctx.AddConstant("weights", [&ctx, w, k] {
     return RepackOhwiWeights(*ctx.ConstantFloats(1), w[0], w[1], w[2], w[3], k.block);
   });
   // The 1x1 path reads input pixel (y * stride, x * stride) with no bounds
@@ -128,8 +128,8 @@ Status BuildConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   Dispatch d;
   d.shader.template_name = "conv2d.comp";
   d.shader.Define("KERNEL_1X1", one_by_one ? 1 : 0).Define("BLOCK", k.block).Define("ACTIVATION", act);
-  d.Bind(0, {BufferRef::kTensor, ctx.output_index(0)})
-      .Bind(1, {BufferRef::kTensor, ctx.input_index(0)})
+  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
+      .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)})
       .Bind(2, weights)
       .Bind(3, bias);
   d.IVec4("u_out", o).IVec4("u_in", in);
@@ -173,8 +173,8 @@ Status BuildDepthwiseConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   const PaddingValues pad_w{
       ConvPaddingBefore(attrs->padding, in.w, ep.left, ep.right, w[2], attrs->stride_w, attrs->dilation_w, o.w)};
   GLD_RETURN_IF_ERROR(ctx.ConstantFloats(1).status());
-  GLD_ASSIGN_OR_RETURN(BufferRef bias, BiasBuffer(ctx, 2, w[3]));
-  BufferRef weights = ctx.AddConstant("weights", [&ctx, w] {
+  GLD_ASSIGN_OR_RETURN(DispatchBufferRef bias, BiasBuffer(ctx, 2, w[3]));
+  DispatchBufferRef weights = ctx.AddConstant("weights", [&ctx, w] {
     std::vector<float> src = *ctx.ConstantFloats(1);
     const int32_t taps = w[1] * w[2], slices = (w[3] + 3) / 4;
     std::vector<float> r(static_cast<size_t>(taps) * slices * 4, 0.0f);
@@ -187,8 +187,8 @@ Status BuildDepthwiseConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   Dispatch d;
   d.shader.template_name = "depthwise_conv.comp";
   d.shader.Define("MULTIPLIER_ONE", multiplier == 1 ? 1 : 0).Define("ACTIVATION", act);
-  d.Bind(0, {BufferRef::kTensor, ctx.output_index(0)})
-      .Bind(1, {BufferRef::kTensor, ctx.input_index(0)})
+  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
+      .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)})
       .Bind(2, weights)
       .Bind(3, bias);
   d.IVec4("u_out", o).IVec4("u_in", in);
@@ -242,15 +242,15 @@ Status BuildTransposeConv(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   }
   GLD_RETURN_IF_ERROR(ctx.ConstantFloats(1).status());
   const Blocking k = BlockingFor(w[0]);
-  GLD_ASSIGN_OR_RETURN(BufferRef bias, BiasBuffer(ctx, bias_input, w[0], k.padded_slices));
-  BufferRef weights = ctx.AddConstant("weights", [&ctx, w, k] {
+  GLD_ASSIGN_OR_RETURN(DispatchBufferRef bias, BiasBuffer(ctx, bias_input, w[0], k.padded_slices));
+  DispatchBufferRef weights = ctx.AddConstant("weights", [&ctx, w, k] {
     return RepackOhwiWeights(*ctx.ConstantFloats(1), w[0], w[1], w[2], w[3], k.block);
   });
   Dispatch d;
   d.shader.template_name = "transpose_conv.comp";
   d.shader.Define("BLOCK", k.block).Define("ACTIVATION", act);
-  d.Bind(0, {BufferRef::kTensor, ctx.output_index(0)})
-      .Bind(1, {BufferRef::kTensor, ctx.input_index(input)})
+  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
+      .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(input)})
       .Bind(2, weights)
       .Bind(3, bias);
   d.IVec4("u_out", o).IVec4("u_in", in);
@@ -288,15 +288,15 @@ Status BuildFullyConnected(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   GLD_ASSIGN_OR_RETURN(std::string act, ActivationDefine(attrs->activation, ctx.op_name()));
   GLD_RETURN_IF_ERROR(ctx.ConstantFloats(1).status());
   const Blocking k = BlockingFor(units);
-  GLD_ASSIGN_OR_RETURN(BufferRef bias, BiasBuffer(ctx, 2, units, k.padded_slices));
-  BufferRef weights = ctx.AddConstant("weights", [&ctx, units, depth, k] {
+  GLD_ASSIGN_OR_RETURN(DispatchBufferRef bias, BiasBuffer(ctx, 2, units, k.padded_slices));
+  DispatchBufferRef weights = ctx.AddConstant("weights", [&ctx, units, depth, k] {
     return RepackOhwiWeights(*ctx.ConstantFloats(1), units, 1, 1, depth, k.block);
   });
   Dispatch d;
   d.shader.template_name = "fully_connected.comp";
   d.shader.Define("BLOCK", k.block).Define("ACTIVATION", act);
-  d.Bind(0, {BufferRef::kTensor, ctx.output_index(0)})
-      .Bind(1, {BufferRef::kTensor, ctx.input_index(0)})
+  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
+      .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)})
       .Bind(2, weights)
       .Bind(3, bias);
   d.IVec4("u_out", o).IVec4("u_in", in);

@@ -66,7 +66,7 @@ Status BindOperand(OpBuildContext& ctx, size_t input, const char* shape_name,
   }
   d.IVec4(shape_name, stored);
   d.IVec4(map_name, map[0], map[1], map[2], 0);
-  d.Bind(static_cast<uint32_t>(1 + input), BufferRef{BufferRef::kTensor, ctx.input_index(input)});
+  d.Bind(static_cast<uint32_t>(1 + input), DispatchBufferRef{DispatchBufferRef::kTensor, ctx.input_index(input)});
   return OkStatus();
 }
 
@@ -92,7 +92,7 @@ Status BuildElementwise(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   d.shader.template_name = "elementwise.comp";
   d.shader.Define("OP", op.code).Define("BINARY", op.binary ? 1 : 0).Define("ACTIVATION", act);
   d.shader.Library("elementwise_ops.comp");
-  d.Bind(0, BufferRef{BufferRef::kTensor, ctx.output_index(0)});
+  d.Bind(0, DispatchBufferRef{DispatchBufferRef::kTensor, ctx.output_index(0)});
   d.IVec4("u_out", out_shape);
   GLD_RETURN_IF_ERROR(BindOperand(ctx, 0, "u_in0", "u_in0_map", d));
   if (op.binary) {
@@ -230,8 +230,8 @@ Status BuildQuantize(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   Dispatch d;
   d.shader.template_name = "quantize.comp";
   d.shader.Define("DEQUANTIZE_INPUT", in_int ? 1 : 0).Define("OUTPUT", output);
-  d.Bind(0, BufferRef{BufferRef::kTensor, out_index});
-  d.Bind(1, BufferRef{BufferRef::kTensor, in_index});
+  d.Bind(0, DispatchBufferRef{DispatchBufferRef::kTensor, out_index});
+  d.Bind(1, DispatchBufferRef{DispatchBufferRef::kTensor, in_index});
   d.IVec4("u_shape", out_shape);
   Uniform in_q;
   in_q.name = "u_in_q";

@@ -24,7 +24,7 @@ Status NeedIo(OpBuildContext& ctx, size_t inputs, size_t outputs) {
 Dispatch Simple(OpBuildContext& ctx, const char* template_name, const Bhwc& in, const Bhwc& o) {
   Dispatch d;
   d.shader.template_name = template_name;
-  d.Bind(0, {BufferRef::kTensor, ctx.output_index(0)}).Bind(1, {BufferRef::kTensor, ctx.input_index(0)});
+  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)}).Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)});
   d.IVec4("u_out", o).IVec4("u_in", in);
   d.GridOver(o);
   return d;
@@ -70,7 +70,7 @@ Status BuildConcatenation(OpBuildContext& ctx, std::vector<Dispatch>* out) {
     if (offset + in.dim(axis) > o.dim(axis)) return ctx.Invalid("inputs exceed the output along the axis");
     if (single) {
       starts[i] = offset;
-      whole.Bind(static_cast<uint32_t>(1 + i), {BufferRef::kTensor, ctx.input_index(i)});
+      whole.Bind(static_cast<uint32_t>(1 + i), {DispatchBufferRef::kTensor, ctx.input_index(i)});
       whole.IVec4("u_in" + std::to_string(i + 1), in);
       offset += in.dim(axis);
       continue;
@@ -78,7 +78,7 @@ Status BuildConcatenation(OpBuildContext& ctx, std::vector<Dispatch>* out) {
     Dispatch d;
     d.shader.template_name = "concat.comp";
     d.shader.Define("CHANNELS", axis == 3 ? 1 : 0).Define("ACTIVATION", act);
-    d.Bind(0, {BufferRef::kTensor, ctx.output_index(0)}).Bind(1, {BufferRef::kTensor, ctx.input_index(i)});
+    d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)}).Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(i)});
     d.IVec4("u_out", o).IVec4("u_in", in);
     std::array<int32_t, 4> off = {0, 0, 0, 0};
     off[static_cast<size_t>(axis)] = offset;
@@ -102,7 +102,7 @@ Status BuildConcatenation(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   if (single) {
     whole.shader.template_name = "concat_axis.comp";
     whole.shader.Define("INPUTS", static_cast<int>(ctx.num_inputs())).Define("AXIS", axis).Define("ACTIVATION", act);
-    whole.Bind(0, {BufferRef::kTensor, ctx.output_index(0)});
+    whole.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)});
     whole.IVec4("u_out", o);
     whole.IVec4("u_start", 0, starts[1], ctx.num_inputs() == 3 ? starts[2] : o.dim(axis), 0);
     whole.GridOver(o);

@@ -41,8 +41,8 @@ Status BuildPooling(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   d.shader.Define("POOL_MAX", is_max ? 1 : 0)
       .Define("WITH_INDICES", with_indices ? 1 : 0)
       .Define("ACTIVATION", act);
-  d.Bind(0, {BufferRef::kTensor, ctx.output_index(0)}).Bind(1, {BufferRef::kTensor, ctx.input_index(0)});
-  if (with_indices) d.Bind(2, {BufferRef::kTensor, ctx.output_index(1)});
+  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)}).Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)});
+  if (with_indices) d.Bind(2, {DispatchBufferRef::kTensor, ctx.output_index(1)});
   d.IVec4("u_out", o).IVec4("u_in", in);
   d.IVec2("u_kernel", attrs->filter_h, attrs->filter_w);
   d.IVec2("u_stride", attrs->stride_h, attrs->stride_w);
@@ -73,9 +73,9 @@ Status BuildMaxUnpooling(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   const int32_t pad_left = std::max(((in.w - 1) * attrs->stride_w + attrs->filter_w - o.w) / 2, 0);
   Dispatch d;
   d.shader.template_name = "max_unpooling.comp";
-  d.Bind(0, {BufferRef::kTensor, ctx.output_index(0)})
-      .Bind(1, {BufferRef::kTensor, ctx.input_index(0)})
-      .Bind(2, {BufferRef::kTensor, ctx.input_index(1)});
+  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
+      .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)})
+      .Bind(2, {DispatchBufferRef::kTensor, ctx.input_index(1)});
   d.IVec4("u_out", o).IVec4("u_in", in);
   d.IVec2("u_kernel", attrs->filter_h, attrs->filter_w);
   d.IVec2("u_stride", attrs->stride_h, attrs->stride_w);

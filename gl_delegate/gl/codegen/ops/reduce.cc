@@ -66,7 +66,7 @@ Status BuildMean(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   Dispatch d;
   d.shader.template_name = "reduce.comp";
   d.shader.Define("REDUCE", op).Define("VEC4_PATH", vec4 ? 1 : 0);
-  d.Bind(0, {BufferRef::kTensor, ctx.output_index(0)}).Bind(1, {BufferRef::kTensor, ctx.input_index(0)});
+  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)}).Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)});
   d.IVec4("u_out", o).IVec4("u_in", in).IVec4("u_reduce", reduce).IVec4("u_src", src);
   d.Float("u_scale", ctx.node().op == OpType::kMean ? static_cast<float>(1.0 / static_cast<double>(count)) : 1.0f);
   d.GridOver(o);
@@ -84,7 +84,7 @@ Status BuildSoftmax(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   if (ctx.input(0)->shape.empty()) return ctx.Unsupported("scalar input");
   Dispatch d;
   d.shader.template_name = "softmax.comp";
-  d.Bind(0, {BufferRef::kTensor, ctx.output_index(0)}).Bind(1, {BufferRef::kTensor, ctx.input_index(0)});
+  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)}).Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)});
   d.IVec4("u_shape", o);
   d.Float("u_beta", attrs->beta);
   d.grid = {static_cast<uint32_t>(o.w), static_cast<uint32_t>(o.h), static_cast<uint32_t>(o.b)};

@@ -27,7 +27,7 @@ Status BuildResize(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   Dispatch d;
   d.shader.template_name = "resize.comp";
   d.shader.Define("BILINEAR", ctx.node().op == OpType::kResizeBilinear ? 1 : 0);
-  d.Bind(0, {BufferRef::kTensor, ctx.output_index(0)}).Bind(1, {BufferRef::kTensor, ctx.input_index(0)});
+  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)}).Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)});
   d.IVec4("u_out", o).IVec4("u_in", in);
   Uniform u;
   u.name = "u_scale";
