@@ -2,6 +2,7 @@
 // creation up to the segment plans, with the GL support query at the
 // GLES 3.1 minimum limits in place of a driver's.
 #include "api/model_impl.h"
+#include "cpu_kernels/cpu_kernel.h"
 #include "gl/codegen/support.h"
 #include "gl/segment_plan.h"
 #include "gldelegate/gldelegate.hpp"
@@ -92,7 +93,7 @@ StatusOr<PlanReport> PlanModel(const Model& model, const Options& options) {
   GLD_RETURN_IF_ERROR(CheckGraphStructure(graph));
   PassLog pass_log;
   GLD_RETURN_IF_ERROR(RunDefaultPasses(graph, pass_log));
-  GLD_RETURN_IF_ERROR(InferShapes(graph));
+  GLD_RETURN_IF_ERROR(InferShapes(graph, cpu::KnownValueOracle()));
 
   const gl::GlInfo limits = gl::MinimumGlLimits();
   MinimumLimitsSupport support(options.precision, limits);
