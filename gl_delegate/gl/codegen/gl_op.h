@@ -168,7 +168,7 @@ Status BuildTransposeConv(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildFullyConnected(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildPooling(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildMaxUnpooling(OpBuildContext& ctx, std::vector<Dispatch>* out);
-Status BuildMean(OpBuildContext& ctx, std::vector<Dispatch>* out);
+Status BuildReduce(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildSoftmax(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildConcatenation(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildPad(OpBuildContext& ctx, std::vector<Dispatch>* out);

@@ -8,7 +8,7 @@
 
 namespace gld::gl {
 
-Status BuildMean(OpBuildContext& ctx, std::vector<Dispatch>* out) {
+Status BuildReduce(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   const auto* attrs = std::get_if<ReduceAttributes>(&ctx.node().attributes);
   if (attrs == nullptr) return ctx.Invalid("missing ReduceAttributes");
   if (ctx.num_inputs() < 2 || ctx.num_outputs() < 1) return ctx.Invalid("expects input, axes and 1 output");
