@@ -8,6 +8,7 @@ namespace gld {
 class Interpreter::Impl {
  public:
   std::unique_ptr<Runtime> runtime;
+  std::vector<TensorInfo> inputs, outputs;
 };
 
 Interpreter::Interpreter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -19,12 +20,16 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(const Model& model, c
   // The program cache names a model's entry by its token; by default the
   // fingerprint of its bytes.
   if (with_token.model_token.empty()) with_token.model_token = model.impl().fingerprint;
-  GLD_ASSIGN_OR_RETURN(impl->runtime, Runtime::Create(model.impl().graph, with_token));
+  GLD_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedGraph> prepared, model.impl().Prepared());
+  GLD_ASSIGN_OR_RETURN(impl->runtime, Runtime::Create(*prepared, with_token));
+  const Graph& graph = impl->runtime->graph();
+  for (int t : graph.inputs) impl->inputs.push_back(MakeTensorInfo(graph.tensors[static_cast<size_t>(t)]));
+  for (int t : graph.outputs) impl->outputs.push_back(MakeTensorInfo(graph.tensors[static_cast<size_t>(t)]));
   return std::unique_ptr<Interpreter>(new Interpreter(std::move(impl)));
 }
 
-const std::vector<TensorInfo>& Interpreter::inputs() const { return impl_->runtime->inputs(); }
-const std::vector<TensorInfo>& Interpreter::outputs() const { return impl_->runtime->outputs(); }
+const std::vector<TensorInfo>& Interpreter::inputs() const { return impl_->inputs; }
+const std::vector<TensorInfo>& Interpreter::outputs() const { return impl_->outputs; }
 
 Status Interpreter::SetInput(int index, const void* data, size_t bytes) {
   return impl_->runtime->SetInput(index, data, bytes);

@@ -1558,7 +1558,7 @@ void EvaluateKnownValues(Graph& g, size_t index, KnownValues* known) {
     if (it != known->end()) {
       bytes = &it->second;
     } else if (in.is_constant && !in.sparsity.has_value()) {
-      bytes = &in.data;
+      bytes = &in.data.bytes();
     } else {
       return;
     }

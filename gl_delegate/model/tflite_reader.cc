@@ -394,8 +394,9 @@ Status Reader::DecodeConstant(const BufferRef& buf, const tflite::Tensor& t,
       std::memcpy(copy.data(), buf.data, buf.size);
       halves = copy.data();
     }
-    out->data.resize(static_cast<size_t>(stored) * sizeof(float));
-    HalfToFloatArray(halves, reinterpret_cast<float*>(out->data.data()), stored);
+    std::vector<uint8_t> floats(static_cast<size_t>(stored) * sizeof(float));
+    HalfToFloatArray(halves, reinterpret_cast<float*>(floats.data()), stored);
+    out->data = std::move(floats);
     out->type = DataType::kFloat32;
     out->quant = QuantizationParams{};
     return OkStatus();
@@ -403,7 +404,7 @@ Status Reader::DecodeConstant(const BufferRef& buf, const tflite::Tensor& t,
   const bool quantizable = out->type == DataType::kInt8 || out->type == DataType::kUInt8 ||
                            out->type == DataType::kInt16 || out->type == DataType::kInt32;
   if (!quantizable || out->quant.empty()) {
-    out->data.assign(buf.data, buf.data + buf.size);
+    out->data = ConstantData::CopyOf(buf.data, buf.size);
     return OkStatus();
   }
   const QuantizationParams& q = out->quant;

@@ -76,10 +76,11 @@ Status FoldConstantDequantize(Graph& graph, PassLog& log) {
                                   " " + DataTypeName(in.type) + " has " + std::to_string(in.data.size()) +
                                   " bytes, expected " + std::to_string(expected));
     }
-    // The folded float32 bytes. Weights the loader already decoded move over
-    // when this node is their only reader (release_unused_constants would
-    // free them next anyway); others are converted once, straight into place.
-    std::vector<uint8_t> bytes;
+    // The folded float32 bytes. Weights the loader already decoded are not
+    // copied: they move over when this node is their only reader
+    // (release_unused_constants would drop them next anyway), else the
+    // buffer is shared.
+    ConstantData bytes;
     if (in.type == DataType::kFloat32) {
       Tensor& source = graph.tensors[in_index];
       const bool only_reader = graph.Consumers(in_index).size() == 1 && !graph.IsGraphOutput(in_index);
@@ -96,8 +97,7 @@ Status FoldConstantDequantize(Graph& graph, PassLog& log) {
         case DataType::kInt16: GLD_RETURN_IF_ERROR(DequantizeAffine<int16_t>(graph, i, in, &values)); break;
         default: continue;  // left to the DEQUANTIZE kernel
       }
-      bytes.resize(values.size() * sizeof(float));
-      if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+      bytes = ConstantData::CopyOf(values.data(), values.size() * sizeof(float));
     }
     const Shape shape = graph.tensors[in_index].shape;
     Tensor& out = graph.tensors[out_index];

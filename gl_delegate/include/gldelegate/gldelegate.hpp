@@ -33,10 +33,14 @@ struct OpSupport {
 // Every op the IR knows, in op-list order.
 std::vector<OpSupport> SupportedOps();
 
+// A loaded model. Immutable: one Model may be shared by Interpreters created
+// and run on different threads. Its graph is checked and transformed once,
+// by the first Interpreter created on it; later ones start from that graph
+// and share its constant tensors (weights) instead of copying them.
 class Model {
  public:
   static StatusOr<std::shared_ptr<const Model>> FromFile(const std::string& path);
-  // Copies the bytes.
+  // Decodes what it needs from the bytes; they need not outlive the call.
   static StatusOr<std::shared_ptr<const Model>> FromBuffer(const void* data, size_t size);
   ~Model();
 
