@@ -1,15 +1,10 @@
 // gld::Interpreter on top of the runtime.
 #include "gldelegate/gldelegate.hpp"
+#include "api/interpreter_impl.h"
 #include "api/model_impl.h"
-#include "runtime/runtime.h"
 
 namespace gld {
 
-class Interpreter::Impl {
- public:
-  std::unique_ptr<Runtime> runtime;
-  std::vector<TensorInfo> inputs, outputs;
-};
 
 Interpreter::Interpreter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Interpreter::~Interpreter() = default;

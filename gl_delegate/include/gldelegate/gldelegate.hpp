@@ -90,6 +90,7 @@ class Interpreter {
   void ResetProfile();
 
   class Impl;
+  const Impl& impl() const { return *impl_; }
 
  private:
   explicit Interpreter(std::unique_ptr<Impl> impl);
