@@ -72,6 +72,29 @@ TEST(Interpreter, OutlivesItsModelAndRunsOnAnotherThread) {
   EXPECT_EQ(std::vector<float>(out, out + 4), (std::vector<float>{1, 2, 3, 0}));
 }
 
+TEST(Interpreter, ThreadsCreateInterpretersOnOneModelAtOnce) {
+  // The first Create on a Model prepares its graph; here several race to be first.
+  auto model = LoadAddRelu();
+  ASSERT_NE(model, nullptr);
+  constexpr int kThreads = 4;
+  std::vector<std::vector<float>> outs(kThreads, std::vector<float>(4));
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      auto interp = Interpreter::Create(*model, Cpu());
+      ASSERT_TRUE(interp.ok()) << interp.status().ToString();
+      const float in[4] = {0, 1, 2, static_cast<float>(-i)};
+      ASSERT_TRUE((*interp)->SetInput(0, in, sizeof in).ok());
+      ASSERT_TRUE((*interp)->Invoke().ok());
+      ASSERT_TRUE((*interp)->GetOutput(0, outs[i].data(), 4 * sizeof(float)).ok());
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int i = 0; i < kThreads; ++i) {
+    EXPECT_EQ(outs[i], (std::vector<float>{1, 2, 3, i <= 1 ? 1.f - i : 0.f})) << "thread " << i;
+  }
+}
+
 TEST(Interpreter, ErrorPaths) {
   auto model = LoadAddRelu();
   ASSERT_NE(model, nullptr);
