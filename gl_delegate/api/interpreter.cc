@@ -2,9 +2,9 @@
 #include "gldelegate/gldelegate.hpp"
 #include "api/interpreter_impl.h"
 #include "api/model_impl.h"
+#include "util/logging.h"
 
 namespace gld {
-
 
 Interpreter::Interpreter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Interpreter::~Interpreter() = default;
@@ -15,6 +15,9 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(const Model& model, c
   // The program cache names a model's entry by its token; by default the
   // fingerprint of its bytes.
   if (with_token.model_token.empty()) with_token.model_token = model.impl().fingerprint;
+  // The passes log at the level these options ask for when this Interpreter
+  // is the one that prepares the model's graph.
+  GLD_RETURN_IF_ERROR(ConfigureLogging(options.log_level));
   GLD_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedGraph> prepared, model.impl().Prepared());
   GLD_ASSIGN_OR_RETURN(impl->runtime, Runtime::Create(*prepared, with_token));
   const Graph& graph = impl->runtime->graph();

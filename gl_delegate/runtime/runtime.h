@@ -1,5 +1,6 @@
-// The runtime behind gld::Interpreter: transforms a graph, partitions it,
-// plans steps and memory, and runs it.
+// The runtime behind gld::Interpreter: takes a prepared (checked and
+// transformed) graph, infers its shapes, partitions it, plans steps and
+// memory, and runs it.
 #pragma once
 
 #include <cstddef>
