@@ -4,8 +4,6 @@
 
 namespace gld {
 
-ConstantData::ConstantData(std::vector<uint8_t> bytes) { *this = std::move(bytes); }
-
 ConstantData& ConstantData::operator=(std::vector<uint8_t> bytes) {
   if (bytes.empty()) {
     buffer_.reset();

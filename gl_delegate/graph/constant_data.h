@@ -16,7 +16,6 @@ namespace gld {
 class ConstantData {
  public:
   ConstantData() = default;
-  explicit ConstantData(std::vector<uint8_t> bytes);
 
   // Replaces the contents with a new buffer holding `bytes`; other holders
   // of the old buffer keep it.
@@ -32,12 +31,8 @@ class ConstantData {
   bool empty() const { return size() == 0; }
   const uint8_t* begin() const { return data(); }
   const uint8_t* end() const { return data() + size(); }
-  uint8_t operator[](size_t i) const { return (*buffer_)[i]; }
   // The contents as a vector, for code that takes one; an empty vector when empty.
   const std::vector<uint8_t>& bytes() const;
-
-  bool operator==(const std::vector<uint8_t>& other) const { return bytes() == other; }
-  bool operator!=(const std::vector<uint8_t>& other) const { return bytes() != other; }
 
  private:
   std::shared_ptr<const std::vector<uint8_t>> buffer_;
