@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "cpu_kernels/kernels.h"
+#include "graph/dequantize.h"
 
 namespace gld::cpu {
 
@@ -20,6 +21,14 @@ struct QuantView {
 
   size_t Channel(int64_t i) const {
     return scale.size() == 1 ? 0 : static_cast<size_t>((i / inner) % channels);
+  }
+  AffineQuantization Affine() const {
+    AffineQuantization a;
+    a.scale = scale.data();
+    a.zero_point = zero_point.data();
+    a.channels = scale.size() == 1 ? 1 : channels;
+    a.inner = inner;
+    return a;
   }
 };
 
@@ -51,14 +60,6 @@ Status MakeQuantView(const KernelContext& ctx, const Tensor* t, const Shape& sha
   return OkStatus();
 }
 
-template <typename Q>
-void DequantizeT(const Q* q, int64_t n, const QuantView& v, float* out) {
-  for (int64_t i = 0; i < n; ++i) {
-    const size_t c = v.Channel(i);
-    out[i] = static_cast<float>((static_cast<int64_t>(q[i]) - v.zero_point[c])) * v.scale[c];
-  }
-}
-
 // round(x / scale) + zero_point, clamped to [lo, hi]; TFLite rounds half away
 // from zero.
 inline int64_t QuantizeValue(float x, float scale, int64_t zp, int64_t lo, int64_t hi) {
@@ -85,10 +86,10 @@ Status ReadReal(const KernelContext& ctx, const TensorData& in, const QuantView*
   }
   if (in_q == nullptr) return KernelError(ctx, "integer input without quantization parameters");
   switch (in.type) {
-    case DataType::kInt8: DequantizeT(in.as<int8_t>(), n, *in_q, real->data()); break;
-    case DataType::kUInt8: DequantizeT(in.as<uint8_t>(), n, *in_q, real->data()); break;
-    case DataType::kInt16: DequantizeT(in.as<int16_t>(), n, *in_q, real->data()); break;
-    case DataType::kInt32: DequantizeT(in.as<int32_t>(), n, *in_q, real->data()); break;
+    case DataType::kInt8: DequantizeAffine<int8_t>(in.data, 0, n, in_q->Affine(), real->data()); break;
+    case DataType::kUInt8: DequantizeAffine<uint8_t>(in.data, 0, n, in_q->Affine(), real->data()); break;
+    case DataType::kInt16: DequantizeAffine<int16_t>(in.data, 0, n, in_q->Affine(), real->data()); break;
+    case DataType::kInt32: DequantizeAffine<int32_t>(in.data, 0, n, in_q->Affine(), real->data()); break;
     default: return KernelUnimplemented(ctx, std::string("input type ") + DataTypeName(in.type));
   }
   return OkStatus();

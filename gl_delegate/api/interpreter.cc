@@ -1,14 +1,10 @@
 // gld::Interpreter on top of the runtime.
 #include "gldelegate/gldelegate.hpp"
+#include "api/interpreter_impl.h"
 #include "api/model_impl.h"
-#include "runtime/runtime.h"
+#include "util/logging.h"
 
 namespace gld {
-
-class Interpreter::Impl {
- public:
-  std::unique_ptr<Runtime> runtime;
-};
 
 Interpreter::Interpreter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Interpreter::~Interpreter() = default;
@@ -19,12 +15,19 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(const Model& model, c
   // The program cache names a model's entry by its token; by default the
   // fingerprint of its bytes.
   if (with_token.model_token.empty()) with_token.model_token = model.impl().fingerprint;
-  GLD_ASSIGN_OR_RETURN(impl->runtime, Runtime::Create(model.impl().graph, with_token));
+  // The passes log at the level these options ask for when this Interpreter
+  // is the one that prepares the model's graph.
+  GLD_RETURN_IF_ERROR(ConfigureLogging(options.log_level));
+  GLD_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedGraph> prepared, model.impl().Prepared());
+  GLD_ASSIGN_OR_RETURN(impl->runtime, Runtime::Create(*prepared, with_token));
+  const Graph& graph = impl->runtime->graph();
+  for (int t : graph.inputs) impl->inputs.push_back(MakeTensorInfo(graph.tensors[static_cast<size_t>(t)]));
+  for (int t : graph.outputs) impl->outputs.push_back(MakeTensorInfo(graph.tensors[static_cast<size_t>(t)]));
   return std::unique_ptr<Interpreter>(new Interpreter(std::move(impl)));
 }
 
-const std::vector<TensorInfo>& Interpreter::inputs() const { return impl_->runtime->inputs(); }
-const std::vector<TensorInfo>& Interpreter::outputs() const { return impl_->runtime->outputs(); }
+const std::vector<TensorInfo>& Interpreter::inputs() const { return impl_->inputs; }
+const std::vector<TensorInfo>& Interpreter::outputs() const { return impl_->outputs; }
 
 Status Interpreter::SetInput(int index, const void* data, size_t bytes) {
   return impl_->runtime->SetInput(index, data, bytes);

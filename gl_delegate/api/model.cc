@@ -1,13 +1,13 @@
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <utility>
 
 #include <xxhash.h>
 
 #include "api/model_impl.h"
+#include "model/tflite_reader.h"
+#include "util/file_util.h"
 
 namespace gld {
 
@@ -62,14 +62,13 @@ std::string FingerprintBytes(const void* data, size_t size) {
   return hex;
 }
 
-StatusOr<std::unique_ptr<Model::Impl>> BuildModelImpl(std::vector<uint8_t> bytes) {
+StatusOr<std::unique_ptr<Model::Impl>> BuildModelImpl(const uint8_t* data, size_t size) {
   auto impl = std::make_unique<Model::Impl>();
-  impl->bytes = std::move(bytes);
-  GLD_ASSIGN_OR_RETURN(impl->graph,
-                       ReadTfliteModel(impl->bytes.data(), impl->bytes.size(), &impl->load_info));
+  TfliteLoadInfo load_info;
+  GLD_ASSIGN_OR_RETURN(impl->graph, ReadTfliteModel(data, size, &load_info));
+  impl->description = std::move(load_info.description);
+  impl->fingerprint = FingerprintBytes(data, size);
   const Graph& g = impl->graph;
-  impl->description = impl->load_info.description;
-  impl->fingerprint = FingerprintBytes(impl->bytes.data(), impl->bytes.size());
   for (int t : g.inputs) impl->inputs.push_back(MakeTensorInfo(g.tensors[static_cast<size_t>(t)]));
   for (int t : g.outputs) impl->outputs.push_back(MakeTensorInfo(g.tensors[static_cast<size_t>(t)]));
   impl->nodes.reserve(g.nodes.size());
@@ -98,36 +97,31 @@ StatusOr<std::unique_ptr<Model::Impl>> BuildModelImpl(std::vector<uint8_t> bytes
   return impl;
 }
 
+StatusOr<std::shared_ptr<const PreparedGraph>> Model::Impl::Prepared() const {
+  std::call_once(prepare_once_, [this] {
+    auto prepared = PrepareGraph(graph);
+    if (prepared.ok()) {
+      prepared_ = std::make_shared<const PreparedGraph>(std::move(prepared).value());
+    } else {
+      prepare_status_ = prepared.status();
+    }
+  });
+  if (!prepare_status_.ok()) return prepare_status_;
+  return prepared_;
+}
+
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Model::~Model() = default;
 
 StatusOr<std::shared_ptr<const Model>> Model::FromBuffer(const void* data, size_t size) {
   if (data == nullptr && size != 0) return InvalidArgumentError("model buffer is null");
-  std::vector<uint8_t> bytes(static_cast<const uint8_t*>(data),
-                             static_cast<const uint8_t*>(data) + size);
-  GLD_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, BuildModelImpl(std::move(bytes)));
+  GLD_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, BuildModelImpl(static_cast<const uint8_t*>(data), size));
   return std::shared_ptr<const Model>(new Model(std::move(impl)));
 }
 
 StatusOr<std::shared_ptr<const Model>> Model::FromFile(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    return NotFoundError("cannot open model file '" + path + "': " + std::strerror(errno));
-  }
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(f, &std::fclose);
-  std::vector<uint8_t> bytes;
-  if (std::fseek(f, 0, SEEK_END) == 0) {
-    const long end = std::ftell(f);
-    if (end > 0) bytes.reserve(static_cast<size_t>(end));
-    std::fseek(f, 0, SEEK_SET);
-  }
-  uint8_t chunk[1 << 16];
-  size_t got;
-  while ((got = std::fread(chunk, 1, sizeof(chunk), f)) > 0) bytes.insert(bytes.end(), chunk, chunk + got);
-  if (std::ferror(f)) {
-    return DataLossError("error reading model file '" + path + "': " + std::strerror(errno));
-  }
-  auto impl = BuildModelImpl(std::move(bytes));
+  GLD_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFileBytes(path, uint64_t{1} << 32, "model file"));
+  auto impl = BuildModelImpl(bytes.data(), bytes.size());
   if (!impl.ok()) return impl.status().WithContext("model '" + path + "'");
   return std::shared_ptr<const Model>(new Model(std::move(impl).value()));
 }

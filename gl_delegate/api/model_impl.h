@@ -1,25 +1,38 @@
-// gld::Model's insides, shared with the runtime (Interpreter) and tools
-// that reach below the public API. Keep this struct stable.
+// gld::Model's insides, shared with the Interpreter and with tests and tools
+// that reach below the public API.
+//
+// Thread safety: a Model is immutable once loaded except for its prepared
+// graph, which the first Interpreter created on it builds under a once-flag;
+// Interpreters may be created from one Model on several threads at once.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "gldelegate/gldelegate.hpp"
 #include "graph/graph.h"
-#include "model/tflite_reader.h"
+#include "runtime/runtime.h"
 
 namespace gld {
 
 struct Model::Impl {
-  std::vector<uint8_t> bytes;       // the file, as loaded
   Graph graph;                      // as read (before transforms)
   std::vector<TensorInfo> inputs, outputs;
   std::vector<NodeInfo> nodes;      // one per graph node, file order
   std::string description;
-  std::string fingerprint;          // XXH3-64 of `bytes`, 16 lowercase hex digits
-  TfliteLoadInfo load_info;
+  std::string fingerprint;          // XXH3-64 of the file's bytes, 16 lowercase hex digits
+
+  // `graph` after the checks and passes that do not depend on Options, built
+  // on first use; every Interpreter starts from a copy, constants shared.
+  StatusOr<std::shared_ptr<const PreparedGraph>> Prepared() const;
+
+ private:
+  mutable std::once_flag prepare_once_;
+  mutable std::shared_ptr<const PreparedGraph> prepared_;
+  mutable Status prepare_status_;
 };
 
 ElementType ToElementType(DataType type);
@@ -31,7 +44,8 @@ TensorInfo MakeTensorInfo(const Tensor& tensor);
 // XXH3-64 of the bytes as 16 lowercase hex digits.
 std::string FingerprintBytes(const void* data, size_t size);
 
-// Parses `bytes` into an Impl (graph, infos, fingerprint); takes the bytes.
-StatusOr<std::unique_ptr<Model::Impl>> BuildModelImpl(std::vector<uint8_t> bytes);
+// Parses the model file's bytes into an Impl (graph, infos, fingerprint);
+// keeps nothing that points into them.
+StatusOr<std::unique_ptr<Model::Impl>> BuildModelImpl(const uint8_t* data, size_t size);
 
 }  // namespace gld

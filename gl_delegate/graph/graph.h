@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "graph/attributes.h"
+#include "graph/constant_data.h"
 #include "graph/types.h"
 
 namespace gld {
@@ -49,9 +50,10 @@ struct Tensor {
   DataType type = DataType::kFloat32;
   Shape shape;
   QuantizationParams quant;
-  // Constant contents (host byte order); empty for activations. Use
-  // is_constant, not data.empty(): a constant may have zero elements.
-  std::vector<uint8_t> data;
+  // Constant contents (host byte order), shared with the other copies of the
+  // graph; empty for activations. Use is_constant, not data.empty(): a
+  // constant may have zero elements.
+  ConstantData data;
   bool is_constant = false;
   bool is_variable = false;
   std::optional<SparsityParams> sparsity;  // set on sparse constants only

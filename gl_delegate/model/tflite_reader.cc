@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gldelegate/tflite_generated.h"
+#include "graph/dequantize.h"
 #include "model/tflite_ops.h"
 #include "util/half.h"
 
@@ -40,34 +41,6 @@ StatusOr<DataType> ToDataType(tflite::TensorType t) {
                             (name != nullptr && name[0] != '\0'
                                  ? std::string(name)
                                  : "#" + std::to_string(static_cast<int>(t))));
-}
-
-template <typename T>
-T Load(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
-
-std::vector<uint8_t> FloatBytes(const std::vector<float>& v) {
-  std::vector<uint8_t> out(v.size() * sizeof(float));
-  if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());
-  return out;
-}
-
-// Dequantizes `count` values of type T. `channel_of` maps a value's position
-// to its scale index (always 0 for per-tensor params).
-template <typename T, typename ChannelOf>
-std::vector<float> Dequantize(const uint8_t* src, int64_t count, const QuantizationParams& q,
-                              ChannelOf channel_of) {
-  std::vector<float> out(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) {
-    const size_t c = channel_of(i);
-    const int64_t zp = q.zero_point.empty() ? 0 : q.zero_point[c];
-    const double v = static_cast<double>(Load<T>(src + i * sizeof(T))) - static_cast<double>(zp);
-    out[static_cast<size_t>(i)] = static_cast<float>(v * q.scale[c]);
-  }
-  return out;
 }
 
 class Reader {
@@ -394,8 +367,9 @@ Status Reader::DecodeConstant(const BufferRef& buf, const tflite::Tensor& t,
       std::memcpy(copy.data(), buf.data, buf.size);
       halves = copy.data();
     }
-    out->data.resize(static_cast<size_t>(stored) * sizeof(float));
-    HalfToFloatArray(halves, reinterpret_cast<float*>(out->data.data()), stored);
+    std::vector<uint8_t> floats(static_cast<size_t>(stored) * sizeof(float));
+    HalfToFloatArray(halves, reinterpret_cast<float*>(floats.data()), stored);
+    out->data = std::move(floats);
     out->type = DataType::kFloat32;
     out->quant = QuantizationParams{};
     return OkStatus();
@@ -403,7 +377,7 @@ Status Reader::DecodeConstant(const BufferRef& buf, const tflite::Tensor& t,
   const bool quantizable = out->type == DataType::kInt8 || out->type == DataType::kUInt8 ||
                            out->type == DataType::kInt16 || out->type == DataType::kInt32;
   if (!quantizable || out->quant.empty()) {
-    out->data.assign(buf.data, buf.data + buf.size);
+    out->data = ConstantData::CopyOf(buf.data, buf.size);
     return OkStatus();
   }
   const QuantizationParams& q = out->quant;
@@ -411,26 +385,26 @@ Status Reader::DecodeConstant(const BufferRef& buf, const tflite::Tensor& t,
   if (per_channel && out->sparsity) {
     return UnimplementedError(who + ": per-channel quantized sparse constants are not supported");
   }
-  size_t inner = 1, channels = 1;
+  AffineQuantization affine;
+  affine.scale = q.scale.data();
+  affine.zero_point = q.zero_point.empty() ? nullptr : q.zero_point.data();
   if (per_channel) {
-    channels = q.scale.size();
+    affine.channels = static_cast<int64_t>(q.scale.size());
     for (size_t d = static_cast<size_t>(q.quantized_dimension) + 1; d < out->shape.size(); ++d) {
-      inner *= static_cast<size_t>(out->shape[d]);
+      affine.inner *= out->shape[d];
     }
-    if (inner == 0) inner = 1;  // no elements at all
+    if (affine.inner == 0) affine.inner = 1;  // no elements at all
   }
-  auto channel_of = [inner, channels, per_channel](int64_t i) -> size_t {
-    return per_channel ? (static_cast<size_t>(i) / inner) % channels : 0;
-  };
-  std::vector<float> f;
+  std::vector<uint8_t> floats(static_cast<size_t>(stored) * sizeof(float));
+  float* f = reinterpret_cast<float*>(floats.data());
   switch (out->type) {
-    case DataType::kInt8: f = Dequantize<int8_t>(buf.data, stored, q, channel_of); break;
-    case DataType::kUInt8: f = Dequantize<uint8_t>(buf.data, stored, q, channel_of); break;
-    case DataType::kInt16: f = Dequantize<int16_t>(buf.data, stored, q, channel_of); break;
-    case DataType::kInt32: f = Dequantize<int32_t>(buf.data, stored, q, channel_of); break;
+    case DataType::kInt8: DequantizeAffine<int8_t>(buf.data, 0, stored, affine, f); break;
+    case DataType::kUInt8: DequantizeAffine<uint8_t>(buf.data, 0, stored, affine, f); break;
+    case DataType::kInt16: DequantizeAffine<int16_t>(buf.data, 0, stored, affine, f); break;
+    case DataType::kInt32: DequantizeAffine<int32_t>(buf.data, 0, stored, affine, f); break;
     default: break;
   }
-  out->data = FloatBytes(f);
+  out->data = std::move(floats);
   out->type = DataType::kFloat32;
   out->quant = QuantizationParams{};
   return OkStatus();

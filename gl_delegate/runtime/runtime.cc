@@ -6,7 +6,6 @@
 #include <new>
 
 #include "graph/shape_inference.h"
-#include "api/model_impl.h"
 #include "runtime/gpu_backend.h"
 #include "graph/graph_check.h"
 #include "transforms/pass_list.h"
@@ -45,13 +44,32 @@ Status AlignedBuffer::Allocate(uint64_t bytes, const std::string& what) {
 
 Runtime::~Runtime() = default;
 
-StatusOr<std::unique_ptr<Runtime>> Runtime::Create(Graph graph, const Options& options,
+StatusOr<PreparedGraph> PrepareGraph(Graph graph) {
+  PreparedGraph prepared;
+  prepared.original_nodes = static_cast<int>(graph.nodes.size());
+  GLD_RETURN_IF_ERROR(CheckGraphStructure(graph));
+  PassLog pass_log;
+  GLD_RETURN_IF_ERROR(RunDefaultPasses(graph, pass_log));
+  prepared.graph = std::move(graph);
+  prepared.pass_log = std::move(pass_log.lines);
+  return prepared;
+}
+
+StatusOr<std::unique_ptr<Runtime>> Runtime::Create(const PreparedGraph& prepared, const Options& options,
                                                    const GpuBackendFactory& gpu_factory) {
   GLD_RETURN_IF_ERROR(ConfigureLogging(options.log_level));
   std::unique_ptr<Runtime> rt(new Runtime());
-  rt->graph_ = std::move(graph);
-  GLD_RETURN_IF_ERROR(rt->Initialize(options, gpu_factory ? gpu_factory : GpuBackendFactory(CreateGpuBackend)));
+  rt->graph_ = prepared.graph;
+  GLD_RETURN_IF_ERROR(
+      rt->Initialize(options, gpu_factory ? gpu_factory : GpuBackendFactory(CreateGpuBackend), prepared));
   return rt;
+}
+
+StatusOr<std::unique_ptr<Runtime>> Runtime::Create(Graph graph, const Options& options,
+                                                   const GpuBackendFactory& gpu_factory) {
+  GLD_RETURN_IF_ERROR(ConfigureLogging(options.log_level));
+  GLD_ASSIGN_OR_RETURN(PreparedGraph prepared, PrepareGraph(std::move(graph)));
+  return Create(prepared, options, gpu_factory);
 }
 
 Status Runtime::SelectBackend(const Options& options, const GpuBackendFactory& gpu_factory,
@@ -119,7 +137,8 @@ Status Runtime::PlanSteps(const Options& options, PartitionOptions& popts) {
   return OkStatus();
 }
 
-Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_factory) {
+Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_factory,
+                           const PreparedGraph& prepared) {
   if (options.num_threads < 1 || options.num_threads > kMaxThreads) {
     return InvalidArgumentError("num_threads must be in [1, " + std::to_string(kMaxThreads) + "], got " +
                                 std::to_string(options.num_threads));
@@ -133,10 +152,6 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
   popts.max_segments = options.max_delegated_partitions;
   GLD_ASSIGN_OR_RETURN(popts.gpu_deny_ops, ParseOpNames(options.gpu_deny_ops));
 
-  const int original_nodes = static_cast<int>(graph_.nodes.size());
-  GLD_RETURN_IF_ERROR(CheckGraphStructure(graph_));
-  PassLog pass_log;
-  GLD_RETURN_IF_ERROR(RunDefaultPasses(graph_, pass_log));
   GLD_RETURN_IF_ERROR(SelectBackend(options, gpu_factory, &popts));
   GLD_RETURN_IF_ERROR(CheckSomeBackendRunsEveryNode(popts));
   GLD_RETURN_IF_ERROR(InferShapes(graph_, cpu::KnownValueOracle()));
@@ -151,9 +166,7 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
   profiling_ = options.enable_profiling;
   step_ns_.assign(plan_.steps.size(), 0);
   step_runs_.assign(plan_.steps.size(), 0);
-  for (int t : graph_.inputs) inputs_.push_back(MakeTensorInfo(graph_.tensors[t]));
-  for (int t : graph_.outputs) outputs_.push_back(MakeTensorInfo(graph_.tensors[t]));
-  FillReport(options, original_nodes, pass_log.lines);
+  FillReport(options, prepared.original_nodes, prepared.pass_log);
   return OkStatus();
 }
 
@@ -162,7 +175,7 @@ Status Runtime::AllocateTensors() {
   tensors_.assign(n, cpu::TensorData());
   GLD_RETURN_IF_ERROR(arena_.Allocate(memory_.arena_bytes, "the CPU arena"));
   for (size_t t = 0; t < n; ++t) {
-    Tensor& tensor = graph_.tensors[t];
+    const Tensor& tensor = graph_.tensors[t];
     cpu::TensorData& td = tensors_[t];
     td.type = tensor.type;
     td.shape = tensor.shape;
@@ -171,7 +184,7 @@ Status Runtime::AllocateTensors() {
       case TensorStorage::kNone: td.bytes = 0; break;
       case TensorStorage::kConstant:
         // Kernels read constants through const TensorData*; nothing writes them.
-        td.data = tensor.data.empty() ? arena_.data() : tensor.data.data();
+        td.data = tensor.data.empty() ? arena_.data() : const_cast<uint8_t*>(tensor.data.data());
         break;
       case TensorStorage::kArena: td.data = arena_.data() + memory_.arena_offset[t]; break;
       case TensorStorage::kDedicated: {
@@ -226,13 +239,13 @@ void Runtime::FillReport(const Options& options, int original_nodes, const std::
 }
 
 Status Runtime::SetInput(int index, const void* data, size_t bytes) {
-  if (index < 0 || static_cast<size_t>(index) >= inputs_.size()) {
+  if (index < 0 || static_cast<size_t>(index) >= graph_.inputs.size()) {
     return OutOfRangeError("input index " + std::to_string(index) + " is out of range: the model has " +
-                           std::to_string(inputs_.size()) + " input(s)");
+                           std::to_string(graph_.inputs.size()) + " input(s)");
   }
-  const TensorInfo& info = inputs_[index];
-  if (bytes != info.bytes) {
-    return InvalidArgumentError(DescribeIo("input", index, graph_.tensors[graph_.inputs[index]]) + " needs " + std::to_string(info.bytes) +
+  const size_t need = tensors_[graph_.inputs[index]].bytes;
+  if (bytes != need) {
+    return InvalidArgumentError(DescribeIo("input", index, graph_.tensors[graph_.inputs[index]]) + " needs " + std::to_string(need) +
                                 " bytes, got " + std::to_string(bytes));
   }
   if (data == nullptr && bytes > 0) return InvalidArgumentError(DescribeIo("input", index, graph_.tensors[graph_.inputs[index]]) + ": data is null");
@@ -297,13 +310,13 @@ void Runtime::ResetProfile() {
 }
 
 Status Runtime::GetOutput(int index, void* data, size_t bytes) const {
-  if (index < 0 || static_cast<size_t>(index) >= outputs_.size()) {
+  if (index < 0 || static_cast<size_t>(index) >= graph_.outputs.size()) {
     return OutOfRangeError("output index " + std::to_string(index) + " is out of range: the model has " +
-                           std::to_string(outputs_.size()) + " output(s)");
+                           std::to_string(graph_.outputs.size()) + " output(s)");
   }
-  const TensorInfo& info = outputs_[index];
-  if (bytes != info.bytes) {
-    return InvalidArgumentError(DescribeIo("output", index, graph_.tensors[graph_.outputs[index]]) + " has " + std::to_string(info.bytes) +
+  const size_t has = tensors_[graph_.outputs[index]].bytes;
+  if (bytes != has) {
+    return InvalidArgumentError(DescribeIo("output", index, graph_.tensors[graph_.outputs[index]]) + " has " + std::to_string(has) +
                                 " bytes, the buffer has " + std::to_string(bytes));
   }
   if (data == nullptr && bytes > 0) return InvalidArgumentError(DescribeIo("output", index, graph_.tensors[graph_.outputs[index]]) + ": buffer is null");
@@ -312,7 +325,7 @@ Status Runtime::GetOutput(int index, void* data, size_t bytes) const {
 }
 
 const void* Runtime::OutputData(int index) const {
-  if (index < 0 || static_cast<size_t>(index) >= outputs_.size()) return nullptr;
+  if (index < 0 || static_cast<size_t>(index) >= graph_.outputs.size()) return nullptr;
   return tensors_[graph_.outputs[index]].data;
 }
 

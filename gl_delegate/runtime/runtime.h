@@ -1,5 +1,6 @@
-// The runtime behind gld::Interpreter: transforms a graph, partitions it,
-// plans steps and memory, and runs it.
+// The runtime behind gld::Interpreter: takes a prepared (checked and
+// transformed) graph, infers its shapes, partitions it, plans steps and
+// memory, and runs it.
 #pragma once
 
 #include <cstddef>
@@ -36,23 +37,36 @@ class AlignedBuffer {
   uint64_t size_ = 0;
 };
 
+// A graph after the structural checks and the default passes, none of which
+// depend on Options: a Model prepares its graph once, and each Runtime on it
+// starts from a copy whose constants are shared, not copied.
+struct PreparedGraph {
+  Graph graph;
+  std::vector<std::string> pass_log;
+  int original_nodes = 0;  // before the passes
+};
+
+// Checks `graph` (as read) and runs the default passes over it.
+StatusOr<PreparedGraph> PrepareGraph(Graph graph);
+
 class Runtime {
  public:
   // Limit on the host memory one runtime may plan for its tensors.
   static constexpr uint64_t kMaxHostBytes = uint64_t{16} << 30;
 
-  // `graph` is the model's graph as loaded (before transforms).
   // Makes the GPU backend for options.backend gl/auto; CreateGpuBackend
   // unless a test or an embedder supplies another.
   using GpuBackendFactory = std::function<StatusOr<std::unique_ptr<GpuBackend>>(const Options&)>;
 
+  // Runs `prepared`, copied with its constants shared.
+  static StatusOr<std::unique_ptr<Runtime>> Create(const PreparedGraph& prepared, const Options& options,
+                                                   const GpuBackendFactory& gpu_factory = nullptr);
+  // Prepares `graph` (as read, before transforms) for this runtime alone.
   static StatusOr<std::unique_ptr<Runtime>> Create(Graph graph, const Options& options,
                                                    const GpuBackendFactory& gpu_factory = nullptr);
   ~Runtime();
 
   const Graph& graph() const { return graph_; }
-  const std::vector<TensorInfo>& inputs() const { return inputs_; }
-  const std::vector<TensorInfo>& outputs() const { return outputs_; }
 
   Status SetInput(int index, const void* data, size_t bytes);
   Status Invoke();
@@ -72,7 +86,7 @@ class Runtime {
 
  private:
   Runtime() = default;
-  Status Initialize(const Options& options, const GpuBackendFactory& gpu_factory);
+  Status Initialize(const Options& options, const GpuBackendFactory& gpu_factory, const PreparedGraph& prepared);
   Status SelectBackend(const Options& options, const GpuBackendFactory& gpu_factory, PartitionOptions* popts);
   Status PlanSteps(const Options& options, PartitionOptions& popts);
   Status CheckSomeBackendRunsEveryNode(const PartitionOptions& popts) const;
@@ -90,7 +104,6 @@ class Runtime {
   std::vector<cpu::TensorData> tensors_;
   std::unique_ptr<ThreadPool> pool_;
   int num_threads_ = 1;
-  std::vector<TensorInfo> inputs_, outputs_;
   InterpreterReport report_;
   // Profiling of the steps that do not profile themselves: total ns and runs.
   bool profiling_ = false;

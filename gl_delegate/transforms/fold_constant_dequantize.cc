@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "gldelegate/types.hpp"
+#include "graph/dequantize.h"
 #include "transforms/pass.h"
 #include "util/half.h"
 
@@ -13,11 +14,10 @@ namespace {
 
 constexpr char kPass[] = "fold_constant_dequantize";
 
+// Checks the constant's quantization parameters, then dequantizes it.
 template <typename Q>
-Status DequantizeAffine(const Graph& graph, size_t node_index, const Tensor& in, std::vector<float>* out) {
+Status DequantizeConstant(const Graph& graph, size_t node_index, const Tensor& in, std::vector<float>* out) {
   const QuantizationParams& q = in.quant;
-  const int64_t n = in.num_elements();
-  const Q* src = in.DataAs<Q>();
   auto fail = [&](const std::string& what) {
     return InvalidArgumentError(graph.NodeLabel(node_index) + ": constant '" + in.name + "': " + what);
   };
@@ -26,30 +26,25 @@ Status DequantizeAffine(const Graph& graph, size_t node_index, const Tensor& in,
     return fail(std::to_string(q.scale.size()) + " scales but " + std::to_string(q.zero_point.size()) +
                 " zero points");
   }
-  auto zp = [&](size_t i) { return q.zero_point.empty() ? int64_t{0} : q.zero_point[i]; };
-  out->resize(static_cast<size_t>(n));
-  if (q.scale.size() == 1) {
-    for (int64_t i = 0; i < n; ++i) {
-      (*out)[i] = q.scale[0] * static_cast<float>(static_cast<int64_t>(src[i]) - zp(0));
+  AffineQuantization affine;
+  affine.scale = q.scale.data();
+  affine.zero_point = q.zero_point.empty() ? nullptr : q.zero_point.data();
+  if (q.scale.size() > 1) {
+    // Per-channel along quantized_dimension.
+    const int dim = q.quantized_dimension;
+    if (dim < 0 || static_cast<size_t>(dim) >= in.shape.size()) {
+      return fail("quantized_dimension " + std::to_string(dim) + " is outside shape " + ShapeToString(in.shape));
     }
-    return OkStatus();
+    affine.channels = in.shape[dim];
+    if (static_cast<int64_t>(q.scale.size()) != affine.channels) {
+      return fail(std::to_string(q.scale.size()) + " scales for " + std::to_string(affine.channels) +
+                  " channels on dimension " + std::to_string(dim));
+    }
+    for (size_t d = static_cast<size_t>(dim) + 1; d < in.shape.size(); ++d) affine.inner *= in.shape[d];
   }
-  // Per-channel along quantized_dimension.
-  const int dim = q.quantized_dimension;
-  if (dim < 0 || static_cast<size_t>(dim) >= in.shape.size()) {
-    return fail("quantized_dimension " + std::to_string(dim) + " is outside shape " + ShapeToString(in.shape));
-  }
-  const int64_t channels = in.shape[dim];
-  if (static_cast<int64_t>(q.scale.size()) != channels) {
-    return fail(std::to_string(q.scale.size()) + " scales for " + std::to_string(channels) +
-                " channels on dimension " + std::to_string(dim));
-  }
-  int64_t inner = 1;
-  for (size_t d = static_cast<size_t>(dim) + 1; d < in.shape.size(); ++d) inner *= in.shape[d];
-  for (int64_t i = 0; i < n; ++i) {
-    size_t c = static_cast<size_t>((i / inner) % channels);
-    (*out)[i] = q.scale[c] * static_cast<float>(static_cast<int64_t>(src[i]) - zp(c));
-  }
+  const int64_t n = in.num_elements();
+  out->resize(static_cast<size_t>(n));
+  DequantizeAffine<Q>(in.data.data(), 0, n, affine, out->data());
   return OkStatus();
 }
 
@@ -76,10 +71,11 @@ Status FoldConstantDequantize(Graph& graph, PassLog& log) {
                                   " " + DataTypeName(in.type) + " has " + std::to_string(in.data.size()) +
                                   " bytes, expected " + std::to_string(expected));
     }
-    // The folded float32 bytes. Weights the loader already decoded move over
-    // when this node is their only reader (release_unused_constants would
-    // free them next anyway); others are converted once, straight into place.
-    std::vector<uint8_t> bytes;
+    // The folded float32 bytes. Weights the loader already decoded are not
+    // copied: they move over when this node is their only reader
+    // (release_unused_constants would drop them next anyway), else the
+    // buffer is shared.
+    ConstantData bytes;
     if (in.type == DataType::kFloat32) {
       Tensor& source = graph.tensors[in_index];
       const bool only_reader = graph.Consumers(in_index).size() == 1 && !graph.IsGraphOutput(in_index);
@@ -91,13 +87,12 @@ Status FoldConstantDequantize(Graph& graph, PassLog& log) {
           values.resize(static_cast<size_t>(n));
           HalfToFloatArray(in.DataAs<uint16_t>(), values.data(), n);
           break;
-        case DataType::kInt8: GLD_RETURN_IF_ERROR(DequantizeAffine<int8_t>(graph, i, in, &values)); break;
-        case DataType::kUInt8: GLD_RETURN_IF_ERROR(DequantizeAffine<uint8_t>(graph, i, in, &values)); break;
-        case DataType::kInt16: GLD_RETURN_IF_ERROR(DequantizeAffine<int16_t>(graph, i, in, &values)); break;
+        case DataType::kInt8: GLD_RETURN_IF_ERROR(DequantizeConstant<int8_t>(graph, i, in, &values)); break;
+        case DataType::kUInt8: GLD_RETURN_IF_ERROR(DequantizeConstant<uint8_t>(graph, i, in, &values)); break;
+        case DataType::kInt16: GLD_RETURN_IF_ERROR(DequantizeConstant<int16_t>(graph, i, in, &values)); break;
         default: continue;  // left to the DEQUANTIZE kernel
       }
-      bytes.resize(values.size() * sizeof(float));
-      if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+      bytes = ConstantData::CopyOf(values.data(), values.size() * sizeof(float));
     }
     const Shape shape = graph.tensors[in_index].shape;
     Tensor& out = graph.tensors[out_index];

@@ -75,8 +75,7 @@ int AddFloatConstant(Graph& graph, const std::string& name, const Shape& shape, 
   t.type = DataType::kFloat32;
   t.shape = shape;
   t.is_constant = true;
-  t.data.resize(values.size() * sizeof(float));
-  if (!values.empty()) std::memcpy(t.data.data(), values.data(), t.data.size());
+  t.data = ConstantData::CopyOf(values.data(), values.size() * sizeof(float));
   graph.tensors.push_back(std::move(t));
   return static_cast<int>(graph.tensors.size()) - 1;
 }

@@ -21,7 +21,7 @@ Status ReleaseUnusedConstants(Graph& graph, PassLog& log) {
     if (used[t] || !tensor.is_constant || tensor.is_variable || tensor.data.empty()) continue;
     ++count;
     bytes += tensor.data.size();
-    std::vector<uint8_t>().swap(tensor.data);
+    tensor.data.clear();
     tensor.sparsity.reset();
   }
   if (count > 0) {

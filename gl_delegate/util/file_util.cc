@@ -12,25 +12,26 @@
 
 namespace gld {
 
-StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path, uint64_t max_bytes) {
+StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path, uint64_t max_bytes, const std::string& kind) {
+  const std::string named = (kind.empty() ? "" : kind + " ") + "'" + path + "'";
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
-    return InvalidArgumentError("'" + path + "' is a directory, not a file");
+    return InvalidArgumentError(named + " is a directory, not a file");
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFoundError("cannot open '" + path + "': " + std::strerror(errno));
+  if (!in) return NotFoundError("cannot open " + named + ": " + std::strerror(errno));
   in.seekg(0, std::ios::end);
   std::streamoff end = in.tellg();
-  if (end < 0) return DataLossError("cannot determine the size of '" + path + "'");
+  if (end < 0) return DataLossError("cannot determine the size of " + named);
   uint64_t size = static_cast<uint64_t>(end);
   if (size > max_bytes) {
-    return InvalidArgumentError("'" + path + "' is " + std::to_string(size) +
-                                " bytes, more than the limit of " + std::to_string(max_bytes));
+    return InvalidArgumentError(named + " is " + std::to_string(size) + " bytes, more than the limit of " +
+                                std::to_string(max_bytes));
   }
   in.seekg(0, std::ios::beg);
   std::vector<uint8_t> bytes(static_cast<size_t>(size));
   if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size))) {
-    return DataLossError("cannot read " + std::to_string(size) + " bytes from '" + path + "'");
+    return DataLossError("cannot read " + std::to_string(size) + " bytes from " + named);
   }
   return bytes;
 }

@@ -11,9 +11,12 @@
 namespace gld {
 
 // Reads a whole file. NotFound when it cannot be opened; InvalidArgument when
-// it is larger than max_bytes (checked before reading).
+// it is a directory or larger than max_bytes (checked before reading).
+// Messages name the file as `kind` 'path' ("model file '/x.tflite'"), or as
+// 'path' when kind is empty.
 StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path,
-                                             uint64_t max_bytes = uint64_t{1} << 32);
+                                             uint64_t max_bytes = uint64_t{1} << 32,
+                                             const std::string& kind = "");
 
 // Writes `size` bytes to `path` through a temporary file in the same folder
 // and a rename, so readers never see a half-written file.

@@ -4,6 +4,9 @@
 #include <filesystem>
 #include <thread>
 
+#include "api/interpreter_impl.h"
+#include "api/model_impl.h"
+#include "common/model_paths.h"
 #include "gldelegate/gldelegate.hpp"
 #include "test_models.h"
 
@@ -69,6 +72,29 @@ TEST(Interpreter, OutlivesItsModelAndRunsOnAnotherThread) {
   EXPECT_EQ(std::vector<float>(out, out + 4), (std::vector<float>{1, 2, 3, 0}));
 }
 
+TEST(Interpreter, ThreadsCreateInterpretersOnOneModelAtOnce) {
+  // The first Create on a Model prepares its graph; here several race to be first.
+  auto model = LoadAddRelu();
+  ASSERT_NE(model, nullptr);
+  constexpr int kThreads = 4;
+  std::vector<std::vector<float>> outs(kThreads, std::vector<float>(4));
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      auto interp = Interpreter::Create(*model, Cpu());
+      ASSERT_TRUE(interp.ok()) << interp.status().ToString();
+      const float in[4] = {0, 1, 2, static_cast<float>(-i)};
+      ASSERT_TRUE((*interp)->SetInput(0, in, sizeof in).ok());
+      ASSERT_TRUE((*interp)->Invoke().ok());
+      ASSERT_TRUE((*interp)->GetOutput(0, outs[i].data(), 4 * sizeof(float)).ok());
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int i = 0; i < kThreads; ++i) {
+    EXPECT_EQ(outs[i], (std::vector<float>{1, 2, 3, i <= 1 ? 1.f - i : 0.f})) << "thread " << i;
+  }
+}
+
 TEST(Interpreter, ErrorPaths) {
   auto model = LoadAddRelu();
   ASSERT_NE(model, nullptr);
@@ -105,6 +131,53 @@ TEST(Interpreter, SupportedOpsListsEveryOpWithItsBackends) {
   }
   EXPECT_TRUE(add) << "ADD has a CPU kernel";
   EXPECT_TRUE(landmarks) << "custom ops are listed too";
+}
+
+// Every constant both Interpreters' graphs hold is one buffer, the Model's:
+// creating an Interpreter copies no weights.
+void ExpectConstantsShared(const Model& model, const Options& options, int* shared) {
+  auto first = Interpreter::Create(model, options);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  auto second = Interpreter::Create(model, options);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  auto prepared = model.impl().Prepared();
+  ASSERT_TRUE(prepared.ok()) << prepared.status().ToString();
+  const Graph& a = (*first)->impl().runtime->graph();
+  const Graph& b = (*second)->impl().runtime->graph();
+  const Graph& m = (*prepared)->graph;
+  ASSERT_EQ(a.tensors.size(), b.tensors.size());
+  ASSERT_EQ(a.tensors.size(), m.tensors.size());
+  *shared = 0;
+  for (size_t t = 0; t < a.tensors.size(); ++t) {
+    if (!a.tensors[t].is_constant || a.tensors[t].data.empty()) continue;
+    EXPECT_EQ(a.tensors[t].data.data(), b.tensors[t].data.data()) << a.tensors[t].name;
+    EXPECT_EQ(a.tensors[t].data.data(), m.tensors[t].data.data()) << a.tensors[t].name;
+    ++*shared;
+  }
+}
+
+TEST(Interpreter, InterpretersShareTheModelsConstants) {
+  auto model = LoadAddRelu();
+  ASSERT_NE(model, nullptr);
+  int shared = 0;
+  ExpectConstantsShared(*model, Cpu(), &shared);
+  EXPECT_EQ(shared, 1);  // c
+}
+
+TEST(Interpreter, InterpretersSharePoseDetectionsConstants) {
+  if (!testing::SharedModelsPresent()) GTEST_SKIP() << testing::MissingModelsMessage();
+  auto model = Model::FromFile(testing::ModelPath("pose_detection.tflite"));
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  int shared = 0;
+  ExpectConstantsShared(**model, Cpu(), &shared);
+  EXPECT_GT(shared, 100);
+}
+
+TEST(Interpreter, ModelFromADirectoryIsAnError) {
+  auto model = Model::FromFile(::testing::TempDir());
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(model.status().message().find("is a directory"), std::string::npos) << model.status().message();
 }
 
 }  // namespace

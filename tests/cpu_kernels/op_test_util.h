@@ -158,7 +158,7 @@ class OpTest {
  private:
   const std::vector<uint8_t>& Bytes(int id) const {
     const Tensor& t = graph.tensors[static_cast<size_t>(id)];
-    if (t.is_constant) return t.data;
+    if (t.is_constant) return t.data.bytes();
     auto it = runtime_.find(id);
     if (it != runtime_.end()) return it->second;
     return storage_.at(id);
@@ -167,10 +167,14 @@ class OpTest {
     const Tensor& t = graph.tensors[static_cast<size_t>(id)];
     td->type = t.type;
     td->shape = t.shape;
-    std::vector<uint8_t>* b;
     if (t.is_constant) {
-      b = &graph.tensors[static_cast<size_t>(id)].data;
-    } else if (runtime_.count(id)) {
+      // Kernels read constants through const TensorData*; nothing writes them.
+      td->data = const_cast<uint8_t*>(t.data.data());
+      td->bytes = t.data.size();
+      return;
+    }
+    std::vector<uint8_t>* b;
+    if (runtime_.count(id)) {
       b = &runtime_[id];
     } else {
       b = &storage_[id];

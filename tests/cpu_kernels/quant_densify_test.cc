@@ -208,7 +208,7 @@ TEST(DensifyTensor, RejectsBadMetadata) {
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("'sparse'"), std::string::npos) << s.message();
   t = SparseCsr2d();
-  t.data.resize(8);  // two values for three indices
+  t.data = std::vector<uint8_t>(t.data.begin(), t.data.begin() + 8);  // two values for three indices
   EXPECT_FALSE(cpu::DensifyTensor(t, &dense).ok());
   t = SparseCsr2d();
   t.sparsity->traversal_order = {0, 0};
@@ -256,7 +256,7 @@ TEST(DensifyTensor, PoseDetectionSparseWeights) {
     ASSERT_EQ(dense.size(), static_cast<size_t>(sparse.num_elements()) * 4) << sparse.name;
     // Every stored value lands somewhere: the dense tensor holds the same
     // multiset of non-zero values as the compressed buffer.
-    std::vector<float> stored = AsFloats(sparse.data), got = AsFloats(dense);
+    std::vector<float> stored = AsFloats(sparse.data.bytes()), got = AsFloats(dense);
     std::vector<float> nz_stored, nz_got;
     for (float v : stored) if (v != 0.f) nz_stored.push_back(v);
     for (float v : got) if (v != 0.f) nz_got.push_back(v);

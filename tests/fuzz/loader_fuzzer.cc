@@ -47,7 +47,7 @@ void CheckGraph(const gld::Graph& g) {
 extern "C" const char* __ubsan_default_options() { return "halt_on_error=1:print_stacktrace=1"; }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto impl = gld::BuildModelImpl(std::vector<uint8_t>(data, data + size));
+  auto impl = gld::BuildModelImpl(data, size);
   if (!impl.ok()) {
     Check(!impl.status().message().empty());
     return 0;

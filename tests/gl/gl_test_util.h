@@ -259,7 +259,7 @@ class GlOpTest {
   std::vector<float> GpuFloats(int t) const { return Floats(gpu_.at(t)); }
   const std::vector<uint8_t>& HostBytes(int t) const {
     const gld::Tensor& tensor = graph.tensors[static_cast<size_t>(t)];
-    return tensor.is_constant ? tensor.data : host_.at(t);
+    return tensor.is_constant ? tensor.data.bytes() : host_.at(t);
   }
 
   Graph graph;
@@ -278,7 +278,13 @@ class GlOpTest {
     gld::Tensor& t = graph.tensors[static_cast<size_t>(id)];
     td->type = t.type;
     td->shape = t.shape;
-    std::vector<uint8_t>& b = t.is_constant ? t.data : cpu_[id];
+    if (t.is_constant) {
+      // Kernels read constants through const TensorData*; nothing writes them.
+      td->data = const_cast<uint8_t*>(t.data.data());
+      td->bytes = t.data.size();
+      return;
+    }
+    std::vector<uint8_t>& b = cpu_[id];
     td->data = b.data();
     td->bytes = b.size();
   }

@@ -26,7 +26,7 @@ std::vector<float> RunOnce(Runtime& rt, const std::vector<float>& in, int output
   EXPECT_TRUE(rt.SetInput(0, in.data(), in.size() * sizeof(float)).ok());
   Status s = rt.Invoke();
   EXPECT_TRUE(s.ok()) << s.ToString();
-  std::vector<float> out(rt.outputs()[output].bytes / sizeof(float));
+  std::vector<float> out(rt.tensor(rt.graph().outputs[output]).bytes / sizeof(float));
   EXPECT_TRUE(rt.GetOutput(output, out.data(), out.size() * sizeof(float)).ok());
   return out;
 }
@@ -60,8 +60,9 @@ TEST(Runtime, RunsCpuNodesInOrder) {
   EXPECT_EQ(r.nodes[0].fused, std::vector<std::string>{"node 1 (RELU)"});
   EXPECT_EQ(r.nodes[0].reason, "backend is cpu");
   EXPECT_EQ(r.nodes[0].input_shapes, (std::vector<std::vector<int>>{{1, 4}, {1, 4}}));
-  EXPECT_EQ((*rt)->inputs()[0].name, "x");
-  EXPECT_EQ((*rt)->inputs()[0].bytes, 16u);
+  const int input = (*rt)->graph().inputs[0];
+  EXPECT_EQ((*rt)->graph().tensors[input].name, "x");
+  EXPECT_EQ((*rt)->tensor(input).bytes, 16u);
 }
 
 TEST(Runtime, FoldsDequantizedWeightsBeforeRunning) {

@@ -23,8 +23,7 @@ int AddConstant(Graph& g, const std::string& name, Shape shape, DataType type, c
   int t = AddTensor(g, name, std::move(shape), type);
   Tensor& tensor = g.tensors[t];
   tensor.is_constant = true;
-  tensor.data.resize(values.size() * sizeof(T));
-  if (!values.empty()) std::memcpy(tensor.data.data(), values.data(), tensor.data.size());
+  tensor.data = ConstantData::CopyOf(values.data(), values.size() * sizeof(T));
   return t;
 }
 

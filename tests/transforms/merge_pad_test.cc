@@ -133,7 +133,9 @@ TEST(MergePad, KeepsPaddingBeforePoolingAndOnChannels) {
 
   PadConv channels(OpType::kConv2d, 6, 6, 4, 3, 1, {1, 1, 1, 1});
   Tensor& pads = channels.g.tensors[static_cast<size_t>(channels.g.nodes[0].inputs[1])];
-  reinterpret_cast<int32_t*>(pads.data.data())[7] = 4;  // and 4 channels after
+  std::vector<uint8_t> after(pads.data.begin(), pads.data.end());
+  reinterpret_cast<int32_t*>(after.data())[7] = 4;  // and 4 channels after
+  pads.data = std::move(after);
   ASSERT_TRUE(MergePad(channels.g, log).ok());
   EXPECT_EQ(channels.g.nodes.size(), 2u);
   EXPECT_TRUE(log.lines.empty());

@@ -189,8 +189,9 @@ TEST(QuantizedFloatView, Int8ChainRoundsLikeLiteRT) {
   options.backend = Backend::kCpu;
   auto rt = Runtime::Create(std::move(g), options);
   ASSERT_TRUE(rt.ok()) << rt.status().ToString();
-  ASSERT_EQ((*rt)->inputs()[0].type, ElementType::kInt8);
-  ASSERT_EQ((*rt)->outputs()[0].type, ElementType::kInt8);
+  const Graph& graph = (*rt)->graph();
+  ASSERT_EQ(graph.tensors[graph.inputs[0]].type, DataType::kInt8);
+  ASSERT_EQ(graph.tensors[graph.outputs[0]].type, DataType::kInt8);
   const int8_t in[6] = {3, 5, -7, 1, 100, -1};
   ASSERT_TRUE((*rt)->SetInput(0, in, sizeof(in)).ok());
   ASSERT_TRUE((*rt)->Invoke().ok());

@@ -33,10 +33,14 @@ struct OpSupport {
 // Every op the IR knows, in op-list order.
 std::vector<OpSupport> SupportedOps();
 
+// A loaded model. Immutable: one Model may be shared by Interpreters created
+// and run on different threads. Its graph is checked and transformed once,
+// by the first Interpreter created on it; later ones start from that graph
+// and share its constant tensors (weights) instead of copying them.
 class Model {
  public:
   static StatusOr<std::shared_ptr<const Model>> FromFile(const std::string& path);
-  // Copies the bytes.
+  // Decodes what it needs from the bytes; they need not outlive the call.
   static StatusOr<std::shared_ptr<const Model>> FromBuffer(const void* data, size_t size);
   ~Model();
 
@@ -92,6 +96,7 @@ class Interpreter {
   void ResetProfile();
 
   class Impl;
+  const Impl& impl() const { return *impl_; }
 
  private:
   explicit Interpreter(std::unique_ptr<Impl> impl);

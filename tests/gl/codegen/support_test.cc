@@ -143,8 +143,9 @@ TEST(SupportTest, RandomMalformedNodesNeverCrash) {
       for (int d = 0; d < rank; ++d) t.shape.push_back(static_cast<int32_t>(rng() % 7) - 1);
       if (rng() % 3 == 0) {
         t.is_constant = true;
-        t.data.resize(rng() % 64);
-        for (uint8_t& b : t.data) b = static_cast<uint8_t>(rng());
+        std::vector<uint8_t> bytes(rng() % 64);
+        for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
+        t.data = std::move(bytes);
       }
       if (rng() % 5 == 0) {
         t.quant.scale = {0.1f};

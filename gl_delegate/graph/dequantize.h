@@ -1,0 +1,44 @@
+// The affine dequantizer shared by the loader, the constant-folding pass and
+// the DEQUANTIZE/QUANTIZE kernels, so a weight folded at load time and the
+// same weight dequantized at run time are the same float.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace gld {
+
+// Scales and zero points of an affine quantization, per tensor (channels 1)
+// or per channel along a dimension whose every step spans `inner` elements.
+struct AffineQuantization {
+  const float* scale = nullptr;         // `channels` values
+  const int64_t* zero_point = nullptr;  // `channels` values, or nullptr for all zero
+  int64_t channels = 1;
+  int64_t inner = 1;
+};
+
+// out[i] = (src[i] - zero_point) * scale for i in [begin, end), src[] being
+// values of type Q at any alignment (a buffer inside a model file may sit at
+// an odd address).
+//
+// The difference and the product are taken in double and rounded to float
+// once. For int8, uint8 and int16 values the difference is exact in float as
+// well, and both ways give the correctly rounded product of the same two
+// numbers, so this matches LiteRT's float arithmetic bit for bit; for int32
+// values, whose difference may not fit float's 24-bit mantissa, the double
+// keeps it exact (LiteRT's per-tensor reference also multiplies in double).
+template <typename Q>
+void DequantizeAffine(const void* src, int64_t begin, int64_t end, const AffineQuantization& q, float* out) {
+  const auto* bytes = static_cast<const uint8_t*>(src);
+  for (int64_t i = begin; i < end; ++i) {
+    const size_t c = q.channels == 1 ? 0 : static_cast<size_t>((i / q.inner) % q.channels);
+    const int64_t zp = q.zero_point == nullptr ? 0 : q.zero_point[c];
+    Q value;
+    std::memcpy(&value, bytes + static_cast<size_t>(i) * sizeof(Q), sizeof(Q));
+    const double difference = static_cast<double>(static_cast<int64_t>(value) - zp);
+    out[i] = static_cast<float>(difference * static_cast<double>(q.scale[c]));
+  }
+}
+
+}  // namespace gld
