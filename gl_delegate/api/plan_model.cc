@@ -6,10 +6,9 @@
 #include "gl/codegen/support.h"
 #include "gl/segment_plan.h"
 #include "gldelegate/gldelegate.hpp"
-#include "graph/graph_check.h"
 #include "graph/shape_inference.h"
 #include "partition/partition.h"
-#include "transforms/pass_list.h"
+#include "runtime/runtime.h"
 #include "util/logging.h"
 
 namespace gld {
@@ -89,10 +88,10 @@ SegmentPlanInfo DescribeSegment(const Graph& graph, const gl::SegmentPlan& plan)
 
 StatusOr<PlanReport> PlanModel(const Model& model, const Options& options) {
   GLD_RETURN_IF_ERROR(ConfigureLogging(options.log_level));
-  Graph graph = model.impl().graph;
-  GLD_RETURN_IF_ERROR(CheckGraphStructure(graph));
-  PassLog pass_log;
-  GLD_RETURN_IF_ERROR(RunDefaultPasses(graph, pass_log));
+  // The Model's prepared graph (checked and transformed once, shared with
+  // its Interpreters); shapes are inferred on this copy.
+  GLD_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedGraph> prepared, model.impl().Prepared());
+  Graph graph = prepared->graph;
   GLD_RETURN_IF_ERROR(InferShapes(graph, cpu::KnownValueOracle()));
 
   const gl::GlInfo limits = gl::MinimumGlLimits();
