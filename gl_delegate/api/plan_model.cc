@@ -15,20 +15,6 @@ namespace gld {
 
 namespace {
 
-class MinimumLimitsSupport : public NodeSupportQuery {
- public:
-  MinimumLimitsSupport(Precision precision, const gl::GlInfo& limits) : precision_(precision), limits_(limits) {}
-  std::string WhyNotSupported(const Graph& graph, size_t node_index) const override {
-    std::string reason;
-    if (gl::IsNodeSupported(graph, node_index, &reason, precision_, &limits_)) return {};
-    return reason;
-  }
-
- private:
-  Precision precision_;
-  const gl::GlInfo& limits_;
-};
-
 std::string TensorName(const Graph& graph, int t) { return graph.tensors[static_cast<size_t>(t)].name; }
 
 std::string BufferName(const Graph& graph, const gl::SegmentPlan& plan, const gl::PlannedBinding& b) {
@@ -95,7 +81,7 @@ StatusOr<PlanReport> PlanModel(const Model& model, const Options& options) {
   GLD_RETURN_IF_ERROR(InferShapes(graph, cpu::KnownValueOracle()));
 
   const gl::GlInfo limits = gl::MinimumGlLimits();
-  MinimumLimitsSupport support(options.precision, limits);
+  gl::GlSupportQuery support(options.precision, limits);
   PartitionOptions popts;
   popts.gpu = &support;
   popts.max_segments = options.max_delegated_partitions;
@@ -115,6 +101,7 @@ StatusOr<PlanReport> PlanModel(const Model& model, const Options& options) {
   for (size_t k = 0; k < partition.segments.size(); ++k) {
     gl::SegmentPlanOptions plan_options;
     plan_options.name = "GL segment " + std::to_string(k);
+    plan_options.node_code = support.code();
     GLD_ASSIGN_OR_RETURN(gl::SegmentPlan plan,
                          gl::PlanSegment(graph, partition.segments[k], options.precision, limits, plan_options));
     report.segments.push_back(DescribeSegment(graph, plan));

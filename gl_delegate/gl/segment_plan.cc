@@ -136,17 +136,28 @@ class SegmentPlanner {
     return OkStatus();
   }
 
-  // Runs each node's generator once, with its constants made; constant
+  // Each node's code, with its constants made: taken from the support
+  // query's cache when it is there, generated here otherwise. Constant
   // indices become segment-wide.
   Status BuildNodes() {
     for (size_t n : plan_.nodes) {
-      OpBuildContext ctx(graph_, n, plan_.precision, /*dry_run=*/false);
+      NodeCode code;
+      NodeCodeCache* cache = options_.node_code;
+      auto cached = cache != nullptr ? cache->find(n) : NodeCodeCache::iterator();
+      if (cache != nullptr && cached != cache->end()) {
+        code = std::move(cached->second);
+        cache->erase(cached);
+      } else {
+        OpBuildContext ctx(graph_, n, plan_.precision, /*dry_run=*/false);
+        Status s = BuildNode(ctx, &code.dispatches);
+        if (!s.ok()) return Status(s.code(), plan_.label + ": " + graph_.NodeLabel(n) + ": " + s.message());
+        code.constants = std::move(ctx.constants());
+      }
       NodeDispatches nd;
       nd.node = n;
-      Status s = BuildNode(ctx, &nd.dispatches);
-      if (!s.ok()) return Status(s.code(), plan_.label + ": " + graph_.NodeLabel(n) + ": " + s.message());
+      nd.dispatches = std::move(code.dispatches);
       const int base = static_cast<int>(op_constants_.size());
-      for (ConstantBuffer& c : ctx.constants()) op_constants_.push_back(std::move(c));
+      for (ConstantBuffer& c : code.constants) op_constants_.push_back(std::move(c));
       for (Dispatch& d : nd.dispatches) {
         for (auto& b : d.bindings) {
           if (b.second.kind == DispatchBufferRef::kConstant) b.second.index += base;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gl/codegen/gl_op.h"
+#include "gl/codegen/support.h"
 #include "gl/egl/egl_environment.h"
 #include "gldelegate/status.hpp"
 #include "gldelegate/types.hpp"
@@ -35,6 +36,10 @@ struct SegmentPlanOptions {
   bool fuse_elementwise = true;
   // Name used in labels and messages: "<name> (nodes 3-9)".
   std::string name = "GL segment";
+  // Code the support query already generated for some of the segment's
+  // nodes (weights packed); the plan takes it out of the cache instead of
+  // running those generators again. nullptr: generate every node here.
+  NodeCodeCache* node_code = nullptr;
 };
 
 // Where a binding of a planned dispatch points.

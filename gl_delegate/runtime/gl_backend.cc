@@ -110,7 +110,11 @@ class GlSegmentStep : public Step {
 class GlBackend : public GpuBackend {
  public:
   GlBackend(std::shared_ptr<GlDevice> device, Precision precision, bool profiling)
-      : device_(std::move(device)), precision_(precision), profiling_(profiling), stats_(std::make_shared<SegmentStats>()) {}
+      : device_(std::move(device)),
+        precision_(precision),
+        profiling_(profiling),
+        stats_(std::make_shared<SegmentStats>()),
+        support_(precision, device_->info()) {}
 
   std::string name() const override { return "gl"; }
   std::string renderer() const override {
@@ -119,20 +123,28 @@ class GlBackend : public GpuBackend {
   }
   std::vector<OpType> SupportedOps() const override { return GlSupportedOps(); }
 
+  // The query keeps the code it generates for the segment plans, so each
+  // node's generator runs once.
   std::string WhyNotSupported(const Graph& graph, size_t node_index) const override {
-    std::string reason;
-    if (IsNodeSupported(graph, node_index, &reason, precision_, &device_->info())) return {};
-    return reason;
+    return support_.WhyNotSupported(graph, node_index);
   }
 
   StatusOr<std::unique_ptr<Step>> CreateSegmentStep(const Graph& graph, const Segment& segment,
                                                     int segment_index) override {
     SegmentPlanOptions plan_options;
     plan_options.name = "GL segment " + std::to_string(segment_index);
-    GLD_ASSIGN_OR_RETURN(SegmentPlan plan, PlanSegment(graph, segment, precision_, device_->info(), plan_options));
+    NodeCodeCache& node_code = *support_.code();
+    plan_options.node_code = &node_code;
+    auto plan = PlanSegment(graph, segment, precision_, device_->info(), plan_options);
+    // Segments are made in graph order: code of earlier nodes that did not
+    // join a segment (max_delegated_partitions) is no longer wanted.
+    if (!segment.nodes.empty()) {
+      node_code.erase(node_code.begin(), node_code.upper_bound(static_cast<size_t>(segment.nodes.back())));
+    }
+    if (!plan.ok()) return plan.status();
     GlSegmentRunOptions run_options;
     run_options.profile_dispatches = profiling_;
-    GLD_ASSIGN_OR_RETURN(std::unique_ptr<GlSegment> s, GlSegment::Create(*device_, plan, run_options));
+    GLD_ASSIGN_OR_RETURN(std::unique_ptr<GlSegment> s, GlSegment::Create(*device_, *plan, run_options));
     {
       std::lock_guard<std::mutex> lock(stats_->mutex);
       stats_->dispatches += s->dispatches();
@@ -173,6 +185,7 @@ class GlBackend : public GpuBackend {
   Precision precision_;
   bool profiling_;
   std::shared_ptr<SegmentStats> stats_;
+  GlSupportQuery support_;
 };
 
 }  // namespace

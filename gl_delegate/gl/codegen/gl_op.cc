@@ -1,5 +1,6 @@
 #include "gl/codegen/gl_op.h"
 
+#include <atomic>
 #include <cstring>
 
 #include "util/half.h"
@@ -261,7 +262,14 @@ const std::vector<GlBuilder>& GlBuilders() {
   return table;
 }
 
+namespace {
+std::atomic<uint64_t> g_generator_runs{0};
+}  // namespace
+
+uint64_t GeneratorRuns() { return g_generator_runs.load(std::memory_order_relaxed); }
+
 Status BuildNode(OpBuildContext& ctx, std::vector<Dispatch>* out) {
+  g_generator_runs.fetch_add(1, std::memory_order_relaxed);
   for (const GlBuilder& row : GlBuilders()) {
     if (row.op == ctx.node().op) return row.build(ctx, out);
   }

@@ -135,6 +135,9 @@ const std::vector<GlBuilder>& GlBuilders();
 // Unimplemented (with a human-readable reason) when the GL backend cannot
 // run it.
 Status BuildNode(OpBuildContext& ctx, std::vector<Dispatch>* dispatches);
+// How many times BuildNode ran in this process, dry runs included (tests
+// check that planning generates each node once).
+uint64_t GeneratorRuns();
 
 // The activation define value (ACT_*) of a fused activation; Unimplemented for
 // SIGN_BIT.

@@ -5,17 +5,12 @@
 
 namespace gld::gl {
 
-bool IsNodeSupported(const Graph& graph, size_t node, std::string* reason, Precision precision,
-                     const GlInfo* limits) {
-  auto refuse = [reason](const std::string& why) {
-    if (reason != nullptr) *reason = why;
-    return false;
-  };
-  if (node >= graph.nodes.size()) return refuse("node index " + std::to_string(node) + " out of range");
-  OpBuildContext ctx(graph, node, precision, /*dry_run=*/true);
-  std::vector<Dispatch> dispatches;
-  Status s = BuildNode(ctx, &dispatches);
-  if (!s.ok()) return refuse(s.message());
+namespace {
+
+// Empty when every dispatch fits the limits (storage block size, workgroup
+// counts); otherwise why not.
+std::string CheckLimits(const Graph& graph, size_t node, const std::vector<Dispatch>& dispatches,
+                        Precision precision, const GlInfo* limits) {
   // GLES 3.1 guarantees 2^27-byte storage blocks and 65535 workgroups per
   // axis; a driver may offer more.
   const int64_t max_bytes = limits != nullptr && limits->max_ssbo_size > 0 ? limits->max_ssbo_size
@@ -28,23 +23,54 @@ bool IsNodeSupported(const Graph& graph, size_t node, std::string* reason, Preci
       const int64_t groups = (int64_t{d.grid[static_cast<size_t>(k)]} + wg[static_cast<size_t>(k)] - 1) /
                              wg[static_cast<size_t>(k)];
       if (groups > limit) {
-        return refuse(std::string(OpTypeName(graph.nodes[node].op)) + ": needs " + std::to_string(groups) +
-                      " workgroups along axis " + std::to_string(k) + ", the limit is " + std::to_string(limit));
+        return std::string(OpTypeName(graph.nodes[node].op)) + ": needs " + std::to_string(groups) +
+               " workgroups along axis " + std::to_string(k) + ", the limit is " + std::to_string(limit);
       }
     }
     for (const auto& b : d.bindings) {
       if (b.second.kind != DispatchBufferRef::kTensor) continue;
       const Tensor& t = graph.tensors[static_cast<size_t>(b.second.index)];
       auto shape = ToBhwc(t.shape);
-      if (!shape.ok()) return refuse(shape.status().message());
+      if (!shape.ok()) return shape.status().message();
       const int64_t bytes = static_cast<int64_t>(Phwc4Bytes(*shape, precision));
       if (bytes > max_bytes) {
-        return refuse(std::string(OpTypeName(graph.nodes[node].op)) + ": tensor '" + t.name + "' needs " +
-                      std::to_string(bytes) + " bytes of GPU storage, the limit is " + std::to_string(max_bytes));
+        return std::string(OpTypeName(graph.nodes[node].op)) + ": tensor '" + t.name + "' needs " +
+               std::to_string(bytes) + " bytes of GPU storage, the limit is " + std::to_string(max_bytes);
       }
     }
   }
-  return true;
+  return {};
+}
+
+}  // namespace
+
+StatusOr<NodeCode> GenerateNodeCode(const Graph& graph, size_t node, Precision precision, const GlInfo* limits,
+                                    bool dry_run) {
+  if (node >= graph.nodes.size()) {
+    return UnimplementedError("node index " + std::to_string(node) + " out of range");
+  }
+  OpBuildContext ctx(graph, node, precision, dry_run);
+  NodeCode code;
+  GLD_RETURN_IF_ERROR(BuildNode(ctx, &code.dispatches));
+  const std::string why = CheckLimits(graph, node, code.dispatches, precision, limits);
+  if (!why.empty()) return UnimplementedError(why);
+  code.constants = std::move(ctx.constants());
+  return code;
+}
+
+bool IsNodeSupported(const Graph& graph, size_t node, std::string* reason, Precision precision,
+                     const GlInfo* limits) {
+  auto code = GenerateNodeCode(graph, node, precision, limits, /*dry_run=*/true);
+  if (code.ok()) return true;
+  if (reason != nullptr) *reason = code.status().message();
+  return false;
+}
+
+std::string GlSupportQuery::WhyNotSupported(const Graph& graph, size_t node_index) const {
+  auto code = GenerateNodeCode(graph, node_index, precision_, &limits_, /*dry_run=*/false);
+  if (!code.ok()) return code.status().message();
+  code_[node_index] = std::move(code).value();
+  return {};
 }
 
 const std::vector<OpType>& GlSupportedOps() {
