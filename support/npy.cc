@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstring>
 #include <limits>
+#include <new>
 
 #include "util/file_util.h"
 
@@ -237,7 +238,11 @@ StatusOr<NpyArray> ParseNpy(const void* bytes, size_t size, const std::string& n
     return error(std::to_string(available - data_bytes) + " unexpected bytes after the array data");
   }
   const uint8_t* data = p + prefix + header_len;
-  array.data.assign(data, data + data_bytes);
+  try {
+    array.data.assign(data, data + data_bytes);
+  } catch (const std::bad_alloc&) {
+    return InternalError("'" + name + "': cannot allocate " + std::to_string(data_bytes) + " bytes for its array");
+  }
   return array;
 }
 

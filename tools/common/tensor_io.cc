@@ -20,7 +20,9 @@ StatusOr<int> FindInputIndex(const std::vector<TensorInfo>& inputs, const std::s
 }
 
 StatusOr<std::vector<uint8_t>> LoadInputNpy(const TensorInfo& info, const std::string& file) {
-  GLD_ASSIGN_OR_RETURN(NpyArray a, ReadNpy(file));
+  auto read = ReadNpy(file);
+  if (!read.ok()) return read.status().WithContext("input " + DescribeTensor(info));
+  NpyArray a = std::move(read).value();
   if (a.type != info.type) {
     return InvalidArgumentError("'" + file + "' holds " + ElementTypeName(a.type) + ", input " +
                                 DescribeTensor(info) + " needs " + ElementTypeName(info.type));
