@@ -228,6 +228,24 @@ TEST_F(HostileEnvironmentTest, RandomInputBeyondTheMemoryLimitIsAnError) {
   ExpectOneLineError(r, "cannot allocate 805306368 bytes for tensor 'big_image'");
 }
 
+TEST_F(HostileEnvironmentTest, GlBuffersBeyondTheMemoryLimitAreAnError) {
+  // y = x + 1 on 64 MiB tensors: the segment's staging and arena buffers are
+  // made before any host buffer, and llvmpipe's buffers are host memory.
+  ModelBuilder b;
+  int x = b.AddInput("x", ElementType::kFloat32, {1, 2048, 2048, 4});
+  int c = b.AddConstantFloat("c", {1}, {1});
+  int y = b.AddTensor("y", ElementType::kFloat32, {1, 2048, 2048, 4});
+  ASSERT_TRUE(b.AddOp("ADD", {x, c}, {y}).ok());
+  b.SetOutputs({y});
+  std::string model = (dir_ / "big_add.tflite").string();
+  ASSERT_TRUE(b.WriteFile(model).ok());
+  Result r = Run(GLD_RUN_PATH, "--graph=" + model + " --backend=gl");
+  if (r.exit_code != 0) GTEST_SKIP() << "no GL context here: " << r.err;
+  r = Run(GLD_RUN_PATH, "--graph=" + model + " --backend=gl --threads=1", "", "ulimit -v 550000;");
+  ExpectOneLineError(r, "cannot allocate");
+  EXPECT_TRUE(Contains(r.err, "bytes for a GL buffer: GL error GL_OUT_OF_MEMORY")) << r.err;
+}
+
 TEST_F(HostileEnvironmentTest, NpyInputBeyondTheMemoryLimitIsAnError) {
   const std::string model = WriteHugeInputModel();
   // A sparse .npy file of the input's full size: its header and a hole.
