@@ -224,14 +224,17 @@ StatusOr<NpyArray> ParseNpy(const void* bytes, size_t size, const std::string& n
   if (fortran && dims.size() > 1) {
     return error("Fortran-order arrays are not supported (save with C order, e.g. np.ascontiguousarray)");
   }
-  uint64_t data_bytes = count * ElementTypeSize(array.type);
+  // count may be up to 2^62: its product with an 8-byte element can wrap, and
+  // a shape that needs 2^64 bytes or more is more than any file holds.
+  const bool wraps = count > std::numeric_limits<uint64_t>::max() / ElementTypeSize(array.type);
+  uint64_t data_bytes = wraps ? std::numeric_limits<uint64_t>::max() : count * ElementTypeSize(array.type);
   size_t available = size - prefix - header_len;
-  if (data_bytes > available) {
+  if (wraps || data_bytes > available) {
     return error("truncated: shape " + [&] {
       std::string s = "(";
       for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
       return s + ")";
-    }() + " of " + ElementTypeName(array.type) + " needs " + std::to_string(data_bytes) +
+    }() + " of " + ElementTypeName(array.type) + " needs " + (wraps ? "more than " : "") + std::to_string(data_bytes) +
                  " data bytes but the file has " + std::to_string(available));
   }
   if (data_bytes < available) {
