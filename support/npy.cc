@@ -289,7 +289,12 @@ StatusOr<std::vector<uint8_t>> EncodeNpy(const NpyArray& array) {
   header.append(padded - total, ' ');
   header.push_back('\n');
   std::vector<uint8_t> out;
-  out.reserve(padded + array.data.size());
+  try {
+    out.reserve(padded + array.data.size());
+  } catch (const std::bad_alloc&) {
+    return InternalError("cannot allocate " + std::to_string(padded + array.data.size()) +
+                         " bytes for a .npy file of " + std::to_string(array.data.size()) + " data bytes");
+  }
   out.insert(out.end(), kMagic, kMagic + kMagicSize);
   out.push_back(static_cast<uint8_t>(major));
   out.push_back(0);

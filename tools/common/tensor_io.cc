@@ -1,6 +1,7 @@
 #include "common/tensor_io.h"
 
 #include <filesystem>
+#include <new>
 
 #include "common/flags.h"
 #include "common/tensors.h"
@@ -67,7 +68,12 @@ StatusOr<NpyArray> ReadOutput(const Interpreter& interp, int index) {
   NpyArray a;
   a.type = info.type;
   a.shape = info.shape;
-  a.data.resize(info.bytes);
+  try {
+    a.data.resize(info.bytes);
+  } catch (const std::bad_alloc&) {
+    return InternalError("cannot allocate " + std::to_string(info.bytes) + " bytes for output tensor '" + info.name +
+                         "'");
+  }
   GLD_RETURN_IF_ERROR(interp.GetOutput(index, a.data.data(), a.data.size()));
   return a;
 }
