@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstring>
 #include <limits>
+#include <new>
 
 #include "util/file_util.h"
 
@@ -223,21 +224,28 @@ StatusOr<NpyArray> ParseNpy(const void* bytes, size_t size, const std::string& n
   if (fortran && dims.size() > 1) {
     return error("Fortran-order arrays are not supported (save with C order, e.g. np.ascontiguousarray)");
   }
-  uint64_t data_bytes = count * ElementTypeSize(array.type);
+  // count may be up to 2^62: its product with an 8-byte element can wrap, and
+  // a shape that needs 2^64 bytes or more is more than any file holds.
+  const bool wraps = count > std::numeric_limits<uint64_t>::max() / ElementTypeSize(array.type);
+  uint64_t data_bytes = wraps ? std::numeric_limits<uint64_t>::max() : count * ElementTypeSize(array.type);
   size_t available = size - prefix - header_len;
-  if (data_bytes > available) {
+  if (wraps || data_bytes > available) {
     return error("truncated: shape " + [&] {
       std::string s = "(";
       for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
       return s + ")";
-    }() + " of " + ElementTypeName(array.type) + " needs " + std::to_string(data_bytes) +
+    }() + " of " + ElementTypeName(array.type) + " needs " + (wraps ? "more than " : "") + std::to_string(data_bytes) +
                  " data bytes but the file has " + std::to_string(available));
   }
   if (data_bytes < available) {
     return error(std::to_string(available - data_bytes) + " unexpected bytes after the array data");
   }
   const uint8_t* data = p + prefix + header_len;
-  array.data.assign(data, data + data_bytes);
+  try {
+    array.data.assign(data, data + data_bytes);
+  } catch (const std::bad_alloc&) {
+    return InternalError("'" + name + "': cannot allocate " + std::to_string(data_bytes) + " bytes for its array");
+  }
   return array;
 }
 
@@ -281,7 +289,12 @@ StatusOr<std::vector<uint8_t>> EncodeNpy(const NpyArray& array) {
   header.append(padded - total, ' ');
   header.push_back('\n');
   std::vector<uint8_t> out;
-  out.reserve(padded + array.data.size());
+  try {
+    out.reserve(padded + array.data.size());
+  } catch (const std::bad_alloc&) {
+    return InternalError("cannot allocate " + std::to_string(padded + array.data.size()) +
+                         " bytes for a .npy file of " + std::to_string(array.data.size()) + " data bytes");
+  }
   out.insert(out.end(), kMagic, kMagic + kMagicSize);
   out.push_back(static_cast<uint8_t>(major));
   out.push_back(0);

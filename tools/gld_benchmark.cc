@@ -130,7 +130,7 @@ gld::Status SetInputs(gld::Interpreter& interp, const InputFiles& specs, const F
       GLD_ASSIGN_OR_RETURN(data, gld::tools::LoadInputNpy(info, it->second));
       std::cout << "Input " << i << " " << gld::tools::DescribeTensor(info) << " from " << it->second << "\n";
     } else {
-      data = gld::tools::MakeRandomInput(info, f.seed, static_cast<int>(i));
+      GLD_ASSIGN_OR_RETURN(data, gld::tools::MakeRandomInput(info, f.seed, static_cast<int>(i)));
       std::cout << "Input " << i << " " << gld::tools::DescribeTensor(info) << " random (seed " << f.seed << ")\n";
     }
     GLD_RETURN_IF_ERROR(interp.SetInput(static_cast<int>(i), data.data(), data.size()));

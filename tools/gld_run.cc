@@ -58,7 +58,9 @@ int Run(const std::string& graph, const gld::Options& options, const std::vector
       data = std::move(loaded).value();
       std::cout << "input " << i << " " << gld::tools::DescribeTensor(info) << " from " << it->second << "\n";
     } else {
-      data = gld::tools::MakeRandomInput(info, seed, static_cast<int>(i));
+      auto made = gld::tools::MakeRandomInput(info, seed, static_cast<int>(i));
+      if (!made.ok()) return gld::tools::Fail(kTool, made.status());
+      data = std::move(made).value();
       std::cout << "input " << i << " " << gld::tools::DescribeTensor(info) << " random (seed " << seed << ")\n";
     }
     gld::Status s = interp.SetInput(static_cast<int>(i), data.data(), data.size());

@@ -69,26 +69,29 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlDevice& device, const S
 }
 
 Status GlSegment::CreateBuffers(const SegmentPlan& plan) {
+  // Errors (GL_OUT_OF_MEMORY above all) say whose buffer it was.
+  auto make = [&](size_t bytes, const void* data, const std::string& whose) -> StatusOr<GlBuffer> {
+    StatusOr<GlBuffer> buffer = GlBuffer::Create(bytes, data);
+    if (!buffer.ok()) return buffer.status().WithContext(label_ + ": " + whose);
+    gpu_bytes_ += buffer->bytes();
+    return buffer;
+  };
   for (const PlannedConstant& c : plan.constant_tensors) {
-    GLD_ASSIGN_OR_RETURN(GlBuffer buffer, GlBuffer::Create(c.bytes.size(), c.bytes.data()));
-    gpu_bytes_ += buffer.bytes();
+    GLD_ASSIGN_OR_RETURN(GlBuffer buffer, make(c.bytes.size(), c.bytes.data(), "constant tensor '" + c.name + "'"));
     tensor_buffers_.push_back(std::move(buffer));
   }
   for (const PlannedConstant& c : plan.op_constants) {
-    GLD_ASSIGN_OR_RETURN(GlBuffer buffer, GlBuffer::Create(c.bytes.size(), c.bytes.data()));
-    gpu_bytes_ += buffer.bytes();
+    GLD_ASSIGN_OR_RETURN(GlBuffer buffer, make(c.bytes.size(), c.bytes.data(), c.name));
     constant_buffers_.push_back(std::move(buffer));
   }
   for (const EdgeConversion& e : plan.edges) {
     Edge edge;
     edge.tensor = e.tensor;
     edge.bytes = e.host_bytes;
-    GLD_ASSIGN_OR_RETURN(edge.staging, GlBuffer::Create(e.staging_bytes));
-    gpu_bytes_ += edge.staging.bytes();
+    GLD_ASSIGN_OR_RETURN(edge.staging, make(e.staging_bytes, nullptr, "staging for tensor '" + e.name + "'"));
     (e.to_gpu ? input_edges_ : output_edges_).push_back(std::move(edge));
   }
-  GLD_ASSIGN_OR_RETURN(arena_, GlBuffer::Create(static_cast<size_t>(plan.arena_bytes)));
-  gpu_bytes_ += arena_.bytes();
+  GLD_ASSIGN_OR_RETURN(arena_, make(static_cast<size_t>(plan.arena_bytes), nullptr, "tensor arena"));
   return OkStatus();
 }
 

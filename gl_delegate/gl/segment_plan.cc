@@ -280,6 +280,7 @@ class SegmentPlanner {
     GLD_ASSIGN_OR_RETURN(Bhwc shape, ToBhwc(tensor.shape));
     gl::EdgeConversion e;
     e.tensor = t;
+    e.name = tensor.name;
     e.to_gpu = to_gpu;
     GLD_ASSIGN_OR_RETURN(e.host_type, EdgeType(tensor, to_gpu));
     e.host_bytes = static_cast<size_t>(shape.elements()) * DataTypeSize(tensor.type);

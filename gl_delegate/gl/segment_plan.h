@@ -74,6 +74,7 @@ struct PlannedDispatch {
 // to the tensor's PHWC4 object (an input), or back (an output).
 struct EdgeConversion {
   int tensor = -1;
+  std::string name;  // the tensor's, for messages
   bool to_gpu = true;
   std::string host_type;     // SRC_* / DST_* of the conversion shader
   size_t host_bytes = 0;     // elements x element size

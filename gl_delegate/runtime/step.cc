@@ -1,5 +1,7 @@
 #include "runtime/step.h"
 
+#include <new>
+
 #include "util/thread_pool.h"
 
 namespace gld {
@@ -31,7 +33,14 @@ Status CpuNodeStep::Run(StepContext& ctx) {
     ThreadPool* pool = ctx.pool;
     k.parallel_for = [pool](int64_t n, const std::function<void(int64_t, int64_t)>& fn) { pool->ParallelFor(n, fn); };
   }
-  Status s = kernel_->run(k);
+  Status s;
+  try {
+    s = kernel_->run(k);
+  } catch (const std::bad_alloc&) {
+    // Packing weights (on the first run) and im2col scratch allocate inside
+    // the kernels, on this thread.
+    return InternalError(label_ + ": cannot allocate memory for its packed weights or scratch buffers");
+  }
   if (s.ok()) return s;
   // Kernels usually name the node already; add the label only when missing.
   if (s.message().rfind(label_, 0) == 0) return s;

@@ -6,32 +6,77 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <system_error>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace gld {
 
-StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path, uint64_t max_bytes, const std::string& kind) {
-  const std::string named = (kind.empty() ? "" : kind + " ") + "'" + path + "'";
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return InvalidArgumentError(named + " is a directory, not a file");
+namespace {
+std::string Named(const std::string& path, const std::string& kind) {
+  return (kind.empty() ? "" : kind + " ") + "'" + path + "'";
+}
+}  // namespace
+
+ReadOnlyFile::~ReadOnlyFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+StatusOr<ReadOnlyFile> OpenRegularFileForRead(const std::string& path, uint64_t max_bytes, const std::string& kind) {
+  const std::string named = Named(path, kind);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == EISDIR) return InvalidArgumentError(named + " is a directory, not a file");
+    return NotFoundError("cannot open " + named + ": " + std::strerror(errno));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFoundError("cannot open " + named + ": " + std::strerror(errno));
-  in.seekg(0, std::ios::end);
-  std::streamoff end = in.tellg();
-  if (end < 0) return DataLossError("cannot determine the size of " + named);
-  uint64_t size = static_cast<uint64_t>(end);
-  if (size > max_bytes) {
-    return InvalidArgumentError(named + " is " + std::to_string(size) + " bytes, more than the limit of " +
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return DataLossError("cannot stat " + named + ": " + std::strerror(err));
+  }
+  ReadOnlyFile file(fd, static_cast<uint64_t>(st.st_size));
+  if (S_ISDIR(st.st_mode)) return InvalidArgumentError(named + " is a directory, not a file");
+  if (!S_ISREG(st.st_mode)) {
+    const char* what = S_ISFIFO(st.st_mode)                            ? "a FIFO"
+                       : S_ISSOCK(st.st_mode)                          ? "a socket"
+                       : (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) ? "a device"
+                                                                       : "not a regular file";
+    return InvalidArgumentError(named + " is " + what + ", not a regular file");
+  }
+  if (file.size() > max_bytes) {
+    return InvalidArgumentError(named + " is " + std::to_string(file.size()) + " bytes, more than the limit of " +
                                 std::to_string(max_bytes));
   }
-  in.seekg(0, std::ios::beg);
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size))) {
-    return DataLossError("cannot read " + std::to_string(size) + " bytes from " + named);
+  // The caller reads with ordinary blocking reads (some filesystems, FUSE
+  // among them, may answer EAGAIN to a non-blocking read of a regular file).
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return file;
+}
+
+StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path, uint64_t max_bytes, const std::string& kind) {
+  GLD_ASSIGN_OR_RETURN(ReadOnlyFile file, OpenRegularFileForRead(path, max_bytes, kind));
+  const std::string named = Named(path, kind);
+  std::vector<uint8_t> bytes;
+  try {
+    bytes.resize(static_cast<size_t>(file.size()));
+  } catch (const std::bad_alloc&) {
+    return InternalError("cannot allocate " + std::to_string(file.size()) + " bytes to read " + named);
+  }
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t got = ::read(file.fd(), bytes.data() + done, bytes.size() - done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      return DataLossError("cannot read " + std::to_string(bytes.size()) + " bytes from " + named +
+                           (got < 0 ? std::string(": ") + std::strerror(errno) : ": it ended early"));
+    }
+    done += static_cast<size_t>(got);
   }
   return bytes;
 }
@@ -57,6 +102,11 @@ Status WriteFileAtomic(const std::string& path, const void* data, size_t size) {
     return DataLossError("cannot rename '" + tmp + "' to '" + path + "': " + why);
   }
   return OkStatus();
+}
+
+bool PathExists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
 }
 
 bool IsDirectory(const std::string& path) {

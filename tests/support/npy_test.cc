@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -108,6 +111,26 @@ TEST(Npy, HugeShapeDoesNotAllocate) {
   // 2^31-1 x 2^31-1 x 8 bytes claimed, 0 present: must fail on the size check.
   ExpectParseError(MakeNpy("{'descr': '<f8', 'fortran_order': False, 'shape': (2147483647, 2147483647), }", {}),
                    "truncated");
+}
+
+TEST(Npy, ShapeWhoseByteCountWrapsIsRejected) {
+  // 2^30 x 2^30 x 2 float64 values are 2^64 bytes, which wraps to 0 in 64
+  // bits: an empty file body must not pass for that shape.
+  ExpectParseError(MakeNpy("{'descr': '<f8', 'fortran_order': False, 'shape': (1073741824, 1073741824, 2), }", {}),
+                   "needs more than 18446744073709551615 data bytes but the file has 0");
+}
+
+TEST(Npy, FifoIsRefusedWithoutWaitingForAWriter) {
+  auto dir = std::filesystem::temp_directory_path() / ("gld_npy_fifo_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "x.npy").string();
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  auto a = ReadNpy(path);  // would block forever on a blocking open
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(a.status().message().find("'" + path + "' is a FIFO, not a regular file"), std::string::npos)
+      << a.status().message();
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Npy, WriteThenReadRoundTrips) {

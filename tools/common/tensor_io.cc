@@ -1,6 +1,7 @@
 #include "common/tensor_io.h"
 
 #include <filesystem>
+#include <new>
 
 #include "common/flags.h"
 #include "common/tensors.h"
@@ -20,7 +21,9 @@ StatusOr<int> FindInputIndex(const std::vector<TensorInfo>& inputs, const std::s
 }
 
 StatusOr<std::vector<uint8_t>> LoadInputNpy(const TensorInfo& info, const std::string& file) {
-  GLD_ASSIGN_OR_RETURN(NpyArray a, ReadNpy(file));
+  auto read = ReadNpy(file);
+  if (!read.ok()) return read.status().WithContext("input " + DescribeTensor(info));
+  NpyArray a = std::move(read).value();
   if (a.type != info.type) {
     return InvalidArgumentError("'" + file + "' holds " + ElementTypeName(a.type) + ", input " +
                                 DescribeTensor(info) + " needs " + ElementTypeName(info.type));
@@ -65,7 +68,12 @@ StatusOr<NpyArray> ReadOutput(const Interpreter& interp, int index) {
   NpyArray a;
   a.type = info.type;
   a.shape = info.shape;
-  a.data.resize(info.bytes);
+  try {
+    a.data.resize(info.bytes);
+  } catch (const std::bad_alloc&) {
+    return InternalError("cannot allocate " + std::to_string(info.bytes) + " bytes for output tensor '" + info.name +
+                         "'");
+  }
   GLD_RETURN_IF_ERROR(interp.GetOutput(index, a.data.data(), a.data.size()));
   return a;
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <sstream>
 
 namespace gld::tools {
@@ -31,10 +32,16 @@ uint64_t InputWord(uint64_t seed, uint64_t stream, uint64_t j) {
   return z ^ (z >> 31);
 }
 
-std::vector<uint8_t> MakeRandomInput(const TensorInfo& info, uint64_t seed, int stream) {
+StatusOr<std::vector<uint8_t>> MakeRandomInput(const TensorInfo& info, uint64_t seed, int stream) {
   const size_t size = ElementTypeSize(info.type);
   const size_t n = size == 0 ? 0 : info.bytes / size;
-  std::vector<uint8_t> out(info.bytes, 0);
+  std::vector<uint8_t> out;
+  try {
+    out.resize(info.bytes);
+  } catch (const std::bad_alloc&) {
+    return InternalError("cannot allocate " + std::to_string(info.bytes) + " bytes for tensor '" + info.name +
+                         "' (random input " + FormatShape(info.shape) + ")");
+  }
   for (size_t j = 0; j < n; ++j) {
     const uint64_t z = InputWord(seed, static_cast<uint64_t>(stream), j);
     const float f = static_cast<float>(static_cast<int64_t>(z >> 40) - (int64_t{1} << 23)) / 8388608.0f;

@@ -17,7 +17,9 @@ namespace gld::tools {
 // float32/float16/float64: ((z >> 40) - 2^23) / 2^23, uniform in [-1, 1);
 // bool: (z >> 11) % 2; other integers: (z >> 11) % 4.
 uint64_t InputWord(uint64_t seed, uint64_t stream, uint64_t j);
-std::vector<uint8_t> MakeRandomInput(const TensorInfo& info, uint64_t seed, int stream);
+// Internal ("cannot allocate N bytes for tensor 'x'") when the memory is not
+// there.
+StatusOr<std::vector<uint8_t>> MakeRandomInput(const TensorInfo& info, uint64_t seed, int stream);
 
 struct TensorStats {
   double min = 0, max = 0, mean = 0;

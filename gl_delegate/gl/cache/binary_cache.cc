@@ -191,12 +191,10 @@ std::unique_ptr<BinaryCacheFile> BinaryCacheFile::Open(const std::string& dir, c
   f->path_ = dir + "/" + file_name;
   f->entry_.key = key;
   f->entry_.model_token = model_token;
-  FILE* probe = std::fopen(f->path_.c_str(), "rb");
-  if (probe == nullptr) {
+  if (!PathExists(f->path_)) {
     f->dirty_ = true;  // a plain miss: written after compiling
     return f;
   }
-  std::fclose(probe);
   auto bytes = ReadFileBytes(f->path_, kMaxCacheFileBytes);
   StatusOr<CacheEntry> entry = bytes.ok() ? DecodeCacheEntry(bytes->data(), bytes->size(), key) : bytes.status();
   if (!entry.ok()) {

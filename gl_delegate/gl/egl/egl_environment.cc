@@ -2,6 +2,8 @@
 
 #include <epoxy/gl.h>
 
+#include <dlfcn.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
@@ -279,8 +281,44 @@ Status GlEnvironment::ReuseCurrentContext() {
   return OkStatus();
 }
 
+namespace {
+
+// libepoxy loads libEGL.so.1 on the first EGL call and abort()s when it cannot
+// open it or find an entry point, so a missing, empty or foreign libEGL would
+// end the process instead of letting `auto` fall back to the CPU. The same
+// library and entry points are looked up here first; the handle stays open, so
+// epoxy then finds the library already loaded. Checked once per process.
+Status ProbeEglLibrary() {
+  static const Status result = [] {
+    constexpr const char* kLibrary = "libEGL.so.1";
+    void* handle = ::dlopen(kLibrary, RTLD_LAZY | RTLD_LOCAL);
+    if (handle == nullptr) {
+      const char* why = ::dlerror();
+      return UnavailableError(std::string("cannot load ") + kLibrary + ": " + (why ? why : "unknown error"));
+    }
+    // eglGetProcAddress is how epoxy finds every extension; the others are the
+    // core entry points this file calls, which epoxy looks up in the library.
+    for (const char* name : {"eglGetProcAddress", "eglGetError", "eglQueryString", "eglGetCurrentContext",
+                             "eglGetCurrentDisplay", "eglGetCurrentSurface", "eglGetDisplay", "eglInitialize",
+                             "eglBindAPI", "eglQueryAPI", "eglChooseConfig", "eglCreateContext",
+                             "eglCreatePbufferSurface", "eglMakeCurrent", "eglDestroyContext", "eglDestroySurface"}) {
+      ::dlerror();
+      if (::dlsym(handle, name) == nullptr) {
+        const char* why = ::dlerror();
+        return UnavailableError(std::string(kLibrary) + " is not a usable EGL library: " +
+                                (why ? why : std::string("no symbol ") + name));
+      }
+    }
+    return OkStatus();
+  }();
+  return result;
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<GlEnvironment>> GlEnvironment::Create(const EglOptions& options) {
   std::unique_ptr<GlEnvironment> env(new GlEnvironment());
+  GLD_RETURN_IF_ERROR(ProbeEglLibrary());
 
   // 1. The caller's current context.
   EGLContext current = eglGetCurrentContext();

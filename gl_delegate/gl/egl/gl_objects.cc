@@ -49,10 +49,7 @@ StatusOr<GlBuffer> GlBuffer::Create(size_t bytes, const void* data) {
   }
   glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
   b.bytes_ = bytes;
-  Status s = CheckGlError("allocating a GL buffer");
-  if (!s.ok()) {
-    return Status(s.code(), s.message() + " (" + std::to_string(bytes) + " bytes)");
-  }
+  GLD_RETURN_IF_ERROR(CheckGlError(("cannot allocate " + std::to_string(bytes) + " bytes for a GL buffer").c_str()));
   return b;
 }
 

@@ -1,0 +1,276 @@
+// Runs the built tools against a hostile environment: a FIFO or a directory
+// where a file is expected, a broken libEGL first on the library path, and a
+// lowered address-space limit. Each run is under `timeout`, so a hang fails
+// the test (exit 124) instead of blocking CTest; a crash shows as an exit
+// code above 128 (the shell's signal exit), which no case accepts.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gldelegate/model_builder.hpp"
+#include "gldelegate/npy.hpp"
+
+#if defined(GLD_RUN_PATH) && defined(GLD_INSPECT_PATH) && defined(GLD_BENCHMARK_PATH) && defined(GLD_WARMUP_PATH)
+#define GLD_HAVE_TOOLS 1
+#else
+#define GLD_HAVE_TOOLS 0
+#define GLD_RUN_PATH ""
+#define GLD_INSPECT_PATH ""
+#define GLD_BENCHMARK_PATH ""
+#define GLD_WARMUP_PATH ""
+#endif
+
+namespace gld {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string ReadText(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int CountLines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// A clean failure: an error exit (not timeout's 124, not a signal) and one
+// line on stderr that contains `want`.
+void ExpectOneLineError(const Result& r, const std::string& want) {
+  EXPECT_GE(r.exit_code, 1) << r.err;
+  EXPECT_LE(r.exit_code, 123) << r.err;
+  EXPECT_EQ(CountLines(r.err), 1) << r.err;
+  EXPECT_TRUE(Contains(r.err, want)) << "want '" << want << "' in: " << r.err;
+}
+
+class HostileEnvironmentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!GLD_HAVE_TOOLS) GTEST_SKIP() << "tools not built (GLD_BUILD_TOOLS=OFF)";
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("gld_hostile_test_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  // Runs `tool args` under a 60 s timeout with GLD_LOG_LEVEL=off and `env`
+  // (VAR=value ...); `shell` runs first in the same shell (e.g. a ulimit).
+  Result Run(const std::string& tool, const std::string& args, const std::string& env = "",
+             const std::string& shell = "") {
+    fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    std::string cmd = shell + " GLD_LOG_LEVEL=off " + env + " timeout -k 5 60 '" + tool + "' " + args + " >'" +
+                      out.string() + "' 2>'" + err.string() + "'";
+    int status = std::system(cmd.c_str());
+    Result r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = ReadText(out);
+    r.err = ReadText(err);
+    return r;
+  }
+
+  // y = x + c, float32 [1, 4].
+  std::string WriteAddModel() {
+    ModelBuilder b;
+    int x = b.AddInput("x", ElementType::kFloat32, {1, 4});
+    int c = b.AddConstantFloat("c", {1, 4}, {1, 2, 3, 4});
+    int y = b.AddTensor("y", ElementType::kFloat32, {1, 4});
+    EXPECT_TRUE(b.AddOp("ADD", {x, c}, {y}).ok());
+    b.SetOutputs({y});
+    std::string path = (dir_ / "add.tflite").string();
+    EXPECT_TRUE(b.WriteFile(path).ok());
+    return path;
+  }
+
+  // The mean over H and W of a 768 MiB float32 input [1, 8192, 8192, 3]: the
+  // output is small, so the input is the one big allocation of each kind.
+  std::string WriteHugeInputModel() {
+    ModelBuilder b;
+    int x = b.AddInput("big_image", ElementType::kFloat32, {1, 8192, 8192, 3});
+    int axes = b.AddConstantInt32("axes", {2}, {1, 2});
+    int y = b.AddTensor("y", ElementType::kFloat32, {1, 1, 1, 3});
+    EXPECT_TRUE(b.AddOp("MEAN", {x, axes}, {y}, {{"keep_dims", true}}).ok());
+    b.SetOutputs({y});
+    std::string path = (dir_ / "huge_input.tflite").string();
+    EXPECT_TRUE(b.WriteFile(path).ok());
+    return path;
+  }
+
+  std::string MakeFifo(const std::string& name) {
+    std::string path = (dir_ / name).string();
+    EXPECT_EQ(::mkfifo(path.c_str(), 0600), 0) << path;
+    return path;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(HostileEnvironmentTest, GraphThatIsADirectoryIsOneLineFromEveryTool) {
+  const std::string folder = (dir_ / "models").string();
+  fs::create_directories(folder);
+  const std::string want = "'" + folder + "' is a directory, not a file";
+  ExpectOneLineError(Run(GLD_RUN_PATH, "--graph=" + folder + " --backend=cpu"), want);
+  ExpectOneLineError(Run(GLD_INSPECT_PATH, "--graph=" + folder), want);
+  ExpectOneLineError(Run(GLD_BENCHMARK_PATH, "--graph=" + folder + " --backend=cpu --num_runs=1"), want);
+  ExpectOneLineError(Run(GLD_WARMUP_PATH, "--graph=" + folder + " --cache_dir=" + (dir_ / "cache").string()), want);
+}
+
+TEST_F(HostileEnvironmentTest, FifoModelOrInputIsRefusedWithoutWaitingForAWriter) {
+  const std::string fifo_model = MakeFifo("model.tflite");
+  const std::string want_model = "'" + fifo_model + "' is a FIFO, not a regular file";
+  ExpectOneLineError(Run(GLD_RUN_PATH, "--graph=" + fifo_model + " --backend=cpu"), want_model);
+  ExpectOneLineError(Run(GLD_INSPECT_PATH, "--graph=" + fifo_model), want_model);
+  ExpectOneLineError(Run(GLD_BENCHMARK_PATH, "--graph=" + fifo_model + " --backend=cpu --num_runs=1"), want_model);
+
+  const std::string model = WriteAddModel();
+  const std::string fifo_npy = MakeFifo("x.npy");
+  Result r = Run(GLD_RUN_PATH, "--graph=" + model + " --backend=cpu --input=x=" + fifo_npy);
+  ExpectOneLineError(r, "'" + fifo_npy + "' is a FIFO, not a regular file");
+  EXPECT_TRUE(Contains(r.err, "input 'x' [1, 4] float32")) << r.err;
+  ExpectOneLineError(Run(GLD_BENCHMARK_PATH, "--graph=" + model +
+                                                 " --backend=cpu --num_runs=1 --input_layer_value_files=x:" + fifo_npy),
+                     "'" + fifo_npy + "' is a FIFO, not a regular file");
+}
+
+TEST_F(HostileEnvironmentTest, FifoProgramCacheEntryIsIgnoredWithAWarning) {
+  const std::string model = WriteAddModel();
+  const fs::path cache = dir_ / "cache";
+  fs::create_directories(cache);
+  const std::string args = "--graph=" + model + " --backend=gl --cache_dir=" + cache.string();
+  Result r = Run(GLD_RUN_PATH, args);
+  if (r.exit_code != 0) GTEST_SKIP() << "no GL context here: " << r.err;
+  std::vector<std::string> entries;
+  for (const auto& e : fs::directory_iterator(cache)) {
+    if (e.is_regular_file()) entries.push_back(e.path().string());
+  }
+  ASSERT_FALSE(entries.empty()) << "the run wrote no program cache entry";
+  for (const std::string& entry : entries) {
+    fs::remove(entry);
+    ASSERT_EQ(::mkfifo(entry.c_str(), 0600), 0) << entry;
+  }
+  r = Run(GLD_RUN_PATH, args, "GLD_LOG_LEVEL=warn");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "output 0 'y' [1, 4] float32")) << r.out;
+  EXPECT_TRUE(Contains(r.err, "is a FIFO, not a regular file")) << r.err;
+  // The entries were rewritten as files.
+  for (const std::string& entry : entries) EXPECT_TRUE(fs::is_regular_file(entry)) << entry;
+}
+
+class BrokenEglTest : public HostileEnvironmentTest {
+ protected:
+  // Puts a folder holding only `libEGL.so.1` first on the library path.
+  std::string LibraryPath(const fs::path& folder) {
+    const char* old = std::getenv("LD_LIBRARY_PATH");
+    return "LD_LIBRARY_PATH='" + folder.string() + (old ? ":" + std::string(old) : "") + "'";
+  }
+
+  void ExpectCpuFallbackAndGlError(const fs::path& folder, const std::string& why) {
+    const std::string model = WriteAddModel();
+    const std::string env = LibraryPath(folder);
+    Result r = Run(GLD_RUN_PATH, "--graph=" + model + " --backend=auto", env + " GLD_LOG_LEVEL=warn");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(Contains(r.out, "placement: 0/1 nodes on GPU")) << r.out;
+    EXPECT_TRUE(Contains(r.out, "output 0 'y' [1, 4] float32")) << r.out;
+    EXPECT_TRUE(Contains(r.err, "GPU backend unavailable, running every node on the CPU")) << r.err;
+    EXPECT_TRUE(Contains(r.err, why)) << r.err;
+
+    r = Run(GLD_RUN_PATH, "--graph=" + model + " --backend=gl", env);
+    ExpectOneLineError(r, why);
+  }
+};
+
+TEST_F(BrokenEglTest, EmptyLibEglFallsBackToTheCpu) {
+  const fs::path folder = dir_ / "empty";
+  fs::create_directories(folder);
+  std::ofstream(folder / "libEGL.so.1").close();
+  ExpectCpuFallbackAndGlError(folder, "cannot load libEGL.so.1");
+}
+
+TEST_F(BrokenEglTest, LibEglWithoutEglSymbolsFallsBackToTheCpu) {
+  const fs::path folder = dir_ / "stub";
+  fs::create_directories(folder);
+  const fs::path source = dir_ / "stub.c";
+  std::ofstream(source) << "int not_egl(void) { return 1; }\n";
+  const std::string compile = "cc -shared -fPIC -o '" + (folder / "libEGL.so.1").string() + "' '" + source.string() +
+                              "' 2>'" + (dir_ / "cc.txt").string() + "'";
+  if (std::system(compile.c_str()) != 0) GTEST_SKIP() << "no C compiler: " << ReadText(dir_ / "cc.txt");
+  ExpectCpuFallbackAndGlError(folder, "libEGL.so.1 is not a usable EGL library");
+}
+
+// The address-space limit leaves room for the interpreter's own input buffer
+// (768 MiB) but not for a second copy of the input.
+constexpr const char* kMemoryLimit = "ulimit -v 1400000;";
+
+TEST_F(HostileEnvironmentTest, RandomInputBeyondTheMemoryLimitIsAnError) {
+  const std::string model = WriteHugeInputModel();
+  Result r = Run(GLD_RUN_PATH, "--graph=" + model + " --backend=cpu --threads=1", "", kMemoryLimit);
+  ExpectOneLineError(r, "cannot allocate 805306368 bytes for tensor 'big_image'");
+  r = Run(GLD_BENCHMARK_PATH, "--graph=" + model + " --backend=cpu --threads=1 --num_runs=1", "", kMemoryLimit);
+  ExpectOneLineError(r, "cannot allocate 805306368 bytes for tensor 'big_image'");
+}
+
+TEST_F(HostileEnvironmentTest, GlBuffersBeyondTheMemoryLimitAreAnError) {
+  // y = x + 1 on 64 MiB tensors: the segment's staging and arena buffers are
+  // made before any host buffer, and llvmpipe's buffers are host memory.
+  ModelBuilder b;
+  int x = b.AddInput("x", ElementType::kFloat32, {1, 2048, 2048, 4});
+  int c = b.AddConstantFloat("c", {1}, {1});
+  int y = b.AddTensor("y", ElementType::kFloat32, {1, 2048, 2048, 4});
+  ASSERT_TRUE(b.AddOp("ADD", {x, c}, {y}).ok());
+  b.SetOutputs({y});
+  std::string model = (dir_ / "big_add.tflite").string();
+  ASSERT_TRUE(b.WriteFile(model).ok());
+  Result r = Run(GLD_RUN_PATH, "--graph=" + model + " --backend=gl");
+  if (r.exit_code != 0) GTEST_SKIP() << "no GL context here: " << r.err;
+  r = Run(GLD_RUN_PATH, "--graph=" + model + " --backend=gl --threads=1", "", "ulimit -v 550000;");
+  ExpectOneLineError(r, "cannot allocate");
+  EXPECT_TRUE(Contains(r.err, "bytes for a GL buffer: GL error GL_OUT_OF_MEMORY")) << r.err;
+}
+
+TEST_F(HostileEnvironmentTest, NpyInputBeyondTheMemoryLimitIsAnError) {
+  const std::string model = WriteHugeInputModel();
+  // A sparse .npy file of the input's full size: its header and a hole.
+  NpyArray header_only;
+  header_only.type = ElementType::kFloat32;
+  header_only.shape = {1, 1, 1, 3};
+  header_only.data.resize(12);
+  auto bytes = EncodeNpy(header_only);
+  ASSERT_TRUE(bytes.ok());
+  std::string text(bytes->begin(), bytes->end() - 12);
+  const std::string small_shape = "(1, 1, 1, 3)", big_shape = "(1, 8192, 8192, 3)";
+  const size_t at = text.find(small_shape);
+  ASSERT_NE(at, std::string::npos) << text;
+  // Keep the header's length: the padding spaces absorb the longer shape.
+  text.replace(at, small_shape.size(), big_shape);
+  text.erase(text.size() - 1 - (big_shape.size() - small_shape.size()), big_shape.size() - small_shape.size());
+  const fs::path npy = dir_ / "big_image.npy";
+  std::ofstream(npy, std::ios::binary) << text;
+  fs::resize_file(npy, text.size() + uint64_t{805306368});
+  Result r = Run(GLD_RUN_PATH, "--graph=" + model + " --backend=cpu --threads=1 --input=big_image=" + npy.string(), "",
+                 kMemoryLimit);
+  ExpectOneLineError(r, "cannot allocate");
+  EXPECT_TRUE(Contains(r.err, "input 'big_image' [1, 8192, 8192, 3] float32")) << r.err;
+  EXPECT_TRUE(Contains(r.err, npy.string())) << r.err;
+}
+
+}  // namespace
+}  // namespace gld
