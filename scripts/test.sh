@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds gldelegate with warnings as errors, runs every
 # test; then rebuilds under AddressSanitizer + UBSan and runs the unit tests
-# again; then fuzzes the model loader and the .npy reader for 60 s each. This
-# is what CI runs.
+# again; then fuzzes the model loader, the .npy reader and the program cache
+# entry reader for 60 s each. This is what CI runs.
 #   GLD_JOBS     parallel build jobs (default: nproc)
 #   GLD_SKIP_SANITIZE=1, GLD_SKIP_FUZZ=1   skip those stages
 set -euo pipefail
@@ -47,6 +47,13 @@ if [ "${GLD_SKIP_FUZZ:-0}" != 1 ]; then
   rm -rf "$npy_corpus" && mkdir -p "$npy_corpus"
   ./build-fuzz/tests/fuzz/gld_fuzz_npy_seeds "$npy_corpus"
   ./build-fuzz/tests/fuzz/gld_fuzz_npy -max_total_time=60 -seed=1 -print_final_stats=1 "$npy_corpus"
+
+  stage "fuzz the program cache entry reader (60 s)"
+  cmake --build build-fuzz -j "$jobs" --target gld_fuzz_cache gld_fuzz_cache_seeds
+  corpus=build-fuzz/cache_corpus
+  rm -rf "$corpus" && mkdir -p "$corpus"
+  ./build-fuzz/tests/fuzz/gld_fuzz_cache_seeds "$corpus"
+  ./build-fuzz/tests/fuzz/gld_fuzz_cache -max_total_time=60 -seed=1 -print_final_stats=1 "$corpus"
 fi
 
 stage "done"

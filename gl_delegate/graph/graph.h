@@ -55,6 +55,9 @@ struct Tensor {
   // constant may have zero elements.
   ConstantData data;
   bool is_constant = false;
+  // The type came from a model file, so shape inference must agree with it
+  // rather than overwrite it (graphs built in memory leave types to it).
+  bool type_declared = false;
   bool is_variable = false;
   std::optional<SparsityParams> sparsity;  // set on sparse constants only
 

@@ -238,6 +238,7 @@ class NodeInference {
   // Applies the op's rule, then checks every output's size.
   Status Run() {
     GLD_RETURN_IF_ERROR(RunRule());
+    if (!type_conflict_.empty()) return Err(type_conflict_);
     for (size_t i = 0; i < node_.outputs.size(); ++i) {
       const Tensor& t = Out(i);
       if (!ShapeIsValid(t.shape, kMaxElements)) {
@@ -282,14 +283,30 @@ class NodeInference {
     }
     return OkStatus();
   }
+  // Kernels index a window's input as out * stride + tap * dilation in
+  // int32; bounding the farthest position keeps that exact.
+  Status WindowReach(const char* axis, int32_t out, int32_t filter, int32_t stride, int32_t dilation) const {
+    const int64_t reach = (static_cast<int64_t>(out) - 1) * stride + (static_cast<int64_t>(filter) - 1) * dilation + 1;
+    if (reach <= kMaxDim) return OkStatus();
+    return Err(std::string(axis) + " window (filter " + std::to_string(filter) + ", stride " + std::to_string(stride) +
+               ", dilation " + std::to_string(dilation) + ") reaches " + std::to_string(reach) +
+               " input positions, more than 2^30");
+  }
   template <typename A>
   Status Attrs(const A** a) const {
     *a = std::get_if<A>(&node_.attributes);
     if (*a == nullptr) return Err("missing or wrong attributes");
     return OkStatus();
   }
+  // A type a file declares for an output must be the one the op produces:
+  // kernels write what they produce, and a caller reading the declared type
+  // would read other bytes.
   void Set(size_t i, Shape shape, DataType type) {
     Tensor& t = Out(i);
+    if (t.type_declared && t.type != type && type_conflict_.empty()) {
+      type_conflict_ = "output " + std::to_string(i) + " '" + t.name + "' is declared " + DataTypeName(t.type) +
+                       " in the model, but " + OpTypeName(node_.op) + " produces " + DataTypeName(type) + " here";
+    }
     t.shape = std::move(shape);
     t.type = type;
   }
@@ -402,6 +419,7 @@ class NodeInference {
   size_t index_;
   const Node& node_;
   KnownValues* known_;
+  std::string type_conflict_;  // the first output whose declared type differs
 };
 
 Status NodeInference::SameAsInput0(size_t min_in, size_t max_in, DataType type) {
@@ -456,6 +474,8 @@ Status NodeInference::Conv2d() {
     return Err("VALID filter " + ShapeToString(f) + " with dilation (" + std::to_string(a->dilation_h) + ", " +
                std::to_string(a->dilation_w) + ") is larger than input " + ShapeToString(in));
   }
+  GLD_RETURN_IF_ERROR(WindowReach("height", oh, f[1], a->stride_h, a->dilation_h));
+  GLD_RETURN_IF_ERROR(WindowReach("width", ow, f[2], a->stride_w, a->dilation_w));
   Set(0, {in[0], oh, ow, f[0]}, In(0).type);
   return OkStatus();
 }
@@ -490,6 +510,8 @@ Status NodeInference::DepthwiseConv2d() {
   if (oh < 0 || ow < 0) {
     return Err("VALID filter " + ShapeToString(f) + " is larger than input " + ShapeToString(in));
   }
+  GLD_RETURN_IF_ERROR(WindowReach("height", oh, f[1], a->stride_h, a->dilation_h));
+  GLD_RETURN_IF_ERROR(WindowReach("width", ow, f[2], a->stride_w, a->dilation_w));
   Set(0, {in[0], oh, ow, f[3]}, In(0).type);
   return OkStatus();
 }
@@ -563,6 +585,8 @@ Status NodeInference::Pool() {
     return Err("VALID filter (" + std::to_string(a->filter_h) + ", " + std::to_string(a->filter_w) +
                ") is larger than input " + ShapeToString(in));
   }
+  GLD_RETURN_IF_ERROR(WindowReach("height", oh, a->filter_h, a->stride_h, 1));
+  GLD_RETURN_IF_ERROR(WindowReach("width", ow, a->filter_w, a->stride_w, 1));
   if (node_.op == OpType::kMaxPoolingWithArgmax2D) {
     GLD_RETURN_IF_ERROR(Outputs(2));
     Set(0, {in[0], oh, ow, in[3]}, In(0).type);

@@ -57,10 +57,15 @@ StatusOr<Padding> ToPadding(tflite::Padding p) {
   return InvalidArgumentError("unknown padding " + std::to_string(static_cast<int>(p)));
 }
 
-Status CheckPositive(const char* field, int32_t value) {
-  if (value >= 1) return OkStatus();
-  return InvalidArgumentError(std::string(field) + " is " + std::to_string(value) +
-                              ", must be >= 1");
+// Strides, dilations, pooling filters and block sizes: past int16 range they
+// serve no real model and only overflow index arithmetic; shape inference
+// bounds each window's reach as a whole.
+constexpr int32_t kMaxWindowFactor = 32767;
+
+Status CheckFactor(const char* field, int32_t value) {
+  if (value >= 1 && value <= kMaxWindowFactor) return OkStatus();
+  return InvalidArgumentError(std::string(field) + " is " + std::to_string(value) + ", must be in 1.." +
+                              std::to_string(kMaxWindowFactor));
 }
 
 // The operator's options as table T. Absent options: nullptr, or an error
@@ -138,10 +143,10 @@ Status ParseConv2d(const tflite::Operator& op, Attributes* out) {
   a.stride_h = o->stride_h();
   a.dilation_w = o->dilation_w_factor();
   a.dilation_h = o->dilation_h_factor();
-  GLD_RETURN_IF_ERROR(CheckPositive("stride_w", a.stride_w));
-  GLD_RETURN_IF_ERROR(CheckPositive("stride_h", a.stride_h));
-  GLD_RETURN_IF_ERROR(CheckPositive("dilation_w_factor", a.dilation_w));
-  GLD_RETURN_IF_ERROR(CheckPositive("dilation_h_factor", a.dilation_h));
+  GLD_RETURN_IF_ERROR(CheckFactor("stride_w", a.stride_w));
+  GLD_RETURN_IF_ERROR(CheckFactor("stride_h", a.stride_h));
+  GLD_RETURN_IF_ERROR(CheckFactor("dilation_w_factor", a.dilation_w));
+  GLD_RETURN_IF_ERROR(CheckFactor("dilation_h_factor", a.dilation_h));
   *out = a;
   return OkStatus();
 }
@@ -157,10 +162,10 @@ Status ParseDepthwiseConv2d(const tflite::Operator& op, Attributes* out) {
   a.dilation_h = o->dilation_h_factor();
   // Newer converters leave depth_multiplier 0 (the kernel infers it).
   a.depth_multiplier = o->depth_multiplier();
-  GLD_RETURN_IF_ERROR(CheckPositive("stride_w", a.stride_w));
-  GLD_RETURN_IF_ERROR(CheckPositive("stride_h", a.stride_h));
-  GLD_RETURN_IF_ERROR(CheckPositive("dilation_w_factor", a.dilation_w));
-  GLD_RETURN_IF_ERROR(CheckPositive("dilation_h_factor", a.dilation_h));
+  GLD_RETURN_IF_ERROR(CheckFactor("stride_w", a.stride_w));
+  GLD_RETURN_IF_ERROR(CheckFactor("stride_h", a.stride_h));
+  GLD_RETURN_IF_ERROR(CheckFactor("dilation_w_factor", a.dilation_w));
+  GLD_RETURN_IF_ERROR(CheckFactor("dilation_h_factor", a.dilation_h));
   if (a.depth_multiplier < 0) {
     return InvalidArgumentError("depth_multiplier is " + std::to_string(a.depth_multiplier));
   }
@@ -175,8 +180,8 @@ Status ParseTransposeConv(const tflite::Operator& op, Attributes* out) {
   GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
   a.stride_w = o->stride_w();
   a.stride_h = o->stride_h();
-  GLD_RETURN_IF_ERROR(CheckPositive("stride_w", a.stride_w));
-  GLD_RETURN_IF_ERROR(CheckPositive("stride_h", a.stride_h));
+  GLD_RETURN_IF_ERROR(CheckFactor("stride_w", a.stride_w));
+  GLD_RETURN_IF_ERROR(CheckFactor("stride_h", a.stride_h));
   *out = a;
   return OkStatus();
 }
@@ -190,10 +195,10 @@ Status ParsePool2d(const tflite::Operator& op, Attributes* out) {
   a.stride_h = o->stride_h();
   a.filter_w = o->filter_width();
   a.filter_h = o->filter_height();
-  GLD_RETURN_IF_ERROR(CheckPositive("stride_w", a.stride_w));
-  GLD_RETURN_IF_ERROR(CheckPositive("stride_h", a.stride_h));
-  GLD_RETURN_IF_ERROR(CheckPositive("filter_width", a.filter_w));
-  GLD_RETURN_IF_ERROR(CheckPositive("filter_height", a.filter_h));
+  GLD_RETURN_IF_ERROR(CheckFactor("stride_w", a.stride_w));
+  GLD_RETURN_IF_ERROR(CheckFactor("stride_h", a.stride_h));
+  GLD_RETURN_IF_ERROR(CheckFactor("filter_width", a.filter_w));
+  GLD_RETURN_IF_ERROR(CheckFactor("filter_height", a.filter_h));
   *out = a;
   return OkStatus();
 }
@@ -274,7 +279,7 @@ Status ParseDepthToSpace(const tflite::Operator& op, Attributes* out) {
   GLD_OPTIONS(o, DepthToSpaceOptions, true);
   BlockSizeAttributes a;
   a.block_size = o->block_size();
-  GLD_RETURN_IF_ERROR(CheckPositive("block_size", a.block_size));
+  GLD_RETURN_IF_ERROR(CheckFactor("block_size", a.block_size));
   *out = a;
   return OkStatus();
 }
@@ -283,7 +288,7 @@ Status ParseSpaceToDepth(const tflite::Operator& op, Attributes* out) {
   GLD_OPTIONS(o, SpaceToDepthOptions, true);
   BlockSizeAttributes a;
   a.block_size = o->block_size();
-  GLD_RETURN_IF_ERROR(CheckPositive("block_size", a.block_size));
+  GLD_RETURN_IF_ERROR(CheckFactor("block_size", a.block_size));
   *out = a;
   return OkStatus();
 }
@@ -464,8 +469,8 @@ Status ParseConvolution2DTransposeBias(const uint8_t* data, size_t size, int, At
   if (size >= 16) {
     GLD_ASSIGN_OR_RETURN(a.activation, FromTfLiteActivation(ReadInt32(data + 12)));
   }
-  GLD_RETURN_IF_ERROR(CheckPositive("stride_w", a.stride_w));
-  GLD_RETURN_IF_ERROR(CheckPositive("stride_h", a.stride_h));
+  GLD_RETURN_IF_ERROR(CheckFactor("stride_w", a.stride_w));
+  GLD_RETURN_IF_ERROR(CheckFactor("stride_h", a.stride_h));
   *out = a;
   return OkStatus();
 }
@@ -485,10 +490,10 @@ Status ParseMediaPipePool2d(const uint8_t* data, size_t size, int, Attributes* o
   if (size >= 24) {
     GLD_ASSIGN_OR_RETURN(a.activation, FromTfLiteActivation(ReadInt32(data + 20)));
   }
-  GLD_RETURN_IF_ERROR(CheckPositive("stride_w", a.stride_w));
-  GLD_RETURN_IF_ERROR(CheckPositive("stride_h", a.stride_h));
-  GLD_RETURN_IF_ERROR(CheckPositive("filter_w", a.filter_w));
-  GLD_RETURN_IF_ERROR(CheckPositive("filter_h", a.filter_h));
+  GLD_RETURN_IF_ERROR(CheckFactor("stride_w", a.stride_w));
+  GLD_RETURN_IF_ERROR(CheckFactor("stride_h", a.stride_h));
+  GLD_RETURN_IF_ERROR(CheckFactor("filter_w", a.filter_w));
+  GLD_RETURN_IF_ERROR(CheckFactor("filter_h", a.filter_h));
   *out = a;
   return OkStatus();
 }

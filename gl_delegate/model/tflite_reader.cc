@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -21,6 +22,20 @@ static_assert(sizeof(float) == 4, "float must be IEEE binary32");
 
 std::string Quote(const flatbuffers::String* s) {
   return s == nullptr ? std::string() : s->str();
+}
+
+// The schema version of TFLite's own schema.fbs (TFLITE_SCHEMA_VERSION).
+constexpr uint32_t kMaxSchemaVersion = 3;
+
+// Four identifier bytes for a message: quoted text, or hex when any byte is
+// not printable.
+std::string IdentifierText(const uint8_t* id) {
+  bool printable = true;
+  for (int i = 0; i < 4; ++i) printable = printable && id[i] >= 0x20 && id[i] < 0x7f;
+  if (printable) return "'" + std::string(reinterpret_cast<const char*>(id), 4) + "'";
+  char hex[16];
+  std::snprintf(hex, sizeof(hex), "0x%02x%02x%02x%02x", id[0], id[1], id[2], id[3]);
+  return hex;
 }
 
 StatusOr<DataType> ToDataType(tflite::TensorType t) {
@@ -418,6 +433,7 @@ Status Reader::ReadTensor(int index, Tensor* out, int64_t* total_bytes) {
     auto type = ToDataType(t->type());
     if (!type.ok()) return type.status().WithContext(who);
     out->type = *type;
+    out->type_declared = true;
   }
   const auto* shape = t->shape();
   const size_t rank = shape == nullptr ? 0 : shape->size();
@@ -617,7 +633,16 @@ StatusOr<Graph> Reader::Read(TfliteLoadInfo* info) {
                          (tfl3 ? " (file is marked TFL3, so it is corrupt or truncated)"
                                : " (no TFL3 file identifier)"));
   }
+  // LiteRT refuses both: another identifier is another format that happens
+  // to verify, and a newer schema may give old fields new meanings.
+  if (std::memcmp(file_ + 4, "TFL3", 4) != 0) {
+    return InvalidArgumentError("file identifier is " + IdentifierText(file_ + 4) + ", not 'TFL3'");
+  }
   model_ = tflite::GetModel(file_);
+  if (model_->version() > kMaxSchemaVersion) {
+    return InvalidArgumentError("schema version " + std::to_string(model_->version()) + " is newer than " +
+                                std::to_string(kMaxSchemaVersion) + ", the newest TFLite reads");
+  }
   if (info != nullptr) {
     *info = TfliteLoadInfo{};
     info->schema_version = model_->version();

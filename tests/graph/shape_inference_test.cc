@@ -181,5 +181,53 @@ TEST(InferShapes, AbsurdSizesAreRejected) {
   EXPECT_FALSE(InferShapes(u.graph).ok());
 }
 
+TEST(InferShapes, DeclaredOutputTypeOtherThanTheOpProducesIsAnError) {
+  OpTest t;
+  const int a = t.Input<float>({1, 2, 2, 1}, std::vector<float>(4));
+  const int b = t.Input<float>({1, 2, 2, 1}, std::vector<float>(4));
+  const int out = t.Output(DataType::kInt32);
+  t.graph.tensors[static_cast<size_t>(out)].type_declared = true;
+  t.Node(OpType::kAdd, {a, b}, {out}, BinaryAttributes{});
+  t.graph.nodes[0].source_index = 7;
+  Status s = InferShapes(t.graph);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  for (const char* part : {"node 7 (ADD)", "'out2'", "declared int32", "produces float32"}) {
+    EXPECT_NE(s.message().find(part), std::string::npos) << part << " not in: " << s.message();
+  }
+}
+
+TEST(InferShapes, ConvWindowReachingPast2To30IsAnError) {
+  // SAME padding, so no output size goes negative: only the reach of the
+  // dilated filter (39999 * 32767 + 1 input positions) is out of bounds.
+  OpTest t;
+  const int x = t.Input<float>({1, 1, 1, 1}, {1});
+  const int w = t.Const<float>({1, 1, 40000, 1}, std::vector<float>(40000, 1.0f));
+  const int out = t.Output();
+  Conv2dAttributes a;
+  a.padding = Padding::kSame;
+  a.dilation_w = 32767;
+  t.Node(OpType::kConv2d, {x, w}, {out}, a);
+  Status s = InferShapes(t.graph);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  for (const char* part : {"(CONV_2D)", "width window", "dilation 32767", "reaches 1310647234"}) {
+    EXPECT_NE(s.message().find(part), std::string::npos) << part << " not in: " << s.message();
+  }
+}
+
+TEST(InferShapes, PoolWindowReachingPast2To30IsAnError) {
+  OpTest t;
+  const int x = t.Input<float>({1, 1, 1, 1}, {1});
+  const int out = t.Output();
+  Pool2dAttributes a;
+  a.padding = Padding::kSame;
+  a.filter_h = 1;
+  a.filter_w = 2147483647;
+  a.stride_h = a.stride_w = 1;
+  t.Node(OpType::kMaxPool2d, {x}, {out}, a);
+  Status s = InferShapes(t.graph);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("width window (filter 2147483647"), std::string::npos) << s.message();
+}
+
 }  // namespace
 }  // namespace gld::testing

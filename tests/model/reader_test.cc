@@ -762,5 +762,64 @@ TEST(ReaderErrors, MisalignedInputIsCopied) {
   EXPECT_EQ(FloatsOf(g->tensors[m.w]), m.weights);
 }
 
+// Window factors LiteRT would refuse: each one alone in an otherwise valid
+// model gives an error naming the node, the field and the value.
+struct BadFactor {
+  const char* op;
+  const char* field;
+};
+
+TEST(Reader, WindowFactorsPastInt16AreRefused) {
+  const BadFactor cases[] = {{"CONV_2D", "dilation_w_factor"},        {"CONV_2D", "stride_h"},
+                             {"DEPTHWISE_CONV_2D", "dilation_h_factor"}, {"DEPTHWISE_CONV_2D", "stride_w"},
+                             {"MAX_POOL_2D", "filter_width"},            {"AVERAGE_POOL_2D", "filter_height"},
+                             {"MAX_POOL_2D", "stride_w"}};
+  for (const BadFactor& c : cases) {
+    SCOPED_TRACE(std::string(c.op) + " " + c.field);
+    ModelBuilder b;
+    const int x = b.AddInput("x", ElementType::kFloat32, {1, 4, 4, 2});
+    const int y = b.AddTensor("y", ElementType::kFloat32, {1, 4, 4, 2});
+    const bool pool = std::string(c.op).find("POOL") != std::string::npos;
+    std::vector<int> inputs = {x};
+    if (!pool) inputs.push_back(b.AddConstantFloat("w", {1, 1, 1, 2}, {1, 1}));
+    OpOptions options = {{"padding", "SAME"}};
+    for (const char* filter : {"filter_width", "filter_height"}) {
+      if (pool && std::string(filter) != c.field) options.values.push_back({filter, 1});
+    }
+    options.values.push_back({c.field, 2147483647});
+    ASSERT_TRUE(b.AddOp(c.op, inputs, {y}, options).ok());
+    b.SetOutputs({y});
+    auto bytes = b.Finish();
+    ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+    const std::string value = std::string(c.field) + " is 2147483647";
+    GLD_EXPECT_ERROR(ReadBytes(*bytes), "node 0", c.op, value.c_str(), "1..32767");
+  }
+}
+
+TEST(Reader, FileIdentifierOtherThanTFL3IsRefused) {
+  ConvModel m;
+  auto bytes = m.b.Finish();
+  ASSERT_TRUE(bytes.ok());
+  std::vector<uint8_t> other = *bytes;
+  std::memcpy(other.data() + 4, "TFL2", 4);
+  GLD_EXPECT_ERROR(ReadBytes(other), "file identifier is 'TFL2', not 'TFL3'");
+  std::memcpy(other.data() + 4, "\x01\x02\x03\x04", 4);
+  GLD_EXPECT_ERROR(ReadBytes(other), "file identifier is 0x01020304");
+}
+
+TEST(Reader, SchemaVersionNewerThanThreeIsRefused) {
+  ConvModel m;
+  auto bytes = m.b.Finish();
+  ASSERT_TRUE(bytes.ok());
+  std::vector<uint8_t> newer = *bytes;
+  const tflite::Model* model = tflite::GetModel(newer.data());
+  ASSERT_EQ(model->version(), 3u);
+  const uint8_t* field = reinterpret_cast<const flatbuffers::Table*>(model)->GetAddressOf(tflite::Model::VT_VERSION);
+  ASSERT_NE(field, nullptr);
+  const uint32_t v99 = 99;
+  std::memcpy(newer.data() + (field - newer.data()), &v99, sizeof(v99));
+  GLD_EXPECT_ERROR(ReadBytes(newer), "schema version 99 is newer than 3");
+}
+
 }  // namespace
 }  // namespace gld

@@ -220,7 +220,24 @@ TEST_F(BrokenEglTest, LibEglWithoutEglSymbolsFallsBackToTheCpu) {
 // (768 MiB) but not for a second copy of the input.
 constexpr const char* kMemoryLimit = "ulimit -v 1400000;";
 
+// AddressSanitizer reserves terabytes of address space when a program
+// starts, so a tool built with it cannot start under an address-space limit.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kUnderAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kUnderAddressSanitizer = true;
+#else
+constexpr bool kUnderAddressSanitizer = false;
+#endif
+#else
+constexpr bool kUnderAddressSanitizer = false;
+#endif
+#define GLD_SKIP_UNDER_ASAN() \
+  if (kUnderAddressSanitizer) GTEST_SKIP() << "address-space limits cannot apply to AddressSanitizer builds"
+
 TEST_F(HostileEnvironmentTest, RandomInputBeyondTheMemoryLimitIsAnError) {
+  GLD_SKIP_UNDER_ASAN();
   const std::string model = WriteHugeInputModel();
   Result r = Run(GLD_RUN_PATH, "--graph=" + model + " --backend=cpu --threads=1", "", kMemoryLimit);
   ExpectOneLineError(r, "cannot allocate 805306368 bytes for tensor 'big_image'");
@@ -229,6 +246,7 @@ TEST_F(HostileEnvironmentTest, RandomInputBeyondTheMemoryLimitIsAnError) {
 }
 
 TEST_F(HostileEnvironmentTest, GlBuffersBeyondTheMemoryLimitAreAnError) {
+  GLD_SKIP_UNDER_ASAN();
   // y = x + 1 on 64 MiB tensors: the segment's staging and arena buffers are
   // made before any host buffer, and llvmpipe's buffers are host memory.
   ModelBuilder b;
@@ -247,6 +265,7 @@ TEST_F(HostileEnvironmentTest, GlBuffersBeyondTheMemoryLimitAreAnError) {
 }
 
 TEST_F(HostileEnvironmentTest, NpyInputBeyondTheMemoryLimitIsAnError) {
+  GLD_SKIP_UNDER_ASAN();
   const std::string model = WriteHugeInputModel();
   // A sparse .npy file of the input's full size: its header and a hole.
   NpyArray header_only;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <set>
 #include <utility>
@@ -62,7 +63,42 @@ std::string FirstDifference(const std::string& a, const std::string& b) {
   return "same lines";
 }
 
+// A folder at an entry's path would make every run miss, warn and fail to
+// write. An empty one is removed; a full one is renamed aside (never
+// deleted: someone may have put it there on purpose). Empty on success.
+std::string MoveFolderOutOfTheWay(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_empty(path, ec) && std::filesystem::remove(path, ec)) {
+    Log().warn("program cache: removed the empty folder '{}' that stood where the entry belongs", path);
+    return {};
+  }
+  for (int i = 0; i < 100; ++i) {
+    const std::string aside = path + ".folder" + (i == 0 ? std::string() : "." + std::to_string(i));
+    if (std::filesystem::exists(aside, ec)) continue;
+    std::filesystem::rename(path, aside, ec);
+    if (ec) return ec.message();
+    Log().warn("program cache: the entry '{}' was a folder; renamed it to '{}'", path, aside);
+    return {};
+  }
+  return "no free name to rename it to";
+}
+
 }  // namespace
+
+uint64_t ProgramFingerprint(const std::string& key, const SourceHash& hash, const CachedBinary& binary) {
+  const uint64_t fields[] = {XXH3_64bits(key.data(), key.size()),
+                             key.size(),
+                             hash.low,
+                             hash.high,
+                             hash.bytes,
+                             binary.workgroup[0],
+                             binary.workgroup[1],
+                             binary.workgroup[2],
+                             binary.format,
+                             XXH3_64bits(binary.bytes.data(), binary.bytes.size()),
+                             binary.bytes.size()};
+  return XXH3_64bits(fields, sizeof(fields));
+}
 
 SourceHash HashSource(const std::string& code) {
   const XXH128_hash_t h = XXH3_128bits(code.data(), code.size());
@@ -76,18 +112,30 @@ std::vector<uint8_t> EncodeCacheEntry(const CacheEntry& entry) {
     auto label = inner.CreateString(bin.label);
     auto bytes = inner.CreateVector(bin.bytes);
     auto wg = inner.CreateVector(std::vector<uint32_t>(bin.workgroup.begin(), bin.workgroup.end()));
-    programs.push_back(fb::CreateCachedProgram(inner, hash.low, hash.high, hash.bytes, label, bin.format, bytes, wg));
+    programs.push_back(fb::CreateCachedProgram(inner, hash.low, hash.high, hash.bytes, label, bin.format, bytes, wg,
+                                               ProgramFingerprint(entry.key, hash, bin)));
   }
   auto token = inner.CreateString(entry.model_token);
   auto list = inner.CreateVector(programs);
   inner.Finish(fb::CreateCachePayload(inner, token, list));
-
-  flatbuffers::FlatBufferBuilder outer(inner.GetSize() + 1024);
-  auto key = outer.CreateString(entry.key);
-  auto payload = outer.CreateVector(inner.GetBufferPointer(), inner.GetSize());
   const uint64_t checksum = XXH3_64bits(inner.GetBufferPointer(), inner.GetSize());
-  outer.Finish(fb::CreateCacheFile(outer, kCacheFormatVersion, key, checksum, payload), fb::CacheFileIdentifier());
-  return std::vector<uint8_t>(outer.GetBufferPointer(), outer.GetBufferPointer() + outer.GetSize());
+
+  // The length is a field of the file it measures: with the field always
+  // stored, its value does not change the layout, so a second build with
+  // the first build's size is exact.
+  uint64_t file_bytes = 0;
+  for (;;) {
+    flatbuffers::FlatBufferBuilder outer(inner.GetSize() + 1024);
+    outer.ForceDefaults(true);
+    auto key = outer.CreateString(entry.key);
+    auto payload = outer.CreateVector(inner.GetBufferPointer(), inner.GetSize());
+    outer.Finish(fb::CreateCacheFile(outer, kCacheFormatVersion, key, checksum, payload, file_bytes),
+                 fb::CacheFileIdentifier());
+    if (outer.GetSize() == file_bytes) {
+      return std::vector<uint8_t>(outer.GetBufferPointer(), outer.GetBufferPointer() + outer.GetSize());
+    }
+    file_bytes = outer.GetSize();
+  }
 }
 
 StatusOr<CacheEntry> DecodeCacheEntry(const uint8_t* data, size_t size, const std::string& expected_key) {
@@ -106,6 +154,10 @@ StatusOr<CacheEntry> DecodeCacheEntry(const uint8_t* data, size_t size, const st
   if (file->format_version() < kCacheFormatVersion) {
     return DataLossError("format version " + std::to_string(file->format_version()) + " is older than " +
                          std::to_string(kCacheFormatVersion));
+  }
+  if (file->file_bytes() != size) {
+    return DataLossError("truncated or corrupt: the file has " + std::to_string(size) + " bytes, its header says " +
+                         std::to_string(file->file_bytes()));
   }
   if (file->key() == nullptr || file->payload() == nullptr) return DataLossError("key or payload missing");
   const std::string key = file->key()->str();
@@ -135,8 +187,13 @@ StatusOr<CacheEntry> DecodeCacheEntry(const uint8_t* data, size_t size, const st
       if (prog->workgroup() != nullptr && prog->workgroup()->size() == 3) {
         for (size_t i = 0; i < 3; ++i) b.workgroup[i] = prog->workgroup()->Get(static_cast<flatbuffers::uoffset_t>(i));
       }
-      entry.programs[SourceHash{prog->source_hash_low(), prog->source_hash_high(), prog->source_bytes()}] =
-          std::move(b);
+      const SourceHash hash{prog->source_hash_low(), prog->source_hash_high(), prog->source_bytes()};
+      if (prog->key_fingerprint() != ProgramFingerprint(key, hash, b)) {
+        return DataLossError("program '" + b.label +
+                             "' is not bound to this entry's key (its fingerprint differs: a binary moved between "
+                             "programs or entries)");
+      }
+      entry.programs[hash] = std::move(b);
     }
   }
   return entry;
@@ -191,6 +248,16 @@ std::unique_ptr<BinaryCacheFile> BinaryCacheFile::Open(const std::string& dir, c
   f->path_ = dir + "/" + file_name;
   f->entry_.key = key;
   f->entry_.model_token = model_token;
+  if (IsDirectory(f->path_)) {
+    f->dirty_ = true;
+    const std::string failed = MoveFolderOutOfTheWay(f->path_);
+    if (!failed.empty()) {
+      WarnOnce("folder:" + f->path_, "program cache: the entry '" + f->path_ + "' is a folder that cannot be moved (" +
+                                         failed + "); running without the program cache for it");
+      return nullptr;
+    }
+    return f;
+  }
   if (!PathExists(f->path_)) {
     f->dirty_ = true;  // a plain miss: written after compiling
     return f;

@@ -10,8 +10,9 @@
 // few kB each.
 //
 // Trust: nothing read is used before the outer verifier, the identifier, the
-// format version, the key (library version, GL strings, options), the payload
-// checksum (XXH3-64) and the payload verifier all pass. A file that fails
+// format version, the file's length, the key (library version, GL strings,
+// options), the payload checksum (XXH3-64), the payload verifier and each
+// program's key fingerprint all pass. A file that fails
 // any of them is logged once (one warning), ignored, and rewritten with what
 // this run compiles.
 //
@@ -36,7 +37,8 @@ namespace gld::gl {
 
 struct GlInfo;
 
-constexpr uint32_t kCacheFormatVersion = 1;
+// 2: the file's length and each program's key fingerprint.
+constexpr uint32_t kCacheFormatVersion = 2;
 // Entry files larger than this are refused unread.
 constexpr uint64_t kMaxCacheFileBytes = uint64_t{512} << 20;
 
@@ -63,13 +65,19 @@ struct CacheEntry {
   std::map<SourceHash, CachedBinary> programs;
 };
 
+// Binds a program record to its entry: XXH3-64 of `key`, `hash`, and the
+// binary's workgroup, format and bytes. Stored with each program and
+// recomputed on decoding, so a binary swapped into another record fails.
+uint64_t ProgramFingerprint(const std::string& key, const SourceHash& hash, const CachedBinary& binary);
+
 // The flatbuffer bytes of an entry file.
 std::vector<uint8_t> EncodeCacheEntry(const CacheEntry& entry);
 
 // Parses and checks an entry file's bytes. `expected_key` empty: any key
 // (the caller compares). Errors say what is wrong: "empty file", "not a
 // gldelegate cache file", "truncated or corrupt", "format version 9 is newer
-// than this library's 1", "payload checksum mismatch", "key differs (...)".
+// than this library's 2", "payload checksum mismatch", "key differs (...)",
+// "program 'label' is not bound to this entry's key". Needs no GL context.
 StatusOr<CacheEntry> DecodeCacheEntry(const uint8_t* data, size_t size, const std::string& expected_key);
 
 // The key of everything besides the source that changes a program: library
@@ -95,7 +103,10 @@ void SetRendererOverrideForTesting(const std::string& renderer);
 // unreadable or bad file means an empty entry (after one warning).
 class BinaryCacheFile {
  public:
-  // dir must exist; otherwise the cache is off (warned once per folder).
+  // dir must exist; otherwise the cache is off (warned once per folder). A
+  // folder where the entry file belongs is removed when empty and renamed
+  // aside otherwise, so the entry is written again; one that cannot be moved
+  // is warned about once per process.
   static std::unique_ptr<BinaryCacheFile> Open(const std::string& dir, const std::string& file_name,
                                                const std::string& key, const std::string& model_token);
 

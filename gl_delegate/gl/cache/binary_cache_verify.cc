@@ -15,7 +15,9 @@ StatusOr<std::vector<CacheFileCheck>> VerifyCacheDir(const std::string& cache_di
   std::vector<std::string> paths;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(cache_dir, ec)) {
-    if (e.is_regular_file(ec) && e.path().extension() == ".gldc") paths.push_back(e.path().string());
+    // A folder or other non-file named like an entry is listed too: it
+    // fails to read and is reported as unreadable.
+    if (e.path().extension() == ".gldc") paths.push_back(e.path().string());
   }
   if (ec) return NotFoundError("cannot list cache_dir '" + cache_dir + "': " + ec.message());
   std::sort(paths.begin(), paths.end());

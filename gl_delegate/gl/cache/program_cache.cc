@@ -91,7 +91,15 @@ StatusOr<std::vector<const GlProgram*>> ProgramCache::GetOrCompile(const std::ve
     if (programs_.count(s.code) || pending_index.count(s.code)) continue;
     if (file_ != nullptr) {
       const SourceHash hash = HashSource(s.code);
-      if (const CachedBinary* cached = file_->Find(hash)) {
+      const CachedBinary* cached = file_->Find(hash);
+      // The record's fingerprint binds its workgroup to its binary; this
+      // binds it to the program asked for.
+      if (cached != nullptr && cached->workgroup != s.workgroup) {
+        Log().warn("program cache: {} in '{}' has another workgroup; recompiling", s.label, file_->path());
+        file_->Drop(hash);
+        cached = nullptr;
+      }
+      if (cached != nullptr) {
         auto restored = LoadProgramBinary(*cached);
         if (restored.ok()) {
           programs_.emplace(s.code, std::make_unique<GlProgram>(std::move(*restored)));

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <cstdlib>
 #include <string>
@@ -142,6 +143,10 @@ std::vector<uint8_t> FlipPayloadBit(std::vector<uint8_t> b) {
   b[b.size() - b.size() / 4] ^= 0x10;
   return b;
 }
+std::vector<uint8_t> DropLastByte(std::vector<uint8_t> b) {
+  b.pop_back();
+  return b;
+}
 std::vector<uint8_t> Empty(std::vector<uint8_t>) { return {}; }
 std::vector<uint8_t> Foreign(std::vector<uint8_t> b) {
   // Another program's file: same size, a PNG signature and noise.
@@ -179,6 +184,7 @@ TEST_P(CorruptionTest, DetectedWarnedRecompiledRewritten) {
 
 INSTANTIATE_TEST_SUITE_P(Files, CorruptionTest,
                          ::testing::Values(Corruption{"truncated", "truncated or corrupt", Truncate},
+                                           Corruption{"lastbyte", "truncated or corrupt", DropLastByte},
                                            Corruption{"bitflip", "checksum mismatch", FlipPayloadBit},
                                            Corruption{"empty", "empty file", Empty},
                                            Corruption{"foreign", "not a gldelegate cache file", Foreign},
@@ -212,6 +218,102 @@ TEST_F(CacheTest, BinaryTheDriverRefusesIsRecompiledAndReplaced) {
   for (const auto& [hash, bin] : rewritten->programs) EXPECT_NE(bin.bytes, garbled.at(hash));
   EXPECT_EQ(RunAndCheck(model_, o, kAdd).cache_hits, cold.cache_misses);
 }
+
+// An entry whose program binaries were rotated between records (each
+// record keeps its source hash, workgroup and fingerprint), with a correct
+// payload checksum and length: what a careless merge of two cache folders,
+// or a deliberate edit, gives.
+std::vector<uint8_t> RotateBinaries(const std::vector<uint8_t>& bytes) {
+  const auto* file = gl::cachefmt::GetCacheFile(bytes.data());
+  const auto* payload = flatbuffers::GetRoot<gl::cachefmt::CachePayload>(file->payload()->data());
+  const auto& programs = *payload->programs();
+  flatbuffers::FlatBufferBuilder inner;
+  std::vector<flatbuffers::Offset<gl::cachefmt::CachedProgram>> list;
+  for (flatbuffers::uoffset_t i = 0; i < programs.size(); ++i) {
+    const auto* p = programs.Get(i);
+    const auto* donor = programs.Get((i + 1) % programs.size());
+    auto label = inner.CreateString(p->label()->str());
+    auto binary = inner.CreateVector(donor->binary()->data(), donor->binary()->size());
+    auto wg = inner.CreateVector(p->workgroup()->data(), p->workgroup()->size());
+    list.push_back(gl::cachefmt::CreateCachedProgram(inner, p->source_hash_low(), p->source_hash_high(),
+                                                     p->source_bytes(), label, donor->binary_format(), binary, wg,
+                                                     p->key_fingerprint()));
+  }
+  auto token = inner.CreateString(payload->model_token()->str());
+  auto vec = inner.CreateVector(list);
+  inner.Finish(gl::cachefmt::CreateCachePayload(inner, token, vec));
+  const uint64_t checksum = XXH3_64bits(inner.GetBufferPointer(), inner.GetSize());
+  uint64_t size = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    flatbuffers::FlatBufferBuilder outer;
+    outer.ForceDefaults(true);
+    auto key = outer.CreateString(file->key()->str());
+    auto nested = outer.CreateVector(inner.GetBufferPointer(), inner.GetSize());
+    outer.Finish(gl::cachefmt::CreateCacheFile(outer, file->format_version(), key, checksum, nested, size),
+                 gl::cachefmt::CacheFileIdentifier());
+    if (pass == 1) return std::vector<uint8_t>(outer.GetBufferPointer(), outer.GetBufferPointer() + outer.GetSize());
+    size = outer.GetSize();
+  }
+  return {};
+}
+
+TEST_F(CacheTest, BinariesSwappedBetweenProgramsAreRecompiledAndVerifyCallsThemBad) {
+  const Options o = GlOptions(dir_.path());
+  InterpreterReport cold = Warm(o);
+  ASSERT_GE(cold.cache_misses, 2);
+  WriteAll(cold.cache_file, RotateBinaries(ReadAll(cold.cache_file)));
+
+  auto checks = VerifyProgramCache(dir_.path(), o);
+  ASSERT_TRUE(checks.ok()) << checks.status().ToString();
+  ASSERT_EQ(checks->size(), 1u);
+  EXPECT_EQ((*checks)[0].problem.rfind("bad: ", 0), 0u) << (*checks)[0].problem;
+  EXPECT_NE((*checks)[0].problem.find("not bound to this entry's key"), std::string::npos) << (*checks)[0].problem;
+
+  WarningCounter warnings;
+  InterpreterReport r = RunAndCheck(model_, o, kAdd);  // checks every output
+  EXPECT_EQ(r.cache_hits, 0);
+  EXPECT_EQ(r.cache_misses, cold.cache_misses);
+  EXPECT_EQ(warnings.Count("not bound to this entry's key"), 1) << warnings.text();
+  ExpectValidEntry(cold.cache_file, cold.cache_misses);
+  EXPECT_EQ(RunAndCheck(model_, o, kAdd).cache_hits, cold.cache_misses);
+}
+
+// A folder where the entry file belongs: moved out of the way on the next
+// run, the entry written, and the run after that hits.
+class FolderEntryTest : public CacheTest, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(FolderEntryTest, RepairedOnTheNextRun) {
+  const bool full = GetParam();
+  const Options o = GlOptions(dir_.path());
+  InterpreterReport cold = Warm(o);
+  const std::string path = cold.cache_file;
+  ASSERT_TRUE(std::filesystem::remove(path));
+  ASSERT_TRUE(std::filesystem::create_directory(path));
+  if (full) WriteAll(path + "/note.txt", {'h', 'i'});
+
+  auto checks = VerifyProgramCache(dir_.path(), o);
+  ASSERT_TRUE(checks.ok()) << checks.status().ToString();
+  ASSERT_EQ(checks->size(), 1u);
+  EXPECT_EQ((*checks)[0].problem.rfind("unreadable: ", 0), 0u) << (*checks)[0].problem;
+
+  WarningCounter warnings;
+  InterpreterReport r = RunAndCheck(model_, o, kAdd);
+  EXPECT_EQ(r.cache_hits, 0);
+  EXPECT_EQ(r.cache_misses, cold.cache_misses);
+  EXPECT_EQ(warnings.Count(full ? "renamed it to" : "removed the empty folder"), 1) << warnings.text();
+  EXPECT_EQ(warnings.Count("cannot"), 0) << warnings.text();
+  ExpectValidEntry(path, cold.cache_misses);
+  if (full) {
+    EXPECT_TRUE(std::filesystem::exists(path + ".folder/note.txt"));
+  }
+
+  WarningCounter later;
+  EXPECT_EQ(RunAndCheck(model_, o, kAdd).cache_hits, cold.cache_misses);
+  EXPECT_EQ(later.Count("program cache"), 0) << later.text();
+}
+
+INSTANTIATE_TEST_SUITE_P(Folders, FolderEntryTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& i) { return i.param ? "Full" : "Empty"; });
 
 TEST_F(CacheTest, MissingFolderRunsWithoutCacheAndWarnsOnce) {
   const std::string missing = dir_.Sub("not/there");
