@@ -9,7 +9,8 @@
 namespace gld::cpu {
 
 Status RunRelu(KernelContext& ctx) {
-  return UnaryFloat(ctx, [](float x) { return x > 0.f ? x : 0.f; });
+  // std::max keeps a NaN (as the fused RELU and TFLite's kernel do).
+  return UnaryFloat(ctx, [](float x) { return std::max(x, 0.f); });
 }
 Status RunRelu6(KernelContext& ctx) {
   return UnaryFloat(ctx, [](float x) { return std::min(std::max(x, 0.f), 6.f); });

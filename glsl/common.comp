@@ -83,9 +83,21 @@ vec4 round_away(vec4 v) { return sign(v) * floor(abs(v) + 0.5); }
 #define ACTIVATION ACT_NONE
 #endif
 
+// NaN in, NaN out, as on the CPU (C++'s std::max/std::min and TFLite's
+// clamps): GLSL's max, min and clamp may return the other operand when one is
+// NaN, which would hide a NaN. A comparison with NaN is false, so these
+// selects keep it; for other values they equal max, min and clamp bit for bit.
+vec4 max_keep_nan(vec4 v, float lo) { return mix(max(v, vec4(lo)), v, isnan(v)); }
+vec4 clamp_keep_nan(vec4 v, float lo, float hi) { return mix(clamp(v, lo, hi), v, isnan(v)); }
+// a > b ? a : b and a < b ? a : b per lane: TFLite's MAXIMUM and MINIMUM,
+// whose result is b when either is NaN.
+vec4 maximum_as_cpu(vec4 a, vec4 b) { return mix(max(a, b), b, bvec4(uvec4(isnan(a)) | uvec4(isnan(b)))); }
+vec4 minimum_as_cpu(vec4 a, vec4 b) { return mix(min(a, b), b, bvec4(uvec4(isnan(a)) | uvec4(isnan(b)))); }
+
 vec4 safe_tanh(vec4 v) {
   // tanh(15) is 1 in float; clamping avoids inf / inf inside tanh().
-  return tanh(clamp(v, -15.0, 15.0));
+  // Some tanh implementations return -1 for NaN: keep it.
+  return mix(tanh(clamp(v, -15.0, 15.0)), v, isnan(v));
 }
 
 vec4 sigmoid(vec4 v) { return 1.0 / (1.0 + exp(-v)); }
@@ -93,9 +105,9 @@ vec4 sigmoid(vec4 v) { return 1.0 / (1.0 + exp(-v)); }
 // `act` is a constant at every call site, so the compiler keeps one branch.
 vec4 apply_activation(int act, vec4 v) {
   switch (act) {
-    case ACT_RELU: return max(v, 0.0);
-    case ACT_RELU_N1_TO_1: return clamp(v, -1.0, 1.0);
-    case ACT_RELU6: return clamp(v, 0.0, 6.0);
+    case ACT_RELU: return max_keep_nan(v, 0.0);
+    case ACT_RELU_N1_TO_1: return clamp_keep_nan(v, -1.0, 1.0);
+    case ACT_RELU6: return clamp_keep_nan(v, 0.0, 6.0);
     case ACT_TANH: return safe_tanh(v);
     case ACT_SIGMOID: return sigmoid(v);
     default: return v;

@@ -48,14 +48,20 @@ vec4 erf_approx(vec4 x) {
 vec4 safe_pow(vec4 a, vec4 b) {
   vec4 r = pow(abs(a), b);
   bvec4 neg = lessThan(a, vec4(0.0));
-  bvec4 integral = equal(fract(b), vec4(0.0));
+  // An infinite exponent counts as an even integer (C: (-2)^inf = inf,
+  // (-0.5)^inf = 0), and (-inf)^y is +-inf or +-0 for any y, like inf^y.
+  bvec4 integral = bvec4(uvec4(equal(fract(b), vec4(0.0))) | uvec4(isinf(b)) | uvec4(isinf(a)));
   bvec4 odd = equal(mod(b, 2.0), vec4(1.0));
   vec4 signed_r = mix(r, -r, odd);
   vec4 nan_v = vec4(uintBitsToFloat(0x7fc00000u));
   vec4 neg_r = mix(nan_v, signed_r, integral);
   r = mix(r, neg_r, neg);
-  // 0^0 = 1 and x^0 = 1, as in C.
-  return mix(r, vec4(1.0), equal(b, vec4(0.0)));
+  // As C: NaN when either is NaN, except x^0 = 1 (0^0 and NaN^0 too),
+  // 1^y = 1 (1^NaN too) and (-1)^(+-inf) = 1.
+  r = mix(r, nan_v, bvec4(uvec4(isnan(a)) | uvec4(isnan(b))));
+  bvec4 one = bvec4(uvec4(equal(b, vec4(0.0))) | uvec4(equal(a, vec4(1.0))) |
+                    (uvec4(equal(a, vec4(-1.0))) & uvec4(isinf(b))));
+  return mix(r, vec4(1.0), one);
 }
 
 // `op` is a constant at every call site, so the compiler keeps one case.
@@ -79,17 +85,17 @@ vec4 elementwise_op(int op, vec4 a, vec4 b, vec4 params) {
     case OP_GELU: return 0.5 * a * (1.0 + erf_approx(a * 0.7071067811865476));
     case OP_GELU_APPROX:
       return 0.5 * a * (1.0 + safe_tanh(0.7978845608028654 * (a + 0.044715 * a * a * a)));
-    case OP_RELU: return max(a, 0.0);
-    case OP_RELU6: return clamp(a, 0.0, 6.0);
-    case OP_RELU_N1_TO_1: return clamp(a, -1.0, 1.0);
-    case OP_RELU_0_TO_1: return clamp(a, 0.0, 1.0);
+    case OP_RELU: return max_keep_nan(a, 0.0);
+    case OP_RELU6: return clamp_keep_nan(a, 0.0, 6.0);
+    case OP_RELU_N1_TO_1: return clamp_keep_nan(a, -1.0, 1.0);
+    case OP_RELU_0_TO_1: return clamp_keep_nan(a, 0.0, 1.0);
     case OP_LEAKY_RELU: return mix(a * params.x, a, greaterThanEqual(a, vec4(0.0)));
     case OP_ADD: return a + b;
     case OP_SUB: return a - b;
     case OP_MUL: return a * b;
     case OP_DIV: return a / b;
-    case OP_MAXIMUM: return max(a, b);
-    case OP_MINIMUM: return min(a, b);
+    case OP_MAXIMUM: return maximum_as_cpu(a, b);
+    case OP_MINIMUM: return minimum_as_cpu(a, b);
     case OP_POW: return safe_pow(a, b);
     case OP_SQUARED_DIFFERENCE: return (a - b) * (a - b);
     case OP_PRELU: return mix(a * b, a, greaterThanEqual(a, vec4(0.0)));

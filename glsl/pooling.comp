@@ -52,7 +52,7 @@ void main() {
       bvec4 greater = greaterThan(v, acc);
       where = mix(where, vec4(float(ky * u_kernel.y + kx)), greater);
 #endif
-      acc = max(acc, v);
+      acc = mix(acc, v, greaterThan(v, acc));  // as the CPU: a NaN never wins
 #else
       acc += v;
 #endif

@@ -30,15 +30,22 @@ uniform ivec4 u_reduce;
 uniform ivec4 u_src;
 uniform float u_scale;
 
+// As the CPU: v replaces the running value only when it compares greater
+// (smaller), so a NaN never wins (GLSL's max and min leave NaN undefined).
+float combine_max(float a, float v) { return v > a ? v : a; }
+vec4 combine_max(vec4 a, vec4 v) { return mix(a, v, greaterThan(v, a)); }
+float combine_min(float a, float v) { return v < a ? v : a; }
+vec4 combine_min(vec4 a, vec4 v) { return mix(a, v, lessThan(v, a)); }
+
 #if REDUCE == REDUCE_SUM
 #define INIT 0.0
 #define COMBINE(a, v) ((a) + (v))
 #elif REDUCE == REDUCE_MAX
 #define INIT -3.402823466e38
-#define COMBINE(a, v) max((a), (v))
+#define COMBINE(a, v) combine_max((a), (v))
 #elif REDUCE == REDUCE_MIN
 #define INIT 3.402823466e38
-#define COMBINE(a, v) min((a), (v))
+#define COMBINE(a, v) combine_min((a), (v))
 #elif REDUCE == REDUCE_PROD
 #define INIT 1.0
 #define COMBINE(a, v) ((a) * (v))

@@ -9,7 +9,6 @@
 // mark ops as known missing, list them in kKnownUnimplementedOps: their cases
 // are skipped, and fail as soon as they pass, so the list only shrinks.
 // Running the binary directly prints a per-op summary at the end.
-#include <dirent.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -57,22 +56,6 @@ const std::vector<std::string> kRequiredOps = {
     "UNPACK", "ZEROS_LIKE",
 };
 
-std::string OpsDir() { return std::string(GLD_TEST_DATA_DIR) + "/ops"; }
-
-std::vector<std::string> ListCases() {
-  std::vector<std::string> names;
-  DIR* dir = opendir(OpsDir().c_str());
-  if (dir == nullptr) return names;
-  while (dirent* e = readdir(dir)) {
-    const std::string name = e->d_name;
-    if (name.empty() || name[0] == '.') continue;
-    if (FileExists(OpsDir() + "/" + name + "/manifest.json")) names.push_back(name);
-  }
-  closedir(dir);
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 struct CaseResult {
   std::string op;
   bool passed = false;
@@ -84,7 +67,7 @@ struct CaseResult {
 // unimplemented ops can be told apart from passing ones.
 CaseResult RunCase(const std::string& name) {
   CaseResult result;
-  const std::string dir = OpsDir() + "/" + name;
+  const std::string dir = OpCasesDir() + "/" + name;
   auto manifest = ReadTextFile(dir + "/manifest.json");
   if (!manifest.ok()) {
     result.failure = manifest.status().ToString();
@@ -212,16 +195,16 @@ TEST_P(OpConformanceTest, CpuBackendMatchesLiteRT) {
   EXPECT_TRUE(r.passed) << name << " (" << r.op << "): " << r.failure;
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, OpConformanceTest, ::testing::ValuesIn(ListCases()),
+INSTANTIATE_TEST_SUITE_P(Ops, OpConformanceTest, ::testing::ValuesIn(ListOpCases()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 // The stored cases cover every op of the list, at least twice each.
 TEST(OpConformanceCoverage, EveryRequiredOpHasTwoCases) {
-  const std::vector<std::string> cases = ListCases();
-  ASSERT_FALSE(cases.empty()) << "no cases in " << OpsDir() << " (run tools/reference/make_op_cases.py)";
+  const std::vector<std::string> cases = ListOpCases();
+  ASSERT_FALSE(cases.empty()) << "no cases in " << OpCasesDir() << " (run tools/reference/make_op_cases.py)";
   std::map<std::string, int> per_op;
   for (const std::string& name : cases) {
-    auto manifest = ReadTextFile(OpsDir() + "/" + name + "/manifest.json");
+    auto manifest = ReadTextFile(OpCasesDir() + "/" + name + "/manifest.json");
     ASSERT_TRUE(manifest.ok()) << manifest.status().ToString();
     auto op = JsonStringField(*manifest, "op");
     ASSERT_TRUE(op.ok()) << name << ": " << op.status().ToString();

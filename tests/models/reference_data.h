@@ -5,11 +5,13 @@
 // tests/conformance share it without a library of their own.
 #pragma once
 
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -50,6 +52,23 @@ inline bool FileExists(const std::string& path) {
 inline bool DirExists(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// The per-op cases under tests/data/ops (tools/reference/make_op_cases.py):
+// the folder names holding a manifest.json, sorted.
+inline std::string OpCasesDir() { return std::string(GLD_TEST_DATA_DIR) + "/ops"; }
+inline std::vector<std::string> ListOpCases() {
+  std::vector<std::string> names;
+  DIR* dir = opendir(OpCasesDir().c_str());
+  if (dir == nullptr) return names;
+  while (dirent* e = readdir(dir)) {
+    const std::string name = e->d_name;
+    if (name.empty() || name[0] == '.') continue;
+    if (FileExists(OpCasesDir() + "/" + name + "/manifest.json")) names.push_back(name);
+  }
+  closedir(dir);
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 inline StatusOr<std::string> ReadTextFile(const std::string& path) {

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/tool_run.h"
 #include "gldelegate/model_builder.hpp"
 #include "gldelegate/npy.hpp"
 
@@ -31,23 +32,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string ReadText(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-int CountLines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
+using testing::CountLines;
+using testing::ReadWholeFile;
+using Result = testing::ToolResult;
 
 bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
@@ -64,10 +51,7 @@ class HostileEnvironmentTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!GLD_HAVE_TOOLS) GTEST_SKIP() << "tools not built (GLD_BUILD_TOOLS=OFF)";
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("gld_hostile_test_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing::FreshTestDir("gld_hostile_test");
   }
   void TearDown() override {
     if (!dir_.empty()) fs::remove_all(dir_);
@@ -77,15 +61,7 @@ class HostileEnvironmentTest : public ::testing::Test {
   // (VAR=value ...); `shell` runs first in the same shell (e.g. a ulimit).
   Result Run(const std::string& tool, const std::string& args, const std::string& env = "",
              const std::string& shell = "") {
-    fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    std::string cmd = shell + " GLD_LOG_LEVEL=off " + env + " timeout -k 5 60 '" + tool + "' " + args + " >'" +
-                      out.string() + "' 2>'" + err.string() + "'";
-    int status = std::system(cmd.c_str());
-    Result r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = ReadText(out);
-    r.err = ReadText(err);
-    return r;
+    return testing::RunTool(dir_, tool, args, env, shell, 60);
   }
 
   // y = x + c, float32 [1, 4].
@@ -177,10 +153,30 @@ TEST_F(HostileEnvironmentTest, FifoProgramCacheEntryIsIgnoredWithAWarning) {
 
 class BrokenEglTest : public HostileEnvironmentTest {
  protected:
-  // Puts a folder holding only `libEGL.so.1` first on the library path.
+  // Puts `folder` (a broken GL library) first on the library path.
   std::string LibraryPath(const fs::path& folder) {
     const char* old = std::getenv("LD_LIBRARY_PATH");
     return "LD_LIBRARY_PATH='" + folder.string() + (old ? ":" + std::string(old) : "") + "'";
+  }
+
+  // A folder holding a zero-byte `name`.
+  fs::path EmptyLibrary(const std::string& name) {
+    const fs::path folder = dir_ / "empty";
+    fs::create_directories(folder);
+    std::ofstream(folder / name).close();
+    return folder;
+  }
+
+  // A folder holding a shared library `name` without the expected symbols;
+  // empty when no C compiler could build it.
+  fs::path StubLibrary(const std::string& name) {
+    const fs::path folder = dir_ / "stub";
+    fs::create_directories(folder);
+    const fs::path source = dir_ / "stub.c";
+    std::ofstream(source) << "int not_gl(void) { return 1; }\n";
+    const std::string compile = "cc -shared -fPIC -o '" + (folder / name).string() + "' '" + source.string() +
+                                "' 2>'" + (dir_ / "cc.txt").string() + "'";
+    return std::system(compile.c_str()) == 0 ? folder : fs::path();
   }
 
   void ExpectCpuFallbackAndGlError(const fs::path& folder, const std::string& why) {
@@ -199,21 +195,23 @@ class BrokenEglTest : public HostileEnvironmentTest {
 };
 
 TEST_F(BrokenEglTest, EmptyLibEglFallsBackToTheCpu) {
-  const fs::path folder = dir_ / "empty";
-  fs::create_directories(folder);
-  std::ofstream(folder / "libEGL.so.1").close();
-  ExpectCpuFallbackAndGlError(folder, "cannot load libEGL.so.1");
+  ExpectCpuFallbackAndGlError(EmptyLibrary("libEGL.so.1"), "cannot load libEGL.so.1");
 }
 
 TEST_F(BrokenEglTest, LibEglWithoutEglSymbolsFallsBackToTheCpu) {
-  const fs::path folder = dir_ / "stub";
-  fs::create_directories(folder);
-  const fs::path source = dir_ / "stub.c";
-  std::ofstream(source) << "int not_egl(void) { return 1; }\n";
-  const std::string compile = "cc -shared -fPIC -o '" + (folder / "libEGL.so.1").string() + "' '" + source.string() +
-                              "' 2>'" + (dir_ / "cc.txt").string() + "'";
-  if (std::system(compile.c_str()) != 0) GTEST_SKIP() << "no C compiler: " << ReadText(dir_ / "cc.txt");
+  const fs::path folder = StubLibrary("libEGL.so.1");
+  if (folder.empty()) GTEST_SKIP() << "no C compiler: " << ReadWholeFile(dir_ / "cc.txt");
   ExpectCpuFallbackAndGlError(folder, "libEGL.so.1 is not a usable EGL library");
+}
+
+TEST_F(BrokenEglTest, EmptyLibGlesFallsBackToTheCpu) {
+  ExpectCpuFallbackAndGlError(EmptyLibrary("libGLESv2.so.2"), "cannot load libGLESv2.so.2");
+}
+
+TEST_F(BrokenEglTest, LibGlesWithoutGlesSymbolsFallsBackToTheCpu) {
+  const fs::path folder = StubLibrary("libGLESv2.so.2");
+  if (folder.empty()) GTEST_SKIP() << "no C compiler: " << ReadWholeFile(dir_ / "cc.txt");
+  ExpectCpuFallbackAndGlError(folder, "libGLESv2.so.2 is not a usable GLES library");
 }
 
 // The address-space limit leaves room for the interpreter's own input buffer

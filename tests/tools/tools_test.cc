@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/tool_run.h"
 #include "gldelegate/model_builder.hpp"
 #include "gldelegate/npy.hpp"
 
@@ -28,32 +29,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string ReadText(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-int CountLines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
+using testing::CountLines;
+using testing::ReadWholeFile;
+using Result = testing::ToolResult;
 
 class ToolsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!GLD_HAVE_TOOLS) GTEST_SKIP() << "tools not built (GLD_BUILD_TOOLS=OFF)";
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("gld_tools_test_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing::FreshTestDir("gld_tools_test");
   }
   void TearDown() override {
     if (!dir_.empty()) fs::remove_all(dir_);
@@ -62,15 +46,7 @@ class ToolsTest : public ::testing::Test {
   // Runs `tool args` with GLD_LOG_LEVEL=off and `env` (VAR=value ...),
   // capturing stdout and stderr.
   Result Run(const std::string& tool, const std::string& args, const std::string& env = "") {
-    fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    std::string cmd = "GLD_LOG_LEVEL=off " + env + " '" + tool + "' " + args + " >'" + out.string() + "' 2>'" +
-                      err.string() + "'";
-    int status = std::system(cmd.c_str());
-    Result r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = ReadText(out);
-    r.err = ReadText(err);
-    return r;
+    return testing::RunTool(dir_, tool, args, env);
   }
 
   // y = RELU(x + c) with x, y float32 [1, 4] and c = {1, 2, 3, 4}.
@@ -124,7 +100,7 @@ TEST_F(ToolsTest, SeededRandomInputsAreDeterministic) {
                                      (dir_ / sub).string());
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("random (seed " + seed + ")"), std::string::npos) << r.out;
-    return ReadText(dir_ / sub / "0_out_y_0.npy");
+    return ReadWholeFile(dir_ / sub / "0_out_y_0.npy");
   };
   std::string a = run("7", "a"), b = run("7", "b"), c = run("8", "c");
   EXPECT_FALSE(a.empty());
@@ -274,7 +250,7 @@ TEST_F(ToolsTest, DemoModelRunsAndGivesProbabilities) {
   // Same seed, same bytes.
   std::string again = (dir_ / "demo2.tflite").string();
   ASSERT_EQ(Run(GLD_MAKE_MODEL_PATH, "--out=" + again).exit_code, 0);
-  EXPECT_EQ(ReadText(model), ReadText(again));
+  EXPECT_EQ(ReadWholeFile(model), ReadWholeFile(again));
   r = Run(GLD_MAKE_MODEL_PATH, "--out=" + again + " --kind=huge");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown --kind 'huge'"), std::string::npos) << r.err;

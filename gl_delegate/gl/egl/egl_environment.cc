@@ -4,6 +4,8 @@
 
 #include <dlfcn.h>
 
+#include <initializer_list>
+
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
@@ -283,33 +285,44 @@ Status GlEnvironment::ReuseCurrentContext() {
 
 namespace {
 
-// libepoxy loads libEGL.so.1 on the first EGL call and abort()s when it cannot
-// open it or find an entry point, so a missing, empty or foreign libEGL would
-// end the process instead of letting `auto` fall back to the CPU. The same
-// library and entry points are looked up here first; the handle stays open, so
-// epoxy then finds the library already loaded. Checked once per process.
-Status ProbeEglLibrary() {
-  static const Status result = [] {
-    constexpr const char* kLibrary = "libEGL.so.1";
-    void* handle = ::dlopen(kLibrary, RTLD_LAZY | RTLD_LOCAL);
-    if (handle == nullptr) {
+// libepoxy loads libEGL.so.1 on the first EGL call, and libGLESv2.so.2 on the
+// first GLES call, and abort()s when it cannot open one or find an entry
+// point, so a missing, empty or foreign library would end the process instead
+// of letting `auto` fall back to the CPU. The same libraries and entry points
+// are looked up here first; the handles stay open, so epoxy then finds the
+// libraries already loaded. Checked once per process.
+Status ProbeLibrary(const char* library, const char* kind, std::initializer_list<const char*> symbols) {
+  void* handle = ::dlopen(library, RTLD_LAZY | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = ::dlerror();
+    return UnavailableError(std::string("cannot load ") + library + ": " + (why ? why : "unknown error"));
+  }
+  for (const char* name : symbols) {
+    ::dlerror();
+    if (::dlsym(handle, name) == nullptr) {
       const char* why = ::dlerror();
-      return UnavailableError(std::string("cannot load ") + kLibrary + ": " + (why ? why : "unknown error"));
+      return UnavailableError(std::string(library) + " is not a usable " + kind + " library: " +
+                              (why ? why : std::string("no symbol ") + name));
     }
+  }
+  return OkStatus();
+}
+
+Status ProbeGlLibraries() {
+  static const Status result = [] {
     // eglGetProcAddress is how epoxy finds every extension; the others are the
     // core entry points this file calls, which epoxy looks up in the library.
-    for (const char* name : {"eglGetProcAddress", "eglGetError", "eglQueryString", "eglGetCurrentContext",
-                             "eglGetCurrentDisplay", "eglGetCurrentSurface", "eglGetDisplay", "eglInitialize",
-                             "eglBindAPI", "eglQueryAPI", "eglChooseConfig", "eglCreateContext",
-                             "eglCreatePbufferSurface", "eglMakeCurrent", "eglDestroyContext", "eglDestroySurface"}) {
-      ::dlerror();
-      if (::dlsym(handle, name) == nullptr) {
-        const char* why = ::dlerror();
-        return UnavailableError(std::string(kLibrary) + " is not a usable EGL library: " +
-                                (why ? why : std::string("no symbol ") + name));
-      }
-    }
-    return OkStatus();
+    GLD_RETURN_IF_ERROR(ProbeLibrary(
+        "libEGL.so.1", "EGL",
+        {"eglGetProcAddress", "eglGetError", "eglQueryString", "eglGetCurrentContext", "eglGetCurrentDisplay",
+         "eglGetCurrentSurface", "eglGetDisplay", "eglInitialize", "eglBindAPI", "eglQueryAPI", "eglChooseConfig",
+         "eglCreateContext", "eglCreatePbufferSurface", "eglMakeCurrent", "eglDestroyContext",
+         "eglDestroySurface"}));
+    // GLES 2.0 entry points epoxy resolves from the library itself; the 3.x
+    // ones it reaches through eglGetProcAddress when the library lacks them.
+    return ProbeLibrary("libGLESv2.so.2", "GLES",
+                        {"glGetString", "glGetError", "glGetIntegerv", "glCreateShader", "glCreateProgram",
+                         "glGenBuffers", "glBindBuffer"});
   }();
   return result;
 }
@@ -318,7 +331,7 @@ Status ProbeEglLibrary() {
 
 StatusOr<std::unique_ptr<GlEnvironment>> GlEnvironment::Create(const EglOptions& options) {
   std::unique_ptr<GlEnvironment> env(new GlEnvironment());
-  GLD_RETURN_IF_ERROR(ProbeEglLibrary());
+  GLD_RETURN_IF_ERROR(ProbeGlLibraries());
 
   // 1. The caller's current context.
   EGLContext current = eglGetCurrentContext();
