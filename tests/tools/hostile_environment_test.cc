@@ -17,7 +17,8 @@
 #include "gldelegate/model_builder.hpp"
 #include "gldelegate/npy.hpp"
 
-#if defined(GLD_RUN_PATH) && defined(GLD_INSPECT_PATH) && defined(GLD_BENCHMARK_PATH) && defined(GLD_WARMUP_PATH)
+#if defined(GLD_RUN_PATH) && defined(GLD_INSPECT_PATH) && defined(GLD_BENCHMARK_PATH) && defined(GLD_WARMUP_PATH) && \
+    defined(GLD_MAKE_MODEL_PATH)
 #define GLD_HAVE_TOOLS 1
 #else
 #define GLD_HAVE_TOOLS 0
@@ -25,6 +26,7 @@
 #define GLD_INSPECT_PATH ""
 #define GLD_BENCHMARK_PATH ""
 #define GLD_WARMUP_PATH ""
+#define GLD_MAKE_MODEL_PATH ""
 #endif
 
 namespace gld {
@@ -287,6 +289,33 @@ TEST_F(HostileEnvironmentTest, NpyInputBeyondTheMemoryLimitIsAnError) {
   ExpectOneLineError(r, "cannot allocate");
   EXPECT_TRUE(Contains(r.err, "input 'big_image' [1, 8192, 8192, 3] float32")) << r.err;
   EXPECT_TRUE(Contains(r.err, npy.string())) << r.err;
+}
+
+// A long benchmark keeps memory flat: nothing grows per invoke. The peak
+// after many runs is the peak after a few (within 2 MB, which a leak of
+// 2 KB per invoke would pass on the CPU over 1,980 extra runs).
+// Skipped under AddressSanitizer, whose quarantine holds freed memory.
+TEST_F(HostileEnvironmentTest, BenchmarkMemoryStaysFlatOverLongRuns) {
+  GLD_SKIP_UNDER_ASAN();
+  const std::string model = (dir_ / "demo.tflite").string();
+  ASSERT_EQ(Run(GLD_MAKE_MODEL_PATH, "--out=" + model).exit_code, 0);
+  auto peak = [&](const std::string& backend, int runs) {
+    Result r = Run(GLD_BENCHMARK_PATH, "--graph=" + model + " --backend=" + backend + " --num_runs=" +
+                                           std::to_string(runs) + " --report_peak_memory_footprint");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const std::string key = "Peak memory footprint (MB): init=";
+    const size_t at = r.out.find(key);
+    const size_t overall = r.out.find("overall=", at == std::string::npos ? 0 : at);
+    EXPECT_NE(overall, std::string::npos) << r.out;
+    return overall == std::string::npos ? -1.0 : std::atof(r.out.c_str() + overall + 8);
+  };
+  const double cpu_short = peak("cpu", 20), cpu_long = peak("cpu", 2000);
+  EXPECT_LE(cpu_long - cpu_short, 2.0) << "cpu: " << cpu_short << " MB after 20 runs, " << cpu_long << " after 2000";
+  // llvmpipe's first runs compile and vary; compare two longer runs.
+  Result probe = Run(GLD_RUN_PATH, "--graph=" + model + " --backend=gl");
+  if (probe.exit_code != 0) GTEST_SKIP() << "no GL here: " << probe.err;
+  const double gl_short = peak("gl", 300), gl_long = peak("gl", 1500);
+  EXPECT_LE(gl_long - gl_short, 2.0) << "gl: " << gl_short << " MB after 300 runs, " << gl_long << " after 1500";
 }
 
 }  // namespace
