@@ -8,6 +8,7 @@ packages=(
   libflatbuffers-dev flatbuffers-compiler libglm-dev libspdlog-dev libfmt-dev
   libgtest-dev libcli11-dev libxxhash-dev
   clang libclang-rt-14-dev
+  python3 python3-venv python3-dev
 )
 missing=()
 for p in "${packages[@]}"; do

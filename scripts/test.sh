@@ -2,9 +2,10 @@
 # Installs dependencies, builds gldelegate with warnings as errors, runs every
 # test; then rebuilds under AddressSanitizer + UBSan and runs the unit tests
 # again; then fuzzes the model loader, the .npy reader and the program cache
-# entry reader for 60 s each. This is what CI runs.
+# entry reader for 60 s each; builds the Python package with `pip install .`
+# in a fresh virtual environment and runs its tests. This is what CI runs.
 #   GLD_JOBS     parallel build jobs (default: nproc)
-#   GLD_SKIP_SANITIZE=1, GLD_SKIP_FUZZ=1   skip those stages
+#   GLD_SKIP_SANITIZE=1, GLD_SKIP_FUZZ=1, GLD_SKIP_PYTHON=1   skip those stages
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -20,6 +21,11 @@ cmake --build build -j "$jobs"
 
 stage "tests"
 ctest --test-dir build --output-on-failure -j "$jobs" --timeout 900
+
+if [ "${GLD_SKIP_PYTHON:-0}" != 1 ]; then
+  stage "Python package (pip install . in a fresh venv, example, pytest)"
+  ./scripts/test_python.sh
+fi
 
 if [ "${GLD_SKIP_SANITIZE:-0}" != 1 ]; then
   stage "build (ASan + UBSan)"

@@ -21,8 +21,18 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(const Model& model, c
   GLD_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedGraph> prepared, model.impl().Prepared());
   GLD_ASSIGN_OR_RETURN(impl->runtime, Runtime::Create(*prepared, with_token));
   const Graph& graph = impl->runtime->graph();
-  for (int t : graph.inputs) impl->inputs.push_back(MakeTensorInfo(graph.tensors[static_cast<size_t>(t)]));
-  for (int t : graph.outputs) impl->outputs.push_back(MakeTensorInfo(graph.tensors[static_cast<size_t>(t)]));
+  // Inputs and outputs keep their positions through the passes; their file
+  // indices are the Model's.
+  auto describe = [&](const std::vector<int>& ids, const std::vector<TensorInfo>& as_read) {
+    std::vector<TensorInfo> infos;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      infos.push_back(MakeTensorInfo(graph.tensors[static_cast<size_t>(ids[i])],
+                                     i < as_read.size() ? as_read[i].index : -1));
+    }
+    return infos;
+  };
+  impl->inputs = describe(graph.inputs, model.inputs());
+  impl->outputs = describe(graph.outputs, model.outputs());
   return std::unique_ptr<Interpreter>(new Interpreter(std::move(impl)));
 }
 

@@ -43,8 +43,9 @@ DataType FromElementType(ElementType type) {
   return DataType::kUnknown;
 }
 
-TensorInfo MakeTensorInfo(const Tensor& tensor) {
+TensorInfo MakeTensorInfo(const Tensor& tensor, int index) {
   TensorInfo info;
+  info.index = index;
   info.name = tensor.name;
   info.type = ToElementType(tensor.type);
   info.shape.assign(tensor.shape.begin(), tensor.shape.end());
@@ -69,8 +70,9 @@ StatusOr<std::unique_ptr<Model::Impl>> BuildModelImpl(const uint8_t* data, size_
   impl->description = std::move(load_info.description);
   impl->fingerprint = FingerprintBytes(data, size);
   const Graph& g = impl->graph;
-  for (int t : g.inputs) impl->inputs.push_back(MakeTensorInfo(g.tensors[static_cast<size_t>(t)]));
-  for (int t : g.outputs) impl->outputs.push_back(MakeTensorInfo(g.tensors[static_cast<size_t>(t)]));
+  impl->signatures = std::move(load_info.signatures);
+  for (int t : g.inputs) impl->inputs.push_back(MakeTensorInfo(g.tensors[static_cast<size_t>(t)], t));
+  for (int t : g.outputs) impl->outputs.push_back(MakeTensorInfo(g.tensors[static_cast<size_t>(t)], t));
   impl->nodes.reserve(g.nodes.size());
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
@@ -130,6 +132,7 @@ const std::vector<TensorInfo>& Model::inputs() const { return impl_->inputs; }
 const std::vector<TensorInfo>& Model::outputs() const { return impl_->outputs; }
 const std::vector<NodeInfo>& Model::nodes() const { return impl_->nodes; }
 const std::string& Model::description() const { return impl_->description; }
+const std::vector<SignatureInfo>& Model::signatures() const { return impl_->signatures; }
 
 std::vector<std::pair<std::string, int>> Model::OpHistogram() const {
   std::vector<std::pair<std::string, int>> out;

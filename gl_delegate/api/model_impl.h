@@ -22,6 +22,7 @@ struct Model::Impl {
   Graph graph;                      // as read (before transforms)
   std::vector<TensorInfo> inputs, outputs;
   std::vector<NodeInfo> nodes;      // one per graph node, file order
+  std::vector<SignatureInfo> signatures;
   std::string description;
   std::string fingerprint;          // XXH3-64 of the file's bytes, 16 lowercase hex digits
 
@@ -38,8 +39,9 @@ struct Model::Impl {
 ElementType ToElementType(DataType type);
 DataType FromElementType(ElementType type);
 
-// Public description of an IR tensor (name, type, shape, quantization, bytes).
-TensorInfo MakeTensorInfo(const Tensor& tensor);
+// Public description of an IR tensor (name, type, shape, quantization, bytes)
+// whose index in the model file is `index`.
+TensorInfo MakeTensorInfo(const Tensor& tensor, int index);
 
 // XXH3-64 of the bytes as 16 lowercase hex digits.
 std::string FingerprintBytes(const void* data, size_t size);

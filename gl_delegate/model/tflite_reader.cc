@@ -87,6 +87,8 @@ class Reader {
   }
 
   Status ChooseSubgraph(TfliteLoadInfo* info);
+  Status ReadSignatures(const flatbuffers::Vector<flatbuffers::Offset<tflite::SignatureDef>>& sigs,
+                        TfliteLoadInfo* info) const;
   StatusOr<BufferRef> GetBuffer(uint32_t index, const std::string& who) const;
   Status ReadTensor(int index, Tensor* out, int64_t* total_bytes);
   Status ReadQuantization(const tflite::QuantizationParameters* qp, const Shape& shape,
@@ -142,6 +144,32 @@ StatusOr<Reader::BufferRef> Reader::GetBuffer(uint32_t index, const std::string&
   return ref;
 }
 
+Status Reader::ReadSignatures(const flatbuffers::Vector<flatbuffers::Offset<tflite::SignatureDef>>& sigs,
+                              TfliteLoadInfo* info) const {
+  const uint32_t num_tensors = sg_->tensors() == nullptr ? 0 : sg_->tensors()->size();
+  for (const tflite::SignatureDef* sig : sigs) {
+    if (static_cast<int>(sig->subgraph_index()) != sg_index_) continue;
+    SignatureInfo out;
+    out.key = Quote(sig->signature_key());
+    for (int side = 0; side < 2; ++side) {
+      const auto* maps = side == 0 ? sig->inputs() : sig->outputs();
+      if (maps == nullptr) continue;
+      for (const tflite::TensorMap* map : *maps) {
+        if (map->tensor_index() >= num_tensors) {
+          return InvalidArgumentError("signature '" + out.key + "' " + (side == 0 ? "input" : "output") + " '" +
+                                      Quote(map->name()) + "' refers to tensor " +
+                                      std::to_string(map->tensor_index()) + ", the subgraph has " +
+                                      std::to_string(num_tensors) + " tensors");
+        }
+        (side == 0 ? out.inputs : out.outputs)
+            .push_back({Quote(map->name()), static_cast<int>(map->tensor_index())});
+      }
+    }
+    info->signatures.push_back(std::move(out));
+  }
+  return OkStatus();
+}
+
 Status Reader::ChooseSubgraph(TfliteLoadInfo* info) {
   const auto* subgraphs = model_->subgraphs();
   if (subgraphs == nullptr || subgraphs->size() == 0) {
@@ -160,6 +188,7 @@ Status Reader::ChooseSubgraph(TfliteLoadInfo* info) {
     if (info != nullptr) info->signature_key = Quote(sigs->Get(0)->signature_key());
   }
   sg_ = subgraphs->Get(static_cast<flatbuffers::uoffset_t>(sg_index_));
+  if (sigs != nullptr && info != nullptr) GLD_RETURN_IF_ERROR(ReadSignatures(*sigs, info));
   for (flatbuffers::uoffset_t i = 0; i < subgraphs->size(); ++i) {
     if (static_cast<int>(i) == sg_index_) continue;
     std::string name = Quote(subgraphs->Get(i)->name());

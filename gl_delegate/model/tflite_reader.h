@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "gldelegate/status.hpp"
+#include "gldelegate/types.hpp"
 #include "graph/graph.h"
 
 namespace gld {
@@ -45,6 +46,7 @@ struct TfliteLoadInfo {
   int subgraph_index = 0;        // the subgraph that was loaded
   std::string subgraph_name;
   std::string signature_key;     // of the signature naming the loaded subgraph
+  std::vector<SignatureInfo> signatures;  // those over the loaded subgraph
   // Per node: the op code's version.
   std::vector<int> op_versions;
   std::vector<std::string> metadata_names;

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <thread>
@@ -178,6 +179,52 @@ TEST(Interpreter, ModelFromADirectoryIsAnError) {
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(model.status().message().find("is a directory"), std::string::npos) << model.status().message();
+}
+
+}  // namespace
+}  // namespace gld
+
+namespace gld {
+namespace {
+
+// TensorInfo::index is the tensor's index in the file (what LiteRT calls the
+// tensor index), the same on the Model and on its Interpreters.
+TEST(Interpreter, InputsAndOutputsCarryTheirFileTensorIndex) {
+  if (!testing::SharedModelsPresent()) GTEST_SKIP() << testing::MissingModelsMessage();
+  auto model = Model::FromFile(testing::ModelPath("hand_landmark_lite.tflite"));
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  // hand_landmark_lite: input_1 is tensor 0; Identity..Identity_3 are 167, 166, 164, 168.
+  ASSERT_EQ((*model)->inputs().size(), 1u);
+  EXPECT_EQ((*model)->inputs()[0].index, 0);
+  std::vector<int> outputs;
+  for (const TensorInfo& t : (*model)->outputs()) outputs.push_back(t.index);
+  EXPECT_EQ(outputs, (std::vector<int>{167, 166, 164, 168}));
+  Options options;
+  options.backend = Backend::kCpu;
+  auto interp = Interpreter::Create(**model, options);
+  ASSERT_TRUE(interp.ok()) << interp.status().ToString();
+  for (size_t i = 0; i < outputs.size(); ++i) EXPECT_EQ((*interp)->outputs()[i].index, outputs[i]);
+  EXPECT_TRUE((*model)->signatures().empty());
+}
+
+TEST(Interpreter, SignaturesOfTheLoadedSubgraph) {
+  auto model = Model::FromFile(std::string(GLD_TEST_DATA_DIR) + "/networks/mobilenet_v2_float32/model.tflite");
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const std::vector<SignatureInfo>& sigs = (*model)->signatures();
+  ASSERT_EQ(sigs.size(), 1u);
+  EXPECT_EQ(sigs[0].key, "serving_default");
+  ASSERT_EQ(sigs[0].inputs.size(), 1u);
+  EXPECT_EQ(sigs[0].inputs[0].name, "image");
+  EXPECT_EQ(sigs[0].inputs[0].tensor_index, (*model)->inputs()[0].index);
+  std::vector<std::string> names;
+  for (const SignatureTensor& t : sigs[0].outputs) {
+    names.push_back(t.name);
+    bool is_output = false;
+    for (const TensorInfo& o : (*model)->outputs()) is_output = is_output || o.index == t.tensor_index;
+    EXPECT_TRUE(is_output) << t.name << " -> tensor " << t.tensor_index;
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"features", "logits"}));
 }
 
 }  // namespace

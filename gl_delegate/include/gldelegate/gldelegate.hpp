@@ -51,6 +51,9 @@ class Model {
   std::vector<std::pair<std::string, int>> OpHistogram() const;
   std::vector<std::string> OtherSubgraphs() const;
   const std::string& description() const;
+  // The model's signatures over the subgraph that was loaded (the first
+  // signature's, or subgraph 0); empty when the file has none.
+  const std::vector<SignatureInfo>& signatures() const;
 
   struct Impl;
   const Impl& impl() const { return *impl_; }

@@ -62,6 +62,19 @@ struct TensorInfo {
   std::vector<int> shape;
   QuantizationInfo quantization;
   size_t bytes = 0;  // element count x element size
+  int index = -1;    // the tensor's index in the model file's subgraph (LiteRT's tensor index)
+};
+
+// A signature of the model (a TFLite SignatureDef) over the subgraph that was
+// loaded: its key and, for each of its inputs and outputs, the signature's
+// name for it and the tensor's index in the file (TensorInfo::index).
+struct SignatureTensor {
+  std::string name;
+  int tensor_index = -1;
+};
+struct SignatureInfo {
+  std::string key;
+  std::vector<SignatureTensor> inputs, outputs;
 };
 
 // One node as the model file states it (before transforms).

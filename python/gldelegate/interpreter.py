@@ -1,0 +1,338 @@
+"""gldelegate.interpreter.Interpreter: LiteRT's Python Interpreter API on gldelegate.
+
+Switching from LiteRT is one import::
+
+    from ai_edge_litert.interpreter import Interpreter   # before
+    from gldelegate.interpreter import Interpreter       # after
+
+The model runs on the GPU through OpenGL ES 3.1 compute shaders where it can,
+and on gldelegate's CPU kernels elsewhere (``backend="auto"``, the default),
+or entirely on one of them (``backend="gl"`` / ``backend="cpu"``).
+
+Differences from LiteRT, each raising a clear error rather than guessing:
+- Only the model's inputs and outputs are tensors you can read: ``get_tensor``
+  of an intermediate tensor raises ValueError, and ``get_tensor_details``
+  lists the inputs and outputs.
+- ``tensor(i)`` returns a function giving a copy, not a view.
+- Input shapes are fixed: ``resize_tensor_input`` accepts the current shape
+  and raises ValueError for any other.
+- ``experimental_delegates`` cannot be used: gldelegate is the GPU delegate.
+- Signatures are those over the subgraph gldelegate runs (the first
+  signature's).
+"""
+
+import os
+import threading
+
+import numpy as np
+
+from . import _gldelegate
+
+__all__ = ["Interpreter", "SignatureRunner"]
+
+_DTYPES = {
+    "float32": np.float32,
+    "float16": np.float16,
+    "float64": np.float64,
+    "int8": np.int8,
+    "uint8": np.uint8,
+    "int16": np.int16,
+    "int32": np.int32,
+    "int64": np.int64,
+    "bool": np.bool_,
+}
+
+_LITERT_TYPE_NAMES = {
+    np.float32: "FLOAT32",
+    np.float16: "FLOAT16",
+    np.float64: "FLOAT64",
+    np.int8: "INT8",
+    np.uint8: "UINT8",
+    np.int16: "INT16",
+    np.int32: "INT32",
+    np.int64: "INT64",
+    np.bool_: "BOOL",
+}
+
+
+def _type_name(dtype):
+    return _LITERT_TYPE_NAMES.get(np.dtype(dtype).type, str(np.dtype(dtype)).upper())
+
+
+def _details(info):
+    """LiteRT's tensor details dict from the module's description."""
+    dtype = _DTYPES.get(info["dtype"])
+    if dtype is None:
+        raise ValueError("tensor '%s' has a type Python cannot hold: %s" % (info["name"], info["dtype"]))
+    scales = np.array(info["scales"], dtype=np.float32)
+    zero_points = np.array(info["zero_points"], dtype=np.int32)
+    shape = np.array(info["shape"], dtype=np.int32)
+    quantization = (float(scales[0]), int(zero_points[0])) if scales.size == 1 else (0.0, 0)
+    return {
+        "name": info["name"],
+        "index": int(info["index"]),
+        "shape": shape,
+        "shape_signature": shape.copy(),
+        "dtype": dtype,
+        "quantization": quantization,
+        "quantization_parameters": {
+            "scales": scales,
+            "zero_points": zero_points,
+            "quantized_dimension": int(info["quantized_dimension"]),
+            "block_size": 0,
+        },
+        "sparsity_parameters": {},
+    }
+
+
+class Interpreter:
+    """Runs a .tflite model with gldelegate, with LiteRT's Interpreter API.
+
+    LiteRT's arguments: ``model_path`` or ``model_content`` (exactly one),
+    ``num_threads`` (CPU threads; None or -1: all cores), and LiteRT's
+    experimental arguments, accepted and ignored (``experimental_delegates``
+    must be empty).
+
+    gldelegate's own keywords: ``backend`` ("auto", "gl", "cpu"),
+    ``precision`` ("fp32", "fp16": GPU storage and arithmetic), ``cache_dir``
+    (compiled GPU programs kept between runs), ``model_token`` (names the
+    model's cache entry), ``gpu_deny_ops`` (op names kept on the CPU),
+    ``egl_device`` (EGL device index), ``log_level``, ``enable_profiling``
+    (per-op times in ``profile``), ``max_delegated_partitions``.
+    """
+
+    def __init__(
+        self,
+        model_path=None,
+        model_content=None,
+        experimental_delegates=None,
+        num_threads=None,
+        experimental_op_resolver_type=None,
+        experimental_preserve_all_tensors=False,
+        experimental_disable_delegate_clustering=False,
+        experimental_default_delegate_latest_features=False,
+        *,
+        backend="auto",
+        precision="fp32",
+        cache_dir=None,
+        model_token=None,
+        gpu_deny_ops=None,
+        egl_device=None,
+        log_level=None,
+        enable_profiling=False,
+        max_delegated_partitions=0,
+    ):
+        if (model_path is None) == (model_content is None):
+            raise ValueError("Exactly one of model_path and model_content must be given")
+        if experimental_delegates:
+            raise ValueError(
+                "experimental_delegates cannot be used with gldelegate, which is itself the GPU delegate: "
+                "choose the backend with backend='auto'|'gl'|'cpu'"
+            )
+        if num_threads is None or num_threads == -1:
+            num_threads = os.cpu_count() or 1
+        if not isinstance(num_threads, int) or num_threads < 1:
+            raise ValueError("num_threads should be >= 1 or -1 (all cores), got %r" % (num_threads,))
+        if model_path is not None:
+            self._model = _gldelegate.load_model_file(os.fspath(model_path))
+        else:
+            self._model = _gldelegate.load_model_bytes(bytes(model_content))
+        self._options = dict(
+            backend=str(backend),
+            precision=str(precision),
+            num_threads=num_threads,
+            cache_dir="" if cache_dir is None else os.fspath(cache_dir),
+            model_token="" if model_token is None else str(model_token),
+            gpu_deny_ops=[str(op) for op in (gpu_deny_ops or [])],
+            egl_device=-1 if egl_device is None else int(egl_device),
+            log_level="" if log_level is None else str(log_level),
+            enable_profiling=bool(enable_profiling),
+            max_delegated_partitions=int(max_delegated_partitions),
+        )
+        self._inputs = [_details(i) for i in self._model.inputs]
+        self._outputs = [_details(o) for o in self._model.outputs]
+        self._input_position = {d["index"]: k for k, d in enumerate(self._inputs)}
+        self._output_position = {d["index"]: k for k, d in enumerate(self._outputs)}
+        self._last_inputs = {}
+        self._impl = None
+        self._lock = threading.Lock()
+
+    # ---- LiteRT's API -------------------------------------------------------
+
+    def allocate_tensors(self):
+        """Creates the interpreter: the GPU programs are compiled (or read from
+        cache_dir) and the buffers made. Needed once before set_tensor/invoke."""
+        if self._impl is None:
+            self._impl = _gldelegate.create_interpreter(self._model, **self._options)
+
+    def get_input_details(self):
+        return [dict(d) for d in self._inputs]
+
+    def get_output_details(self):
+        return [dict(d) for d in self._outputs]
+
+    def get_tensor_details(self):
+        """Details of the inputs and outputs (the only tensors gldelegate keeps)."""
+        return self.get_input_details() + [d for d in self.get_output_details() if d["index"] not in self._input_position]
+
+    def _require_allocated(self, what):
+        if self._impl is None:
+            raise ValueError("Cannot %s: Tensor is unallocated. Try calling allocate_tensors() first" % what)
+
+    def set_tensor(self, tensor_index, value):
+        self._require_allocated("set tensor")
+        position = self._input_position.get(tensor_index)
+        if position is None:
+            raise ValueError(
+                "Cannot set tensor: tensor %r is not an input of the model (inputs: %s)"
+                % (tensor_index, sorted(self._input_position))
+            )
+        detail = self._inputs[position]
+        value = np.asarray(value)
+        if value.dtype.type is not detail["dtype"]:
+            raise ValueError(
+                "Cannot set tensor: Got value of type %s but expected type %s for input %d, name: %s "
+                % (_type_name(value.dtype), _type_name(detail["dtype"]), tensor_index, detail["name"])
+            )
+        shape = tuple(int(d) for d in detail["shape"])
+        if value.ndim != len(shape):
+            raise ValueError(
+                "Cannot set tensor: Dimension mismatch. Got %d but expected %d for input %d."
+                % (value.ndim, len(shape), tensor_index)
+            )
+        for axis, (got, want) in enumerate(zip(value.shape, shape)):
+            if got != want:
+                raise ValueError(
+                    "Cannot set tensor: Dimension mismatch. Got %d but expected %d for dimension %d of input %d."
+                    % (got, want, axis, tensor_index)
+                )
+        value = np.ascontiguousarray(value)
+        with self._lock:
+            self._impl.set_input(position, value)
+            self._last_inputs[position] = value.copy()
+
+    def invoke(self):
+        """Runs the model (the GIL is released meanwhile)."""
+        self._require_allocated("invoke")
+        with self._lock:
+            self._impl.invoke()
+
+    def get_tensor(self, tensor_index, subgraph_index=0):
+        self._require_allocated("get tensor")
+        if subgraph_index != 0:
+            raise ValueError("gldelegate runs one subgraph; subgraph_index must be 0, got %r" % (subgraph_index,))
+        position = self._output_position.get(tensor_index)
+        if position is not None:
+            detail = self._outputs[position]
+            out = np.empty(tuple(int(d) for d in detail["shape"]), dtype=detail["dtype"])
+            with self._lock:
+                self._impl.get_output(position, out)
+            return out
+        position = self._input_position.get(tensor_index)
+        if position is not None:
+            with self._lock:
+                value = self._last_inputs.get(position)
+            if value is None:
+                detail = self._inputs[position]
+                return np.zeros(tuple(int(d) for d in detail["shape"]), dtype=detail["dtype"])
+            return value.copy()
+        raise ValueError(
+            "Tensor %r is not an input or output of the model: gldelegate keeps only those "
+            "(inputs %s, outputs %s)" % (tensor_index, sorted(self._input_position), sorted(self._output_position))
+        )
+
+    def tensor(self, tensor_index):
+        """A function returning the tensor's current value (a copy, not a view)."""
+        return lambda: self.get_tensor(tensor_index)
+
+    def resize_tensor_input(self, input_index, tensor_size, strict=False):
+        position = self._input_position.get(input_index)
+        if position is None:
+            raise ValueError("Cannot resize: tensor %r is not an input of the model" % (input_index,))
+        detail = self._inputs[position]
+        want = [int(d) for d in np.asarray(tensor_size).reshape(-1)]
+        have = [int(d) for d in detail["shape"]]
+        if want != have:
+            raise ValueError(
+                "Cannot resize input %d '%s' from %s to %s: gldelegate plans its buffers and GPU programs for "
+                "the model's own input shapes" % (input_index, detail["name"], have, want)
+            )
+
+    def get_signature_list(self):
+        return {
+            s["key"]: {
+                "inputs": sorted(name for name, _ in s["inputs"]),
+                "outputs": sorted(name for name, _ in s["outputs"]),
+            }
+            for s in self._model.signatures
+        }
+
+    def get_signature_runner(self, signature_key=None):
+        signatures = self._model.signatures
+        if signature_key is None:
+            if len(signatures) != 1:
+                raise ValueError(
+                    "SignatureDef signature_key is None and model has %d Signatures. None is only allowed when "
+                    "the model has 1 SignatureDef" % len(signatures)
+                )
+            signature = signatures[0]
+        else:
+            matches = [s for s in signatures if s["key"] == signature_key]
+            if not matches:
+                raise ValueError(
+                    "Invalid signature_key provided: %r (the model's: %s)"
+                    % (signature_key, [s["key"] for s in signatures])
+                )
+            signature = matches[0]
+        return SignatureRunner(self, signature)
+
+    # ---- gldelegate's own ---------------------------------------------------
+
+    @property
+    def placement(self):
+        """Where each node runs and why: backend, placement line, per-node rows."""
+        self._require_allocated("read the placement")
+        return self._impl.report()
+
+    @property
+    def profile(self):
+        """Per-op rows (enable_profiling=True): one per CPU node and per GPU
+        dispatch, averaged over the invokes since creation or reset_profile(),
+        the first invoke after creation (warming up) not counted."""
+        self._require_allocated("read the profile")
+        return self._impl.profile()
+
+    def reset_profile(self):
+        self._require_allocated("reset the profile")
+        self._impl.reset_profile()
+
+
+class SignatureRunner:
+    """LiteRT's SignatureRunner: runner(**inputs) -> {output name: array}."""
+
+    def __init__(self, interpreter, signature):
+        self._interpreter = interpreter
+        self._inputs = dict(signature["inputs"])  # signature name -> tensor index
+        self._outputs = dict(signature["outputs"])
+
+    def get_input_details(self):
+        by_index = {d["index"]: d for d in self._interpreter.get_input_details()}
+        return {name: by_index[index] for name, index in self._inputs.items() if index in by_index}
+
+    def get_output_details(self):
+        by_index = {d["index"]: d for d in self._interpreter.get_output_details()}
+        return {name: by_index[index] for name, index in self._outputs.items() if index in by_index}
+
+    def __call__(self, **kwargs):
+        if len(kwargs) != len(self._inputs):
+            raise ValueError(
+                "Invalid number of inputs provided for running a SignatureDef, expected %d vs provided %d"
+                % (len(self._inputs), len(kwargs))
+            )
+        self._interpreter.allocate_tensors()
+        for name, value in kwargs.items():
+            if name not in self._inputs:
+                raise ValueError("Invalid Input name (%s) for SignatureDef (inputs: %s)" % (name, sorted(self._inputs)))
+            self._interpreter.set_tensor(self._inputs[name], value)
+        self._interpreter.invoke()
+        return {name: self._interpreter.get_tensor(index) for name, index in self._outputs.items()}

@@ -1,0 +1,221 @@
+// gldelegate._gldelegate: the thin layer between Python and the C++ API.
+// Everything LiteRT-shaped (details dicts, dtype and shape checks, signature
+// runners) lives in python/gldelegate/interpreter.py; this file only turns
+// gld::Status into exceptions (InvalidArgument, NotFound, OutOfRange,
+// DataLoss -> ValueError, as LiteRT raises for a bad model or value; others,
+// such as an unavailable GPU or an unsupported op, -> RuntimeError), moves bytes between numpy arrays and
+// the interpreter, and releases the GIL while a model runs.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gldelegate/gldelegate.hpp"
+
+namespace nb = nanobind;
+
+namespace {
+
+[[noreturn]] void Raise(const gld::Status& s) {
+  const std::string what = s.message();
+  switch (s.code()) {
+    case gld::StatusCode::kInvalidArgument:
+    case gld::StatusCode::kNotFound:
+    case gld::StatusCode::kOutOfRange:
+    case gld::StatusCode::kDataLoss: throw nb::value_error(what.c_str());
+    default: throw std::runtime_error(what);
+  }
+}
+
+void Check(const gld::Status& s) {
+  if (!s.ok()) Raise(s);
+}
+
+template <typename T> T Take(gld::StatusOr<T> v) {
+  if (!v.ok()) Raise(v.status());
+  return std::move(*v);
+}
+
+nb::dict Describe(const gld::TensorInfo& t) {
+  nb::dict d;
+  d["name"] = t.name;
+  d["index"] = t.index;
+  d["dtype"] = std::string(gld::ElementTypeName(t.type));
+  d["shape"] = t.shape;
+  d["bytes"] = t.bytes;
+  d["scales"] = t.quantization.scale;
+  d["zero_points"] = t.quantization.zero_point;
+  d["quantized_dimension"] = t.quantization.quantized_dimension;
+  return d;
+}
+
+nb::list DescribeAll(const std::vector<gld::TensorInfo>& infos) {
+  nb::list l;
+  for (const gld::TensorInfo& t : infos) l.append(Describe(t));
+  return l;
+}
+
+struct PyModel {
+  std::shared_ptr<const gld::Model> model;
+
+  nb::list inputs() const { return DescribeAll(model->inputs()); }
+  nb::list outputs() const { return DescribeAll(model->outputs()); }
+  nb::list signatures() const {
+    nb::list l;
+    for (const gld::SignatureInfo& s : model->signatures()) {
+      nb::dict d;
+      d["key"] = s.key;
+      for (int side = 0; side < 2; ++side) {
+        nb::list tensors;
+        for (const gld::SignatureTensor& t : side == 0 ? s.inputs : s.outputs)
+          tensors.append(nb::make_tuple(t.name, t.tensor_index));
+        d[side == 0 ? "inputs" : "outputs"] = tensors;
+      }
+      l.append(d);
+    }
+    return l;
+  }
+};
+
+// The C++ Interpreter, used from one thread at a time: the lock makes a
+// second Python thread wait instead of racing (the GIL is released while a
+// model runs).
+struct PyInterpreter {
+  std::shared_ptr<const gld::Model> model;
+  std::unique_ptr<gld::Interpreter> interpreter;
+  std::mutex mutex;
+
+  using Bytes = nb::ndarray<nb::c_contig, nb::device::cpu>;
+
+  void set_input(int index, Bytes value) {
+    std::lock_guard<std::mutex> lock(mutex);
+    Check(interpreter->SetInput(index, value.data(), value.nbytes()));
+  }
+  void get_output(int index, Bytes into) {
+    std::lock_guard<std::mutex> lock(mutex);
+    Check(interpreter->GetOutput(index, into.data(), into.nbytes()));
+  }
+  void invoke() {
+    std::lock_guard<std::mutex> lock(mutex);
+    Check(interpreter->Invoke());
+  }
+
+  nb::dict report() const {
+    const gld::InterpreterReport& r = interpreter->report();
+    nb::dict d;
+    d["backend"] = std::string(gld::BackendName(r.backend));
+    d["precision"] = std::string(gld::PrecisionName(r.precision));
+    d["placement"] = r.placement_line;
+    d["gpu_nodes"] = r.gpu_nodes;
+    d["total_nodes"] = r.total_nodes;
+    d["segments"] = r.segments;
+    d["dispatches"] = r.dispatches;
+    d["gl_renderer"] = r.gl_renderer;
+    d["cache_hits"] = r.cache_hits;
+    d["cache_misses"] = r.cache_misses;
+    d["pass_log"] = r.pass_log;
+    nb::list nodes;
+    for (const gld::PlacementInfo& n : r.nodes) {
+      nb::dict node;
+      node["index"] = n.index;
+      node["op"] = n.op;
+      node["label"] = n.label;
+      node["fused"] = n.fused;
+      node["on_gpu"] = n.on_gpu;
+      node["segment"] = n.segment;
+      node["reason"] = n.reason;
+      nodes.append(node);
+    }
+    d["nodes"] = nodes;
+    return d;
+  }
+
+  nb::list profile() const {
+    nb::list l;
+    for (const gld::ProfileRow& p : interpreter->profile()) {
+      nb::dict row;
+      row["name"] = p.name;
+      row["op"] = p.op;
+      row["backend"] = p.backend;
+      row["fused"] = p.fused;
+      row["time_us"] = p.time_us;
+      row["count"] = p.count;
+      row["timing"] = p.timing;
+      l.append(row);
+    }
+    return l;
+  }
+};
+
+PyInterpreter* CreateInterpreter(const PyModel& model, const std::string& backend, const std::string& precision,
+                                 int num_threads, const std::string& cache_dir, const std::string& model_token,
+                                 const std::vector<std::string>& gpu_deny_ops, int egl_device,
+                                 const std::string& log_level, bool enable_profiling, int max_delegated_partitions) {
+  gld::Options options;
+  options.backend = Take(gld::ParseBackend(backend));
+  options.precision = Take(gld::ParsePrecision(precision));
+  options.num_threads = num_threads;
+  options.cache_dir = cache_dir;
+  options.model_token = model_token;
+  options.gpu_deny_ops = gpu_deny_ops;
+  options.egl_device = egl_device;
+  options.log_level = log_level;
+  options.enable_profiling = enable_profiling;
+  options.max_delegated_partitions = max_delegated_partitions;
+  std::unique_ptr<gld::Interpreter> interpreter;
+  {
+    // Creating compiles the GPU programs: let other Python threads run.
+    nb::gil_scoped_release release;
+    auto created = gld::Interpreter::Create(*model.model, options);
+    if (!created.ok()) {
+      nb::gil_scoped_acquire acquire;
+      Raise(created.status());
+    }
+    interpreter = std::move(*created);
+  }
+  auto* py = new PyInterpreter();
+  py->model = model.model;
+  py->interpreter = std::move(interpreter);
+  return py;
+}
+
+}  // namespace
+
+NB_MODULE(_gldelegate, m) {
+  m.doc() = "gldelegate's C++ API; use gldelegate.Interpreter";
+  m.attr("__version__") = gld::VersionString();
+
+  nb::class_<PyModel>(m, "Model")
+      .def_prop_ro("inputs", &PyModel::inputs)
+      .def_prop_ro("outputs", &PyModel::outputs)
+      .def_prop_ro("signatures", &PyModel::signatures)
+      .def_prop_ro("description", [](const PyModel& p) { return p.model->description(); });
+
+  m.def("load_model_file", [](const std::string& path) { return PyModel{Take(gld::Model::FromFile(path))}; },
+        nb::arg("path"));
+  m.def(
+      "load_model_bytes",
+      [](nb::bytes data) { return PyModel{Take(gld::Model::FromBuffer(data.c_str(), data.size()))}; },
+      nb::arg("data"));
+
+  nb::class_<PyInterpreter>(m, "Interpreter")
+      .def_prop_ro("inputs", [](const PyInterpreter& p) { return DescribeAll(p.interpreter->inputs()); })
+      .def_prop_ro("outputs", [](const PyInterpreter& p) { return DescribeAll(p.interpreter->outputs()); })
+      .def("set_input", &PyInterpreter::set_input, nb::arg("index"), nb::arg("value"))
+      .def("get_output", &PyInterpreter::get_output, nb::arg("index"), nb::arg("into"))
+      .def("invoke", &PyInterpreter::invoke, nb::call_guard<nb::gil_scoped_release>())
+      .def("report", &PyInterpreter::report)
+      .def("profile", &PyInterpreter::profile)
+      .def("reset_profile", [](PyInterpreter& p) { p.interpreter->ResetProfile(); });
+
+  m.def("create_interpreter", &CreateInterpreter, nb::arg("model"), nb::arg("backend"), nb::arg("precision"),
+        nb::arg("num_threads"), nb::arg("cache_dir"), nb::arg("model_token"), nb::arg("gpu_deny_ops"),
+        nb::arg("egl_device"), nb::arg("log_level"), nb::arg("enable_profiling"),
+        nb::arg("max_delegated_partitions"), nb::rv_policy::take_ownership);
+}
