@@ -5,8 +5,11 @@
 #   - a C++ app through find_package(gldelegate): the README's "Embedding"
 #     example and the example in gldelegate.hpp's comment,
 # and configures a parent project that embeds the source tree with
-# add_subdirectory. Exits 77 (skipped) when the shared models are absent.
-#   install_test.sh BUILD_DIR SOURCE_DIR WORK_DIR DEFAULT_MODELS_DIR
+# add_subdirectory. With STATIC_ARCHIVE (the same objects as a static
+# libgldelegate.a), it also links the C app statically through
+# `pkg-config --static` (Requires.private / Libs.private). Exits 77 (skipped)
+# when the shared models are absent.
+#   install_test.sh BUILD_DIR SOURCE_DIR WORK_DIR DEFAULT_MODELS_DIR [STATIC_ARCHIVE]
 set -euo pipefail
 build=$1 src=$2 work=$3
 models=${GLD_TEST_MODELS:-$4}
@@ -35,6 +38,23 @@ pkg-config --static --libs gldelegate > /dev/null  # every Requires.private modu
 cc -std=c99 -Wall -Wextra -Werror -o "$work/c_app" "$src/tests/install/c_app.c" \
   $(pkg-config --cflags --libs gldelegate) -lm -Wl,-rpath,"$(cd "$libdir" && pwd)"
 "$work/c_app" "$model"
+
+if [ -n "${5:-}" ]; then
+  echo "== C app linked statically through pkg-config --static"
+  static=$work/static_prefix
+  cp -r "$prefix" "$static"
+  slibdir=$(dirname "$(find "$static" -name gldelegate.pc)")/..
+  rm -f "$slibdir"/libgldelegate.so*
+  cp "$5" "$slibdir/libgldelegate.a"
+  # shellcheck disable=SC2046
+  cc -std=c99 -Wall -Wextra -Werror -o "$work/c_app_static" "$src/tests/install/c_app.c" \
+    $(PKG_CONFIG_PATH=$slibdir/pkgconfig pkg-config --static --cflags --libs gldelegate) -lm
+  if ldd "$work/c_app_static" | grep -q gldelegate; then
+    echo "c_app_static links libgldelegate dynamically"
+    exit 1
+  fi
+  "$work/c_app_static" "$model"
+fi
 
 echo "== C++ app through find_package(gldelegate)"
 app=$work/cxx_app
