@@ -64,6 +64,22 @@ StatusOr<Backend> ParseBackend(const std::string& s) {
   return InvalidArgumentError("unknown backend '" + s + "' (expected auto, gl or cpu)");
 }
 
+const char* ContextModeName(ContextMode m) {
+  switch (m) {
+    case ContextMode::kPrivate: return "private";
+    case ContextMode::kCurrentIfAny: return "current_if_any";
+    case ContextMode::kCurrent: return "current";
+  }
+  return "unknown";
+}
+
+StatusOr<ContextMode> ParseContextMode(const std::string& s) {
+  if (s == "private") return ContextMode::kPrivate;
+  if (s == "current_if_any") return ContextMode::kCurrentIfAny;
+  if (s == "current") return ContextMode::kCurrent;
+  return InvalidArgumentError("unknown context mode '" + s + "' (expected private, current_if_any or current)");
+}
+
 StatusOr<Precision> ParsePrecision(const std::string& s) {
   if (s == "fp32") return Precision::kFp32;
   if (s == "fp16") return Precision::kFp16;

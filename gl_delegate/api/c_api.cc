@@ -18,6 +18,9 @@ struct GldInterpreter {
   std::unique_ptr<gld::Interpreter> interpreter;
   // Backing storage for GldTensorInfo.dims (int32 copies of the shapes).
   std::vector<std::vector<int32_t>> input_dims, output_dims;
+  // The rows GldInterpreterGetProfile handed out last, and their strings.
+  std::vector<gld::ProfileRow> profile;
+  std::vector<GldProfileRow> profile_rows;
 };
 
 namespace {
@@ -75,6 +78,8 @@ void FillInfo(const gld::TensorInfo& info, const std::vector<int32_t>& dims, Gld
 
 }  // namespace
 
+static_assert(static_cast<int>(gld::ContextMode::kCurrent) == GLD_CONTEXT_CURRENT,
+              "GldContextMode mirrors gld::ContextMode");
 static_assert(static_cast<int>(gld::ElementType::kBool) == GLD_TYPE_BOOL, "GldElementType mirrors gld::ElementType");
 static_assert(static_cast<int>(gld::ElementType::kInt8) == GLD_TYPE_INT8, "GldElementType mirrors gld::ElementType");
 
@@ -189,6 +194,60 @@ GldStatus GldOptionsSetCacheDir(GldOptions* options, const char* dir) {
   });
 }
 
+GldStatus GldOptionsSetModelToken(GldOptions* options, const char* token) {
+  return Guard([&] {
+    if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetModelToken: null options");
+    options->options.model_token = token == nullptr ? "" : token;
+    return GLD_OK;
+  });
+}
+
+GldStatus GldOptionsSetMaxDelegatedPartitions(GldOptions* options, int32_t max_partitions) {
+  if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetMaxDelegatedPartitions: null options");
+  if (max_partitions < 0) {
+    return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetMaxDelegatedPartitions: must be >= 0 (0: no limit), got " +
+                                          std::to_string(max_partitions));
+  }
+  options->options.max_delegated_partitions = max_partitions;
+  return GLD_OK;
+}
+
+GldStatus GldOptionsSetEglDevice(GldOptions* options, int32_t device) {
+  if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetEglDevice: null options");
+  if (device < -1) {
+    return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetEglDevice: device must be >= 0, or -1 for the default; got " +
+                                          std::to_string(device));
+  }
+  options->options.egl_device = device;
+  return GLD_OK;
+}
+
+GldStatus GldOptionsSetProfiling(GldOptions* options, int32_t enable) {
+  if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetProfiling: null options");
+  options->options.enable_profiling = enable != 0;
+  return GLD_OK;
+}
+
+GldStatus GldOptionsSetContextMode(GldOptions* options, GldContextMode mode) {
+  if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetContextMode: null options");
+  switch (mode) {
+    case GLD_CONTEXT_PRIVATE: options->options.context = gld::ContextMode::kPrivate; return GLD_OK;
+    case GLD_CONTEXT_CURRENT_IF_ANY: options->options.context = gld::ContextMode::kCurrentIfAny; return GLD_OK;
+    case GLD_CONTEXT_CURRENT: options->options.context = gld::ContextMode::kCurrent; return GLD_OK;
+  }
+  return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetContextMode: unknown mode " + std::to_string(static_cast<int>(mode)));
+}
+
+GldStatus GldOptionsSetShareContext(GldOptions* options, void* egl_display, void* egl_context) {
+  if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetShareContext: null options");
+  if ((egl_display == nullptr) != (egl_context == nullptr)) {
+    return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetShareContext: give both the EGLDisplay and the EGLContext, or neither");
+  }
+  options->options.share_egl_display = egl_display;
+  options->options.share_egl_context = egl_context;
+  return GLD_OK;
+}
+
 GldStatus GldInterpreterCreate(const GldModel* model, const GldOptions* options, GldInterpreter** out_interpreter) {
   return Guard([&] {
     if (model == nullptr || out_interpreter == nullptr) {
@@ -254,6 +313,74 @@ GldStatus GldInterpreterInvoke(GldInterpreter* interpreter) {
 GldStatus GldInterpreterGetOutput(const GldInterpreter* interpreter, int32_t index, void* data, size_t bytes) {
   if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterGetOutput: null interpreter");
   return Guard([&] { return Report(interpreter->interpreter->GetOutput(index, data, bytes)); });
+}
+
+GldStatus GldInterpreterGetReport(const GldInterpreter* interpreter, GldReport* out) {
+  if (interpreter == nullptr || out == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterGetReport: null argument");
+  const gld::InterpreterReport& r = interpreter->interpreter->report();
+  *out = GldReport{};
+  out->backend = r.backend == gld::Backend::kGl ? GLD_BACKEND_GL : GLD_BACKEND_CPU;
+  out->precision = r.precision == gld::Precision::kFp16 ? GLD_PRECISION_FP16 : GLD_PRECISION_FP32;
+  out->placement_line = r.placement_line.c_str();
+  out->original_nodes = r.original_nodes;
+  out->total_nodes = r.total_nodes;
+  out->gpu_nodes = r.gpu_nodes;
+  out->segments = r.segments;
+  out->dispatches = r.dispatches;
+  out->gpu_bytes_planned = r.gpu_bytes_planned;
+  out->cpu_bytes_planned = r.cpu_bytes_planned;
+  out->gl_renderer = r.gl_renderer.c_str();
+  out->gl_context = r.gl_context.c_str();
+  out->cache_hits = r.cache_hits;
+  out->cache_misses = r.cache_misses;
+  out->cache_file = r.cache_file.c_str();
+  return GLD_OK;
+}
+
+int32_t GldInterpreterGetNodeCount(const GldInterpreter* interpreter) {
+  return interpreter == nullptr ? 0 : static_cast<int32_t>(interpreter->interpreter->report().nodes.size());
+}
+
+GldStatus GldInterpreterGetNodePlacement(const GldInterpreter* interpreter, int32_t index, GldNodePlacement* out) {
+  if (interpreter == nullptr || out == nullptr) {
+    return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterGetNodePlacement: null argument");
+  }
+  const auto& nodes = interpreter->interpreter->report().nodes;
+  if (index < 0 || static_cast<size_t>(index) >= nodes.size()) {
+    return Fail(GLD_OUT_OF_RANGE, "node index " + std::to_string(index) + " is out of range: the interpreter has " +
+                                      std::to_string(nodes.size()) + " node(s)");
+  }
+  const gld::PlacementInfo& n = nodes[static_cast<size_t>(index)];
+  out->index = n.index;
+  out->op = n.op.c_str();
+  out->label = n.label.c_str();
+  out->on_gpu = n.on_gpu ? 1 : 0;
+  out->segment = n.segment;
+  out->reason = n.reason.c_str();
+  return GLD_OK;
+}
+
+GldStatus GldInterpreterGetProfile(GldInterpreter* interpreter, const GldProfileRow** out_rows, int32_t* out_count) {
+  if (interpreter == nullptr || out_rows == nullptr || out_count == nullptr) {
+    return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterGetProfile: null argument");
+  }
+  return Guard([&] {
+    interpreter->profile = interpreter->interpreter->profile();
+    interpreter->profile_rows.clear();
+    for (const gld::ProfileRow& p : interpreter->profile) {
+      interpreter->profile_rows.push_back(GldProfileRow{p.name.c_str(), p.op.c_str(), p.backend.c_str(), p.time_us,
+                                                        p.count, p.timing.c_str()});
+    }
+    *out_rows = interpreter->profile_rows.data();
+    *out_count = static_cast<int32_t>(interpreter->profile_rows.size());
+    return GLD_OK;
+  });
+}
+
+GldStatus GldInterpreterResetProfile(GldInterpreter* interpreter) {
+  if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterResetProfile: null interpreter");
+  interpreter->interpreter->ResetProfile();
+  return GLD_OK;
 }
 
 }  // extern "C"

@@ -164,6 +164,7 @@ class GlBackend : public GpuBackend {
 
   void FillReport(InterpreterReport& report) const override {
     report.gl_renderer = renderer();
+    report.gl_context = device_->info().context;
     if (const BinaryCacheFile* file = device_->programs().file()) {
       report.cache_hits = device_->programs().file_hits();
       report.cache_misses = device_->programs().file_misses();
@@ -191,10 +192,7 @@ class GlBackend : public GpuBackend {
 }  // namespace
 
 StatusOr<std::unique_ptr<GpuBackend>> CreateGlBackend(const Options& options) {
-  EglOptions egl;
-  egl.device_index = options.egl_device;
-  egl.cache_dir = options.cache_dir;
-  GLD_ASSIGN_OR_RETURN(std::unique_ptr<GlDevice> device, GlDevice::Create(egl));
+  GLD_ASSIGN_OR_RETURN(std::unique_ptr<GlDevice> device, GlDevice::Create(EglOptionsFrom(options)));
   if (!options.cache_dir.empty()) {
     if (!device->info().program_binary) {
       // Mesa offers no binary format when its shader cache is disabled

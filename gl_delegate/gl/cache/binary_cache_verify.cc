@@ -22,8 +22,7 @@ StatusOr<std::vector<CacheFileCheck>> VerifyCacheDir(const std::string& cache_di
   if (ec) return NotFoundError("cannot list cache_dir '" + cache_dir + "': " + ec.message());
   std::sort(paths.begin(), paths.end());
 
-  EglOptions egl;
-  egl.device_index = options.egl_device;
+  EglOptions egl = EglOptionsFrom(options);
   egl.cache_dir = cache_dir;
   GLD_ASSIGN_OR_RETURN(std::unique_ptr<GlEnvironment> env, GlEnvironment::Create(egl));
   GlEnvironment::ScopedCurrent current(*env);

@@ -136,9 +136,9 @@ void Abandon(Attempt& a) {
 }
 
 // Initialises `display`, creates a GLES 3.1 context on it (with a 1x1 pbuffer
-// when `pbuffer`) and makes it current. Error text names the failing call and
-// the EGL error.
-Status CreateContextOn(EGLDisplay display, bool pbuffer, Attempt* out) {
+// when `pbuffer`; sharing objects with `share` unless EGL_NO_CONTEXT) and
+// makes it current. Error text names the failing call and the EGL error.
+Status CreateContextOn(EGLDisplay display, bool pbuffer, Attempt* out, EGLContext share = EGL_NO_CONTEXT) {
   Attempt a;
   a.display = display;
   if (display == EGL_NO_DISPLAY) return UnavailableError("no display (" + EglErrorString() + ")");
@@ -167,11 +167,12 @@ Status CreateContextOn(EGLDisplay display, bool pbuffer, Attempt* out) {
   }
   const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 1,
                                     EGL_NONE};
-  a.context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs);
+  a.context = eglCreateContext(display, config, share, context_attribs);
   if (a.context == EGL_NO_CONTEXT) {
     std::string why = EglErrorString();
     Abandon(a);
-    return UnavailableError("eglCreateContext(OpenGL ES 3.1) failed: " + why);
+    return UnavailableError(std::string("eglCreateContext(OpenGL ES 3.1") +
+                            (share != EGL_NO_CONTEXT ? ", shared with the app's context" : "") + ") failed: " + why);
   }
   if (pbuffer) {
     const EGLint surface_attribs[] = {EGL_WIDTH, 1, EGL_HEIGHT, 1, EGL_NONE};
@@ -251,11 +252,12 @@ StatusOr<bool> TryDevicePlatform(int device_index, bool forced_device, const Ado
   return false;
 }
 
-// Makes a context on `display` and offers it to `adopt`; true when taken.
+// Makes a context on `display` (sharing with `share` unless EGL_NO_CONTEXT)
+// and offers it to `adopt`; true when taken.
 bool TryDisplay(EGLDisplay display, bool pbuffer, const std::string& platform, const std::string& failure_prefix,
-                const AdoptFn& adopt, std::vector<std::string>* failures) {
+                const AdoptFn& adopt, std::vector<std::string>* failures, EGLContext share = EGL_NO_CONTEXT) {
   Attempt got;
-  Status s = CreateContextOn(display, pbuffer, &got);
+  Status s = CreateContextOn(display, pbuffer, &got, share);
   if (!s.ok()) {
     failures->push_back(failure_prefix + ": " + s.message());
     return false;
@@ -268,17 +270,29 @@ bool TryDisplay(EGLDisplay display, bool pbuffer, const std::string& platform, c
 GlEnvironment::GlEnvironment() = default;
 
 Status GlEnvironment::ReuseCurrentContext() {
-  if (eglQueryAPI() != EGL_OPENGL_ES_API) {
-    return UnavailableError("the current EGL context is not an OpenGL ES context");
-  }
   display_ = eglGetCurrentDisplay();
   context_ = eglGetCurrentContext();
+  EGLint client_type = 0;
+  if (!eglQueryContext(display_, context_, EGL_CONTEXT_CLIENT_TYPE, &client_type) ||
+      client_type != EGL_OPENGL_ES_API) {
+    display_ = EGL_NO_DISPLAY;
+    context_ = EGL_NO_CONTEXT;
+    return FailedPreconditionError(std::string("the current EGL context is ") +
+                                   (client_type == EGL_OPENGL_API ? "a desktop OpenGL context" : "not OpenGL ES") +
+                                   ", compute shaders here need OpenGL ES 3.1");
+  }
   draw_ = eglGetCurrentSurface(EGL_DRAW);
   read_ = eglGetCurrentSurface(EGL_READ);
   reused_ = true;
   info_.platform = "current context";
+  info_.context = "the app's current context";
   Status s = QueryInfo();
-  if (!s.ok()) return Status(s.code(), "reusing the current EGL context: " + s.message());
+  if (!s.ok()) {
+    reused_ = false;
+    display_ = EGL_NO_DISPLAY;
+    context_ = EGL_NO_CONTEXT;
+    return FailedPreconditionError("the current EGL context cannot be used: " + s.message());
+  }
   Log().info("GL: reusing the current EGL context: {} / {}", info_.renderer, info_.version);
   return OkStatus();
 }
@@ -315,8 +329,8 @@ Status ProbeGlLibraries() {
     GLD_RETURN_IF_ERROR(ProbeLibrary(
         "libEGL.so.1", "EGL",
         {"eglGetProcAddress", "eglGetError", "eglQueryString", "eglGetCurrentContext", "eglGetCurrentDisplay",
-         "eglGetCurrentSurface", "eglGetDisplay", "eglInitialize", "eglBindAPI", "eglQueryAPI", "eglChooseConfig",
-         "eglCreateContext", "eglCreatePbufferSurface", "eglMakeCurrent", "eglDestroyContext",
+         "eglGetCurrentSurface", "eglGetDisplay", "eglInitialize", "eglBindAPI", "eglQueryAPI", "eglQueryContext",
+         "eglChooseConfig", "eglCreateContext", "eglCreatePbufferSurface", "eglMakeCurrent", "eglDestroyContext",
          "eglDestroySurface"}));
     // GLES 2.0 entry points epoxy resolves from the library itself; the 3.x
     // ones it reaches through eglGetProcAddress when the library lacks them.
@@ -327,21 +341,52 @@ Status ProbeGlLibraries() {
   return result;
 }
 
+// Puts the thread's bound client API (eglBindAPI) back on scope exit.
+class ScopedBoundApi {
+ public:
+  ScopedBoundApi() : api_(eglQueryAPI()) {}
+  ~ScopedBoundApi() {
+    if (api_ != EGL_NONE && eglQueryAPI() != api_) eglBindAPI(api_);
+  }
+  ScopedBoundApi(const ScopedBoundApi&) = delete;
+  ScopedBoundApi& operator=(const ScopedBoundApi&) = delete;
+
+ private:
+  EGLenum api_;
+};
+
 }  // namespace
+
+StatusOr<bool> GlEnvironment::TakeCurrentContext(ContextMode mode, EGLContext current) {
+  if (mode == ContextMode::kPrivate) return false;
+  if (current == EGL_NO_CONTEXT) {
+    if (mode == ContextMode::kCurrent) {
+      return FailedPreconditionError("context mode 'current': no EGL context is current on this thread");
+    }
+    return false;
+  }
+  Status s = ReuseCurrentContext();
+  if (s.ok()) return true;
+  if (mode == ContextMode::kCurrent) return Status(s.code(), "context mode 'current': " + s.message());
+  Log().info("GL: {}; making a private context", s.message());
+  return false;
+}
 
 StatusOr<std::unique_ptr<GlEnvironment>> GlEnvironment::Create(const EglOptions& options) {
   std::unique_ptr<GlEnvironment> env(new GlEnvironment());
   GLD_RETURN_IF_ERROR(ProbeGlLibraries());
 
-  // 1. The caller's current context.
+  // eglBindAPI is per thread, and an app with a desktop OpenGL context
+  // current has EGL_OPENGL_API bound: it gets it back.
+  ScopedBoundApi keep_api;
+
+  // The caller's current context.
   EGLContext current = eglGetCurrentContext();
   if (!options.cache_dir.empty()) {
     PrepareDriverCaches(options.cache_dir, g_display_opened || current != EGL_NO_CONTEXT);
   }
-  if (options.reuse_current_context && current != EGL_NO_CONTEXT) {
-    GLD_RETURN_IF_ERROR(env->ReuseCurrentContext());
-    return env;
-  }
+  GLD_ASSIGN_OR_RETURN(bool reused, env->TakeCurrentContext(options.context, current));
+  if (reused) return env;
 
   int device_index = options.device_index;
   if (device_index < 0) {
@@ -362,6 +407,7 @@ StatusOr<std::unique_ptr<GlEnvironment>> GlEnvironment::Create(const EglOptions&
     env->owns_display_ = got.initialized;
     env->info_.blob_cache = got.blob_cache;
     env->info_.platform = platform;
+    env->info_.context = options.share_context != EGL_NO_CONTEXT ? "private (shared with the app's context)" : "private";
     Status s = env->QueryInfo();
     if (!s.ok()) {
       failures.push_back(platform + ": " + s.message());
@@ -382,12 +428,23 @@ StatusOr<std::unique_ptr<GlEnvironment>> GlEnvironment::Create(const EglOptions&
     return OkStatus();
   };
 
-  // 2. The device platform.
+  // 0. The display of the app's context to share with, and nothing else.
+  if (options.share_context != EGL_NO_CONTEXT) {
+    if (TryDisplay(options.share_display, false, "shared", "display of the shared context", adopt, &failures,
+                   options.share_context) ||
+        TryDisplay(options.share_display, true, "shared (pbuffer)", "display of the shared context (pbuffer)",
+                   adopt, &failures, options.share_context)) {
+      return env;
+    }
+    return UnavailableError("cannot make an OpenGL ES 3.1 context sharing objects with the app's context: " +
+                            failures.front());
+  }
+  // 1. The device platform.
   if (options.try_device_platform || forced_device) {
     GLD_ASSIGN_OR_RETURN(bool adopted, TryDevicePlatform(device_index, forced_device, adopt, &failures));
     if (adopted) return env;
   }
-  // 3. Mesa's surfaceless platform.
+  // 2. Mesa's surfaceless platform.
   if (options.try_surfaceless_platform) {
     if (!HasClientExtension("EGL_MESA_platform_surfaceless")) {
       failures.push_back("surfaceless platform: EGL_MESA_platform_surfaceless missing");
@@ -396,7 +453,7 @@ StatusOr<std::unique_ptr<GlEnvironment>> GlEnvironment::Create(const EglOptions&
       return env;
     }
   }
-  // 4. The default display with a pbuffer.
+  // 3. The default display with a pbuffer.
   if (options.try_default_display &&
       TryDisplay(eglGetDisplay(EGL_DEFAULT_DISPLAY), true, "default display (pbuffer)", "default display", adopt,
                  &failures)) {
@@ -463,29 +520,51 @@ GlEnvironment::~GlEnvironment() {
 
 GlEnvironment::ScopedCurrent::ScopedCurrent(GlEnvironment& env) : env_(env) {
   EGLContext cur = eglGetCurrentContext();
-  if (cur == env.context_) return;
+  if (cur == env.context_) {
+    if (env.reused_) {
+      app_bindings_ = GlBindingState::Capture();
+      restore_bindings_ = true;
+    }
+    return;
+  }
   prev_display_ = eglGetCurrentDisplay();
   prev_context_ = cur;
   prev_draw_ = eglGetCurrentSurface(EGL_DRAW);
   prev_read_ = eglGetCurrentSurface(EGL_READ);
+  prev_api_ = eglQueryAPI();
+  if (prev_api_ != EGL_OPENGL_ES_API) eglBindAPI(EGL_OPENGL_ES_API);
   if (!eglMakeCurrent(env.display_, env.draw_, env.read_, env.context_)) {
     EGLint e = eglGetError();
     std::string what = std::string("cannot make the GL context current on this thread: ") +
                        EglErrorName(e);
     if (e == EGL_BAD_ACCESS) what += " (it is current on another thread; use one thread at a time)";
     status_ = FailedPreconditionError(what);
+    if (prev_api_ != EGL_OPENGL_ES_API) eglBindAPI(prev_api_);
     return;
   }
   restore_ = true;
 }
 
 GlEnvironment::ScopedCurrent::~ScopedCurrent() {
+  if (restore_bindings_) app_bindings_.Restore();
   if (!restore_) return;
   if (prev_context_ != EGL_NO_CONTEXT) {
+    if (prev_api_ != EGL_OPENGL_ES_API) eglBindAPI(prev_api_);
     eglMakeCurrent(prev_display_, prev_draw_, prev_read_, prev_context_);
   } else {
     eglMakeCurrent(env_.display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    if (prev_api_ != EGL_OPENGL_ES_API) eglBindAPI(prev_api_);
   }
+}
+
+EglOptions EglOptionsFrom(const Options& options) {
+  EglOptions egl;
+  egl.device_index = options.egl_device;
+  egl.cache_dir = options.cache_dir;
+  egl.context = options.context;
+  egl.share_display = static_cast<EGLDisplay>(options.share_egl_display);
+  egl.share_context = static_cast<EGLContext>(options.share_egl_context);
+  return egl;
 }
 
 }  // namespace gld::gl

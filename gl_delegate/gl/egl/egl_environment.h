@@ -1,11 +1,13 @@
-// A headless OpenGL ES 3.1+ context obtained through EGL, in this order:
-//   1. the caller's current EGL context, when there is one (never destroyed
-//      by us);
-//   2. the EGL device platform (EGL_EXT_platform_device), device chosen by
+// A headless OpenGL ES 3.1+ context obtained through EGL. EglOptions::context
+// (gld::ContextMode) chooses between the caller's current context and one of
+// our own; our own is made, in this order:
+//   0. on the display of the app's context to share objects with
+//      (EglOptions::share_context), sharing with it; no other platform then;
+//   1. the EGL device platform (EGL_EXT_platform_device), device chosen by
 //      index (EglOptions::device_index, else GLD_EGL_DEVICE, else each device
 //      in turn);
-//   3. Mesa's surfaceless platform (EGL_MESA_platform_surfaceless);
-//   4. the default display with a 1x1 pbuffer surface.
+//   2. Mesa's surfaceless platform (EGL_MESA_platform_surfaceless);
+//   3. the default display with a 1x1 pbuffer surface.
 // When an index is forced (option or GLD_EGL_DEVICE) and that device fails,
 // creation fails instead of falling back, so the user learns that their
 // choice was not honoured.
@@ -13,10 +15,14 @@
 // Threading: an environment may be used from any thread, but from one thread
 // at a time (the caller serialises). Every GL entry point of this backend runs
 // inside a ScopedCurrent, which makes the context current on the calling
-// thread and restores whatever was current before, so no thread keeps the
-// context bound between calls. A reused caller context is the exception: it
-// stays current on the caller's thread, and using the environment from
-// another thread then fails with FailedPrecondition (EGL_BAD_ACCESS).
+// thread and restores whatever was current before (context, surfaces and the
+// bound client API), so no thread keeps the context bound between calls. A
+// reused caller context is the exception: it stays current on the caller's
+// thread, and using the environment from another thread then fails with
+// FailedPrecondition (EGL_BAD_ACCESS); inside a ScopedCurrent on a reused
+// context, the GL bindings this backend changes (gl_state.h) are saved and
+// put back on exit, so the app finds its program and buffer bindings as it
+// left them.
 #pragma once
 
 #include <epoxy/egl.h>
@@ -25,7 +31,9 @@
 #include <string>
 #include <vector>
 
+#include "gl/egl/gl_state.h"
 #include "gldelegate/status.hpp"
+#include "gldelegate/types.hpp"
 
 namespace gld::gl {
 
@@ -33,8 +41,13 @@ struct EglOptions {
   // EGL device index on the device platform; -1: GLD_EGL_DEVICE from the
   // environment if set, else try every device in order.
   int device_index = -1;
-  // Use the caller's current EGL context when there is one.
-  bool reuse_current_context = true;
+  // Which context: the caller's current one (kCurrent, or kCurrentIfAny
+  // when it is OpenGL ES 3.1+) or our own (kPrivate).
+  ContextMode context = ContextMode::kCurrentIfAny;
+  // kPrivate: make our context on this display, sharing objects with this
+  // context of the app's. EGL_NO_CONTEXT: no sharing.
+  EGLDisplay share_display = EGL_NO_DISPLAY;
+  EGLContext share_context = EGL_NO_CONTEXT;
   // Skip the device platform / surfaceless / pbuffer attempts (tests use this
   // to exercise the fallbacks one by one).
   bool try_device_platform = true;
@@ -48,7 +61,10 @@ struct EglOptions {
 
 // How the context was obtained, and what it offers.
 struct GlInfo {
-  std::string platform;  // "current context", "device 0", "surfaceless", "default display (pbuffer)"
+  std::string platform;  // "current context", "device 0", "surfaceless", "default display (pbuffer)", "shared"
+  // InterpreterReport::gl_context: "private", "private (shared with the
+  // app's context)" or "the app's current context".
+  std::string context;
   std::string vendor, renderer, version, shading_language_version;
   int major = 0, minor = 0;  // GLES version
   bool timer_query = false;              // GL_EXT_disjoint_timer_query
@@ -92,11 +108,16 @@ class GlEnvironment {
     EGLDisplay prev_display_ = EGL_NO_DISPLAY;
     EGLContext prev_context_ = EGL_NO_CONTEXT;
     EGLSurface prev_draw_ = EGL_NO_SURFACE, prev_read_ = EGL_NO_SURFACE;
+    EGLenum prev_api_ = EGL_OPENGL_ES_API;
+    bool restore_bindings_ = false;  // a reused context: put the app's bindings back
+    GlBindingState app_bindings_;
   };
 
  private:
   GlEnvironment();
   Status ReuseCurrentContext();
+  // Reuses the current context as `mode` says; false: make a private one.
+  StatusOr<bool> TakeCurrentContext(ContextMode mode, EGLContext current);
   Status QueryInfo();
 
   EGLDisplay display_ = EGL_NO_DISPLAY;
@@ -107,6 +128,9 @@ class GlEnvironment {
   bool owns_display_ = false;  // we called eglInitialize on it
   GlInfo info_;
 };
+
+// The public options' EGL part (device, context mode and sharing, cache folder).
+EglOptions EglOptionsFrom(const Options& options);
 
 // "EGL_BAD_ACCESS" etc.
 const char* EglErrorName(EGLint error);

@@ -13,13 +13,26 @@
  *   GldInterpreterDelete(interp); GldOptionsDelete(options); GldModelDelete(model);
  *
  * Every function that can fail returns a GldStatus; on failure
- * GldLastErrorMessage() (per thread) says what was wrong. An interpreter may
- * outlive the model it was created from. */
+ * GldLastErrorMessage() (per thread) says what was wrong.
+ *
+ * Threading and lifetime: a GldModel is immutable and may be used by any
+ * number of interpreters on any threads (delete it once no call on it is
+ * running). A GldInterpreter is used from one thread at a time: calls on it
+ * must not overlap, and with GLD_CONTEXT_CURRENT(_IF_ANY) reusing the app's
+ * context they come from that context's thread. Different interpreters may
+ * run concurrently. An interpreter may outlive the model it was created
+ * from. A GldOptions is read by GldInterpreterCreate only (it may be
+ * deleted, changed or reused afterwards); it is not shared between threads
+ * while being set. Pointers an interpreter hands out (tensor names and
+ * dims, the report's strings, profile rows) stay valid as the functions
+ * returning them say. */
 #ifndef GLDELEGATE_GLDELEGATE_H_
 #define GLDELEGATE_GLDELEGATE_H_
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "gldelegate/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,6 +53,21 @@ typedef enum GldStatus {
 typedef enum GldBackend { GLD_BACKEND_AUTO = 0, GLD_BACKEND_GL = 1, GLD_BACKEND_CPU = 2 } GldBackend;
 typedef enum GldPrecision { GLD_PRECISION_FP32 = 0, GLD_PRECISION_FP16 = 1 } GldPrecision;
 
+/* Which EGL context the GL backend runs in (gld::ContextMode). In every
+ * mode, creating, invoking and deleting an interpreter leave the thread's
+ * current context, bound client API, current program and shader storage
+ * buffer and texture bindings as the app had them. */
+typedef enum GldContextMode {
+  /* A context of the library's own (the default), optionally sharing objects
+   * with an app's context (GldOptionsSetShareContext). */
+  GLD_CONTEXT_PRIVATE = 0,
+  /* The current context when it is OpenGL ES 3.1+ (TFLite's behaviour),
+   * else a private one (none current, desktop OpenGL, older ES). */
+  GLD_CONTEXT_CURRENT_IF_ANY = 1,
+  /* The current OpenGL ES 3.1+ context; creation fails without one. */
+  GLD_CONTEXT_CURRENT = 2
+} GldContextMode;
+
 typedef enum GldElementType {
   GLD_TYPE_UNKNOWN = 0,
   GLD_TYPE_FLOAT32 = 1,
@@ -57,6 +85,46 @@ typedef struct GldModel GldModel;
 typedef struct GldOptions GldOptions;
 typedef struct GldInterpreter GldInterpreter;
 
+/* What an interpreter runs where (gld::InterpreterReport). The strings stay
+ * valid while the interpreter lives. */
+typedef struct GldReport {
+  GldBackend backend; /* the backend in use: GLD_BACKEND_GL or GLD_BACKEND_CPU */
+  GldPrecision precision;
+  const char* placement_line; /* "placement: G/N nodes on GPU in K segments" */
+  int32_t original_nodes;     /* nodes in the file */
+  int32_t total_nodes;        /* nodes after the graph passes */
+  int32_t gpu_nodes;
+  int32_t segments;           /* GPU segments */
+  int32_t dispatches;         /* GL dispatches per invoke */
+  uint64_t gpu_bytes_planned, cpu_bytes_planned;
+  const char* gl_renderer;    /* "" without GL */
+  const char* gl_context;     /* "private", "the app's current context", ...; "" without GL */
+  int32_t cache_hits, cache_misses; /* program cache, 0 when off */
+  const char* cache_file;     /* "" when the cache is off */
+} GldReport;
+
+/* Where one node (after the graph passes) runs, and why. */
+typedef struct GldNodePlacement {
+  int32_t index;
+  const char* op;     /* "CONV_2D" */
+  const char* label;  /* "node 12 (CONV_2D)" in the file's numbering */
+  int32_t on_gpu;     /* 1 on the GPU, 0 on the CPU */
+  int32_t segment;    /* GPU segment, -1 on the CPU */
+  const char* reason; /* why it runs on the CPU; "" on the GPU */
+} GldNodePlacement;
+
+/* One profiled unit (GldOptionsSetProfiling): a CPU node, a GPU dispatch or
+ * a GPU segment's host transfers, averaged over the invokes since creation
+ * or GldInterpreterResetProfile. */
+typedef struct GldProfileRow {
+  const char* name;    /* "node 3 (ADD)" */
+  const char* op;      /* "ADD"; "CONVERT" / "UPLOAD" / "DOWNLOAD" at GPU segment edges */
+  const char* backend; /* "cpu", "gl" */
+  double time_us;      /* average per run */
+  int64_t count;       /* runs measured */
+  const char* timing;  /* "gpu_timer", "gl_finish", "wall" */
+} GldProfileRow;
+
 /* A tensor's description. The pointers stay valid while the interpreter lives. */
 typedef struct GldTensorInfo {
   const char* name;
@@ -70,41 +138,67 @@ typedef struct GldTensorInfo {
   const int64_t* zero_points;
 } GldTensorInfo;
 
-const char* GldVersion(void);
+GLD_EXPORT const char* GldVersion(void);
 /* The message of the last failed call on this thread ("" when none). */
-const char* GldLastErrorMessage(void);
+GLD_EXPORT const char* GldLastErrorMessage(void);
 /* "OK", "INVALID_ARGUMENT", ... */
-const char* GldStatusName(GldStatus status);
+GLD_EXPORT const char* GldStatusName(GldStatus status);
 
-GldStatus GldModelCreateFromFile(const char* path, GldModel** out_model);
-GldStatus GldModelCreateFromBuffer(const void* data, size_t size, GldModel** out_model);
-void GldModelDelete(GldModel* model);
+GLD_EXPORT GldStatus GldModelCreateFromFile(const char* path, GldModel** out_model);
+GLD_EXPORT GldStatus GldModelCreateFromBuffer(const void* data, size_t size, GldModel** out_model);
+GLD_EXPORT void GldModelDelete(GldModel* model);
 
 /* Defaults: backend auto, fp32, 1 thread, log level from GLD_LOG_LEVEL. */
-GldOptions* GldOptionsCreate(void);
-void GldOptionsDelete(GldOptions* options);
-GldStatus GldOptionsSetBackend(GldOptions* options, GldBackend backend);
-GldStatus GldOptionsSetPrecision(GldOptions* options, GldPrecision precision);
-GldStatus GldOptionsSetNumThreads(GldOptions* options, int32_t num_threads);
+GLD_EXPORT GldOptions* GldOptionsCreate(void);
+GLD_EXPORT void GldOptionsDelete(GldOptions* options);
+GLD_EXPORT GldStatus GldOptionsSetBackend(GldOptions* options, GldBackend backend);
+GLD_EXPORT GldStatus GldOptionsSetPrecision(GldOptions* options, GldPrecision precision);
+GLD_EXPORT GldStatus GldOptionsSetNumThreads(GldOptions* options, int32_t num_threads);
 /* "trace", "debug", "info", "warn", "error", "off"; NULL or "" for the default. */
-GldStatus GldOptionsSetLogLevel(GldOptions* options, const char* level);
+GLD_EXPORT GldStatus GldOptionsSetLogLevel(GldOptions* options, const char* level);
 /* An op name ("CONV_2D") that must run on the CPU; may be called repeatedly. */
-GldStatus GldOptionsAddGpuDenyOp(GldOptions* options, const char* op);
-GldStatus GldOptionsSetCacheDir(GldOptions* options, const char* dir);
+GLD_EXPORT GldStatus GldOptionsAddGpuDenyOp(GldOptions* options, const char* op);
+GLD_EXPORT GldStatus GldOptionsSetCacheDir(GldOptions* options, const char* dir);
+/* The program cache's key for this model; NULL or "": a fingerprint of the model's bytes. */
+GLD_EXPORT GldStatus GldOptionsSetModelToken(GldOptions* options, const char* token);
+/* At most this many GPU segments (the largest stay on the GPU); 0: no limit. */
+GLD_EXPORT GldStatus GldOptionsSetMaxDelegatedPartitions(GldOptions* options, int32_t max_partitions);
+/* EGL device index; -1 (the default): GLD_EGL_DEVICE, else the first that works. */
+GLD_EXPORT GldStatus GldOptionsSetEglDevice(GldOptions* options, int32_t device);
+/* Non-zero: time every CPU node and GPU dispatch (GldInterpreterGetProfile). */
+GLD_EXPORT GldStatus GldOptionsSetProfiling(GldOptions* options, int32_t enable);
+GLD_EXPORT GldStatus GldOptionsSetContextMode(GldOptions* options, GldContextMode mode);
+/* GLD_CONTEXT_PRIVATE: share objects with `egl_context` (an EGLContext made
+ * on `egl_display`, an EGLDisplay), so its buffers are visible to the
+ * library's context. Both NULL: no sharing (the default). */
+GLD_EXPORT GldStatus GldOptionsSetShareContext(GldOptions* options, void* egl_display, void* egl_context);
 
 /* `options` may be NULL for the defaults. */
-GldStatus GldInterpreterCreate(const GldModel* model, const GldOptions* options, GldInterpreter** out_interpreter);
-void GldInterpreterDelete(GldInterpreter* interpreter);
+GLD_EXPORT GldStatus GldInterpreterCreate(const GldModel* model, const GldOptions* options, GldInterpreter** out_interpreter);
+GLD_EXPORT void GldInterpreterDelete(GldInterpreter* interpreter);
 
-int32_t GldInterpreterGetInputCount(const GldInterpreter* interpreter);
-int32_t GldInterpreterGetOutputCount(const GldInterpreter* interpreter);
-GldStatus GldInterpreterGetInputInfo(const GldInterpreter* interpreter, int32_t index, GldTensorInfo* out_info);
-GldStatus GldInterpreterGetOutputInfo(const GldInterpreter* interpreter, int32_t index, GldTensorInfo* out_info);
+GLD_EXPORT int32_t GldInterpreterGetInputCount(const GldInterpreter* interpreter);
+GLD_EXPORT int32_t GldInterpreterGetOutputCount(const GldInterpreter* interpreter);
+GLD_EXPORT GldStatus GldInterpreterGetInputInfo(const GldInterpreter* interpreter, int32_t index, GldTensorInfo* out_info);
+GLD_EXPORT GldStatus GldInterpreterGetOutputInfo(const GldInterpreter* interpreter, int32_t index, GldTensorInfo* out_info);
 
 /* `bytes` must equal the tensor's size. */
-GldStatus GldInterpreterSetInput(GldInterpreter* interpreter, int32_t index, const void* data, size_t bytes);
-GldStatus GldInterpreterInvoke(GldInterpreter* interpreter);
-GldStatus GldInterpreterGetOutput(const GldInterpreter* interpreter, int32_t index, void* data, size_t bytes);
+GLD_EXPORT GldStatus GldInterpreterSetInput(GldInterpreter* interpreter, int32_t index, const void* data, size_t bytes);
+GLD_EXPORT GldStatus GldInterpreterInvoke(GldInterpreter* interpreter);
+GLD_EXPORT GldStatus GldInterpreterGetOutput(const GldInterpreter* interpreter, int32_t index, void* data, size_t bytes);
+
+/* The report of what runs where; its strings stay valid while the interpreter lives. */
+GLD_EXPORT GldStatus GldInterpreterGetReport(const GldInterpreter* interpreter, GldReport* out_report);
+/* Nodes after the graph passes (GldReport.total_nodes) and where each runs. */
+GLD_EXPORT int32_t GldInterpreterGetNodeCount(const GldInterpreter* interpreter);
+GLD_EXPORT GldStatus GldInterpreterGetNodePlacement(const GldInterpreter* interpreter, int32_t index,
+                                                    GldNodePlacement* out_node);
+/* The profile rows as of this call (none without GldOptionsSetProfiling):
+ * `*out_rows` points to `*out_count` rows, valid until the next
+ * GldInterpreterGetProfile or GldInterpreterDelete on this interpreter. */
+GLD_EXPORT GldStatus GldInterpreterGetProfile(GldInterpreter* interpreter, const GldProfileRow** out_rows,
+                                              int32_t* out_count);
+GLD_EXPORT GldStatus GldInterpreterResetProfile(GldInterpreter* interpreter);
 
 #ifdef __cplusplus
 }  /* extern "C" */

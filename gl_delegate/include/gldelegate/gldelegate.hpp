@@ -2,14 +2,28 @@
 // on the GPU through OpenGL ES 3.1 compute shaders (falling back to CPU
 // kernels node by node), set inputs, invoke, read outputs.
 //
+// Example (tests/install builds these lines):
 //   auto model = gld::Model::FromFile("m.tflite");
-//   gld::Options options;                       // backend auto, fp32
-//   auto interp = gld::Interpreter::Create(*model, options);
-//   (*interp)->SetInput(0, data, bytes);
-//   (*interp)->Invoke();
-//   (*interp)->GetOutput(0, out, bytes);
+//   if (!model.ok()) return model.status();
+//   gld::Options options;  // backend auto, fp32
+//   auto interp = gld::Interpreter::Create(**model, options);
+//   if (!interp.ok()) return interp.status();
+//   std::vector<float> in((*interp)->inputs()[0].bytes / sizeof(float), 0.5f);
+//   GLD_RETURN_IF_ERROR((*interp)->SetInput(0, in.data(), in.size() * sizeof(float)));
+//   GLD_RETURN_IF_ERROR((*interp)->Invoke());
+//   std::vector<float> out((*interp)->outputs()[0].bytes / sizeof(float));
+//   GLD_RETURN_IF_ERROR((*interp)->GetOutput(0, out.data(), out.size() * sizeof(float)));
 //
 // Errors are gld::Status values; no exception crosses this API.
+//
+// Threading and lifetime: a Model is immutable and may be shared, through
+// its shared_ptr, by any number of Interpreters on any threads. An
+// Interpreter is used from one thread at a time (calls on it need no lock
+// of their own, but two threads must not call it at once); different
+// Interpreters may run on different threads concurrently. An Interpreter
+// may outlive the Model it was created from. Pointers and references it
+// returns (inputs(), report(), OutputData) stay valid while it lives, and
+// OutputData's bytes until the next Invoke.
 #pragma once
 
 #include <cstddef>
@@ -31,7 +45,7 @@ struct OpSupport {
   bool gl = false;
 };
 // Every op the IR knows, in op-list order.
-std::vector<OpSupport> SupportedOps();
+GLD_EXPORT std::vector<OpSupport> SupportedOps();
 
 // A loaded model. Immutable: one Model may be shared by Interpreters created
 // and run on different threads. Its graph is checked and transformed once,
@@ -39,21 +53,21 @@ std::vector<OpSupport> SupportedOps();
 // and share its constant tensors (weights) instead of copying them.
 class Model {
  public:
-  static StatusOr<std::shared_ptr<const Model>> FromFile(const std::string& path);
+  GLD_EXPORT static StatusOr<std::shared_ptr<const Model>> FromFile(const std::string& path);
   // Decodes what it needs from the bytes; they need not outlive the call.
-  static StatusOr<std::shared_ptr<const Model>> FromBuffer(const void* data, size_t size);
-  ~Model();
+  GLD_EXPORT static StatusOr<std::shared_ptr<const Model>> FromBuffer(const void* data, size_t size);
+  GLD_EXPORT ~Model();
 
-  const std::vector<TensorInfo>& inputs() const;
-  const std::vector<TensorInfo>& outputs() const;
-  const std::vector<NodeInfo>& nodes() const;
+  GLD_EXPORT const std::vector<TensorInfo>& inputs() const;
+  GLD_EXPORT const std::vector<TensorInfo>& outputs() const;
+  GLD_EXPORT const std::vector<NodeInfo>& nodes() const;
   // Ops and their counts, in order of first appearance.
-  std::vector<std::pair<std::string, int>> OpHistogram() const;
-  std::vector<std::string> OtherSubgraphs() const;
-  const std::string& description() const;
+  GLD_EXPORT std::vector<std::pair<std::string, int>> OpHistogram() const;
+  GLD_EXPORT std::vector<std::string> OtherSubgraphs() const;
+  GLD_EXPORT const std::string& description() const;
   // The model's signatures over the subgraph that was loaded (the first
   // signature's, or subgraph 0); empty when the file has none.
-  const std::vector<SignatureInfo>& signatures() const;
+  GLD_EXPORT const std::vector<SignatureInfo>& signatures() const;
 
   struct Impl;
   const Impl& impl() const { return *impl_; }
@@ -67,36 +81,36 @@ class Model {
 // the GL driver `options` selects (egl_device, log_level). An error only
 // when the folder cannot be listed or no GL context can be made; each
 // file's problems are in its CacheFileCheck.
-StatusOr<std::vector<CacheFileCheck>> VerifyProgramCache(const std::string& cache_dir, const Options& options);
+GLD_EXPORT StatusOr<std::vector<CacheFileCheck>> VerifyProgramCache(const std::string& cache_dir, const Options& options);
 
 // The GPU plan of `model` under `options` (precision, gpu_deny_ops,
 // max_delegated_partitions): the passes, partitioning with the GL support
 // query and each GPU segment's plan, at the GLES 3.1 minimum limits. Makes
 // no GL context and needs no GPU, whatever options.backend says.
-StatusOr<PlanReport> PlanModel(const Model& model, const Options& options);
+GLD_EXPORT StatusOr<PlanReport> PlanModel(const Model& model, const Options& options);
 
 class Interpreter {
  public:
-  static StatusOr<std::unique_ptr<Interpreter>> Create(const Model& model, const Options& options);
-  ~Interpreter();
+  GLD_EXPORT static StatusOr<std::unique_ptr<Interpreter>> Create(const Model& model, const Options& options);
+  GLD_EXPORT ~Interpreter();
 
-  const std::vector<TensorInfo>& inputs() const;
-  const std::vector<TensorInfo>& outputs() const;
+  GLD_EXPORT const std::vector<TensorInfo>& inputs() const;
+  GLD_EXPORT const std::vector<TensorInfo>& outputs() const;
 
   // `bytes` must equal the tensor's size.
-  Status SetInput(int index, const void* data, size_t bytes);
-  Status Invoke();
-  Status GetOutput(int index, void* data, size_t bytes) const;
+  GLD_EXPORT Status SetInput(int index, const void* data, size_t bytes);
+  GLD_EXPORT Status Invoke();
+  GLD_EXPORT Status GetOutput(int index, void* data, size_t bytes) const;
   // Valid until the next Invoke.
-  const void* OutputData(int index) const;
+  GLD_EXPORT const void* OutputData(int index) const;
 
-  const InterpreterReport& report() const;
+  GLD_EXPORT const InterpreterReport& report() const;
 
   // With Options::enable_profiling: one row per CPU node and per GPU
   // dispatch, in plan order, averaged over the Invoke calls since Create or
   // the last ResetProfile. Empty without profiling.
-  std::vector<ProfileRow> profile() const;
-  void ResetProfile();
+  GLD_EXPORT std::vector<ProfileRow> profile() const;
+  GLD_EXPORT void ResetProfile();
 
   class Impl;
   const Impl& impl() const { return *impl_; }

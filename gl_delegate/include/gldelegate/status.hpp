@@ -8,6 +8,8 @@
 #include <utility>
 #include <variant>
 
+#include "gldelegate/export.h"
+
 namespace gld {
 
 enum class StatusCode {
@@ -22,7 +24,7 @@ enum class StatusCode {
   kInternal,           // a bug in gldelegate or the driver
 };
 
-const char* StatusCodeName(StatusCode code);
+GLD_EXPORT const char* StatusCodeName(StatusCode code);
 
 class [[nodiscard]] Status {
  public:
@@ -34,9 +36,9 @@ class [[nodiscard]] Status {
   StatusCode code() const { return code_; }
   const std::string& message() const { return message_; }
   // "INVALID_ARGUMENT: message"
-  std::string ToString() const;
+  GLD_EXPORT std::string ToString() const;
   // Returns a copy whose message is "<context>: <message>".
-  Status WithContext(const std::string& context) const;
+  GLD_EXPORT Status WithContext(const std::string& context) const;
 
  private:
   StatusCode code_ = StatusCode::kOk;

@@ -14,23 +14,44 @@
 
 namespace gld {
 
-const char* VersionString();  // "0.1.0"
+GLD_EXPORT const char* VersionString();  // "0.1.0"
 
 enum class Backend { kAuto, kGl, kCpu };
 enum class Precision { kFp32, kFp16 };
 enum class ElementType { kUnknown, kFloat32, kFloat16, kFloat64, kInt8, kUInt8, kInt16, kInt32, kInt64, kBool };
 
-const char* BackendName(Backend b);          // "auto", "gl", "cpu"
-const char* PrecisionName(Precision p);      // "fp32", "fp16"
-const char* ElementTypeName(ElementType t);  // "float32", ...
-size_t ElementTypeSize(ElementType t);
+GLD_EXPORT const char* BackendName(Backend b);          // "auto", "gl", "cpu"
+GLD_EXPORT const char* PrecisionName(Precision p);      // "fp32", "fp16"
+GLD_EXPORT const char* ElementTypeName(ElementType t);  // "float32", ...
+GLD_EXPORT size_t ElementTypeSize(ElementType t);
 // IEEE 754 binary16 <-> float32, for float16 tensors: round to nearest even;
 // overflow gives infinity, NaN stays NaN.
-float HalfToFloat(uint16_t h);
-uint16_t FloatToHalf(float f);
+GLD_EXPORT float HalfToFloat(uint16_t h);
+GLD_EXPORT uint16_t FloatToHalf(float f);
 // Parse "auto|gl|cpu" / "fp32|fp16"; InvalidArgument naming the value otherwise.
-StatusOr<Backend> ParseBackend(const std::string& s);
-StatusOr<Precision> ParsePrecision(const std::string& s);
+GLD_EXPORT StatusOr<Backend> ParseBackend(const std::string& s);
+GLD_EXPORT StatusOr<Precision> ParsePrecision(const std::string& s);
+
+// Which EGL context the GL backend runs in (Options::context). In every
+// mode, Create, Invoke and the Interpreter's destruction leave the calling
+// thread's current context, bound client API, current program and shader
+// storage buffer and texture bindings as the app had them.
+enum class ContextMode {
+  // A context of the library's own (the default), current only inside the
+  // library's calls. It shares objects (buffers, textures) with
+  // Options::share_egl_context when that is set.
+  kPrivate,
+  // The calling thread's current context when it is OpenGL ES 3.1 or later
+  // (TFLite's behaviour), else a private context: none is current, or a
+  // desktop OpenGL or older ES context is. A reused context belongs to the
+  // app: the Interpreter is then used from that context's thread only.
+  kCurrentIfAny,
+  // The current OpenGL ES 3.1+ context; Create fails (FailedPrecondition,
+  // saying what is current instead) when there is none.
+  kCurrent,
+};
+GLD_EXPORT const char* ContextModeName(ContextMode m);  // "private", "current_if_any", "current"
+GLD_EXPORT StatusOr<ContextMode> ParseContextMode(const std::string& s);
 
 struct Options {
   Backend backend = Backend::kAuto;
@@ -48,6 +69,12 @@ struct Options {
   int max_delegated_partitions = 0;
   // Time every CPU node and every GPU dispatch (Interpreter::profile()).
   bool enable_profiling = false;
+  ContextMode context = ContextMode::kPrivate;
+  // kPrivate: an app's context (EGLContext) to share objects with, and the
+  // EGLDisplay it was made on; both null (the default): no sharing. The
+  // private context is then made on that display.
+  void* share_egl_display = nullptr;
+  void* share_egl_context = nullptr;
 };
 
 struct QuantizationInfo {
@@ -114,6 +141,9 @@ struct InterpreterReport {
   uint64_t cpu_bytes_planned = 0;  // host tensor storage: arena + inputs/outputs/variables
   uint64_t cpu_bytes_naive = 0;    // the same without sharing (every tensor its own buffer)
   std::string gl_renderer;  // empty without GL
+  // Where the GL backend runs: "private", "private (shared with the app's
+  // context)" or "the app's current context"; empty without GL.
+  std::string gl_context;
   // Program cache (Options::cache_dir) during Create: programs loaded from
   // it / compiled because it had none. 0 when the cache is off.
   int cache_hits = 0, cache_misses = 0;

@@ -87,7 +87,7 @@ TEST(EglEnvironmentTest, EachPlatformOnItsOwn) {
 
 TEST(EglEnvironmentTest, NoPlatformAllowedIsUnavailable) {
   gl::EglOptions none;
-  none.reuse_current_context = false;
+  none.context = ContextMode::kPrivate;
   none.try_device_platform = false;
   none.try_surfaceless_platform = false;
   none.try_default_display = false;
@@ -182,7 +182,7 @@ TEST(EglEnvironmentTest, IgnoresTheCurrentContextWhenAskedTo) {
   gl::GlEnvironment::ScopedCurrent bind((*outer)->env());
   ASSERT_TRUE(bind.status().ok());
   gl::EglOptions options;
-  options.reuse_current_context = false;
+  options.context = ContextMode::kPrivate;
   auto inner = gl::GlDevice::Create(options);
   ASSERT_TRUE(inner.ok()) << inner.status().ToString();
   EXPECT_FALSE((*inner)->env().reused_context());

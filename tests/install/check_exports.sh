@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Fails naming each symbol libgldelegate.so exports beyond its public API:
+# the C API (Gld*) and the public gld:: C++ API (gld::Model, gld::Status, ...;
+# no internal namespace such as gld::gl, gld::cpu or gld::tflite, and nothing
+# of flatbuffers, spdlog, fmt or the standard library).
+#   check_exports.sh LIBRARY
+set -euo pipefail
+lib=$1
+syms=$(nm -D --defined-only --demangle "$lib" | awk '{ $1 = ""; $2 = ""; sub(/^  /, ""); print }' | sed 's/@.*//')
+bad=$(printf '%s\n' "$syms" | grep -v -E '^(Gld[A-Za-z]+|GLDELEGATE_[0-9]+)$' |
+      grep -v -E '^gld::(Model|Interpreter|Status|StatusCodeName|SupportedOps|VerifyProgramCache|PlanModel|VersionString|BackendName|PrecisionName|ContextModeName|ElementTypeName|ElementTypeSize|HalfToFloat|FloatToHalf|ParseBackend|ParsePrecision|ParseContextMode)[(:]' || true)
+count=$(printf '%s\n' "$syms" | grep -c -E '^(Gld|gld::)' || true)
+echo "$lib: $count public symbols"
+if [ -n "$bad" ]; then
+  echo "exported beyond the public API:"
+  printf '  %s\n' "$bad"
+  exit 1
+fi
+# The C API must be there (a script that hid everything would pass above).
+for s in GldModelCreateFromFile GldInterpreterCreate GldInterpreterInvoke; do
+  printf '%s\n' "$syms" | grep -qx "$s" || { echo "missing export: $s"; exit 1; }
+done
+printf '%s\n' "$syms" | grep -q '^gld::Interpreter::Create(' || { echo "missing export: gld::Interpreter::Create"; exit 1; }
