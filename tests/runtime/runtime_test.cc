@@ -288,6 +288,87 @@ TEST(Runtime, AutoWithoutGpuRunsOnTheCpuAndSaysWhy) {
   EXPECT_EQ(Runtime::Create(AddRelu(), o).status().code(), gpu.status().code());
 }
 
+TEST(Runtime, AutoOnASoftwareRasterizerRunsTheCpuAndSaysWhy) {
+  Options gl;
+  gl.backend = Backend::kGl;
+  auto gpu = CreateGpuBackend(gl);
+  if (!gpu.ok()) GTEST_SKIP() << "no GL here: " << gpu.status().message();
+  if (!(*gpu)->IsSoftwareRasterizer()) GTEST_SKIP() << "a hardware GPU is here: " << (*gpu)->renderer();
+  const std::string name = (*gpu)->device_name();
+  gpu->reset();
+  Options o;  // the default backend is auto
+  ASSERT_EQ(o.backend, Backend::kAuto);
+  auto rt = Runtime::Create(AddRelu(), o);
+  ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+  EXPECT_EQ((*rt)->report().backend, Backend::kCpu);
+  EXPECT_EQ((*rt)->report().gpu_nodes, 0);
+  EXPECT_EQ((*rt)->report().nodes[0].reason,
+            "auto: GL renderer '" + name + "' is a software rasterizer; running on the CPU (use --backend=gl to force)");
+  EXPECT_EQ(RunOnce(**rt, {-3, 0, 1, 2}), (std::vector<float>{0, 1, 2, 3}));
+  // gl still runs on it.
+  auto forced = Runtime::Create(AddRelu(), gl);
+  ASSERT_TRUE(forced.ok()) << forced.status().ToString();
+  EXPECT_EQ((*forced)->report().backend, Backend::kGl);
+  EXPECT_EQ((*forced)->report().gpu_nodes, (*forced)->report().total_nodes);
+  EXPECT_NE((*forced)->report().gl_renderer.find(name), std::string::npos) << (*forced)->report().gl_renderer;
+}
+
+// A GPU backend that reports a renderer and takes no node.
+class RefusingGpu : public GpuBackend {
+ public:
+  RefusingGpu(std::string device, bool software) : device_(std::move(device)), software_(software) {}
+  std::string name() const override { return "test-gpu"; }
+  std::string device_name() const override { return device_; }
+  bool IsSoftwareRasterizer() const override { return software_; }
+  std::string WhyNotSupported(const Graph&, size_t) const override { return "refused by the test backend"; }
+  StatusOr<std::unique_ptr<Step>> CreateSegmentStep(const Graph&, const Segment&, int) override {
+    return InternalError("no segment expected");
+  }
+
+ private:
+  std::string device_;
+  bool software_;
+};
+
+TEST(Runtime, AutoKeepsAHardwareGpuAndDropsASoftwareOne) {
+  for (bool software : {false, true}) {
+    Runtime::GpuBackendFactory factory = [software](const Options&) -> StatusOr<std::unique_ptr<GpuBackend>> {
+      return std::unique_ptr<GpuBackend>(new RefusingGpu(software ? "SwiftShader Device" : "Some GPU 9000", software));
+    };
+    Options o;
+    auto rt = Runtime::Create(AddRelu(), o, factory);
+    ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+    EXPECT_EQ((*rt)->report().backend, software ? Backend::kCpu : Backend::kGl);
+    EXPECT_EQ((*rt)->report().nodes[0].reason,
+              software ? "auto: GL renderer 'SwiftShader Device' is a software rasterizer; running on the CPU "
+                         "(use --backend=gl to force)"
+                       : "refused by the test backend");
+    o.backend = Backend::kGl;
+    rt = Runtime::Create(AddRelu(), o, factory);
+    ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+    EXPECT_EQ((*rt)->report().backend, Backend::kGl);
+  }
+}
+
+TEST(Runtime, SoftwareRendererNames) {
+  EXPECT_TRUE(IsSoftwareRendererName("llvmpipe (LLVM 15.0.6, 256 bits)"));
+  EXPECT_TRUE(IsSoftwareRendererName("softpipe"));
+  EXPECT_TRUE(IsSoftwareRendererName("Google SwiftShader"));
+  EXPECT_TRUE(IsSoftwareRendererName("LLVMPIPE"));
+  EXPECT_FALSE(IsSoftwareRendererName("NVIDIA GeForce RTX 3080/PCIe/SSE2"));
+  EXPECT_FALSE(IsSoftwareRendererName("Mali-G78"));
+  EXPECT_FALSE(IsSoftwareRendererName(""));
+}
+
+TEST(Runtime, MinusOneThreadsIsEveryCore) {
+  Options o = CpuOptions(-1);
+  auto rt = Runtime::Create(AddRelu(), o);
+  ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+  EXPECT_EQ(RunOnce(**rt, {-3, 0, 1, 2}), (std::vector<float>{0, 1, 2, 3}));
+  o.num_threads = -2;
+  EXPECT_EQ(Runtime::Create(AddRelu(), o).status().code(), StatusCode::kInvalidArgument);
+}
+
 Status Boom(cpu::KernelContext&) { return InternalError("boom"); }
 
 TEST(CpuNodeStep, KernelErrorsCarryTheNodeLabel) {
