@@ -1,5 +1,13 @@
-// The CPU backend's thread pool: a pthreadpool, shared by the CPU kernels'
-// parallel loops and XNNPACK's operators, so one set of workers serves both.
+// The CPU backend's thread pool, shared by the CPU kernels' parallel loops
+// and XNNPACK's operators: thread_pool.cc implements pthreadpool's interface
+// (the pthreadpool_* calls XNNPACK makes) over it, so one set of workers
+// serves both, and its behaviour under load is ours.
+//
+// A loop is cut into a few chunks per thread, claimed one at a time by the
+// calling thread and the workers. When another process keeps a worker off
+// the CPU, the threads that run take its share instead of waiting for it; a
+// thread that waits for chunks others started, or for the next loop, spins
+// for tens of microseconds and then sleeps.
 #pragma once
 
 #include <cstdint>
@@ -18,17 +26,17 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int num_threads() const { return num_threads_; }
-  // For XNNPACK; nullptr when the pool could not start its workers (every
-  // loop then runs on the calling thread).
+  // For XNNPACK; nullptr for a single thread (every loop then runs on the
+  // calling thread).
   pthreadpool_t pthreadpool() const { return pool_; }
 
-  // Calls fn(begin, end) on contiguous chunks covering [0, n), at most one
-  // chunk per thread, the caller's thread included, and returns when all are
-  // done. Calls from several threads at once are serialized; a call from
+  // Calls fn(begin, end) on contiguous chunks covering [0, n), at most four
+  // per thread, on the caller's thread and the workers, and returns when all
+  // are done. Calls from several threads at once are serialized; a call from
   // inside fn runs inline on the calling thread.
   //
-  // Between loops the workers spin for a while watching for the next one (a
-  // loop often lasts tens of microseconds, about what waking a sleeping
+  // Between loops the workers spin for up to 50 us watching for the next one
+  // (a loop often lasts tens of microseconds, about what waking a sleeping
   // thread takes); Release puts them to sleep at once.
   void ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn);
 
