@@ -14,11 +14,18 @@ ActivationRange XnnOutputRange(Activation a) {
 XnnOperatorState::~XnnOperatorState() { xnn_delete_operator(op_); }
 
 Status XnnOperatorState::Run(KernelContext& ctx) {
-  std::vector<const void*> buffers;
-  buffers.reserve(ctx.inputs.size() + ctx.outputs.size());
-  for (const TensorData* t : ctx.inputs) buffers.push_back(t != nullptr ? t->data : nullptr);
-  for (const TensorData* t : ctx.outputs) buffers.push_back(t->data);
-  if (buffers != set_up_for_ || ctx.threadpool != set_up_pool_) {
+  // The buffers in the order set_up_for_ keeps them, compared without
+  // allocating: a run whose buffers have not moved skips the setup.
+  const size_t count = ctx.inputs.size() + ctx.outputs.size();
+  auto buffer = [&ctx](size_t i) -> const void* {
+    if (i < ctx.inputs.size()) return ctx.inputs[i] != nullptr ? ctx.inputs[i]->data : nullptr;
+    return ctx.outputs[i - ctx.inputs.size()]->data;
+  };
+  bool moved = set_up_for_.size() != count || ctx.threadpool != set_up_pool_;
+  for (size_t i = 0; i < count && !moved; ++i) moved = set_up_for_[i] != buffer(i);
+  if (moved) {
+    std::vector<const void*> buffers(count);
+    for (size_t i = 0; i < count; ++i) buffers[i] = buffer(i);
     const xnn_status s = setup_(ctx, op_, ctx.threadpool);
     if (s != xnn_status_success) {
       set_up_for_.clear();

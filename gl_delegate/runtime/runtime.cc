@@ -279,6 +279,7 @@ StepContext Runtime::MakeStepContext() {
 }
 
 Status Runtime::PrepareSteps() {
+  const auto start = std::chrono::steady_clock::now();
   StepContext ctx = MakeStepContext();
   for (auto& step : plan_.steps) {
     Status s;
@@ -289,6 +290,8 @@ Status Runtime::PrepareSteps() {
     }
     GLD_RETURN_IF_ERROR(s);
   }
+  Log().debug("prepared {} steps in {:.2f} ms", plan_.steps.size(),
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   return OkStatus();
 }
 
