@@ -156,6 +156,15 @@ TEST(Xnnpack, TransposeConvMatchesTheOwnKernel) {
   Check(TransposeConv("mediapipe 2x2 stride 2 valid", {1, 6, 6, 4}, 2, 2, 2, Padding::kValid, {}, true));
 }
 
+TEST(Xnnpack, LogisticAndHardSwishMatchTheOwnKernel) {
+  for (OpType op : {OpType::kLogistic, OpType::kHardSwish}) {
+    Check({OpTypeName(op), [op](OpTest& t) {
+             const int x = t.Input<float>({2, 7, 5, 3}, RandomFloats(210, 15, -8.f, 8.f));
+             t.Node(op, {x}, {t.Output()});
+           }});
+  }
+}
+
 TEST(Xnnpack, AConstantInputRunsTheOwnKernel) {
   Check({"constant input",
          [](OpTest& t) {
