@@ -165,6 +165,28 @@ TEST(Xnnpack, LogisticAndHardSwishMatchTheOwnKernel) {
   }
 }
 
+TEST(Xnnpack, BinaryOpsMatchTheOwnKernel) {
+  const std::vector<std::pair<Shape, Shape>> shapes = {
+      {{1, 6, 5, 8}, {1, 6, 5, 8}}, {{1, 6, 5, 8}, {8}}, {{2, 1, 5, 1}, {1, 3, 1, 4}}, {{3}, {2, 4, 3}}};
+  for (OpType op : {OpType::kAdd, OpType::kSub, OpType::kMul, OpType::kDiv}) {
+    for (size_t k = 0; k < shapes.size(); ++k) {
+      for (bool constant_b : {false, true}) {
+        const Shape sa = shapes[k].first, sb = shapes[k].second;
+        Check({std::string(OpTypeName(op)) + " case " + std::to_string(k) + (constant_b ? " constant" : ""),
+               [=](OpTest& t) {
+                 const int a = t.Input<float>(sa, RandomFloats(static_cast<size_t>(NumElements(sa)), 16, 0.5f, 2.f));
+                 const std::vector<float> vb = RandomFloats(static_cast<size_t>(NumElements(sb)), 17, 0.5f, 2.f);
+                 const int b = constant_b ? t.Const<float>(sb, vb) : t.Input<float>(sb, vb);
+                 BinaryAttributes attrs;
+                 attrs.activation = k == 1 ? Activation::kRelu6 : k == 2 ? Activation::kTanh : Activation::kNone;
+                 t.Node(op, {a, b}, {t.Output()}, attrs);
+               },
+               k == 0});  // XNNPACK takes equal shapes only
+      }
+    }
+  }
+}
+
 TEST(Xnnpack, AConstantInputRunsTheOwnKernel) {
   Check({"constant input",
          [](OpTest& t) {
