@@ -124,11 +124,16 @@ Status RunArithmetic(KernelContext& ctx, BinOp op, Activation act) {
   return OkStatus();
 }
 
+// The node's fused activation (none for ops without BinaryAttributes).
+Activation BinaryActivation(const KernelContext& ctx) {
+  const auto* attrs = std::get_if<BinaryAttributes>(&ctx.node->attributes);
+  return attrs != nullptr ? attrs->activation : Activation::kNone;
+}
+
 Status RunBinary(KernelContext& ctx, BinOp op) {
   if (XnnOperatorState* xnn = FindXnnOperator(ctx)) return xnn->Run(ctx);
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
-  Activation act = Activation::kNone;
-  if (const auto* attrs = std::get_if<BinaryAttributes>(&ctx.node->attributes)) act = attrs->activation;
+  const Activation act = BinaryActivation(ctx);
   const TensorData& a = *ctx.inputs[0];
   const TensorData& b = *ctx.inputs[1];
   const TensorData& out = *ctx.outputs[0];
@@ -158,12 +163,11 @@ using XnnBinarySetup = xnn_status (*)(xnn_operator_t, size_t, const size_t*, siz
 // XNNPACK's read-ahead room.
 Status PrepareXnnBinary(KernelContext& ctx, XnnBinaryCreate create, XnnBinarySetup setup) {
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
-  Activation act = Activation::kNone;
-  if (const auto* attrs = std::get_if<BinaryAttributes>(&ctx.node->attributes)) act = attrs->activation;
+  const Activation act = BinaryActivation(ctx);
   const TensorData& a = *ctx.inputs[0];
   const TensorData& b = *ctx.inputs[1];
-  const TensorData& out = *ctx.outputs[0];
   Shape broadcast;
+  const TensorData& out = *ctx.outputs[0];
   if (a.type != DataType::kFloat32 || b.type != DataType::kFloat32 || out.type != DataType::kFloat32 ||
       a.shape.size() > XNN_MAX_TENSOR_DIMS || b.shape.size() > XNN_MAX_TENSOR_DIMS ||
       a.shape != b.shape || !BroadcastShapes(a.shape, b.shape, &broadcast) ||
