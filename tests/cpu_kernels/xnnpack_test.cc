@@ -187,6 +187,18 @@ TEST(Xnnpack, BinaryOpsMatchTheOwnKernel) {
   }
 }
 
+TEST(Xnnpack, PreluMatchesTheOwnKernel) {
+  for (const Shape& alpha_shape : {Shape{1, 1, 6}, Shape{6}, Shape{5, 1, 6}}) {
+    Check({"alpha " + ShapeToString(alpha_shape),
+           [alpha_shape](OpTest& t) {
+             const int x = t.Input<float>({1, 5, 4, 6}, RandomFloats(120, 18));
+             const int a = t.Const<float>(alpha_shape, RandomFloats(static_cast<size_t>(NumElements(alpha_shape)), 19));
+             t.Node(OpType::kPrelu, {x, a}, {t.Output()});
+           },
+           NumElements(alpha_shape) == 6});  // XNNPACK takes per-channel slopes only
+  }
+}
+
 TEST(Xnnpack, AConstantInputRunsTheOwnKernel) {
   Check({"constant input",
          [](OpTest& t) {
