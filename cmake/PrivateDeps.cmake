@@ -7,6 +7,7 @@
 set(GLD_PRIVATE_LINK_TARGETS)
 set(GLD_PC_REQUIRES_PRIVATE)
 set(GLD_CONFIG_FIND_DEPS)
+set(GLD_PC_LIBS_PRIVATE)
 
 # gld_private_pkg_module(<PREFIX> <pkg-config module>): PkgConfig::<PREFIX>.
 macro(gld_private_pkg_module prefix module)
@@ -38,4 +39,37 @@ macro(gld_private_package module)
   list(APPEND GLD_PC_REQUIRES_PRIVATE ${module})
   string(REPLACE ";" " " _gld_args "${_gld_UNPARSED_ARGUMENTS}")
   string(APPEND GLD_CONFIG_FIND_DEPS "  find_dependency(${_gld_args})\n")
+endmacro()
+
+# gld_private_library(<name> <library> <header>... <hint>): a library found
+# by its file and headers alone, as Debian ships XNNPACK (no pkg-config or
+# CMake files): the imported target gld_<name>, -l<library> in gldelegate.pc's
+# Libs.private, and the same search in the installed package for static use.
+# <hint> says how to install it when missing.
+macro(gld_private_library name library)
+  set(_gld_headers ${ARGN})
+  list(POP_BACK _gld_headers _gld_hint)
+  find_library(GLD_${name}_LIBRARY ${library})
+  if(NOT GLD_${name}_LIBRARY)
+    message(FATAL_ERROR "lib${library} not found: ${_gld_hint}")
+  endif()
+  set(_gld_dirs)
+  foreach(_gld_h ${_gld_headers})
+    find_path(GLD_${name}_${_gld_h}_DIR ${_gld_h})
+    if(NOT GLD_${name}_${_gld_h}_DIR)
+      message(FATAL_ERROR "${_gld_h} not found: ${_gld_hint}")
+    endif()
+    list(APPEND _gld_dirs ${GLD_${name}_${_gld_h}_DIR})
+  endforeach()
+  add_library(gld_${name} INTERFACE IMPORTED GLOBAL)
+  target_include_directories(gld_${name} INTERFACE ${_gld_dirs})
+  target_link_libraries(gld_${name} INTERFACE ${GLD_${name}_LIBRARY})
+  list(APPEND GLD_PRIVATE_LINK_TARGETS gld_${name})
+  string(APPEND GLD_PC_LIBS_PRIVATE " -l${library}")
+  string(APPEND GLD_CONFIG_FIND_DEPS
+    "  find_library(GLD_${name}_LIBRARY ${library} REQUIRED)\n"
+    "  if(NOT TARGET gld_${name})\n"
+    "    add_library(gld_${name} INTERFACE IMPORTED)\n"
+    "    target_link_libraries(gld_${name} INTERFACE \${GLD_${name}_LIBRARY})\n"
+    "  endif()\n")
 endmacro()

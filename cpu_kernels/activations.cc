@@ -5,8 +5,43 @@
 #include "cpu_kernels/broadcast.h"
 #include "cpu_kernels/elementwise_unary.h"
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/xnnpack_op.h"
 
 namespace gld::cpu {
+
+namespace {
+
+using XnnUnaryCreate = xnn_status (*)(size_t, size_t, size_t, uint32_t, xnn_operator_t*);
+using XnnUnarySetup = xnn_status (*)(xnn_operator_t, size_t, const float*, float*, pthreadpool_t);
+
+// A float activation on XNNPACK (LOGISTIC, HARD_SWISH: measured faster than
+// the loops below), over the tensor as one row of elements. Other types,
+// and nodes XNNPACK does not take, run the kernel's own code.
+Status PrepareXnnUnary(KernelContext& ctx, XnnUnaryCreate create, XnnUnarySetup setup) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 1, 1, 1));
+  const TensorData& in = *ctx.inputs[0];
+  const TensorData& out = *ctx.outputs[0];
+  if (in.type != DataType::kFloat32 || out.type != DataType::kFloat32 || in.num_elements() != out.num_elements() ||
+      in.num_elements() == 0 || !XnnMayTake(ctx)) {
+    return OkStatus();
+  }
+  xnn_operator_t op = nullptr;
+  const xnn_status s = create(1, 1, 1, 0, &op);
+  KeepXnnOperator(ctx, s, op, Activation::kNone, [setup](const KernelContext& c, xnn_operator_t o, pthreadpool_t pool) {
+    return setup(o, static_cast<size_t>(c.inputs[0]->num_elements()), c.inputs[0]->as<float>(),
+                 c.outputs[0]->as<float>(), pool);
+  });
+  return OkStatus();
+}
+
+}  // namespace
+
+Status PrepareLogistic(KernelContext& ctx) {
+  return PrepareXnnUnary(ctx, xnn_create_sigmoid_nc_f32, xnn_setup_sigmoid_nc_f32);
+}
+Status PrepareHardSwish(KernelContext& ctx) {
+  return PrepareXnnUnary(ctx, xnn_create_hardswish_nc_f32, xnn_setup_hardswish_nc_f32);
+}
 
 Status RunRelu(KernelContext& ctx) {
   // std::max keeps a NaN (as the fused RELU and TFLite's kernel do).
@@ -22,12 +57,14 @@ Status RunRelu0To1(KernelContext& ctx) {
   return UnaryFloat(ctx, [](float x) { return std::min(std::max(x, 0.f), 1.f); });
 }
 Status RunLogistic(KernelContext& ctx) {
+  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) return xnn->Run(ctx);
   return UnaryFloat(ctx, [](float x) { return 1.f / (1.f + std::exp(-x)); });
 }
 Status RunTanh(KernelContext& ctx) {
   return UnaryFloat(ctx, [](float x) { return std::tanh(x); });
 }
 Status RunHardSwish(KernelContext& ctx) {
+  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) return xnn->Run(ctx);
   return UnaryFloat(ctx, [](float x) { return x * std::min(std::max(x + 3.f, 0.f), 6.f) / 6.f; });
 }
 Status RunElu(KernelContext& ctx) {
@@ -50,7 +87,34 @@ Status RunLeakyRelu(KernelContext& ctx) {
   return UnaryFloat(ctx, [alpha](float x) { return x > 0.f ? x : x * alpha; });
 }
 
+// PRELU on XNNPACK when alpha is a constant over the input's last dimension
+// (every PRELU of the shared models: [1, 1, C] or [C]); XNNPACK packs the
+// slopes at creation. Measured faster than BroadcastBinary (1 thread, best
+// of 3: face_landmark's 23 PRELUs 184 -> 83 us, palm_detection's 26
+// 586 -> 259 us).
+Status PreparePrelu(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
+  const TensorData& in = *ctx.inputs[0];
+  const TensorData& alpha = *ctx.inputs[1];
+  const TensorData& out = *ctx.outputs[0];
+  if (in.type != DataType::kFloat32 || alpha.type != DataType::kFloat32 || out.type != DataType::kFloat32 ||
+      in.shape.empty() || in.shape != out.shape || in.num_elements() == 0 || !ctx.InputIsConstant(1) ||
+      alpha.num_elements() != in.shape.back() || alpha.shape.size() > in.shape.size() || !XnnMayTake(ctx)) {
+    return OkStatus();
+  }
+  const size_t channels = static_cast<size_t>(in.shape.back());
+  xnn_operator_t op = nullptr;
+  const xnn_status s = xnn_create_prelu_nc_f32(channels, channels, channels, alpha.as<float>(), 0, &op);
+  KeepXnnOperator(ctx, s, op, Activation::kNone,
+                  [channels](const KernelContext& c, xnn_operator_t o, pthreadpool_t pool) {
+                    return xnn_setup_prelu_nc_f32(o, static_cast<size_t>(c.inputs[0]->num_elements()) / channels,
+                                                  c.inputs[0]->as<float>(), c.outputs[0]->as<float>(), pool);
+                  });
+  return OkStatus();
+}
+
 Status RunPrelu(KernelContext& ctx) {
+  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) return xnn->Run(ctx);
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
   for (const TensorData* t : {ctx.inputs[0], ctx.inputs[1], static_cast<const TensorData*>(ctx.outputs[0])}) {
     GLD_RETURN_IF_ERROR(CheckType(ctx, *t, DataType::kFloat32, "operand"));

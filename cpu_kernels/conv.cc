@@ -5,6 +5,7 @@
 
 #include "cpu_kernels/gemm.h"
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/xnnpack_op.h"
 
 namespace gld::cpu {
 
@@ -13,6 +14,7 @@ constexpr int64_t kPixelsPerBlock = 6 * 12;  // a multiple of the GEMM row tile
 }  // namespace
 
 Status RunConv2d(KernelContext& ctx) {
+  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) return xnn->Run(ctx);
   ConvIo io;
   GLD_RETURN_IF_ERROR(GetConvIo(ctx, &io));
   const Conv2dAttributes* attrs = nullptr;

@@ -11,6 +11,9 @@
 #include "graph/graph.h"
 #include "graph/shape_inference.h"
 
+// pthreadpool's pool (pthreadpool.h): XNNPACK's thread pool and ours.
+typedef struct pthreadpool* pthreadpool_t;
+
 namespace gld::cpu {
 
 // A tensor's run-time storage. Shapes are final before a kernel runs.
@@ -25,8 +28,9 @@ struct TensorData {
   int64_t num_elements() const { return NumElements(shape); }
 };
 
-// What a kernel derives from its node's constant inputs (packed weights) and
-// keeps from one run to the next. The runtime gives each CPU node one slot.
+// What a kernel derives from its node's constant inputs (packed weights, an
+// XNNPACK operator) and keeps from one run to the next. The runtime gives each
+// CPU node one slot, which the kernel's prepare fills.
 struct KernelState {
   virtual ~KernelState() = default;
 };
@@ -41,6 +45,8 @@ struct KernelContext {
   std::unique_ptr<KernelState>* state = nullptr;
   // Runs fn(begin, end) over [0, n) split across num_threads workers.
   std::function<void(int64_t n, const std::function<void(int64_t, int64_t)>& fn)> parallel_for;
+  // The pool behind parallel_for, for XNNPACK; nullptr when single-threaded.
+  pthreadpool_t threadpool = nullptr;
 
   // True when input i is present and a constant of the graph.
   bool InputIsConstant(size_t i) const {
@@ -56,9 +62,15 @@ struct KernelContext {
 
 using KernelFn = Status (*)(KernelContext& ctx);
 
+// A kernel runs in two stages. `prepare` (optional) is called once per node
+// when its shapes are final and its buffers allocated (at Interpreter
+// creation): it checks the node and fills ctx.state (packed weights, an
+// XNNPACK operator). `run` is called at every invoke; a node whose prepare
+// kept nothing runs the kernel's own code, checking as it goes.
 struct CpuKernel {
   OpType op;
   KernelFn run;
+  KernelFn prepare = nullptr;
 };
 
 // nullptr when the CPU has no kernel for op.
@@ -68,6 +80,10 @@ const CpuKernel* FindCpuKernel(OpType op);
 struct NodeRunOptions {
   int num_threads = 1;
   std::function<void(int64_t n, const std::function<void(int64_t, int64_t)>& fn)> parallel_for;
+  pthreadpool_t threadpool = nullptr;
+  // With a state slot, an empty slot is prepared first and kept for the next
+  // runs; without one the kernel runs its own code alone (the oracle of
+  // shape inference and constant folding).
   std::unique_ptr<KernelState>* state = nullptr;
 };
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/xnnpack_op.h"
 #include "cpu_kernels/simd.h"
 
 namespace gld::cpu {
@@ -118,6 +119,7 @@ void ClampRow(float* p, int64_t n, float lo, float hi) {
 }  // namespace
 
 Status RunDepthwiseConv2d(KernelContext& ctx) {
+  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) return xnn->Run(ctx);
   ConvIo io;
   GLD_RETURN_IF_ERROR(GetConvIo(ctx, &io));
   const DepthwiseConv2dAttributes* attrs = nullptr;

@@ -7,6 +7,7 @@
 
 #include "cpu_kernels/broadcast.h"
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/xnnpack_op.h"
 
 namespace gld::cpu {
 
@@ -123,10 +124,16 @@ Status RunArithmetic(KernelContext& ctx, BinOp op, Activation act) {
   return OkStatus();
 }
 
+// The node's fused activation (none for ops without BinaryAttributes).
+Activation BinaryActivation(const KernelContext& ctx) {
+  const auto* attrs = std::get_if<BinaryAttributes>(&ctx.node->attributes);
+  return attrs != nullptr ? attrs->activation : Activation::kNone;
+}
+
 Status RunBinary(KernelContext& ctx, BinOp op) {
+  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) return xnn->Run(ctx);
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
-  Activation act = Activation::kNone;
-  if (const auto* attrs = std::get_if<BinaryAttributes>(&ctx.node->attributes)) act = attrs->activation;
+  const Activation act = BinaryActivation(ctx);
   const TensorData& a = *ctx.inputs[0];
   const TensorData& b = *ctx.inputs[1];
   const TensorData& out = *ctx.outputs[0];
@@ -142,6 +149,72 @@ Status RunBinary(KernelContext& ctx, BinOp op) {
       return KernelUnimplemented(ctx, std::string("type ") + DataTypeName(a.type) + " is not supported");
   }
 }
+
+using XnnBinaryCreate = xnn_status (*)(float, float, uint32_t, xnn_operator_t*);
+using XnnBinarySetup = xnn_status (*)(xnn_operator_t, size_t, const size_t*, size_t, const size_t*, const float*,
+                                      const float*, float*, pthreadpool_t);
+
+// ADD, SUB, MUL, DIV of two float tensors of one shape on XNNPACK, measured
+// a little faster than RunArithmetic (the models' ADDs, 1 thread, best of 4:
+// palm_detection 391 -> 367 us, selfie_segmentation 245 -> 236 us,
+// face_landmark 108 -> 96 us). With broadcasting it was slower
+// (selfie_segmentation's [1, H, W, C] x [1, 1, 1, C] MULs: 89 -> 1040 us), so
+// those stay here. A constant operand is copied once into a buffer with
+// XNNPACK's read-ahead room.
+Status PrepareXnnBinary(KernelContext& ctx, XnnBinaryCreate create, XnnBinarySetup setup) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
+  const Activation act = BinaryActivation(ctx);
+  const TensorData& a = *ctx.inputs[0];
+  const TensorData& b = *ctx.inputs[1];
+  Shape broadcast;
+  const TensorData& out = *ctx.outputs[0];
+  if (a.type != DataType::kFloat32 || b.type != DataType::kFloat32 || out.type != DataType::kFloat32 ||
+      a.shape.size() > XNN_MAX_TENSOR_DIMS || b.shape.size() > XNN_MAX_TENSOR_DIMS ||
+      a.shape != b.shape || !BroadcastShapes(a.shape, b.shape, &broadcast) ||
+      NumElements(broadcast) != out.num_elements() ||
+      out.num_elements() == 0 || !XnnAvailable() || ctx.state == nullptr ||
+      (ctx.InputIsConstant(0) && ctx.InputIsConstant(1))) {
+    return OkStatus();
+  }
+  // Padded copies of constant operands (XNNPACK may read 16 bytes past them).
+  auto copies = std::make_shared<std::vector<std::vector<float>>>(2);
+  for (size_t i = 0; i < 2; ++i) {
+    if (!ctx.InputIsConstant(i)) continue;
+    const TensorData& t = *ctx.inputs[i];
+    (*copies)[i].assign(static_cast<size_t>(t.num_elements()) + 16, 0.f);
+    std::copy(t.as<float>(), t.as<float>() + t.num_elements(), (*copies)[i].begin());
+  }
+  const ActivationRange range = XnnOutputRange(act);
+  xnn_operator_t op = nullptr;
+  const xnn_status s = create(range.lo, range.hi, 0, &op);
+  KeepXnnOperator(ctx, s, op, act, [setup, copies](const KernelContext& c, xnn_operator_t o, pthreadpool_t pool) {
+    size_t dims[2][XNN_MAX_TENSOR_DIMS];
+    const float* data[2];
+    for (size_t i = 0; i < 2; ++i) {
+      const TensorData& t = *c.inputs[i];
+      for (size_t d = 0; d < t.shape.size(); ++d) dims[i][d] = static_cast<size_t>(t.shape[d]);
+      data[i] = (*copies)[i].empty() ? t.as<float>() : (*copies)[i].data();
+    }
+    return setup(o, c.inputs[0]->shape.size(), dims[0], c.inputs[1]->shape.size(), dims[1], data[0], data[1],
+                 c.outputs[0]->as<float>(), pool);
+  });
+  return OkStatus();
+}
+
+}  // namespace
+
+Status PrepareAdd(KernelContext& ctx) { return PrepareXnnBinary(ctx, xnn_create_add_nd_f32, xnn_setup_add_nd_f32); }
+Status PrepareSub(KernelContext& ctx) {
+  return PrepareXnnBinary(ctx, xnn_create_subtract_nd_f32, xnn_setup_subtract_nd_f32);
+}
+Status PrepareMul(KernelContext& ctx) {
+  return PrepareXnnBinary(ctx, xnn_create_multiply_nd_f32, xnn_setup_multiply_nd_f32);
+}
+Status PrepareDiv(KernelContext& ctx) {
+  return PrepareXnnBinary(ctx, xnn_create_divide_nd_f32, xnn_setup_divide_nd_f32);
+}
+
+namespace {
 
 enum class CmpOp { kEq, kNe, kGt, kGe, kLt, kLe };
 

@@ -14,7 +14,11 @@ Status EvaluateNode(const Graph& graph, size_t node_index, std::vector<const Ten
   ctx.outputs = std::move(outputs);
   ctx.num_threads = options.num_threads;
   ctx.parallel_for = options.parallel_for;
+  ctx.threadpool = options.threadpool;
   ctx.state = options.state;
+  if (kernel->prepare != nullptr && options.state != nullptr && *options.state == nullptr) {
+    GLD_RETURN_IF_ERROR(kernel->prepare(ctx));
+  }
   return kernel->run(ctx);
 }
 

@@ -6,17 +6,30 @@
 
 #include "cpu_kernels/gemm.h"
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/xnnpack_op.h"
 
 namespace gld::cpu {
 
-Status RunFullyConnected(KernelContext& ctx) {
+namespace {
+
+// One FULLY_CONNECTED node, checked.
+struct FcArgs {
+  const TensorData* in = nullptr;
+  const TensorData* weights = nullptr;
+  const TensorData* bias = nullptr;
+  TensorData* out = nullptr;
+  int64_t units = 0, depth = 0, rows = 0;
+  Activation activation = Activation::kNone;
+};
+
+Status GetFcArgs(const KernelContext& ctx, FcArgs* a) {
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 3, 1));
   const FullyConnectedAttributes* attrs = nullptr;
   GLD_RETURN_IF_ERROR(GetAttrs(ctx, &attrs));
   const TensorData& in = *ctx.inputs[0];
   const TensorData& weights = *ctx.inputs[1];
   const TensorData* bias = OptionalInput(ctx, 2);
-  TensorData& out = *ctx.outputs[0];
+  const TensorData& out = *ctx.outputs[0];
   GLD_RETURN_IF_ERROR(CheckType(ctx, in, DataType::kFloat32, "input"));
   GLD_RETURN_IF_ERROR(CheckType(ctx, weights, DataType::kFloat32, "weights"));
   GLD_RETURN_IF_ERROR(CheckType(ctx, out, DataType::kFloat32, "output"));
@@ -32,11 +45,46 @@ Status RunFullyConnected(KernelContext& ctx) {
                                 ShapeToString(weights.shape) + ", output " + ShapeToString(out.shape) +
                                 (bias ? ", bias " + ShapeToString(bias->shape) : std::string()));
   }
+  *a = {&in, &weights, bias, ctx.outputs[0], units, depth, rows, attrs->activation};
+  return OkStatus();
+}
+
+xnn_status SetupFullyConnected(const KernelContext& ctx, xnn_operator_t op, pthreadpool_t pool) {
+  const int64_t depth = ctx.inputs[1]->shape[1];
+  return xnn_setup_fully_connected_nc_f32(op, static_cast<size_t>(ctx.inputs[0]->num_elements() / depth),
+                                          ctx.inputs[0]->as<float>(), ctx.outputs[0]->as<float>(), pool);
+}
+
+}  // namespace
+
+Status PrepareFullyConnected(KernelContext& ctx) {
+  FcArgs a;
+  GLD_RETURN_IF_ERROR(GetFcArgs(ctx, &a));
+  if (!XnnMayTake(ctx) || !XnnWeightsAreConstant(ctx, 1, 2) || a.rows == 0 || a.units == 0) return OkStatus();
+  const ActivationRange range = XnnOutputRange(a.activation);
+  xnn_operator_t op = nullptr;
+  const xnn_status s = xnn_create_fully_connected_nc_f32(
+      static_cast<size_t>(a.depth), static_cast<size_t>(a.units), static_cast<size_t>(a.depth),
+      static_cast<size_t>(a.units), a.weights->as<float>(), a.bias != nullptr ? a.bias->as<float>() : nullptr,
+      range.lo, range.hi, 0, &op);
+  KeepXnnOperator(ctx, s, op, a.activation, SetupFullyConnected);
+  return OkStatus();
+}
+
+Status RunFullyConnected(KernelContext& ctx) {
+  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) return xnn->Run(ctx);
+  FcArgs a;
+  GLD_RETURN_IF_ERROR(GetFcArgs(ctx, &a));
+  const TensorData& in = *a.in;
+  const TensorData& weights = *a.weights;
+  const TensorData* bias = a.bias;
+  TensorData& out = *a.out;
+  const int64_t units = a.units, depth = a.depth, rows = a.rows;
   const float* x = in.as<float>();
   const float* w = weights.as<float>();
   const float* b = bias ? bias->as<float>() : nullptr;
   float* y = out.as<float>();
-  const Activation act = attrs->activation;
+  const Activation act = a.activation;
   if (rows == 0 || units == 0) return OkStatus();
   if (rows < kGemmMr) {
     ParallelForGrain(ctx, units, std::max<int64_t>(1, 8192 / depth),

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/xnnpack_op.h"
 
 namespace gld::cpu {
 
@@ -11,12 +12,12 @@ namespace {
 
 enum class PoolKind { kMax, kAverage };
 
-Status RunPool(KernelContext& ctx, PoolKind kind) {
+// Checks a pooling node.
+Status CheckPool(const KernelContext& ctx, const Pool2dAttributes** attrs) {
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 1, 1, 1));
-  const Pool2dAttributes* attrs = nullptr;
-  GLD_RETURN_IF_ERROR(GetAttrs(ctx, &attrs));
+  GLD_RETURN_IF_ERROR(GetAttrs(ctx, attrs));
   const TensorData& in = *ctx.inputs[0];
-  TensorData& out = *ctx.outputs[0];
+  const TensorData& out = *ctx.outputs[0];
   GLD_RETURN_IF_ERROR(CheckType(ctx, in, DataType::kFloat32, "input"));
   GLD_RETURN_IF_ERROR(CheckType(ctx, out, DataType::kFloat32, "output"));
   if (in.shape.size() != 4 || out.shape.size() != 4 || out.shape[0] != in.shape[0] ||
@@ -24,9 +25,19 @@ Status RunPool(KernelContext& ctx, PoolKind kind) {
     return KernelError(ctx, "input and output must be 4-D with matching batch and channels, got " +
                                 ShapeToString(in.shape) + " and " + ShapeToString(out.shape));
   }
-  if (attrs->stride_h <= 0 || attrs->stride_w <= 0 || attrs->filter_h <= 0 || attrs->filter_w <= 0) {
+  const Pool2dAttributes& a = **attrs;
+  if (a.stride_h <= 0 || a.stride_w <= 0 || a.filter_h <= 0 || a.filter_w <= 0) {
     return KernelError(ctx, "strides and filter sizes must be positive");
   }
+  return OkStatus();
+}
+
+Status RunPool(KernelContext& ctx, PoolKind kind) {
+  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) return xnn->Run(ctx);
+  const Pool2dAttributes* attrs = nullptr;
+  GLD_RETURN_IF_ERROR(CheckPool(ctx, &attrs));
+  const TensorData& in = *ctx.inputs[0];
+  TensorData& out = *ctx.outputs[0];
   const int64_t batch = in.shape[0], ih = in.shape[1], iw = in.shape[2], ch = in.shape[3];
   const int64_t oh = out.shape[1], ow = out.shape[2];
   const int64_t fh = attrs->filter_h, fw = attrs->filter_w, sh = attrs->stride_h, sw = attrs->stride_w;
@@ -71,9 +82,50 @@ Status RunPool(KernelContext& ctx, PoolKind kind) {
   return OkStatus();
 }
 
+xnn_status SetupPool(const KernelContext& ctx, xnn_operator_t op, pthreadpool_t pool, PoolKind kind) {
+  const TensorData& in = *ctx.inputs[0];
+  const size_t n = static_cast<size_t>(in.shape[0]), h = static_cast<size_t>(in.shape[1]),
+               w = static_cast<size_t>(in.shape[2]);
+  float* y = ctx.outputs[0]->as<float>();
+  return kind == PoolKind::kMax ? xnn_setup_max_pooling2d_nhwc_f32(op, n, h, w, in.as<float>(), y, pool)
+                                : xnn_setup_average_pooling2d_nhwc_f32(op, n, h, w, in.as<float>(), y, pool);
+}
+
+Status PreparePool(KernelContext& ctx, PoolKind kind) {
+  const Pool2dAttributes* attrs = nullptr;
+  GLD_RETURN_IF_ERROR(CheckPool(ctx, &attrs));
+  const Shape& in = ctx.inputs[0]->shape;
+  const Shape& out = ctx.outputs[0]->shape;
+  XnnWindow w{attrs->filter_h, attrs->filter_w, attrs->stride_h, attrs->stride_w, 1, 1, 0, 0};
+  w.pad_t = ComputePadding(attrs->padding, in[1], attrs->filter_h, attrs->stride_h, 1, out[1]).before;
+  w.pad_l = ComputePadding(attrs->padding, in[2], attrs->filter_w, attrs->stride_w, 1, out[2]).before;
+  // A window wholly in the padding has no element: XNNPACK and TFLite may
+  // differ there, so such pools stay on the kernel's own code.
+  if (!XnnMayTake(ctx) || !CompleteXnnWindow(in, out, &w) || w.pad_t >= w.kh || w.pad_b >= w.kh ||
+      w.pad_l >= w.kw || w.pad_r >= w.kw || ctx.outputs[0]->num_elements() == 0) {
+    return OkStatus();
+  }
+  const ActivationRange range = XnnOutputRange(attrs->activation);
+  const size_t ch = static_cast<size_t>(in[3]);
+  const auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
+  xnn_operator_t op = nullptr;
+  const xnn_status s =
+      kind == PoolKind::kMax
+          ? xnn_create_max_pooling2d_nhwc_f32(u(w.pad_t), u(w.pad_r), u(w.pad_b), u(w.pad_l), u(w.kh), u(w.kw),
+                                              u(w.sh), u(w.sw), 1, 1, ch, ch, ch, range.lo, range.hi, 0, &op)
+          : xnn_create_average_pooling2d_nhwc_f32(u(w.pad_t), u(w.pad_r), u(w.pad_b), u(w.pad_l), u(w.kh),
+                                                  u(w.kw), u(w.sh), u(w.sw), ch, ch, ch, range.lo, range.hi, 0, &op);
+  KeepXnnOperator(ctx, s, op, attrs->activation, [kind](const KernelContext& c, xnn_operator_t o, pthreadpool_t p) {
+    return SetupPool(c, o, p, kind);
+  });
+  return OkStatus();
+}
+
 }  // namespace
 
 Status RunMaxPool2d(KernelContext& ctx) { return RunPool(ctx, PoolKind::kMax); }
 Status RunAveragePool2d(KernelContext& ctx) { return RunPool(ctx, PoolKind::kAverage); }
+Status PrepareMaxPool2d(KernelContext& ctx) { return PreparePool(ctx, PoolKind::kMax); }
+Status PrepareAveragePool2d(KernelContext& ctx) { return PreparePool(ctx, PoolKind::kAverage); }
 
 }  // namespace gld::cpu

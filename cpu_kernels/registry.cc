@@ -7,7 +7,9 @@ namespace {
 
 const CpuKernel kKernels[] = {
 #define GLD_CPU_KERNEL(Name) {OpType::k##Name, Run##Name},
+#define GLD_CPU_KERNEL_PREPARED(Name) {OpType::k##Name, Run##Name, Prepare##Name},
 #include "cpu_kernels/kernel_list.inc"
+#undef GLD_CPU_KERNEL_PREPARED
 #undef GLD_CPU_KERNEL
 };
 

@@ -11,6 +11,7 @@
 
 #include "cpu_kernels/gemm.h"
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/xnnpack_op.h"
 
 namespace gld::cpu {
 
@@ -121,48 +122,107 @@ Status CheckTransposeConvShapes(const KernelContext& ctx, const TensorData& in, 
   return OkStatus();
 }
 
+// One transpose convolution node, checked, with TFLite's (or MediaPipe's)
+// leading padding.
+struct TransposeConvArgs {
+  const TensorData* in = nullptr;
+  const TensorData* weights = nullptr;
+  const TensorData* bias = nullptr;
+  TensorData* out = nullptr;
+  size_t input_index = 0, bias_index = 0;
+  int64_t stride_h = 1, stride_w = 1, pad_t = 0, pad_l = 0;
+  Activation activation = Activation::kNone;
+};
+
+// TRANSPOSE_CONV: inputs output_shape, weights, input[, bias].
+// Convolution2DTransposeBias (mediapipe): input, weights, bias.
+Status GetTransposeConvArgs(const KernelContext& ctx, bool mediapipe, TransposeConvArgs* a) {
+  GLD_RETURN_IF_ERROR(mediapipe ? CheckIo(ctx, 2, 3, 1) : CheckIo(ctx, 3, 4, 1));
+  const TransposeConvAttributes* attrs = nullptr;
+  GLD_RETURN_IF_ERROR(GetAttrs(ctx, &attrs));
+  a->input_index = mediapipe ? 0 : 2;
+  a->bias_index = mediapipe ? 2 : 3;
+  a->in = ctx.inputs[a->input_index];
+  a->weights = ctx.inputs[1];
+  a->bias = OptionalInput(ctx, a->bias_index);
+  a->out = ctx.outputs[0];
+  GLD_RETURN_IF_ERROR(CheckTransposeConvShapes(ctx, *a->in, *a->weights, a->bias, *a->out));
+  if (attrs->stride_h <= 0 || attrs->stride_w <= 0) return KernelError(ctx, "strides must be positive");
+  a->stride_h = attrs->stride_h;
+  a->stride_w = attrs->stride_w;
+  a->activation = attrs->activation;
+  const Shape& in = a->in->shape;
+  const Shape& w = a->weights->shape;
+  const Shape& out = a->out->shape;
+  if (mediapipe) {
+    a->pad_t = MediaPipeTransposeConvSize(attrs->padding, in[1], w[1], attrs->stride_h).pad_before;
+    a->pad_l = MediaPipeTransposeConvSize(attrs->padding, in[2], w[2], attrs->stride_w).pad_before;
+  } else if (attrs->padding == Padding::kSame) {
+    // TFLite computes the padding as if the output were the input of a CONV_2D.
+    a->pad_t = ComputePadding(Padding::kSame, out[1], w[1], attrs->stride_h, 1,
+                              ConvOutputSize(Padding::kSame, out[1], w[1], attrs->stride_h)).before;
+    a->pad_l = ComputePadding(Padding::kSame, out[2], w[2], attrs->stride_w, 1,
+                              ConvOutputSize(Padding::kSame, out[2], w[2], attrs->stride_w)).before;
+  }
+  return OkStatus();
+}
+
+Status RunTransposeConvNode(KernelContext& ctx, bool mediapipe) {
+  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) return xnn->Run(ctx);
+  TransposeConvArgs a;
+  GLD_RETURN_IF_ERROR(GetTransposeConvArgs(ctx, mediapipe, &a));
+  return TransposeConvCore(ctx, *a.in, *a.weights, a.bias, *a.out, a.stride_h, a.stride_w, a.pad_t, a.pad_l,
+                           a.activation);
+}
+
+// XNNPACK's deconvolution: out = stride * (in - 1) + adjustment + kernel
+// - pad_top - pad_bottom, with 0 <= adjustment < stride.
+bool DeconvolutionTail(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t before, int64_t* after,
+                       int64_t* adjustment) {
+  const int64_t rest = stride * (in - 1) + kernel - before - out;
+  *after = std::max<int64_t>(rest, 0);
+  *adjustment = std::max<int64_t>(-rest, 0);
+  return before >= 0 && *adjustment < stride;
+}
+
+Status PrepareTransposeConvNode(KernelContext& ctx, bool mediapipe) {
+  TransposeConvArgs a;
+  GLD_RETURN_IF_ERROR(GetTransposeConvArgs(ctx, mediapipe, &a));
+  const Shape& in = a.in->shape;
+  const Shape& w = a.weights->shape;
+  const Shape& out = a.out->shape;
+  int64_t pad_b = 0, pad_r = 0, adj_h = 0, adj_w = 0;
+  if (!XnnAvailable() || ctx.state == nullptr || ctx.InputIsConstant(a.input_index) || !ctx.InputIsConstant(1) ||
+      (a.bias != nullptr && !ctx.InputIsConstant(a.bias_index)) || a.out->num_elements() == 0 ||
+      !DeconvolutionTail(in[1], out[1], w[1], a.stride_h, a.pad_t, &pad_b, &adj_h) ||
+      !DeconvolutionTail(in[2], out[2], w[2], a.stride_w, a.pad_l, &pad_r, &adj_w)) {
+    return OkStatus();
+  }
+  const ActivationRange range = XnnOutputRange(a.activation);
+  xnn_operator_t op = nullptr;
+  const xnn_status s = xnn_create_deconvolution2d_nhwc_f32(
+      static_cast<uint32_t>(a.pad_t), static_cast<uint32_t>(pad_r), static_cast<uint32_t>(pad_b),
+      static_cast<uint32_t>(a.pad_l), static_cast<uint32_t>(w[1]), static_cast<uint32_t>(w[2]),
+      static_cast<uint32_t>(a.stride_h), static_cast<uint32_t>(a.stride_w), 1, 1, 1, static_cast<size_t>(in[3]),
+      static_cast<size_t>(w[0]), static_cast<size_t>(in[3]), static_cast<size_t>(w[0]), a.weights->as<float>(),
+      a.bias != nullptr ? a.bias->as<float>() : nullptr, range.lo, range.hi, 0, &op);
+  const size_t input_index = a.input_index;
+  KeepXnnOperator(ctx, s, op, a.activation,
+                  [input_index, adj_h, adj_w](const KernelContext& c, xnn_operator_t o, pthreadpool_t pool) {
+                    const TensorData& x = *c.inputs[input_index];
+                    return xnn_setup_deconvolution2d_nhwc_f32(
+                        o, static_cast<size_t>(x.shape[0]), static_cast<size_t>(x.shape[1]),
+                        static_cast<size_t>(x.shape[2]), static_cast<uint32_t>(adj_h), static_cast<uint32_t>(adj_w),
+                        x.as<float>(), c.outputs[0]->as<float>(), pool);
+                  });
+  return OkStatus();
+}
+
 }  // namespace
 
-Status RunTransposeConv(KernelContext& ctx) {
-  GLD_RETURN_IF_ERROR(CheckIo(ctx, 3, 4, 1));
-  const TransposeConvAttributes* attrs = nullptr;
-  GLD_RETURN_IF_ERROR(GetAttrs(ctx, &attrs));
-  const TensorData& weights = *ctx.inputs[1];
-  const TensorData& in = *ctx.inputs[2];
-  const TensorData* bias = OptionalInput(ctx, 3);
-  TensorData& out = *ctx.outputs[0];
-  GLD_RETURN_IF_ERROR(CheckTransposeConvShapes(ctx, in, weights, bias, out));
-  if (attrs->stride_h <= 0 || attrs->stride_w <= 0) return KernelError(ctx, "strides must be positive");
-  const int32_t oh = out.shape[1], ow = out.shape[2];
-  const int32_t kh = weights.shape[1], kw = weights.shape[2];
-  // TFLite computes the padding as if the output were the input of a CONV_2D.
-  int64_t pad_t = 0, pad_l = 0;
-  if (attrs->padding == Padding::kSame) {
-    pad_t = ComputePadding(Padding::kSame, oh, kh, attrs->stride_h, 1,
-                           ConvOutputSize(Padding::kSame, oh, kh, attrs->stride_h)).before;
-    pad_l = ComputePadding(Padding::kSame, ow, kw, attrs->stride_w, 1,
-                           ConvOutputSize(Padding::kSame, ow, kw, attrs->stride_w)).before;
-  }
-  return TransposeConvCore(ctx, in, weights, bias, out, attrs->stride_h, attrs->stride_w, pad_t, pad_l,
-                           attrs->activation);
-}
-
-Status RunConvolution2DTransposeBias(KernelContext& ctx) {
-  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 3, 1));
-  const TransposeConvAttributes* attrs = nullptr;
-  GLD_RETURN_IF_ERROR(GetAttrs(ctx, &attrs));
-  const TensorData& in = *ctx.inputs[0];
-  const TensorData& weights = *ctx.inputs[1];
-  const TensorData* bias = OptionalInput(ctx, 2);
-  TensorData& out = *ctx.outputs[0];
-  GLD_RETURN_IF_ERROR(CheckTransposeConvShapes(ctx, in, weights, bias, out));
-  if (attrs->stride_h <= 0 || attrs->stride_w <= 0) return KernelError(ctx, "strides must be positive");
-  const TransposeConvBiasSize hs =
-      MediaPipeTransposeConvSize(attrs->padding, in.shape[1], weights.shape[1], attrs->stride_h);
-  const TransposeConvBiasSize ws =
-      MediaPipeTransposeConvSize(attrs->padding, in.shape[2], weights.shape[2], attrs->stride_w);
-  return TransposeConvCore(ctx, in, weights, bias, out, attrs->stride_h, attrs->stride_w, hs.pad_before,
-                           ws.pad_before, attrs->activation);
-}
+Status RunTransposeConv(KernelContext& ctx) { return RunTransposeConvNode(ctx, false); }
+Status RunConvolution2DTransposeBias(KernelContext& ctx) { return RunTransposeConvNode(ctx, true); }
+Status PrepareTransposeConv(KernelContext& ctx) { return PrepareTransposeConvNode(ctx, false); }
+Status PrepareConvolution2DTransposeBias(KernelContext& ctx) { return PrepareTransposeConvNode(ctx, true); }
 
 }  // namespace gld::cpu

@@ -162,8 +162,8 @@ GldStatus GldOptionsSetPrecision(GldOptions* options, GldPrecision precision) {
 
 GldStatus GldOptionsSetNumThreads(GldOptions* options, int32_t num_threads) {
   if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetNumThreads: null options");
-  if (num_threads < 1) {
-    return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetNumThreads: num_threads must be >= 1, got " +
+  if (num_threads < 1 && num_threads != -1) {
+    return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetNumThreads: num_threads must be -1 (every core) or >= 1, got " +
                                           std::to_string(num_threads));
   }
   options->options.num_threads = num_threads;

@@ -121,6 +121,10 @@ class GlBackend : public GpuBackend {
     const GlInfo& i = device_->info();
     return i.renderer + " (" + i.version + ", EGL " + i.platform + ")";
   }
+  bool IsSoftwareRasterizer() const override {
+    return device_->info().software_device || IsSoftwareRendererName(device_->info().renderer);
+  }
+  std::string device_name() const override { return device_->info().renderer; }
   std::vector<OpType> SupportedOps() const override { return GlSupportedOps(); }
 
   // The query keeps the code it generates for the segment plans, so each

@@ -27,6 +27,11 @@ class GpuBackend : public NodeSupportQuery {
   virtual std::string name() const = 0;
   // Renderer / version line for reports; may be empty.
   virtual std::string renderer() const { return {}; }
+  // True when the backend renders in software on the CPU (Mesa's llvmpipe or
+  // softpipe, SwiftShader): `auto` then runs the CPU backend instead.
+  virtual bool IsSoftwareRasterizer() const { return false; }
+  // The driver's own name for the device (GL_RENDERER); may be empty.
+  virtual std::string device_name() const { return {}; }
 
   // Ops this backend may run (a node can still be refused). Nodes whose op
   // has no CPU kernel must be in this list or creation fails.
@@ -44,6 +49,10 @@ class GpuBackend : public NodeSupportQuery {
 // The GPU backend for `options`, or the reason there is none (Unavailable
 // when this build or this machine has no usable GPU backend).
 StatusOr<std::unique_ptr<GpuBackend>> CreateGpuBackend(const Options& options);
+
+// True when a GL_RENDERER string names a software rasterizer (llvmpipe,
+// softpipe, SwiftShader), case-insensitively.
+bool IsSoftwareRendererName(const std::string& gl_renderer);
 
 // Ops the GPU backend of this build can run in at least some configuration,
 // for listings (gld_inspect --list_ops). Empty without a GPU backend.

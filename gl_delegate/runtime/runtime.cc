@@ -33,7 +33,9 @@ Status AlignedBuffer::Allocate(uint64_t bytes, const std::string& what) {
   data_.reset();
   size_ = 0;
   // Never a null base, so zero-element tensors still get a valid pointer.
-  const uint64_t alloc = bytes == 0 ? 64 : bytes;
+  // 64 bytes past the end stay readable: XNNPACK's kernels may read (never
+  // use) up to 16 bytes beyond a tensor.
+  const uint64_t alloc = bytes + 64;
   uint8_t* p = static_cast<uint8_t*>(::operator new[](static_cast<size_t>(alloc), kAlignment, std::nothrow));
   if (p == nullptr) return InternalError("cannot allocate " + std::to_string(bytes) + " bytes for " + what);
   std::memset(p, 0, static_cast<size_t>(alloc));
@@ -94,6 +96,16 @@ Status Runtime::SelectBackend(const Options& options, const GpuBackendFactory& g
         backend_in_use_ = Backend::kCpu;
         return OkStatus();
       }
+      if ((*gpu)->IsSoftwareRasterizer()) {
+        // A software rasterizer runs the same arithmetic as the CPU kernels,
+        // through a GL driver, many times slower.
+        const std::string name = (*gpu)->device_name();
+        popts->cpu_reason = "auto: GL renderer '" + name +
+                            "' is a software rasterizer; running on the CPU (use --backend=gl to force)";
+        Log().warn("{}", popts->cpu_reason);
+        backend_in_use_ = Backend::kCpu;
+        return OkStatus();
+      }
       gpu_ = std::move(gpu).value();
       backend_in_use_ = Backend::kGl;
       break;
@@ -139,11 +151,11 @@ Status Runtime::PlanSteps(const Options& options, PartitionOptions& popts) {
 
 Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_factory,
                            const PreparedGraph& prepared) {
-  if (options.num_threads < 1 || options.num_threads > kMaxThreads) {
-    return InvalidArgumentError("num_threads must be in [1, " + std::to_string(kMaxThreads) + "], got " +
-                                std::to_string(options.num_threads));
+  if (options.num_threads != -1 && (options.num_threads < 1 || options.num_threads > kMaxThreads)) {
+    return InvalidArgumentError("num_threads must be -1 (every core) or in [1, " + std::to_string(kMaxThreads) +
+                                "], got " + std::to_string(options.num_threads));
   }
-  num_threads_ = options.num_threads;
+  num_threads_ = std::min(ResolveNumThreads(options.num_threads), kMaxThreads);
   if (options.max_delegated_partitions < 0) {
     return InvalidArgumentError("max_delegated_partitions must be 0 (no limit) or more, got " +
                                 std::to_string(options.max_delegated_partitions));
@@ -162,7 +174,11 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
              "outputs and variables",
              memory_.arena_bytes, memory_.arena_tensors, memory_.arena_naive_bytes, memory_.dedicated_bytes);
 
-  if (num_threads_ > 1) pool_ = std::make_unique<ThreadPool>(num_threads_);
+  if (num_threads_ > 1) {
+    pool_ = std::make_unique<ThreadPool>(num_threads_);
+    num_threads_ = pool_->num_threads();
+  }
+  GLD_RETURN_IF_ERROR(PrepareSteps());
   profiling_ = options.enable_profiling;
   step_ns_.assign(plan_.steps.size(), 0);
   step_runs_.assign(plan_.steps.size(), 0);
@@ -253,12 +269,41 @@ Status Runtime::SetInput(int index, const void* data, size_t bytes) {
   return OkStatus();
 }
 
-Status Runtime::Invoke() {
+StepContext Runtime::MakeStepContext() {
   StepContext ctx;
   ctx.graph = &graph_;
   ctx.tensors = &tensors_;
   ctx.pool = pool_.get();
   ctx.num_threads = num_threads_;
+  return ctx;
+}
+
+Status Runtime::PrepareSteps() {
+  const auto start = std::chrono::steady_clock::now();
+  StepContext ctx = MakeStepContext();
+  for (auto& step : plan_.steps) {
+    Status s;
+    try {
+      s = step->Prepare(ctx);
+    } catch (const std::bad_alloc&) {
+      s = InternalError(step->label() + ": cannot allocate memory while preparing it");
+    }
+    GLD_RETURN_IF_ERROR(s);
+  }
+  Log().debug("prepared {} steps in {:.2f} ms", plan_.steps.size(),
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  return OkStatus();
+}
+
+Status Runtime::Invoke() {
+  StepContext ctx = MakeStepContext();
+  // Between invokes the workers sleep rather than spin against other work.
+  struct ReleaseWorkers {
+    ThreadPool* pool;
+    ~ReleaseWorkers() {
+      if (pool != nullptr) pool->Release();
+    }
+  } release{pool_.get()};
   for (size_t i = 0; i < plan_.steps.size(); ++i) {
     Step& step = *plan_.steps[i];
     if (!profiling_ || step.ProfilesItself()) {

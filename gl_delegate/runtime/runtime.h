@@ -91,6 +91,8 @@ class Runtime {
   Status PlanSteps(const Options& options, PartitionOptions& popts);
   Status CheckSomeBackendRunsEveryNode(const PartitionOptions& popts) const;
   Status AllocateTensors();
+  Status PrepareSteps();
+  StepContext MakeStepContext();
   void FillReport(const Options& options, int original_nodes, const std::vector<std::string>& pass_log);
 
   Graph graph_;

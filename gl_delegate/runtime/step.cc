@@ -19,7 +19,7 @@ std::vector<int> CpuNodeStep::host_inputs() const {
 
 std::vector<int> CpuNodeStep::host_outputs() const { return node_->outputs; }
 
-Status CpuNodeStep::Run(StepContext& ctx) {
+cpu::KernelContext CpuNodeStep::MakeKernelContext(StepContext& ctx) {
   cpu::KernelContext k;
   k.graph = ctx.graph;
   k.node = node_;
@@ -32,13 +32,19 @@ Status CpuNodeStep::Run(StepContext& ctx) {
   if (ctx.pool != nullptr && ctx.num_threads > 1) {
     ThreadPool* pool = ctx.pool;
     k.parallel_for = [pool](int64_t n, const std::function<void(int64_t, int64_t)>& fn) { pool->ParallelFor(n, fn); };
+    k.threadpool = pool->pthreadpool();
   }
+  return k;
+}
+
+Status CpuNodeStep::CallKernel(cpu::KernelFn fn, StepContext& ctx) {
+  cpu::KernelContext k = MakeKernelContext(ctx);
   Status s;
   try {
-    s = kernel_->run(k);
+    s = fn(k);
   } catch (const std::bad_alloc&) {
-    // Packing weights (on the first run) and im2col scratch allocate inside
-    // the kernels, on this thread.
+    // Packing weights and im2col scratch allocate inside the kernels, on
+    // this thread.
     return InternalError(label_ + ": cannot allocate memory for its packed weights or scratch buffers");
   }
   if (s.ok()) return s;
@@ -46,5 +52,12 @@ Status CpuNodeStep::Run(StepContext& ctx) {
   if (s.message().rfind(label_, 0) == 0) return s;
   return s.WithContext(label_);
 }
+
+Status CpuNodeStep::Prepare(StepContext& ctx) {
+  if (kernel_->prepare == nullptr) return OkStatus();
+  return CallKernel(kernel_->prepare, ctx);
+}
+
+Status CpuNodeStep::Run(StepContext& ctx) { return CallKernel(kernel_->run, ctx); }
 
 }  // namespace gld

@@ -37,6 +37,10 @@ class Step {
   // memory plan. Constants may be listed; they are never planned.
   virtual std::vector<int> host_inputs() const = 0;
   virtual std::vector<int> host_outputs() const = 0;
+  // Once, after the host buffers are allocated and before the first Run:
+  // checks what can be checked and builds what runs can reuse (a CPU
+  // kernel's packed weights or XNNPACK operator). Errors carry the label.
+  virtual Status Prepare(StepContext& ctx) { return OkStatus(); }
   // Errors carry the label of what failed.
   virtual Status Run(StepContext& ctx) = 0;
 
@@ -57,10 +61,15 @@ class CpuNodeStep : public Step {
   std::string label() const override { return label_; }
   std::vector<int> host_inputs() const override;
   std::vector<int> host_outputs() const override;
+  Status Prepare(StepContext& ctx) override;
   Status Run(StepContext& ctx) override;
   size_t node_index() const { return node_index_; }
 
  private:
+  cpu::KernelContext MakeKernelContext(StepContext& ctx);
+  // Runs one stage of the kernel, naming the node in its errors.
+  Status CallKernel(cpu::KernelFn fn, StepContext& ctx);
+
   const Node* node_;
   size_t node_index_;
   const cpu::CpuKernel* kernel_;

@@ -1,35 +1,83 @@
+// The pool behind ThreadPool and behind pthreadpool's interface (which
+// XNNPACK calls): see thread_pool.h.
 #include "util/thread_pool.h"
 
-#include <algorithm>
-#include <chrono>
+#include <pthreadpool.h>
 
-namespace gld {
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace {
-// Set while a thread runs a chunk: a nested ParallelFor then runs inline
-// instead of waiting for workers that are busy with the outer loop.
-thread_local bool t_in_chunk = false;
 
-struct InChunk {
-  InChunk() { t_in_chunk = true; }
-  ~InChunk() { t_in_chunk = false; }
+// Set while a thread runs part of a loop: a nested loop then runs inline
+// instead of waiting for workers that are busy with the outer one.
+thread_local bool t_in_loop = false;
+
+class InLoop {
+ public:
+  InLoop() : outer_(t_in_loop) { t_in_loop = true; }
+  ~InLoop() { t_in_loop = outer_; }
+  InLoop(const InLoop&) = delete;
+  InLoop& operator=(const InLoop&) = delete;
+
+ private:
+  bool outer_;
 };
-
-// How long a thread spins before it sleeps (see thread_pool.h).
-constexpr std::chrono::microseconds kSpin(200);
 
 void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
+  _mm_pause();
 #else
   std::this_thread::yield();
 #endif
 }
 
-// Spins until done() or kSpin has passed; returns done().
+// PTHREADPOOL_FLAG_DISABLE_DENORMALS: flush-to-zero and denormals-are-zero
+// on this thread from Flush() until the object goes.
+class DenormalMode {
+ public:
+  DenormalMode() = default;
+  DenormalMode(const DenormalMode&) = delete;
+  DenormalMode& operator=(const DenormalMode&) = delete;
+  void FlushIf(bool wanted) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (!wanted || set_) return;
+    saved_ = _mm_getcsr();
+    _mm_setcsr(saved_ | 0x8040u);
+    set_ = true;
+#endif
+  }
+  ~DenormalMode() {
+#if defined(__x86_64__) || defined(__i386__)
+    if (set_) _mm_setcsr(saved_);
+#endif
+  }
+
+ private:
+  unsigned saved_ = 0;
+  bool set_ = false;
+};
+
+// How long an idle worker watches for the next loop before it sleeps (the
+// operators of one invoke follow each other within microseconds), and how
+// long the calling thread waits for chunks other threads have started
+// before it sleeps.
+constexpr std::chrono::microseconds kWorkerSpin(50);
+constexpr std::chrono::microseconds kCallerSpin(20);
+
 template <typename Done>
-bool SpinUntil(Done done) {
-  const auto until = std::chrono::steady_clock::now() + kSpin;
+bool SpinUntil(std::chrono::microseconds limit, Done done) {
+  const auto until = std::chrono::steady_clock::now() + limit;
   for (int i = 0;; ++i) {
     if (done()) return true;
     CpuRelax();
@@ -37,93 +85,392 @@ bool SpinUntil(Done done) {
   }
 }
 
-// Chunk c of `chunks` over [0, n).
-void ChunkRange(int64_t n, int chunks, int c, int64_t* begin, int64_t* end) {
-  int64_t base = n / chunks, extra = n % chunks;
-  *begin = c * base + std::min<int64_t>(c, extra);
-  *end = *begin + base + (c < extra ? 1 : 0);
+// One loop: `batches` chunks of `batch` consecutive items out of `items`.
+struct Loop {
+  void (*run)(const void* body, size_t begin, size_t end) = nullptr;
+  const void* body = nullptr;
+  size_t items = 0, batch = 1;
+  uint32_t flags = 0;
+};
+
+// The claim word: generation (32 bits) | batches (16 bits) | next (16 bits).
+constexpr uint64_t kMaxBatches = 0xFFFF;
+uint64_t Word(uint64_t generation, uint64_t batches, uint64_t next) {
+  return (generation << 32) | (batches << 16) | next;
 }
+uint32_t GenerationOf(uint64_t w) { return static_cast<uint32_t>(w >> 32); }
+uint64_t BatchesOf(uint64_t w) { return (w >> 16) & 0xFFFF; }
+uint64_t NextOf(uint64_t w) { return w & 0xFFFF; }
+
 }  // namespace
 
-ThreadPool::ThreadPool(int num_threads) {
-  int workers = std::max(1, num_threads) - 1;
-  workers_.reserve(static_cast<size_t>(workers));
-  for (int i = 0; i < workers; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
+// The pool. Each loop is cut into a few chunks per thread, which the caller
+// and the workers claim one at a time: a worker that the scheduler keeps off
+// the CPU (another process is busy) leaves its share to the threads that
+// run, instead of having them wait for it.
+struct pthreadpool {
+  explicit pthreadpool(int num_threads) : threads(std::max(1, num_threads)) {
+    workers.reserve(static_cast<size_t>(threads - 1));
+    for (int i = 1; i < threads; ++i) workers.emplace_back([this] { WorkerLoop(); });
+  }
+  ~pthreadpool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stop = true;
+    }
+    wake.notify_all();
+    for (auto& t : workers) t.join();
+  }
+
+  void Run(const Loop& loop) {
+    if (loop.items == 0) return;
+    if (threads == 1 || loop.items == 1 || t_in_loop) {
+      InLoop in_loop;
+      DenormalMode denormals;
+      denormals.FlushIf(loop.flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS);
+      loop.run(loop.body, 0, loop.items);
+      return;
+    }
+    std::lock_guard<std::mutex> run_lock(run_mutex);
+    current = loop;
+    const size_t wanted = std::min<size_t>(loop.items, static_cast<size_t>(threads) * 4);
+    current.batch = (loop.items + wanted - 1) / wanted;
+    const uint64_t batches = (loop.items + current.batch - 1) / current.batch;
+    batches_total = static_cast<uint32_t>(batches);
+    done.store(0);
+    yield_after = (loop.flags & PTHREADPOOL_FLAG_YIELD_WORKERS) != 0;
+    ++generation;
+    claim.store(Word(generation, batches, 0));
+    if (sleepers.load() > 0) {
+      { std::lock_guard<std::mutex> lock(mutex); }
+      wake.notify_all();
+    }
+    Work(generation);
+    const auto all_done = [this] { return done.load() == batches_total; };
+    if (!SpinUntil(kCallerSpin, all_done)) {
+      std::unique_lock<std::mutex> lock(mutex);
+      caller_waiting.store(true);
+      finished.wait(lock, all_done);
+      caller_waiting.store(false);
+    }
+  }
+
+  // Claims and runs chunks of loop `gen` until none is left.
+  void Work(uint32_t gen) {
+    InLoop in_loop;
+    DenormalMode denormals;
+    for (;;) {
+      uint64_t w = claim.load();
+      if (GenerationOf(w) != gen || NextOf(w) >= BatchesOf(w)) return;
+      if (!claim.compare_exchange_weak(w, w + 1)) continue;
+      // A claimed chunk keeps loop `gen` alive (its caller waits for it), so
+      // `current` is that loop's until the chunk is done.
+      denormals.FlushIf(current.flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS);
+      const size_t begin = NextOf(w) * current.batch;
+      const size_t end = std::min(current.items, begin + current.batch);
+      current.run(current.body, begin, end);
+      if (done.fetch_add(1) + 1 == batches_total && caller_waiting.load()) {
+        { std::lock_guard<std::mutex> lock(mutex); }
+        finished.notify_all();
+      }
+    }
+  }
+
+  void WorkerLoop() {
+    uint32_t seen = 0;
+    for (;;) {
+      const auto news = [&] { return GenerationOf(claim.load()) != seen; };
+      if (yield_after || !SpinUntil(kWorkerSpin, news)) {
+        std::unique_lock<std::mutex> lock(mutex);
+        sleepers.fetch_add(1);
+        wake.wait(lock, [&] { return stop || news(); });
+        sleepers.fetch_sub(1);
+        if (stop) return;
+      }
+      seen = GenerationOf(claim.load());
+      Work(seen);
+    }
+  }
+
+  const int threads;
+  std::vector<std::thread> workers;
+  std::mutex run_mutex;  // one loop at a time
+  std::mutex mutex;
+  std::condition_variable wake, finished;
+  bool stop = false;
+  // The loop in progress; written by its caller before it publishes `claim`.
+  Loop current;
+  uint32_t generation = 0;
+  uint32_t batches_total = 0;
+  std::atomic<uint64_t> claim{0};
+  std::atomic<uint32_t> done{0};
+  std::atomic<int> sleepers{0};
+  std::atomic<bool> caller_waiting{false};
+  std::atomic<bool> yield_after{false};
+};
+
+namespace gld {
+
+namespace {
+
+struct ChunkBody {
+  const std::function<void(int64_t, int64_t)>* fn;
+};
+
+void RunChunk(const void* body, size_t begin, size_t end) {
+  (*static_cast<const ChunkBody*>(body)->fn)(static_cast<int64_t>(begin), static_cast<int64_t>(end));
 }
 
-ThreadPool::~ThreadPool() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-  }
-  work_cv_.notify_all();
-  for (auto& t : workers_) t.join();
+void Nothing(const void*, size_t, size_t) {}
+
+}  // namespace
+
+ThreadPool::ThreadPool(int num_threads) : num_threads_(std::max(1, num_threads)) {
+  if (num_threads_ > 1) pool_ = new ::pthreadpool(num_threads_);
 }
+
+ThreadPool::~ThreadPool() { delete pool_; }
 
 void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
-  int chunks = static_cast<int>(std::min<int64_t>(n, num_threads()));
-  if (chunks <= 1 || t_in_chunk) {
+  if (pool_ == nullptr) {
     fn(0, n);
     return;
   }
-  std::lock_guard<std::mutex> run_lock(run_mutex_);
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    fn_ = &fn;
-    n_ = n;
-    chunks_ = chunks;
-    pending_.store(chunks - 1);  // chunk 0 runs here
-    generation_.fetch_add(1);
-  }
-  work_cv_.notify_all();
-  int64_t begin, end;
-  ChunkRange(n, chunks, 0, &begin, &end);
-  {
-    InChunk in_chunk;
-    fn(begin, end);
-  }
-  if (!SpinUntil([this] { return pending_.load() == 0; })) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_cv_.wait(lock, [this] { return pending_.load() == 0; });
-  }
-  std::lock_guard<std::mutex> lock(mutex_);
-  fn_ = nullptr;
+  ChunkBody body{&fn};
+  Loop loop;
+  loop.run = RunChunk;
+  loop.body = &body;
+  loop.items = static_cast<size_t>(n);
+  pool_->Run(loop);
 }
 
-void ThreadPool::WorkerLoop(int worker) {
-  uint64_t seen = 0;
-  for (;;) {
-    const std::function<void(int64_t, int64_t)>* fn;
-    int64_t n;
-    int chunks;
-    // The fields are read under the mutex together with the generation
-    // they belong to.
-    SpinUntil([&] { return generation_.load() != seen; });
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      work_cv_.wait(lock, [&] { return stop_ || generation_.load() != seen; });
-      if (stop_) return;
-      seen = generation_.load();
-      fn = fn_;
-      n = n_;
-      chunks = chunks_;
-    }
-    int chunk = worker + 1;
-    if (chunk < chunks) {
-      int64_t begin, end;
-      ChunkRange(n, chunks, chunk, &begin, &end);
-      {
-        InChunk in_chunk;
-        (*fn)(begin, end);
-      }
-      if (pending_.fetch_sub(1) == 1) {
-        // Taking the mutex orders this with a caller that is about to wait.
-        { std::lock_guard<std::mutex> lock(mutex_); }
-        done_cv_.notify_one();
-      }
-    }
-  }
+void ThreadPool::Release() {
+  if (pool_ == nullptr) return;
+  Loop loop;
+  loop.run = Nothing;
+  loop.items = static_cast<size_t>(num_threads_);
+  loop.flags = PTHREADPOOL_FLAG_YIELD_WORKERS;
+  pool_->Run(loop);
+}
+
+int ResolveNumThreads(int num_threads) {
+  if (num_threads != -1) return num_threads;
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores > 0 ? static_cast<int>(cores) : 1;
 }
 
 }  // namespace gld
+
+// pthreadpool's interface, for XNNPACK: the calls it makes, over the pool
+// above. A loop over an N-dimensional range of (tiled) items runs as one
+// loop over the items' linear index.
+namespace {
+
+constexpr int kMaxDims = 6;
+
+struct NdLoop {
+  int dims = 0;
+  size_t range[kMaxDims] = {}, tile[kMaxDims] = {}, tiles[kMaxDims] = {};
+  void (*call)(const NdLoop& loop, const size_t* start, const size_t* size) = nullptr;
+  void* function = nullptr;
+  void* context = nullptr;
+};
+
+void RunNd(const void* body, size_t begin, size_t end) {
+  const NdLoop& loop = *static_cast<const NdLoop*>(body);
+  size_t start[kMaxDims], size[kMaxDims];
+  for (size_t linear = begin; linear < end; ++linear) {
+    size_t rest = linear;
+    for (int d = loop.dims - 1; d >= 0; --d) {
+      const size_t index = rest % loop.tiles[d];
+      rest /= loop.tiles[d];
+      start[d] = index * loop.tile[d];
+      size[d] = std::min(loop.tile[d], loop.range[d] - start[d]);
+    }
+    loop.call(loop, start, size);
+  }
+}
+
+void ParallelizeNd(pthreadpool_t pool, NdLoop& loop, uint32_t flags) {
+  size_t items = 1;
+  for (int d = 0; d < loop.dims; ++d) {
+    if (loop.range[d] == 0) return;
+    loop.tile[d] = std::max<size_t>(1, std::min(loop.tile[d], loop.range[d]));
+    loop.tiles[d] = (loop.range[d] + loop.tile[d] - 1) / loop.tile[d];
+    items *= loop.tiles[d];
+  }
+  Loop run;
+  run.run = RunNd;
+  run.body = &loop;
+  run.items = items;
+  run.flags = flags;
+  if (pool == nullptr) {
+    // No pool: the calling thread runs everything, as pthreadpool does.
+    InLoop in_loop;
+    DenormalMode denormals;
+    denormals.FlushIf(flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS);
+    RunNd(&loop, 0, items);
+    return;
+  }
+  pool->Run(run);
+}
+
+template <typename Fn>
+Fn As(const NdLoop& loop) {
+  return reinterpret_cast<Fn>(loop.function);
+}
+
+NdLoop MakeNd(void* function, void* context, std::initializer_list<size_t> ranges,
+              std::initializer_list<size_t> tiles) {
+  NdLoop loop;
+  loop.function = function;
+  loop.context = context;
+  loop.dims = static_cast<int>(ranges.size());
+  int d = 0;
+  for (size_t r : ranges) loop.range[d++] = r;
+  // Tiles apply to the last dimensions; the others have tile 1.
+  for (int i = 0; i < loop.dims; ++i) loop.tile[i] = 1;
+  d = loop.dims - static_cast<int>(tiles.size());
+  for (size_t t : tiles) loop.tile[d++] = t;
+  return loop;
+}
+
+}  // namespace
+
+// Exported whatever the build's default visibility, so that XNNPACK's calls
+// bind to these.
+#define GLD_PTHREADPOOL_API __attribute__((visibility("default")))
+
+extern "C" {
+
+GLD_PTHREADPOOL_API pthreadpool_t pthreadpool_create(size_t threads_count) {
+  const size_t n = threads_count != 0 ? threads_count : std::max(1u, std::thread::hardware_concurrency());
+  try {
+    return new pthreadpool(static_cast<int>(std::min<size_t>(n, 1024)));
+  } catch (const std::exception&) {
+    return nullptr;  // no memory or no threads: pthreadpool's callers then run alone
+  }
+}
+
+GLD_PTHREADPOOL_API void pthreadpool_destroy(pthreadpool_t pool) { delete pool; }
+
+GLD_PTHREADPOOL_API size_t pthreadpool_get_threads_count(pthreadpool_t pool) {
+  return pool != nullptr ? static_cast<size_t>(pool->threads) : 1;
+}
+
+GLD_PTHREADPOOL_API void pthreadpool_parallelize_1d(pthreadpool_t pool, pthreadpool_task_1d_t f, void* ctx,
+                                                    size_t range, uint32_t flags) {
+  NdLoop l = MakeNd(reinterpret_cast<void*>(f), ctx, {range}, {});
+  l.call = [](const NdLoop& n, const size_t* s, const size_t*) { As<pthreadpool_task_1d_t>(n)(n.context, s[0]); };
+  ParallelizeNd(pool, l, flags);
+}
+
+GLD_PTHREADPOOL_API void pthreadpool_parallelize_1d_tile_1d(pthreadpool_t pool, pthreadpool_task_1d_tile_1d_t f,
+                                                            void* ctx, size_t range, size_t tile, uint32_t flags) {
+  NdLoop l = MakeNd(reinterpret_cast<void*>(f), ctx, {range}, {tile});
+  l.call = [](const NdLoop& n, const size_t* s, const size_t* z) {
+    As<pthreadpool_task_1d_tile_1d_t>(n)(n.context, s[0], z[0]);
+  };
+  ParallelizeNd(pool, l, flags);
+}
+
+GLD_PTHREADPOOL_API void pthreadpool_parallelize_2d(pthreadpool_t pool, pthreadpool_task_2d_t f, void* ctx,
+                                                    size_t ri, size_t rj, uint32_t flags) {
+  NdLoop l = MakeNd(reinterpret_cast<void*>(f), ctx, {ri, rj}, {});
+  l.call = [](const NdLoop& n, const size_t* s, const size_t*) {
+    As<pthreadpool_task_2d_t>(n)(n.context, s[0], s[1]);
+  };
+  ParallelizeNd(pool, l, flags);
+}
+
+GLD_PTHREADPOOL_API void pthreadpool_parallelize_2d_tile_1d(pthreadpool_t pool, pthreadpool_task_2d_tile_1d_t f,
+                                                            void* ctx, size_t ri, size_t rj, size_t tj,
+                                                            uint32_t flags) {
+  NdLoop l = MakeNd(reinterpret_cast<void*>(f), ctx, {ri, rj}, {tj});
+  l.call = [](const NdLoop& n, const size_t* s, const size_t* z) {
+    As<pthreadpool_task_2d_tile_1d_t>(n)(n.context, s[0], s[1], z[1]);
+  };
+  ParallelizeNd(pool, l, flags);
+}
+
+GLD_PTHREADPOOL_API void pthreadpool_parallelize_2d_tile_2d(pthreadpool_t pool, pthreadpool_task_2d_tile_2d_t f,
+                                                            void* ctx, size_t ri, size_t rj, size_t ti, size_t tj,
+                                                            uint32_t flags) {
+  NdLoop l = MakeNd(reinterpret_cast<void*>(f), ctx, {ri, rj}, {ti, tj});
+  l.call = [](const NdLoop& n, const size_t* s, const size_t* z) {
+    As<pthreadpool_task_2d_tile_2d_t>(n)(n.context, s[0], s[1], z[0], z[1]);
+  };
+  ParallelizeNd(pool, l, flags);
+}
+
+GLD_PTHREADPOOL_API void pthreadpool_parallelize_3d(pthreadpool_t pool, pthreadpool_task_3d_t f, void* ctx,
+                                                    size_t ri, size_t rj, size_t rk, uint32_t flags) {
+  NdLoop l = MakeNd(reinterpret_cast<void*>(f), ctx, {ri, rj, rk}, {});
+  l.call = [](const NdLoop& n, const size_t* s, const size_t*) {
+    As<pthreadpool_task_3d_t>(n)(n.context, s[0], s[1], s[2]);
+  };
+  ParallelizeNd(pool, l, flags);
+}
+
+GLD_PTHREADPOOL_API void pthreadpool_parallelize_3d_tile_2d(pthreadpool_t pool, pthreadpool_task_3d_tile_2d_t f,
+                                                            void* ctx, size_t ri, size_t rj, size_t rk, size_t tj,
+                                                            size_t tk, uint32_t flags) {
+  NdLoop l = MakeNd(reinterpret_cast<void*>(f), ctx, {ri, rj, rk}, {tj, tk});
+  l.call = [](const NdLoop& n, const size_t* s, const size_t* z) {
+    As<pthreadpool_task_3d_tile_2d_t>(n)(n.context, s[0], s[1], s[2], z[1], z[2]);
+  };
+  ParallelizeNd(pool, l, flags);
+}
+
+GLD_PTHREADPOOL_API void pthreadpool_parallelize_4d(pthreadpool_t pool, pthreadpool_task_4d_t f, void* ctx,
+                                                    size_t ri, size_t rj, size_t rk, size_t rl, uint32_t flags) {
+  NdLoop l = MakeNd(reinterpret_cast<void*>(f), ctx, {ri, rj, rk, rl}, {});
+  l.call = [](const NdLoop& n, const size_t* s, const size_t*) {
+    As<pthreadpool_task_4d_t>(n)(n.context, s[0], s[1], s[2], s[3]);
+  };
+  ParallelizeNd(pool, l, flags);
+}
+
+GLD_PTHREADPOOL_API void pthreadpool_parallelize_4d_tile_2d(pthreadpool_t pool, pthreadpool_task_4d_tile_2d_t f,
+                                                            void* ctx, size_t ri, size_t rj, size_t rk, size_t rl,
+                                                            size_t tk, size_t tl, uint32_t flags) {
+  NdLoop l = MakeNd(reinterpret_cast<void*>(f), ctx, {ri, rj, rk, rl}, {tk, tl});
+  l.call = [](const NdLoop& n, const size_t* s, const size_t* z) {
+    As<pthreadpool_task_4d_tile_2d_t>(n)(n.context, s[0], s[1], s[2], s[3], z[2], z[3]);
+  };
+  ParallelizeNd(pool, l, flags);
+}
+
+GLD_PTHREADPOOL_API void pthreadpool_parallelize_5d(pthreadpool_t pool, pthreadpool_task_5d_t f, void* ctx,
+                                                    size_t ri, size_t rj, size_t rk, size_t rl, size_t rm,
+                                                    uint32_t flags) {
+  NdLoop l = MakeNd(reinterpret_cast<void*>(f), ctx, {ri, rj, rk, rl, rm}, {});
+  l.call = [](const NdLoop& n, const size_t* s, const size_t*) {
+    As<pthreadpool_task_5d_t>(n)(n.context, s[0], s[1], s[2], s[3], s[4]);
+  };
+  ParallelizeNd(pool, l, flags);
+}
+
+GLD_PTHREADPOOL_API void pthreadpool_parallelize_5d_tile_2d(pthreadpool_t pool, pthreadpool_task_5d_tile_2d_t f,
+                                                            void* ctx, size_t ri, size_t rj, size_t rk, size_t rl,
+                                                            size_t rm, size_t tl, size_t tm, uint32_t flags) {
+  NdLoop l = MakeNd(reinterpret_cast<void*>(f), ctx, {ri, rj, rk, rl, rm}, {tl, tm});
+  l.call = [](const NdLoop& n, const size_t* s, const size_t* z) {
+    As<pthreadpool_task_5d_tile_2d_t>(n)(n.context, s[0], s[1], s[2], s[3], s[4], z[3], z[4]);
+  };
+  ParallelizeNd(pool, l, flags);
+}
+
+GLD_PTHREADPOOL_API void pthreadpool_parallelize_6d_tile_2d(pthreadpool_t pool, pthreadpool_task_6d_tile_2d_t f,
+                                                            void* ctx, size_t ri, size_t rj, size_t rk, size_t rl,
+                                                            size_t rm, size_t rn, size_t tm, size_t tn,
+                                                            uint32_t flags) {
+  NdLoop l = MakeNd(reinterpret_cast<void*>(f), ctx, {ri, rj, rk, rl, rm, rn}, {tm, tn});
+  l.call = [](const NdLoop& n, const size_t* s, const size_t* z) {
+    As<pthreadpool_task_6d_tile_2d_t>(n)(n.context, s[0], s[1], s[2], s[3], s[4], s[5], z[4], z[5]);
+  };
+  ParallelizeNd(pool, l, flags);
+}
+
+}  // extern "C"

@@ -1,13 +1,19 @@
-// A fixed pool of worker threads for CPU kernels' parallel loops.
+// The CPU backend's thread pool, shared by the CPU kernels' parallel loops
+// and XNNPACK's operators: thread_pool.cc implements pthreadpool's interface
+// (the pthreadpool_* calls XNNPACK makes) over it, so one set of workers
+// serves both, and its behaviour under load is ours.
+//
+// A loop is cut into a few chunks per thread, claimed one at a time by the
+// calling thread and the workers. When another process keeps a worker off
+// the CPU, the threads that run take its share instead of waiting for it; a
+// thread that waits for chunks others started, or for the next loop, spins
+// for tens of microseconds and then sleeps.
 #pragma once
 
-#include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
-#include <thread>
-#include <vector>
+
+typedef struct pthreadpool* pthreadpool_t;
 
 namespace gld {
 
@@ -19,34 +25,32 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  int num_threads() const { return static_cast<int>(workers_.size()) + 1; }
+  int num_threads() const { return num_threads_; }
+  // For XNNPACK; nullptr for a single thread (every loop then runs on the
+  // calling thread).
+  pthreadpool_t pthreadpool() const { return pool_; }
 
-  // Calls fn(begin, end) on contiguous chunks covering [0, n), at most one
-  // chunk per thread, the caller's thread included, and returns when all are
-  // done. Calls from several threads at once are serialized; a call from
+  // Calls fn(begin, end) on contiguous chunks covering [0, n), at most four
+  // per thread, on the caller's thread and the workers, and returns when all
+  // are done. Calls from several threads at once are serialized; a call from
   // inside fn runs inline on the calling thread.
   //
-  // A kernel's parallel loop often lasts tens of microseconds, about what it
-  // takes to wake a sleeping thread. So a worker that finished a chunk spins
-  // for a while (kSpin) watching for the next loop before it sleeps, and the
-  // caller spins for the workers' chunks before it sleeps.
+  // Between loops the workers spin for up to 50 us watching for the next one
+  // (a loop often lasts tens of microseconds, about what waking a sleeping
+  // thread takes); Release puts them to sleep at once.
   void ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn);
 
- private:
-  void WorkerLoop(int worker);
+  // Sends the workers to sleep until the next loop, so that they do not
+  // spin against other processes between invokes.
+  void Release();
 
-  std::vector<std::thread> workers_;
-  std::mutex run_mutex_;  // one ParallelFor at a time
-  std::mutex mutex_;
-  std::condition_variable work_cv_, done_cv_;
-  // Written under mutex_; generation_ and pending_ are also read without it
-  // while spinning.
-  const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
-  int64_t n_ = 0;
-  int chunks_ = 0;
-  std::atomic<uint64_t> generation_{0};
-  std::atomic<int> pending_{0};
-  bool stop_ = false;
+ private:
+  pthreadpool_t pool_ = nullptr;
+  int num_threads_ = 1;
 };
+
+// Options::num_threads as TFLite reads it: -1 is every core of the machine,
+// otherwise the value itself.
+int ResolveNumThreads(int num_threads);
 
 }  // namespace gld

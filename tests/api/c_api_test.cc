@@ -71,6 +71,8 @@ TEST(CApi, ErrorsSetTheLastErrorMessage) {
 
   GldOptions* options = GldOptionsCreate();
   EXPECT_EQ(GldOptionsSetNumThreads(options, 0), GLD_INVALID_ARGUMENT);
+  EXPECT_EQ(GldOptionsSetNumThreads(options, -2), GLD_INVALID_ARGUMENT);
+  EXPECT_EQ(GldOptionsSetNumThreads(options, -1), GLD_OK);  // every core, as TFLite
   EXPECT_EQ(GldOptionsSetBackend(options, static_cast<GldBackend>(9)), GLD_INVALID_ARGUMENT);
   ASSERT_EQ(GldOptionsAddGpuDenyOp(options, "BOGUS_OP"), GLD_OK);
   GldInterpreter* denied = nullptr;

@@ -269,7 +269,7 @@ TEST_F(BenchmarkToolTest, InputFilesInAndOutputsOut) {
   std::vector<float> x = {-3, -2, -1, 0, 1, 2, 3, 4, 5, 0.5f, -0.5f, 1.5f};
   std::string npy = WriteInput(x, {1, 2, 2, 3}, "x.npy");
   fs::path out_dir = dir_ / "outs";
-  for (const std::string backend : {"cpu", "auto"}) {
+  for (const std::string backend : {"cpu", "gl"}) {
     fs::remove_all(out_dir);
     Result r = Run("--graph=" + model_ + " --backend=" + backend + " --num_runs=2 --input_layer_value_files=in::0:" +
                    npy + " --output_dir=" + out_dir.string());

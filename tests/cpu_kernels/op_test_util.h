@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
@@ -16,6 +17,7 @@
 #include "cpu_kernels/cpu_kernel.h"
 #include "graph/graph.h"
 #include "graph/shape_inference.h"
+#include "util/thread_pool.h"
 
 #define GLD_ASSERT_OK(expr)                          \
   do {                                               \
@@ -60,6 +62,7 @@ class OpTest {
     const int id = static_cast<int>(graph.tensors.size()) - 1;
     graph.inputs.push_back(id);
     runtime_[id] = ToBytes(values);
+    runtime_[id].reserve(runtime_[id].size() + kSlack);
     return id;
   }
   // A constant tensor.
@@ -100,16 +103,37 @@ class OpTest {
     GLD_RETURN_IF_ERROR(InferShapes(graph, cpu::KnownValueOracle()));
     return RunKernels(threads);
   }
+  // As the runtime runs them: each node's kernel prepared once (its state
+  // kept in states[i], e.g. an XNNPACK operator), then run `runs` times on a
+  // ThreadPool of `threads`.
+  Status RunPrepared(int threads = 1, int runs = 2) {
+    GLD_RETURN_IF_ERROR(InferShapes(graph, cpu::KnownValueOracle()));
+    states.clear();
+    states.resize(graph.nodes.size());
+    ThreadPool pool(threads);
+    for (int r = 0; r < runs; ++r) GLD_RETURN_IF_ERROR(RunKernels(threads, &pool));
+    return OkStatus();
+  }
+  std::vector<std::unique_ptr<cpu::KernelState>> states;
+
   // Kernels only, with the shapes currently in the graph.
-  Status RunKernels(int threads = 1) {
+  Status RunKernels(int threads = 1, ThreadPool* pool = nullptr) {
     for (size_t i = 0; i < graph.tensors.size(); ++i) {
       const Tensor& t = graph.tensors[i];
       if (t.is_constant || runtime_.count(static_cast<int>(i))) continue;
-      storage_[static_cast<int>(i)].assign(static_cast<size_t>(NumElements(t.shape)) * DataTypeSize(t.type), 0xCD);
+      const size_t bytes = static_cast<size_t>(NumElements(t.shape)) * DataTypeSize(t.type);
+      auto& b = storage_[static_cast<int>(i)];
+      b.reserve(bytes + kSlack);  // an earlier run's buffer keeps its address
+      b.assign(bytes, 0xCD);
     }
     cpu::NodeRunOptions options;
     options.num_threads = threads;
-    if (threads > 1) {
+    if (pool != nullptr && threads > 1) {
+      options.parallel_for = [pool](int64_t count, const std::function<void(int64_t, int64_t)>& fn) {
+        pool->ParallelFor(count, fn);
+      };
+      options.threadpool = pool->pthreadpool();
+    } else if (threads > 1) {
       options.parallel_for = [threads](int64_t count, const std::function<void(int64_t, int64_t)>& fn) {
         std::vector<std::thread> pool;
         const int64_t per = (count + threads - 1) / threads;
@@ -134,6 +158,7 @@ class OpTest {
         Bind(n.outputs[j], &outs[j]);
         out_ptrs[j] = &outs[j];
       }
+      options.state = states.empty() ? nullptr : &states[i];
       GLD_RETURN_IF_ERROR(cpu::EvaluateNode(graph, i, std::move(in_ptrs), std::move(out_ptrs), options));
     }
     return OkStatus();
@@ -183,6 +208,9 @@ class OpTest {
     td->bytes = b->size();
   }
 
+  // XNNPACK may read up to 16 bytes past a tensor (never using them): the
+  // buffers keep that much capacity beyond their size.
+  static constexpr size_t kSlack = 64;
   std::map<int, std::vector<uint8_t>> runtime_;
   std::map<int, std::vector<uint8_t>> storage_;
 };

@@ -2,12 +2,14 @@
 # Fails naming each symbol libgldelegate.so exports beyond its public API:
 # the C API (Gld*) and the public gld:: C++ API (gld::Model, gld::Status, ...;
 # no internal namespace such as gld::gl, gld::cpu or gld::tflite, and nothing
-# of flatbuffers, spdlog, fmt or the standard library).
+# of flatbuffers, spdlog, fmt or the standard library); and the pthreadpool
+# interface (pthreadpool_*) that XNNPACK calls, served by the library's own
+# thread pool (see gl_delegate/gldelegate.map).
 #   check_exports.sh LIBRARY
 set -euo pipefail
 lib=$1
 syms=$(nm -D --defined-only --demangle "$lib" | awk '{ $1 = ""; $2 = ""; sub(/^  /, ""); print }' | sed 's/@.*//')
-bad=$(printf '%s\n' "$syms" | grep -v -E '^(Gld[A-Za-z]+|GLDELEGATE_[0-9]+)$' |
+bad=$(printf '%s\n' "$syms" | grep -v -E '^(Gld[A-Za-z]+|GLDELEGATE_[0-9]+|pthreadpool_[a-z0-9_]+)$' |
       grep -v -E '^gld::(Model|Interpreter|Status|StatusCodeName|SupportedOps|VerifyProgramCache|PlanModel|VersionString|BackendName|PrecisionName|ContextModeName|ElementTypeName|ElementTypeSize|HalfToFloat|FloatToHalf|ParseBackend|ParsePrecision|ParseContextMode)[(:]' || true)
 count=$(printf '%s\n' "$syms" | grep -c -E '^(Gld|gld::)' || true)
 echo "$lib: $count public symbols"

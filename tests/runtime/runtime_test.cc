@@ -288,6 +288,135 @@ TEST(Runtime, AutoWithoutGpuRunsOnTheCpuAndSaysWhy) {
   EXPECT_EQ(Runtime::Create(AddRelu(), o).status().code(), gpu.status().code());
 }
 
+TEST(Runtime, AutoOnASoftwareRasterizerRunsTheCpuAndSaysWhy) {
+  Options gl;
+  gl.backend = Backend::kGl;
+  auto gpu = CreateGpuBackend(gl);
+  if (!gpu.ok()) GTEST_SKIP() << "no GL here: " << gpu.status().message();
+  if (!(*gpu)->IsSoftwareRasterizer()) GTEST_SKIP() << "a hardware GPU is here: " << (*gpu)->renderer();
+  const std::string name = (*gpu)->device_name();
+  gpu->reset();
+  Options o;  // the default backend is auto
+  ASSERT_EQ(o.backend, Backend::kAuto);
+  auto rt = Runtime::Create(AddRelu(), o);
+  ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+  EXPECT_EQ((*rt)->report().backend, Backend::kCpu);
+  EXPECT_EQ((*rt)->report().gpu_nodes, 0);
+  EXPECT_EQ((*rt)->report().nodes[0].reason,
+            "auto: GL renderer '" + name + "' is a software rasterizer; running on the CPU (use --backend=gl to force)");
+  EXPECT_EQ(RunOnce(**rt, {-3, 0, 1, 2}), (std::vector<float>{0, 1, 2, 3}));
+  // gl still runs on it.
+  auto forced = Runtime::Create(AddRelu(), gl);
+  ASSERT_TRUE(forced.ok()) << forced.status().ToString();
+  EXPECT_EQ((*forced)->report().backend, Backend::kGl);
+  EXPECT_EQ((*forced)->report().gpu_nodes, (*forced)->report().total_nodes);
+  EXPECT_NE((*forced)->report().gl_renderer.find(name), std::string::npos) << (*forced)->report().gl_renderer;
+}
+
+// A GPU backend that reports a renderer and takes no node.
+class RefusingGpu : public GpuBackend {
+ public:
+  RefusingGpu(std::string device, bool software) : device_(std::move(device)), software_(software) {}
+  std::string name() const override { return "test-gpu"; }
+  std::string device_name() const override { return device_; }
+  bool IsSoftwareRasterizer() const override { return software_; }
+  std::string WhyNotSupported(const Graph&, size_t) const override { return "refused by the test backend"; }
+  StatusOr<std::unique_ptr<Step>> CreateSegmentStep(const Graph&, const Segment&, int) override {
+    return InternalError("no segment expected");
+  }
+
+ private:
+  std::string device_;
+  bool software_;
+};
+
+TEST(Runtime, AutoKeepsAHardwareGpuAndDropsASoftwareOne) {
+  for (bool software : {false, true}) {
+    Runtime::GpuBackendFactory factory = [software](const Options&) -> StatusOr<std::unique_ptr<GpuBackend>> {
+      return std::unique_ptr<GpuBackend>(new RefusingGpu(software ? "SwiftShader Device" : "Some GPU 9000", software));
+    };
+    Options o;
+    auto rt = Runtime::Create(AddRelu(), o, factory);
+    ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+    EXPECT_EQ((*rt)->report().backend, software ? Backend::kCpu : Backend::kGl);
+    EXPECT_EQ((*rt)->report().nodes[0].reason,
+              software ? "auto: GL renderer 'SwiftShader Device' is a software rasterizer; running on the CPU "
+                         "(use --backend=gl to force)"
+                       : "refused by the test backend");
+    o.backend = Backend::kGl;
+    rt = Runtime::Create(AddRelu(), o, factory);
+    ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+    EXPECT_EQ((*rt)->report().backend, Backend::kGl);
+  }
+}
+
+TEST(Runtime, SoftwareRendererNames) {
+  EXPECT_TRUE(IsSoftwareRendererName("llvmpipe (LLVM 15.0.6, 256 bits)"));
+  EXPECT_TRUE(IsSoftwareRendererName("softpipe"));
+  EXPECT_TRUE(IsSoftwareRendererName("Google SwiftShader"));
+  EXPECT_TRUE(IsSoftwareRendererName("LLVMPIPE"));
+  EXPECT_FALSE(IsSoftwareRendererName("NVIDIA GeForce RTX 3080/PCIe/SSE2"));
+  EXPECT_FALSE(IsSoftwareRendererName("Mali-G78"));
+  EXPECT_FALSE(IsSoftwareRendererName(""));
+}
+
+TEST(Runtime, MinusOneThreadsIsEveryCore) {
+  Options o = CpuOptions(-1);
+  auto rt = Runtime::Create(AddRelu(), o);
+  ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+  EXPECT_EQ(RunOnce(**rt, {-3, 0, 1, 2}), (std::vector<float>{0, 1, 2, 3}));
+  o.num_threads = -2;
+  EXPECT_EQ(Runtime::Create(AddRelu(), o).status().code(), StatusCode::kInvalidArgument);
+}
+
+// y = MAX_POOL_2D(CONV_2D(x)), a 1x1 convolution 2 -> 3 channels: both run
+// on XNNPACK; the profile still names them by op.
+TEST(Runtime, XnnpackNodesKeepTheirOpNamesInTheProfile) {
+  Graph g;
+  int x = AddTensor(g, "x", {1, 4, 4, 2});
+  int w = AddConstant<float>(g, "w", {3, 1, 1, 2}, DataType::kFloat32, {1, 0, 0, 1, 1, -1});
+  int b = AddConstant<float>(g, "b", {3}, DataType::kFloat32, {0, 0.5f, -0.5f});
+  int c = AddTensor(g, "c", {1, 4, 4, 3});
+  int y = AddTensor(g, "y", {1, 2, 2, 3});
+  AddNode(g, OpType::kConv2d, {x, w, b}, {c}, 0, Conv2dAttributes{});
+  Pool2dAttributes pool;
+  pool.filter_h = pool.filter_w = pool.stride_h = pool.stride_w = 2;
+  AddNode(g, OpType::kMaxPool2d, {c}, {y}, 1, pool);
+  g.inputs = {x};
+  g.outputs = {y};
+  for (int threads : {1, 2}) {
+    Options o = CpuOptions(threads);
+    o.enable_profiling = true;
+    auto rt = Runtime::Create(g, o);
+    ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+    std::vector<float> in(32);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(static_cast<int>(i * 7 % 11) - 5);
+    const std::vector<float> out = RunOnce(**rt, in);
+    ASSERT_EQ(out.size(), 12u);
+    for (int py = 0; py < 2; ++py) {
+      for (int px = 0; px < 2; ++px) {
+        for (int o_c = 0; o_c < 3; ++o_c) {
+          float best = -1e30f;
+          for (int dy = 0; dy < 2; ++dy) {
+            for (int dx = 0; dx < 2; ++dx) {
+              const size_t p = static_cast<size_t>(((py * 2 + dy) * 4 + px * 2 + dx) * 2);
+              const float v = o_c == 0 ? in[p] : o_c == 1 ? in[p + 1] + 0.5f : in[p] - in[p + 1] - 0.5f;
+              best = std::max(best, v);
+            }
+          }
+          EXPECT_EQ(out[static_cast<size_t>((py * 2 + px) * 3 + o_c)], best) << py << px << o_c;
+        }
+      }
+    }
+    std::vector<ProfileRow> rows = (*rt)->Profile();
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].op, "CONV_2D");
+    EXPECT_EQ(rows[1].op, "MAX_POOL_2D");
+    EXPECT_EQ(rows[0].backend, "cpu");
+    EXPECT_EQ(rows[0].count, 1);
+  }
+}
+
 Status Boom(cpu::KernelContext&) { return InternalError("boom"); }
 
 TEST(CpuNodeStep, KernelErrorsCarryTheNodeLabel) {

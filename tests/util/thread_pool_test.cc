@@ -83,3 +83,33 @@ TEST(ThreadPool, NestedCallsRunInline) {
 
 }  // namespace
 }  // namespace gld
+
+namespace gld {
+namespace {
+
+TEST(ThreadPool, ReleasedWorkersServeTheNextLoop) {
+  ThreadPool pool(2);
+  EXPECT_NE(pool.pthreadpool(), nullptr);
+  for (int k = 0; k < 20; ++k) {
+    std::atomic<int64_t> total{0};
+    pool.ParallelFor(100, [&](int64_t b, int64_t e) { total += e - b; });
+    pool.Release();
+    EXPECT_EQ(total.load(), 100);
+  }
+}
+
+TEST(ThreadPool, OneThreadHasNoPthreadpool) {
+  ThreadPool pool(1);
+  EXPECT_EQ(pool.pthreadpool(), nullptr);
+  pool.Release();  // nothing to release
+  EXPECT_EQ(pool.num_threads(), 1);
+}
+
+TEST(ThreadPool, MinusOneIsEveryCore) {
+  EXPECT_EQ(ResolveNumThreads(-1), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  EXPECT_EQ(ResolveNumThreads(1), 1);
+  EXPECT_EQ(ResolveNumThreads(4), 4);
+}
+
+}  // namespace
+}  // namespace gld

@@ -8,7 +8,7 @@ void AddBackendFlags(CLI::App& app, BackendFlags& flags, bool with_threads, bool
   app.add_option("--backend", flags.backend, "auto, gl or cpu")->capture_default_str();
   app.add_option("--precision", flags.precision, "fp32 or fp16 (GPU storage and arithmetic)")->capture_default_str();
   app.add_option("--gpu_deny_ops", flags.gpu_deny_ops, "comma-separated op names forced to the CPU, e.g. ADD,MUL");
-  if (with_threads) app.add_option("--threads", flags.threads, "CPU kernel threads")->capture_default_str();
+  if (with_threads) app.add_option("--threads", flags.threads, "CPU kernel threads (-1: every core)")->capture_default_str();
   if (with_log_level) {
     app.add_option("--log_level", flags.log_level,
                    "trace, debug, info, warn, error or off (default: $GLD_LOG_LEVEL, else warn)");
@@ -26,8 +26,8 @@ StatusOr<Options> MakeOptions(const BackendFlags& flags) {
   Options o;
   GLD_ASSIGN_OR_RETURN(o.backend, ParseBackend(flags.backend));
   GLD_ASSIGN_OR_RETURN(o.precision, ParsePrecision(flags.precision));
-  if (flags.threads < 1) {
-    return InvalidArgumentError("--threads must be at least 1, got " + std::to_string(flags.threads));
+  if (flags.threads < 1 && flags.threads != -1) {
+    return InvalidArgumentError("--threads must be -1 (every core) or at least 1, got " + std::to_string(flags.threads));
   }
   o.num_threads = flags.threads;
   o.log_level = flags.log_level;

@@ -122,6 +122,7 @@ struct Attempt {
   EGLSurface surface = EGL_NO_SURFACE;
   bool initialized = false;
   bool blob_cache = false;
+  bool software_device = false;  // the EGL device lists EGL_MESA_device_software
 };
 
 void Abandon(Attempt& a) {
@@ -238,6 +239,9 @@ StatusOr<bool> TryDevicePlatform(int device_index, bool forced_device, const Ado
     EGLDisplay d = eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
     Attempt got;
     Status s = CreateContextOn(d, false, &got);
+    const char* device_extensions = eglQueryDeviceStringEXT(devices[i], EGL_EXTENSIONS);
+    got.software_device =
+        device_extensions != nullptr && std::strstr(device_extensions, "EGL_MESA_device_software") != nullptr;
     const std::string platform = "device " + std::to_string(i);
     if (s.ok()) {
       if (adopt(got, platform).ok()) return true;
@@ -406,6 +410,7 @@ StatusOr<std::unique_ptr<GlEnvironment>> GlEnvironment::Create(const EglOptions&
     env->draw_ = env->read_ = got.surface;
     env->owns_display_ = got.initialized;
     env->info_.blob_cache = got.blob_cache;
+    env->info_.software_device = got.software_device;
     env->info_.platform = platform;
     env->info_.context = options.share_context != EGL_NO_CONTEXT ? "private (shared with the app's context)" : "private";
     Status s = env->QueryInfo();

@@ -71,6 +71,7 @@ struct GlInfo {
   bool parallel_shader_compile = false;  // GL_KHR_parallel_shader_compile
   bool program_binary = false;           // at least one program binary format
   bool blob_cache = false;               // EGL_ANDROID_blob_cache on the display, in use
+  bool software_device = false;          // EGL device with EGL_MESA_device_software
   int max_compute_ssbo_blocks = 0;
   int64_t max_ssbo_size = 0;  // bytes
   int ssbo_offset_alignment = 0;  // GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT

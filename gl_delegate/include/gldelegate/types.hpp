@@ -56,7 +56,7 @@ GLD_EXPORT StatusOr<ContextMode> ParseContextMode(const std::string& s);
 struct Options {
   Backend backend = Backend::kAuto;
   Precision precision = Precision::kFp32;
-  int num_threads = 1;  // CPU kernels
+  int num_threads = 1;  // CPU kernels and XNNPACK; -1: every core (as TFLite)
   // spdlog level name ("trace", "debug", "info", "warn", "error", "off");
   // empty: GLD_LOG_LEVEL from the environment, else "warn".
   std::string log_level;

@@ -1,0 +1,83 @@
+#include "cpu_kernels/xnnpack_op.h"
+
+namespace gld::cpu {
+
+bool XnnAvailable() {
+  static const bool available = xnn_initialize(nullptr) == xnn_status_success;
+  return available;
+}
+
+ActivationRange XnnOutputRange(Activation a) {
+  return IsClampActivation(a) ? GetActivationRange(a) : ActivationRange{};
+}
+
+XnnOperatorState::~XnnOperatorState() { xnn_delete_operator(op_); }
+
+Status XnnOperatorState::Run(KernelContext& ctx) {
+  // The buffers in the order set_up_for_ keeps them, compared without
+  // allocating: a run whose buffers have not moved skips the setup.
+  const size_t count = ctx.inputs.size() + ctx.outputs.size();
+  auto buffer = [&ctx](size_t i) -> const void* {
+    if (i < ctx.inputs.size()) return ctx.inputs[i] != nullptr ? ctx.inputs[i]->data : nullptr;
+    return ctx.outputs[i - ctx.inputs.size()]->data;
+  };
+  bool moved = set_up_for_.size() != count || ctx.threadpool != set_up_pool_;
+  for (size_t i = 0; i < count && !moved; ++i) moved = set_up_for_[i] != buffer(i);
+  if (moved) {
+    std::vector<const void*> buffers(count);
+    for (size_t i = 0; i < count; ++i) buffers[i] = buffer(i);
+    const xnn_status s = setup_(ctx, op_, ctx.threadpool);
+    if (s != xnn_status_success) {
+      set_up_for_.clear();
+      return InternalError(KernelLabel(ctx) + ": XNNPACK setup failed (status " + std::to_string(s) + ")");
+    }
+    set_up_for_ = std::move(buffers);
+    set_up_pool_ = ctx.threadpool;
+  }
+  const xnn_status s = xnn_run_operator(op_, ctx.threadpool);
+  if (s != xnn_status_success) {
+    return InternalError(KernelLabel(ctx) + ": XNNPACK run failed (status " + std::to_string(s) + ")");
+  }
+  if (after_ != Activation::kNone && !IsClampActivation(after_)) {
+    for (TensorData* out : ctx.outputs) ApplyActivationInPlace(after_, out->as<float>(), out->num_elements());
+  }
+  return OkStatus();
+}
+
+void KeepXnnOperator(KernelContext& ctx, xnn_status status, xnn_operator_t op, Activation activation,
+                     XnnOperatorState::SetupFn setup) {
+  if (status != xnn_status_success || op == nullptr || ctx.state == nullptr) {
+    if (op != nullptr) xnn_delete_operator(op);
+    return;
+  }
+  *ctx.state = std::make_unique<XnnOperatorState>(op, activation, std::move(setup));
+}
+
+XnnOperatorState* FindXnnOperator(const KernelContext& ctx) {
+  return ctx.state != nullptr ? dynamic_cast<XnnOperatorState*>(ctx.state->get()) : nullptr;
+}
+
+bool XnnMayTake(const KernelContext& ctx) {
+  return XnnAvailable() && ctx.state != nullptr && !ctx.InputIsConstant(0);
+}
+
+bool XnnWeightsAreConstant(const KernelContext& ctx, size_t weights, size_t bias) {
+  return ctx.InputIsConstant(weights) && (OptionalInput(ctx, bias) == nullptr || ctx.InputIsConstant(bias));
+}
+
+namespace {
+// The trailing padding that turns `in` positions into `out` ones for a window
+// of `effective_kernel` at `stride` after `before` leading positions.
+bool TrailingPadding(int64_t in, int64_t out, int64_t effective_kernel, int64_t stride, int64_t before,
+                     int64_t* after) {
+  *after = (out - 1) * stride + effective_kernel - in - before;
+  return *after >= 0 && before >= 0;
+}
+}  // namespace
+
+bool CompleteXnnWindow(const Shape& in, const Shape& out, XnnWindow* w) {
+  return TrailingPadding(in[1], out[1], (w->kh - 1) * w->dh + 1, w->sh, w->pad_t, &w->pad_b) &&
+         TrailingPadding(in[2], out[2], (w->kw - 1) * w->dw + 1, w->sw, w->pad_l, &w->pad_r);
+}
+
+}  // namespace gld::cpu

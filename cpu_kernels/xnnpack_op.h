@@ -1,0 +1,73 @@
+// XNNPACK operators behind the CPU kernels of the heavy float ops (CONV_2D,
+// DEPTHWISE_CONV_2D, FULLY_CONNECTED, TRANSPOSE_CONV, pooling). A kernel's
+// prepare creates the operator once (XNNPACK packs the weights then) and keeps
+// it in the node's state slot; each run sets it up for the node's buffers when
+// they moved and runs it on the context's thread pool. A node XNNPACK cannot
+// take (a filter that is not a constant, an unsupported geometry, an XNNPACK
+// that does not initialize on this CPU) keeps no operator and runs on the
+// kernel's own code. Internal to cpu_kernels/.
+#pragma once
+
+#include <xnnpack.h>
+
+#include <functional>
+
+#include "cpu_kernels/kernel_util.h"
+
+namespace gld::cpu {
+
+// True once XNNPACK initialized for this process (checked once).
+bool XnnAvailable();
+
+// Output clamp of a fused activation: its range for clamp-type activations,
+// +-infinity for the others (applied after the operator).
+ActivationRange XnnOutputRange(Activation a);
+
+// The operator of one node, with what its last setup was made for.
+class XnnOperatorState : public KernelState {
+ public:
+  // Sets the operator up for the node's current buffers (when it has not
+  // been yet for these pointers) and runs it.
+  using SetupFn = std::function<xnn_status(const KernelContext&, xnn_operator_t, pthreadpool_t)>;
+  XnnOperatorState(xnn_operator_t op, Activation after, SetupFn setup) : op_(op), after_(after), setup_(std::move(setup)) {}
+  ~XnnOperatorState() override;
+  XnnOperatorState(const XnnOperatorState&) = delete;
+  XnnOperatorState& operator=(const XnnOperatorState&) = delete;
+
+  Status Run(KernelContext& ctx);
+
+ private:
+  xnn_operator_t op_;
+  Activation after_;  // a non-clamp fused activation, applied after the run
+  SetupFn setup_;
+  std::vector<const void*> set_up_for_;  // input and output pointers of the last setup
+  pthreadpool_t set_up_pool_ = nullptr;
+};
+
+// Keeps `op` (created by an xnn_create_* call that returned `status`) in the
+// node's state slot, or nothing when the creation failed (the kernel then
+// runs its own code). `setup` binds the context's buffers.
+void KeepXnnOperator(KernelContext& ctx, xnn_status status, xnn_operator_t op, Activation activation,
+                     XnnOperatorState::SetupFn setup);
+
+// The node's XNNPACK operator, or nullptr when it has none.
+XnnOperatorState* FindXnnOperator(const KernelContext& ctx);
+
+// Whether prepare may create an operator for the node: XNNPACK initialized,
+// the node has a state slot, and input 0 is not a constant (XNNPACK keeps
+// pointers to its input from setup and may read up to 16 bytes past it,
+// which the runtime's buffers allow and a constant's may not).
+bool XnnMayTake(const KernelContext& ctx);
+// Weights input and optional bias input are constants (packed at creation).
+bool XnnWeightsAreConstant(const KernelContext& ctx, size_t weights, size_t bias);
+
+// Window geometry of a 2-D convolution or pooling over NHWC tensors.
+struct XnnWindow {
+  int64_t kh, kw, sh, sw, dh, dw;
+  int64_t pad_t, pad_l, pad_b = 0, pad_r = 0;
+};
+// Fills the trailing padding that makes in [N, H, W, C] give out's H and W;
+// false when XNNPACK cannot express the window (negative padding).
+bool CompleteXnnWindow(const Shape& in, const Shape& out, XnnWindow* w);
+
+}  // namespace gld::cpu

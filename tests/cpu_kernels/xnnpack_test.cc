@@ -1,0 +1,216 @@
+// The kernels XNNPACK runs (cpu_kernels/xnnpack_*.cc), prepared and run as the
+// runtime does, against the same kernels' own code on the same node.
+#include "cpu_kernels/xnnpack_op.h"
+#include "op_test_util.h"
+
+namespace gld::testing {
+namespace {
+
+struct Case {
+  std::string name;
+  std::function<void(OpTest&)> build;  // inputs, node and output of the graph
+  bool xnnpack = true;                 // XNNPACK is expected to take the node
+};
+
+// Runs the case's graph on the kernels' own code and prepared (XNNPACK) at 1
+// and 2 threads, and compares.
+void Check(const Case& c) {
+  SCOPED_TRACE(c.name);
+  OpTest own;
+  c.build(own);
+  GLD_ASSERT_OK(own.Run());
+  const int out = own.graph.outputs.empty() ? static_cast<int>(own.graph.tensors.size()) - 1 : own.graph.outputs[0];
+  const std::vector<float> expected = own.Get<float>(out);
+  for (int threads : {1, 2}) {
+    OpTest prepared;
+    c.build(prepared);
+    GLD_ASSERT_OK(prepared.RunPrepared(threads));
+    ASSERT_EQ(prepared.states.size(), 1u);
+    EXPECT_EQ(dynamic_cast<cpu::XnnOperatorState*>(prepared.states[0].get()) != nullptr, c.xnnpack)
+        << "threads " << threads;
+    ExpectNear(prepared.Get<float>(out), expected, 1e-4f);
+  }
+}
+
+Case Conv(std::string name, Shape in, Shape filter, Conv2dAttributes a, bool bias = true, bool xnnpack = true) {
+  return {std::move(name),
+          [=](OpTest& t) {
+            const int x = t.Input<float>(in, RandomFloats(static_cast<size_t>(NumElements(in)), 1));
+            const int w = t.Const<float>(filter, RandomFloats(static_cast<size_t>(NumElements(filter)), 2));
+            std::vector<int> ins = {x, w};
+            if (bias) ins.push_back(t.Const<float>({filter[0]}, RandomFloats(static_cast<size_t>(filter[0]), 3)));
+            t.Node(OpType::kConv2d, ins, {t.Output()}, a);
+          },
+          xnnpack};
+}
+
+Conv2dAttributes ConvAttrs(Padding p, int stride, int dilation, Activation act) {
+  Conv2dAttributes a;
+  a.padding = p;
+  a.stride_h = a.stride_w = stride;
+  a.dilation_h = a.dilation_w = dilation;
+  a.activation = act;
+  return a;
+}
+
+TEST(Xnnpack, Conv2dMatchesTheOwnKernel) {
+  Check(Conv("1x1", {1, 8, 8, 16}, {24, 1, 1, 16}, ConvAttrs(Padding::kSame, 1, 1, Activation::kNone)));
+  Check(Conv("3x3 same stride 2 relu6", {2, 9, 11, 3}, {8, 3, 3, 3}, ConvAttrs(Padding::kSame, 2, 1, Activation::kRelu6)));
+  Check(Conv("3x3 valid dilation 2 relu", {1, 10, 10, 4}, {5, 3, 3, 4}, ConvAttrs(Padding::kValid, 1, 2, Activation::kRelu),
+             false));
+  Check(Conv("grouped tanh", {1, 6, 6, 8}, {6, 3, 3, 4}, ConvAttrs(Padding::kSame, 1, 1, Activation::kTanh)));
+  Conv2dAttributes explicit_pad = ConvAttrs(Padding::kValid, 2, 1, Activation::kNone);
+  explicit_pad.explicit_padding = {1, 2, 0, 1};
+  Check(Conv("merged pad", {1, 7, 7, 3}, {4, 3, 3, 3}, explicit_pad));
+}
+
+TEST(Xnnpack, Conv2dWithARuntimeFilterRunsTheOwnKernel) {
+  Check({"runtime filter",
+         [](OpTest& t) {
+           const int x = t.Input<float>({1, 5, 5, 2}, RandomFloats(50, 1));
+           const int w = t.Input<float>({3, 3, 3, 2}, RandomFloats(54, 2));
+           t.Node(OpType::kConv2d, {x, w}, {t.Output()}, ConvAttrs(Padding::kSame, 1, 1, Activation::kNone));
+         },
+         false});
+}
+
+Case Depthwise(std::string name, Shape in, int mult, int k, int stride, Padding p, Activation act) {
+  return {std::move(name), [=](OpTest& t) {
+            const int oc = static_cast<int>(in[3]) * mult;
+            const int x = t.Input<float>(in, RandomFloats(static_cast<size_t>(NumElements(in)), 4));
+            const int w = t.Const<float>({1, k, k, oc}, RandomFloats(static_cast<size_t>(k * k * oc), 5));
+            const int b = t.Const<float>({oc}, RandomFloats(static_cast<size_t>(oc), 6));
+            DepthwiseConv2dAttributes a;
+            a.padding = p;
+            a.stride_h = a.stride_w = stride;
+            a.depth_multiplier = mult;
+            a.activation = act;
+            t.Node(OpType::kDepthwiseConv2d, {x, w, b}, {t.Output()}, a);
+          }};
+}
+
+TEST(Xnnpack, DepthwiseConv2dMatchesTheOwnKernel) {
+  Check(Depthwise("3x3 same", {1, 12, 12, 32}, 1, 3, 1, Padding::kSame, Activation::kRelu));
+  Check(Depthwise("5x5 stride 2", {2, 11, 9, 17}, 1, 5, 2, Padding::kSame, Activation::kNone));
+  Check(Depthwise("multiplier 2 valid", {1, 8, 8, 3}, 2, 3, 1, Padding::kValid, Activation::kRelu6));
+}
+
+TEST(Xnnpack, FullyConnectedMatchesTheOwnKernel) {
+  for (int rows : {1, 3, 40}) {
+    Check({"fc rows " + std::to_string(rows), [rows](OpTest& t) {
+             const int x = t.Input<float>({rows, 37}, RandomFloats(static_cast<size_t>(rows * 37), 7));
+             const int w = t.Const<float>({19, 37}, RandomFloats(19 * 37, 8));
+             const int b = t.Const<float>({19}, RandomFloats(19, 9));
+             FullyConnectedAttributes a;
+             a.activation = rows == 3 ? Activation::kSigmoid : Activation::kRelu;
+             t.Node(OpType::kFullyConnected, {x, w, b}, {t.Output()}, a);
+           }});
+  }
+}
+
+Case Pool(std::string name, OpType op, Shape in, int k, int stride, Padding p, bool xnnpack = true) {
+  return {std::move(name),
+          [=](OpTest& t) {
+            const int x = t.Input<float>(in, RandomFloats(static_cast<size_t>(NumElements(in)), 10));
+            Pool2dAttributes a;
+            a.padding = p;
+            a.filter_h = a.filter_w = k;
+            a.stride_h = a.stride_w = stride;
+            t.Node(op, {x}, {t.Output()}, a);
+          },
+          xnnpack};
+}
+
+TEST(Xnnpack, PoolingMatchesTheOwnKernel) {
+  for (OpType op : {OpType::kMaxPool2d, OpType::kAveragePool2d}) {
+    const std::string n = OpTypeName(op);
+    Check(Pool(n + " 2x2 valid", op, {1, 8, 8, 16}, 2, 2, Padding::kValid));
+    Check(Pool(n + " 3x3 same stride 2", op, {2, 9, 7, 5}, 3, 2, Padding::kSame));
+    Check(Pool(n + " 3x3 same stride 1", op, {1, 5, 5, 8}, 3, 1, Padding::kSame));
+  }
+}
+
+Case TransposeConv(std::string name, Shape in, int oc, int k, int stride, Padding p, Shape out, bool mediapipe) {
+  return {std::move(name), [=](OpTest& t) {
+            const int x = t.Input<float>(in, RandomFloats(static_cast<size_t>(NumElements(in)), 12));
+            const int w = t.Const<float>({oc, k, k, in[3]}, RandomFloats(static_cast<size_t>(oc * k * k * in[3]), 13));
+            const int b = t.Const<float>({oc}, RandomFloats(static_cast<size_t>(oc), 14));
+            TransposeConvAttributes a;
+            a.padding = p;
+            a.stride_h = a.stride_w = stride;
+            if (mediapipe) {
+              t.Node(OpType::kConvolution2DTransposeBias, {x, w, b}, {t.Output()}, a);
+            } else {
+              const int shape = t.Const<int32_t>({4}, std::vector<int32_t>(out.begin(), out.end()));
+              t.Node(OpType::kTransposeConv, {shape, w, x, b}, {t.Output()}, a);
+            }
+          }};
+}
+
+TEST(Xnnpack, TransposeConvMatchesTheOwnKernel) {
+  Check(TransposeConv("2x2 stride 2 same", {1, 5, 5, 8}, 6, 2, 2, Padding::kSame, {1, 10, 10, 6}, false));
+  Check(TransposeConv("3x3 stride 2 same", {1, 4, 5, 3}, 4, 3, 2, Padding::kSame, {1, 8, 10, 4}, false));
+  Check(TransposeConv("3x3 stride 2 valid", {2, 4, 4, 3}, 5, 3, 2, Padding::kValid, {2, 9, 9, 5}, false));
+  Check(TransposeConv("4x4 stride 2 same", {1, 6, 6, 16}, 8, 4, 2, Padding::kSame, {1, 12, 12, 8}, false));
+  Check(TransposeConv("mediapipe 4x4 stride 2", {1, 6, 6, 16}, 8, 4, 2, Padding::kSame, {}, true));
+  Check(TransposeConv("mediapipe 2x2 stride 2 valid", {1, 6, 6, 4}, 2, 2, 2, Padding::kValid, {}, true));
+}
+
+TEST(Xnnpack, LogisticAndHardSwishMatchTheOwnKernel) {
+  for (OpType op : {OpType::kLogistic, OpType::kHardSwish}) {
+    Check({OpTypeName(op), [op](OpTest& t) {
+             const int x = t.Input<float>({2, 7, 5, 3}, RandomFloats(210, 15, -8.f, 8.f));
+             t.Node(op, {x}, {t.Output()});
+           }});
+  }
+}
+
+TEST(Xnnpack, BinaryOpsMatchTheOwnKernel) {
+  const std::vector<std::pair<Shape, Shape>> shapes = {
+      {{1, 6, 5, 8}, {1, 6, 5, 8}}, {{1, 6, 5, 8}, {8}}, {{2, 1, 5, 1}, {1, 3, 1, 4}}, {{3}, {2, 4, 3}}};
+  for (OpType op : {OpType::kAdd, OpType::kSub, OpType::kMul, OpType::kDiv}) {
+    for (size_t k = 0; k < shapes.size(); ++k) {
+      for (bool constant_b : {false, true}) {
+        const Shape sa = shapes[k].first, sb = shapes[k].second;
+        Check({std::string(OpTypeName(op)) + " case " + std::to_string(k) + (constant_b ? " constant" : ""),
+               [=](OpTest& t) {
+                 const int a = t.Input<float>(sa, RandomFloats(static_cast<size_t>(NumElements(sa)), 16, 0.5f, 2.f));
+                 const std::vector<float> vb = RandomFloats(static_cast<size_t>(NumElements(sb)), 17, 0.5f, 2.f);
+                 const int b = constant_b ? t.Const<float>(sb, vb) : t.Input<float>(sb, vb);
+                 BinaryAttributes attrs;
+                 attrs.activation = k == 1 ? Activation::kRelu6 : k == 2 ? Activation::kTanh : Activation::kNone;
+                 t.Node(op, {a, b}, {t.Output()}, attrs);
+               },
+               k == 0});  // XNNPACK takes equal shapes only
+      }
+    }
+  }
+}
+
+TEST(Xnnpack, PreluMatchesTheOwnKernel) {
+  for (const Shape& alpha_shape : {Shape{1, 1, 6}, Shape{6}, Shape{5, 1, 6}}) {
+    Check({"alpha " + ShapeToString(alpha_shape),
+           [alpha_shape](OpTest& t) {
+             const int x = t.Input<float>({1, 5, 4, 6}, RandomFloats(120, 18));
+             const int a = t.Const<float>(alpha_shape, RandomFloats(static_cast<size_t>(NumElements(alpha_shape)), 19));
+             t.Node(OpType::kPrelu, {x, a}, {t.Output()});
+           },
+           NumElements(alpha_shape) == 6});  // XNNPACK takes per-channel slopes only
+  }
+}
+
+TEST(Xnnpack, AConstantInputRunsTheOwnKernel) {
+  Check({"constant input",
+         [](OpTest& t) {
+           const int x = t.Const<float>({1, 4, 4, 2}, RandomFloats(32, 11));
+           Pool2dAttributes a;
+           a.filter_h = a.filter_w = a.stride_h = a.stride_w = 2;
+           const int y = t.Output();
+           t.Node(OpType::kMaxPool2d, {x}, {y}, a);
+           t.graph.outputs = {y};
+         },
+         false});
+}
+
+}  // namespace
+}  // namespace gld::testing
