@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <utility>
 
 #include "gl/cache/program_cache.h"
@@ -27,6 +28,13 @@ using Clock = std::chrono::steady_clock;
 
 uint64_t ElapsedNs(Clock::time_point since) {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - since).count());
+}
+
+// CPU time of the calling thread.
+uint64_t ThreadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 }
 
 }  // namespace
@@ -211,10 +219,16 @@ Status GlSegment::RunTimed(const std::vector<HostInput>& inputs, const std::vect
       start = Clock::now();
     }
   }
+  const uint64_t issue_cpu_start = ThreadCpuNs();
+  const Clock::time_point issue_start = Clock::now();
   for (size_t i = 0; i < dispatches_.size(); ++i) {
     IssueDispatch(i);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
   }
+  issue_cost_.wall_ns += ElapsedNs(issue_start);
+  issue_cost_.cpu_ns += ThreadCpuNs() - issue_cpu_start;
+  issue_cost_.dispatches += static_cast<int64_t>(dispatches_.size());
+  ++issue_cost_.runs;
   if (measure_gpu_time_) {
     if (use_timer) {
       timer_.End();
@@ -315,6 +329,7 @@ void GlSegment::ResetProfile() {
   std::fill(profile_.dispatch_ns.begin(), profile_.dispatch_ns.end(), 0);
   profile_.upload_ns = profile_.download_ns = 0;
   profile_.runs = 0;
+  issue_cost_ = IssueCost{};
 }
 
 void GlSegment::ReleaseGl() {

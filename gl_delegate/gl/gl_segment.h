@@ -62,6 +62,14 @@ struct SegmentProfile {
   bool gpu_timer = false;    // dispatch times from timer queries; else glFinish wall time
 };
 
+// Host cost of issuing a segment's dispatches (Runs without profiling),
+// summed since Create or ResetProfile: the calling thread's CPU time and the
+// wall time of the loop that issues them, before the wait for the GPU.
+struct IssueCost {
+  uint64_t cpu_ns = 0, wall_ns = 0;
+  int64_t dispatches = 0, runs = 0;
+};
+
 class GlSegment {
  public:
   // Buffers and programs of `plan`; GL work only.
@@ -116,6 +124,8 @@ class GlSegment {
   const std::string& label() const { return label_; }
   bool profiling() const { return profiling_; }
   const SegmentProfile& profile() const { return profile_; }
+  const IssueCost& issue_cost() const { return issue_cost_; }
+  // Clears the profile and the issue cost.
   void ResetProfile();
 
  private:
@@ -171,6 +181,7 @@ class GlSegment {
   GlTimerQuery timer_;
   bool profiling_ = false;
   SegmentProfile profile_;
+  IssueCost issue_cost_;
   std::vector<GlTimerQuery> dispatch_timers_;  // one per dispatch when profile_.gpu_timer
 };
 

@@ -57,6 +57,13 @@ class GlSegmentStep : public Step {
 
   bool ProfilesItself() const override { return segment_->profiling(); }
   void ResetProfile() override { segment_->ResetProfile(); }
+  void AddIssueStats(DispatchIssueStats* stats) const override {
+    const IssueCost& c = segment_->issue_cost();
+    stats->segment_runs += c.runs;
+    stats->dispatches += c.dispatches;
+    stats->issue_cpu_us += static_cast<double>(c.cpu_ns) / 1000.0;
+    stats->issue_wall_us += static_cast<double>(c.wall_ns) / 1000.0;
+  }
 
   // One row per dispatch (op and fused names of its node; edge conversions
   // are "CONVERT"), then the segment's host transfers.

@@ -93,6 +93,9 @@ class Interpreter {
   // dispatch, in plan order, averaged over the Invoke calls since Create or
   // the last ResetProfile. Empty without profiling.
   std::vector<ProfileRow> profile() const;
+  // Host cost of issuing the GL dispatches since Create or the last
+  // ResetProfile (with or without profiling); zeros without GL segments.
+  DispatchIssueStats dispatch_issue_stats() const;
   void ResetProfile();
 
   class Impl;

@@ -122,6 +122,16 @@ struct ProfileRow {
   std::string timing;
 };
 
+// Host cost of issuing GPU dispatches (every GL segment, every Invoke since
+// Create or the last ResetProfile): the calling thread's CPU time and the
+// wall time spent in the loop that issues a segment's dispatches, before any
+// wait for the GPU. Always measured (two clock reads per segment run).
+struct DispatchIssueStats {
+  int64_t segment_runs = 0;
+  int64_t dispatches = 0;      // dispatches issued, summed over the runs
+  double issue_cpu_us = 0;     // thread CPU time issuing them, in total
+  double issue_wall_us = 0;    // wall time of the same loops, in total
+};
 // One entry file of a program cache folder (Options::cache_dir), as
 // VerifyProgramCache found it.
 struct CacheFileCheck {
