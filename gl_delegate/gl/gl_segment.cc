@@ -1,6 +1,7 @@
 #include "gl/gl_segment.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <ctime>
 #include <utility>
@@ -12,16 +13,23 @@ namespace gld::gl {
 
 namespace {
 
-void SetUniform(GLint loc, const Uniform& u) {
+// Sets a uniform of `program` (current or not: GLES 3.1 glProgramUniform*).
+void SetUniform(GLuint program, GLint loc, const Uniform& u) {
   switch (u.type) {
-    case Uniform::kInt: glUniform1i(loc, u.i[0]); break;
-    case Uniform::kIVec2: glUniform2i(loc, u.i[0], u.i[1]); break;
-    case Uniform::kIVec3: glUniform3i(loc, u.i[0], u.i[1], u.i[2]); break;
-    case Uniform::kIVec4: glUniform4i(loc, u.i[0], u.i[1], u.i[2], u.i[3]); break;
-    case Uniform::kFloat: glUniform1f(loc, u.f[0]); break;
-    case Uniform::kVec2: glUniform2f(loc, u.f[0], u.f[1]); break;
-    case Uniform::kVec4: glUniform4f(loc, u.f[0], u.f[1], u.f[2], u.f[3]); break;
+    case Uniform::kInt: glProgramUniform1i(program, loc, u.i[0]); break;
+    case Uniform::kIVec2: glProgramUniform2i(program, loc, u.i[0], u.i[1]); break;
+    case Uniform::kIVec3: glProgramUniform3i(program, loc, u.i[0], u.i[1], u.i[2]); break;
+    case Uniform::kIVec4: glProgramUniform4i(program, loc, u.i[0], u.i[1], u.i[2], u.i[3]); break;
+    case Uniform::kFloat: glProgramUniform1f(program, loc, u.f[0]); break;
+    case Uniform::kVec2: glProgramUniform2f(program, loc, u.f[0], u.f[1]); break;
+    case Uniform::kVec4: glProgramUniform4f(program, loc, u.f[0], u.f[1], u.f[2], u.f[3]); break;
   }
+}
+
+// Tokens naming the dispatch that set a program's uniforms; never reused.
+uint64_t NextUniformToken() {
+  static std::atomic<uint64_t> next{1};
+  return next++;
 }
 
 using Clock = std::chrono::steady_clock;
@@ -109,7 +117,11 @@ Status GlSegment::BindDispatches(const SegmentPlan& plan, const std::vector<cons
     BoundDispatch bound;
     bound.program = programs[i];
     bound.groups = d.groups;
-    for (const PlannedBinding& p : d.bindings) {
+    bound.use_program = d.use_program;
+    bound.barrier_before = d.barrier_before;
+    bound.uniform_token = NextUniformToken();
+    for (uint32_t k : d.rebind) {
+      const PlannedBinding& p = d.bindings[k];
       BoundDispatch::Binding b;
       b.point = p.point;
       switch (p.kind) {
@@ -133,6 +145,10 @@ Status GlSegment::BindDispatches(const SegmentPlan& plan, const std::vector<cons
       GLint loc = bound.program->UniformLocation(u.name);
       if (loc >= 0) bound.uniforms.push_back({loc, u});  // -1: optimised away in this variant
     }
+    // Set once here; again at a run only if another dispatch sharing the
+    // program set its own since.
+    for (const BoundUniform& u : bound.uniforms) SetUniform(bound.program->id(), u.location, u.value);
+    bound.program->set_uniform_owner(bound.uniform_token);
     dispatches_.push_back(std::move(bound));
     info_.push_back({d.label, d.template_name, d.grid, d.workgroup, d.node, d.fused_nodes});
   }
@@ -184,10 +200,13 @@ Status GlSegment::CheckHostBuffers(const std::vector<HostInput>& inputs,
   return OkStatus();
 }
 
-void GlSegment::IssueDispatch(size_t i) const {
+void GlSegment::SetDispatchState(size_t i) const {
   const BoundDispatch& s = dispatches_[i];
-  glUseProgram(s.program->id());
-  for (const BoundUniform& u : s.uniforms) SetUniform(u.location, u.value);
+  if (s.use_program) glUseProgram(s.program->id());
+  if (s.program->uniform_owner() != s.uniform_token) {
+    for (const BoundUniform& u : s.uniforms) SetUniform(s.program->id(), u.location, u.value);
+    s.program->set_uniform_owner(s.uniform_token);
+  }
   for (const BoundDispatch::Binding& b : s.bindings) {
     if (b.size > 0) {
       glBindBufferRange(GL_SHADER_STORAGE_BUFFER, b.point, b.buffer, b.offset, b.size);
@@ -195,7 +214,26 @@ void GlSegment::IssueDispatch(size_t i) const {
       glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b.point, b.buffer);
     }
   }
+}
+
+void GlSegment::IssueDispatch(size_t i) const {
+  const BoundDispatch& s = dispatches_[i];
+  if (s.barrier_before) glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+  SetDispatchState(i);
   glDispatchCompute(s.groups[0], s.groups[1], s.groups[2]);
+}
+
+uint64_t GlSegment::IssueAll() const {
+  uint64_t in_calls_ns = 0;
+  for (size_t i = 0; i < dispatches_.size(); ++i) {
+    const BoundDispatch& s = dispatches_[i];
+    SetDispatchState(i);
+    const uint64_t call = ThreadCpuNs();
+    if (s.barrier_before) glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    glDispatchCompute(s.groups[0], s.groups[1], s.groups[2]);
+    in_calls_ns += ThreadCpuNs() - call;
+  }
+  return in_calls_ns;
 }
 
 Status GlSegment::Run(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) {
@@ -221,10 +259,7 @@ Status GlSegment::RunTimed(const std::vector<HostInput>& inputs, const std::vect
   }
   const uint64_t issue_cpu_start = ThreadCpuNs();
   const Clock::time_point issue_start = Clock::now();
-  for (size_t i = 0; i < dispatches_.size(); ++i) {
-    IssueDispatch(i);
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-  }
+  issue_cost_.dispatch_call_cpu_ns += IssueAll();
   issue_cost_.wall_ns += ElapsedNs(issue_start);
   issue_cost_.cpu_ns += ThreadCpuNs() - issue_cpu_start;
   issue_cost_.dispatches += static_cast<int64_t>(dispatches_.size());
@@ -239,7 +274,7 @@ Status GlSegment::RunTimed(const std::vector<HostInput>& inputs, const std::vect
   }
   glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
   glUseProgram(0);
-  GLD_RETURN_IF_ERROR(CheckGlError(("running " + label_).c_str()));
+  GLD_RETURN_IF_ERROR(CheckGlError("running", label_));
   for (size_t i = 0; i < outputs.size(); ++i) {
     GLD_RETURN_IF_ERROR(output_edges_[i].staging.Read(0, outputs[i].data, outputs[i].bytes));
   }
@@ -272,11 +307,10 @@ Status GlSegment::RunProfiled(const std::vector<HostInput>& inputs, const std::v
       glFinish();
       run_ns[i] = ElapsedNs(dispatch_start);
     }
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
   }
   glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
   glUseProgram(0);
-  GLD_RETURN_IF_ERROR(CheckGlError(("running " + label_).c_str()));
+  GLD_RETURN_IF_ERROR(CheckGlError("running", label_));
   glFinish();  // the download alone, not the wait for the dispatches
   const Clock::time_point download_start = Clock::now();
   const uint64_t dispatches_wall_ns = static_cast<uint64_t>(

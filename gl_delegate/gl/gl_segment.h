@@ -67,6 +67,10 @@ struct SegmentProfile {
 // wall time of the loop that issues them, before the wait for the GPU.
 struct IssueCost {
   uint64_t cpu_ns = 0, wall_ns = 0;
+  // Thread CPU time inside glMemoryBarrier and glDispatchCompute: a
+  // software driver (llvmpipe) runs or waits for the work there;
+  // cpu_ns - dispatch_call_cpu_ns is the issuing alone.
+  uint64_t dispatch_call_cpu_ns = 0;
   int64_t dispatches = 0, runs = 0;
 };
 
@@ -141,8 +145,10 @@ class GlSegment {
       GLintptr offset = 0;
       GLsizeiptr size = 0;  // 0: the whole buffer
     };
-    std::vector<Binding> bindings;
+    std::vector<Binding> bindings;  // only those the plan says change (PlannedDispatch::rebind)
     std::vector<BoundUniform> uniforms;
+    uint64_t uniform_token = 0;     // unique; see GlProgram::uniform_owner()
+    bool use_program = true, barrier_before = true;
     std::array<uint32_t, 3> groups = {1, 1, 1};
   };
   struct Edge {
@@ -156,7 +162,14 @@ class GlSegment {
   Status BindDispatches(const SegmentPlan& plan, const std::vector<const GlProgram*>& programs);
   Status StartTimers(const GlInfo& info, const GlSegmentRunOptions& options);
   Status CheckHostBuffers(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) const;
+  // Program, uniforms and bindings of dispatch i, as far as they change.
+  void SetDispatchState(size_t i) const;
+  // Its barrier (when planned), state and glDispatchCompute.
   void IssueDispatch(size_t i) const;
+  // Issues every dispatch as planned; returns the thread CPU time spent
+  // inside glMemoryBarrier and glDispatchCompute (where a software driver
+  // runs the work).
+  uint64_t IssueAll() const;
   Status RunTimed(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs);
   Status RunProfiled(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs);
   bool CollectDispatchTimes(uint64_t dispatches_wall_ns, std::vector<uint64_t>* run_ns);

@@ -9,6 +9,7 @@
 #include "gl/codegen/fusion.h"
 #include "gl/codegen/phwc4.h"
 #include "gl/codegen/shader_generator.h"
+#include "gl/issue_plan.h"
 #include "util/half.h"
 #include "util/logging.h"
 #include "util/memory_planner.h"
@@ -443,6 +444,7 @@ class SegmentPlanner {
       plan_.dispatches.push_back(std::move(p));
     }
     body_.clear();
+    PlanIssue(&plan_);
     return OkStatus();
   }
 

@@ -68,6 +68,14 @@ struct PlannedDispatch {
   std::vector<Uniform> uniforms;  // u_grid included
   int node = -1;                  // graph node; -1 for edge conversions
   std::vector<size_t> fused_nodes;
+  // How it is issued (gl/issue_plan.h): glUseProgram only when the program
+  // differs from the previous dispatch's; only the bindings (indices into
+  // `bindings`) that differ from what the previous dispatch left bound; a
+  // memory barrier before it only when it touches memory an earlier dispatch
+  // (since the last barrier) wrote, or writes memory one read.
+  bool use_program = true;
+  std::vector<uint32_t> rebind;
+  bool barrier_before = true;
 };
 
 // A conversion at the segment's edge: host BHWC bytes in a staging buffer

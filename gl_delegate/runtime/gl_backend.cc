@@ -39,8 +39,10 @@ class GlSegmentStep : public Step {
   std::vector<int> host_outputs() const override { return segment_->output_tensors(); }
 
   Status Run(StepContext& ctx) override {
-    std::vector<GlSegment::HostInput> ins;
-    std::vector<GlSegment::HostOutput> outs;
+    std::vector<GlSegment::HostInput>& ins = ins_;  // kept between runs: no allocation per Invoke
+    std::vector<GlSegment::HostOutput>& outs = outs_;
+    ins.clear();
+    outs.clear();
     for (int t : segment_->input_tensors()) {
       const cpu::TensorData* d = Storage(ctx, t);
       if (d == nullptr) return InternalError(label_ + ": no host storage for input tensor " + std::to_string(t));
@@ -63,6 +65,7 @@ class GlSegmentStep : public Step {
     stats->dispatches += c.dispatches;
     stats->issue_cpu_us += static_cast<double>(c.cpu_ns) / 1000.0;
     stats->issue_wall_us += static_cast<double>(c.wall_ns) / 1000.0;
+    stats->dispatch_call_cpu_us += static_cast<double>(c.dispatch_call_cpu_ns) / 1000.0;
   }
 
   // One row per dispatch (op and fused names of its node; edge conversions
@@ -112,6 +115,8 @@ class GlSegmentStep : public Step {
   const Graph* graph_;
   std::unique_ptr<GlSegment> segment_;
   std::string label_;
+  std::vector<GlSegment::HostInput> ins_;
+  std::vector<GlSegment::HostOutput> outs_;
 };
 
 class GlBackend : public GpuBackend {

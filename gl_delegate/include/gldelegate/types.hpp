@@ -131,6 +131,12 @@ struct DispatchIssueStats {
   int64_t dispatches = 0;      // dispatches issued, summed over the runs
   double issue_cpu_us = 0;     // thread CPU time issuing them, in total
   double issue_wall_us = 0;    // wall time of the same loops, in total
+  // Of issue_cpu_us, the thread CPU time inside glMemoryBarrier and
+  // glDispatchCompute. A GPU driver returns from them at once; a software
+  // one (llvmpipe) runs or waits for the shaders there. issue_cpu_us -
+  // dispatch_call_cpu_us is the host cost of issuing alone (program,
+  // uniforms, bindings, bookkeeping).
+  double dispatch_call_cpu_us = 0;
 };
 // One entry file of a program cache folder (Options::cache_dir), as
 // VerifyProgramCache found it.
