@@ -9,7 +9,8 @@
 #                      xxhash), unpacked into a private folder there
 #   gpu_carry/wheels/  ai-edge-litert for the GPU machine's Python 3.12
 #   gpu_carry/models/  the six shared models (../shared/models)
-# Usage: tools/gpu_prepare.sh [--models DIR]
+# Usage: tools/gpu_prepare.sh [--models DIR]  (GLD_LITERT_VERSION: default 2.3.0,
+# the version tools/compare_litert.py was checked with)
 # Then carry gpu_carry and run tools/gpu_run.sh OUT_DIR there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +28,7 @@ apt-get "${apt_opts[@]}" update >/dev/null
   libglm-dev libcli11-dev libgtest-dev libgmock-dev pkgconf pkgconf-bin libpkgconf3)
 python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
   --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 \
-  --platform manylinux2014_x86_64 -d "$carry/wheels" "ai-edge-litert==$(python3 -c 'import importlib.metadata as m; print(m.version("ai-edge-litert"))')"
+  --platform manylinux2014_x86_64 -d "$carry/wheels" "ai-edge-litert==${GLD_LITERT_VERSION:-2.3.0}"
 cp "$models"/*.tflite "$carry/models/"
 du -sh "$carry"
 echo "gpu_prepare: done; carry gpu_carry and run tools/gpu_run.sh OUT_DIR on the GPU machine"

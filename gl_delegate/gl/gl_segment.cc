@@ -124,21 +124,7 @@ Status GlSegment::BindDispatches(const SegmentPlan& plan, const std::vector<cons
       const PlannedBinding& p = d.bindings[k];
       BoundDispatch::Binding b;
       b.point = p.point;
-      switch (p.kind) {
-        case PlannedBinding::kArena:
-          b.buffer = arena_.id();
-          b.offset = static_cast<GLintptr>(p.offset);
-          b.size = static_cast<GLsizeiptr>(p.size);
-          break;
-        case PlannedBinding::kConstantTensor: b.buffer = tensor_buffers_[static_cast<size_t>(p.index)].id(); break;
-        case PlannedBinding::kOpConstant: b.buffer = constant_buffers_[static_cast<size_t>(p.index)].id(); break;
-        case PlannedBinding::kStaging: {
-          const size_t k = static_cast<size_t>(p.index);
-          b.buffer = k < input_edges_.size() ? input_edges_[k].staging.id()
-                                             : output_edges_[k - input_edges_.size()].staging.id();
-          break;
-        }
-      }
+      ResolveBinding(p, &b.buffer, &b.offset, &b.size);
       bound.bindings.push_back(b);
     }
     for (const Uniform& u : d.uniforms) {
@@ -153,6 +139,84 @@ Status GlSegment::BindDispatches(const SegmentPlan& plan, const std::vector<cons
     info_.push_back({d.label, d.template_name, d.grid, d.workgroup, d.node, d.fused_nodes});
   }
   return OkStatus();
+}
+
+void GlSegment::ResolveBinding(const PlannedBinding& p, GLuint* buffer, GLintptr* offset, GLsizeiptr* size) const {
+  *offset = 0;
+  *size = 0;
+  switch (p.kind) {
+    case PlannedBinding::kArena:
+      *buffer = arena_.id();
+      *offset = static_cast<GLintptr>(p.offset);
+      *size = static_cast<GLsizeiptr>(p.size);
+      break;
+    case PlannedBinding::kConstantTensor: *buffer = tensor_buffers_[static_cast<size_t>(p.index)].id(); break;
+    case PlannedBinding::kOpConstant: *buffer = constant_buffers_[static_cast<size_t>(p.index)].id(); break;
+    case PlannedBinding::kStaging: {
+      const size_t k = static_cast<size_t>(p.index);
+      *buffer = k < input_edges_.size() ? input_edges_[k].staging.id()
+                                        : output_edges_[k - input_edges_.size()].staging.id();
+      break;
+    }
+  }
+}
+
+StatusOr<Workgroup> GlSegment::FastestWorkgroup(const PlannedDispatch& d, const std::vector<Workgroup>& candidates,
+                                                int repeats, int* timed) {
+  for (const PlannedBinding& p : d.bindings) {
+    GLuint buffer = 0;
+    GLintptr offset = 0;
+    GLsizeiptr size = 0;
+    ResolveBinding(p, &buffer, &offset, &size);
+    if (size > 0) {
+      glBindBufferRange(GL_SHADER_STORAGE_BUFFER, p.point, buffer, offset, size);
+    } else {
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, p.point, buffer);
+    }
+  }
+  Workgroup best = d.workgroup;
+  uint64_t best_ns = UINT64_MAX;
+  for (const Workgroup& wg : candidates) {
+    GLD_ASSIGN_OR_RETURN(GlProgram program, CompileComputeProgram(d.label + " (tuning)", WithWorkgroup(d.source, wg)));
+    for (const Uniform& u : d.uniforms) {
+      const GLint loc = program.UniformLocation(u.name);
+      if (loc >= 0) SetUniform(program.id(), loc, u);
+    }
+    glUseProgram(program.id());
+    uint64_t fastest = UINT64_MAX;
+    for (int r = 0; r < repeats; ++r) {
+      glFinish();
+      const Clock::time_point start = Clock::now();
+      glDispatchCompute((d.grid[0] + wg[0] - 1) / wg[0], (d.grid[1] + wg[1] - 1) / wg[1],
+                        (d.grid[2] + wg[2] - 1) / wg[2]);
+      glFinish();
+      fastest = std::min(fastest, ElapsedNs(start));
+      CountWorkgroupTimingRun();
+      ++*timed;
+    }
+    glUseProgram(0);
+    if (fastest < best_ns) {
+      best_ns = fastest;
+      best = wg;
+    }
+  }
+  GLD_RETURN_IF_ERROR(CheckGlError("timing workgroups of", d.label));
+  return best;
+}
+
+StatusOr<int> GlSegment::TimeWorkgroups(const SegmentPlan& plan, const GlInfo& limits, WorkgroupTuning* tuning,
+                                        int repeats) {
+  GlEnvironment::ScopedCurrent current(env_);
+  GLD_RETURN_IF_ERROR(current.status());
+  int timed = 0;
+  for (const PlannedDispatch& d : plan.dispatches) {
+    if (!d.tunable) continue;
+    const std::vector<Workgroup> candidates = CandidateWorkgroups(d.grid, d.workgroup, limits);
+    GLD_ASSIGN_OR_RETURN(Workgroup best, FastestWorkgroup(d, candidates, repeats, &timed));
+    tuning->best[d.tuning_key] = best;
+    Log().debug("GL: {}: workgroup {}x{}x{} of {} candidates", d.label, best[0], best[1], best[2], candidates.size());
+  }
+  return timed;
 }
 
 Status GlSegment::StartTimers(const GlInfo& info, const GlSegmentRunOptions& options) {

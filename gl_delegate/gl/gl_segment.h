@@ -132,6 +132,14 @@ class GlSegment {
   // Clears the profile and the issue cost.
   void ResetProfile();
 
+  // Times CandidateWorkgroups for every tunable dispatch of `plan` (the plan
+  // this segment was made from) on this driver, each candidate compiled as
+  // a program of its own and run `repeats` times between glFinish calls,
+  // and puts the fastest into `tuning`. Leaves the tensors' contents
+  // undefined (run it before real inputs). Returns the timed runs.
+  StatusOr<int> TimeWorkgroups(const SegmentPlan& plan, const GlInfo& limits, WorkgroupTuning* tuning,
+                               int repeats = 3);
+
  private:
   struct BoundUniform {
     GLint location;
@@ -160,6 +168,11 @@ class GlSegment {
   GlSegment(GlEnvironment& env, const SegmentPlan& plan);
   Status CreateBuffers(const SegmentPlan& plan);
   Status BindDispatches(const SegmentPlan& plan, const std::vector<const GlProgram*>& programs);
+  // The buffer (range) a planned binding names in this segment.
+  void ResolveBinding(const PlannedBinding& p, GLuint* buffer, GLintptr* offset, GLsizeiptr* size) const;
+  // The fastest of `candidates` for plan dispatch i, with its time.
+  StatusOr<Workgroup> FastestWorkgroup(const PlannedDispatch& d, const std::vector<Workgroup>& candidates,
+                                       int repeats, int* timed);
   Status StartTimers(const GlInfo& info, const GlSegmentRunOptions& options);
   Status CheckHostBuffers(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) const;
   // Program, uniforms and bindings of dispatch i, as far as they change.

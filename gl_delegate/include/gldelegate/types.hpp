@@ -48,6 +48,11 @@ struct Options {
   int max_delegated_partitions = 0;
   // Time every CPU node and every GPU dispatch (Interpreter::profile()).
   bool enable_profiling = false;
+  // GL: time a few workgroup shapes for each dispatch at Create and keep the
+  // fastest in cache_dir (workgroups.gldt, keyed by renderer and driver);
+  // later runs with that cache_dir use them without timing. Needs cache_dir.
+  // Off: the stored tuning is used where present, else the default choice.
+  bool tune_workgroups = false;
 };
 
 struct QuantizationInfo {
@@ -105,6 +110,9 @@ struct InterpreterReport {
   // it / compiled because it had none. 0 when the cache is off.
   int cache_hits = 0, cache_misses = 0;
   std::string cache_file;         // the model's entry file; empty when the cache is off
+  // Workgroup tuning (Options::tune_workgroups): dispatches that took a
+  // stored tuned workgroup, and candidate runs timed during Create.
+  int tuned_dispatches = 0, workgroup_timing_runs = 0;
   uint64_t cache_file_bytes = 0;  // its size as read or written
 };
 
