@@ -17,18 +17,21 @@ namespace gld {
 const char* VersionString();  // "0.1.0"
 
 enum class Backend { kAuto, kGl, kCpu };
-enum class Precision { kFp32, kFp16 };
+// kFp16: tensors stored as fp16, arithmetic in 32-bit floats. kFp16Mediump:
+// stored as fp16 and computed in mediump (fp16 ALUs on GPUs that have them;
+// drivers may compute mediump in fp32, llvmpipe does).
+enum class Precision { kFp32, kFp16, kFp16Mediump };
 enum class ElementType { kUnknown, kFloat32, kFloat16, kFloat64, kInt8, kUInt8, kInt16, kInt32, kInt64, kBool };
 
 const char* BackendName(Backend b);          // "auto", "gl", "cpu"
-const char* PrecisionName(Precision p);      // "fp32", "fp16"
+const char* PrecisionName(Precision p);      // "fp32", "fp16", "fp16_mediump"
 const char* ElementTypeName(ElementType t);  // "float32", ...
 size_t ElementTypeSize(ElementType t);
 // IEEE 754 binary16 <-> float32, for float16 tensors: round to nearest even;
 // overflow gives infinity, NaN stays NaN.
 float HalfToFloat(uint16_t h);
 uint16_t FloatToHalf(float f);
-// Parse "auto|gl|cpu" / "fp32|fp16"; InvalidArgument naming the value otherwise.
+// Parse "auto|gl|cpu" / "fp32|fp16|fp16_mediump"; InvalidArgument naming the value otherwise.
 StatusOr<Backend> ParseBackend(const std::string& s);
 StatusOr<Precision> ParsePrecision(const std::string& s);
 
