@@ -56,6 +56,10 @@ for f in "$carry"/loader/*.deb; do dpkg -x "$f" / || die "cannot unpack $f"; don
 ldconfig
 rm -rf "$deps" && mkdir -p "$deps"
 for f in "$carry"/deps/*.deb; do dpkg -x "$f" "$deps" || die "cannot unpack $f"; done
+# Development links whose library came with the loaders (libEGL.so -> libEGL.so.1) point into /.
+for l in "$deps"/usr/lib/x86_64-linux-gnu/*.so; do
+  [ -e "$l" ] || ln -sf "/usr/lib/x86_64-linux-gnu/$(readlink "$l")" "$l"
+done
 export __EGL_VENDOR_LIBRARY_FILENAMES="$vendor"
 export PATH="$deps/usr/bin:$PATH"
 export LD_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
