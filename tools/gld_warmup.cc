@@ -225,7 +225,10 @@ int main(int argc, char** argv) {
     for (size_t t = 0; t < n; ++t) threads.emplace_back(worker);
     for (std::thread& t : threads) t.join();
     PrintSummary(jobs);
-    if (tune) PrintTuning(jobs, flags.cache_dir);
+    // With --tune, or when a stored tuning was used.
+    if (tune || std::any_of(jobs.begin(), jobs.end(), [](const Job& j) { return j.tuned > 0; })) {
+      PrintTuning(jobs, flags.cache_dir);
+    }
     for (const Job& j : jobs) {
       if (!j.ok) status = 1;
     }
