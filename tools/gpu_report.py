@@ -34,6 +34,8 @@ def medians(report):
             row[name] = run["inference_median_us"] / 1000.0
             if "max_rel_diff" in run:
                 row[name + " diff"] = run["max_rel_diff"]
+            if "host_issue_us_per_dispatch" in run:
+                row[name + " issue"] = run["host_issue_us_per_dispatch"]
     return out
 
 
@@ -67,6 +69,7 @@ def main():
         rows.append({"model": model, "litert_ms": litert, "gl_fp32_ms": a.get("gld gl"), "gl_fp16_ms": gl16,
                      "gl_fp16_mediump_ms": mediump.get(model, {}).get("gld gl"),
                      "gl_fp16_mediump_max_rel_diff": mediump.get(model, {}).get("gld gl diff"),
+                     "gl_fp16_host_issue_us_per_dispatch": b.get("gld gl issue"),
                      "cpu_ms": a.get("gld cpu"), "litert_over_gl_fp16": speedup,
                      "gl_fp32_max_rel_diff": a.get("gld gl diff"), "gl_fp16_max_rel_diff": b.get("gld gl diff")})
     report = {"renderer": args.renderer, "seconds": args.seconds, "steps": steps, "models": rows,

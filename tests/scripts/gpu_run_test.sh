@@ -42,7 +42,7 @@ JSON
 cat >"$tmp/rep/compare_fp16.json" <<'JSON'
 [{"model": "/m/a.tflite", "notes": [], "runs": [
   {"runtime": "LiteRT", "inference_median_us": 9000.0},
-  {"runtime": "gld gl", "inference_median_us": 2000.0, "max_rel_diff": 0.004}]}]
+  {"runtime": "gld gl", "inference_median_us": 2000.0, "max_rel_diff": 0.004, "host_issue_us_per_dispatch": 1.5}]}]
 JSON
 printf 'build 0 100\ncompare_fp32 0 50\n' >"$tmp/rep/steps.txt"
 echo "| model | cold ms |" >"$tmp/rep/startup.md"
@@ -54,6 +54,7 @@ m = r["models"][0]
 assert m["model"] == "a.tflite", m
 assert abs(m["litert_over_gl_fp16"] - 4.5) < 1e-9, m
 assert m["gl_fp32_ms"] == 3.0 and m["gl_fp16_ms"] == 2.0 and m["cpu_ms"] == "failed: boom", m
+assert m["gl_fp16_host_issue_us_per_dispatch"] == 1.5, m
 assert r["steps"][0] == {"step": "build", "exit": 0, "seconds": 100}, r["steps"]
 PY
 grep -q "| a.tflite | 9.00 | 3.00 | 2.00 | - | failed: boom | 4.50x | 4.0e-03 | - |" "$tmp/rep/gpu_run.md" || fail "gpu_run.md row: $(cat "$tmp/rep/gpu_run.md")"
