@@ -15,7 +15,11 @@
 // Invocation grid: unless a template says otherwise, one invocation computes
 // one output vec4: gl_GlobalInvocationID = (x, y, b * S + s).
 
+#ifdef GLD_MEDIUMP
+precision mediump float;  // fp16 arithmetic (Precision::kFp16Mediump)
+#else
 precision highp float;
+#endif
 precision highp int;
 
 layout(local_size_x = WG_X, local_size_y = WG_Y, local_size_z = WG_Z) in;

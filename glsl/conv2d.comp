@@ -43,7 +43,7 @@ void main() {
   int groups = (out_slices + BLOCK - 1) / BLOCK;
   int b = gid.z / groups;
   int so0 = (gid.z % groups) * BLOCK;
-  vec4 acc[BLOCK];
+  highp vec4 acc[BLOCK];  // highp: sums stay fp32 under GLD_MEDIUMP
   for (int k = 0; k < BLOCK; ++k) acc[k] = LOAD(bias.data[so0 + k]);
   // Consecutive input slices of one pixel are a plane (H * W vec4s) apart.
   int plane = u_in.y * u_in.z;

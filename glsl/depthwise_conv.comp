@@ -37,7 +37,7 @@ void main() {
   ivec4 oc = ivec4(4 * so) + ivec4(0, 1, 2, 3);
   ivec4 ic = mix(ivec4(0), oc / u_multiplier, lessThan(oc, ivec4(u_out.w)));
 #endif
-  vec4 acc = LOAD(bias.data[so]);
+  highp vec4 acc = LOAD(bias.data[so]);  // highp: sums stay fp32 under GLD_MEDIUMP
   int y0 = gid.y * u_stride.x - u_padding.x;
   int x0 = gid.x * u_stride.y - u_padding.y;
   for (int ky = 0; ky < u_kernel.x; ++ky) {

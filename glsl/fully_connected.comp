@@ -37,7 +37,7 @@ void main() {
   int plane = u_in.y * u_in.z;
   int i = phwc4_index(u_in, ib, iy, ix, 0);
   int w = so0 * in_slices * 4;
-  vec4 acc[BLOCK];
+  highp vec4 acc[BLOCK];  // highp: sums stay fp32 under GLD_MEDIUMP
   for (int k = 0; k < BLOCK; ++k) acc[k] = LOAD(bias.data[so0 + k]);
   for (int si = 0; si < in_slices; ++si, i += plane) {
     vec4 v = LOAD(in_t.data[i]);

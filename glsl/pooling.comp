@@ -41,7 +41,7 @@ void main() {
   vec4 where = vec4(0.0);
 #endif
 #else
-  vec4 acc = vec4(0.0);
+  highp vec4 acc = vec4(0.0);  // highp: sums stay fp32 under GLD_MEDIUMP
 #endif
   for (int ky = ky_begin; ky < ky_end; ++ky) {
     for (int kx = kx_begin; kx < kx_end; ++kx) {

@@ -82,7 +82,7 @@ void main() {
         acc = COMBINE(acc, LOAD(in_t.data[phwc4_index(u_in, ib, iy, ix, s)]));
       }
 #else
-  vec4 acc = vec4(0.0);
+  highp vec4 acc = vec4(0.0);  // highp: sums stay fp32 under GLD_MEDIUMP
   for (int j = 0; j < 4; ++j) {
     if (4 * s + j >= u_out.w) break;
     input_range(ivec4(b, gid.y, gid.x, 4 * s + j), lo, hi);

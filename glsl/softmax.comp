@@ -24,7 +24,7 @@ void main() {
     v = mix(vec4(lowest), v, lessThan(ivec4(4 * s) + ivec4(0, 1, 2, 3), ivec4(u_shape.w)));
     m = max(m, max(max(v.x, v.y), max(v.z, v.w)));
   }
-  float sum = 0.0;
+  highp float sum = 0.0;  // highp: sums stay fp32 under GLD_MEDIUMP
   for (int s = 0; s < slices; ++s) {
     vec4 v = LOAD(in_t.data[phwc4_index(u_shape, b, gid.y, gid.x, s)]);
     vec4 e = mask_lanes(exp((v - m) * u_beta), s, u_shape.w);

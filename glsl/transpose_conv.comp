@@ -37,7 +37,7 @@ void main() {
   int b = gid.z / groups;
   int so0 = (gid.z % groups) * BLOCK;
   int plane = u_in.y * u_in.z;
-  vec4 acc[BLOCK];
+  highp vec4 acc[BLOCK];  // highp: sums stay fp32 under GLD_MEDIUMP
   for (int k = 0; k < BLOCK; ++k) acc[k] = LOAD(bias.data[so0 + k]);
   for (int ky = 0; ky < u_kernel.x; ++ky) {
     int ty = gid.y + u_padding.x - ky;

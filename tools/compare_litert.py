@@ -263,7 +263,7 @@ def main():
     p.add_argument("--warmup_runs", type=int, default=1, help="the first is the 'first inference'")
     p.add_argument("--gld_benchmark", default=None, help="path of gld_benchmark (default: newest build*/tools/)")
     p.add_argument("--backends", default="gl,cpu", help="gld backends to run, comma-separated")
-    p.add_argument("--precision", default="fp32", choices=["fp32", "fp16"], help="gld GPU precision")
+    p.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "fp16_mediump"], help="gld GPU precision")
     p.add_argument("--seed", type=int, default=0, help="input seed (splitmix64 rule of tools/reference)")
     p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     p.add_argument("--json", default=None, help="also write every figure to this file")

@@ -111,7 +111,20 @@ struct Results {
   double first_us = 0;
   gld::tools::ProcessMemory start_mem, init_mem, end_mem;
   std::vector<gld::ProfileRow> profile;
+  gld::DispatchIssueStats issue;
 };
+
+// Host cost per dispatch in microseconds (0 without dispatches).
+double PerDispatch(double total_us, int64_t dispatches) {
+  return dispatches > 0 ? total_us / static_cast<double>(dispatches) : 0.0;
+}
+
+// Host CPU time per dispatch spent issuing: the issuing loop's thread CPU
+// time less that inside the dispatch and barrier calls (where llvmpipe runs
+// shaders).
+double IssueOnly(const gld::DispatchIssueStats& s) {
+  return PerDispatch(s.issue_cpu_us - s.dispatch_call_cpu_us, s.dispatches);
+}
 
 using InputFiles = std::vector<std::pair<std::string, std::string>>;
 
@@ -240,6 +253,10 @@ std::string MakeJson(const Flags& f, const gld::Options& o, const gld::Interpret
   j.Key("rss_after_init_bytes").Int(static_cast<int64_t>(res.init_mem.rss_bytes));
   j.Key("peak_rss_after_init_bytes").Int(static_cast<int64_t>(res.init_mem.peak_rss_bytes));
   j.Key("peak_rss_bytes").Int(static_cast<int64_t>(res.end_mem.peak_rss_bytes));
+  j.Key("issued_dispatches").Int(res.issue.dispatches);
+  j.Key("host_cpu_us_per_dispatch").Number(PerDispatch(res.issue.issue_cpu_us, res.issue.dispatches));
+  j.Key("host_wall_us_per_dispatch").Number(PerDispatch(res.issue.issue_wall_us, res.issue.dispatches));
+  j.Key("host_issue_us_per_dispatch").Number(IssueOnly(res.issue));
   j.Key("cache_dir").String(o.cache_dir);
   j.Key("cache_hits").Int(rep.cache_hits);
   j.Key("cache_misses").Int(rep.cache_misses);
@@ -326,6 +343,7 @@ int Run(const CLI::App& app, Flags& f) {
   res.first_us = res.warmup_us.empty() ? res.run_us.front() : res.warmup_us.front();
   res.end_mem = memory();
   if (f.enable_op_profiling) res.profile = interp.profile();
+  res.issue = interp.dispatch_issue_stats();
 
   const gld::tools::TimingStats warm = gld::tools::ComputeTimingStats(res.warmup_us);
   const gld::tools::TimingStats run = gld::tools::ComputeTimingStats(res.run_us);
@@ -341,6 +359,15 @@ int Run(const CLI::App& app, Flags& f) {
               (res.init_us + res.first_us - run.median) / 1000.0);
   std::printf("Memory (MB): RSS at start %.2f, after init %.2f, peak %.2f (VmHWM)\n", Mb(res.start_mem.rss_bytes),
               Mb(res.init_mem.rss_bytes), Mb(res.end_mem.peak_rss_bytes));
+  if (res.issue.dispatches > 0) {
+    std::printf("Host cost per dispatch: %.2f us CPU issuing (outside glDispatchCompute/glMemoryBarrier); whole issuing "
+                "loop %.2f us CPU, %.2f us wall; %lld dispatches\n",
+                IssueOnly(res.issue), PerDispatch(res.issue.issue_cpu_us, res.issue.dispatches),
+                PerDispatch(res.issue.issue_wall_us, res.issue.dispatches),
+                static_cast<long long>(res.issue.dispatches));
+  } else if (f.enable_op_profiling && rep.dispatches > 0) {
+    std::printf("Host cost per dispatch: not measured while profiling (glFinish after each dispatch)\n");
+  }
   if (f.report_peak_memory_footprint) {
     std::printf("Peak memory footprint (MB): init=%.2f overall=%.2f\n", Mb(res.init_mem.peak_rss_bytes),
                 Mb(res.end_mem.peak_rss_bytes));

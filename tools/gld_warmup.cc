@@ -5,10 +5,14 @@
 //   gld_warmup --graph=a.tflite,b.tflite --cache_dir=C [--precision=fp32,fp16] [--jobs=N] [--verify]
 //   gld_warmup --graph_dir=D --cache_dir=C
 //   gld_warmup --cache_dir=C --verify
+//   gld_warmup --graph=a.tflite --cache_dir=C --tune
 //
 // Each model is created once per precision on the GL backend and run once on
 // zero inputs: drivers that compile at the first dispatch (Mesa) then store
-// their machine code in the driver cache inside the folder too.
+// their machine code in the driver cache inside the folder too. With --tune
+// it also times a few workgroup shapes per dispatch and keeps the fastest in
+// C/workgroups.gldt (keyed by renderer and driver); later runs with that
+// cache folder use them without timing.
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,6 +41,7 @@ struct Job {
   int programs = 0, compiled = 0, reused = 0;
   uint64_t bytes = 0;
   double seconds = 0;
+  int tuned = 0, timing_runs = 0;  // --tune
 };
 
 std::string Basename(const std::string& path) { return std::filesystem::path(path).filename().string(); }
@@ -64,6 +69,8 @@ void RunJob(Job& job, const gld::Options& base) {
   job.compiled = r.cache_misses;
   job.programs = r.cache_hits + r.cache_misses;
   job.bytes = r.cache_file_bytes;
+  job.tuned = r.tuned_dispatches;
+  job.timing_runs = r.workgroup_timing_runs;
   if (r.cache_file.empty()) {
     return finish(r.gpu_nodes == 0 ? "no node runs on the GPU, nothing to cache"
                                    : "the program cache is not in use (see the warnings above)");
@@ -112,6 +119,14 @@ void PrintSummary(const std::vector<Job>& jobs) {
   }
 }
 
+void PrintTuning(const std::vector<Job>& jobs, const std::string& cache_dir) {
+  std::printf("\nworkgroup tuning (%s/workgroups.gldt):\n", cache_dir.c_str());
+  for (const Job& j : jobs) {
+    std::printf("  %s (%s): %d dispatches tuned, %d timed runs\n", Basename(j.model).c_str(),
+                gld::PrecisionName(j.precision), j.tuned, j.timing_runs);
+  }
+}
+
 // 0 when every entry is good.
 int Verify(const std::string& cache_dir, const gld::Options& options) {
   auto checks = gld::VerifyProgramCache(cache_dir, options);
@@ -133,7 +148,7 @@ int Verify(const std::string& cache_dir, const gld::Options& options) {
 int main(int argc, char** argv) {
   CLI::App app("Compiles every GPU program the models need into a program cache folder, ahead of time.", kTool);
   std::string graphs, graph_dir, precisions = "fp32";
-  bool verify = false;
+  bool verify = false, tune = false;
   int jobs_flag = 1;
   gld::tools::BackendFlags flags;
   app.add_option("--graph", graphs, "comma-separated .tflite models");
@@ -143,11 +158,15 @@ int main(int argc, char** argv) {
   app.add_option("--gpu_deny_ops", flags.gpu_deny_ops, "comma-separated op names forced to the CPU, as at run time");
   app.add_option("--log_level", flags.log_level, "trace, debug, info, warn, error or off");
   app.add_flag("--verify", verify, "afterwards, load and link every entry in --cache_dir and report stale or bad ones");
-  app.add_option("--jobs", jobs_flag, "models warmed at once")->capture_default_str();
+  app.add_option("--jobs", jobs_flag, "models warmed at once (one with --tune)")->capture_default_str();
+  app.add_flag("--tune", tune,
+               "time a few workgroup shapes per dispatch and keep the fastest in --cache_dir (one model at a time)");
   if (auto code = gld::tools::ParseFlags(app, argc, argv)) return *code;
 
   auto options = gld::tools::MakeOptions(flags);
   if (!options.ok()) return gld::tools::Fail(kTool, options.status());
+  options->tune_workgroups = tune;
+  if (tune) jobs_flag = 1;  // timings of models warmed at once would disturb each other
   if (jobs_flag < 1 || jobs_flag > 64) return gld::tools::Fail(kTool, "--jobs must be in [1, 64], got " + std::to_string(jobs_flag));
 
   std::vector<std::string> models = gld::tools::SplitList(graphs);
@@ -206,6 +225,10 @@ int main(int argc, char** argv) {
     for (size_t t = 0; t < n; ++t) threads.emplace_back(worker);
     for (std::thread& t : threads) t.join();
     PrintSummary(jobs);
+    // With --tune, or when a stored tuning was used.
+    if (tune || std::any_of(jobs.begin(), jobs.end(), [](const Job& j) { return j.tuned > 0; })) {
+      PrintTuning(jobs, flags.cache_dir);
+    }
     for (const Job& j : jobs) {
       if (!j.ok) status = 1;
     }

@@ -21,6 +21,7 @@ const char* PrecisionName(Precision p) {
   switch (p) {
     case Precision::kFp32: return "fp32";
     case Precision::kFp16: return "fp16";
+    case Precision::kFp16Mediump: return "fp16_mediump";
   }
   return "unknown";
 }
@@ -83,7 +84,8 @@ StatusOr<ContextMode> ParseContextMode(const std::string& s) {
 StatusOr<Precision> ParsePrecision(const std::string& s) {
   if (s == "fp32") return Precision::kFp32;
   if (s == "fp16") return Precision::kFp16;
-  return InvalidArgumentError("unknown precision '" + s + "' (expected fp32 or fp16)");
+  if (s == "fp16_mediump") return Precision::kFp16Mediump;
+  return InvalidArgumentError("unknown precision '" + s + "' (expected fp32, fp16 or fp16_mediump)");
 }
 
 }  // namespace gld

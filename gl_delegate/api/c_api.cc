@@ -155,6 +155,7 @@ GldStatus GldOptionsSetPrecision(GldOptions* options, GldPrecision precision) {
   switch (precision) {
     case GLD_PRECISION_FP32: options->options.precision = gld::Precision::kFp32; return GLD_OK;
     case GLD_PRECISION_FP16: options->options.precision = gld::Precision::kFp16; return GLD_OK;
+    case GLD_PRECISION_FP16_MEDIUMP: options->options.precision = gld::Precision::kFp16Mediump; return GLD_OK;
   }
   return Fail(GLD_INVALID_ARGUMENT,
               "GldOptionsSetPrecision: unknown precision " + std::to_string(static_cast<int>(precision)));

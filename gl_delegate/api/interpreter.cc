@@ -49,6 +49,7 @@ Status Interpreter::GetOutput(int index, void* data, size_t bytes) const {
 const void* Interpreter::OutputData(int index) const { return impl_->runtime->OutputData(index); }
 const InterpreterReport& Interpreter::report() const { return impl_->runtime->report(); }
 std::vector<ProfileRow> Interpreter::profile() const { return impl_->runtime->Profile(); }
+DispatchIssueStats Interpreter::dispatch_issue_stats() const { return impl_->runtime->IssueStats(); }
 void Interpreter::ResetProfile() { impl_->runtime->ResetProfile(); }
 
 }  // namespace gld

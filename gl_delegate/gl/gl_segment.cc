@@ -1,7 +1,9 @@
 #include "gl/gl_segment.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <ctime>
 #include <utility>
 
 #include "gl/cache/program_cache.h"
@@ -11,22 +13,36 @@ namespace gld::gl {
 
 namespace {
 
-void SetUniform(GLint loc, const Uniform& u) {
+// Sets a uniform of `program` (current or not: GLES 3.1 glProgramUniform*).
+void SetUniform(GLuint program, GLint loc, const Uniform& u) {
   switch (u.type) {
-    case Uniform::kInt: glUniform1i(loc, u.i[0]); break;
-    case Uniform::kIVec2: glUniform2i(loc, u.i[0], u.i[1]); break;
-    case Uniform::kIVec3: glUniform3i(loc, u.i[0], u.i[1], u.i[2]); break;
-    case Uniform::kIVec4: glUniform4i(loc, u.i[0], u.i[1], u.i[2], u.i[3]); break;
-    case Uniform::kFloat: glUniform1f(loc, u.f[0]); break;
-    case Uniform::kVec2: glUniform2f(loc, u.f[0], u.f[1]); break;
-    case Uniform::kVec4: glUniform4f(loc, u.f[0], u.f[1], u.f[2], u.f[3]); break;
+    case Uniform::kInt: glProgramUniform1i(program, loc, u.i[0]); break;
+    case Uniform::kIVec2: glProgramUniform2i(program, loc, u.i[0], u.i[1]); break;
+    case Uniform::kIVec3: glProgramUniform3i(program, loc, u.i[0], u.i[1], u.i[2]); break;
+    case Uniform::kIVec4: glProgramUniform4i(program, loc, u.i[0], u.i[1], u.i[2], u.i[3]); break;
+    case Uniform::kFloat: glProgramUniform1f(program, loc, u.f[0]); break;
+    case Uniform::kVec2: glProgramUniform2f(program, loc, u.f[0], u.f[1]); break;
+    case Uniform::kVec4: glProgramUniform4f(program, loc, u.f[0], u.f[1], u.f[2], u.f[3]); break;
   }
+}
+
+// Tokens naming the dispatch that set a program's uniforms; never reused.
+uint64_t NextUniformToken() {
+  static std::atomic<uint64_t> next{1};
+  return next++;
 }
 
 using Clock = std::chrono::steady_clock;
 
 uint64_t ElapsedNs(Clock::time_point since) {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - since).count());
+}
+
+// CPU time of the calling thread.
+uint64_t ThreadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 }
 
 }  // namespace
@@ -101,34 +117,106 @@ Status GlSegment::BindDispatches(const SegmentPlan& plan, const std::vector<cons
     BoundDispatch bound;
     bound.program = programs[i];
     bound.groups = d.groups;
-    for (const PlannedBinding& p : d.bindings) {
+    bound.use_program = d.use_program;
+    bound.barrier_before = d.barrier_before;
+    bound.uniform_token = NextUniformToken();
+    for (uint32_t k : d.rebind) {
+      const PlannedBinding& p = d.bindings[k];
       BoundDispatch::Binding b;
       b.point = p.point;
-      switch (p.kind) {
-        case PlannedBinding::kArena:
-          b.buffer = arena_.id();
-          b.offset = static_cast<GLintptr>(p.offset);
-          b.size = static_cast<GLsizeiptr>(p.size);
-          break;
-        case PlannedBinding::kConstantTensor: b.buffer = tensor_buffers_[static_cast<size_t>(p.index)].id(); break;
-        case PlannedBinding::kOpConstant: b.buffer = constant_buffers_[static_cast<size_t>(p.index)].id(); break;
-        case PlannedBinding::kStaging: {
-          const size_t k = static_cast<size_t>(p.index);
-          b.buffer = k < input_edges_.size() ? input_edges_[k].staging.id()
-                                             : output_edges_[k - input_edges_.size()].staging.id();
-          break;
-        }
-      }
+      ResolveBinding(p, &b.buffer, &b.offset, &b.size);
       bound.bindings.push_back(b);
     }
     for (const Uniform& u : d.uniforms) {
       GLint loc = bound.program->UniformLocation(u.name);
       if (loc >= 0) bound.uniforms.push_back({loc, u});  // -1: optimised away in this variant
     }
+    // Set once here; again at a run only if another dispatch sharing the
+    // program set its own since.
+    for (const BoundUniform& u : bound.uniforms) SetUniform(bound.program->id(), u.location, u.value);
+    bound.program->set_uniform_owner(bound.uniform_token);
     dispatches_.push_back(std::move(bound));
     info_.push_back({d.label, d.template_name, d.grid, d.workgroup, d.node, d.fused_nodes});
   }
   return OkStatus();
+}
+
+void GlSegment::ResolveBinding(const PlannedBinding& p, GLuint* buffer, GLintptr* offset, GLsizeiptr* size) const {
+  *offset = 0;
+  *size = 0;
+  switch (p.kind) {
+    case PlannedBinding::kArena:
+      *buffer = arena_.id();
+      *offset = static_cast<GLintptr>(p.offset);
+      *size = static_cast<GLsizeiptr>(p.size);
+      break;
+    case PlannedBinding::kConstantTensor: *buffer = tensor_buffers_[static_cast<size_t>(p.index)].id(); break;
+    case PlannedBinding::kOpConstant: *buffer = constant_buffers_[static_cast<size_t>(p.index)].id(); break;
+    case PlannedBinding::kStaging: {
+      const size_t k = static_cast<size_t>(p.index);
+      *buffer = k < input_edges_.size() ? input_edges_[k].staging.id()
+                                        : output_edges_[k - input_edges_.size()].staging.id();
+      break;
+    }
+  }
+}
+
+StatusOr<Workgroup> GlSegment::FastestWorkgroup(const PlannedDispatch& d, const std::vector<Workgroup>& candidates,
+                                                int repeats, int* timed) {
+  for (const PlannedBinding& p : d.bindings) {
+    GLuint buffer = 0;
+    GLintptr offset = 0;
+    GLsizeiptr size = 0;
+    ResolveBinding(p, &buffer, &offset, &size);
+    if (size > 0) {
+      glBindBufferRange(GL_SHADER_STORAGE_BUFFER, p.point, buffer, offset, size);
+    } else {
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, p.point, buffer);
+    }
+  }
+  Workgroup best = d.workgroup;
+  uint64_t best_ns = UINT64_MAX;
+  for (const Workgroup& wg : candidates) {
+    GLD_ASSIGN_OR_RETURN(GlProgram program, CompileComputeProgram(d.label + " (tuning)", WithWorkgroup(d.source, wg)));
+    for (const Uniform& u : d.uniforms) {
+      const GLint loc = program.UniformLocation(u.name);
+      if (loc >= 0) SetUniform(program.id(), loc, u);
+    }
+    glUseProgram(program.id());
+    uint64_t fastest = UINT64_MAX;
+    for (int r = 0; r < repeats; ++r) {
+      glFinish();
+      const Clock::time_point start = Clock::now();
+      glDispatchCompute((d.grid[0] + wg[0] - 1) / wg[0], (d.grid[1] + wg[1] - 1) / wg[1],
+                        (d.grid[2] + wg[2] - 1) / wg[2]);
+      glFinish();
+      fastest = std::min(fastest, ElapsedNs(start));
+      CountWorkgroupTimingRun();
+      ++*timed;
+    }
+    glUseProgram(0);
+    if (fastest < best_ns) {
+      best_ns = fastest;
+      best = wg;
+    }
+  }
+  GLD_RETURN_IF_ERROR(CheckGlError("timing workgroups of", d.label));
+  return best;
+}
+
+StatusOr<int> GlSegment::TimeWorkgroups(const SegmentPlan& plan, const GlInfo& limits, WorkgroupTuning* tuning,
+                                        int repeats) {
+  GlEnvironment::ScopedCurrent current(env_);
+  GLD_RETURN_IF_ERROR(current.status());
+  int timed = 0;
+  for (const PlannedDispatch& d : plan.dispatches) {
+    if (!d.tunable) continue;
+    const std::vector<Workgroup> candidates = CandidateWorkgroups(d.grid, d.workgroup, limits);
+    GLD_ASSIGN_OR_RETURN(Workgroup best, FastestWorkgroup(d, candidates, repeats, &timed));
+    tuning->best[d.tuning_key] = best;
+    Log().debug("GL: {}: workgroup {}x{}x{} of {} candidates", d.label, best[0], best[1], best[2], candidates.size());
+  }
+  return timed;
 }
 
 Status GlSegment::StartTimers(const GlInfo& info, const GlSegmentRunOptions& options) {
@@ -176,10 +264,13 @@ Status GlSegment::CheckHostBuffers(const std::vector<HostInput>& inputs,
   return OkStatus();
 }
 
-void GlSegment::IssueDispatch(size_t i) const {
+void GlSegment::SetDispatchState(size_t i) const {
   const BoundDispatch& s = dispatches_[i];
-  glUseProgram(s.program->id());
-  for (const BoundUniform& u : s.uniforms) SetUniform(u.location, u.value);
+  if (s.use_program) glUseProgram(s.program->id());
+  if (s.program->uniform_owner() != s.uniform_token) {
+    for (const BoundUniform& u : s.uniforms) SetUniform(s.program->id(), u.location, u.value);
+    s.program->set_uniform_owner(s.uniform_token);
+  }
   for (const BoundDispatch::Binding& b : s.bindings) {
     if (b.size > 0) {
       glBindBufferRange(GL_SHADER_STORAGE_BUFFER, b.point, b.buffer, b.offset, b.size);
@@ -187,7 +278,26 @@ void GlSegment::IssueDispatch(size_t i) const {
       glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b.point, b.buffer);
     }
   }
+}
+
+void GlSegment::IssueDispatch(size_t i) const {
+  const BoundDispatch& s = dispatches_[i];
+  if (s.barrier_before) glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+  SetDispatchState(i);
   glDispatchCompute(s.groups[0], s.groups[1], s.groups[2]);
+}
+
+uint64_t GlSegment::IssueAll() const {
+  uint64_t in_calls_ns = 0;
+  for (size_t i = 0; i < dispatches_.size(); ++i) {
+    const BoundDispatch& s = dispatches_[i];
+    SetDispatchState(i);
+    const uint64_t call = ThreadCpuNs();
+    if (s.barrier_before) glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    glDispatchCompute(s.groups[0], s.groups[1], s.groups[2]);
+    in_calls_ns += ThreadCpuNs() - call;
+  }
+  return in_calls_ns;
 }
 
 Status GlSegment::Run(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) {
@@ -211,10 +321,13 @@ Status GlSegment::RunTimed(const std::vector<HostInput>& inputs, const std::vect
       start = Clock::now();
     }
   }
-  for (size_t i = 0; i < dispatches_.size(); ++i) {
-    IssueDispatch(i);
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-  }
+  const uint64_t issue_cpu_start = ThreadCpuNs();
+  const Clock::time_point issue_start = Clock::now();
+  issue_cost_.dispatch_call_cpu_ns += IssueAll();
+  issue_cost_.wall_ns += ElapsedNs(issue_start);
+  issue_cost_.cpu_ns += ThreadCpuNs() - issue_cpu_start;
+  issue_cost_.dispatches += static_cast<int64_t>(dispatches_.size());
+  ++issue_cost_.runs;
   if (measure_gpu_time_) {
     if (use_timer) {
       timer_.End();
@@ -225,7 +338,7 @@ Status GlSegment::RunTimed(const std::vector<HostInput>& inputs, const std::vect
   }
   glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
   glUseProgram(0);
-  GLD_RETURN_IF_ERROR(CheckGlError(("running " + label_).c_str()));
+  GLD_RETURN_IF_ERROR(CheckGlError("running", label_));
   for (size_t i = 0; i < outputs.size(); ++i) {
     GLD_RETURN_IF_ERROR(output_edges_[i].staging.Read(0, outputs[i].data, outputs[i].bytes));
   }
@@ -258,11 +371,10 @@ Status GlSegment::RunProfiled(const std::vector<HostInput>& inputs, const std::v
       glFinish();
       run_ns[i] = ElapsedNs(dispatch_start);
     }
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
   }
   glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
   glUseProgram(0);
-  GLD_RETURN_IF_ERROR(CheckGlError(("running " + label_).c_str()));
+  GLD_RETURN_IF_ERROR(CheckGlError("running", label_));
   glFinish();  // the download alone, not the wait for the dispatches
   const Clock::time_point download_start = Clock::now();
   const uint64_t dispatches_wall_ns = static_cast<uint64_t>(
@@ -315,6 +427,7 @@ void GlSegment::ResetProfile() {
   std::fill(profile_.dispatch_ns.begin(), profile_.dispatch_ns.end(), 0);
   profile_.upload_ns = profile_.download_ns = 0;
   profile_.runs = 0;
+  issue_cost_ = IssueCost{};
 }
 
 void GlSegment::ReleaseGl() {

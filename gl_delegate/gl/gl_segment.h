@@ -62,6 +62,18 @@ struct SegmentProfile {
   bool gpu_timer = false;    // dispatch times from timer queries; else glFinish wall time
 };
 
+// Host cost of issuing a segment's dispatches (Runs without profiling),
+// summed since Create or ResetProfile: the calling thread's CPU time and the
+// wall time of the loop that issues them, before the wait for the GPU.
+struct IssueCost {
+  uint64_t cpu_ns = 0, wall_ns = 0;
+  // Thread CPU time inside glMemoryBarrier and glDispatchCompute: a
+  // software driver (llvmpipe) runs or waits for the work there;
+  // cpu_ns - dispatch_call_cpu_ns is the issuing alone.
+  uint64_t dispatch_call_cpu_ns = 0;
+  int64_t dispatches = 0, runs = 0;
+};
+
 class GlSegment {
  public:
   // Buffers and programs of `plan`; GL work only.
@@ -116,7 +128,17 @@ class GlSegment {
   const std::string& label() const { return label_; }
   bool profiling() const { return profiling_; }
   const SegmentProfile& profile() const { return profile_; }
+  const IssueCost& issue_cost() const { return issue_cost_; }
+  // Clears the profile and the issue cost.
   void ResetProfile();
+
+  // Times CandidateWorkgroups for every tunable dispatch of `plan` (the plan
+  // this segment was made from) on this driver, each candidate compiled as
+  // a program of its own and run `repeats` times between glFinish calls,
+  // and puts the fastest into `tuning`. Leaves the tensors' contents
+  // undefined (run it before real inputs). Returns the timed runs.
+  StatusOr<int> TimeWorkgroups(const SegmentPlan& plan, const GlInfo& limits, WorkgroupTuning* tuning,
+                               int repeats = 3);
 
  private:
   struct BoundUniform {
@@ -131,8 +153,10 @@ class GlSegment {
       GLintptr offset = 0;
       GLsizeiptr size = 0;  // 0: the whole buffer
     };
-    std::vector<Binding> bindings;
+    std::vector<Binding> bindings;  // only those the plan says change (PlannedDispatch::rebind)
     std::vector<BoundUniform> uniforms;
+    uint64_t uniform_token = 0;     // unique; see GlProgram::uniform_owner()
+    bool use_program = true, barrier_before = true;
     std::array<uint32_t, 3> groups = {1, 1, 1};
   };
   struct Edge {
@@ -144,9 +168,21 @@ class GlSegment {
   GlSegment(GlEnvironment& env, const SegmentPlan& plan);
   Status CreateBuffers(const SegmentPlan& plan);
   Status BindDispatches(const SegmentPlan& plan, const std::vector<const GlProgram*>& programs);
+  // The buffer (range) a planned binding names in this segment.
+  void ResolveBinding(const PlannedBinding& p, GLuint* buffer, GLintptr* offset, GLsizeiptr* size) const;
+  // The fastest of `candidates` for plan dispatch i, with its time.
+  StatusOr<Workgroup> FastestWorkgroup(const PlannedDispatch& d, const std::vector<Workgroup>& candidates,
+                                       int repeats, int* timed);
   Status StartTimers(const GlInfo& info, const GlSegmentRunOptions& options);
   Status CheckHostBuffers(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) const;
+  // Program, uniforms and bindings of dispatch i, as far as they change.
+  void SetDispatchState(size_t i) const;
+  // Its barrier (when planned), state and glDispatchCompute.
   void IssueDispatch(size_t i) const;
+  // Issues every dispatch as planned; returns the thread CPU time spent
+  // inside glMemoryBarrier and glDispatchCompute (where a software driver
+  // runs the work).
+  uint64_t IssueAll() const;
   Status RunTimed(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs);
   Status RunProfiled(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs);
   bool CollectDispatchTimes(uint64_t dispatches_wall_ns, std::vector<uint64_t>* run_ns);
@@ -171,6 +207,7 @@ class GlSegment {
   GlTimerQuery timer_;
   bool profiling_ = false;
   SegmentProfile profile_;
+  IssueCost issue_cost_;
   std::vector<GlTimerQuery> dispatch_timers_;  // one per dispatch when profile_.gpu_timer
 };
 

@@ -9,6 +9,7 @@
 #include "gl/codegen/fusion.h"
 #include "gl/codegen/phwc4.h"
 #include "gl/codegen/shader_generator.h"
+#include "gl/issue_plan.h"
 #include "util/half.h"
 #include "util/logging.h"
 #include "util/memory_planner.h"
@@ -403,6 +404,25 @@ class SegmentPlanner {
     return b;
   }
 
+  // The op's workgroup, else the tuned one for this dispatch, else the
+  // default; the source generated for it.
+  Status ChooseWorkgroupAndSource(const Dispatch& d, PlannedDispatch* p) {
+    p->tunable = d.workgroup[0] == 0;
+    p->workgroup = p->tunable ? ChooseWorkgroup(d.grid) : d.workgroup;
+    GLD_ASSIGN_OR_RETURN(p->source, GenerateShader(d.shader, plan_.precision, p->workgroup));
+    if (!p->tunable) return OkStatus();
+    p->tuning_key = TuningKey(p->source, d.grid);
+    if (options_.tuning == nullptr) return OkStatus();
+    auto it = options_.tuning->best.find(p->tuning_key);
+    if (it == options_.tuning->best.end() || !WorkgroupFits(it->second, limits_)) return OkStatus();
+    p->tuned = true;
+    ++plan_.tuned_dispatches;
+    if (it->second == p->workgroup) return OkStatus();
+    p->workgroup = it->second;
+    p->source = WithWorkgroup(p->source, p->workgroup);
+    return OkStatus();
+  }
+
   // Workgroups, driver limits, shader sources and resolved bindings.
   Status FinishDispatches() {
     for (DraftDispatch& draft : body_) {
@@ -410,7 +430,6 @@ class SegmentPlanner {
       PlannedDispatch p;
       p.label = std::move(draft.label);
       p.template_name = d.shader.template_name;
-      p.workgroup = d.workgroup[0] == 0 ? ChooseWorkgroup(d.grid) : d.workgroup;
       p.grid = d.grid;
       p.node = draft.node;
       p.fused_nodes = std::move(draft.fused_nodes);
@@ -422,6 +441,7 @@ class SegmentPlanner {
                                   " storage buffers; the driver allows " +
                                   std::to_string(limits_.max_compute_ssbo_blocks));
       }
+      GLD_RETURN_IF_ERROR(ChooseWorkgroupAndSource(d, &p));
       for (size_t k = 0; k < 3; ++k) {
         const uint32_t groups = (d.grid[k] + p.workgroup[k] - 1) / p.workgroup[k];
         const int limit = limits_.max_workgroup_count[k] > 0 ? limits_.max_workgroup_count[k] : 65535;
@@ -431,7 +451,6 @@ class SegmentPlanner {
         }
         p.groups[k] = std::max<uint32_t>(groups, 1);
       }
-      GLD_ASSIGN_OR_RETURN(p.source, GenerateShader(d.shader, plan_.precision, p.workgroup));
       for (const auto& [point, ref] : d.bindings) p.bindings.push_back(Resolve(point, ref));
       p.uniforms = std::move(d.uniforms);
       Uniform grid;
@@ -443,6 +462,7 @@ class SegmentPlanner {
       plan_.dispatches.push_back(std::move(p));
     }
     body_.clear();
+    PlanIssue(&plan_);
     return OkStatus();
   }
 

@@ -17,6 +17,7 @@
 #include "gl/codegen/gl_op.h"
 #include "gl/codegen/support.h"
 #include "gl/egl/egl_environment.h"
+#include "gl/workgroup_tuning.h"
 #include "gldelegate/status.hpp"
 #include "gldelegate/types.hpp"
 #include "graph/graph.h"
@@ -40,6 +41,10 @@ struct SegmentPlanOptions {
   // nodes (weights packed); the plan takes it out of the cache instead of
   // running those generators again. nullptr: generate every node here.
   NodeCodeCache* node_code = nullptr;
+  // Workgroups measured earlier (gl/workgroup_tuning.h): a dispatch whose
+  // op leaves the workgroup to the plan takes the tuned one when the tuning
+  // has its key. nullptr: the default choice (ChooseWorkgroup).
+  const WorkgroupTuning* tuning = nullptr;
 };
 
 // Where a binding of a planned dispatch points.
@@ -68,6 +73,19 @@ struct PlannedDispatch {
   std::vector<Uniform> uniforms;  // u_grid included
   int node = -1;                  // graph node; -1 for edge conversions
   std::vector<size_t> fused_nodes;
+  // How it is issued (gl/issue_plan.h): glUseProgram only when the program
+  // differs from the previous dispatch's; only the bindings (indices into
+  // `bindings`) that differ from what the previous dispatch left bound; a
+  // memory barrier before it only when it touches memory an earlier dispatch
+  // (since the last barrier) wrote, or writes memory one read.
+  bool use_program = true;
+  std::vector<uint32_t> rebind;
+  bool barrier_before = true;
+  // The op left the workgroup to the plan: it may be tuned (tuning_key,
+  // gl/workgroup_tuning.h); tuned: it took a tuned workgroup.
+  bool tunable = false;
+  bool tuned = false;
+  uint64_t tuning_key = 0;
 };
 
 // A conversion at the segment's edge: host BHWC bytes in a staging buffer
@@ -116,6 +134,7 @@ struct SegmentPlan {
   uint64_t tensor_bytes_lower_bound = 0; // most bytes live at one dispatch
   // "node 12 (ADD): <why>" for elementwise nodes that kept a dispatch.
   std::vector<std::string> unfused_elementwise;
+  int tuned_dispatches = 0;  // dispatches that took a tuned workgroup
 };
 
 // The GLES 3.1 minimum limits, for plans made without a context.

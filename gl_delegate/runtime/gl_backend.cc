@@ -25,6 +25,7 @@ struct SegmentStats {
   uint64_t gpu_bytes_naive = 0;   // the same with one object per tensor
   uint64_t gpu_bytes_lower_bound = 0;  // the same with the tensors' lower bound
   std::vector<std::string> unfused_elementwise;  // per segment, in order
+  int tuned_dispatches = 0, workgroup_timing_runs = 0;
 };
 
 class GlSegmentStep : public Step {
@@ -39,8 +40,10 @@ class GlSegmentStep : public Step {
   std::vector<int> host_outputs() const override { return segment_->output_tensors(); }
 
   Status Run(StepContext& ctx) override {
-    std::vector<GlSegment::HostInput> ins;
-    std::vector<GlSegment::HostOutput> outs;
+    std::vector<GlSegment::HostInput>& ins = ins_;  // kept between runs: no allocation per Invoke
+    std::vector<GlSegment::HostOutput>& outs = outs_;
+    ins.clear();
+    outs.clear();
     for (int t : segment_->input_tensors()) {
       const cpu::TensorData* d = Storage(ctx, t);
       if (d == nullptr) return InternalError(label_ + ": no host storage for input tensor " + std::to_string(t));
@@ -57,6 +60,14 @@ class GlSegmentStep : public Step {
 
   bool ProfilesItself() const override { return segment_->profiling(); }
   void ResetProfile() override { segment_->ResetProfile(); }
+  void AddIssueStats(DispatchIssueStats* stats) const override {
+    const IssueCost& c = segment_->issue_cost();
+    stats->segment_runs += c.runs;
+    stats->dispatches += c.dispatches;
+    stats->issue_cpu_us += static_cast<double>(c.cpu_ns) / 1000.0;
+    stats->issue_wall_us += static_cast<double>(c.wall_ns) / 1000.0;
+    stats->dispatch_call_cpu_us += static_cast<double>(c.dispatch_call_cpu_ns) / 1000.0;
+  }
 
   // One row per dispatch (op and fused names of its node; edge conversions
   // are "CONVERT"), then the segment's host transfers.
@@ -105,16 +116,22 @@ class GlSegmentStep : public Step {
   const Graph* graph_;
   std::unique_ptr<GlSegment> segment_;
   std::string label_;
+  std::vector<GlSegment::HostInput> ins_;
+  std::vector<GlSegment::HostOutput> outs_;
 };
 
 class GlBackend : public GpuBackend {
  public:
-  GlBackend(std::shared_ptr<GlDevice> device, Precision precision, bool profiling)
+  GlBackend(std::shared_ptr<GlDevice> device, const Options& options)
       : device_(std::move(device)),
-        precision_(precision),
-        profiling_(profiling),
+        precision_(options.precision),
+        profiling_(options.enable_profiling),
         stats_(std::make_shared<SegmentStats>()),
-        support_(precision, device_->info()) {}
+        support_(options.precision, device_->info()),
+        cache_dir_(options.cache_dir),
+        tune_(options.tune_workgroups) {
+    if (!cache_dir_.empty()) tuning_ = LoadTuning(cache_dir_, CacheKeyDriverPart(device_->info()), device_->info());
+  }
 
   std::string name() const override { return "gl"; }
   std::string renderer() const override {
@@ -139,6 +156,7 @@ class GlBackend : public GpuBackend {
     plan_options.name = "GL segment " + std::to_string(segment_index);
     NodeCodeCache& node_code = *support_.code();
     plan_options.node_code = &node_code;
+    plan_options.tuning = &tuning_;
     auto plan = PlanSegment(graph, segment, precision_, device_->info(), plan_options);
     // Segments are made in graph order: code of earlier nodes that did not
     // join a segment (max_delegated_partitions) is no longer wanted.
@@ -149,9 +167,11 @@ class GlBackend : public GpuBackend {
     GlSegmentRunOptions run_options;
     run_options.profile_dispatches = profiling_;
     GLD_ASSIGN_OR_RETURN(std::unique_ptr<GlSegment> s, GlSegment::Create(*device_, *plan, run_options));
+    if (tune_) GLD_RETURN_IF_ERROR(Tune(graph, segment, plan_options, run_options, &*plan, &s));
     {
       std::lock_guard<std::mutex> lock(stats_->mutex);
       stats_->dispatches += s->dispatches();
+      stats_->tuned_dispatches += plan->tuned_dispatches;
       stats_->gpu_bytes += s->gpu_bytes();
       const uint64_t fixed = s->gpu_bytes() - s->tensor_bytes_planned();
       stats_->gpu_bytes_naive += fixed + s->tensor_bytes_naive();
@@ -177,6 +197,8 @@ class GlBackend : public GpuBackend {
     }
     std::lock_guard<std::mutex> lock(stats_->mutex);
     report.dispatches = stats_->dispatches;
+    report.tuned_dispatches = stats_->tuned_dispatches;
+    report.workgroup_timing_runs = stats_->workgroup_timing_runs;
     report.unfused_elementwise = stats_->unfused_elementwise;
     // Constants and staging count in all three; tensors as planned, one
     // object each, and at the lower bound (most bytes live at one dispatch).
@@ -186,11 +208,32 @@ class GlBackend : public GpuBackend {
   }
 
  private:
+  // Times the workgroups of `*segment`, stores the winners in the cache
+  // folder, then plans and makes the segment again with them.
+  Status Tune(const Graph& graph, const Segment& segment, SegmentPlanOptions plan_options,
+              const GlSegmentRunOptions& run_options, SegmentPlan* plan, std::unique_ptr<GlSegment>* made) {
+    if (cache_dir_.empty()) return InvalidArgumentError("workgroup tuning needs a cache folder (Options::cache_dir)");
+    GLD_ASSIGN_OR_RETURN(int timed, (*made)->TimeWorkgroups(*plan, device_->info(), &tuning_));
+    {
+      std::lock_guard<std::mutex> lock(stats_->mutex);
+      stats_->workgroup_timing_runs += timed;
+    }
+    GLD_RETURN_IF_ERROR(SaveTuning(cache_dir_, CacheKeyDriverPart(device_->info()), tuning_));
+    plan_options.node_code = nullptr;
+    GLD_ASSIGN_OR_RETURN(*plan, PlanSegment(graph, segment, precision_, device_->info(), plan_options));
+    made->reset();
+    GLD_ASSIGN_OR_RETURN(*made, GlSegment::Create(*device_, *plan, run_options));
+    return OkStatus();
+  }
+
   std::shared_ptr<GlDevice> device_;
   Precision precision_;
   bool profiling_;
   std::shared_ptr<SegmentStats> stats_;
   GlSupportQuery support_;
+  std::string cache_dir_;
+  bool tune_;
+  WorkgroupTuning tuning_;  // loaded from cache_dir_; filled further when tuning
 };
 
 }  // namespace
@@ -209,8 +252,7 @@ StatusOr<std::unique_ptr<GpuBackend>> CreateGlBackend(const Options& options) {
                                                        CacheKey(device->info(), options), options.model_token));
     }
   }
-  return std::unique_ptr<GpuBackend>(new GlBackend(std::shared_ptr<GlDevice>(std::move(device)), options.precision,
-                                                  options.enable_profiling));
+  return std::unique_ptr<GpuBackend>(new GlBackend(std::shared_ptr<GlDevice>(std::move(device)), options));
 }
 
 }  // namespace gld::gl

@@ -348,6 +348,12 @@ std::vector<ProfileRow> Runtime::Profile() const {
   return rows;
 }
 
+DispatchIssueStats Runtime::IssueStats() const {
+  DispatchIssueStats stats;
+  for (const auto& step : plan_.steps) step->AddIssueStats(&stats);
+  return stats;
+}
+
 void Runtime::ResetProfile() {
   std::fill(step_ns_.begin(), step_ns_.end(), 0);
   std::fill(step_runs_.begin(), step_runs_.end(), 0);

@@ -77,6 +77,8 @@ class Runtime {
   // Options::enable_profiling: rows averaged over the runs since Create or
   // ResetProfile (see Interpreter::profile()).
   std::vector<ProfileRow> Profile() const;
+  // Summed over the steps (Step::AddIssueStats).
+  DispatchIssueStats IssueStats() const;
   void ResetProfile();
   const Partition& partition() const { return partition_; }
   const HostMemoryPlan& memory() const { return memory_; }

@@ -52,6 +52,9 @@ class Step {
   // `count` runs (the runtime turns totals into averages).
   virtual void AppendProfile(std::vector<ProfileRow>* rows) const {}
   virtual void ResetProfile() {}
+  // Adds the host cost of the GPU dispatches this step issued since Create
+  // or ResetProfile (GPU segment steps; others add nothing).
+  virtual void AddIssueStats(DispatchIssueStats* stats) const {}
 };
 
 // One node run by its CPU kernel.

@@ -3,7 +3,7 @@
 // the GPU result of the same graph run as one GlSegment.
 //
 // Tolerance (DESIGN.md): max |gpu - cpu| / max |cpu| <= 1e-4 in fp32 and
-// <= 1e-2 in fp16, per output tensor. Integer (quantized) outputs may differ
+// <= 1e-2 in fp16 (2e-2 in fp16_mediump: fp16 arithmetic too), per output tensor. Integer (quantized) outputs may differ
 // by one step, where a value lands next to a rounding boundary.
 //
 // GPU tests fail when no GLES 3.1 context can be made; set GLD_SKIP_GL_TESTS=1
@@ -85,7 +85,11 @@ std::vector<uint8_t> Bytes(const std::vector<T>& v) {
   return b;
 }
 
-inline float Tolerance(Precision p) { return p == Precision::kFp16 ? 1e-2f : 1e-4f; }
+// fp16_mediump computes in fp16 besides storing it: 2e-2 (its error on
+// hand_landmark_lite's small world-landmark output reached 1.1e-2).
+inline float Tolerance(Precision p) {
+  return p == Precision::kFp32 ? 1e-4f : p == Precision::kFp16 ? 1e-2f : 2e-2f;
+}
 
 // A graph under test: inputs with values, constants, nodes, outputs.
 class GlOpTest {

@@ -108,7 +108,8 @@ TEST(ApiEnums, NamesAndParsing) {
     ASSERT_TRUE(parsed.ok());
     EXPECT_EQ(*parsed, bk);
   }
-  for (Precision p : {Precision::kFp32, Precision::kFp16}) {
+  EXPECT_STREQ(PrecisionName(Precision::kFp16Mediump), "fp16_mediump");
+  for (Precision p : {Precision::kFp32, Precision::kFp16, Precision::kFp16Mediump}) {
     auto parsed = ParsePrecision(PrecisionName(p));
     ASSERT_TRUE(parsed.ok());
     EXPECT_EQ(*parsed, p);

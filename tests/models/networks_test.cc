@@ -183,22 +183,23 @@ TEST_P(NetworkTest, CpuBackendMatchesLiteRT) {
 TEST_P(NetworkTest, GlBackendMatches) {
   GLD_REQUIRE_GL(env);
   (void)env;
-  for (Precision p : {Precision::kFp32, Precision::kFp16}) {
+  // fp16_mediump: on llvmpipe mediump computes in fp32 (fp16 storage only).
+  for (Precision p : {Precision::kFp32, Precision::kFp16, Precision::kFp16Mediump}) {
     const bool fp32 = p == Precision::kFp32;
     Options options;
     options.backend = Backend::kGl;
     options.precision = p;
     std::vector<std::vector<double>> gl;
     std::string placement;
-    ASSERT_TRUE(RunNetwork(net_, options, &gl, &placement)) << (fp32 ? "fp32" : "fp16");
-    std::printf("[ measure  ] %s gl %s %s\n", GetParam().c_str(), fp32 ? "fp32" : "fp16", placement.c_str());
+    ASSERT_TRUE(RunNetwork(net_, options, &gl, &placement)) << PrecisionName(p);
+    std::printf("[ measure  ] %s gl %s %s\n", GetParam().c_str(), PrecisionName(p), placement.c_str());
     for (size_t i = 0; i < cpu_.size(); ++i) {
       // Integer outputs are held to LiteRT in fp32; fp16 rounds activations
       // off the quantization grid, so there the CPU backend is the reference.
       if (IsInteger(infos_[i].type) && fp32) {
         ExpectAgreement(GetParam() + " gl fp32 vs LiteRT", infos_[i], gl[i], ref_[i], kFp32Tolerance);
       }
-      ExpectAgreement(GetParam() + (fp32 ? " gl fp32 vs cpu" : " gl fp16 vs cpu"), infos_[i], gl[i], cpu_[i],
+      ExpectAgreement(GetParam() + " gl " + PrecisionName(p) + " vs cpu", infos_[i], gl[i], cpu_[i],
                       fp32 ? kFp32Tolerance : kFp16Tolerance);
     }
   }

@@ -6,7 +6,7 @@ namespace gld::tools {
 
 void AddBackendFlags(CLI::App& app, BackendFlags& flags, bool with_threads, bool with_log_level) {
   app.add_option("--backend", flags.backend, "auto, gl or cpu")->capture_default_str();
-  app.add_option("--precision", flags.precision, "fp32 or fp16 (GPU storage and arithmetic)")->capture_default_str();
+  app.add_option("--precision", flags.precision, "fp32, fp16 (fp16 storage, fp32 arithmetic) or fp16_mediump (fp16 storage and mediump arithmetic)")->capture_default_str();
   app.add_option("--gpu_deny_ops", flags.gpu_deny_ops, "comma-separated op names forced to the CPU, e.g. ADD,MUL");
   if (with_threads) app.add_option("--threads", flags.threads, "CPU kernel threads (-1: every core)")->capture_default_str();
   if (with_log_level) {

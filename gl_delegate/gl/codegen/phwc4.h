@@ -57,7 +57,7 @@ int BhwcAxis(int rank, int dim);
 std::array<int, 4> DimOfBhwcAxis(int rank);
 
 // Bytes of one stored vec4: 16 (fp32) or 8 (fp16, packHalf2x16 pairs).
-inline size_t Vec4Bytes(Precision p) { return p == Precision::kFp16 ? 8 : 16; }
+inline size_t Vec4Bytes(Precision p) { return p == Precision::kFp32 ? 16 : 8; }
 inline size_t Phwc4Bytes(const Bhwc& s, Precision p) {
   return static_cast<size_t>(s.vec4s()) * Vec4Bytes(p);
 }

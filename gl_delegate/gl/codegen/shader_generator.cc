@@ -42,7 +42,8 @@ StatusOr<std::string> GenerateShader(const ShaderSpec& spec, Precision precision
   auto define = [&src](const std::string& name, const std::string& value) {
     src += "#define " + name + " " + value + "\n";
   };
-  define("GLD_FP16", precision == Precision::kFp16 ? "1" : "0");
+  define("GLD_FP16", precision != Precision::kFp32 ? "1" : "0");
+  if (precision == Precision::kFp16Mediump) define("GLD_MEDIUMP", "1");
   define("WG_X", std::to_string(workgroup[0]));
   define("WG_Y", std::to_string(workgroup[1]));
   define("WG_Z", std::to_string(workgroup[2]));

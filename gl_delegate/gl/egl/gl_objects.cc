@@ -20,9 +20,10 @@ const char* GlErrorName(GLenum error) {
   }
 }
 
-Status CheckGlError(const char* where) {
-  GLenum first = glGetError();
-  if (first == GL_NO_ERROR) return OkStatus();
+namespace {
+
+// The error `first` (already taken from the queue), draining the rest.
+Status GlErrorStatus(GLenum first, const std::string& where) {
   // Drain the queue so that later checks report their own errors; bounded
   // because a lost context may report errors forever.
   for (int i = 0; i < 16 && glGetError() != GL_NO_ERROR; ++i) {
@@ -30,6 +31,20 @@ Status CheckGlError(const char* where) {
   std::ostringstream s;
   s << where << ": GL error " << GlErrorName(first) << " (0x" << std::hex << first << ")";
   return InternalError(s.str());
+}
+
+}  // namespace
+
+Status CheckGlError(const char* where) {
+  GLenum first = glGetError();
+  if (first == GL_NO_ERROR) return OkStatus();
+  return GlErrorStatus(first, where);
+}
+
+Status CheckGlError(const char* action, const std::string& what) {
+  GLenum first = glGetError();
+  if (first == GL_NO_ERROR) return OkStatus();
+  return GlErrorStatus(first, std::string(action) + " " + what);
 }
 
 // ---- GlBuffer ----

@@ -18,6 +18,8 @@ namespace gld::gl {
 // Returns Internal("<where>: GL error GL_INVALID_VALUE") when glGetError
 // reports one (and drains the error queue); OK otherwise.
 Status CheckGlError(const char* where);
+// The same, naming "<action> <what>" (made only on an error).
+Status CheckGlError(const char* action, const std::string& what);
 const char* GlErrorName(GLenum error);
 
 // A shader storage buffer of a fixed size in bytes.
@@ -67,12 +69,18 @@ class GlProgram {
   // -1 when the program has no such active uniform (unused uniforms are
   // removed by the compiler, which is legitimate).
   GLint UniformLocation(const std::string& name) const;
+  // Who set the uniform values the program holds now: a token of the
+  // dispatch that last set them (0: none). Uniforms persist in the program,
+  // so a dispatch sets them again only when another one set its own since.
+  uint64_t uniform_owner() const { return uniform_owner_; }
+  void set_uniform_owner(uint64_t token) const { uniform_owner_ = token; }
   void Reset();
   void Abandon() { id_ = 0; locations_.clear(); }
 
  private:
   GLuint id_ = 0;
   mutable std::unordered_map<std::string, GLint> locations_;
+  mutable uint64_t uniform_owner_ = 0;
 };
 
 // Compiles and links one compute shader; the error carries the label, the

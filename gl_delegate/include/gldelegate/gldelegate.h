@@ -51,7 +51,13 @@ typedef enum GldStatus {
 } GldStatus;
 
 typedef enum GldBackend { GLD_BACKEND_AUTO = 0, GLD_BACKEND_GL = 1, GLD_BACKEND_CPU = 2 } GldBackend;
-typedef enum GldPrecision { GLD_PRECISION_FP32 = 0, GLD_PRECISION_FP16 = 1 } GldPrecision;
+/* FP16: fp16 storage, fp32 arithmetic; FP16_MEDIUMP: fp16 storage, mediump
+   arithmetic (fp16 ALUs where the GPU has them). */
+typedef enum GldPrecision {
+  GLD_PRECISION_FP32 = 0,
+  GLD_PRECISION_FP16 = 1,
+  GLD_PRECISION_FP16_MEDIUMP = 2
+} GldPrecision;
 
 /* Which EGL context the GL backend runs in (gld::ContextMode). In every
  * mode, creating, invoking and deleting an interpreter leave the thread's

@@ -110,6 +110,9 @@ class Interpreter {
   // dispatch, in plan order, averaged over the Invoke calls since Create or
   // the last ResetProfile. Empty without profiling.
   GLD_EXPORT std::vector<ProfileRow> profile() const;
+  // Host cost of issuing the GL dispatches since Create or the last
+  // ResetProfile (with or without profiling); zeros without GL segments.
+  GLD_EXPORT DispatchIssueStats dispatch_issue_stats() const;
   GLD_EXPORT void ResetProfile();
 
   class Impl;

@@ -17,18 +17,21 @@ namespace gld {
 GLD_EXPORT const char* VersionString();  // "0.1.0"
 
 enum class Backend { kAuto, kGl, kCpu };
-enum class Precision { kFp32, kFp16 };
+// kFp16: tensors stored as fp16, arithmetic in 32-bit floats. kFp16Mediump:
+// stored as fp16 and computed in mediump (fp16 ALUs on GPUs that have them;
+// drivers may compute mediump in fp32, llvmpipe does).
+enum class Precision { kFp32, kFp16, kFp16Mediump };
 enum class ElementType { kUnknown, kFloat32, kFloat16, kFloat64, kInt8, kUInt8, kInt16, kInt32, kInt64, kBool };
 
 GLD_EXPORT const char* BackendName(Backend b);          // "auto", "gl", "cpu"
-GLD_EXPORT const char* PrecisionName(Precision p);      // "fp32", "fp16"
+GLD_EXPORT const char* PrecisionName(Precision p);      // "fp32", "fp16", "fp16_mediump"
 GLD_EXPORT const char* ElementTypeName(ElementType t);  // "float32", ...
 GLD_EXPORT size_t ElementTypeSize(ElementType t);
 // IEEE 754 binary16 <-> float32, for float16 tensors: round to nearest even;
 // overflow gives infinity, NaN stays NaN.
 GLD_EXPORT float HalfToFloat(uint16_t h);
 GLD_EXPORT uint16_t FloatToHalf(float f);
-// Parse "auto|gl|cpu" / "fp32|fp16"; InvalidArgument naming the value otherwise.
+// Parse "auto|gl|cpu" / "fp32|fp16|fp16_mediump"; InvalidArgument naming the value otherwise.
 GLD_EXPORT StatusOr<Backend> ParseBackend(const std::string& s);
 GLD_EXPORT StatusOr<Precision> ParsePrecision(const std::string& s);
 
@@ -69,6 +72,11 @@ struct Options {
   int max_delegated_partitions = 0;
   // Time every CPU node and every GPU dispatch (Interpreter::profile()).
   bool enable_profiling = false;
+  // GL: time a few workgroup shapes for each dispatch at Create and keep the
+  // fastest in cache_dir (workgroups.gldt, keyed by renderer and driver);
+  // later runs with that cache_dir use them without timing. Needs cache_dir.
+  // Off: the stored tuning is used where present, else the default choice.
+  bool tune_workgroups = false;
   ContextMode context = ContextMode::kPrivate;
   // kPrivate: an app's context (EGLContext) to share objects with, and the
   // EGLDisplay it was made on; both null (the default): no sharing. The
@@ -148,6 +156,9 @@ struct InterpreterReport {
   // it / compiled because it had none. 0 when the cache is off.
   int cache_hits = 0, cache_misses = 0;
   std::string cache_file;         // the model's entry file; empty when the cache is off
+  // Workgroup tuning (Options::tune_workgroups): dispatches that took a
+  // stored tuned workgroup, and candidate runs timed during Create.
+  int tuned_dispatches = 0, workgroup_timing_runs = 0;
   uint64_t cache_file_bytes = 0;  // its size as read or written
 };
 
@@ -165,6 +176,22 @@ struct ProfileRow {
   std::string timing;
 };
 
+// Host cost of issuing GPU dispatches (every GL segment, every Invoke since
+// Create or the last ResetProfile): the calling thread's CPU time and the
+// wall time spent in the loop that issues a segment's dispatches, before any
+// wait for the GPU. Always measured (two clock reads per segment run).
+struct DispatchIssueStats {
+  int64_t segment_runs = 0;
+  int64_t dispatches = 0;      // dispatches issued, summed over the runs
+  double issue_cpu_us = 0;     // thread CPU time issuing them, in total
+  double issue_wall_us = 0;    // wall time of the same loops, in total
+  // Of issue_cpu_us, the thread CPU time inside glMemoryBarrier and
+  // glDispatchCompute. A GPU driver returns from them at once; a software
+  // one (llvmpipe) runs or waits for the shaders there. issue_cpu_us -
+  // dispatch_call_cpu_us is the host cost of issuing alone (program,
+  // uniforms, bindings, bookkeeping).
+  double dispatch_call_cpu_us = 0;
+};
 // One entry file of a program cache folder (Options::cache_dir), as
 // VerifyProgramCache found it.
 struct CacheFileCheck {

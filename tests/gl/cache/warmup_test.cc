@@ -2,9 +2,12 @@
 // failing model, and two processes warming one folder at once.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <filesystem>
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gl/cache/cache_test_util.h"
@@ -94,6 +97,35 @@ TEST_F(WarmupTest, WarmsEveryModelThenReusesEverything) {
     EXPECT_EQ(r.reused, rows.at(name).programs) << name;
   }
   EXPECT_NE(second.out.find("verify " + cache_ + ": 2 entries"), std::string::npos) << second.out;
+}
+
+// "small.tflite (fp32): N dispatches tuned, M timed runs" -> {N, M}; {-1, -1}
+// when absent.
+std::pair<int, int> TuningLine(const std::string& out, const std::string& what) {
+  const size_t at = out.find("  " + what + ": ");
+  if (at == std::string::npos) return {-1, -1};
+  int tuned = -1, timed = -1;
+  std::sscanf(out.c_str() + at + what.size() + 4, "%d dispatches tuned, %d timed runs", &tuned, &timed);
+  return {tuned, timed};
+}
+
+TEST_F(WarmupTest, TuneStoresWorkgroupsThatALaterRunUsesWithoutTiming) {
+  const std::string model = dir_.Sub("models/wide.tflite");
+  CommandResult plain = Warmup("--graph=" + model + " --cache_dir=" + dir_.Sub("plain"));
+  ASSERT_EQ(plain.exit_code, 0) << plain.out << plain.err;
+  EXPECT_EQ(TuningLine(plain.out, "wide.tflite (fp32)").first, -1) << "no tuning without --tune: " << plain.out;
+
+  CommandResult tuned = Warmup("--graph=" + model + " --cache_dir=" + cache_ + " --tune");
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.out << tuned.err;
+  const auto [n, timed] = TuningLine(tuned.out, "wide.tflite (fp32)");
+  EXPECT_GT(n, 0) << tuned.out;
+  EXPECT_GT(timed, n) << tuned.out;
+  EXPECT_TRUE(std::filesystem::is_regular_file(cache_ + "/workgroups.gldt"));
+
+  CommandResult later = Warmup("--graph=" + model + " --cache_dir=" + cache_);
+  ASSERT_EQ(later.exit_code, 0) << later.out << later.err;
+  EXPECT_EQ(TuningLine(later.out, "wide.tflite (fp32)"), std::make_pair(n, 0)) << later.out;
+  for (const auto& [name, r] : ParseSummary(later.out)) EXPECT_EQ(r.compiled, 0) << name;
 }
 
 TEST_F(WarmupTest, EveryPrecisionGetsItsEntry) {

@@ -103,6 +103,12 @@ TEST(ShaderGeneratorTest, PrependsVersionAndDefinesOnly) {
   auto body = FindTemplate("elementwise.comp");
   EXPECT_NE(src->find(std::string(*common)), std::string::npos);
   EXPECT_NE(src->find(std::string(*body)), std::string::npos);
+  EXPECT_EQ(src->find("#define GLD_MEDIUMP"), std::string::npos);
+  // fp16_mediump: fp16 storage too, and mediump arithmetic.
+  auto mediump = GenerateShader(spec, Precision::kFp16Mediump, {8, 4, 2});
+  ASSERT_TRUE(mediump.ok()) << mediump.status().ToString();
+  EXPECT_NE(mediump->find("#define GLD_FP16 1\n#define GLD_MEDIUMP 1\n"), std::string::npos);
+  EXPECT_EQ(Vec4Bytes(Precision::kFp16Mediump), 8u);
   // Defines cannot smuggle code in.
   ShaderSpec bad = spec;
   bad.Define("OP", "1; } void evil() {");
