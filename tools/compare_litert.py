@@ -108,7 +108,7 @@ def run_litert(model_path, inputs, threads, warmup_runs, num_runs):
     }
 
 
-def run_gld(exe, model_path, backend, precision, threads, warmup_runs, num_runs, value_files, work):
+def run_gld(exe, model_path, backend, precision, threads, warmup_runs, num_runs, value_files, work, seed=0):
     out_dir = os.path.join(work, "out_" + backend)
     json_path = os.path.join(work, backend + ".json")
     cmd = [exe, "--graph=" + model_path, "--backend=" + backend, "--precision=" + precision,
@@ -116,6 +116,8 @@ def run_gld(exe, model_path, backend, precision, threads, warmup_runs, num_runs,
            "--json=" + json_path, "--output_dir=" + out_dir]
     if value_files:
         cmd.append("--input_layer_value_files=" + value_files)
+    else:
+        cmd.append("--seed=%d" % seed)  # the rule make_inputs follows
     env = dict(os.environ)
     env.setdefault("GLD_LOG_LEVEL", "error")
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -157,12 +159,26 @@ def compare_model(args, model_path):
         reflib.quiet_tensorflow_logs()
         from ai_edge_litert.interpreter import Interpreter
         probe = None
+        litert_error = None
         try:
             probe = Interpreter(model_path=model_path, num_threads=1)
             probe.allocate_tensors()
         except (RuntimeError, ValueError) as e:
             if "Convolution2DTransposeBias" not in str(e):
-                raise
+                litert_error = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
+        if litert_error is not None:
+            # gldelegate alone: its random inputs follow make_inputs' rule.
+            rows = [("LiteRT", "could not run this model: %s" % litert_error)]
+            notes.append("LiteRT could not run %s; gldelegate's rows have no comparison" % os.path.basename(model_path))
+            for backend in args.backends:
+                label = "gld " + backend
+                try:
+                    rows.append((label, run_gld(args.gld_benchmark, model_path, backend, args.precision, args.threads,
+                                                args.warmup_runs, args.num_runs, None, work, args.seed)))
+                except Exception as e:  # noqa: BLE001 - reported in the table
+                    rows.append((label, "failed: %s" % e))
+            return rows, notes
+        if probe is None:
             sys.path.insert(0, os.path.join(HERE, "reference"))
             import replace_transpose_conv_bias as rtcb
             litert_model = os.path.join(work, "litert_rewritten.tflite")

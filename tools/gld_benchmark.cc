@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/bench_stats.h"
@@ -46,7 +48,31 @@ struct Flags {
   std::string input_layer_value_files;
   uint64_t seed = 0;
   std::string json, output_dir;
+  // benchmark_model's flags beyond those above.
+  double max_secs = 150;    // stop the timed runs after this long (0: no limit)
+  double run_delay = -1;    // seconds between timed runs (-1: none)
+  std::string input_layer, input_layer_shape;  // checked against the model
+  bool verbose = false, dry_run = false, print_preinvoke_state = false;
+  bool gpu_experimental_enable_quant = true;
+  int min_nodes_per_partition = 0;
+  std::string profiling_output_csv_file;
+  std::string external_delegate_path, external_delegate_options;
 };
+
+// benchmark_model's flags that gldelegate takes differently or not at all,
+// for --help.
+constexpr char kTfliteFlagNotes[] =
+    "TensorFlow Lite benchmark_model flags taken with another meaning or refused:\n"
+    "  --use_gpu=true           runs --backend=gl in fp16 unless --precision or --gpu_precision_loss_allowed says fp32\n"
+    "                           (benchmark_model's default: precision loss allowed)\n"
+    "  --num_threads            CPU threads of the CPU backend (-1: every core), as --threads\n"
+    "  --input_layer, --input_layer_shape  checked against the model: input shapes are fixed, a different shape is an error\n"
+    "  --gpu_experimental_enable_quant     true (the default) only: quantized models always run, in float on the GPU\n"
+    "  --external_delegate_path, --external_delegate_options  refused: gldelegate is the delegate (custom op\n"
+    "                           plugins will come as --custom_ops)\n"
+    "  --profiling_output_csv_file  needs --enable_op_profiling; 'first' is the average (the first run is not\n"
+    "                           profiled), 'start' the row's offset in plan order, 'mem KB' 0\n"
+    "  --use_xnnpack, --use_nnapi, --use_hexagon, --gpu_backend and other delegate flags: unknown (use --backend)";
 
 // "true"/"false" (also 1/0) as TFLite's boolean flags take them.
 gld::StatusOr<bool> ParseBool(const std::string& flag, const std::string& value) {
@@ -74,6 +100,30 @@ gld::StatusOr<gld::Options> MakeBenchmarkOptions(const CLI::App& app, Flags& f) 
   if (!(f.min_secs >= 0) || f.min_secs > 86400) {
     return gld::InvalidArgumentError("--min_secs must be in [0, 86400], got " + std::to_string(f.min_secs));
   }
+  if (!(f.max_secs >= 0) || f.max_secs > 86400) {
+    return gld::InvalidArgumentError("--max_secs must be in [0, 86400], got " + std::to_string(f.max_secs));
+  }
+  if (!(f.run_delay == -1 || (f.run_delay >= 0 && f.run_delay <= 3600))) {
+    return gld::InvalidArgumentError("--run_delay must be -1 (none) or in [0, 3600] seconds, got " +
+                                     std::to_string(f.run_delay));
+  }
+  if (f.min_nodes_per_partition < 0) {
+    return gld::InvalidArgumentError("--min_nodes_per_partition must be 0 or more, got " +
+                                     std::to_string(f.min_nodes_per_partition));
+  }
+  if (!f.external_delegate_path.empty() || !f.external_delegate_options.empty()) {
+    return gld::InvalidArgumentError(
+        "--external_delegate_path/--external_delegate_options are not supported: gldelegate is the delegate "
+        "(choose --backend=auto|gl|cpu)");
+  }
+  if (!f.gpu_experimental_enable_quant) {
+    return gld::InvalidArgumentError(
+        "--gpu_experimental_enable_quant=false is not supported: quantized models always run (in float on the GPU); "
+        "keep quantized ops on the CPU with --gpu_deny_ops");
+  }
+  if (!f.profiling_output_csv_file.empty() && !f.enable_op_profiling) {
+    return gld::InvalidArgumentError("--profiling_output_csv_file needs --enable_op_profiling");
+  }
   if (f.max_delegated_partitions < 0) {
     return gld::InvalidArgumentError("--max_delegated_partitions must be 0 (no limit) or more, got " +
                                      std::to_string(f.max_delegated_partitions));
@@ -85,6 +135,8 @@ gld::StatusOr<gld::Options> MakeBenchmarkOptions(const CLI::App& app, Flags& f) 
       return gld::InvalidArgumentError("--use_gpu=" + f.use_gpu + " and --backend=" + f.backend.backend + " disagree");
     }
     f.backend.backend = implied;
+    // benchmark_model's --gpu_precision_loss_allowed defaults to true.
+    if (gpu && app.count("--precision") == 0 && f.gpu_precision_loss_allowed.empty()) f.backend.precision = "fp16";
   }
   if (!f.gpu_precision_loss_allowed.empty()) {
     GLD_ASSIGN_OR_RETURN(bool fp16, ParseBool("--gpu_precision_loss_allowed", f.gpu_precision_loss_allowed));
@@ -101,6 +153,7 @@ gld::StatusOr<gld::Options> MakeBenchmarkOptions(const CLI::App& app, Flags& f) 
   GLD_ASSIGN_OR_RETURN(o.model_token, EitherFlag("--model_token", f.model_token, "--delegate_serialize_token",
                                                  f.delegate_serialize_token));
   o.max_delegated_partitions = f.max_delegated_partitions;
+  o.min_nodes_per_partition = f.min_nodes_per_partition;
   o.enable_profiling = f.enable_op_profiling;
   return o;
 }
@@ -151,17 +204,115 @@ gld::Status SetInputs(gld::Interpreter& interp, const InputFiles& specs, const F
   return gld::OkStatus();
 }
 
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+// --input_layer / --input_layer_shape: benchmark_model resizes the named
+// inputs to the shapes given; gldelegate's input shapes are fixed, so each
+// name must be an input and each shape its own.
+gld::Status CheckInputLayers(const std::vector<gld::TensorInfo>& inputs, const Flags& f) {
+  const std::vector<std::string> names = gld::tools::SplitList(f.input_layer, ',');
+  const std::vector<std::string> shapes = gld::tools::SplitList(f.input_layer_shape, ':');
+  if (!shapes.empty() && shapes.size() != names.size()) {
+    return gld::InvalidArgumentError("--input_layer names " + std::to_string(names.size()) +
+                                     " inputs but --input_layer_shape gives " + std::to_string(shapes.size()) +
+                                     " shapes");
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    GLD_ASSIGN_OR_RETURN(int index, gld::tools::FindInputIndex(inputs, names[i], "--input_layer"));
+    if (shapes.empty()) continue;
+    std::vector<int> shape;
+    for (const std::string& d : gld::tools::SplitList(shapes[i], ',')) {
+      char* end = nullptr;
+      const long v = std::strtol(d.c_str(), &end, 10);
+      if (end == d.c_str() || *end != '\0' || v < -1 || v > (1L << 30)) {
+        return gld::InvalidArgumentError("--input_layer_shape: '" + shapes[i] + "' is not a list of dimensions");
+      }
+      shape.push_back(static_cast<int>(v));
+    }
+    const gld::TensorInfo& info = inputs[static_cast<size_t>(index)];
+    if (shape != info.shape) {
+      return gld::InvalidArgumentError("--input_layer_shape: input '" + info.name + "' has the fixed shape " +
+                                       gld::tools::FormatShape(info.shape) + "; gldelegate cannot resize it to " +
+                                       gld::tools::FormatShape(shape));
+    }
+  }
+  return gld::OkStatus();
+}
+
+// --print_preinvoke_state: the tensors and the placement before any run.
+void PrintPreinvokeState(const gld::Interpreter& interp) {
+  const gld::InterpreterReport& rep = interp.report();
+  std::printf("Interpreter state before the first invoke:\n");
+  for (size_t i = 0; i < interp.inputs().size(); ++i) {
+    std::printf("  input %zu: %s, tensor %d\n", i, gld::tools::DescribeTensor(interp.inputs()[i]).c_str(),
+                interp.inputs()[i].index);
+  }
+  for (size_t i = 0; i < interp.outputs().size(); ++i) {
+    std::printf("  output %zu: %s, tensor %d\n", i, gld::tools::DescribeTensor(interp.outputs()[i]).c_str(),
+                interp.outputs()[i].index);
+  }
+  for (const gld::PlacementInfo& n : rep.nodes) {
+    if (n.on_gpu) {
+      std::printf("  %s: GPU segment %d\n", n.label.c_str(), n.segment);
+    } else {
+      std::printf("  %s: CPU (%s)\n", n.label.c_str(), n.reason.c_str());
+    }
+  }
+  std::printf("  host tensor bytes planned: %llu; GPU bytes planned: %llu\n",
+              static_cast<unsigned long long>(rep.cpu_bytes_planned),
+              static_cast<unsigned long long>(rep.gpu_bytes_planned));
+}
+
+// --verbose: every flag and its value, as benchmark_model lists its params.
+void PrintFlags(const CLI::App& app) {
+  std::printf("Flags:\n");
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->get_name() == "--help") continue;
+    std::string value;
+    for (const std::string& r : opt->results()) value += (value.empty() ? "" : ",") + r;
+    const bool given = opt->count() > 0;
+    if (!given) value = opt->get_default_str();
+    std::printf("  %s: [%s]%s\n", opt->get_name().c_str(), value.c_str(), given ? "" : " (default)");
+  }
+}
+
+// --profiling_output_csv_file: benchmark_model's CSV columns, one row per
+// profile row in plan order.
+gld::Status WriteProfileCsv(const std::string& path, const std::vector<gld::ProfileRow>& rows) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return gld::InvalidArgumentError("cannot write --profiling_output_csv_file '" + path + "'");
+  double total = 0;
+  for (const auto& r : rows) total += r.time_us;
+  out << "node type,start,first,avg_ms,%,cdf%,mem KB,times called,name\n";
+  double start_ms = 0, cdf = 0;
+  for (const auto& r : rows) {
+    const double avg_ms = r.time_us / 1000.0;
+    const double pct = total > 0 ? 100.0 * r.time_us / total : 0;
+    cdf += pct;
+    std::string name = r.name;
+    if (!r.fused.empty()) name += " {" + JoinNames(r.fused) + "}";
+    std::string quoted;
+    for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    char line[256];
+    std::snprintf(line, sizeof(line), "%s,%.3f,%.3f,%.3f,%.3f%%,%.3f%%,0,%lld,", r.op.c_str(), start_ms, avg_ms,
+                  avg_ms, pct, cdf, static_cast<long long>(r.count));
+    out << line << '"' << quoted << "\"\n";
+    start_ms += avg_ms;
+  }
+  out.close();
+  if (!out) return gld::InvalidArgumentError("cannot write --profiling_output_csv_file '" + path + "'");
+  return gld::OkStatus();
+}
+
 gld::Status TimedInvoke(gld::Interpreter& interp, std::vector<double>* times) {
   const auto start = Clock::now();
   GLD_RETURN_IF_ERROR(interp.Invoke());
   times->push_back(MicrosSince(start));
   return gld::OkStatus();
-}
-
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string s;
-  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
-  return s;
 }
 
 void PrintProfile(const std::vector<gld::ProfileRow>& rows, int64_t runs) {
@@ -275,6 +426,22 @@ std::string MakeJson(const Flags& f, const gld::Options& o, const gld::Interpret
   return j.str();
 }
 
+// The memory lines: ours, benchmark_model's footprint delta (always, as it
+// prints it) and its peak footprint (--report_peak_memory_footprint).
+void PrintMemory(const Results& res, const Flags& f) {
+  std::printf("Memory (MB): RSS at start %.2f, after init %.2f, peak %.2f (VmHWM)\n", Mb(res.start_mem.rss_bytes),
+              Mb(res.init_mem.rss_bytes), Mb(res.end_mem.peak_rss_bytes));
+  auto delta = [&](uint64_t peak) {
+    return peak > res.start_mem.peak_rss_bytes ? Mb(peak - res.start_mem.peak_rss_bytes) : 0.0;
+  };
+  std::printf("Memory footprint delta from the start of the tool (MB): init=%.4f overall=%.4f\n",
+              delta(res.init_mem.peak_rss_bytes), delta(res.end_mem.peak_rss_bytes));
+  if (f.report_peak_memory_footprint) {
+    std::printf("Peak memory footprint (MB): init=%.2f overall=%.2f\n", Mb(res.init_mem.peak_rss_bytes),
+                Mb(res.end_mem.peak_rss_bytes));
+  }
+}
+
 int Run(const CLI::App& app, Flags& f) {
   auto options = MakeBenchmarkOptions(app, f);
   if (!options.ok()) {
@@ -322,7 +489,17 @@ int Run(const CLI::App& app, Flags& f) {
                 rep.cache_misses);
   }
 
-  gld::Status s = SetInputs(interp, *input_files, f);
+  if (f.verbose) PrintFlags(app);
+  gld::Status s = CheckInputLayers(interp.inputs(), f);
+  if (!s.ok()) return gld::tools::Fail(kTool, s);
+  if (f.print_preinvoke_state) PrintPreinvokeState(interp);
+  if (f.dry_run) {
+    res.end_mem = memory();
+    std::printf("Dry run: the model was loaded and the interpreter created; nothing was invoked\n");
+    PrintMemory(res, f);
+    return 0;
+  }
+  s = SetInputs(interp, *input_files, f);
   if (!s.ok()) return gld::tools::Fail(kTool, s);
   if (!f.output_dir.empty()) {
     s = gld::tools::MakeOutputDir(f.output_dir, "--output_dir");
@@ -336,7 +513,18 @@ int Run(const CLI::App& app, Flags& f) {
   interp.ResetProfile();
   std::printf("Running benchmark for at least %d iterations and at least %g seconds\n", f.num_runs, f.min_secs);
   const auto runs_start = Clock::now();
-  while (static_cast<int>(res.run_us.size()) < f.num_runs || MicrosSince(runs_start) < f.min_secs * 1e6) {
+  // As benchmark_model: at least num_runs and min_secs, at most max_secs
+  // (after one run).
+  auto more = [&] {
+    const double elapsed = MicrosSince(runs_start);
+    const bool wanted = static_cast<int>(res.run_us.size()) < f.num_runs || elapsed < f.min_secs * 1e6;
+    const bool allowed = res.run_us.empty() || f.max_secs <= 0 || elapsed < f.max_secs * 1e6;
+    return wanted && allowed;
+  };
+  while (more()) {
+    if (f.run_delay > 0 && !res.run_us.empty()) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(f.run_delay));
+    }
     s = TimedInvoke(interp, &res.run_us);
     if (!s.ok()) return gld::tools::Fail(kTool, s);
   }
@@ -357,8 +545,7 @@ int Run(const CLI::App& app, Flags& f) {
   // happens partly at init, partly at the first dispatch).
   std::printf("Start-up cost (init + first inference - median inference): %.1f ms\n",
               (res.init_us + res.first_us - run.median) / 1000.0);
-  std::printf("Memory (MB): RSS at start %.2f, after init %.2f, peak %.2f (VmHWM)\n", Mb(res.start_mem.rss_bytes),
-              Mb(res.init_mem.rss_bytes), Mb(res.end_mem.peak_rss_bytes));
+  PrintMemory(res, f);
   if (res.issue.dispatches > 0) {
     std::printf("Host cost per dispatch: %.2f us CPU issuing (outside glDispatchCompute/glMemoryBarrier); whole issuing "
                 "loop %.2f us CPU, %.2f us wall; %lld dispatches\n",
@@ -368,13 +555,14 @@ int Run(const CLI::App& app, Flags& f) {
   } else if (f.enable_op_profiling && rep.dispatches > 0) {
     std::printf("Host cost per dispatch: not measured while profiling (glFinish after each dispatch)\n");
   }
-  if (f.report_peak_memory_footprint) {
-    std::printf("Peak memory footprint (MB): init=%.2f overall=%.2f\n", Mb(res.init_mem.peak_rss_bytes),
-                Mb(res.end_mem.peak_rss_bytes));
-  }
   if (f.enable_op_profiling) {
     PrintProfile(res.profile, res.profile.empty() ? 0 : res.profile.front().count);
     std::printf("(timings above include the profiling's own waits: glFinish or timer queries per dispatch)\n");
+    if (!f.profiling_output_csv_file.empty()) {
+      s = WriteProfileCsv(f.profiling_output_csv_file, res.profile);
+      if (!s.ok()) return gld::tools::Fail(kTool, s);
+      std::cout << "Wrote " << f.profiling_output_csv_file << "\n";
+    }
   }
 
   if (!f.output_dir.empty()) {
@@ -426,6 +614,27 @@ int main(int argc, char** argv) {
   app.add_option("--seed", f.seed, "seed of the random inputs (as gld_run)")->capture_default_str();
   app.add_option("--json", f.json, "write every figure to this JSON file");
   app.add_option("--output_dir", f.output_dir, "write output i after the last run as DIR/<i>_<name>.npy");
+  app.add_option("--max_secs", f.max_secs, "stop the timed runs after this many seconds (after one run; 0: no limit)")
+      ->capture_default_str();
+  app.add_option("--run_delay", f.run_delay, "seconds to wait between timed runs (-1: none)")->capture_default_str();
+  app.add_option("--input_layer", f.input_layer, "comma-separated input names (checked: shapes are fixed)");
+  app.add_option("--input_layer_shape", f.input_layer_shape,
+                 "colon-separated shapes of --input_layer, e.g. 1,224,224,3:1,10 (must be the model's own)");
+  app.add_flag("--verbose", f.verbose, "print every flag and its value");
+  app.add_flag("--dry_run", f.dry_run, "load the model and create the interpreter, but run nothing");
+  app.add_flag("--print_preinvoke_state", f.print_preinvoke_state,
+               "print the tensors and each node's placement before the first invoke");
+  app.add_flag("--gpu_experimental_enable_quant", f.gpu_experimental_enable_quant,
+               "quantized models on the GPU (true only: they always run, in float)")
+      ->capture_default_str();
+  app.add_option("--min_nodes_per_partition", f.min_nodes_per_partition,
+                 "GPU segments of fewer nodes run on the CPU (0: keep all)")
+      ->capture_default_str();
+  app.add_option("--profiling_output_csv_file", f.profiling_output_csv_file,
+                 "with --enable_op_profiling: also write the rows as benchmark_model's CSV");
+  app.add_option("--external_delegate_path", f.external_delegate_path, "refused: gldelegate is the delegate");
+  app.add_option("--external_delegate_options", f.external_delegate_options, "refused: gldelegate is the delegate");
+  app.footer(kTfliteFlagNotes);
   if (auto code = gld::tools::ParseFlags(app, argc, argv)) return *code;
   return Run(app, f);
 }

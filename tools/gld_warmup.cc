@@ -79,18 +79,27 @@ void RunJob(Job& job, const gld::Options& base) {
   finish("");
 }
 
+// On a terminal one bar line, rewritten as models finish: models done of
+// all, programs compiled so far, elapsed time and an estimate of what is
+// left; otherwise a plain line per model.
 class Progress {
  public:
-  explicit Progress(size_t total) : total_(total), tty_(isatty(STDERR_FILENO) == 1) {}
+  explicit Progress(size_t total)
+      : total_(total), tty_(isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()) {}
   void Done(const Job& job) {
     std::lock_guard<std::mutex> lock(mutex_);
     ++done_;
+    compiled_ += job.compiled;
     const std::string what = Basename(job.model) + " (" + gld::PrecisionName(job.precision) + ")";
     if (tty_) {
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      const double eta = elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_);
       const int width = 30;
       const int filled = static_cast<int>(done_ * width / std::max<size_t>(total_, 1));
-      std::fprintf(stderr, "\r[%s%s] %zu/%zu %-50s", std::string(static_cast<size_t>(filled), '#').c_str(),
-                   std::string(static_cast<size_t>(width - filled), '.').c_str(), done_, total_, what.c_str());
+      std::fprintf(stderr, "\r[%s%s] %zu/%zu models, %d programs compiled, %.0f s, ETA %.0f s  %-40s",
+                   std::string(static_cast<size_t>(filled), '#').c_str(),
+                   std::string(static_cast<size_t>(width - filled), '.').c_str(), done_, total_, compiled_, elapsed,
+                   eta, what.c_str());
       if (done_ == total_) std::fprintf(stderr, "\n");
     } else if (job.ok) {
       std::fprintf(stderr, "%s: [%zu/%zu] %s: %d programs, %d compiled, %d reused, %.2f s\n", kTool, done_, total_,
@@ -104,7 +113,9 @@ class Progress {
  private:
   std::mutex mutex_;
   size_t total_, done_ = 0;
+  int compiled_ = 0;
   bool tty_;
+  std::chrono::steady_clock::time_point start_;
 };
 
 void PrintSummary(const std::vector<Job>& jobs) {

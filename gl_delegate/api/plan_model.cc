@@ -85,6 +85,7 @@ StatusOr<PlanReport> PlanModel(const Model& model, const Options& options) {
   PartitionOptions popts;
   popts.gpu = &support;
   popts.max_segments = options.max_delegated_partitions;
+  popts.min_segment_nodes = options.min_nodes_per_partition;
   GLD_ASSIGN_OR_RETURN(popts.gpu_deny_ops, ParseOpNames(options.gpu_deny_ops));
   const Partition partition = PartitionGraph(graph, popts);
 

@@ -35,17 +35,9 @@ void ComputeSegmentEdges(const Graph& graph, Segment& segment) {
   }
 }
 
-// Keeps the `max_segments` largest segments (earlier first among equals)
-// and moves the nodes of the others to the CPU.
-void LimitSegments(int max_segments, Partition& p) {
-  std::vector<size_t> order(p.segments.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return p.segments[a].nodes.size() > p.segments[b].nodes.size();
-  });
-  std::vector<bool> keep(p.segments.size(), false);
-  for (size_t k = 0; k < static_cast<size_t>(max_segments); ++k) keep[order[k]] = true;
-  const std::string reason = "max_delegated_partitions=" + std::to_string(max_segments);
+// Keeps the segments `keep` marks and moves the nodes of the others to the
+// CPU with `reason`.
+void DropSegments(const std::vector<bool>& keep, const std::string& reason, Partition& p) {
   std::vector<Segment> kept;
   for (size_t i = 0; i < p.segments.size(); ++i) {
     for (int n : p.segments[i].nodes) {
@@ -62,6 +54,28 @@ void LimitSegments(int max_segments, Partition& p) {
     if (keep[i]) kept.push_back(std::move(p.segments[i]));
   }
   p.segments = std::move(kept);
+}
+
+// Segments of fewer than `min_nodes` nodes run on the CPU (TFLite's
+// min_nodes_per_partition: a small segment costs more in transfers than it
+// saves).
+void DropSmallSegments(int min_nodes, Partition& p) {
+  std::vector<bool> keep(p.segments.size());
+  for (size_t i = 0; i < keep.size(); ++i) keep[i] = p.segments[i].nodes.size() >= static_cast<size_t>(min_nodes);
+  DropSegments(keep, "min_nodes_per_partition=" + std::to_string(min_nodes), p);
+}
+
+// Keeps the `max_segments` largest segments (earlier first among equals)
+// and moves the nodes of the others to the CPU.
+void LimitSegments(int max_segments, Partition& p) {
+  std::vector<size_t> order(p.segments.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return p.segments[a].nodes.size() > p.segments[b].nodes.size();
+  });
+  std::vector<bool> keep(p.segments.size(), false);
+  for (size_t k = 0; k < static_cast<size_t>(max_segments); ++k) keep[order[k]] = true;
+  DropSegments(keep, "max_delegated_partitions=" + std::to_string(max_segments), p);
 }
 
 }  // namespace
@@ -110,6 +124,7 @@ Partition PartitionGraph(const Graph& graph, const PartitionOptions& options) {
     place.segment = static_cast<int>(p.segments.size()) - 1;
     p.segments.back().nodes.push_back(static_cast<int>(i));
   }
+  if (options.min_segment_nodes > 1) DropSmallSegments(options.min_segment_nodes, p);
   if (options.max_segments > 0 && p.segments.size() > static_cast<size_t>(options.max_segments)) {
     LimitSegments(options.max_segments, p);
   }

@@ -51,6 +51,10 @@ struct PartitionOptions {
   // earlier first among equals; the nodes of the others run on the CPU with
   // reason "max_delegated_partitions=N".
   int max_segments = 0;
+  // Segments of fewer nodes run on the CPU with reason
+  // "min_nodes_per_partition=N" (0 or 1: every segment stays); applied
+  // before max_segments, as TFLite does.
+  int min_segment_nodes = 0;
 };
 
 // Op names -> OpTypes; InvalidArgument naming an unknown op.

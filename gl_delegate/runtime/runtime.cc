@@ -160,8 +160,13 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
     return InvalidArgumentError("max_delegated_partitions must be 0 (no limit) or more, got " +
                                 std::to_string(options.max_delegated_partitions));
   }
+  if (options.min_nodes_per_partition < 0) {
+    return InvalidArgumentError("min_nodes_per_partition must be 0 or more, got " +
+                                std::to_string(options.min_nodes_per_partition));
+  }
   PartitionOptions popts;
   popts.max_segments = options.max_delegated_partitions;
+  popts.min_segment_nodes = options.min_nodes_per_partition;
   GLD_ASSIGN_OR_RETURN(popts.gpu_deny_ops, ParseOpNames(options.gpu_deny_ops));
 
   GLD_RETURN_IF_ERROR(SelectBackend(options, gpu_factory, &popts));

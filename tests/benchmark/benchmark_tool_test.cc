@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -333,6 +334,132 @@ TEST_F(BenchmarkToolTest, BadInputFilesAreOneLineErrors) {
                      "shape [1, 6]");
   ExpectOneLineError(Run("--graph=" + model_ + " --backend=cpu --input_layer_value_files=nope:" + wrong_shape),
                      "no input named 'nope'");
+}
+
+// ---- benchmark_model's flags, one test each --------------------------------
+
+TEST_F(BenchmarkToolTest, MaxSecsStopsTheTimedRuns) {
+  JsonValue v = RunJson("--backend=cpu --num_runs=100000000 --warmup_runs=0 --max_secs=0.3");
+  ASSERT_TRUE(v.Has("num_runs"));
+  EXPECT_GE(v["num_runs"].number, 1);
+  EXPECT_LT(v["num_runs"].number, 100000000);
+}
+
+TEST_F(BenchmarkToolTest, RunDelayWaitsBetweenTimedRuns) {
+  const auto start = std::chrono::steady_clock::now();
+  JsonValue v = RunJson("--backend=cpu --num_runs=4 --warmup_runs=0 --run_delay=0.1");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(v["num_runs"].number, 4);
+  EXPECT_GE(seconds, 0.3);  // three sleeps of 0.1 s between four runs
+  ExpectOneLineError(Run("--graph=" + model_ + " --run_delay=-2"), "--run_delay");
+}
+
+TEST_F(BenchmarkToolTest, InputLayerAndShapeAreCheckedAgainstTheModel) {
+  Result r = Run("--graph=" + model_ + " --backend=cpu --num_runs=1 --input_layer=in:0 --input_layer_shape=1,2,2,3");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ExpectOneLineError(
+      Run("--graph=" + model_ + " --backend=cpu --num_runs=1 --input_layer=in:0 --input_layer_shape=1,4,4,3"),
+      "input 'in:0' has the fixed shape [1, 2, 2, 3]; gldelegate cannot resize it to [1, 4, 4, 3]");
+  ExpectOneLineError(Run("--graph=" + model_ + " --backend=cpu --input_layer=nope"), "nope");
+  ExpectOneLineError(Run("--graph=" + model_ + " --backend=cpu --input_layer=in:0 --input_layer_shape=1,2:3,4"),
+                     "--input_layer names 1 inputs but --input_layer_shape gives 2 shapes");
+}
+
+TEST_F(BenchmarkToolTest, VerboseListsEveryFlag) {
+  Result r = Run("--graph=" + model_ + " --backend=cpu --num_runs=3 --verbose");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("--num_runs: [3]\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--warmup_runs: [1] (default)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--max_secs: [150] (default)"), std::string::npos) << r.out;
+}
+
+TEST_F(BenchmarkToolTest, DryRunCreatesButRunsNothing) {
+  Result r = Run("--graph=" + model_ + " --backend=cpu --dry_run");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Dry run: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Initialized session in "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Inference (avg)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Memory footprint delta from the start of the tool (MB): init="), std::string::npos) << r.out;
+}
+
+TEST_F(BenchmarkToolTest, PrintPreinvokeStateShowsTensorsAndPlacement) {
+  Result r = Run("--graph=" + model_ + " --backend=cpu --num_runs=1 --print_preinvoke_state");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t state = r.out.find("Interpreter state before the first invoke:");
+  ASSERT_NE(state, std::string::npos) << r.out;
+  EXPECT_LT(state, r.out.find("count="));
+  EXPECT_NE(r.out.find("  input 0: 'in:0' [1, 2, 2, 3] float32"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("node 0 (MUL): CPU (backend is cpu)"), std::string::npos) << r.out;
+}
+
+TEST_F(BenchmarkToolTest, GpuExperimentalEnableQuantTrueOnly) {
+  Result r = Run("--graph=" + model_ + " --backend=cpu --num_runs=1 --gpu_experimental_enable_quant=true");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ExpectOneLineError(Run("--graph=" + model_ + " --gpu_experimental_enable_quant=false"),
+                     "--gpu_experimental_enable_quant=false is not supported");
+}
+
+TEST_F(BenchmarkToolTest, ExternalDelegateIsRefused) {
+  ExpectOneLineError(Run("--graph=" + model_ + " --external_delegate_path=libfoo.so"),
+                     "--external_delegate_path/--external_delegate_options are not supported");
+}
+
+TEST_F(BenchmarkToolTest, MinNodesPerPartitionKeepsSmallSegmentsOnTheCpu) {
+  Result probe = Run("--graph=" + model_ + " --backend=gl --num_runs=1");
+  if (probe.exit_code != 0) {
+    if (SkipGl()) GTEST_SKIP() << "no GL (GLD_SKIP_GL_TESTS): " << probe.err;
+    FAIL() << "no GL backend (set GLD_SKIP_GL_TESTS=1 to skip): " << probe.err;
+  }
+  // ADD on the CPU leaves two one-node segments (MUL | MAXIMUM).
+  JsonValue two = RunJson("--backend=gl --num_runs=1 --gpu_deny_ops=ADD");
+  EXPECT_EQ(two["segments"].number, 2);
+  JsonValue none = RunJson("--backend=gl --num_runs=1 --gpu_deny_ops=ADD --min_nodes_per_partition=2");
+  EXPECT_EQ(none["segments"].number, 0);
+  EXPECT_EQ(none["gpu_nodes"].number, 0);
+  ExpectOneLineError(Run("--graph=" + model_ + " --min_nodes_per_partition=-1"), "--min_nodes_per_partition");
+}
+
+TEST_F(BenchmarkToolTest, ProfilingCsvFile) {
+  const std::string csv = (dir_ / "ops.csv").string();
+  JsonValue v = RunJson("--backend=cpu --num_runs=2 --enable_op_profiling --profiling_output_csv_file=" + csv);
+  std::istringstream lines(ReadText(csv));
+  std::string line;
+  ASSERT_TRUE(std::getline(lines, line));
+  EXPECT_EQ(line, "node type,start,first,avg_ms,%,cdf%,mem KB,times called,name");
+  size_t rows = 0;
+  while (std::getline(lines, line)) {
+    ++rows;
+    EXPECT_NE(line.find(",2,\"node "), std::string::npos) << line;
+  }
+  EXPECT_EQ(rows, v["ops"].array.size());
+  ExpectOneLineError(Run("--graph=" + model_ + " --profiling_output_csv_file=" + csv),
+                     "--profiling_output_csv_file needs --enable_op_profiling");
+}
+
+TEST_F(BenchmarkToolTest, NumThreadsMinusOneMeansEveryCore) {
+  Result r = Run("--graph=" + model_ + " --backend=cpu --num_runs=1 --num_threads=-1");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST_F(BenchmarkToolTest, UseGpuAllowsPrecisionLossByDefault) {
+  Result probe = Run("--graph=" + model_ + " --backend=gl --num_runs=1");
+  if (probe.exit_code != 0) {
+    if (SkipGl()) GTEST_SKIP() << "no GL (GLD_SKIP_GL_TESTS): " << probe.err;
+    FAIL() << "no GL backend (set GLD_SKIP_GL_TESTS=1 to skip): " << probe.err;
+  }
+  EXPECT_EQ(RunJson("--use_gpu=true --num_runs=1")["precision"].string, "fp16");
+  EXPECT_EQ(RunJson("--use_gpu=true --gpu_precision_loss_allowed=false --num_runs=1")["precision"].string, "fp32");
+  EXPECT_EQ(RunJson("--use_gpu=true --precision=fp32 --num_runs=1")["precision"].string, "fp32");
+}
+
+TEST_F(BenchmarkToolTest, HelpNamesTheTfliteFlagsTakenDifferently) {
+  Result r = Run("--help");
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("benchmark_model flags taken with another meaning or refused"), std::string::npos) << r.out;
+  for (const char* flag : {"--use_gpu=true", "--external_delegate_path", "--gpu_experimental_enable_quant",
+                           "--input_layer_shape", "--profiling_output_csv_file", "--use_xnnpack"}) {
+    EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
+  }
 }
 
 }  // namespace

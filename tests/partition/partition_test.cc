@@ -112,5 +112,33 @@ TEST(Partition, UnknownDenyOpIsInvalidArgument) {
   EXPECT_NE(deny.status().message().find("'NOT_AN_OP'"), std::string::npos);
 }
 
+// x -RELU-> a -TANH-> b -GATHER-> c -EXP-> d -ADD-> y with TANH refused:
+// segments {RELU} and {GATHER, EXP, ADD} once GATHER runs on the fake GPU.
+TEST(Partition, SmallSegmentsGoToTheCpuBeforeTheSegmentLimit) {
+  Graph g = Chain();
+  FakeGpu gpu({OpType::kTanh});
+  PartitionOptions o;
+  o.gpu = &gpu;
+  o.min_segment_nodes = 2;
+  Partition p = PartitionGraph(g, o);
+  EXPECT_EQ(p.PlacementLine(), "placement: 3/5 nodes on GPU in 1 segments");
+  EXPECT_EQ(p.nodes[0].reason, "min_nodes_per_partition=2");
+  EXPECT_EQ(p.nodes[0].segment, -1);
+  ASSERT_EQ(p.segments.size(), 1u);
+  EXPECT_EQ(p.segments[0].nodes, (std::vector<int>{2, 3, 4}));
+  EXPECT_EQ(p.nodes[2].segment, 0);
+
+  o.min_segment_nodes = 4;  // no segment is big enough
+  p = PartitionGraph(g, o);
+  EXPECT_EQ(p.PlacementLine(), "placement: 0/5 nodes on GPU in 0 segments");
+  EXPECT_EQ(p.nodes[4].reason, "min_nodes_per_partition=4");
+
+  o.min_segment_nodes = 1;  // 0 and 1 keep every segment
+  EXPECT_EQ(PartitionGraph(g, o).PlacementLine(), "placement: 4/5 nodes on GPU in 2 segments");
+  o.min_segment_nodes = 2;
+  o.max_segments = 1;  // the small segment is gone first, so the big one stays
+  EXPECT_EQ(PartitionGraph(g, o).PlacementLine(), "placement: 3/5 nodes on GPU in 1 segments");
+}
+
 }  // namespace
 }  // namespace gld

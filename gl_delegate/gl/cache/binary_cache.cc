@@ -45,6 +45,7 @@ std::string OptionsKey(const Options& options) {
   std::string s = std::string("precision=") + PrecisionName(options.precision) + "\ndeny=";
   for (const std::string& d : deny) s += d + ",";
   s += "\nmax_partitions=" + std::to_string(options.max_delegated_partitions) + "\n";
+  s += "min_partition_nodes=" + std::to_string(options.min_nodes_per_partition) + "\n";
   return s;
 }
 

@@ -70,6 +70,9 @@ struct Options {
   // At most this many GPU segments: the largest (by node count) stay on the
   // GPU, the nodes of the others run on the CPU. 0: no limit.
   int max_delegated_partitions = 0;
+  // GPU segments of fewer nodes run on the CPU (TFLite's
+  // min_nodes_per_partition); 0 or 1: every segment stays. Applied first.
+  int min_nodes_per_partition = 0;
   // Time every CPU node and every GPU dispatch (Interpreter::profile()).
   bool enable_profiling = false;
   // GL: time a few workgroup shapes for each dispatch at Create and keep the

@@ -126,6 +126,21 @@ TEST_F(WarmupTest, TuneStoresWorkgroupsThatALaterRunUsesWithoutTiming) {
   ASSERT_EQ(later.exit_code, 0) << later.out << later.err;
   EXPECT_EQ(TuningLine(later.out, "wide.tflite (fp32)"), std::make_pair(n, 0)) << later.out;
   for (const auto& [name, r] : ParseSummary(later.out)) EXPECT_EQ(r.compiled, 0) << name;
+
+// On a terminal (util-linux `script` gives it one) the progress is one bar
+// line: models done of all, programs compiled, elapsed and ETA; the plain
+// per-model lines are for pipes and files.
+TEST_F(WarmupTest, ProgressBarOnATerminal) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no `script` to make a terminal";
+  const std::string inner = std::string("'") + GLD_WARMUP_PATH + "' --graph_dir=" + dir_.Sub("models") +
+                            " --cache_dir=" + cache_;
+  CommandResult r = RunCommand("script -qec \"" + inner + "\" /dev/null", dir_.path());
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string all = r.out + r.err;
+  EXPECT_NE(all.find("2/2 models, "), std::string::npos) << all;
+  EXPECT_NE(all.find(" programs compiled, "), std::string::npos) << all;
+  EXPECT_NE(all.find("ETA "), std::string::npos) << all;
+  EXPECT_EQ(all.find("[1/2] "), std::string::npos) << all;  // no plain lines
 }
 
 TEST_F(WarmupTest, EveryPrecisionGetsItsEntry) {
