@@ -126,6 +126,7 @@ TEST_F(WarmupTest, TuneStoresWorkgroupsThatALaterRunUsesWithoutTiming) {
   ASSERT_EQ(later.exit_code, 0) << later.out << later.err;
   EXPECT_EQ(TuningLine(later.out, "wide.tflite (fp32)"), std::make_pair(n, 0)) << later.out;
   for (const auto& [name, r] : ParseSummary(later.out)) EXPECT_EQ(r.compiled, 0) << name;
+}
 
 // On a terminal (util-linux `script` gives it one) the progress is one bar
 // line: models done of all, programs compiled, elapsed and ETA; the plain
