@@ -31,6 +31,7 @@ Status PrepareXnnUnary(KernelContext& ctx, XnnUnaryCreate create, XnnUnarySetup 
     return setup(o, static_cast<size_t>(c.inputs[0]->num_elements()), c.inputs[0]->as<float>(),
                  c.outputs[0]->as<float>(), pool);
   });
+  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) xnn->CheckInputsForNan();
   return OkStatus();
 }
 
@@ -57,14 +58,16 @@ Status RunRelu0To1(KernelContext& ctx) {
   return UnaryFloat(ctx, [](float x) { return std::min(std::max(x, 0.f), 1.f); });
 }
 Status RunLogistic(KernelContext& ctx) {
-  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) return xnn->Run(ctx);
+  GLD_ASSIGN_OR_RETURN(const bool ran_on_xnnpack, RunXnnOperator(ctx));
+  if (ran_on_xnnpack) return OkStatus();
   return UnaryFloat(ctx, [](float x) { return 1.f / (1.f + std::exp(-x)); });
 }
 Status RunTanh(KernelContext& ctx) {
   return UnaryFloat(ctx, [](float x) { return std::tanh(x); });
 }
 Status RunHardSwish(KernelContext& ctx) {
-  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) return xnn->Run(ctx);
+  GLD_ASSIGN_OR_RETURN(const bool ran_on_xnnpack, RunXnnOperator(ctx));
+  if (ran_on_xnnpack) return OkStatus();
   return UnaryFloat(ctx, [](float x) { return x * std::min(std::max(x + 3.f, 0.f), 6.f) / 6.f; });
 }
 Status RunElu(KernelContext& ctx) {
@@ -110,11 +113,13 @@ Status PreparePrelu(KernelContext& ctx) {
                     return xnn_setup_prelu_nc_f32(o, static_cast<size_t>(c.inputs[0]->num_elements()) / channels,
                                                   c.inputs[0]->as<float>(), c.outputs[0]->as<float>(), pool);
                   });
+  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) xnn->CheckInputsForNan();
   return OkStatus();
 }
 
 Status RunPrelu(KernelContext& ctx) {
-  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) return xnn->Run(ctx);
+  GLD_ASSIGN_OR_RETURN(const bool ran_on_xnnpack, RunXnnOperator(ctx));
+  if (ran_on_xnnpack) return OkStatus();
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
   for (const TensorData* t : {ctx.inputs[0], ctx.inputs[1], static_cast<const TensorData*>(ctx.outputs[0])}) {
     GLD_RETURN_IF_ERROR(CheckType(ctx, *t, DataType::kFloat32, "operand"));

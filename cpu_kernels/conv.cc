@@ -14,7 +14,8 @@ constexpr int64_t kPixelsPerBlock = 6 * 12;  // a multiple of the GEMM row tile
 }  // namespace
 
 Status RunConv2d(KernelContext& ctx) {
-  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) return xnn->Run(ctx);
+  GLD_ASSIGN_OR_RETURN(const bool ran_on_xnnpack, RunXnnOperator(ctx));
+  if (ran_on_xnnpack) return OkStatus();
   ConvIo io;
   GLD_RETURN_IF_ERROR(GetConvIo(ctx, &io));
   const Conv2dAttributes* attrs = nullptr;

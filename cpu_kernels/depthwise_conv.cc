@@ -119,7 +119,8 @@ void ClampRow(float* p, int64_t n, float lo, float hi) {
 }  // namespace
 
 Status RunDepthwiseConv2d(KernelContext& ctx) {
-  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) return xnn->Run(ctx);
+  GLD_ASSIGN_OR_RETURN(const bool ran_on_xnnpack, RunXnnOperator(ctx));
+  if (ran_on_xnnpack) return OkStatus();
   ConvIo io;
   GLD_RETURN_IF_ERROR(GetConvIo(ctx, &io));
   const DepthwiseConv2dAttributes* attrs = nullptr;

@@ -131,7 +131,8 @@ Activation BinaryActivation(const KernelContext& ctx) {
 }
 
 Status RunBinary(KernelContext& ctx, BinOp op) {
-  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) return xnn->Run(ctx);
+  GLD_ASSIGN_OR_RETURN(const bool ran_on_xnnpack, RunXnnOperator(ctx));
+  if (ran_on_xnnpack) return OkStatus();
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
   const Activation act = BinaryActivation(ctx);
   const TensorData& a = *ctx.inputs[0];

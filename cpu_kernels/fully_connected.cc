@@ -72,7 +72,8 @@ Status PrepareFullyConnected(KernelContext& ctx) {
 }
 
 Status RunFullyConnected(KernelContext& ctx) {
-  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) return xnn->Run(ctx);
+  GLD_ASSIGN_OR_RETURN(const bool ran_on_xnnpack, RunXnnOperator(ctx));
+  if (ran_on_xnnpack) return OkStatus();
   FcArgs a;
   GLD_RETURN_IF_ERROR(GetFcArgs(ctx, &a));
   const TensorData& in = *a.in;

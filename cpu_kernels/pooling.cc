@@ -33,7 +33,8 @@ Status CheckPool(const KernelContext& ctx, const Pool2dAttributes** attrs) {
 }
 
 Status RunPool(KernelContext& ctx, PoolKind kind) {
-  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) return xnn->Run(ctx);
+  GLD_ASSIGN_OR_RETURN(const bool ran_on_xnnpack, RunXnnOperator(ctx));
+  if (ran_on_xnnpack) return OkStatus();
   const Pool2dAttributes* attrs = nullptr;
   GLD_RETURN_IF_ERROR(CheckPool(ctx, &attrs));
   const TensorData& in = *ctx.inputs[0];
@@ -100,8 +101,10 @@ Status PreparePool(KernelContext& ctx, PoolKind kind) {
   w.pad_t = ComputePadding(attrs->padding, in[1], attrs->filter_h, attrs->stride_h, 1, out[1]).before;
   w.pad_l = ComputePadding(attrs->padding, in[2], attrs->filter_w, attrs->stride_w, 1, out[2]).before;
   // A window wholly in the padding has no element: XNNPACK and TFLite may
-  // differ there, so such pools stay on the kernel's own code.
-  if (!XnnMayTake(ctx) || !CompleteXnnWindow(in, out, &w) || w.pad_t >= w.kh || w.pad_b >= w.kh ||
+  // differ there, so such pools stay on the kernel's own code. So does max
+  // pooling: XNNPACK's maximum of a window holding NaN is neither TFLite's
+  // (a NaN never wins) nor a NaN, and nothing in its output tells.
+  if (kind == PoolKind::kMax || !XnnMayTake(ctx) || !CompleteXnnWindow(in, out, &w) || w.pad_t >= w.kh || w.pad_b >= w.kh ||
       w.pad_l >= w.kw || w.pad_r >= w.kw || ctx.outputs[0]->num_elements() == 0) {
     return OkStatus();
   }

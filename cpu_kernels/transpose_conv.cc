@@ -168,7 +168,8 @@ Status GetTransposeConvArgs(const KernelContext& ctx, bool mediapipe, TransposeC
 }
 
 Status RunTransposeConvNode(KernelContext& ctx, bool mediapipe) {
-  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) return xnn->Run(ctx);
+  GLD_ASSIGN_OR_RETURN(const bool ran_on_xnnpack, RunXnnOperator(ctx));
+  if (ran_on_xnnpack) return OkStatus();
   TransposeConvArgs a;
   GLD_RETURN_IF_ERROR(GetTransposeConvArgs(ctx, mediapipe, &a));
   return TransposeConvCore(ctx, *a.in, *a.weights, a.bias, *a.out, a.stride_h, a.stride_w, a.pad_t, a.pad_l,

@@ -1,5 +1,7 @@
 #include "cpu_kernels/xnnpack_op.h"
 
+#include <limits>
+
 namespace gld::cpu {
 
 bool XnnAvailable() {
@@ -7,13 +9,43 @@ bool XnnAvailable() {
   return available;
 }
 
-ActivationRange XnnOutputRange(Activation a) {
-  return IsClampActivation(a) ? GetActivationRange(a) : ActivationRange{};
+ActivationRange XnnOutputRange(Activation) { return ActivationRange{}; }
+
+namespace {
+// True when any element of a float tensor is NaN or infinite.
+bool HoldsNonFinite(const TensorData& t) {
+  if (t.type != DataType::kFloat32) return false;
+  const float* d = t.as<float>();
+  const int64_t n = t.num_elements();
+  bool seen = false;
+  for (int64_t i = 0; i < n; ++i) seen |= !(d[i] - d[i] == 0.f);  // NaN and +-inf give NaN
+  return seen;
 }
+
+// True when any element of a float output is infinite.
+bool HoldsInfinity(const TensorData& out) {
+  if (out.type != DataType::kFloat32) return false;
+  const float* d = out.as<float>();
+  const int64_t n = out.num_elements();
+  const float inf = std::numeric_limits<float>::infinity();
+  bool seen = false;
+  for (int64_t i = 0; i < n; ++i) seen |= d[i] == inf || d[i] == -inf;
+  return seen;
+}
+}  // namespace
 
 XnnOperatorState::~XnnOperatorState() { xnn_delete_operator(op_); }
 
-Status XnnOperatorState::Run(KernelContext& ctx) {
+Status XnnOperatorState::Run(KernelContext& ctx, bool* done) {
+  *done = false;
+  if (check_inputs_for_nan_) {
+    for (size_t i = 0; i < ctx.inputs.size(); ++i) {
+      if (ctx.inputs[i] != nullptr && !ctx.InputIsConstant(i) && HoldsNonFinite(*ctx.inputs[i])) {
+        ctx.state = nullptr;
+        return OkStatus();
+      }
+    }
+  }
   // The buffers in the order set_up_for_ keeps them, compared without
   // allocating: a run whose buffers have not moved skips the setup.
   const size_t count = ctx.inputs.size() + ctx.outputs.size();
@@ -38,10 +70,25 @@ Status XnnOperatorState::Run(KernelContext& ctx) {
   if (s != xnn_status_success) {
     return InternalError(KernelLabel(ctx) + ": XNNPACK run failed (status " + std::to_string(s) + ")");
   }
-  if (after_ != Activation::kNone && !IsClampActivation(after_)) {
+  for (TensorData* out : ctx.outputs) {
+    if (HoldsInfinity(*out)) {
+      ctx.state = nullptr;
+      return OkStatus();
+    }
+  }
+  if (after_ != Activation::kNone) {
     for (TensorData* out : ctx.outputs) ApplyActivationInPlace(after_, out->as<float>(), out->num_elements());
   }
+  *done = true;
   return OkStatus();
+}
+
+StatusOr<bool> RunXnnOperator(KernelContext& ctx) {
+  XnnOperatorState* xnn = FindXnnOperator(ctx);
+  if (xnn == nullptr) return false;
+  bool done = false;
+  GLD_RETURN_IF_ERROR(xnn->Run(ctx, &done));
+  return done;
 }
 
 void KeepXnnOperator(KernelContext& ctx, xnn_status status, xnn_operator_t op, Activation activation,

@@ -19,8 +19,10 @@ namespace gld::cpu {
 // True once XNNPACK initialized for this process (checked once).
 bool XnnAvailable();
 
-// Output clamp of a fused activation: its range for clamp-type activations,
-// +-infinity for the others (applied after the operator).
+// The output range operators are created with: always +-infinity. XNNPACK
+// clamps with max(acc, min), which turns a NaN into `min`: a fused activation
+// is applied after the operator instead, keeping NaN as the CPU kernels and
+// LiteRT do (see XnnOperatorState::Run).
 ActivationRange XnnOutputRange(Activation a);
 
 // The operator of one node, with what its last setup was made for.
@@ -34,14 +36,30 @@ class XnnOperatorState : public KernelState {
   XnnOperatorState(const XnnOperatorState&) = delete;
   XnnOperatorState& operator=(const XnnOperatorState&) = delete;
 
-  Status Run(KernelContext& ctx);
+  // Runs the operator, then the fused activation. Even unclamped, XNNPACK's
+  // output stage turns a NaN into an infinity (-inf for convolutions and
+  // elementwise ops, +inf for the deconvolution); so when an output holds an
+  // infinity (which only a NaN, an infinite input or an overflow makes),
+  // *done is false and the kernel runs its own code for this run, with exact
+  // NaN and infinity semantics (ctx.state is then cleared so that the own
+  // code leaves the operator in its slot alone).
+  Status Run(KernelContext& ctx, bool* done);
+
+  // For operators whose output cannot show a NaN they met or made (XNNPACK's
+  // sigmoid gives 1 for NaN, its hard swish gives 0 for -inf where
+  // -inf * 0 is NaN): each run first looks for NaN and infinities in the
+  // non-constant float inputs and sends the node to the own code when there
+  // is one. A pass over the input, for ops that read each input element once
+  // anyway.
+  void CheckInputsForNan() { check_inputs_for_nan_ = true; }
 
  private:
   xnn_operator_t op_;
-  Activation after_;  // a non-clamp fused activation, applied after the run
+  Activation after_;  // the fused activation, applied after the run
   SetupFn setup_;
   std::vector<const void*> set_up_for_;  // input and output pointers of the last setup
   pthreadpool_t set_up_pool_ = nullptr;
+  bool check_inputs_for_nan_ = false;
 };
 
 // Keeps `op` (created by an xnn_create_* call that returned `status`) in the
@@ -52,6 +70,11 @@ void KeepXnnOperator(KernelContext& ctx, xnn_status status, xnn_operator_t op, A
 
 // The node's XNNPACK operator, or nullptr when it has none.
 XnnOperatorState* FindXnnOperator(const KernelContext& ctx);
+
+// Runs the node's XNNPACK operator when it has one; true when its output
+// stands, false when the kernel must run its own code (no operator, or an
+// output that needs the exact NaN/infinity path).
+StatusOr<bool> RunXnnOperator(KernelContext& ctx);
 
 // Whether prepare may create an operator for the node: XNNPACK initialized,
 // the node has a state slot, and input 0 is not a constant (XNNPACK keeps

@@ -74,6 +74,7 @@ void FillInfo(const gld::TensorInfo& info, const std::vector<int32_t>& dims, Gld
   out->num_scales = static_cast<int32_t>(info.quantization.scale.size());
   out->scales = info.quantization.scale.data();
   out->zero_points = info.quantization.zero_point.data();
+  out->index = info.index;
 }
 
 }  // namespace
@@ -210,6 +211,21 @@ GldStatus GldOptionsSetMaxDelegatedPartitions(GldOptions* options, int32_t max_p
                                           std::to_string(max_partitions));
   }
   options->options.max_delegated_partitions = max_partitions;
+  return GLD_OK;
+}
+
+GldStatus GldOptionsSetMinNodesPerPartition(GldOptions* options, int32_t min_nodes) {
+  if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetMinNodesPerPartition: null options");
+  if (min_nodes < 0) {
+    return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetMinNodesPerPartition: must be >= 0, got " + std::to_string(min_nodes));
+  }
+  options->options.min_nodes_per_partition = min_nodes;
+  return GLD_OK;
+}
+
+GldStatus GldOptionsSetTuneWorkgroups(GldOptions* options, int32_t enable) {
+  if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetTuneWorkgroups: null options");
+  options->options.tune_workgroups = enable != 0;
   return GLD_OK;
 }
 

@@ -43,9 +43,20 @@ Status CpuNodeStep::CallKernel(cpu::KernelFn fn, StepContext& ctx) {
   try {
     s = fn(k);
   } catch (const std::bad_alloc&) {
-    // Packing weights and im2col scratch allocate inside the kernels, on
-    // this thread.
-    return InternalError(label_ + ": cannot allocate memory for its packed weights or scratch buffers");
+    // Packing weights and scratch buffers allocate inside the kernels (on a
+    // worker, the pool hands the exception to this thread). The allocator
+    // does not say how much it was asked for; the node's constant inputs and
+    // outputs give the scale.
+    uint64_t constant_bytes = 0, output_bytes = 0;
+    for (int t : node_->inputs) {
+      if (t != kNoTensor && ctx.graph->tensors[static_cast<size_t>(t)].is_constant) {
+        constant_bytes += ctx.graph->tensors[static_cast<size_t>(t)].data.size();
+      }
+    }
+    for (int t : node_->outputs) output_bytes += (*ctx.tensors)[t].bytes;
+    return InternalError(label_ + ": cannot allocate memory for its packed weights or scratch buffers (its constant "
+                         "inputs hold " + std::to_string(constant_bytes) + " bytes, its outputs " +
+                         std::to_string(output_bytes) + " bytes)");
   }
   if (s.ok()) return s;
   // Kernels usually name the node already; add the label only when missing.

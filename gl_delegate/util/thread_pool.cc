@@ -213,12 +213,25 @@ namespace gld {
 
 namespace {
 
+// A ParallelFor loop. An exception thrown in a chunk (std::bad_alloc from a
+// kernel's scratch buffer) must not leave a worker thread, which would end
+// the process: the first one is kept, the chunks not yet started are
+// skipped, and ParallelFor throws it again on the calling thread.
 struct ChunkBody {
   const std::function<void(int64_t, int64_t)>* fn;
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;  // written once, by the chunk that set `failed`
 };
 
 void RunChunk(const void* body, size_t begin, size_t end) {
-  (*static_cast<const ChunkBody*>(body)->fn)(static_cast<int64_t>(begin), static_cast<int64_t>(end));
+  auto* b = const_cast<ChunkBody*>(static_cast<const ChunkBody*>(body));
+  if (b->failed.load(std::memory_order_acquire)) return;
+  try {
+    (*b->fn)(static_cast<int64_t>(begin), static_cast<int64_t>(end));
+  } catch (...) {
+    bool expected = false;
+    if (b->failed.compare_exchange_strong(expected, true)) b->error = std::current_exception();
+  }
 }
 
 void Nothing(const void*, size_t, size_t) {}
@@ -237,12 +250,16 @@ void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t, int64_
     fn(0, n);
     return;
   }
-  ChunkBody body{&fn};
+  ChunkBody body;
+  body.fn = &fn;
   Loop loop;
   loop.run = RunChunk;
   loop.body = &body;
   loop.items = static_cast<size_t>(n);
   pool_->Run(loop);
+  // Every chunk is done (Run waited on the pool's counter), so `error` is
+  // visible here.
+  if (body.error) std::rethrow_exception(body.error);
 }
 
 void ThreadPool::Release() {

@@ -35,6 +35,10 @@ TEST(CApi, CreateRunAndDelete) {
   EXPECT_EQ(info.dims[1], 4);
   EXPECT_EQ(info.bytes, 16u);
   EXPECT_EQ(info.num_scales, 0);
+  EXPECT_EQ(info.index, 0);  // the file's tensor index: x, c, s, y
+  ASSERT_EQ(GldInterpreterGetOutputInfo(interp, 0, &info), GLD_OK);
+  EXPECT_STREQ(info.name, "y");
+  EXPECT_EQ(info.index, 3);
 
   float in[4] = {-3, -1, 1, 3}, out[4] = {};
   ASSERT_EQ(GldInterpreterSetInput(interp, 0, in, sizeof in), GLD_OK);
@@ -166,6 +170,20 @@ TEST(CApi, ReportAndPlacement) {
   EXPECT_EQ(r.segments, 1);
   EXPECT_EQ(r.gpu_nodes, 1);
   GldInterpreterDelete(interp);
+
+  // Segments of fewer than two nodes stay on the CPU: both one-node segments.
+  options = GldOptionsCreate();
+  ASSERT_EQ(GldOptionsSetBackend(options, GLD_BACKEND_GL), GLD_OK);
+  ASSERT_EQ(GldOptionsAddGpuDenyOp(options, "ABS"), GLD_OK);
+  ASSERT_EQ(GldOptionsSetMinNodesPerPartition(options, 2), GLD_OK);
+  interp = Create(m.model, options, &error);
+  ASSERT_NE(interp, nullptr) << error;
+  ASSERT_EQ(GldInterpreterGetReport(interp, &r), GLD_OK);
+  EXPECT_EQ(r.segments, 0);
+  EXPECT_EQ(r.gpu_nodes, 0);
+  ASSERT_EQ(GldInterpreterGetNodePlacement(interp, 0, &n), GLD_OK);
+  EXPECT_STREQ(n.reason, "min_nodes_per_partition=2");
+  GldInterpreterDelete(interp);
 }
 
 TEST(CApi, ProfileRows) {
@@ -221,6 +239,9 @@ TEST(CApi, OptionErrorsNameTheValue) {
   GldOptions* options = GldOptionsCreate();
   EXPECT_EQ(GldOptionsSetMaxDelegatedPartitions(options, -1), GLD_INVALID_ARGUMENT);
   EXPECT_NE(std::string(GldLastErrorMessage()).find("-1"), std::string::npos) << GldLastErrorMessage();
+  EXPECT_EQ(GldOptionsSetMinNodesPerPartition(options, -3), GLD_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(GldLastErrorMessage()).find("-3"), std::string::npos) << GldLastErrorMessage();
+  EXPECT_EQ(GldOptionsSetTuneWorkgroups(nullptr, 1), GLD_INVALID_ARGUMENT);
   EXPECT_EQ(GldOptionsSetEglDevice(options, -2), GLD_INVALID_ARGUMENT);
   EXPECT_EQ(GldOptionsSetContextMode(options, static_cast<GldContextMode>(7)), GLD_INVALID_ARGUMENT);
   int dummy = 0;

@@ -121,12 +121,15 @@ Case Pool(std::string name, OpType op, Shape in, int k, int stride, Padding p, b
           xnnpack};
 }
 
+// Average pooling runs on XNNPACK; max pooling stays on the own kernel (a
+// window holding NaN: XNNPACK's result is neither TFLite's nor NaN).
 TEST(Xnnpack, PoolingMatchesTheOwnKernel) {
   for (OpType op : {OpType::kMaxPool2d, OpType::kAveragePool2d}) {
     const std::string n = OpTypeName(op);
-    Check(Pool(n + " 2x2 valid", op, {1, 8, 8, 16}, 2, 2, Padding::kValid));
-    Check(Pool(n + " 3x3 same stride 2", op, {2, 9, 7, 5}, 3, 2, Padding::kSame));
-    Check(Pool(n + " 3x3 same stride 1", op, {1, 5, 5, 8}, 3, 1, Padding::kSame));
+    const bool xnnpack = op == OpType::kAveragePool2d;
+    Check(Pool(n + " 2x2 valid", op, {1, 8, 8, 16}, 2, 2, Padding::kValid, xnnpack));
+    Check(Pool(n + " 3x3 same stride 2", op, {2, 9, 7, 5}, 3, 2, Padding::kSame, xnnpack));
+    Check(Pool(n + " 3x3 same stride 1", op, {1, 5, 5, 8}, 3, 1, Padding::kSame, xnnpack));
   }
 }
 

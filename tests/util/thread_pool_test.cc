@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -37,6 +38,30 @@ TEST(ThreadPool, UsesSeveralThreads) {
   });
   std::sort(ids.begin(), ids.end());
   EXPECT_EQ(std::unique(ids.begin(), ids.end()) - ids.begin(), 3);
+}
+
+// A chunk that throws on a worker (a kernel's allocation failing) must not
+// end the process: the exception reaches the thread that called ParallelFor,
+// and the pool goes on serving loops.
+TEST(ThreadPool, AnExceptionOnAWorkerReachesTheCaller) {
+  ThreadPool pool(3);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<int> thrown{0};
+  for (int round = 0; round < 20; ++round) {
+    EXPECT_THROW(pool.ParallelFor(64,
+                                  [&](int64_t b, int64_t) {
+                                    // Throw from a chunk that runs on a worker when there is one.
+                                    if (std::this_thread::get_id() != caller || b == 0) {
+                                      thrown++;
+                                      throw std::bad_alloc();
+                                    }
+                                  }),
+                 std::bad_alloc);
+  }
+  EXPECT_GE(thrown.load(), 20);
+  std::atomic<int64_t> sum{0};
+  pool.ParallelFor(100, [&](int64_t b, int64_t e) { sum += e - b; });
+  EXPECT_EQ(sum.load(), 100);
 }
 
 TEST(ThreadPool, SingleThreadRunsInline) {

@@ -142,6 +142,7 @@ typedef struct GldTensorInfo {
   int32_t num_scales;
   const float* scales;
   const int64_t* zero_points;
+  int32_t index; /* the tensor's index in the model file's subgraph (LiteRT's tensor index) */
 } GldTensorInfo;
 
 GLD_EXPORT const char* GldVersion(void);
@@ -169,6 +170,13 @@ GLD_EXPORT GldStatus GldOptionsSetCacheDir(GldOptions* options, const char* dir)
 GLD_EXPORT GldStatus GldOptionsSetModelToken(GldOptions* options, const char* token);
 /* At most this many GPU segments (the largest stay on the GPU); 0: no limit. */
 GLD_EXPORT GldStatus GldOptionsSetMaxDelegatedPartitions(GldOptions* options, int32_t max_partitions);
+/* GPU segments of fewer nodes run on the CPU (TFLite's min_nodes_per_partition),
+ * applied before the limit above; 0 or 1: every segment stays. */
+GLD_EXPORT GldStatus GldOptionsSetMinNodesPerPartition(GldOptions* options, int32_t min_nodes);
+/* Non-zero: time a few workgroup shapes per GL dispatch at creation and keep
+ * the fastest in the cache folder (needs GldOptionsSetCacheDir); later runs
+ * with that folder use them without timing. */
+GLD_EXPORT GldStatus GldOptionsSetTuneWorkgroups(GldOptions* options, int32_t enable);
 /* EGL device index; -1 (the default): GLD_EGL_DEVICE, else the first that works. */
 GLD_EXPORT GldStatus GldOptionsSetEglDevice(GldOptions* options, int32_t device);
 /* Non-zero: time every CPU node and GPU dispatch (GldInterpreterGetProfile). */
