@@ -31,7 +31,6 @@ Status PrepareXnnUnary(KernelContext& ctx, XnnUnaryCreate create, XnnUnarySetup 
     return setup(o, static_cast<size_t>(c.inputs[0]->num_elements()), c.inputs[0]->as<float>(),
                  c.outputs[0]->as<float>(), pool);
   });
-  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) xnn->CheckInputsForNan();
   return OkStatus();
 }
 
@@ -113,7 +112,6 @@ Status PreparePrelu(KernelContext& ctx) {
                     return xnn_setup_prelu_nc_f32(o, static_cast<size_t>(c.inputs[0]->num_elements()) / channels,
                                                   c.inputs[0]->as<float>(), c.outputs[0]->as<float>(), pool);
                   });
-  if (XnnOperatorState* xnn = FindXnnOperator(ctx)) xnn->CheckInputsForNan();
   return OkStatus();
 }
 

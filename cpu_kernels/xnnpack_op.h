@@ -45,13 +45,6 @@ class XnnOperatorState : public KernelState {
   // code leaves the operator in its slot alone).
   Status Run(KernelContext& ctx, bool* done);
 
-  // For operators whose output cannot show a NaN they met or made (XNNPACK's
-  // sigmoid gives 1 for NaN, its hard swish gives 0 for -inf where
-  // -inf * 0 is NaN): each run first looks for NaN and infinities in the
-  // non-constant float inputs and sends the node to the own code when there
-  // is one. A pass over the input, for ops that read each input element once
-  // anyway.
-  void CheckInputsForNan() { check_inputs_for_nan_ = true; }
 
  private:
   xnn_operator_t op_;
@@ -59,7 +52,6 @@ class XnnOperatorState : public KernelState {
   SetupFn setup_;
   std::vector<const void*> set_up_for_;  // input and output pointers of the last setup
   pthreadpool_t set_up_pool_ = nullptr;
-  bool check_inputs_for_nan_ = false;
 };
 
 // Keeps `op` (created by an xnn_create_* call that returned `status`) in the
