@@ -11,9 +11,9 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/tool_run.h"
 #include "gldelegate/model_builder.hpp"
 #include "gldelegate/npy.hpp"
 #include "json_reader.h"
@@ -32,53 +32,37 @@ namespace fs = std::filesystem;
 using testing::JsonReader;
 using testing::JsonValue;
 
-struct Result {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string ReadText(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-int CountLines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
-
+using Result = testing::ToolResult;
+using testing::CountLines;
 bool SkipGl() {
   const char* v = std::getenv("GLD_SKIP_GL_TESTS");
   return v != nullptr && *v != '\0' && std::string(v) != "0";
 }
 
+// At the top of a GL test: fails without GL, or skips with GLD_SKIP_GL_TESTS.
+#define GLD_REQUIRE_GL_BENCHMARK()                                                    \
+  if (const std::string no_gl = NoGl(); !no_gl.empty()) {                              \
+    if (SkipGl()) GTEST_SKIP() << "no GL (GLD_SKIP_GL_TESTS): " << no_gl;              \
+    FAIL() << "no GL backend (set GLD_SKIP_GL_TESTS=1 to skip): " << no_gl;            \
+  }
+
 class BenchmarkToolTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!GLD_HAVE_BENCHMARK) GTEST_SKIP() << "gld_benchmark not built (GLD_BUILD_TOOLS=OFF)";
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("gld_benchmark_test_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing::FreshTestDir("gld_benchmark_test");
     model_ = WriteModel();
   }
   void TearDown() override {
     if (!dir_.empty()) fs::remove_all(dir_);
   }
 
-  Result Run(const std::string& args) {
-    fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    std::string cmd = std::string("GLD_LOG_LEVEL=off '") + GLD_BENCHMARK_PATH + "' " + args + " >'" + out.string() +
-                      "' 2>'" + err.string() + "'";
-    int status = std::system(cmd.c_str());
-    Result r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = ReadText(out);
-    r.err = ReadText(err);
-    return r;
+  Result Run(const std::string& args) { return testing::RunTool(dir_, GLD_BENCHMARK_PATH, args); }
+
+  // Why gld_benchmark cannot run the model on GL; "" when it can.
+  std::string NoGl() {
+    Result r = Run("--graph=" + model_ + " --backend=gl --num_runs=1");
+    return r.exit_code == 0 ? "" : r.err;
   }
 
   // Runs with --json and returns the parsed report (fails the test when the
@@ -90,7 +74,7 @@ class BenchmarkToolTest : public ::testing::Test {
     if (result != nullptr) *result = r;
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::string error;
-    auto v = JsonReader::Parse(ReadText(json), &error);
+    auto v = JsonReader::Parse(testing::ReadWholeFile(json), &error);
     EXPECT_TRUE(v.has_value()) << error;
     return v.value_or(JsonValue());
   }
@@ -236,11 +220,7 @@ TEST_F(BenchmarkToolTest, CpuProfilingRowsAndTables) {
 }
 
 TEST_F(BenchmarkToolTest, GlProfilingAndPartitionLimit) {
-  Result r = Run("--graph=" + model_ + " --backend=gl --num_runs=1");
-  if (r.exit_code != 0) {
-    if (SkipGl()) GTEST_SKIP() << "no GL (GLD_SKIP_GL_TESTS): " << r.err;
-    FAIL() << "no GL backend (set GLD_SKIP_GL_TESTS=1 to skip): " << r.err;
-  }
+  GLD_REQUIRE_GL_BENCHMARK();
   JsonValue v = RunJson("--use_gpu=true --num_runs=2 --enable_op_profiling --gpu_deny_ops=ADD");
   ASSERT_TRUE(v.Has("ops"));
   EXPECT_EQ(v["backend"].string, "gl");
@@ -315,7 +295,7 @@ TEST_F(BenchmarkToolTest, MissingFileAndBadModelAreOneLineErrors) {
   std::ofstream(junk, std::ios::binary) << "this is not a flatbuffer, just forty-odd bytes of text";
   ExpectOneLineError(Run("--graph=" + junk.string()), junk.string());
   // A real model cut short.
-  const std::string bytes = ReadText(model_);
+  const std::string bytes = testing::ReadWholeFile(model_);
   const fs::path cut = dir_ / "cut.tflite";
   std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
   ExpectOneLineError(Run("--graph=" + cut.string()), cut.string());
@@ -405,11 +385,7 @@ TEST_F(BenchmarkToolTest, ExternalDelegateIsRefused) {
 }
 
 TEST_F(BenchmarkToolTest, MinNodesPerPartitionKeepsSmallSegmentsOnTheCpu) {
-  Result probe = Run("--graph=" + model_ + " --backend=gl --num_runs=1");
-  if (probe.exit_code != 0) {
-    if (SkipGl()) GTEST_SKIP() << "no GL (GLD_SKIP_GL_TESTS): " << probe.err;
-    FAIL() << "no GL backend (set GLD_SKIP_GL_TESTS=1 to skip): " << probe.err;
-  }
+  GLD_REQUIRE_GL_BENCHMARK();
   // ADD on the CPU leaves two one-node segments (MUL | MAXIMUM).
   JsonValue two = RunJson("--backend=gl --num_runs=1 --gpu_deny_ops=ADD");
   EXPECT_EQ(two["segments"].number, 2);
@@ -422,7 +398,7 @@ TEST_F(BenchmarkToolTest, MinNodesPerPartitionKeepsSmallSegmentsOnTheCpu) {
 TEST_F(BenchmarkToolTest, ProfilingCsvFile) {
   const std::string csv = (dir_ / "ops.csv").string();
   JsonValue v = RunJson("--backend=cpu --num_runs=2 --enable_op_profiling --profiling_output_csv_file=" + csv);
-  std::istringstream lines(ReadText(csv));
+  std::istringstream lines(testing::ReadWholeFile(csv));
   std::string line;
   ASSERT_TRUE(std::getline(lines, line));
   EXPECT_EQ(line, "node type,start,first,avg_ms,%,cdf%,mem KB,times called,name");
@@ -442,11 +418,7 @@ TEST_F(BenchmarkToolTest, NumThreadsMinusOneMeansEveryCore) {
 }
 
 TEST_F(BenchmarkToolTest, UseGpuAllowsPrecisionLossByDefault) {
-  Result probe = Run("--graph=" + model_ + " --backend=gl --num_runs=1");
-  if (probe.exit_code != 0) {
-    if (SkipGl()) GTEST_SKIP() << "no GL (GLD_SKIP_GL_TESTS): " << probe.err;
-    FAIL() << "no GL backend (set GLD_SKIP_GL_TESTS=1 to skip): " << probe.err;
-  }
+  GLD_REQUIRE_GL_BENCHMARK();
   EXPECT_EQ(RunJson("--use_gpu=true --num_runs=1")["precision"].string, "fp16");
   EXPECT_EQ(RunJson("--use_gpu=true --gpu_precision_loss_allowed=false --num_runs=1")["precision"].string, "fp32");
   EXPECT_EQ(RunJson("--use_gpu=true --precision=fp32 --num_runs=1")["precision"].string, "fp32");
