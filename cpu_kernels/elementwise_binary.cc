@@ -185,7 +185,7 @@ Status PrepareXnnBinary(KernelContext& ctx, XnnBinaryCreate create, XnnBinarySet
     (*copies)[i].assign(static_cast<size_t>(t.num_elements()) + 16, 0.f);
     std::copy(t.as<float>(), t.as<float>() + t.num_elements(), (*copies)[i].begin());
   }
-  const ActivationRange range = XnnOutputRange(act);
+  const ActivationRange range = XnnOutputRange();
   xnn_operator_t op = nullptr;
   const xnn_status s = create(range.lo, range.hi, 0, &op);
   KeepXnnOperator(ctx, s, op, act, [setup, copies](const KernelContext& c, xnn_operator_t o, pthreadpool_t pool) {

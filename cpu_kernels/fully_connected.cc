@@ -61,7 +61,7 @@ Status PrepareFullyConnected(KernelContext& ctx) {
   FcArgs a;
   GLD_RETURN_IF_ERROR(GetFcArgs(ctx, &a));
   if (!XnnMayTake(ctx) || !XnnWeightsAreConstant(ctx, 1, 2) || a.rows == 0 || a.units == 0) return OkStatus();
-  const ActivationRange range = XnnOutputRange(a.activation);
+  const ActivationRange range = XnnOutputRange();
   xnn_operator_t op = nullptr;
   const xnn_status s = xnn_create_fully_connected_nc_f32(
       static_cast<size_t>(a.depth), static_cast<size_t>(a.units), static_cast<size_t>(a.depth),

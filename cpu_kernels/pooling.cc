@@ -83,13 +83,11 @@ Status RunPool(KernelContext& ctx, PoolKind kind) {
   return OkStatus();
 }
 
-xnn_status SetupPool(const KernelContext& ctx, xnn_operator_t op, pthreadpool_t pool, PoolKind kind) {
+xnn_status SetupAveragePool(const KernelContext& ctx, xnn_operator_t op, pthreadpool_t pool) {
   const TensorData& in = *ctx.inputs[0];
   const size_t n = static_cast<size_t>(in.shape[0]), h = static_cast<size_t>(in.shape[1]),
                w = static_cast<size_t>(in.shape[2]);
-  float* y = ctx.outputs[0]->as<float>();
-  return kind == PoolKind::kMax ? xnn_setup_max_pooling2d_nhwc_f32(op, n, h, w, in.as<float>(), y, pool)
-                                : xnn_setup_average_pooling2d_nhwc_f32(op, n, h, w, in.as<float>(), y, pool);
+  return xnn_setup_average_pooling2d_nhwc_f32(op, n, h, w, in.as<float>(), ctx.outputs[0]->as<float>(), pool);
 }
 
 Status PreparePool(KernelContext& ctx, PoolKind kind) {
@@ -104,23 +102,18 @@ Status PreparePool(KernelContext& ctx, PoolKind kind) {
   // differ there, so such pools stay on the kernel's own code. So does max
   // pooling: XNNPACK's maximum of a window holding NaN is neither TFLite's
   // (a NaN never wins) nor a NaN, and nothing in its output tells.
-  if (kind == PoolKind::kMax || !XnnMayTake(ctx) || !CompleteXnnWindow(in, out, &w) || w.pad_t >= w.kh || w.pad_b >= w.kh ||
-      w.pad_l >= w.kw || w.pad_r >= w.kw || ctx.outputs[0]->num_elements() == 0) {
+  if (kind == PoolKind::kMax || !XnnMayTake(ctx) || !CompleteXnnWindow(in, out, &w) || w.pad_t >= w.kh ||
+      w.pad_b >= w.kh || w.pad_l >= w.kw || w.pad_r >= w.kw || ctx.outputs[0]->num_elements() == 0) {
     return OkStatus();
   }
-  const ActivationRange range = XnnOutputRange(attrs->activation);
+  const ActivationRange range = XnnOutputRange();
   const size_t ch = static_cast<size_t>(in[3]);
   const auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
   xnn_operator_t op = nullptr;
-  const xnn_status s =
-      kind == PoolKind::kMax
-          ? xnn_create_max_pooling2d_nhwc_f32(u(w.pad_t), u(w.pad_r), u(w.pad_b), u(w.pad_l), u(w.kh), u(w.kw),
-                                              u(w.sh), u(w.sw), 1, 1, ch, ch, ch, range.lo, range.hi, 0, &op)
-          : xnn_create_average_pooling2d_nhwc_f32(u(w.pad_t), u(w.pad_r), u(w.pad_b), u(w.pad_l), u(w.kh),
-                                                  u(w.kw), u(w.sh), u(w.sw), ch, ch, ch, range.lo, range.hi, 0, &op);
-  KeepXnnOperator(ctx, s, op, attrs->activation, [kind](const KernelContext& c, xnn_operator_t o, pthreadpool_t p) {
-    return SetupPool(c, o, p, kind);
-  });
+  const xnn_status s = xnn_create_average_pooling2d_nhwc_f32(u(w.pad_t), u(w.pad_r), u(w.pad_b), u(w.pad_l), u(w.kh),
+                                                              u(w.kw), u(w.sh), u(w.sw), ch, ch, ch, range.lo,
+                                                              range.hi, 0, &op);
+  KeepXnnOperator(ctx, s, op, attrs->activation, SetupAveragePool);
   return OkStatus();
 }
 

@@ -199,7 +199,7 @@ Status PrepareTransposeConvNode(KernelContext& ctx, bool mediapipe) {
       !DeconvolutionTail(in[2], out[2], w[2], a.stride_w, a.pad_l, &pad_r, &adj_w)) {
     return OkStatus();
   }
-  const ActivationRange range = XnnOutputRange(a.activation);
+  const ActivationRange range = XnnOutputRange();
   xnn_operator_t op = nullptr;
   const xnn_status s = xnn_create_deconvolution2d_nhwc_f32(
       static_cast<uint32_t>(a.pad_t), static_cast<uint32_t>(pad_r), static_cast<uint32_t>(pad_b),

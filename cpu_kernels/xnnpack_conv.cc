@@ -45,7 +45,7 @@ Status PrepareConvolution(KernelContext& ctx, bool depthwise) {
       io.out->num_elements() == 0) {
     return OkStatus();
   }
-  const ActivationRange range = XnnOutputRange(attrs->activation);
+  const ActivationRange range = XnnOutputRange();
   xnn_operator_t op = nullptr;
   const xnn_status s = xnn_create_convolution2d_nhwc_f32(
       static_cast<uint32_t>(w.pad_t), static_cast<uint32_t>(w.pad_r), static_cast<uint32_t>(w.pad_b),

@@ -12,7 +12,7 @@ bool XnnAvailable() {
   return available;
 }
 
-ActivationRange XnnOutputRange(Activation) { return ActivationRange{}; }
+ActivationRange XnnOutputRange() { return ActivationRange{}; }
 
 namespace {
 // True when any element of a float tensor is NaN or infinite: its exponent

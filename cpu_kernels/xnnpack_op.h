@@ -23,7 +23,7 @@ bool XnnAvailable();
 // clamps with max(acc, min), which turns a NaN into `min`: a fused activation
 // is applied after the operator instead, keeping NaN as the CPU kernels and
 // LiteRT do (see XnnOperatorState::Run).
-ActivationRange XnnOutputRange(Activation a);
+ActivationRange XnnOutputRange();
 
 // The operator of one node, with what its last setup was made for.
 class XnnOperatorState : public KernelState {
