@@ -36,7 +36,11 @@ void DequantizeAffine(const void* src, int64_t begin, int64_t end, const AffineQ
     const int64_t zp = q.zero_point == nullptr ? 0 : q.zero_point[c];
     Q value;
     std::memcpy(&value, bytes + static_cast<size_t>(i) * sizeof(Q), sizeof(Q));
-    const double difference = static_cast<double>(static_cast<int64_t>(value) - zp);
+    // In double, not int64: a model's zero point may be any int64 (a corrupt
+    // file's near INT64_MIN), where the integer difference would overflow.
+    // For zero points below 2^53 in magnitude both are the exact difference
+    // rounded once.
+    const double difference = static_cast<double>(value) - static_cast<double>(zp);
     out[i] = static_cast<float>(difference * static_cast<double>(q.scale[c]));
   }
 }
