@@ -67,5 +67,21 @@ TEST(DequantizeAffine, ReadsValuesAtAnOddAddress) {
   EXPECT_EQ(out, -30864.f);
 }
 
+// A corrupt file's zero point near INT64_MIN (found by the loader fuzzer):
+// the difference cannot overflow (UBSan stops on it), and it is the nearest
+// double to the exact one, scaled.
+TEST(DequantizeAffine, ExtremeZeroPointDoesNotOverflow) {
+  const int8_t values[2] = {127, -128};
+  const int64_t zero_point = INT64_MIN + 1;
+  const float scale = 0.5f;
+  AffineQuantization q;
+  q.scale = &scale;
+  q.zero_point = &zero_point;
+  float out[2] = {};
+  DequantizeAffine<int8_t>(values, 0, 2, q, out);
+  EXPECT_EQ(out[0], static_cast<float>(9223372036854775807.0 * 0.5));
+  EXPECT_EQ(out[1], static_cast<float>(9223372036854775807.0 * 0.5));
+}
+
 }  // namespace
 }  // namespace gld
