@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds gldelegate, writes the project's own demo model
-# and runs it (GL backend when EGL/GLES 3.1 is available, else the CPU).
+# and runs it (backend auto: the GPU through EGL/GLES 3.1 when it is a hardware
+# one, else the CPU, saying why; pass --backend=gl to force GL, e.g. llvmpipe).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install_deps.sh
