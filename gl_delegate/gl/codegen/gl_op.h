@@ -183,4 +183,9 @@ Status BuildTile(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildTranspose(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildQuantize(OpBuildContext& ctx, std::vector<Dispatch>* out);
 
+// MediaPipe's custom ops (gl/codegen/ops/mediapipe.cc).
+Status BuildTransformTensorBilinear(OpBuildContext& ctx, std::vector<Dispatch>* out);
+Status BuildTransformLandmarks(OpBuildContext& ctx, std::vector<Dispatch>* out);
+Status BuildLandmarks2TransformMatrix(OpBuildContext& ctx, std::vector<Dispatch>* out);
+
 }  // namespace gld::gl
