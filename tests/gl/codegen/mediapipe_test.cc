@@ -8,7 +8,9 @@
 // 1e-5 in fp32, 1e-3 in fp16 (its output rounding is 2^-11 relative).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "gl/gl_test_util.h"
 
@@ -102,6 +104,27 @@ TEST(MediaPipeGlTest, TransformTensorBilinearIdentityCopies) {
       EXPECT_EQ(t.GpuFloats(y), values);
       EXPECT_EQ(t.CpuFloats(y), values);
     }
+  }
+}
+
+// NaN and infinities in the data spread to the samples that blend them, as
+// on the CPU (the comparison checks that NaNs sit at the same places).
+TEST(MediaPipeGlTest, TransformTensorBilinearSpecialValues) {
+  GLD_REQUIRE_GL(env);
+  for (Precision p : BothPrecisions()) {
+    GlOpTest t(91);
+    const Shape s = {1, 6, 7, 3};
+    std::vector<float> values = Fp16ExactValues(static_cast<size_t>(NumElements(s)), 92);
+    values[10] = std::numeric_limits<float>::quiet_NaN();
+    values[50] = std::numeric_limits<float>::infinity();
+    values[80] = -std::numeric_limits<float>::infinity();
+    const int x = t.InputValues(s, values);
+    const int mat = t.InputValues({1, 4, 4}, SamplingMatrix(93, 6, 7, 9, 8));
+    const int y = t.Op(OpType::kTransformTensorBilinear, {x, mat}, TransformTensorBilinearAttributes{9, 8, true});
+    t.ExpectGpuMatchesCpu(*env, p, "special values", TightTolerance(p));
+    const std::vector<float> out = t.CpuFloats(y);
+    EXPECT_GT(std::count_if(out.begin(), out.end(), [](float v) { return std::isnan(v); }), 0);
+    EXPECT_GT(std::count_if(out.begin(), out.end(), [](float v) { return std::isinf(v); }), 0);
   }
 }
 
