@@ -5,7 +5,7 @@
 // of its tensor. Version 1 ([B, H, W, n * DIMS]) and version 2 ([B, N, DIMS],
 // BHWC view [B, 1, N, DIMS], scale 1) are the same loop. One invocation per
 // output slice and pixel; each lane finds its point's x and y, which may lie
-// in the neighbouring slice.
+// in a neighbouring slice.
 //
 // Bindings: 0 output, 1 landmarks, 2 matrix.
 // Uniforms: u_out (= the landmarks' shape), u_mat shapes (BHWC views);
@@ -29,9 +29,12 @@ float matrix_element(int i) {
   return LOAD(mat_t.data[phwc4_index(u_mat, p.x, p.y, p.z, p.w / 4)])[p.w % 4];
 }
 
-// Channel c of the landmarks at (b, y, x).
-float channel(int b, int y, int x, int c) {
-  return LOAD(in_t.data[phwc4_index(u_out, b, y, x, c / 4)])[c % 4];
+// Elements 4 r .. 4 r + 3 (row r % 4 of matrix r / 4). When the BHWC view
+// has 4 channels ([N, 4, 4] -> [N, 1, 4, 4]) each row is one stored vec4.
+vec4 matrix_row(int r) {
+  if (u_mat.w == 4) return LOAD(mat_t.data[r]);
+  return vec4(matrix_element(4 * r), matrix_element(4 * r + 1), matrix_element(4 * r + 2),
+              matrix_element(4 * r + 3));
 }
 
 void main() {
@@ -40,18 +43,28 @@ void main() {
   int slices = slices_of(u_out);
   int b = gid.z / slices;
   int s = gid.z % slices;
-  vec3 xt = vec3(matrix_element(0), matrix_element(1), matrix_element(3) * u_scale);
-  vec3 yt = vec3(matrix_element(4), matrix_element(5), matrix_element(7) * u_scale);
+  vec4 row0 = matrix_row(0), row1 = matrix_row(1);
+  vec3 xt = vec3(row0.xy, row0.w * u_scale);
+  vec3 yt = vec3(row1.xy, row1.w * u_scale);
+  // Slices s - 1, s and s + 1: a point of 2 or 3 values that has a lane in
+  // slice s starts at most 2 channels before it and ends at most 1 after.
+  float ch[12];
+  for (int k = 0; k < 3; ++k) {
+    int t = s - 1 + k;
+    vec4 q = t >= 0 && t < slices ? LOAD(in_t.data[phwc4_index(u_out, b, gid.y, gid.x, t)]) : vec4(0.0);
+    for (int j = 0; j < 4; ++j) ch[4 * k + j] = q[j];
+  }
   vec4 v = vec4(0.0);
   for (int j = 0; j < 4; ++j) {
     int c = 4 * s + j;
     if (c >= u_out.w) break;
     int k = c % u_dims;
+    int i = 4 + j;  // channel c in ch[]
     if (k >= 2) {
-      v[j] = channel(b, gid.y, gid.x, c);
+      v[j] = ch[i];
       continue;
     }
-    float lx = channel(b, gid.y, gid.x, c - k), ly = channel(b, gid.y, gid.x, c - k + 1);
+    float lx = ch[i - k], ly = ch[i - k + 1];
     vec3 t = k == 0 ? xt : yt;
     v[j] = t.x * lx + t.y * ly + t.z;
   }

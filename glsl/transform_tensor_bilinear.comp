@@ -29,6 +29,14 @@ float matrix_element(int i) {
   return LOAD(mat_t.data[phwc4_index(u_mat, p.x, p.y, p.z, p.w / 4)])[p.w % 4];
 }
 
+// Elements 4 r .. 4 r + 3 (row r % 4 of matrix r / 4). When the BHWC view
+// has 4 channels ([N, 4, 4] -> [N, 1, 4, 4]) each row is one stored vec4.
+vec4 matrix_row(int r) {
+  if (u_mat.w == 4) return LOAD(mat_t.data[r]);
+  return vec4(matrix_element(4 * r), matrix_element(4 * r + 1), matrix_element(4 * r + 2),
+              matrix_element(4 * r + 3));
+}
+
 vec4 texel(int b, int y, int x, int s) {
   if (y < 0 || x < 0 || y >= u_in.y || x >= u_in.z) return vec4(0.0);
   return LOAD(in_t.data[phwc4_index(u_in, b, y, x, s)]);
@@ -40,9 +48,9 @@ void main() {
   int slices = slices_of(u_out);
   int b = gid.z / slices;
   int s = gid.z % slices;
-  int m = u_flags.y != 0 ? 0 : 16 * b;
-  vec4 xt = vec4(matrix_element(m), matrix_element(m + 1), matrix_element(m + 2), matrix_element(m + 3));
-  vec4 yt = vec4(matrix_element(m + 4), matrix_element(m + 5), matrix_element(m + 6), matrix_element(m + 7));
+  int m = u_flags.y != 0 ? 0 : 4 * b;
+  vec4 xt = matrix_row(m);
+  vec4 yt = matrix_row(m + 1);
   if (u_flags.x != 0) {
     xt.w += xt.x * 0.5 + xt.y * 0.5 - 0.5;
     yt.w += yt.x * 0.5 + yt.y * 0.5 - 0.5;

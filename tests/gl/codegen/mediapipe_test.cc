@@ -51,12 +51,13 @@ struct BilinearCase {
   int batch, h, w, c, out_h, out_w;
   bool align_corners;
   int matrices;  // 1, or one per batch
+  bool flat = false;  // matrices as [N, 16] (BHWC view [N, 1, 1, 16]) instead of [N, 4, 4]
 };
 
 std::string Describe(const BilinearCase& c) {
   return std::to_string(c.batch) + "x" + std::to_string(c.h) + "x" + std::to_string(c.w) + "x" +
          std::to_string(c.c) + " -> " + std::to_string(c.out_h) + "x" + std::to_string(c.out_w) +
-         (c.align_corners ? " aligned" : "") + " matrices " + std::to_string(c.matrices);
+         (c.align_corners ? " aligned" : "") + " matrices " + std::to_string(c.matrices) + (c.flat ? " flat" : "");
 }
 
 TEST(MediaPipeGlTest, TransformTensorBilinearMatchesCpu) {
@@ -68,6 +69,8 @@ TEST(MediaPipeGlTest, TransformTensorBilinearMatchesCpu) {
       {2, 7, 9, 6, 4, 4, false, 2},    // two slices, a matrix per batch
       {2, 7, 9, 9, 6, 3, true, 1},     // three slices, one matrix for both
       {1, 2, 5, 2, 3, 3, false, 1},    // two input rows
+      {1, 8, 10, 3, 5, 7, true, 1, true},   // matrix [1, 16]
+      {2, 7, 9, 6, 4, 4, false, 2, true},   // matrices [2, 16]
   };
   for (Precision p : BothPrecisions()) {
     uint32_t seed = 300;
@@ -80,7 +83,7 @@ TEST(MediaPipeGlTest, TransformTensorBilinearMatchesCpu) {
         std::vector<float> one = SamplingMatrix(seed * 7 + static_cast<uint32_t>(m), c.h, c.w, c.out_h, c.out_w);
         mats.insert(mats.end(), one.begin(), one.end());
       }
-      const int mat = t.InputValues({c.matrices, 4, 4}, mats);
+      const int mat = t.InputValues(c.flat ? Shape{c.matrices, 16} : Shape{c.matrices, 4, 4}, mats);
       t.Op(OpType::kTransformTensorBilinear, {x, mat},
            TransformTensorBilinearAttributes{c.out_h, c.out_w, c.align_corners});
       t.ExpectGpuMatchesCpu(*env, p, "TransformTensorBilinear " + Describe(c), TightTolerance(p));
@@ -169,7 +172,8 @@ TEST(MediaPipeGlTest, TransformLandmarksMatchesCpu) {
     for (const Case& c : cases) {
       GlOpTest t(seed++);
       const int lm = t.InputValues(c.shape, Fp16ExactValues(static_cast<size_t>(NumElements(c.shape)), seed));
-      const int mat = t.InputValues({1, 4, 4}, LandmarkMatrix(seed));
+      // Every other case takes the matrix as [16] (BHWC view [1, 1, 1, 16]).
+      const int mat = t.InputValues(seed % 2 ? Shape{16} : Shape{1, 4, 4}, LandmarkMatrix(seed));
       TransformLandmarksAttributes a;
       a.version = c.version;
       a.dimensions = c.version == 1 ? c.dims : 0;
