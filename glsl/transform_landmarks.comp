@@ -5,7 +5,7 @@
 // of its tensor. Version 1 ([B, H, W, n * DIMS]) and version 2 ([B, N, DIMS],
 // BHWC view [B, 1, N, DIMS], scale 1) are the same loop. One invocation per
 // output slice and pixel; each lane finds its point's x and y, which may lie
-// in a neighbouring slice.
+// in a neighbouring slice. Takes a fused epilogue.
 //
 // Bindings: 0 output, 1 landmarks, 2 matrix.
 // Uniforms: u_out (= the landmarks' shape), u_mat shapes (BHWC views);
@@ -68,5 +68,5 @@ void main() {
     vec3 t = k == 0 ? xt : yt;
     v[j] = t.x * lx + t.y * ly + t.z;
   }
-  out_t.data[phwc4_index(u_out, b, gid.y, gid.x, s)] = PACK(v);
+  out_t.data[phwc4_index(u_out, b, gid.y, gid.x, s)] = PACK(finish_output(v, ivec4(b, gid.y, gid.x, s), u_out.w));
 }

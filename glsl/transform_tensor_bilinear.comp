@@ -5,7 +5,7 @@
 // m0 / 2 + m1 / 2 - 1/2 (pixel centres). A sample outside [0, W-1] x [0, H-1]
 // (or NaN) is 0; otherwise the four neighbours are blended, a neighbour past
 // the edge counting as 0, in the CPU kernel's order of operations. One
-// invocation per output slice and pixel.
+// invocation per output slice and pixel; takes a fused epilogue.
 //
 // Bindings: 0 output, 1 input, 2 matrices (one 4x4, or one per batch).
 // Uniforms: u_out, u_in, u_mat shapes (BHWC views); u_flags (align_corners,
@@ -69,5 +69,5 @@ void main() {
     vec4 lower_v = (1.0 - right) * texel(b, y0 + 1, x0, s) + right * texel(b, y0 + 1, x0 + 1, s);
     v = lower * lower_v + (1.0 - lower) * upper_v;
   }
-  out_t.data[phwc4_index(u_out, b, gid.y, gid.x, s)] = PACK(mask_lanes(v, s, u_out.w));
+  out_t.data[phwc4_index(u_out, b, gid.y, gid.x, s)] = PACK(finish_output(v, ivec4(b, gid.y, gid.x, s), u_out.w));
 }

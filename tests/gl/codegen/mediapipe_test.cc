@@ -228,6 +228,39 @@ TEST(MediaPipeGlTest, Landmarks2TransformMatrixMatchesCpu) {
   }
 }
 
+// Elementwise nodes after TransformTensorBilinear and TransformLandmarks run
+// in their dispatch's epilogue (MediaPipe normalises crops that way).
+TEST(MediaPipeGlTest, ElementwiseNodesFuseIntoTheTransforms) {
+  GLD_REQUIRE_GL(env);
+  for (Precision p : BothPrecisions()) {
+    GlOpTest t(61);
+    const Shape s = {1, 8, 10, 3};
+    const int x = t.InputValues(s, Fp16ExactValues(static_cast<size_t>(NumElements(s)), 62));
+    const int mat = t.InputValues({1, 4, 4}, SamplingMatrix(63, 8, 10, 6, 6));
+    const int crop = t.Tensor();
+    t.Node(OpType::kTransformTensorBilinear, {x, mat}, {crop}, TransformTensorBilinearAttributes{6, 6, true});
+    const int scaled = t.Tensor();
+    t.Node(OpType::kMul, {crop, t.ConstValues({3}, {0.5f, 0.25f, 2.f})}, {scaled}, BinaryAttributes{});
+    t.Output(t.Op(OpType::kRelu, {scaled}));
+    const int lm = t.InputValues({1, 4, 3}, Fp16ExactValues(12, 64));
+    const int moved = t.Tensor();
+    TransformLandmarksAttributes a;
+    a.version = 2;
+    t.Node(OpType::kTransformLandmarks, {lm, mat}, {moved}, a);
+    t.Output(t.Op(OpType::kAdd, {moved, t.ConstValues({3}, {1.f, -2.f, 0.5f})}, BinaryAttributes{}));
+    t.ExpectGpuMatchesCpu(*env, p, "fused epilogues", TightTolerance(p));
+    std::vector<std::string> labels;
+    for (const gl::DispatchInfo& d : t.segment->dispatch_info()) labels.push_back(d.label);
+    EXPECT_NE(std::find(labels.begin(), labels.end(),
+                        "transform_tensor_bilinear.comp for node 0 (TransformTensorBilinear) + node 1 (MUL) + "
+                        "node 2 (RELU)"),
+              labels.end());
+    EXPECT_NE(std::find(labels.begin(), labels.end(),
+                        "transform_landmarks.comp for node 3 (TransformLandmarks) + node 4 (ADD)"),
+              labels.end());
+  }
+}
+
 // What the GL kernels refuse, with the reason the placement report gives.
 TEST(MediaPipeGlTest, RefusalsNameTheReason) {
   {
