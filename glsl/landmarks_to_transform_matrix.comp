@@ -10,11 +10,11 @@
 // Bindings: 0 output (BHWC view [1, 1, 4, 4]: one vec4 per row),
 //           1 landmarks (any shape; element 3 i + d is landmark i's value d),
 //           2 subset (one vec4 per pair of landmark indices: first, second).
-// Uniforms: u_out, u_in shapes (BHWC views); u_pairs (subset pairs);
+// Uniforms: u_out0, u_in0 shapes (BHWC views); u_pairs (subset pairs);
 //           u_rotation_idx (left, right);
 //           u_sizes  v1: (input_h, input_w, output_h, output_w)
 //                    v2: (0, 0, output_height, output_width);
-//           u_params v1: (landmarks_range, bbox_size_multiplier, 0, 0)
+//           u_values v1: (landmarks_range, bbox_size_multiplier, 0, 0)
 //                    v2: (target_rotation_radians, scale_x, scale_y, 0).
 
 // Coordinates and angles: 32-bit arithmetic whatever the storage.
@@ -24,16 +24,16 @@ layout(std430, binding = 0) writeonly restrict buffer Output { STORAGE data[]; }
 layout(std430, binding = 1) readonly restrict buffer Input { STORAGE data[]; } in_t;
 layout(std430, binding = 2) readonly restrict buffer Subset { STORAGE data[]; } subset_t;
 
-uniform ivec4 u_out;
-uniform ivec4 u_in;
+uniform ivec4 u_out0;
+uniform ivec4 u_in0;
 uniform int u_pairs;
 uniform ivec2 u_rotation_idx;
 uniform ivec4 u_sizes;
-uniform vec4 u_params;
+uniform vec4 u_values;
 
 float landmark_value(int i) {
-  ivec4 p = bhwc_coord(u_in, i);
-  return LOAD(in_t.data[phwc4_index(u_in, p.x, p.y, p.z, p.w / 4)])[p.w % 4];
+  ivec4 p = bhwc_coord(u_in0, i);
+  return LOAD(in_t.data[phwc4_index(u_in0, p.x, p.y, p.z, p.w / 4)])[p.w % 4];
 }
 
 vec2 landmark(int i) { return vec2(landmark_value(3 * i), landmark_value(3 * i + 1)); }
@@ -50,7 +50,7 @@ vec4 extend(vec4 box, vec2 q) {
               box.w < q.y ? q.y : box.w);
 }
 
-void store_row(int row, vec4 v) { out_t.data[phwc4_index(u_out, 0, 0, row, 0)] = PACK(v); }
+void store_row(int row, vec4 v) { out_t.data[phwc4_index(u_out0, 0, 0, row, 0)] = PACK(v); }
 
 #if VERSION == 1
 void mul3(float a[9], float b[9], out float r[9]) {
@@ -74,8 +74,8 @@ void main() {
     vec2 p = landmark(subset_index(k));
     box = extend(box, vec2(p.x * ca - p.y * sa, p.x * sa + p.y * ca));
   }
-  float range = u_params.x;
-  float bw = (box.z - box.x) * u_params.y, bh = (box.w - box.y) * u_params.y;
+  float range = u_values.x;
+  float bw = (box.z - box.x) * u_values.y, bh = (box.w - box.y) * u_values.y;
   float scale[9] = float[9](bw / range, 0.0, 0.0, 0.0, bh / range, 0.0, 0.0, 0.0, 1.0);
   float mx = (box.z + box.x) / 2.0, my = (box.w + box.y) / 2.0;
   float cn = cos(-alpha), sn = sin(-alpha);
@@ -114,7 +114,7 @@ void main() {
   ivec3 gid = ivec3(gl_GlobalInvocationID);
   GRID_GUARD(gid);
   vec2 l = landmark(u_rotation_idx.x), r = landmark(u_rotation_idx.y);
-  float rotation = u_params.x - atan(r.y - l.y, r.x - l.x);
+  float rotation = u_values.x - atan(r.y - l.y, r.x - l.x);
   float cr = cos(rotation), sr = sin(rotation);
   vec4 box = vec4(0.0);
   for (int k = 0; k < 2 * u_pairs; ++k) {
@@ -133,8 +133,8 @@ void main() {
   float shift[16] = translation(crop_x, crop_y);
   float rot[16] = float[16](cos(a), -sin(a), 0.0, 0.0, sin(a), cos(a), 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0,
                             1.0);
-  float scale_x = u_params.y * crop_w / float(u_sizes.w);
-  float scale_y = u_params.z * crop_h / float(u_sizes.z);
+  float scale_x = u_values.y * crop_w / float(u_sizes.w);
+  float scale_y = u_values.z * crop_h / float(u_sizes.z);
   float scale[16] = float[16](scale_x, 0.0, 0.0, 0.0, 0.0, scale_y, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0);
   float shift2[16] = translation(-(float(u_sizes.w) / 2.0), -(float(u_sizes.z) / 2.0));
   float t1[16], t2[16], t3[16], m[16];

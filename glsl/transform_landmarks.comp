@@ -8,7 +8,7 @@
 // in a neighbouring slice. Takes a fused epilogue.
 //
 // Bindings: 0 output, 1 landmarks, 2 matrix.
-// Uniforms: u_out (= the landmarks' shape), u_mat shapes (BHWC views);
+// Uniforms: u_out0 (= the landmarks' shape), u_in1 shapes (BHWC views);
 //           u_dims (values per point); u_scale (of the translation).
 
 // Landmarks are pixel coordinates: 32-bit arithmetic whatever the storage.
@@ -18,21 +18,21 @@ layout(std430, binding = 0) writeonly restrict buffer Output { STORAGE data[]; }
 layout(std430, binding = 1) readonly restrict buffer Input { STORAGE data[]; } in_t;
 layout(std430, binding = 2) readonly restrict buffer Matrix { STORAGE data[]; } mat_t;
 
-uniform ivec4 u_out;
-uniform ivec4 u_mat;
+uniform ivec4 u_out0;
+uniform ivec4 u_in1;
 uniform int u_dims;
 uniform float u_scale;
 
 // Element i of the matrix tensor in row-major order.
 float matrix_element(int i) {
-  ivec4 p = bhwc_coord(u_mat, i);
-  return LOAD(mat_t.data[phwc4_index(u_mat, p.x, p.y, p.z, p.w / 4)])[p.w % 4];
+  ivec4 p = bhwc_coord(u_in1, i);
+  return LOAD(mat_t.data[phwc4_index(u_in1, p.x, p.y, p.z, p.w / 4)])[p.w % 4];
 }
 
 // Elements 4 r .. 4 r + 3 (row r % 4 of matrix r / 4). When the BHWC view
 // has 4 channels ([N, 4, 4] -> [N, 1, 4, 4]) each row is one stored vec4.
 vec4 matrix_row(int r) {
-  if (u_mat.w == 4) return LOAD(mat_t.data[r]);
+  if (u_in1.w == 4) return LOAD(mat_t.data[r]);
   return vec4(matrix_element(4 * r), matrix_element(4 * r + 1), matrix_element(4 * r + 2),
               matrix_element(4 * r + 3));
 }
@@ -40,7 +40,7 @@ vec4 matrix_row(int r) {
 void main() {
   ivec3 gid = ivec3(gl_GlobalInvocationID);
   GRID_GUARD(gid);
-  int slices = slices_of(u_out);
+  int slices = slices_of(u_out0);
   int b = gid.z / slices;
   int s = gid.z % slices;
   vec4 row0 = matrix_row(0), row1 = matrix_row(1);
@@ -51,13 +51,13 @@ void main() {
   float ch[12];
   for (int k = 0; k < 3; ++k) {
     int t = s - 1 + k;
-    vec4 q = t >= 0 && t < slices ? LOAD(in_t.data[phwc4_index(u_out, b, gid.y, gid.x, t)]) : vec4(0.0);
+    vec4 q = t >= 0 && t < slices ? LOAD(in_t.data[phwc4_index(u_out0, b, gid.y, gid.x, t)]) : vec4(0.0);
     for (int j = 0; j < 4; ++j) ch[4 * k + j] = q[j];
   }
   vec4 v = vec4(0.0);
   for (int j = 0; j < 4; ++j) {
     int c = 4 * s + j;
-    if (c >= u_out.w) break;
+    if (c >= u_out0.w) break;
     int k = c % u_dims;
     int i = 4 + j;  // channel c in ch[]
     if (k >= 2) {
@@ -68,5 +68,5 @@ void main() {
     vec3 t = k == 0 ? xt : yt;
     v[j] = t.x * lx + t.y * ly + t.z;
   }
-  out_t.data[phwc4_index(u_out, b, gid.y, gid.x, s)] = PACK(finish_output(v, ivec4(b, gid.y, gid.x, s), u_out.w));
+  out_t.data[phwc4_index(u_out0, b, gid.y, gid.x, s)] = PACK(finish_output(v, ivec4(b, gid.y, gid.x, s), u_out0.w));
 }

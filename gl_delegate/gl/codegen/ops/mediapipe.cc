@@ -4,7 +4,9 @@
 // (landmarks_to_transform_matrix.comp). Each is one dispatch of its own
 // template: the checks below decide what the GL kernel takes (anything else
 // stays on the CPU with the reason), then the bindings, uniforms and grid.
-// The semantics are cpu_kernels/mediapipe_ops.cc's.
+// The semantics are cpu_kernels/mediapipe_ops.cc's. Bindings put the output
+// first, then the inputs in order; shape uniforms are named by position
+// (u_out0, u_in0, u_in1).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -62,7 +64,7 @@ Status BuildTransformTensorBilinear(OpBuildContext& ctx, std::vector<Dispatch>* 
   d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
       .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)})
       .Bind(2, {DispatchBufferRef::kTensor, ctx.input_index(1)});
-  d.IVec4("u_out", o).IVec4("u_in", in).IVec4("u_mat", m);
+  d.IVec4("u_out0", o).IVec4("u_in0", in).IVec4("u_in1", m);
   d.IVec2("u_flags", attrs->align_corners ? 1 : 0, mats == 1 ? 1 : 0);
   d.GridOver(o);
   out->push_back(std::move(d));
@@ -94,7 +96,7 @@ Status BuildTransformLandmarks(OpBuildContext& ctx, std::vector<Dispatch>* out) 
   d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
       .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)})
       .Bind(2, {DispatchBufferRef::kTensor, ctx.input_index(1)});
-  d.IVec4("u_out", o).IVec4("u_mat", m);
+  d.IVec4("u_out0", o).IVec4("u_in1", m);
   d.Int("u_dims", dims).Float("u_scale", attrs->version == 1 ? attrs->scale : 1.f);
   d.GridOver(o);
   out->push_back(std::move(d));
@@ -138,15 +140,15 @@ Status BuildLandmarks2TransformMatrix(OpBuildContext& ctx, std::vector<Dispatch>
   d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
       .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)})
       .Bind(2, pairs);
-  d.IVec4("u_out", o).IVec4("u_in", in);
+  d.IVec4("u_out0", o).IVec4("u_in0", in);
   d.Int("u_pairs", static_cast<int32_t>(subset.size()));
   d.IVec2("u_rotation_idx", attrs->left_rotation_idx, attrs->right_rotation_idx);
   if (attrs->version == 1) {
     d.IVec4("u_sizes", attrs->input_h, attrs->input_w, attrs->output_h, attrs->output_w);
-    d.Vec4("u_params", static_cast<float>(attrs->landmarks_range), attrs->bbox_size_multiplier, 0.f, 0.f);
+    d.Vec4("u_values", static_cast<float>(attrs->landmarks_range), attrs->bbox_size_multiplier, 0.f, 0.f);
   } else {
     d.IVec4("u_sizes", 0, 0, attrs->output_height, attrs->output_width);
-    d.Vec4("u_params", attrs->target_rotation_radians, attrs->scale_x, attrs->scale_y, 0.f);
+    d.Vec4("u_values", attrs->target_rotation_radians, attrs->scale_x, attrs->scale_y, 0.f);
   }
   d.grid = {1, 1, 1};
   out->push_back(std::move(d));
