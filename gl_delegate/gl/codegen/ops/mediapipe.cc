@@ -114,9 +114,10 @@ Status BuildLandmarks2TransformMatrix(OpBuildContext& ctx, std::vector<Dispatch>
   if (attrs->version != 1 && attrs->version != 2) {
     return ctx.Unsupported("version " + std::to_string(attrs->version) + " (only 1 and 2)");
   }
+  if (attrs->subset.empty()) return ctx.Invalid("the subset of landmarks is empty");
   const int64_t landmarks = in.elements() / 3;
   int32_t largest = std::max(attrs->left_rotation_idx, attrs->right_rotation_idx);
-  bool negative = attrs->left_rotation_idx < 0 || attrs->right_rotation_idx < 0 || attrs->subset.empty();
+  bool negative = attrs->left_rotation_idx < 0 || attrs->right_rotation_idx < 0;
   for (const auto& p : attrs->subset) {
     largest = std::max({largest, p.first, p.second});
     negative = negative || p.first < 0 || p.second < 0;
@@ -131,7 +132,9 @@ Status BuildLandmarks2TransformMatrix(OpBuildContext& ctx, std::vector<Dispatch>
   const auto subset = attrs->subset;
   DispatchBufferRef pairs = ctx.AddConstant("subset", [subset] {
     std::vector<float> v;
-    for (const auto& p : subset) v.insert(v.end(), {float(p.first), float(p.second), 0.f, 0.f});
+    for (const auto& p : subset) {
+      v.insert(v.end(), {static_cast<float>(p.first), static_cast<float>(p.second), 0.f, 0.f});
+    }
     return v;
   });
   Dispatch d;
