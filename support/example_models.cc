@@ -49,7 +49,8 @@ StatusOr<std::vector<uint8_t>> MediaPipeTransformModel(int image, int crop) {
   const float spread = 0.4f * static_cast<float>(s) / 12.f;
   ModelBuilder b;
   const int x = b.AddInput("x", ElementType::kFloat32, {1, s, s, 3});
-  GLD_ASSIGN_OR_RETURN(int lm, Conv(b, "landmarks", x, 3, 6, 3, spread, 0.5f * static_cast<float>(s), {1, s, s, 6}, 11));
+  const float centre = 0.5f * static_cast<float>(s);
+  GLD_ASSIGN_OR_RETURN(int lm, Conv(b, "landmarks", x, 3, 6, 3, spread, centre, {1, s, s, 6}, 11));
   GLD_ASSIGN_OR_RETURN(int feat, Conv(b, "features", x, 3, 5, 3, 0.5f, 0.1f, {1, s, s, 5}, 12));
   GLD_ASSIGN_OR_RETURN(int pts, Conv(b, "points", x, 3, 6, 1, 0.8f, 2.f, {1, s, s, 6}, 13));
   const int last = 2 * s * s - 1;  // the last landmark
