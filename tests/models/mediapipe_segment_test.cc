@@ -19,6 +19,7 @@
 #include "gl/gl_test_util.h"
 #include "gldelegate/gldelegate.hpp"
 #include "gldelegate/example_models.hpp"
+#include "gldelegate/model_builder.hpp"
 #include "models/reference_data.h"
 
 namespace gld::testing {
@@ -102,6 +103,50 @@ TEST(MediaPipeSegmentTest, DeniedTransformOpsSplitTheModel) {
   ASSERT_TRUE(RunModel(**model, options, &gl));
   std::printf("[ measure  ] gl fp32, the three ops denied: %s\n", gl.report.placement_line.c_str());
   EXPECT_EQ(gl.report.placement_line, "placement: 5/8 nodes on GPU in 2 segments");
+}
+
+// A node the GL kernel refuses stays on the CPU with the reason in the
+// placement report: a subset index past 2048 cannot be stored in fp16.
+TEST(MediaPipeSegmentTest, RefusedNodeSaysWhyInThePlacement) {
+  GLD_REQUIRE_GL(env);
+  (void)env;
+  ModelBuilder b;
+  const int lm = b.AddInput("landmarks", ElementType::kFloat32, {1, 3000, 3});
+  const int m = b.AddTensor("matrix", ElementType::kFloat32, {1, 4, 4});
+  ASSERT_TRUE(b.AddCustomOp("Landmarks2TransformMatrix", {lm}, {m}, FlexbufferMap([](flexbuffers::Builder& f) {
+                              f.Vector("subset_idxs", [&]() {
+                                for (int i : {0, 2999}) f.Int(i);
+                              });
+                              f.Float("target_rotation_radians", 0.f);
+                              f.Int("output_height", 4);
+                              f.Int("output_width", 4);
+                              f.Float("scale_x", 1.f);
+                              f.Float("scale_y", 1.f);
+                              f.Int("left_rotation_idx", 0);
+                              f.Int("right_rotation_idx", 1);
+                            }),
+                            2)
+                  .ok());
+  b.SetOutputs({m});
+  auto bytes = b.Finish();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  auto model = Model::FromBuffer(bytes->data(), bytes->size());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  for (Precision p : {Precision::kFp32, Precision::kFp16}) {
+    Options options;
+    options.backend = Backend::kGl;
+    options.precision = p;
+    auto interp = Interpreter::Create(**model, options);
+    ASSERT_TRUE(interp.ok()) << interp.status().ToString();
+    const PlacementInfo& n = (*interp)->report().nodes.at(0);
+    if (p == Precision::kFp32) {
+      EXPECT_TRUE(n.on_gpu) << n.reason;
+    } else {
+      EXPECT_FALSE(n.on_gpu);
+      EXPECT_EQ(n.reason,
+                "Landmarks2TransformMatrix: landmark index 2999 is past 2048, the largest fp16 storage holds exactly");
+    }
+  }
 }
 
 }  // namespace
