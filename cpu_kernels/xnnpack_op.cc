@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include "cpu_kernels/finite_check.h"
+
 namespace gld::cpu {
 
 bool XnnAvailable() {
@@ -13,26 +15,6 @@ bool XnnAvailable() {
 }
 
 ActivationRange XnnOutputRange() { return ActivationRange{}; }
-
-namespace {
-// True when any element of a float tensor is NaN or infinite: its exponent
-// bits are all ones. Integer compares, which the compiler vectorizes with
-// plain SSE2 (a float compare loop stays scalar without -ffast-math, and
-// costs as much as the operator it guards).
-bool HoldsNonFinite(const TensorData& t) {
-  if (t.type != DataType::kFloat32) return false;
-  constexpr uint32_t kExponent = 0x7f800000u;
-  const float* d = t.as<float>();
-  const int64_t n = t.num_elements();
-  uint32_t any = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, d + i, sizeof bits);
-    any |= static_cast<uint32_t>((bits & kExponent) == kExponent);
-  }
-  return any != 0;
-}
-}  // namespace
 
 XnnOperatorState::~XnnOperatorState() { xnn_delete_operator(op_); }
 
@@ -62,14 +44,13 @@ Status XnnOperatorState::Run(KernelContext& ctx, bool* done) {
   if (s != xnn_status_success) {
     return InternalError(KernelLabel(ctx) + ": XNNPACK run failed (status " + std::to_string(s) + ")");
   }
+  // One pass per output: the check for what only a NaN, an infinite input
+  // or an overflow makes, and the fused activation.
   for (TensorData* out : ctx.outputs) {
-    if (HoldsNonFinite(*out)) {
+    if (out->type == DataType::kFloat32 && !ActivateCheckingFinite(after_, out->as<float>(), out->num_elements())) {
       ctx.state = nullptr;
       return OkStatus();
     }
-  }
-  if (after_ != Activation::kNone) {
-    for (TensorData* out : ctx.outputs) ApplyActivationInPlace(after_, out->as<float>(), out->num_elements());
   }
   *done = true;
   return OkStatus();
