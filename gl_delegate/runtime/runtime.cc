@@ -9,6 +9,7 @@
 
 #include "graph/shape_inference.h"
 #include "runtime/gpu_backend.h"
+#include "runtime/step.h"
 #include "graph/graph_check.h"
 #include "transforms/pass_list.h"
 #include "util/logging.h"
@@ -310,16 +311,38 @@ StepContext Runtime::MakeStepContext() {
 Status Runtime::PrepareSteps() {
   const auto start = std::chrono::steady_clock::now();
   StepContext ctx = MakeStepContext();
-  for (auto& step : plan_.steps) {
-    Status s;
+  const size_t n = plan_.steps.size();
+  auto prepare = [&](size_t i) {
+    Step& step = *plan_.steps[i];
     try {
-      s = step->Prepare(ctx);
+      return step.Prepare(ctx);
     } catch (const std::bad_alloc&) {
-      s = InternalError(step->label() + ": cannot allocate memory while preparing it");
+      return InternalError(step.label() + ": cannot allocate memory while preparing it");
     }
-    GLD_RETURN_IF_ERROR(s);
+  };
+  // CPU steps prepare on the pool: each builds its own kernel state
+  // (XNNPACK packs its weights), which is most of an Interpreter's creation.
+  // Other steps (a GPU segment, bound to its context's thread) prepare on
+  // this thread, in order; the first error in step order is the one told.
+  std::vector<Status> status(n);
+  std::vector<size_t> cpu_steps;
+  for (size_t i = 0; i < n; ++i) {
+    if (pool_ != nullptr && dynamic_cast<CpuNodeStep*>(plan_.steps[i].get()) != nullptr) cpu_steps.push_back(i);
   }
-  Log().debug("prepared {} steps in {:.2f} ms", plan_.steps.size(),
+  if (!cpu_steps.empty()) {
+    pool_->ParallelFor(static_cast<int64_t>(cpu_steps.size()), [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k) status[cpu_steps[static_cast<size_t>(k)]] = prepare(cpu_steps[static_cast<size_t>(k)]);
+    });
+  }
+  for (size_t i = 0, k = 0; i < n; ++i) {
+    if (k < cpu_steps.size() && cpu_steps[k] == i) {
+      ++k;
+    } else {
+      status[i] = prepare(i);
+    }
+    GLD_RETURN_IF_ERROR(status[i]);
+  }
+  Log().debug("prepared {} steps in {:.2f} ms", n,
               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   return OkStatus();
 }
