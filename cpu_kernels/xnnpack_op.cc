@@ -1,6 +1,7 @@
 #include "cpu_kernels/xnnpack_op.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -15,6 +16,11 @@ bool XnnAvailable() {
 }
 
 ActivationRange XnnOutputRange() { return ActivationRange{}; }
+
+namespace {
+// Elements per chunk of the output check on the pool.
+constexpr int64_t kCheckGrain = 1 << 15;
+}  // namespace
 
 XnnOperatorState::~XnnOperatorState() { xnn_delete_operator(op_); }
 
@@ -45,9 +51,16 @@ Status XnnOperatorState::Run(KernelContext& ctx, bool* done) {
     return InternalError(KernelLabel(ctx) + ": XNNPACK run failed (status " + std::to_string(s) + ")");
   }
   // One pass per output: the check for what only a NaN, an infinite input
-  // or an overflow makes, and the fused activation.
+  // or an overflow makes, and the fused activation; split across the pool
+  // like the operator (a node run on the calling thread alone has none).
   for (TensorData* out : ctx.outputs) {
-    if (out->type == DataType::kFloat32 && !ActivateCheckingFinite(after_, out->as<float>(), out->num_elements())) {
+    if (out->type != DataType::kFloat32) continue;
+    float* data = out->as<float>();
+    std::atomic<bool> finite{true};
+    ParallelForGrain(ctx, out->num_elements(), kCheckGrain, [&](int64_t b, int64_t e) {
+      if (!ActivateCheckingFinite(after_, data + b, e - b)) finite.store(false, std::memory_order_relaxed);
+    });
+    if (!finite.load()) {
       ctx.state = nullptr;
       return OkStatus();
     }

@@ -3,6 +3,9 @@
 #include "cpu_kernels/xnnpack_op.h"
 #include "op_test_util.h"
 
+#include <cmath>
+#include <limits>
+
 namespace gld::testing {
 namespace {
 
@@ -213,6 +216,49 @@ TEST(Xnnpack, AConstantInputRunsTheOwnKernel) {
            t.graph.outputs = {y};
          },
          false});
+}
+
+// An XNNPACK output larger than one chunk of the output check, at 1 and 2
+// threads: a NaN and an infinity in the input (in different chunks) send the
+// run to the own kernel, whose NaN and infinity are TFLite's, also under a
+// fused RELU (checked before it clamps); the operator stays for later runs.
+TEST(Xnnpack, NonFiniteValuesInALargeOutputRunTheOwnKernel) {
+  const Shape shape = {1, 64, 64, 16};
+  const size_t n = static_cast<size_t>(NumElements(shape));
+  for (Activation act : {Activation::kNone, Activation::kRelu}) {
+    auto build = [&](OpTest& t) {
+      std::vector<float> va = RandomFloats(n, 21);
+      va[1000] = std::numeric_limits<float>::quiet_NaN();
+      va[n - 7] = -std::numeric_limits<float>::infinity();
+      const int a = t.Input<float>(shape, va);
+      const int b = t.Input<float>(shape, RandomFloats(n, 22));
+      BinaryAttributes attrs;
+      attrs.activation = act;
+      t.Node(OpType::kAdd, {a, b}, {t.Output()}, attrs);
+    };
+    OpTest own;
+    build(own);
+    GLD_ASSERT_OK(own.Run());
+    const int out = static_cast<int>(own.graph.tensors.size()) - 1;
+    const std::vector<float> expected = own.Get<float>(out);
+    ASSERT_TRUE(std::isnan(expected[1000]));
+    ASSERT_EQ(expected[n - 7], act == Activation::kRelu ? 0.f : -std::numeric_limits<float>::infinity());
+    for (int threads : {1, 2}) {
+      OpTest prepared;
+      build(prepared);
+      GLD_ASSERT_OK(prepared.RunPrepared(threads));
+      EXPECT_NE(dynamic_cast<cpu::XnnOperatorState*>(prepared.states[0].get()), nullptr);
+      const std::vector<float> got = prepared.Get<float>(out);
+      ASSERT_EQ(got.size(), n);
+      for (size_t i = 0; i < n; ++i) {
+        if (std::isnan(expected[i])) {
+          EXPECT_TRUE(std::isnan(got[i])) << "at " << i << ", threads " << threads;
+        } else {
+          EXPECT_EQ(got[i], expected[i]) << "at " << i << ", threads " << threads;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
