@@ -261,5 +261,46 @@ TEST(Xnnpack, NonFiniteValuesInALargeOutputRunTheOwnKernel) {
   }
 }
 
+// PRELU's operator runs without the output check (XnnOutputCheck::kExact):
+// NaN of either sign, infinities and zeros, against slopes of every sign,
+// come out of XNNPACK as from the own kernel, at 1 and 2 threads.
+TEST(Xnnpack, PreluGivesTfliteNanAndInfinitiesWithoutTheCheck) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> specials = {nan, -nan, inf, -inf, 0.f, -0.f, 1.5f, -2.5f, 3e38f, -3e38f};
+  const std::vector<float> slopes = {0.f, -0.5f, 2.f, nan, 1e10f, -1e10f};
+  const Shape shape = {1, 40, static_cast<int>(specials.size()), static_cast<int>(slopes.size())};
+  std::vector<float> x;
+  for (int r = 0; r < 40; ++r) {
+    for (float v : specials) x.insert(x.end(), slopes.size(), v);
+  }
+  auto build = [&](OpTest& t) {
+    const int in = t.Input<float>(shape, x);
+    const int a = t.Const<float>({static_cast<int>(slopes.size())}, slopes);
+    t.Node(OpType::kPrelu, {in, a}, {t.Output()});
+  };
+  OpTest own;
+  build(own);
+  GLD_ASSERT_OK(own.Run());
+  const int out = static_cast<int>(own.graph.tensors.size()) - 1;
+  const std::vector<float> expected = own.Get<float>(out);
+  for (int threads : {1, 2}) {
+    OpTest prepared;
+    build(prepared);
+    GLD_ASSERT_OK(prepared.RunPrepared(threads));
+    ASSERT_NE(dynamic_cast<cpu::XnnOperatorState*>(prepared.states[0].get()), nullptr);
+    const std::vector<float> got = prepared.Get<float>(out);
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      const std::string where = "x " + std::to_string(x[i]) + ", slope " + std::to_string(slopes[i % slopes.size()]) +
+                                ", threads " + std::to_string(threads);
+      if (std::isnan(expected[i])) {
+        EXPECT_TRUE(std::isnan(got[i])) << where << ": got " << got[i];
+      } else {
+        EXPECT_EQ(got[i], expected[i]) << where;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gld::testing
