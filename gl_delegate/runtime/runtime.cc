@@ -331,7 +331,10 @@ Status Runtime::PrepareSteps() {
   }
   if (!cpu_steps.empty()) {
     pool_->ParallelFor(static_cast<int64_t>(cpu_steps.size()), [&](int64_t b, int64_t e) {
-      for (int64_t k = b; k < e; ++k) status[cpu_steps[static_cast<size_t>(k)]] = prepare(cpu_steps[static_cast<size_t>(k)]);
+      for (int64_t k = b; k < e; ++k) {
+        const size_t i = cpu_steps[static_cast<size_t>(k)];
+        status[i] = prepare(i);
+      }
     });
   }
   for (size_t i = 0, k = 0; i < n; ++i) {
