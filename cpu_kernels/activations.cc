@@ -111,7 +111,8 @@ Status PreparePrelu(KernelContext& ctx) {
                   [channels](const KernelContext& c, xnn_operator_t o, pthreadpool_t pool) {
                     return xnn_setup_prelu_nc_f32(o, static_cast<size_t>(c.inputs[0]->num_elements()) / channels,
                                                   c.inputs[0]->as<float>(), c.outputs[0]->as<float>(), pool);
-                  });
+                  },
+                  XnnOutputCheck::kExact);  // no output clamp: x or x * alpha, NaN and infinities as TFLite's
   return OkStatus();
 }
 

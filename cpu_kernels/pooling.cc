@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/simd.h"
 #include "cpu_kernels/xnnpack_op.h"
 
 namespace gld::cpu {
@@ -32,6 +33,43 @@ Status CheckPool(const KernelContext& ctx, const Pool2dAttributes** attrs) {
   return OkStatus();
 }
 
+// One image's geometry.
+struct PoolGeometry {
+  int64_t ih, iw, ch, oh, ow, fh, fw, sh, sw, pad_t, pad_l;
+  Activation activation;
+};
+
+// Output row `oy` of one image (x: its input, o: the row's output). A NaN
+// never wins the maximum, as in TFLite (the running maximum starts at the
+// lowest float and takes a value only when it is larger).
+GLD_MULTIVERSION void PoolRow(const PoolGeometry& g, PoolKind kind, const float* __restrict__ x, int64_t oy,
+                              float* __restrict__ o) {
+  const int64_t ch = g.ch;
+  const int64_t y0 = std::max<int64_t>(0, oy * g.sh - g.pad_t);
+  const int64_t y1 = std::min<int64_t>(g.ih, oy * g.sh - g.pad_t + g.fh);
+  for (int64_t ox = 0; ox < g.ow; ++ox, o += ch) {
+    const int64_t x0 = std::max<int64_t>(0, ox * g.sw - g.pad_l);
+    const int64_t x1 = std::min<int64_t>(g.iw, ox * g.sw - g.pad_l + g.fw);
+    const float init = kind == PoolKind::kMax ? std::numeric_limits<float>::lowest() : 0.f;
+    for (int64_t c = 0; c < ch; ++c) o[c] = init;
+    for (int64_t iy = y0; iy < y1; ++iy) {
+      for (int64_t ix = x0; ix < x1; ++ix) {
+        const float* __restrict__ ip = x + (iy * g.iw + ix) * ch;
+        if (kind == PoolKind::kMax) {
+          for (int64_t c = 0; c < ch; ++c) o[c] = std::max(o[c], ip[c]);
+        } else {
+          for (int64_t c = 0; c < ch; ++c) o[c] += ip[c];
+        }
+      }
+    }
+    if (kind == PoolKind::kAverage) {
+      const int64_t count = std::max<int64_t>(0, y1 - y0) * std::max<int64_t>(0, x1 - x0);
+      for (int64_t c = 0; c < ch; ++c) o[c] = count > 0 ? o[c] / static_cast<float>(count) : 0.f;
+    }
+    ApplyActivationInPlace(g.activation, o, ch);
+  }
+}
+
 Status RunPool(KernelContext& ctx, PoolKind kind) {
   GLD_ASSIGN_OR_RETURN(const bool ran_on_xnnpack, RunXnnOperator(ctx));
   if (ran_on_xnnpack) return OkStatus();
@@ -41,43 +79,18 @@ Status RunPool(KernelContext& ctx, PoolKind kind) {
   TensorData& out = *ctx.outputs[0];
   const int64_t batch = in.shape[0], ih = in.shape[1], iw = in.shape[2], ch = in.shape[3];
   const int64_t oh = out.shape[1], ow = out.shape[2];
-  const int64_t fh = attrs->filter_h, fw = attrs->filter_w, sh = attrs->stride_h, sw = attrs->stride_w;
   const int64_t pad_t = ComputePadding(attrs->padding, in.shape[1], attrs->filter_h, attrs->stride_h, 1,
                                        out.shape[1]).before;
   const int64_t pad_l = ComputePadding(attrs->padding, in.shape[2], attrs->filter_w, attrs->stride_w, 1,
                                        out.shape[2]).before;
+  const PoolGeometry g{ih, iw, ch, oh, ow, attrs->filter_h, attrs->filter_w, attrs->stride_h, attrs->stride_w,
+                       pad_t, pad_l, attrs->activation};
   const float* x = in.as<float>();
   float* y = out.as<float>();
-  const Activation act = attrs->activation;
-
   ParallelForGrain(ctx, batch * oh, 1, [&](int64_t row_begin, int64_t row_end) {
     for (int64_t row = row_begin; row < row_end; ++row) {
       const int64_t n = row / oh;
-      const int64_t oy = row % oh;
-      const int64_t y0 = std::max<int64_t>(0, oy * sh - pad_t);
-      const int64_t y1 = std::min<int64_t>(ih, oy * sh - pad_t + fh);
-      for (int64_t ox = 0; ox < ow; ++ox) {
-        const int64_t x0 = std::max<int64_t>(0, ox * sw - pad_l);
-        const int64_t x1 = std::min<int64_t>(iw, ox * sw - pad_l + fw);
-        float* __restrict__ o = y + ((n * oh + oy) * ow + ox) * ch;
-        const float init = kind == PoolKind::kMax ? std::numeric_limits<float>::lowest() : 0.f;
-        std::fill(o, o + ch, init);
-        for (int64_t iy = y0; iy < y1; ++iy) {
-          for (int64_t ix = x0; ix < x1; ++ix) {
-            const float* __restrict__ ip = x + ((n * ih + iy) * iw + ix) * ch;
-            if (kind == PoolKind::kMax) {
-              for (int64_t c = 0; c < ch; ++c) o[c] = std::max(o[c], ip[c]);
-            } else {
-              for (int64_t c = 0; c < ch; ++c) o[c] += ip[c];
-            }
-          }
-        }
-        if (kind == PoolKind::kAverage) {
-          const int64_t count = std::max<int64_t>(0, y1 - y0) * std::max<int64_t>(0, x1 - x0);
-          for (int64_t c = 0; c < ch; ++c) o[c] = count > 0 ? o[c] / static_cast<float>(count) : 0.f;
-        }
-        ApplyActivationInPlace(act, o, ch);
-      }
+      PoolRow(g, kind, x + n * ih * iw * ch, row % oh, y + row * ow * ch);
     }
   });
   return OkStatus();

@@ -1,9 +1,12 @@
 #include "cpu_kernels/xnnpack_op.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+
+#include "cpu_kernels/finite_check.h"
 
 namespace gld::cpu {
 
@@ -15,23 +18,8 @@ bool XnnAvailable() {
 ActivationRange XnnOutputRange() { return ActivationRange{}; }
 
 namespace {
-// True when any element of a float tensor is NaN or infinite: its exponent
-// bits are all ones. Integer compares, which the compiler vectorizes with
-// plain SSE2 (a float compare loop stays scalar without -ffast-math, and
-// costs as much as the operator it guards).
-bool HoldsNonFinite(const TensorData& t) {
-  if (t.type != DataType::kFloat32) return false;
-  constexpr uint32_t kExponent = 0x7f800000u;
-  const float* d = t.as<float>();
-  const int64_t n = t.num_elements();
-  uint32_t any = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, d + i, sizeof bits);
-    any |= static_cast<uint32_t>((bits & kExponent) == kExponent);
-  }
-  return any != 0;
-}
+// Elements per chunk of the output check on the pool.
+constexpr int64_t kCheckGrain = 1 << 15;
 }  // namespace
 
 XnnOperatorState::~XnnOperatorState() { xnn_delete_operator(op_); }
@@ -62,14 +50,20 @@ Status XnnOperatorState::Run(KernelContext& ctx, bool* done) {
   if (s != xnn_status_success) {
     return InternalError(KernelLabel(ctx) + ": XNNPACK run failed (status " + std::to_string(s) + ")");
   }
+  // One pass per output: the check for what only a NaN, an infinite input
+  // or an overflow makes, and the fused activation; split across the pool
+  // like the operator (a node run on the calling thread alone has none).
   for (TensorData* out : ctx.outputs) {
-    if (HoldsNonFinite(*out)) {
+    if (out->type != DataType::kFloat32 || (check_ == XnnOutputCheck::kExact && after_ == Activation::kNone)) continue;
+    float* data = out->as<float>();
+    std::atomic<bool> finite{true};
+    ParallelForGrain(ctx, out->num_elements(), kCheckGrain, [&](int64_t b, int64_t e) {
+      if (!ActivateCheckingFinite(after_, data + b, e - b)) finite.store(false, std::memory_order_relaxed);
+    });
+    if (!finite.load()) {
       ctx.state = nullptr;
       return OkStatus();
     }
-  }
-  if (after_ != Activation::kNone) {
-    for (TensorData* out : ctx.outputs) ApplyActivationInPlace(after_, out->as<float>(), out->num_elements());
   }
   *done = true;
   return OkStatus();
@@ -84,12 +78,12 @@ StatusOr<bool> RunXnnOperator(KernelContext& ctx) {
 }
 
 void KeepXnnOperator(KernelContext& ctx, xnn_status status, xnn_operator_t op, Activation activation,
-                     XnnOperatorState::SetupFn setup) {
+                     XnnOperatorState::SetupFn setup, XnnOutputCheck check) {
   if (status != xnn_status_success || op == nullptr || ctx.state == nullptr) {
     if (op != nullptr) xnn_delete_operator(op);
     return;
   }
-  *ctx.state = std::make_unique<XnnOperatorState>(op, activation, std::move(setup));
+  *ctx.state = std::make_unique<XnnOperatorState>(op, activation, std::move(setup), check);
 }
 
 XnnOperatorState* FindXnnOperator(const KernelContext& ctx) {

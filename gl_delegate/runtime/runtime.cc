@@ -5,8 +5,11 @@
 #include <cstring>
 #include <new>
 
+#include <sys/mman.h>
+
 #include "graph/shape_inference.h"
 #include "runtime/gpu_backend.h"
+#include "runtime/step.h"
 #include "graph/graph_check.h"
 #include "transforms/pass_list.h"
 #include "util/logging.h"
@@ -27,19 +30,41 @@ std::string DescribeIo(const char* kind, int index, const Tensor& tensor) {
 
 }  // namespace
 
-void AlignedBuffer::Free::operator()(uint8_t* p) const { ::operator delete[](p, kAlignment); }
+// Buffers of this size or more are anonymous mappings: the kernel hands
+// them out as zero pages on first touch, so creating an Interpreter neither
+// writes nor faults in its arena (the first inference touches what it uses).
+constexpr uint64_t kMapAtLeast = 256 * 1024;
+
+void AlignedBuffer::Free::operator()(uint8_t* p) const {
+  if (mapped != 0) {
+    ::munmap(p, static_cast<size_t>(mapped));
+  } else {
+    ::operator delete[](p, kAlignment);
+  }
+}
 
 Status AlignedBuffer::Allocate(uint64_t bytes, const std::string& what) {
   data_.reset();
   size_ = 0;
   // Never a null base, so zero-element tensors still get a valid pointer.
   // 64 bytes past the end stay readable: XNNPACK's kernels may read (never
-  // use) up to 16 bytes beyond a tensor.
+  // use) up to 16 bytes beyond a tensor. Both kinds start zeroed.
   const uint64_t alloc = bytes + 64;
-  uint8_t* p = static_cast<uint8_t*>(::operator new[](static_cast<size_t>(alloc), kAlignment, std::nothrow));
-  if (p == nullptr) return InternalError("cannot allocate " + std::to_string(bytes) + " bytes for " + what);
-  std::memset(p, 0, static_cast<size_t>(alloc));
-  data_.reset(p);
+  uint8_t* p = nullptr;
+  Free free{};
+  if (alloc >= kMapAtLeast) {
+    void* m = ::mmap(nullptr, static_cast<size_t>(alloc), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m != MAP_FAILED) {
+      p = static_cast<uint8_t*>(m);
+      free.mapped = alloc;
+    }
+  }
+  if (p == nullptr) {
+    p = static_cast<uint8_t*>(::operator new[](static_cast<size_t>(alloc), kAlignment, std::nothrow));
+    if (p == nullptr) return InternalError("cannot allocate " + std::to_string(bytes) + " bytes for " + what);
+    std::memset(p, 0, static_cast<size_t>(alloc));
+  }
+  data_ = std::unique_ptr<uint8_t, Free>(p, free);
   size_ = bytes;
   return OkStatus();
 }
@@ -286,16 +311,41 @@ StepContext Runtime::MakeStepContext() {
 Status Runtime::PrepareSteps() {
   const auto start = std::chrono::steady_clock::now();
   StepContext ctx = MakeStepContext();
-  for (auto& step : plan_.steps) {
-    Status s;
+  const size_t n = plan_.steps.size();
+  auto prepare = [&](size_t i) {
+    Step& step = *plan_.steps[i];
     try {
-      s = step->Prepare(ctx);
+      return step.Prepare(ctx);
     } catch (const std::bad_alloc&) {
-      s = InternalError(step->label() + ": cannot allocate memory while preparing it");
+      return InternalError(step.label() + ": cannot allocate memory while preparing it");
     }
-    GLD_RETURN_IF_ERROR(s);
+  };
+  // CPU steps prepare on the pool: each builds its own kernel state
+  // (XNNPACK packs its weights), which is most of an Interpreter's creation.
+  // Other steps (a GPU segment, bound to its context's thread) prepare on
+  // this thread, in order; the first error in step order is the one told.
+  std::vector<Status> status(n);
+  std::vector<size_t> cpu_steps;
+  for (size_t i = 0; i < n; ++i) {
+    if (pool_ != nullptr && dynamic_cast<CpuNodeStep*>(plan_.steps[i].get()) != nullptr) cpu_steps.push_back(i);
   }
-  Log().debug("prepared {} steps in {:.2f} ms", plan_.steps.size(),
+  if (!cpu_steps.empty()) {
+    pool_->ParallelFor(static_cast<int64_t>(cpu_steps.size()), [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k) {
+        const size_t i = cpu_steps[static_cast<size_t>(k)];
+        status[i] = prepare(i);
+      }
+    });
+  }
+  for (size_t i = 0, k = 0; i < n; ++i) {
+    if (k < cpu_steps.size() && cpu_steps[k] == i) {
+      ++k;
+    } else {
+      status[i] = prepare(i);
+    }
+    GLD_RETURN_IF_ERROR(status[i]);
+  }
+  Log().debug("prepared {} steps in {:.2f} ms", n,
               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   return OkStatus();
 }

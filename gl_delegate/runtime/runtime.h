@@ -31,6 +31,7 @@ class AlignedBuffer {
 
  private:
   struct Free {
+    uint64_t mapped;  // bytes of an anonymous mapping; 0 for the heap (value-initialized)
     void operator()(uint8_t* p) const;
   };
   std::unique_ptr<uint8_t, Free> data_;

@@ -7,7 +7,11 @@
 namespace gld {
 
 CpuNodeStep::CpuNodeStep(const Graph& graph, size_t node_index, const cpu::CpuKernel* kernel)
-    : node_(&graph.nodes[node_index]), node_index_(node_index), kernel_(kernel), label_(graph.NodeLabel(node_index)) {}
+    : node_(&graph.nodes[node_index]),
+      node_index_(node_index),
+      kernel_(kernel),
+      label_(graph.NodeLabel(node_index)),
+      serial_(cpu::EstimateNodeWork(graph, node_index) < cpu::kParallelMinWork) {}
 
 std::vector<int> CpuNodeStep::host_inputs() const {
   std::vector<int> v;
@@ -19,26 +23,36 @@ std::vector<int> CpuNodeStep::host_inputs() const {
 
 std::vector<int> CpuNodeStep::host_outputs() const { return node_->outputs; }
 
-cpu::KernelContext CpuNodeStep::MakeKernelContext(StepContext& ctx) {
-  cpu::KernelContext k;
+cpu::KernelContext& CpuNodeStep::KernelContextFor(StepContext& ctx) {
+  cpu::KernelContext& k = kernel_ctx_;
+  // A kernel may clear its state pointer for one run (see xnnpack_op.h).
+  k.state = &state_;
+  if (ctx_tensors_ == ctx.tensors && ctx_pool_ == ctx.pool && ctx_threads_ == ctx.num_threads && k.node != nullptr) {
+    return k;
+  }
   k.graph = ctx.graph;
   k.node = node_;
-  k.inputs.reserve(node_->inputs.size());
+  k.inputs.clear();
   for (int t : node_->inputs) k.inputs.push_back(t == kNoTensor ? nullptr : &(*ctx.tensors)[t]);
-  k.outputs.reserve(node_->outputs.size());
+  k.outputs.clear();
   for (int t : node_->outputs) k.outputs.push_back(&(*ctx.tensors)[t]);
-  k.num_threads = ctx.num_threads;
-  k.state = &state_;
-  if (ctx.pool != nullptr && ctx.num_threads > 1) {
+  const bool parallel = ctx.pool != nullptr && ctx.num_threads > 1 && !serial_;
+  k.num_threads = parallel ? ctx.num_threads : 1;
+  k.parallel_for = nullptr;
+  k.threadpool = nullptr;
+  if (parallel) {
     ThreadPool* pool = ctx.pool;
     k.parallel_for = [pool](int64_t n, const std::function<void(int64_t, int64_t)>& fn) { pool->ParallelFor(n, fn); };
     k.threadpool = pool->pthreadpool();
   }
+  ctx_tensors_ = ctx.tensors;
+  ctx_pool_ = ctx.pool;
+  ctx_threads_ = ctx.num_threads;
   return k;
 }
 
 Status CpuNodeStep::CallKernel(cpu::KernelFn fn, StepContext& ctx) {
-  cpu::KernelContext k = MakeKernelContext(ctx);
+  cpu::KernelContext& k = KernelContextFor(ctx);
   Status s;
   try {
     s = fn(k);

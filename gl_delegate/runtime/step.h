@@ -69,7 +69,9 @@ class CpuNodeStep : public Step {
   size_t node_index() const { return node_index_; }
 
  private:
-  cpu::KernelContext MakeKernelContext(StepContext& ctx);
+  // The kernel's context for `ctx`, built once and kept while the host
+  // buffers and the pool stay the same (they do for a Runtime's life).
+  cpu::KernelContext& KernelContextFor(StepContext& ctx);
   // Runs one stage of the kernel, naming the node in its errors.
   Status CallKernel(cpu::KernelFn fn, StepContext& ctx);
 
@@ -78,6 +80,13 @@ class CpuNodeStep : public Step {
   const cpu::CpuKernel* kernel_;
   std::string label_;
   std::unique_ptr<cpu::KernelState> state_;  // what the kernel keeps between runs
+  // A node with less work than cpu::kParallelMinWork runs on the calling
+  // thread alone, its XNNPACK operator included.
+  bool serial_;
+  cpu::KernelContext kernel_ctx_;
+  const std::vector<cpu::TensorData>* ctx_tensors_ = nullptr;  // what kernel_ctx_ was built for
+  ThreadPool* ctx_pool_ = nullptr;
+  int ctx_threads_ = 0;
 };
 
 }  // namespace gld

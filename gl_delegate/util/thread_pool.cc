@@ -294,18 +294,33 @@ struct NdLoop {
   void* context = nullptr;
 };
 
+// Runs items [begin, end) in row-major order: the tile indices of `begin`
+// come from divisions, the next ones from stepping the last dimension and
+// carrying (a division per item costs as much as a small kernel's tile).
 void RunNd(const void* body, size_t begin, size_t end) {
   const NdLoop& loop = *static_cast<const NdLoop*>(body);
-  size_t start[kMaxDims], size[kMaxDims];
-  for (size_t linear = begin; linear < end; ++linear) {
-    size_t rest = linear;
-    for (int d = loop.dims - 1; d >= 0; --d) {
-      const size_t index = rest % loop.tiles[d];
-      rest /= loop.tiles[d];
-      start[d] = index * loop.tile[d];
-      size[d] = std::min(loop.tile[d], loop.range[d] - start[d]);
-    }
+  if (begin >= end) return;
+  size_t index[kMaxDims], start[kMaxDims], size[kMaxDims];
+  size_t rest = begin;
+  for (int d = loop.dims - 1; d >= 0; --d) {
+    index[d] = rest % loop.tiles[d];
+    rest /= loop.tiles[d];
+  }
+  auto place = [&](int d) {
+    start[d] = index[d] * loop.tile[d];
+    size[d] = std::min(loop.tile[d], loop.range[d] - start[d]);
+  };
+  for (int d = 0; d < loop.dims; ++d) place(d);
+  for (size_t linear = begin;;) {
     loop.call(loop, start, size);
+    if (++linear == end) return;
+    int d = loop.dims - 1;
+    while (++index[d] == loop.tiles[d]) {
+      index[d] = 0;
+      place(d);
+      --d;
+    }
+    place(d);
   }
 }
 

@@ -51,6 +51,43 @@ TEST(PadV2, ConstantValue) {
   EXPECT_EQ(u.Get<int32_t>(o2), (std::vector<int32_t>{-1, -1, -1, 1, 2, -1}));
 }
 
+// Padding in every dimension, rows written from several chunks on two
+// threads (each chunk starts its row index mid-tensor), for 4-byte floats and
+// 1-byte integers with a pad value, against a direct reference.
+TEST(Pad, EveryDimensionFromSeveralChunks) {
+  const Shape in_shape = {2, 20, 30, 3};
+  const std::vector<int32_t> pads = {1, 0, 0, 2, 1, 1, 2, 3};
+  const Shape out_shape = {3, 22, 32, 8};
+  auto reference = [&](const auto& in, auto value) {
+    std::vector<std::decay_t<decltype(value)>> out(static_cast<size_t>(NumElements(out_shape)), value);
+    for (int n = 0; n < 2; ++n) {
+      for (int h = 0; h < 20; ++h) {
+        for (int w = 0; w < 30; ++w) {
+          for (int c = 0; c < 3; ++c) {
+            out[static_cast<size_t>((((n + 1) * 22 + h) * 32 + w + 1) * 8 + c + 2)] =
+                in[static_cast<size_t>(((n * 20 + h) * 30 + w) * 3 + c)];
+          }
+        }
+      }
+    }
+    return out;
+  };
+  const std::vector<float> x = RandomFloats(static_cast<size_t>(NumElements(in_shape)), 31);
+  OpTest f;
+  const int fo = f.Output();
+  f.Node(OpType::kPad, {f.Input<float>(in_shape, x), f.Const<int32_t>({4, 2}, pads)}, {fo});
+  GLD_ASSERT_OK(f.RunPrepared(2));
+  EXPECT_EQ(f.Get<float>(fo), reference(x, 0.f));
+  std::vector<uint8_t> bytes(x.size());
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 7 + 1);
+  OpTest u;
+  const int uo = u.Output(DataType::kUInt8);
+  u.Node(OpType::kPadV2,
+         {u.Input<uint8_t>(in_shape, bytes), u.Const<int32_t>({4, 2}, pads), u.Const<uint8_t>({1}, {200})}, {uo});
+  GLD_ASSERT_OK(u.RunPrepared(2));
+  EXPECT_EQ(u.Get<uint8_t>(uo), reference(bytes, static_cast<uint8_t>(200)));
+}
+
 TEST(Pad, RejectsNegativeAndMismatchedPaddings) {
   auto r = RunFloatOp(OpType::kPad, {{{2}, {1, 2}}}, {}, {{{1, 2}, {-1, 0}}});
   EXPECT_FALSE(r.status.ok());

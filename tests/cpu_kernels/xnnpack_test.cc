@@ -3,6 +3,9 @@
 #include "cpu_kernels/xnnpack_op.h"
 #include "op_test_util.h"
 
+#include <cmath>
+#include <limits>
+
 namespace gld::testing {
 namespace {
 
@@ -213,6 +216,81 @@ TEST(Xnnpack, AConstantInputRunsTheOwnKernel) {
            t.graph.outputs = {y};
          },
          false});
+}
+
+// Runs `build`'s graph on the own kernel, then prepared (XNNPACK kept) at 1
+// and 2 threads: every element must be the own kernel's exactly, NaN where it
+// is NaN. Returns the own kernel's output; `where` describes element i.
+std::vector<float> ExpectOwnResultsWithNan(const std::function<void(OpTest&)>& build,
+                                           const std::function<std::string(size_t)>& where) {
+  OpTest own;
+  build(own);
+  EXPECT_TRUE(own.Run().ok());
+  const int out = static_cast<int>(own.graph.tensors.size()) - 1;
+  const std::vector<float> expected = own.Get<float>(out);
+  for (int threads : {1, 2}) {
+    OpTest prepared;
+    build(prepared);
+    EXPECT_TRUE(prepared.RunPrepared(threads).ok());
+    EXPECT_NE(dynamic_cast<cpu::XnnOperatorState*>(prepared.states[0].get()), nullptr);
+    const std::vector<float> got = prepared.Get<float>(out);
+    EXPECT_EQ(got.size(), expected.size());
+    for (size_t i = 0; i < std::min(got.size(), expected.size()); ++i) {
+      if (std::isnan(expected[i])) {
+        EXPECT_TRUE(std::isnan(got[i])) << where(i) << ", threads " << threads << ": got " << got[i];
+      } else {
+        EXPECT_EQ(got[i], expected[i]) << where(i) << ", threads " << threads;
+      }
+    }
+  }
+  return expected;
+}
+
+// An XNNPACK output larger than one chunk of the output check, at 1 and 2
+// threads: a NaN and an infinity in the input (in different chunks) send the
+// run to the own kernel, whose NaN and infinity are TFLite's, also under a
+// fused RELU (checked before it clamps); the operator stays for later runs.
+TEST(Xnnpack, NonFiniteValuesInALargeOutputRunTheOwnKernel) {
+  const Shape shape = {1, 64, 64, 16};
+  const size_t n = static_cast<size_t>(NumElements(shape));
+  for (Activation act : {Activation::kNone, Activation::kRelu}) {
+    const std::vector<float> expected = ExpectOwnResultsWithNan(
+        [&](OpTest& t) {
+          std::vector<float> va = RandomFloats(n, 21);
+          va[1000] = std::numeric_limits<float>::quiet_NaN();
+          va[n - 7] = -std::numeric_limits<float>::infinity();
+          const int a = t.Input<float>(shape, va);
+          const int b = t.Input<float>(shape, RandomFloats(n, 22));
+          BinaryAttributes attrs;
+          attrs.activation = act;
+          t.Node(OpType::kAdd, {a, b}, {t.Output()}, attrs);
+        },
+        [](size_t i) { return "at " + std::to_string(i); });
+    ASSERT_EQ(expected.size(), n);
+    EXPECT_TRUE(std::isnan(expected[1000]));
+    EXPECT_EQ(expected[n - 7], act == Activation::kRelu ? 0.f : -std::numeric_limits<float>::infinity());
+  }
+}
+
+// PRELU's operator runs without the output check (XnnOutputCheck::kExact):
+// NaN of either sign, infinities and zeros, against slopes of every sign,
+// come out of XNNPACK as from the own kernel, at 1 and 2 threads.
+TEST(Xnnpack, PreluGivesTfliteNanAndInfinitiesWithoutTheCheck) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> specials = {nan, -nan, inf, -inf, 0.f, -0.f, 1.5f, -2.5f, 3e38f, -3e38f};
+  const std::vector<float> slopes = {0.f, -0.5f, 2.f, nan, 1e10f, -1e10f};
+  const Shape shape = {1, 40, static_cast<int>(specials.size()), static_cast<int>(slopes.size())};
+  std::vector<float> x;
+  for (int r = 0; r < 40; ++r) {
+    for (float v : specials) x.insert(x.end(), slopes.size(), v);
+  }
+  ExpectOwnResultsWithNan(
+      [&](OpTest& t) {
+        const int in = t.Input<float>(shape, x);
+        const int a = t.Const<float>({static_cast<int>(slopes.size())}, slopes);
+        t.Node(OpType::kPrelu, {in, a}, {t.Output()});
+      },
+      [&](size_t i) { return "x " + std::to_string(x[i]) + ", slope " + std::to_string(slopes[i % slopes.size()]); });
 }
 
 }  // namespace

@@ -434,5 +434,71 @@ TEST(CpuNodeStep, KernelErrorsCarryTheNodeLabel) {
   EXPECT_EQ(step.host_outputs(), std::vector<int>{3});
 }
 
+// Nodes below cpu::kParallelMinWork run on the calling thread alone, their
+// XNNPACK operators set up without the pool; the others on the pool.
+TEST(Runtime, SmallNodesRunOnTheCallingThreadWithTheSameResult) {
+  auto model = [] {
+    Graph g;
+    std::vector<float> w(8 * 3 * 3 * 8);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>((i * 37) % 17) / 17.0f - 0.5f;
+    int x = AddTensor(g, "x", {1, 6, 6, 8});
+    int wt = AddConstant<float>(g, "w", {8, 3, 3, 8}, DataType::kFloat32, w);
+    int small = AddTensor(g, "small", {1, 6, 6, 8});
+    int wide = AddTensor(g, "wide", {1, 48, 48, 8});
+    int big = AddTensor(g, "big", {1, 48, 48, 8});
+    int y = AddTensor(g, "y", {1, 48, 48, 8});
+    Conv2dAttributes same;
+    same.padding = Padding::kSame;
+    AddNode(g, OpType::kConv2d, {x, wt, kNoTensor}, {small}, 0, same);  // 6*6*8*72: serial
+    ResizeAttributes resize;
+    int size = AddConstant<int32_t>(g, "size", {2}, DataType::kInt32, {48, 48});
+    AddNode(g, OpType::kResizeNearestNeighbor, {small, size}, {wide}, 1, resize);
+    AddNode(g, OpType::kConv2d, {wide, wt, kNoTensor}, {big}, 2, same);  // 48*48*8*72: on the pool
+    AddNode(g, OpType::kAdd, {big, wide}, {y}, 3, BinaryAttributes{});
+    g.inputs = {x};
+    g.outputs = {y};
+    return g;
+  };
+  const Graph g = model();
+  EXPECT_LT(cpu::EstimateNodeWork(g, 0), cpu::kParallelMinWork);
+  EXPECT_GE(cpu::EstimateNodeWork(g, 2), cpu::kParallelMinWork);
+  std::vector<float> in(6 * 6 * 8);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = std::sin(static_cast<float>(i));
+  auto one = Runtime::Create(model(), CpuOptions(1));
+  auto two = Runtime::Create(model(), CpuOptions(2));
+  ASSERT_TRUE(one.ok() && two.ok()) << (one.ok() ? two.status() : one.status()).ToString();
+  const std::vector<float> want = RunOnce(**one, in);
+  for (int run = 0; run < 3; ++run) EXPECT_EQ(RunOnce(**two, in), want) << "run " << run;
+}
+
+TEST(EstimateNodeWork, CountsMultiplyAddsOfWindowsAndRows) {
+  Graph g;
+  int x = AddTensor(g, "x", {1, 10, 10, 4});
+  int w = AddConstant<float>(g, "w", {6, 3, 3, 4}, DataType::kFloat32, std::vector<float>(6 * 36, 0.f));
+  int dw = AddConstant<float>(g, "dw", {1, 5, 5, 4}, DataType::kFloat32, std::vector<float>(100, 0.f));
+  int fw = AddConstant<float>(g, "fw", {3, 400}, DataType::kFloat32, std::vector<float>(1200, 0.f));
+  int c = AddTensor(g, "c", {1, 10, 10, 6});
+  int d = AddTensor(g, "d", {1, 10, 10, 4});
+  int f = AddTensor(g, "f", {1, 3});
+  int p = AddTensor(g, "p", {1, 5, 5, 4});
+  int r = AddTensor(g, "r", {1, 10, 10, 4});
+  Conv2dAttributes same;
+  same.padding = Padding::kSame;
+  DepthwiseConv2dAttributes dsame;
+  dsame.padding = Padding::kSame;
+  AddNode(g, OpType::kConv2d, {x, w, kNoTensor}, {c}, 0, same);
+  AddNode(g, OpType::kDepthwiseConv2d, {x, dw, kNoTensor}, {d}, 1, dsame);
+  AddNode(g, OpType::kFullyConnected, {x, fw, kNoTensor}, {f}, 2, FullyConnectedAttributes{});
+  Pool2dAttributes pool;
+  pool.filter_h = pool.filter_w = pool.stride_h = pool.stride_w = 2;
+  AddNode(g, OpType::kMaxPool2d, {x}, {p}, 3, pool);
+  AddNode(g, OpType::kRelu, {x}, {r}, 4);
+  EXPECT_EQ(cpu::EstimateNodeWork(g, 0), 600 * 36);
+  EXPECT_EQ(cpu::EstimateNodeWork(g, 1), 400 * 25);
+  EXPECT_EQ(cpu::EstimateNodeWork(g, 2), 3 * 400);
+  EXPECT_EQ(cpu::EstimateNodeWork(g, 3), 100 * 4);
+  EXPECT_GT(cpu::EstimateNodeWork(g, 4), 400);  // an elementwise element costs more than one multiply-add
+}
+
 }  // namespace
 }  // namespace gld

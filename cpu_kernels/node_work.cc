@@ -1,0 +1,63 @@
+// How much arithmetic one run of a node takes, roughly: the runtime runs the
+// nodes below a threshold on the calling thread (see cpu_kernel.h).
+#include "cpu_kernels/cpu_kernel.h"
+
+namespace gld::cpu {
+
+namespace {
+
+// An elementwise op, a copy or a reduction reads and writes memory for each
+// element; a multiply-add of a convolution runs from registers, 16 to a
+// vector, two vectors a cycle. One element costs about as much as a few
+// multiply-adds.
+constexpr int64_t kPerElement = 8;
+
+int64_t Elements(const Graph& graph, int t) {
+  return t == kNoTensor ? 0 : NumElements(graph.tensors[static_cast<size_t>(t)].shape);
+}
+
+const Shape* InputShape(const Graph& graph, const Node& node, size_t i) {
+  if (i >= node.inputs.size() || node.inputs[i] == kNoTensor) return nullptr;
+  return &graph.tensors[static_cast<size_t>(node.inputs[i])].shape;
+}
+
+// Multiply-adds per output element of the ops whose outputs each read a
+// window or a row; kPerElement for the others.
+int64_t WorkPerOutput(const Graph& graph, const Node& node) {
+  switch (node.op) {
+    case OpType::kConv2d:
+    case OpType::kDepthwiseConv2d: {
+      const Shape* f = InputShape(graph, node, 1);  // [oc, kh, kw, ic / groups] or [1, kh, kw, oc]
+      if (f == nullptr || f->size() != 4) return 1;
+      return (*f)[1] * (*f)[2] * (node.op == OpType::kConv2d ? (*f)[3] : 1);
+    }
+    case OpType::kFullyConnected: {
+      const Shape* w = InputShape(graph, node, 1);  // [units, depth]
+      return w != nullptr && w->size() == 2 ? (*w)[1] : 1;
+    }
+    case OpType::kTransposeConv:
+    case OpType::kConvolution2DTransposeBias: {
+      // Each input element meets kh * kw * oc weights; per output element
+      // that is about kh * kw * ic / (stride_h * stride_w) <= kh * kw * ic.
+      const Shape* f = InputShape(graph, node, 1);  // [oc, kh, kw, ic]
+      return f != nullptr && f->size() == 4 ? (*f)[1] * (*f)[2] * (*f)[3] : 1;
+    }
+    case OpType::kMaxPool2d:
+    case OpType::kAveragePool2d: {
+      const auto* a = std::get_if<Pool2dAttributes>(&node.attributes);
+      return a != nullptr ? static_cast<int64_t>(a->filter_h) * a->filter_w : 1;
+    }
+    default: return kPerElement;
+  }
+}
+
+}  // namespace
+
+int64_t EstimateNodeWork(const Graph& graph, size_t node_index) {
+  const Node& node = graph.nodes[node_index];
+  int64_t outputs = 0;
+  for (int t : node.outputs) outputs += Elements(graph, t);
+  return outputs * std::max<int64_t>(1, WorkPerOutput(graph, node));
+}
+
+}  // namespace gld::cpu
