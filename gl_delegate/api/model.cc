@@ -122,7 +122,9 @@ StatusOr<std::shared_ptr<const Model>> Model::FromBuffer(const void* data, size_
 }
 
 StatusOr<std::shared_ptr<const Model>> Model::FromFile(const std::string& path) {
-  GLD_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFileBytes(path, uint64_t{1} << 32, "model file"));
+  // Mapped, not read: BuildModelImpl copies what it keeps, and the bytes it
+  // skips are never touched.
+  GLD_ASSIGN_OR_RETURN(MappedFile bytes, MapFileForRead(path, uint64_t{1} << 32, "model file"));
   auto impl = BuildModelImpl(bytes.data(), bytes.size());
   if (!impl.ok()) return impl.status().WithContext("model '" + path + "'");
   return std::shared_ptr<const Model>(new Model(std::move(impl).value()));

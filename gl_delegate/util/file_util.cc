@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -79,6 +80,22 @@ StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path, uint64_t m
     done += static_cast<size_t>(got);
   }
   return bytes;
+}
+
+MappedFile::~MappedFile() {
+  if (data_ != nullptr && size_ > 0) ::munmap(const_cast<void*>(data_), size_);
+}
+
+StatusOr<MappedFile> MapFileForRead(const std::string& path, uint64_t max_bytes, const std::string& kind) {
+  GLD_ASSIGN_OR_RETURN(ReadOnlyFile file, OpenRegularFileForRead(path, max_bytes, kind));
+  if (file.size() == 0) return MappedFile(nullptr, 0);
+  const size_t size = static_cast<size_t>(file.size());
+  void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file.fd(), 0);
+  if (data == MAP_FAILED) {
+    return DataLossError("cannot map " + std::to_string(size) + " bytes of " + Named(path, kind) + ": " +
+                         std::strerror(errno));
+  }
+  return MappedFile(data, size);
 }
 
 Status WriteFileAtomic(const std::string& path, const void* data, size_t size) {

@@ -42,6 +42,29 @@ StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path,
                                              uint64_t max_bytes = uint64_t{1} << 32,
                                              const std::string& kind = "");
 
+// A whole regular file mapped read-only (private, populated up front), unmapped
+// on destruction. Reading a model this way copies nothing and faults in no
+// fresh pages: the bytes are the page cache's.
+class MappedFile {
+ public:
+  MappedFile(const void* data, size_t size) : data_(data), size_(size) {}
+  MappedFile(MappedFile&& other) noexcept : data_(other.data_), size_(other.size_) { other.data_ = nullptr; }
+  MappedFile& operator=(MappedFile&&) = delete;
+  MappedFile(const MappedFile&) = delete;
+  ~MappedFile();
+  const uint8_t* data() const { return static_cast<const uint8_t*>(data_); }
+  size_t size() const { return size_; }
+
+ private:
+  const void* data_;
+  size_t size_;
+};
+
+// Maps a whole regular file (opened by OpenRegularFileForRead, so the same
+// errors); an empty file maps to no bytes. DataLoss when mmap fails.
+StatusOr<MappedFile> MapFileForRead(const std::string& path, uint64_t max_bytes = uint64_t{1} << 32,
+                                    const std::string& kind = "");
+
 // Writes `size` bytes to `path` through a temporary file in the same folder
 // and a rename, so readers never see a half-written file.
 Status WriteFileAtomic(const std::string& path, const void* data, size_t size);
