@@ -52,4 +52,21 @@ std::vector<ProfileRow> Interpreter::profile() const { return impl_->runtime->Pr
 DispatchIssueStats Interpreter::dispatch_issue_stats() const { return impl_->runtime->IssueStats(); }
 void Interpreter::ResetProfile() { impl_->runtime->ResetProfile(); }
 
+Status Interpreter::BindInputBuffer(int index, uint32_t buffer) { return impl_->runtime->BindInputBuffer(index, buffer); }
+Status Interpreter::BindInputTexture(int index, const TextureInput& texture) {
+  return impl_->runtime->BindInputTexture(index, texture);
+}
+Status Interpreter::BindOutputBuffer(int index, uint32_t buffer) {
+  return impl_->runtime->BindOutputBuffer(index, buffer);
+}
+Status Interpreter::UnbindInput(int index) { return impl_->runtime->UnbindInput(index); }
+Status Interpreter::UnbindOutput(int index) { return impl_->runtime->UnbindOutput(index); }
+Status Interpreter::InvokeAsync(void** fence) {
+  if (fence == nullptr) return InvalidArgumentError("InvokeAsync: fence is null");
+  *fence = nullptr;
+  GLD_ASSIGN_OR_RETURN(*fence, impl_->runtime->InvokeAsync());
+  return OkStatus();
+}
+TransferStats Interpreter::transfer_stats() const { return impl_->runtime->transfer_stats(); }
+
 }  // namespace gld
