@@ -1,6 +1,7 @@
 // The C API over the C++ API.
 #include "gldelegate/gldelegate.h"
 
+#include <algorithm>
 #include <exception>
 #include <string>
 
@@ -398,6 +399,58 @@ GldStatus GldInterpreterResetProfile(GldInterpreter* interpreter) {
   if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterResetProfile: null interpreter");
   interpreter->interpreter->ResetProfile();
   return GLD_OK;
+}
+
+// ---- Zero-copy GL I/O ----
+
+GldStatus GldInterpreterBindInputBuffer(GldInterpreter* interpreter, int32_t index, uint32_t buffer) {
+  if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterBindInputBuffer: null interpreter");
+  return Guard([&] { return Report(interpreter->interpreter->BindInputBuffer(index, buffer)); });
+}
+
+GldStatus GldInterpreterBindInputTexture(GldInterpreter* interpreter, int32_t index, uint32_t texture,
+                                         const float* scale, const float* offset) {
+  if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterBindInputTexture: null interpreter");
+  gld::TextureInput input;
+  input.texture = texture;
+  if (scale != nullptr) std::copy(scale, scale + 4, input.scale);
+  if (offset != nullptr) std::copy(offset, offset + 4, input.offset);
+  return Guard([&] { return Report(interpreter->interpreter->BindInputTexture(index, input)); });
+}
+
+GldStatus GldInterpreterBindOutputBuffer(GldInterpreter* interpreter, int32_t index, uint32_t buffer) {
+  if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterBindOutputBuffer: null interpreter");
+  return Guard([&] { return Report(interpreter->interpreter->BindOutputBuffer(index, buffer)); });
+}
+
+GldStatus GldInterpreterUnbindInput(GldInterpreter* interpreter, int32_t index) {
+  if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterUnbindInput: null interpreter");
+  return Guard([&] { return Report(interpreter->interpreter->UnbindInput(index)); });
+}
+
+GldStatus GldInterpreterUnbindOutput(GldInterpreter* interpreter, int32_t index) {
+  if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterUnbindOutput: null interpreter");
+  return Guard([&] { return Report(interpreter->interpreter->UnbindOutput(index)); });
+}
+
+GldStatus GldInterpreterInvokeAsync(GldInterpreter* interpreter, void** out_fence) {
+  if (interpreter == nullptr || out_fence == nullptr) {
+    return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterInvokeAsync: null argument");
+  }
+  return Guard([&] { return Report(interpreter->interpreter->InvokeAsync(out_fence)); });
+}
+
+GldStatus GldInterpreterGetTransferBytes(const GldInterpreter* interpreter, uint64_t* out_uploaded,
+                                         uint64_t* out_downloaded) {
+  if (interpreter == nullptr || out_uploaded == nullptr || out_downloaded == nullptr) {
+    return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterGetTransferBytes: null argument");
+  }
+  return Guard([&] {
+    const gld::TransferStats stats = interpreter->interpreter->transfer_stats();
+    *out_uploaded = stats.uploaded_bytes;
+    *out_downloaded = stats.downloaded_bytes;
+    return GLD_OK;
+  });
 }
 
 }  // extern "C"

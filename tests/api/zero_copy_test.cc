@@ -7,11 +7,13 @@
 #include <epoxy/gl.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "gldelegate/gldelegate.h"
 #include "gldelegate/gldelegate.hpp"
 #include "gldelegate/model_builder.hpp"
 
@@ -505,6 +507,65 @@ TEST(ZeroCopy, AppStateUnchangedWithBindings) {
   interp.reset();
   EXPECT_EQ(read(), before) << "after destruction";
   EXPECT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+}
+
+// The C API's side of the same: bind, invoke async, wait, count.
+TEST(ZeroCopy, CApi) {
+  App app;
+  GLD_REQUIRE_APP(app);
+  // A convolution (3x3, SAME) through the C API.
+  ModelBuilder mb;
+  std::vector<float> w(kF * 3 * 3 * kC, 0.25f);
+  int x = mb.AddInput("x", ElementType::kFloat32, {1, kH, kW, kC});
+  int wt = mb.AddConstantFloat("w", {kF, 3, 3, kC}, w);
+  int y = mb.AddTensor("y", ElementType::kFloat32, {1, kH, kW, kF});
+  ASSERT_TRUE(mb.AddOp("CONV_2D", {x, wt, -1}, {y}, {{"padding", "SAME"}, {"stride_w", 1}, {"stride_h", 1}}).ok());
+  mb.SetOutputs({y});
+  auto bytes = mb.Finish();
+  ASSERT_TRUE(bytes.ok());
+  GldModel* model = nullptr;
+  ASSERT_EQ(GldModelCreateFromBuffer(bytes->data(), bytes->size(), &model), GLD_OK);
+  GldOptions* options = GldOptionsCreate();
+  GldOptionsSetBackend(options, GLD_BACKEND_GL);
+  GldOptionsSetContextMode(options, GLD_CONTEXT_CURRENT);
+  GldInterpreter* interp = nullptr;
+  ASSERT_EQ(GldInterpreterCreate(model, options, &interp), GLD_OK) << GldLastErrorMessage();
+  const std::vector<float> in = Pixels();
+  std::vector<float> want(kOutputFloats);
+  ASSERT_EQ(GldInterpreterSetInput(interp, 0, in.data(), in.size() * 4), GLD_OK);
+  ASSERT_EQ(GldInterpreterInvoke(interp), GLD_OK);
+  ASSERT_EQ(GldInterpreterGetOutput(interp, 0, want.data(), want.size() * 4), GLD_OK);
+  uint64_t up = 0, down = 0;
+  ASSERT_EQ(GldInterpreterGetTransferBytes(interp, &up, &down), GLD_OK);
+  EXPECT_EQ(up, kInputFloats * 4);
+  EXPECT_EQ(down, kOutputFloats * 4);
+
+  const GLuint in_buffer = app.Buffer(kInputFloats * 4, in.data());
+  const GLuint out_buffer = app.Buffer(kOutputFloats * 4);
+  ASSERT_EQ(GldInterpreterBindInputBuffer(interp, 0, in_buffer), GLD_OK) << GldLastErrorMessage();
+  ASSERT_EQ(GldInterpreterBindOutputBuffer(interp, 0, out_buffer), GLD_OK) << GldLastErrorMessage();
+  void* fence = nullptr;
+  ASSERT_EQ(GldInterpreterInvokeAsync(interp, &fence), GLD_OK) << GldLastErrorMessage();
+  ASSERT_NE(fence, nullptr);
+  glWaitSync(static_cast<GLsync>(fence), 0, GL_TIMEOUT_IGNORED);
+  glDeleteSync(static_cast<GLsync>(fence));
+  ExpectClose(app.Read(out_buffer, kOutputFloats), want, 1e-6f, "C API bound output");
+  ASSERT_EQ(GldInterpreterGetTransferBytes(interp, &up, &down), GLD_OK);
+  EXPECT_EQ(up + down, 0u);
+  EXPECT_EQ(GldInterpreterGetOutput(interp, 0, want.data(), want.size() * 4), GLD_FAILED_PRECONDITION);
+
+  EXPECT_EQ(GldInterpreterBindOutputBuffer(interp, 3, out_buffer), GLD_OUT_OF_RANGE);
+  EXPECT_NE(std::string(GldLastErrorMessage()).find("output index 3 is out of range"), std::string::npos);
+  EXPECT_EQ(GldInterpreterBindInputBuffer(interp, 0, 0), GLD_INVALID_ARGUMENT);
+  const GLuint texture = app.Texture(GL_RGBA32F, GL_FLOAT, kW, kH, nullptr);
+  EXPECT_EQ(GldInterpreterBindInputTexture(interp, 0, texture, nullptr, nullptr), GLD_OK) << GldLastErrorMessage();
+  EXPECT_EQ(GldInterpreterUnbindInput(interp, 0), GLD_OK);
+  EXPECT_EQ(GldInterpreterUnbindOutput(interp, 0), GLD_OK);
+  EXPECT_EQ(GldInterpreterInvokeAsync(nullptr, &fence), GLD_INVALID_ARGUMENT);
+  EXPECT_EQ(GldInterpreterBindInputBuffer(nullptr, 0, 1), GLD_INVALID_ARGUMENT);
+  GldInterpreterDelete(interp);
+  GldOptionsDelete(options);
+  GldModelDelete(model);
 }
 
 }  // namespace
