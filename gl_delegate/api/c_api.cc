@@ -423,6 +423,23 @@ GldStatus GldInterpreterBindOutputBuffer(GldInterpreter* interpreter, int32_t in
   return Guard([&] { return Report(interpreter->interpreter->BindOutputBuffer(index, buffer)); });
 }
 
+GldStatus GldInterpreterKeepOutputOnGpu(GldInterpreter* interpreter, int32_t index) {
+  if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterKeepOutputOnGpu: null interpreter");
+  return Guard([&] { return Report(interpreter->interpreter->KeepOutputOnGpu(index)); });
+}
+
+GldStatus GldInterpreterGetOutputGlBuffer(const GldInterpreter* interpreter, int32_t index, uint32_t* out_buffer) {
+  if (interpreter == nullptr || out_buffer == nullptr) {
+    return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterGetOutputGlBuffer: null argument");
+  }
+  return Guard([&] {
+    gld::StatusOr<uint32_t> buffer = interpreter->interpreter->OutputGlBuffer(index);
+    if (!buffer.ok()) return Report(buffer.status());
+    *out_buffer = *buffer;
+    return GLD_OK;
+  });
+}
+
 GldStatus GldInterpreterUnbindInput(GldInterpreter* interpreter, int32_t index) {
   if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterUnbindInput: null interpreter");
   return Guard([&] { return Report(interpreter->interpreter->UnbindInput(index)); });

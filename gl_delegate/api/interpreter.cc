@@ -59,6 +59,8 @@ Status Interpreter::BindInputTexture(int index, const TextureInput& texture) {
 Status Interpreter::BindOutputBuffer(int index, uint32_t buffer) {
   return impl_->runtime->BindOutputBuffer(index, buffer);
 }
+Status Interpreter::KeepOutputOnGpu(int index) { return impl_->runtime->KeepOutputOnGpu(index); }
+StatusOr<uint32_t> Interpreter::OutputGlBuffer(int index) const { return impl_->runtime->OutputGlBuffer(index); }
 Status Interpreter::UnbindInput(int index) { return impl_->runtime->UnbindInput(index); }
 Status Interpreter::UnbindOutput(int index) { return impl_->runtime->UnbindOutput(index); }
 Status Interpreter::InvokeAsync(void** fence) {

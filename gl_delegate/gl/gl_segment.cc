@@ -261,7 +261,7 @@ Status GlSegment::CheckHostBuffers(const std::vector<HostInput>& inputs,
     }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
-    const bool on_gpu = outputs[i].buffer != 0;
+    const bool on_gpu = outputs[i].buffer != 0 || outputs[i].keep_on_gpu;
     if (outputs[i].bytes != output_edges_[i].bytes || (outputs[i].data == nullptr && outputs[i].bytes > 0 && !on_gpu)) {
       return InvalidArgumentError(label_ + ": output " + std::to_string(i) + " (tensor " +
                                   std::to_string(output_edges_[i].tensor) + ") has " +
@@ -315,7 +315,7 @@ Status GlSegment::Run(const std::vector<HostInput>& inputs, const std::vector<Ho
   PointEdgeBindings(inputs, outputs);
   GLD_RETURN_IF_ERROR(profiling_ ? RunProfiled(inputs, outputs) : RunTimed(inputs, outputs));
   bool bound_output = false;
-  for (const HostOutput& o : outputs) bound_output = bound_output || o.buffer != 0;
+  for (const HostOutput& o : outputs) bound_output = bound_output || o.buffer != 0 || o.keep_on_gpu;
   if (bound_output) {
     // The app reads its buffer in its own way (a shader, a vertex fetch, a
     // map): every kind of access sees the writes.
@@ -387,7 +387,8 @@ Status GlSegment::RunTextureInput(size_t edge, const TextureSource& texture) {
 
 Status GlSegment::DownloadOutputs(const std::vector<HostOutput>& outputs) const {
   for (size_t i = 0; i < outputs.size(); ++i) {
-    if (outputs[i].buffer == 0) {
+    if (outputs[i].keep_on_gpu && outputs[i].data == nullptr) continue;
+    if (outputs[i].buffer == 0) {  // kept on the GPU too when a later step reads it
       GLD_RETURN_IF_ERROR(output_edges_[i].staging.Read(0, outputs[i].data, outputs[i].bytes));
     } else if (outputs[i].data != nullptr) {
       GLD_RETURN_IF_ERROR(ReadBufferObject(outputs[i].buffer, 0, outputs[i].data, outputs[i].bytes));

@@ -111,6 +111,9 @@ class GlSegment {
     // layout) in place of the staging buffer; `data`, when not null, gets
     // a copy as well (a CPU node reads the tensor too).
     GLuint buffer = 0;
+    // Left in its staging buffer (output_staging()) without a download;
+    // `data` is then unused.
+    bool keep_on_gpu = false;
   };
 
   // Host data of input_tensors() in, host data of output_tensors() out, in
@@ -125,6 +128,8 @@ class GlSegment {
   // Tensors it produces that are graph outputs, read outside it, or asked for.
   const std::vector<int>& output_tensors() const { return outputs_; }
   const std::vector<size_t>& nodes() const { return nodes_; }
+  // The staging buffer of output k (host layout), for outputs kept on the GPU.
+  GLuint output_staging(size_t k) const { return k < output_edges_.size() ? output_edges_[k].staging.id() : 0; }
   // Dispatches per Run, edge conversions included.
   int dispatches() const { return static_cast<int>(dispatches_.size()); }
   const std::vector<DispatchInfo>& dispatch_info() const { return info_; }

@@ -50,7 +50,8 @@ class GlSegmentStep : public Step {
       const cpu::TensorData* d = Storage(ctx, t);
       if (d == nullptr) return InternalError(label_ + ": no host storage for input tensor " + std::to_string(t));
       GlSegment::HostInput in{d->data, d->bytes};
-      if (const TensorGlIo* io = Bound(ctx, t)) {
+      const TensorGlIo* io = Bound(ctx, t);
+      if (io != nullptr && (io->buffer != 0 || io->texture != 0)) {
         in.buffer = io->buffer;
         if (io->texture != 0) {
           GlSegment::TextureSource& tex = textures_[ins.size()];
@@ -72,12 +73,23 @@ class GlSegmentStep : public Step {
       if (io != nullptr && io->buffer != 0) {
         out.buffer = io->buffer;
         if (!io->host_too) out.data = nullptr;
+      } else if (io != nullptr && io->keep_on_gpu) {
+        out.keep_on_gpu = true;
+        if (!io->host_too) out.data = nullptr;
       }
       if (out.data != nullptr) Count(ctx.downloaded_bytes, t, d->bytes);
       outs.push_back(out);
     }
     Status s = segment_->Run(ins, outs, ctx.async);
     return s.ok() ? s : s.WithContext(label_);
+  }
+
+  uint32_t OutputGlBuffer(int tensor) const override {
+    const std::vector<int>& outs = segment_->output_tensors();
+    for (size_t k = 0; k < outs.size(); ++k) {
+      if (outs[k] == tensor) return segment_->output_staging(k);
+    }
+    return 0;
   }
 
   bool ProfilesItself() const override { return segment_->profiling(); }
@@ -131,7 +143,7 @@ class GlSegmentStep : public Step {
   static const TensorGlIo* Bound(const StepContext& ctx, int t) {
     if (ctx.gl_io == nullptr || static_cast<size_t>(t) >= ctx.gl_io->size()) return nullptr;
     const TensorGlIo& io = (*ctx.gl_io)[static_cast<size_t>(t)];
-    return io.buffer != 0 || io.texture != 0 ? &io : nullptr;
+    return io.buffer != 0 || io.texture != 0 || io.keep_on_gpu ? &io : nullptr;
   }
   static void Count(std::vector<uint64_t>* counter, int t, uint64_t bytes) {
     if (counter != nullptr && static_cast<size_t>(t) < counter->size()) (*counter)[static_cast<size_t>(t)] += bytes;

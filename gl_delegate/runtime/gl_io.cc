@@ -15,6 +15,7 @@ void Runtime::FindHostUses() {
   if (!cpu_reader_.empty()) return;
   cpu_reader_.assign(graph_.tensors.size(), std::string());
   gpu_writes_.assign(graph_.tensors.size(), 0);
+  gpu_reads_.assign(graph_.tensors.size(), 0);
   for (const auto& step : plan_.steps) {
     if (dynamic_cast<const CpuNodeStep*>(step.get()) != nullptr) {
       for (int t : step->host_inputs()) {
@@ -22,6 +23,7 @@ void Runtime::FindHostUses() {
       }
     } else {
       for (int t : step->host_outputs()) gpu_writes_[static_cast<size_t>(t)] = 1;
+      for (int t : step->host_inputs()) gpu_reads_[static_cast<size_t>(t)] = 1;
     }
   }
 }
@@ -95,6 +97,39 @@ Status Runtime::BindOutputBuffer(int index, uint32_t buffer) {
   io.host_too = !cpu_reader_[static_cast<size_t>(t)].empty();
   gl_io_[static_cast<size_t>(t)] = io;
   return OkStatus();
+}
+
+Status Runtime::KeepOutputOnGpu(int index) {
+  std::string what;
+  GLD_ASSIGN_OR_RETURN(int t, BindableTensor(false, index, ~0u, &what));
+  uint32_t buffer = 0;
+  for (const auto& step : plan_.steps) buffer = buffer != 0 ? buffer : step->OutputGlBuffer(t);
+  if (buffer == 0) {
+    return FailedPreconditionError(what + " is made on the CPU, so it has no GPU buffer to keep; bind one of the "
+                                   "app's (BindOutputBuffer) instead");
+  }
+  GLD_RETURN_IF_ERROR(gpu_->CheckBuffer(buffer, tensors_[static_cast<size_t>(t)].bytes, what));
+  GLD_RETURN_IF_ERROR(UnbindOutput(index));
+  TensorGlIo io;
+  io.keep_on_gpu = true;
+  io.host_too = !cpu_reader_[static_cast<size_t>(t)].empty() || gpu_reads_[static_cast<size_t>(t)] != 0;
+  gl_io_[static_cast<size_t>(t)] = io;
+  return OkStatus();
+}
+
+StatusOr<uint32_t> Runtime::OutputGlBuffer(int index) const {
+  if (index < 0 || static_cast<size_t>(index) >= graph_.outputs.size()) {
+    return OutOfRangeError("output index " + std::to_string(index) + " is out of range: the model has " +
+                           std::to_string(graph_.outputs.size()) + " output(s)");
+  }
+  const int t = graph_.outputs[static_cast<size_t>(index)];
+  if (gl_io_.empty() || !gl_io_[static_cast<size_t>(t)].keep_on_gpu) {
+    return FailedPreconditionError(DescribeIo("output", index, graph_.tensors[static_cast<size_t>(t)]) +
+                                   " is not kept on the GPU (KeepOutputOnGpu)");
+  }
+  uint32_t buffer = 0;
+  for (const auto& step : plan_.steps) buffer = buffer != 0 ? buffer : step->OutputGlBuffer(t);
+  return buffer;
 }
 
 Status Runtime::UnbindInput(int index) {

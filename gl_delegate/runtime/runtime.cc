@@ -386,7 +386,7 @@ Status Runtime::GetOutput(int index, void* data, size_t bytes) const {
   }
   if (OutputData(index) == nullptr) {
     return FailedPreconditionError(DescribeIo("output", index, graph_.tensors[graph_.outputs[index]]) +
-                                   " is bound to a GL buffer; read it there, or UnbindOutput it");
+                                   " is bound to a GL buffer or kept on the GPU; read it there, or UnbindOutput it");
   }
   const size_t has = tensors_[graph_.outputs[index]].bytes;
   if (bytes != has) {
@@ -401,7 +401,7 @@ Status Runtime::GetOutput(int index, void* data, size_t bytes) const {
 const void* Runtime::OutputData(int index) const {
   if (index < 0 || static_cast<size_t>(index) >= graph_.outputs.size()) return nullptr;
   const int t = graph_.outputs[index];
-  if (!gl_io_.empty() && gl_io_[t].buffer != 0 && !gl_io_[t].host_too) return nullptr;
+  if (!gl_io_.empty() && (gl_io_[t].buffer != 0 || gl_io_[t].keep_on_gpu) && !gl_io_[t].host_too) return nullptr;
   for (const auto& bound : cpu_bound_outputs_) {
     if (bound.first == t) return nullptr;
   }

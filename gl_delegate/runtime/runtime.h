@@ -96,6 +96,8 @@ class Runtime {
   Status BindOutputBuffer(int index, uint32_t buffer);
   Status UnbindInput(int index);
   Status UnbindOutput(int index);
+  Status KeepOutputOnGpu(int index);
+  StatusOr<uint32_t> OutputGlBuffer(int index) const;
   // Runs like Invoke without waiting for bound outputs; the fence (a GLsync).
   StatusOr<void*> InvokeAsync();
   TransferStats transfer_stats() const;
@@ -116,6 +118,7 @@ class Runtime {
   std::vector<uint64_t> uploaded_, downloaded_;  // per tensor, last run
   std::vector<std::string> cpu_reader_;  // per tensor: label of a CPU step reading it; empty: none
   std::vector<uint8_t> gpu_writes_;      // per tensor: a GPU step produces it
+  std::vector<uint8_t> gpu_reads_;       // per tensor: a GPU step reads it from the host
 
   Runtime() = default;
   Status Initialize(const Options& options, const GpuBackendFactory& gpu_factory, const PreparedGraph& prepared);

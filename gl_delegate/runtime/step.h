@@ -28,6 +28,9 @@ struct TensorGlIo {
   // A CPU node reads the tensor too: a GPU step producing it also copies it
   // to its host storage.
   bool host_too = false;
+  // Outputs: left in the GPU step's own output buffer, not downloaded
+  // (Interpreter::KeepOutputOnGpu); Step::OutputGlBuffer names it.
+  bool keep_on_gpu = false;
 };
 
 // What a step sees while it runs.
@@ -77,6 +80,9 @@ class Step {
   // Adds the host cost of the GPU dispatches this step issued since Create
   // or ResetProfile (GPU segment steps; others add nothing).
   virtual void AddIssueStats(DispatchIssueStats* stats) const {}
+  // The GL buffer object holding output tensor `tensor` in the host layout
+  // after a run (a GPU step's staging buffer); 0 when the step has none.
+  virtual uint32_t OutputGlBuffer(int tensor) const { return 0; }
 };
 
 // One node run by its CPU kernel.

@@ -231,6 +231,46 @@ TEST(ZeroCopy, BoundBuffersMatchSetInputAndMoveNoBytes) {
   ExpectClose(again[0], host[0], 0.0f, "after unbinding");
 }
 
+// An output kept in the library's own GPU buffer: the app reads it there.
+TEST(ZeroCopy, KeptOutputIsReadFromTheLibrarysBuffer) {
+  App app;
+  GLD_REQUIRE_APP(app);
+  auto model = ConvModel();
+  ASSERT_NE(model, nullptr);
+  auto interp = MakeInterpreter(*model, GlCurrent());
+  ASSERT_NE(interp, nullptr);
+  const std::vector<float> in = Pixels();
+  const auto host = HostRun(*interp, in);
+  EXPECT_EQ(interp->OutputGlBuffer(1).status().code(), StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(interp->KeepOutputOnGpu(1).ok());
+  ASSERT_TRUE(interp->SetInput(0, in.data(), in.size() * 4).ok());
+  ASSERT_TRUE(interp->Invoke().ok());
+  auto buffer = interp->OutputGlBuffer(1);
+  ASSERT_TRUE(buffer.ok()) << buffer.status().ToString();
+  ASSERT_NE(*buffer, 0u);
+  ExpectClose(app.Read(*buffer, kOutputFloats), host[1], 1e-6f, "kept output z");
+  EXPECT_EQ(interp->transfer_stats().output_downloaded_bytes, (std::vector<uint64_t>{kOutputFloats * 4, 0}));
+  std::vector<float> z(kOutputFloats);
+  EXPECT_EQ(interp->GetOutput(1, z.data(), z.size() * 4).code(), StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(interp->UnbindOutput(1).ok());
+  EXPECT_EQ(interp->OutputGlBuffer(1).status().code(), StatusCode::kFailedPrecondition);
+
+  // y read by a CPU node (MUL denied): kept, and still downloaded for it.
+  Options o = GlCurrent();
+  o.gpu_deny_ops = {"MUL"};
+  auto mixed = MakeInterpreter(*model, o);
+  ASSERT_NE(mixed, nullptr);
+  ASSERT_TRUE(mixed->KeepOutputOnGpu(0).ok());
+  Status s = mixed->KeepOutputOnGpu(1);
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("is made on the CPU"), std::string::npos) << s.ToString();
+  ASSERT_TRUE(mixed->SetInput(0, in.data(), in.size() * 4).ok());
+  ASSERT_TRUE(mixed->Invoke().ok());
+  ASSERT_TRUE(mixed->GetOutput(1, z.data(), z.size() * 4).ok());
+  ExpectClose(z, host[1], 1e-6f, "z on the CPU from kept y");
+  ExpectClose(app.Read(*mixed->OutputGlBuffer(0), kOutputFloats), host[0], 1e-6f, "kept y");
+}
+
 TEST(ZeroCopy, EachValidationErrorSaysWhat) {
   App app;
   GLD_REQUIRE_APP(app);
@@ -560,6 +600,14 @@ TEST(ZeroCopy, CApi) {
   const GLuint texture = app.Texture(GL_RGBA32F, GL_FLOAT, kW, kH, nullptr);
   EXPECT_EQ(GldInterpreterBindInputTexture(interp, 0, texture, nullptr, nullptr), GLD_OK) << GldLastErrorMessage();
   EXPECT_EQ(GldInterpreterUnbindInput(interp, 0), GLD_OK);
+  uint32_t kept = 0;
+  EXPECT_EQ(GldInterpreterGetOutputGlBuffer(interp, 0, &kept), GLD_FAILED_PRECONDITION);
+  ASSERT_EQ(GldInterpreterUnbindOutput(interp, 0), GLD_OK);
+  ASSERT_EQ(GldInterpreterKeepOutputOnGpu(interp, 0), GLD_OK) << GldLastErrorMessage();
+  ASSERT_EQ(GldInterpreterSetInput(interp, 0, in.data(), in.size() * 4), GLD_OK);
+  ASSERT_EQ(GldInterpreterInvoke(interp), GLD_OK);
+  ASSERT_EQ(GldInterpreterGetOutputGlBuffer(interp, 0, &kept), GLD_OK);
+  ExpectClose(app.Read(kept, kOutputFloats), want, 1e-6f, "C API kept output");
   EXPECT_EQ(GldInterpreterUnbindOutput(interp, 0), GLD_OK);
   EXPECT_EQ(GldInterpreterInvokeAsync(nullptr, &fence), GLD_INVALID_ARGUMENT);
   EXPECT_EQ(GldInterpreterBindInputBuffer(nullptr, 0, 1), GLD_INVALID_ARGUMENT);

@@ -227,6 +227,12 @@ GLD_EXPORT GldStatus GldInterpreterBindInputBuffer(GldInterpreter* interpreter, 
 GLD_EXPORT GldStatus GldInterpreterBindInputTexture(GldInterpreter* interpreter, int32_t index, uint32_t texture,
                                                     const float* scale, const float* offset);
 GLD_EXPORT GldStatus GldInterpreterBindOutputBuffer(GldInterpreter* interpreter, int32_t index, uint32_t buffer);
+/* Output `index` stays in the library's GPU buffer (no download);
+ * GldInterpreterGetOutputGlBuffer names it (a GLuint, float32 BHWC), valid
+ * until the next invoke. */
+GLD_EXPORT GldStatus GldInterpreterKeepOutputOnGpu(GldInterpreter* interpreter, int32_t index);
+GLD_EXPORT GldStatus GldInterpreterGetOutputGlBuffer(const GldInterpreter* interpreter, int32_t index,
+                                                     uint32_t* out_buffer);
 GLD_EXPORT GldStatus GldInterpreterUnbindInput(GldInterpreter* interpreter, int32_t index);
 GLD_EXPORT GldStatus GldInterpreterUnbindOutput(GldInterpreter* interpreter, int32_t index);
 /* Returns once the GPU work is submitted; `*out_fence` is a GLsync the app

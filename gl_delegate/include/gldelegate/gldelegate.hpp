@@ -139,6 +139,13 @@ class Interpreter {
   // refuses it and OutputData returns null. Invoke returns when the values
   // are in the buffer (glFinish in the library's context).
   GLD_EXPORT Status BindOutputBuffer(int index, uint32_t buffer);
+  // Output `index` stays in the library's own GPU buffer, not downloaded:
+  // OutputGlBuffer names that buffer (a GLuint; float32 BHWC), which the app
+  // reads in its context after Invoke (or after InvokeAsync's fence) until
+  // the next invoke; GetOutput refuses it. Only for outputs a GPU segment
+  // makes (FailedPrecondition otherwise). UnbindOutput ends it.
+  GLD_EXPORT Status KeepOutputOnGpu(int index);
+  GLD_EXPORT StatusOr<uint32_t> OutputGlBuffer(int index) const;
   GLD_EXPORT Status UnbindInput(int index);
   GLD_EXPORT Status UnbindOutput(int index);
   // Invoke that returns once the GPU work is submitted: `*fence` gets a
