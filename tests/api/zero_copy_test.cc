@@ -154,9 +154,6 @@ class App {
   std::vector<GLuint> buffers_, textures_;
 };
 
-#define GLD_REQUIRE_APP(app) \
-  if (!(app).ready()) FAIL() << "cannot make the app's OpenGL ES 3.1 context on the surfaceless platform"
-
 std::unique_ptr<Interpreter> MakeInterpreter(const Model& model, Options options) {
   auto interp = Interpreter::Create(model, options);
   EXPECT_TRUE(interp.ok()) << interp.status().ToString();
@@ -191,12 +188,23 @@ void ExpectClose(const std::vector<float>& got, const std::vector<float>& want, 
   }
 }
 
-TEST(ZeroCopy, BoundBuffersMatchSetInputAndMoveNoBytes) {
+// Each test has an app's context current and the convolution model.
+class ZeroCopy : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(app.ready()) << "cannot make the app's OpenGL ES 3.1 context on the surfaceless platform";
+    model = ConvModel();
+    ASSERT_NE(model, nullptr);
+  }
+  std::unique_ptr<Interpreter> Make(const Options& options = GlCurrent()) { return MakeInterpreter(*model, options); }
+  void CheckTextureInput(GLenum internal, GLenum type, const void* texels, const std::vector<float>& as_floats);
+
   App app;
-  GLD_REQUIRE_APP(app);
-  auto model = ConvModel();
-  ASSERT_NE(model, nullptr);
-  auto interp = MakeInterpreter(*model, GlCurrent());
+  std::shared_ptr<const Model> model;
+};
+
+TEST_F(ZeroCopy, BoundBuffersMatchSetInputAndMoveNoBytes) {
+  auto interp = Make();
   ASSERT_NE(interp, nullptr);
   ASSERT_EQ(interp->report().gpu_nodes, interp->report().total_nodes);
   const std::vector<float> in = Pixels();
@@ -232,12 +240,8 @@ TEST(ZeroCopy, BoundBuffersMatchSetInputAndMoveNoBytes) {
 }
 
 // An output kept in the library's own GPU buffer: the app reads it there.
-TEST(ZeroCopy, KeptOutputIsReadFromTheLibrarysBuffer) {
-  App app;
-  GLD_REQUIRE_APP(app);
-  auto model = ConvModel();
-  ASSERT_NE(model, nullptr);
-  auto interp = MakeInterpreter(*model, GlCurrent());
+TEST_F(ZeroCopy, KeptOutputIsReadFromTheLibrarysBuffer) {
+  auto interp = Make();
   ASSERT_NE(interp, nullptr);
   const std::vector<float> in = Pixels();
   const auto host = HostRun(*interp, in);
@@ -258,7 +262,7 @@ TEST(ZeroCopy, KeptOutputIsReadFromTheLibrarysBuffer) {
   // y read by a CPU node (MUL denied): kept, and still downloaded for it.
   Options o = GlCurrent();
   o.gpu_deny_ops = {"MUL"};
-  auto mixed = MakeInterpreter(*model, o);
+  auto mixed = Make(o);
   ASSERT_NE(mixed, nullptr);
   ASSERT_TRUE(mixed->KeepOutputOnGpu(0).ok());
   Status s = mixed->KeepOutputOnGpu(1);
@@ -271,12 +275,8 @@ TEST(ZeroCopy, KeptOutputIsReadFromTheLibrarysBuffer) {
   ExpectClose(app.Read(*mixed->OutputGlBuffer(0), kOutputFloats), host[0], 1e-6f, "kept y");
 }
 
-TEST(ZeroCopy, EachValidationErrorSaysWhat) {
-  App app;
-  GLD_REQUIRE_APP(app);
-  auto model = ConvModel();
-  ASSERT_NE(model, nullptr);
-  auto interp = MakeInterpreter(*model, GlCurrent());
+TEST_F(ZeroCopy, EachValidationErrorSaysWhat) {
+  auto interp = Make();
   ASSERT_NE(interp, nullptr);
   const GLuint small = app.Buffer(kInputFloats * 4 - 4);
   const GLuint good = app.Buffer(kInputFloats * 4);
@@ -305,12 +305,10 @@ TEST(ZeroCopy, EachValidationErrorSaysWhat) {
   EXPECT_NE(s.message().find("only float32 tensors"), std::string::npos) << s.ToString();
 }
 
-TEST(ZeroCopy, CpuBackendRefusesBindingAndAsync) {
-  auto model = ConvModel();
-  ASSERT_NE(model, nullptr);
+TEST_F(ZeroCopy, CpuBackendRefusesBindingAndAsync) {
   Options o;
   o.backend = Backend::kCpu;
-  auto interp = MakeInterpreter(*model, o);
+  auto interp = Make(o);
   ASSERT_NE(interp, nullptr);
   Status s = interp->BindInputBuffer(0, 1);
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
@@ -324,14 +322,10 @@ TEST(ZeroCopy, CpuBackendRefusesBindingAndAsync) {
   EXPECT_EQ(fence, nullptr);
 }
 
-TEST(ZeroCopy, PrivateContextSharingNothingRefuses) {
-  App app;
-  GLD_REQUIRE_APP(app);
-  auto model = ConvModel();
-  ASSERT_NE(model, nullptr);
+TEST_F(ZeroCopy, PrivateContextSharingNothingRefuses) {
   Options o;
   o.backend = Backend::kGl;
-  auto interp = MakeInterpreter(*model, o);
+  auto interp = Make(o);
   ASSERT_NE(interp, nullptr);
   Status s = interp->BindInputBuffer(0, app.Buffer(kInputFloats * 4));
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
@@ -340,14 +334,10 @@ TEST(ZeroCopy, PrivateContextSharingNothingRefuses) {
 
 // Nodes placed on the CPU (gpu_deny_ops) still read and write the bound
 // buffers, through host copies that the counters show.
-TEST(ZeroCopy, BoundTensorsOfCpuNodesGoThroughTheHost) {
-  App app;
-  GLD_REQUIRE_APP(app);
-  auto model = ConvModel();
-  ASSERT_NE(model, nullptr);
+TEST_F(ZeroCopy, BoundTensorsOfCpuNodesGoThroughTheHost) {
   Options o = GlCurrent();
   o.gpu_deny_ops = {"CONV_2D"};  // y on the CPU, z = y * 0.5 on the GPU
-  auto interp = MakeInterpreter(*model, o);
+  auto interp = Make(o);
   ASSERT_NE(interp, nullptr);
   ASSERT_EQ(interp->report().gpu_nodes, 1);
   const std::vector<float> in = Pixels();
@@ -379,16 +369,12 @@ TEST(ZeroCopy, BoundTensorsOfCpuNodesGoThroughTheHost) {
 // InvokeAsync in a private context sharing objects with the app's: the app
 // orders its own shader after the fence (glWaitSync in its context) and
 // reads what the model wrote.
-TEST(ZeroCopy, AsyncFenceOrdersTheAppsWork) {
-  App app;
-  GLD_REQUIRE_APP(app);
-  auto model = ConvModel();
-  ASSERT_NE(model, nullptr);
+TEST_F(ZeroCopy, AsyncFenceOrdersTheAppsWork) {
   Options o;
   o.backend = Backend::kGl;
   o.share_egl_display = app.display();
   o.share_egl_context = app.context();
-  auto interp = MakeInterpreter(*model, o);
+  auto interp = Make(o);
   ASSERT_NE(interp, nullptr);
   const std::vector<float> in = Pixels();
   const auto host = HostRun(*interp, in);
@@ -423,11 +409,8 @@ TEST(ZeroCopy, AsyncFenceOrdersTheAppsWork) {
 
 // A texture input with per-channel scale and offset gives what the CPU
 // backend gives for the same normalised pixels.
-void CheckTextureInput(GLenum internal, GLenum type, const void* texels, const std::vector<float>& as_floats) {
-  App app;
-  GLD_REQUIRE_APP(app);
-  auto model = ConvModel();
-  ASSERT_NE(model, nullptr);
+void ZeroCopy::CheckTextureInput(GLenum internal, GLenum type, const void* texels,
+                                 const std::vector<float>& as_floats) {
   const float scale[4] = {2.0f, -1.5f, 0.5f, 9.0f}, offset[4] = {-1.0f, 0.25f, 0.1f, 9.0f};
   std::vector<float> normalised(kInputFloats);
   for (size_t p = 0; p < static_cast<size_t>(kH * kW); ++p) {
@@ -435,11 +418,11 @@ void CheckTextureInput(GLenum internal, GLenum type, const void* texels, const s
   }
   Options cpu;
   cpu.backend = Backend::kCpu;
-  auto reference = MakeInterpreter(*model, cpu);
+  auto reference = Make(cpu);
   ASSERT_NE(reference, nullptr);
   const auto want = HostRun(*reference, normalised);
 
-  auto interp = MakeInterpreter(*model, GlCurrent());
+  auto interp = Make();
   ASSERT_NE(interp, nullptr);
   TextureInput tex;
   tex.texture = app.Texture(internal, type, kW, kH, texels);
@@ -455,7 +438,7 @@ void CheckTextureInput(GLenum internal, GLenum type, const void* texels, const s
   ExpectClose(y, want[0], 1e-5f, "texture input");
 }
 
-TEST(ZeroCopy, TextureRgba8WithScaleAndOffsetMatchesTheCpu) {
+TEST_F(ZeroCopy, TextureRgba8WithScaleAndOffsetMatchesTheCpu) {
   std::vector<uint8_t> texels(kH * kW * 4);
   std::vector<float> as_floats(texels.size());
   for (size_t i = 0; i < texels.size(); ++i) {
@@ -465,18 +448,14 @@ TEST(ZeroCopy, TextureRgba8WithScaleAndOffsetMatchesTheCpu) {
   CheckTextureInput(GL_RGBA8, GL_UNSIGNED_BYTE, texels.data(), as_floats);
 }
 
-TEST(ZeroCopy, TextureRgba32fWithScaleAndOffsetMatchesTheCpu) {
+TEST_F(ZeroCopy, TextureRgba32fWithScaleAndOffsetMatchesTheCpu) {
   std::vector<float> texels(kH * kW * 4);
   for (size_t i = 0; i < texels.size(); ++i) texels[i] = static_cast<float>((i * 29) % 31) / 7.0f - 2.0f;
   CheckTextureInput(GL_RGBA32F, GL_FLOAT, texels.data(), texels);
 }
 
-TEST(ZeroCopy, TextureValidation) {
-  App app;
-  GLD_REQUIRE_APP(app);
-  auto model = ConvModel();
-  ASSERT_NE(model, nullptr);
-  auto interp = MakeInterpreter(*model, GlCurrent());
+TEST_F(ZeroCopy, TextureValidation) {
+  auto interp = Make();
   ASSERT_NE(interp, nullptr);
   TextureInput tex;
   tex.texture = app.Texture(GL_RGBA8, GL_UNSIGNED_BYTE, kW + 1, kH, nullptr);
@@ -501,12 +480,8 @@ TEST(ZeroCopy, TextureValidation) {
 
 // The app's bindings survive bound runs in its own context (as
 // tests/api/context_test.cc checks for plain runs).
-TEST(ZeroCopy, AppStateUnchangedWithBindings) {
-  App app;
-  GLD_REQUIRE_APP(app);
-  auto model = ConvModel();
-  ASSERT_NE(model, nullptr);
-  auto interp = MakeInterpreter(*model, GlCurrent());
+TEST_F(ZeroCopy, AppStateUnchangedWithBindings) {
+  auto interp = Make();
   ASSERT_NE(interp, nullptr);
   std::vector<float> texels(kH * kW * 4, 0.5f);
   TextureInput tex;
@@ -550,9 +525,7 @@ TEST(ZeroCopy, AppStateUnchangedWithBindings) {
 }
 
 // The C API's side of the same: bind, invoke async, wait, count.
-TEST(ZeroCopy, CApi) {
-  App app;
-  GLD_REQUIRE_APP(app);
+TEST_F(ZeroCopy, CApi) {
   // A convolution (3x3, SAME) through the C API.
   ModelBuilder mb;
   std::vector<float> w(kF * 3 * 3 * kC, 0.25f);

@@ -132,24 +132,27 @@ Status ReadBufferObject(GLuint id, size_t offset, void* data, size_t bytes) {
 
 namespace {
 
-// Clears errors left by earlier calls, so that the next glGetError speaks of
-// the call in between.
-void DrainGlErrors() {
+// OK when `is` (glIsBuffer / glIsTexture of `id`) says `id` names a `kind`;
+// then clears errors left by earlier calls, so that the next glGetError
+// speaks of the queries that follow, and returns the binding of `binding`
+// (the caller puts it back).
+StatusOr<GLint> NamedObject(GLuint id, GLboolean is, const char* kind, GLenum binding) {
+  if (id == 0 || is == GL_FALSE) {
+    return InvalidArgumentError("GL name " + std::to_string(id) + " is not " + kind +
+                                " in the library's context (is the context shared with the one that made it?)");
+  }
   for (int i = 0; i < 16 && glGetError() != GL_NO_ERROR; ++i) {
   }
+  GLint previous = 0;
+  glGetIntegerv(binding, &previous);
+  return previous;
 }
 
 }  // namespace
 
 StatusOr<int64_t> BufferObjectBytes(GLuint id) {
-  if (id == 0 || glIsBuffer(id) == GL_FALSE) {
-    return InvalidArgumentError("GL name " + std::to_string(id) +
-                                " is not a buffer object in the library's context (is the context shared "
-                                "with the one that made it?)");
-  }
-  DrainGlErrors();
-  GLint previous = 0;
-  glGetIntegerv(GL_SHADER_STORAGE_BUFFER_BINDING, &previous);
+  GLD_ASSIGN_OR_RETURN(GLint previous, NamedObject(id, id == 0 ? GL_FALSE : glIsBuffer(id), "a buffer object",
+                                                   GL_SHADER_STORAGE_BUFFER_BINDING));
   glBindBuffer(GL_SHADER_STORAGE_BUFFER, id);
   GLint64 bytes = 0;
   glGetBufferParameteri64v(GL_SHADER_STORAGE_BUFFER, GL_BUFFER_SIZE, &bytes);
@@ -159,14 +162,8 @@ StatusOr<int64_t> BufferObjectBytes(GLuint id) {
 }
 
 StatusOr<Texture2DFacts> Texture2DObjectFacts(GLuint id) {
-  if (id == 0 || glIsTexture(id) == GL_FALSE) {
-    return InvalidArgumentError("GL name " + std::to_string(id) +
-                                " is not a texture in the library's context (is the context shared with the "
-                                "one that made it?)");
-  }
-  DrainGlErrors();
-  GLint previous = 0;
-  glGetIntegerv(GL_TEXTURE_BINDING_2D, &previous);
+  GLD_ASSIGN_OR_RETURN(GLint previous, NamedObject(id, id == 0 ? GL_FALSE : glIsTexture(id), "a texture",
+                                                   GL_TEXTURE_BINDING_2D));
   glBindTexture(GL_TEXTURE_2D, id);
   if (glGetError() != GL_NO_ERROR) {
     glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(previous));
