@@ -403,9 +403,24 @@ GldStatus GldInterpreterResetProfile(GldInterpreter* interpreter) {
 
 // ---- Zero-copy GL I/O ----
 
-GldStatus GldInterpreterBindInputBuffer(GldInterpreter* interpreter, int32_t index, uint32_t buffer) {
+namespace {
+gld::StatusOr<gld::GlLayout> ToLayout(GldGlLayout layout, const char* function) {
+  switch (layout) {
+    case GLD_LAYOUT_BHWC: return gld::GlLayout::kBhwc;
+    case GLD_LAYOUT_PHWC4: return gld::GlLayout::kPhwc4;
+  }
+  return gld::InvalidArgumentError(std::string(function) + ": unknown layout " +
+                                   std::to_string(static_cast<int>(layout)));
+}
+}  // namespace
+
+GldStatus GldInterpreterBindInputBuffer(GldInterpreter* interpreter, int32_t index, uint32_t buffer,
+                                        GldGlLayout layout) {
   if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterBindInputBuffer: null interpreter");
-  return Guard([&] { return Report(interpreter->interpreter->BindInputBuffer(index, buffer)); });
+  return Guard([&] {
+    gld::StatusOr<gld::GlLayout> l = ToLayout(layout, "GldInterpreterBindInputBuffer");
+    return Report(l.ok() ? interpreter->interpreter->BindInputBuffer(index, buffer, *l) : l.status());
+  });
 }
 
 GldStatus GldInterpreterBindInputTexture(GldInterpreter* interpreter, int32_t index, uint32_t texture,
@@ -418,9 +433,13 @@ GldStatus GldInterpreterBindInputTexture(GldInterpreter* interpreter, int32_t in
   return Guard([&] { return Report(interpreter->interpreter->BindInputTexture(index, input)); });
 }
 
-GldStatus GldInterpreterBindOutputBuffer(GldInterpreter* interpreter, int32_t index, uint32_t buffer) {
+GldStatus GldInterpreterBindOutputBuffer(GldInterpreter* interpreter, int32_t index, uint32_t buffer,
+                                         GldGlLayout layout) {
   if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterBindOutputBuffer: null interpreter");
-  return Guard([&] { return Report(interpreter->interpreter->BindOutputBuffer(index, buffer)); });
+  return Guard([&] {
+    gld::StatusOr<gld::GlLayout> l = ToLayout(layout, "GldInterpreterBindOutputBuffer");
+    return Report(l.ok() ? interpreter->interpreter->BindOutputBuffer(index, buffer, *l) : l.status());
+  });
 }
 
 GldStatus GldInterpreterKeepOutputOnGpu(GldInterpreter* interpreter, int32_t index) {

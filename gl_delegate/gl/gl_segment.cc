@@ -114,11 +114,23 @@ Status GlSegment::CreateBuffers(const SegmentPlan& plan) {
 
 Status GlSegment::BindDispatches(const SegmentPlan& plan, const std::vector<const GlProgram*>& programs) {
   staging_uses_.assign(input_edges_.size() + output_edges_.size(), {});
+  edge_tensors_.assign(staging_uses_.size(), EdgeTensor());
   for (size_t i = 0; i < plan.dispatches.size(); ++i) {
     const PlannedDispatch& d = plan.dispatches[i];
     BoundDispatch bound;
     bound.program = programs[i];
-    bound.groups = d.groups;
+    bound.groups = bound.planned_groups = d.groups;
+    for (const PlannedBinding& p : d.bindings) {
+      if (p.kind != PlannedBinding::kStaging) continue;
+      EdgeTensor& e = edge_tensors_[static_cast<size_t>(p.index)];
+      e.dispatch = i;
+      for (const PlannedBinding& a : d.bindings) {
+        if (a.kind == PlannedBinding::kArena) {
+          e.offset = static_cast<GLintptr>(a.offset);
+          e.bytes = static_cast<GLsizeiptr>(a.size);
+        }
+      }
+    }
     bound.use_program = d.use_program;
     bound.barrier_before = d.barrier_before;
     bound.uniform_token = NextUniformToken();
@@ -328,20 +340,41 @@ Status GlSegment::Run(const std::vector<HostInput>& inputs, const std::vector<Ho
 void GlSegment::PointEdgeBindings(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) {
   for (size_t k = 0; k < staging_uses_.size(); ++k) {
     GLuint buffer = 0;
+    bool phwc4 = false;
     if (k < inputs.size()) {
-      buffer = inputs[k].buffer != 0 ? inputs[k].buffer : input_edges_[k].staging.id();
+      phwc4 = inputs[k].phwc4 && inputs[k].buffer != 0;
+      buffer = inputs[k].buffer != 0 && !phwc4 ? inputs[k].buffer : input_edges_[k].staging.id();
     } else {
       const size_t o = k - inputs.size();
-      buffer = outputs[o].buffer != 0 ? outputs[o].buffer : output_edges_[o].staging.id();
+      phwc4 = outputs[o].phwc4 && outputs[o].buffer != 0;
+      buffer = outputs[o].buffer != 0 && !phwc4 ? outputs[o].buffer : output_edges_[o].staging.id();
     }
     for (const auto& [d, b] : staging_uses_[k]) dispatches_[d].bindings[b].buffer = buffer;
+    // A skipped conversion still sets its program and bindings (dispatches
+    // after it rely on them) but runs no workgroup.
+    BoundDispatch& conversion = dispatches_[edge_tensors_[k].dispatch];
+    conversion.groups = phwc4 ? std::array<uint32_t, 3>{0, 0, 0} : conversion.planned_groups;
   }
+}
+
+void GlSegment::CopyArena(GLuint app_buffer, const EdgeTensor& range, bool to_arena) const {
+  GLint read = 0, write = 0;
+  glGetIntegerv(GL_COPY_READ_BUFFER_BINDING, &read);
+  glGetIntegerv(GL_COPY_WRITE_BUFFER_BINDING, &write);
+  glBindBuffer(GL_COPY_READ_BUFFER, to_arena ? app_buffer : arena_.id());
+  glBindBuffer(GL_COPY_WRITE_BUFFER, to_arena ? arena_.id() : app_buffer);
+  glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, to_arena ? 0 : range.offset,
+                      to_arena ? range.offset : 0, range.bytes);
+  glBindBuffer(GL_COPY_READ_BUFFER, static_cast<GLuint>(read));
+  glBindBuffer(GL_COPY_WRITE_BUFFER, static_cast<GLuint>(write));
 }
 
 Status GlSegment::UploadInputs(const std::vector<HostInput>& inputs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].texture != nullptr) {
       GLD_RETURN_IF_ERROR(RunTextureInput(i, *inputs[i].texture));
+    } else if (inputs[i].phwc4 && inputs[i].buffer != 0) {
+      CopyArena(inputs[i].buffer, edge_tensors_[i], true);
     } else if (inputs[i].buffer == 0) {
       GLD_RETURN_IF_ERROR(input_edges_[i].staging.Write(0, inputs[i].data, inputs[i].bytes));
     }
@@ -388,6 +421,10 @@ Status GlSegment::RunTextureInput(size_t edge, const TextureSource& texture) {
 Status GlSegment::DownloadOutputs(const std::vector<HostOutput>& outputs) const {
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (outputs[i].keep_on_gpu && outputs[i].data == nullptr) continue;
+    if (outputs[i].phwc4 && outputs[i].buffer != 0) {
+      CopyArena(outputs[i].buffer, edge_tensors_[input_edges_.size() + i], false);
+      continue;
+    }
     if (outputs[i].buffer == 0) {  // kept on the GPU too when a later step reads it
       GLD_RETURN_IF_ERROR(output_edges_[i].staging.Read(0, outputs[i].data, outputs[i].bytes));
     } else if (outputs[i].data != nullptr) {

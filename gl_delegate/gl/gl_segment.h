@@ -103,6 +103,9 @@ class GlSegment {
     // app's texture. `data` is then unused.
     GLuint buffer = 0;
     const TextureSource* texture = nullptr;
+    // `buffer` holds the PHWC4 tensor (fp32): copied into the arena, the
+    // input's conversion dispatch skipped.
+    bool phwc4 = false;
   };
   struct HostOutput {
     void* data = nullptr;
@@ -114,6 +117,9 @@ class GlSegment {
     // Left in its staging buffer (output_staging()) without a download;
     // `data` is then unused.
     bool keep_on_gpu = false;
+    // `buffer` gets the PHWC4 tensor (fp32) copied from the arena, the
+    // output's conversion dispatch skipped.
+    bool phwc4 = false;
   };
 
   // Host data of input_tensors() in, host data of output_tensors() out, in
@@ -181,6 +187,7 @@ class GlSegment {
     uint64_t uniform_token = 0;     // unique; see GlProgram::uniform_owner()
     bool use_program = true, barrier_before = true;
     std::array<uint32_t, 3> groups = {1, 1, 1};
+    std::array<uint32_t, 3> planned_groups = {1, 1, 1};  // groups is {0, 0, 0} while skipped
   };
   struct Edge {
     int tensor = -1;
@@ -244,6 +251,17 @@ class GlSegment {
   // pairs that bind its staging buffer; the texture program, made at the
   // first texture input.
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> staging_uses_;
+  // Per edge: the arena range of its PHWC4 tensor (offset, bytes) and the
+  // conversion dispatch, for PHWC4-bound buffers.
+  struct EdgeTensor {
+    GLintptr offset = 0;
+    GLsizeiptr bytes = 0;
+    size_t dispatch = 0;
+  };
+  std::vector<EdgeTensor> edge_tensors_;
+  // Copies between an app's buffer and the arena (GL_COPY_*_BUFFER bindings
+  // put back as found).
+  void CopyArena(GLuint app_buffer, const EdgeTensor& range, bool to_arena) const;
   GlProgram texture_program_;
 };
 

@@ -53,6 +53,7 @@ class GlSegmentStep : public Step {
       const TensorGlIo* io = Bound(ctx, t);
       if (io != nullptr && (io->buffer != 0 || io->texture != 0)) {
         in.buffer = io->buffer;
+        in.phwc4 = io->phwc4;
         if (io->texture != 0) {
           GlSegment::TextureSource& tex = textures_[ins.size()];
           tex.texture = io->texture;
@@ -72,6 +73,7 @@ class GlSegmentStep : public Step {
       const TensorGlIo* io = Bound(ctx, t);
       if (io != nullptr && io->buffer != 0) {
         out.buffer = io->buffer;
+        out.phwc4 = io->phwc4;
         if (!io->host_too) out.data = nullptr;
       } else if (io != nullptr && io->keep_on_gpu) {
         out.keep_on_gpu = true;

@@ -6,6 +6,7 @@
 // placement works. A texture input needs every reader on the GPU.
 #include <algorithm>
 
+#include "gl/codegen/phwc4.h"
 #include "runtime/gpu_backend.h"
 #include "runtime/runtime.h"
 
@@ -51,12 +52,29 @@ StatusOr<int> Runtime::BindableTensor(bool input, int index, uint32_t name, std:
   return t;
 }
 
-Status Runtime::BindInputBuffer(int index, uint32_t buffer) {
+StatusOr<uint64_t> Runtime::BoundBytes(int t, GlLayout layout, const std::string& what) const {
+  if (layout == GlLayout::kBhwc) return static_cast<uint64_t>(tensors_[static_cast<size_t>(t)].bytes);
+  if (report_.precision != Precision::kFp32) {
+    return InvalidArgumentError(what + ": a PHWC4 buffer holds fp32 vec4s; this interpreter stores " +
+                                PrecisionName(report_.precision) + " (bind it as BHWC)");
+  }
+  auto bhwc = gl::ToBhwc(graph_.tensors[static_cast<size_t>(t)].shape);
+  if (!bhwc.ok()) return InvalidArgumentError(what + ": " + bhwc.status().message());
+  return std::max<uint64_t>(gl::Phwc4Bytes(*bhwc, Precision::kFp32), 16);
+}
+
+Status Runtime::BindInputBuffer(int index, uint32_t buffer, GlLayout layout) {
   std::string what;
   GLD_ASSIGN_OR_RETURN(int t, BindableTensor(true, index, buffer, &what));
-  GLD_RETURN_IF_ERROR(gpu_->CheckBuffer(buffer, tensors_[static_cast<size_t>(t)].bytes, what));
+  GLD_ASSIGN_OR_RETURN(uint64_t bytes, BoundBytes(t, layout, what));
+  if (layout == GlLayout::kPhwc4 && !cpu_reader_[static_cast<size_t>(t)].empty()) {
+    return FailedPreconditionError(what + " is read by " + cpu_reader_[static_cast<size_t>(t)] +
+                                   " on the CPU; a PHWC4 buffer needs every reader on the GPU (bind it as BHWC)");
+  }
+  GLD_RETURN_IF_ERROR(gpu_->CheckBuffer(buffer, bytes, what));
   TensorGlIo io;
   io.buffer = buffer;
+  io.phwc4 = layout == GlLayout::kPhwc4;
   gl_io_[static_cast<size_t>(t)] = io;
   return OkStatus();
 }
@@ -82,10 +100,17 @@ Status Runtime::BindInputTexture(int index, const TextureInput& texture) {
   return OkStatus();
 }
 
-Status Runtime::BindOutputBuffer(int index, uint32_t buffer) {
+Status Runtime::BindOutputBuffer(int index, uint32_t buffer, GlLayout layout) {
   std::string what;
   GLD_ASSIGN_OR_RETURN(int t, BindableTensor(false, index, buffer, &what));
-  GLD_RETURN_IF_ERROR(gpu_->CheckBuffer(buffer, tensors_[static_cast<size_t>(t)].bytes, what));
+  GLD_ASSIGN_OR_RETURN(uint64_t bytes, BoundBytes(t, layout, what));
+  if (layout == GlLayout::kPhwc4 && (gpu_writes_[static_cast<size_t>(t)] == 0 ||
+                                     !cpu_reader_[static_cast<size_t>(t)].empty() ||
+                                     gpu_reads_[static_cast<size_t>(t)] != 0)) {
+    return FailedPreconditionError(what + ": a PHWC4 output must be made by a GPU segment and read by no other "
+                                   "step (bind it as BHWC)");
+  }
+  GLD_RETURN_IF_ERROR(gpu_->CheckBuffer(buffer, bytes, what));
   GLD_RETURN_IF_ERROR(UnbindOutput(index));
   if (gpu_writes_[static_cast<size_t>(t)] == 0) {
     // Made on the CPU (or an input passed through): uploaded after the run.
@@ -94,6 +119,7 @@ Status Runtime::BindOutputBuffer(int index, uint32_t buffer) {
   }
   TensorGlIo io;
   io.buffer = buffer;
+  io.phwc4 = layout == GlLayout::kPhwc4;
   io.host_too = !cpu_reader_[static_cast<size_t>(t)].empty();
   gl_io_[static_cast<size_t>(t)] = io;
   return OkStatus();

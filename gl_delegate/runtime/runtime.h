@@ -91,9 +91,9 @@ class Runtime {
   const cpu::TensorData& tensor(int t) const { return tensors_[t]; }
 
   // ---- Zero-copy GL I/O (runtime/gl_io.cc; see Interpreter) ----
-  Status BindInputBuffer(int index, uint32_t buffer);
+  Status BindInputBuffer(int index, uint32_t buffer, GlLayout layout);
   Status BindInputTexture(int index, const TextureInput& texture);
-  Status BindOutputBuffer(int index, uint32_t buffer);
+  Status BindOutputBuffer(int index, uint32_t buffer, GlLayout layout);
   Status UnbindInput(int index);
   Status UnbindOutput(int index);
   Status KeepOutputOnGpu(int index);
@@ -108,6 +108,8 @@ class Runtime {
   StatusOr<int> BindableTensor(bool input, int index, uint32_t name, std::string* what);
   // Which tensors CPU steps read and GPU steps write (once).
   void FindHostUses();
+  // The bytes tensor t needs in `layout`, or why it cannot bind so.
+  StatusOr<uint64_t> BoundBytes(int t, GlLayout layout, const std::string& what) const;
   Status RunSteps(bool async);
   // Host copies of bound tensors that CPU nodes read / wrote.
   Status CopyBoundInputsToHost();

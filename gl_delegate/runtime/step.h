@@ -22,6 +22,7 @@ class ThreadPool;
 // (Interpreter::BindInputBuffer and friends).
 struct TensorGlIo {
   uint32_t buffer = 0;   // a buffer object: float32 in the host (BHWC) layout
+  bool phwc4 = false;    // ... or in the GPU layout (PHWC4, fp32)
   uint32_t texture = 0;  // inputs: a 2D texture, texel * scale + offset
   float scale[4] = {1, 1, 1, 1};
   float offset[4] = {0, 0, 0, 0};

@@ -275,6 +275,60 @@ TEST_F(ZeroCopy, KeptOutputIsReadFromTheLibrarysBuffer) {
   ExpectClose(app.Read(*mixed->OutputGlBuffer(0), kOutputFloats), host[0], 1e-6f, "kept y");
 }
 
+// x [1, 6, 5, 3] -> y = x + c, c = {1, 2, 3} per channel.
+std::shared_ptr<const Model> AddModel() {
+  ModelBuilder b;
+  int x = b.AddInput("x", ElementType::kFloat32, {1, kH, kW, kC});
+  int c = b.AddConstantFloat("c", {kC}, {1.0f, 2.0f, 3.0f});
+  int y = b.AddTensor("y", ElementType::kFloat32, {1, kH, kW, kC});
+  EXPECT_TRUE(b.AddOp("ADD", {x, c}, {y}).ok());
+  b.SetOutputs({y});
+  auto bytes = b.Finish();
+  if (!bytes.ok()) return nullptr;
+  auto model = Model::FromBuffer(bytes->data(), bytes->size());
+  return model.ok() ? *model : nullptr;
+}
+
+// BHWC with C <= 4 -> PHWC4 (one slice: a vec4 per pixel, lanes past C zero).
+std::vector<float> ToPhwc4(const std::vector<float>& bhwc, size_t channels) {
+  std::vector<float> v(bhwc.size() / channels * 4, 0.0f);
+  for (size_t p = 0; p < bhwc.size() / channels; ++p) {
+    for (size_t c = 0; c < channels; ++c) v[p * 4 + c] = bhwc[p * channels + c];
+  }
+  return v;
+}
+
+// Buffers in the GPU layout skip the conversion shaders.
+TEST_F(ZeroCopy, Phwc4BuffersSkipTheConversion) {
+  auto add = AddModel();
+  ASSERT_NE(add, nullptr);
+  auto interp = MakeInterpreter(*add, GlCurrent());
+  ASSERT_NE(interp, nullptr);
+  const std::vector<float> in = Pixels();
+  const auto host = HostRun(*interp, in);
+  const std::vector<float> in_phwc4 = ToPhwc4(in, kC);
+  const GLuint in_buffer = app.Buffer(in_phwc4.size() * 4, in_phwc4.data());
+  std::vector<float> garbage(in_phwc4.size(), 7.0f);
+  const GLuint out_buffer = app.Buffer(garbage.size() * 4, garbage.data());
+  Status s = interp->BindInputBuffer(0, app.Buffer(in.size() * 4), GlLayout::kPhwc4);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("holds 360 bytes, the tensor needs 480"), std::string::npos) << s.ToString();
+  ASSERT_TRUE(interp->BindInputBuffer(0, in_buffer, GlLayout::kPhwc4).ok());
+  ASSERT_TRUE(interp->BindOutputBuffer(0, out_buffer, GlLayout::kPhwc4).ok());
+  s = interp->Invoke();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ExpectClose(app.Read(out_buffer, garbage.size()), ToPhwc4(host[0], kC), 1e-6f, "PHWC4 output");
+  EXPECT_EQ(interp->transfer_stats().uploaded_bytes + interp->transfer_stats().downloaded_bytes, 0u);
+
+  Options fp16 = GlCurrent();
+  fp16.precision = Precision::kFp16;
+  auto half = MakeInterpreter(*add, fp16);
+  ASSERT_NE(half, nullptr);
+  s = half->BindInputBuffer(0, in_buffer, GlLayout::kPhwc4);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("this interpreter stores fp16"), std::string::npos) << s.ToString();
+}
+
 TEST_F(ZeroCopy, EachValidationErrorSaysWhat) {
   auto interp = Make();
   ASSERT_NE(interp, nullptr);
@@ -555,8 +609,8 @@ TEST_F(ZeroCopy, CApi) {
 
   const GLuint in_buffer = app.Buffer(kInputFloats * 4, in.data());
   const GLuint out_buffer = app.Buffer(kOutputFloats * 4);
-  ASSERT_EQ(GldInterpreterBindInputBuffer(interp, 0, in_buffer), GLD_OK) << GldLastErrorMessage();
-  ASSERT_EQ(GldInterpreterBindOutputBuffer(interp, 0, out_buffer), GLD_OK) << GldLastErrorMessage();
+  ASSERT_EQ(GldInterpreterBindInputBuffer(interp, 0, in_buffer, GLD_LAYOUT_BHWC), GLD_OK) << GldLastErrorMessage();
+  ASSERT_EQ(GldInterpreterBindOutputBuffer(interp, 0, out_buffer, GLD_LAYOUT_BHWC), GLD_OK) << GldLastErrorMessage();
   void* fence = nullptr;
   ASSERT_EQ(GldInterpreterInvokeAsync(interp, &fence), GLD_OK) << GldLastErrorMessage();
   ASSERT_NE(fence, nullptr);
@@ -567,9 +621,9 @@ TEST_F(ZeroCopy, CApi) {
   EXPECT_EQ(up + down, 0u);
   EXPECT_EQ(GldInterpreterGetOutput(interp, 0, want.data(), want.size() * 4), GLD_FAILED_PRECONDITION);
 
-  EXPECT_EQ(GldInterpreterBindOutputBuffer(interp, 3, out_buffer), GLD_OUT_OF_RANGE);
+  EXPECT_EQ(GldInterpreterBindOutputBuffer(interp, 3, out_buffer, GLD_LAYOUT_BHWC), GLD_OUT_OF_RANGE);
   EXPECT_NE(std::string(GldLastErrorMessage()).find("output index 3 is out of range"), std::string::npos);
-  EXPECT_EQ(GldInterpreterBindInputBuffer(interp, 0, 0), GLD_INVALID_ARGUMENT);
+  EXPECT_EQ(GldInterpreterBindInputBuffer(interp, 0, 0, GLD_LAYOUT_BHWC), GLD_INVALID_ARGUMENT);
   const GLuint texture = app.Texture(GL_RGBA32F, GL_FLOAT, kW, kH, nullptr);
   EXPECT_EQ(GldInterpreterBindInputTexture(interp, 0, texture, nullptr, nullptr), GLD_OK) << GldLastErrorMessage();
   EXPECT_EQ(GldInterpreterUnbindInput(interp, 0), GLD_OK);
@@ -583,7 +637,9 @@ TEST_F(ZeroCopy, CApi) {
   ExpectClose(app.Read(kept, kOutputFloats), want, 1e-6f, "C API kept output");
   EXPECT_EQ(GldInterpreterUnbindOutput(interp, 0), GLD_OK);
   EXPECT_EQ(GldInterpreterInvokeAsync(nullptr, &fence), GLD_INVALID_ARGUMENT);
-  EXPECT_EQ(GldInterpreterBindInputBuffer(nullptr, 0, 1), GLD_INVALID_ARGUMENT);
+  EXPECT_EQ(GldInterpreterBindInputBuffer(nullptr, 0, 1, GLD_LAYOUT_BHWC), GLD_INVALID_ARGUMENT);
+  EXPECT_EQ(GldInterpreterBindInputBuffer(interp, 0, in_buffer, static_cast<GldGlLayout>(5)), GLD_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(GldLastErrorMessage()).find("unknown layout 5"), std::string::npos);
   GldInterpreterDelete(interp);
   GldOptionsDelete(options);
   GldModelDelete(model);

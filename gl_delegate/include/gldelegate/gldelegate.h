@@ -219,14 +219,19 @@ GLD_EXPORT GldStatus GldInterpreterResetProfile(GldInterpreter* interpreter);
  * GL names are GLuints of the app's, named in the library's context: the
  * app's current one (GLD_CONTEXT_CURRENT) or a private one sharing objects
  * with it (GldOptionsSetShareContext). Only float32 tensors bind; buffers
- * hold the tensor in row-major BHWC order. */
-GLD_EXPORT GldStatus GldInterpreterBindInputBuffer(GldInterpreter* interpreter, int32_t index, uint32_t buffer);
+ * hold the tensor in row-major BHWC order (GLD_LAYOUT_BHWC) or in the GPU
+ * layout (GLD_LAYOUT_PHWC4: fp32 precision, vec4 slices of channels; see
+ * gld::GlLayout), which skips a conversion shader. */
+typedef enum GldGlLayout { GLD_LAYOUT_BHWC = 0, GLD_LAYOUT_PHWC4 = 1 } GldGlLayout;
+GLD_EXPORT GldStatus GldInterpreterBindInputBuffer(GldInterpreter* interpreter, int32_t index, uint32_t buffer,
+                                                   GldGlLayout layout);
 /* A 2D texture (GL_RGBA8, GL_RGBA16F, GL_RGBA32F) as input `index` of shape
  * [1, H, W, C], C <= 4: texel(x, y)[c] * scale[c] + offset[c]; `scale` and
  * `offset` are 4 floats each, or null for 1 and 0. */
 GLD_EXPORT GldStatus GldInterpreterBindInputTexture(GldInterpreter* interpreter, int32_t index, uint32_t texture,
                                                     const float* scale, const float* offset);
-GLD_EXPORT GldStatus GldInterpreterBindOutputBuffer(GldInterpreter* interpreter, int32_t index, uint32_t buffer);
+GLD_EXPORT GldStatus GldInterpreterBindOutputBuffer(GldInterpreter* interpreter, int32_t index, uint32_t buffer,
+                                                    GldGlLayout layout);
 /* Output `index` stays in the library's GPU buffer (no download);
  * GldInterpreterGetOutputGlBuffer names it (a GLuint, float32 BHWC), valid
  * until the next invoke. */

@@ -127,18 +127,19 @@ class Interpreter {
   // the library copies through the host (counted there).
   //
   // Input `index` is read from `buffer` (a GLuint buffer object of at least
-  // the tensor's bytes, float32 in the tensor's row-major BHWC order);
+  // the tensor's bytes, float32 in the tensor's row-major BHWC order, or
+  // PHWC4 with GlLayout::kPhwc4);
   // SetInput then refuses it. The app makes its own writes to the buffer
   // visible first (glMemoryBarrier in its current context; glFinish or a
   // fence the library's context waits on when it is another context).
-  GLD_EXPORT Status BindInputBuffer(int index, uint32_t buffer);
+  GLD_EXPORT Status BindInputBuffer(int index, uint32_t buffer, GlLayout layout = GlLayout::kBhwc);
   // Input `index` is converted from an app's 2D texture on the GPU
   // (TextureInput); its readers must all run on the GPU.
   GLD_EXPORT Status BindInputTexture(int index, const TextureInput& texture);
-  // Output `index` is written into `buffer` (float32 BHWC); GetOutput then
+  // Output `index` is written into `buffer` (float32, `layout`); GetOutput then
   // refuses it and OutputData returns null. Invoke returns when the values
   // are in the buffer (glFinish in the library's context).
-  GLD_EXPORT Status BindOutputBuffer(int index, uint32_t buffer);
+  GLD_EXPORT Status BindOutputBuffer(int index, uint32_t buffer, GlLayout layout = GlLayout::kBhwc);
   // Output `index` stays in the library's own GPU buffer, not downloaded:
   // OutputGlBuffer names that buffer (a GLuint; float32 BHWC), which the app
   // reads in its context after Invoke (or after InvokeAsync's fence) until

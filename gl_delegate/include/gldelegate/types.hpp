@@ -268,6 +268,14 @@ struct PlanReport {
 // ---- Zero-copy GL I/O (Interpreter::BindInputBuffer, BindInputTexture,
 // BindOutputBuffer, InvokeAsync) ----
 
+// How a bound buffer holds a float32 tensor: row-major BHWC (the host
+// layout, the app's natural one), or the library's own GPU layout PHWC4
+// (gl/codegen/phwc4.h: channels in slices of four, vec4 ((b * S + c / 4) *
+// H + h) * W + w, lanes past C zero; a tensor of rank < 4 viewed as BHWC by
+// TFLite's rule), which skips the conversion shader. PHWC4 needs
+// Precision::kFp32 and B * H * W * ceil(C / 4) * 16 bytes (at least 16).
+enum class GlLayout { kBhwc, kPhwc4 };
+
 // An app's 2D texture (GL_RGBA8, GL_RGBA16F or GL_RGBA32F, level 0) as a
 // float32 input of shape [1, H, W, C], C <= 4, the texture H rows of W
 // texels: element (0, y, x, c) = texel(x, y)[c] * scale[c] + offset[c],
