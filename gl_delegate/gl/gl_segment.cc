@@ -333,8 +333,9 @@ Status GlSegment::Run(const std::vector<HostInput>& inputs, const std::vector<Ho
     // map): every kind of access sees the writes.
     glMemoryBarrier(GL_ALL_BARRIER_BITS);
     if (!async) glFinish();
+    return CheckGlError("finishing", label_);
   }
-  return CheckGlError("finishing", label_);
+  return OkStatus();
 }
 
 void GlSegment::PointEdgeBindings(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) {

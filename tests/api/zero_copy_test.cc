@@ -547,10 +547,14 @@ TEST_F(ZeroCopy, AppStateUnchangedWithBindings) {
   glBindBuffer(GL_SHADER_STORAGE_BUFFER, mine);
   glActiveTexture(GL_TEXTURE3);
   glBindTexture(GL_TEXTURE_2D, my_texture);
+  glBindBuffer(GL_COPY_READ_BUFFER, mine);
+  glBindBuffer(GL_COPY_WRITE_BUFFER, y_buffer);
+  const GLuint z_phwc4 = app.Buffer(kOutputFloats * 4);
   auto read = [] {
     std::vector<GLint64> s;
     GLint v = 0;
-    for (GLenum e : {GL_CURRENT_PROGRAM, GL_SHADER_STORAGE_BUFFER_BINDING, GL_ACTIVE_TEXTURE, GL_TEXTURE_BINDING_2D}) {
+    for (GLenum e : {GL_CURRENT_PROGRAM, GL_SHADER_STORAGE_BUFFER_BINDING, GL_ACTIVE_TEXTURE, GL_TEXTURE_BINDING_2D,
+                     GL_COPY_READ_BUFFER_BINDING, GL_COPY_WRITE_BUFFER_BINDING}) {
       glGetIntegerv(e, &v);
       s.push_back(v);
     }
@@ -566,6 +570,7 @@ TEST_F(ZeroCopy, AppStateUnchangedWithBindings) {
   const auto before = read();
   ASSERT_TRUE(interp->BindInputTexture(0, tex).ok());
   ASSERT_TRUE(interp->BindOutputBuffer(0, y_buffer).ok());
+  ASSERT_TRUE(interp->BindOutputBuffer(1, z_phwc4, GlLayout::kPhwc4).ok());
   EXPECT_EQ(read(), before) << "after binding";
   ASSERT_TRUE(interp->Invoke().ok());
   EXPECT_EQ(read(), before) << "after Invoke";
