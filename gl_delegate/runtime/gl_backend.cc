@@ -275,7 +275,11 @@ class GlBackend : public GpuBackend {
   Status WriteBuffer(uint32_t buffer, const void* data, size_t bytes) override {
     GlEnvironment::ScopedCurrent current(device_->env());
     GLD_RETURN_IF_ERROR(current.status());
-    return WriteBufferObject(buffer, 0, data, bytes);
+    GLD_RETURN_IF_ERROR(WriteBufferObject(buffer, 0, data, bytes));
+    // Complete before the app's context reads it (this path is the CPU
+    // fallback; the GPU path waits the same way, or fences).
+    glFinish();
+    return OkStatus();
   }
 
   StatusOr<void*> InsertFence() override {

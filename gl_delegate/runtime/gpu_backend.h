@@ -54,7 +54,8 @@ class GpuBackend : public NodeSupportQuery {
   // OK when `texture` names a 2D texture of `width` x `height` in a format
   // the texture input reads (RGBA8, RGBA16F, RGBA32F).
   virtual Status CheckTexture(uint32_t texture, int width, int height, const std::string& what);
-  // Host copies for tensors a CPU node reads or writes while bound.
+  // Host copies for tensors a CPU node reads or writes while bound;
+  // WriteBuffer returns once the data is in the buffer (glFinish).
   virtual Status ReadBuffer(uint32_t buffer, void* data, size_t bytes);
   virtual Status WriteBuffer(uint32_t buffer, const void* data, size_t bytes);
   // A fence after the GPU work issued so far (a GLsync, flushed), shared
