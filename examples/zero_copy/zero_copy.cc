@@ -15,16 +15,22 @@
 // CPU backend through SetInput/GetOutput and compares the app's composited
 // result: exit status 0 when they agree.
 //
-//   zero_copy MODEL.tflite [gl|auto]
+//   zero_copy MODEL.tflite [gl|auto] [RUNS]
+// With RUNS, it also times RUNS invokes each way on the same interpreter:
+// through the host (SetInput, Invoke, GetOutput) and zero-copy (Invoke on
+// the bound texture and buffer), and prints both.
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GLES3/gl31.h>
 #include <gldelegate/gldelegate.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -138,6 +144,42 @@ std::vector<uint8_t> ReadTexture(GLuint texture, int w, int h) {
   return rgba;
 }
 
+double MeanMs(int runs, const std::function<gld::Status()>& run) {
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < runs; ++i) {
+    if (!run().ok()) return -1;
+  }
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / runs;
+}
+
+// Host path and zero-copy path, RUNS invokes each, in one table.
+gld::Status TimeBothWays(gld::Interpreter& interp, const std::vector<float>& in, GLuint frame, GLuint mask,
+                         int runs) {
+  std::vector<float> out(interp.outputs()[0].bytes / sizeof(float));
+  GLD_RETURN_IF_ERROR(interp.UnbindInput(0));
+  GLD_RETURN_IF_ERROR(interp.UnbindOutput(0));
+  const double host_ms = MeanMs(runs, [&] {
+    GLD_RETURN_IF_ERROR(interp.SetInput(0, in.data(), in.size() * sizeof(float)));
+    GLD_RETURN_IF_ERROR(interp.Invoke());
+    return interp.GetOutput(0, out.data(), out.size() * sizeof(float));
+  });
+  const gld::TransferStats host = interp.transfer_stats();
+  gld::TextureInput input;
+  input.texture = frame;
+  GLD_RETURN_IF_ERROR(interp.BindInputTexture(0, input));
+  GLD_RETURN_IF_ERROR(interp.BindOutputBuffer(0, mask));
+  const double bound_ms = MeanMs(runs, [&] { return interp.Invoke(); });
+  const gld::TransferStats bound = interp.transfer_stats();
+  std::printf("%-36s %10s %15s %17s\n", "path", "ms/invoke", "bytes uploaded", "bytes downloaded");
+  std::printf("%-36s %10.2f %15llu %17llu\n", "host: SetInput, Invoke, GetOutput", host_ms,
+              static_cast<unsigned long long>(host.uploaded_bytes),
+              static_cast<unsigned long long>(host.downloaded_bytes));
+  std::printf("%-36s %10.2f %15llu %17llu\n", "zero-copy: texture in, SSBO out", bound_ms,
+              static_cast<unsigned long long>(bound.uploaded_bytes),
+              static_cast<unsigned long long>(bound.downloaded_bytes));
+  return gld::OkStatus();
+}
+
 int Fail(const std::string& what) {
   std::fprintf(stderr, "zero_copy: %s\n", what.c_str());
   return 1;
@@ -230,5 +272,10 @@ int main(int argc, char** argv) {
   std::printf("app composite vs CPU backend: max abs difference %.3g\n", worst);
   if (moved.uploaded_bytes + moved.downloaded_bytes != 0) return Fail("bytes crossed between host and GPU");
   if (!(worst <= 1e-3)) return Fail("the GPU result differs from the CPU backend's");
+  const int runs = argc > 3 ? std::atoi(argv[3]) : 0;
+  if (runs > 0) {
+    s = TimeBothWays(**interp, in, frame, mask, runs);
+    if (!s.ok()) return Fail(s.ToString());
+  }
   return 0;
 }
