@@ -508,6 +508,16 @@ TEST_F(ZeroCopy, TextureRgba32fWithScaleAndOffsetMatchesTheCpu) {
   CheckTextureInput(GL_RGBA32F, GL_FLOAT, texels.data(), texels);
 }
 
+TEST_F(ZeroCopy, TextureRgba16fWithScaleAndOffsetMatchesTheCpu) {
+  std::vector<uint16_t> texels(kH * kW * 4);
+  std::vector<float> as_floats(texels.size());
+  for (size_t i = 0; i < texels.size(); ++i) {
+    as_floats[i] = static_cast<float>(static_cast<int>((i * 13) % 17) - 8) / 8.0f;  // exact in fp16
+    texels[i] = FloatToHalf(as_floats[i]);
+  }
+  CheckTextureInput(GL_RGBA16F, GL_HALF_FLOAT, texels.data(), as_floats);
+}
+
 TEST_F(ZeroCopy, TextureValidation) {
   auto interp = Make();
   ASSERT_NE(interp, nullptr);
