@@ -104,6 +104,7 @@ Status GlSegment::CreateBuffers(const SegmentPlan& plan) {
   for (const EdgeConversion& e : plan.edges) {
     Edge edge;
     edge.tensor = e.tensor;
+    edge.name = e.name;
     edge.bytes = e.host_bytes;
     GLD_ASSIGN_OR_RETURN(edge.staging, make(e.staging_bytes, nullptr, "staging for tensor '" + e.name + "'"));
     (e.to_gpu ? input_edges_ : output_edges_).push_back(std::move(edge));
@@ -324,6 +325,7 @@ Status GlSegment::Run(const std::vector<HostInput>& inputs, const std::vector<Ho
   GLD_RETURN_IF_ERROR(CheckHostBuffers(inputs, outputs));
   GlEnvironment::ScopedCurrent current(env_);
   GLD_RETURN_IF_ERROR(current.status());
+  GLD_RETURN_IF_ERROR(CheckBoundBuffers(inputs, outputs));
   PointEdgeBindings(inputs, outputs);
   GLD_RETURN_IF_ERROR(profiling_ ? RunProfiled(inputs, outputs) : RunTimed(inputs, outputs));
   bool bound_output = false;
@@ -335,6 +337,18 @@ Status GlSegment::Run(const std::vector<HostInput>& inputs, const std::vector<Ho
     if (!async) glFinish();
     return CheckGlError("finishing", label_);
   }
+  return OkStatus();
+}
+
+Status GlSegment::CheckBoundBuffers(const std::vector<HostInput>& inputs,
+                                     const std::vector<HostOutput>& outputs) const {
+  auto check = [&](GLuint buffer, const Edge& edge) {
+    if (buffer == 0 || glIsBuffer(buffer) == GL_TRUE) return OkStatus();
+    return InvalidArgumentError(label_ + ": GL buffer " + std::to_string(buffer) + " bound to tensor '" + edge.name +
+                                "' is not a buffer object any more (deleted by the app?)");
+  };
+  for (size_t i = 0; i < inputs.size(); ++i) GLD_RETURN_IF_ERROR(check(inputs[i].buffer, input_edges_[i]));
+  for (size_t i = 0; i < outputs.size(); ++i) GLD_RETURN_IF_ERROR(check(outputs[i].buffer, output_edges_[i]));
   return OkStatus();
 }
 

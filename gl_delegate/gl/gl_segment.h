@@ -191,6 +191,7 @@ class GlSegment {
   };
   struct Edge {
     int tensor = -1;
+    std::string name;   // the tensor's name
     size_t bytes = 0;   // host bytes
     GlBuffer staging;   // host bytes rounded up to 4
   };
@@ -216,6 +217,8 @@ class GlSegment {
   // Zero-copy: points the bindings of each edge's staging buffer at the
   // app's buffer where one is given, else back at the staging buffer.
   void PointEdgeBindings(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs);
+  // InvalidArgument naming the tensor when an app's bound buffer is gone.
+  Status CheckBoundBuffers(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) const;
   // Host inputs to their staging buffers; texture inputs through the
   // texture program.
   Status UploadInputs(const std::vector<HostInput>& inputs);

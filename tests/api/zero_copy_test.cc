@@ -359,6 +359,26 @@ TEST_F(ZeroCopy, EachValidationErrorSaysWhat) {
   EXPECT_NE(s.message().find("only float32 tensors"), std::string::npos) << s.ToString();
 }
 
+// A bound buffer the app deletes afterwards: the next invoke fails, naming it.
+TEST_F(ZeroCopy, DeletedBufferFailsTheInvoke) {
+  auto interp = Make();
+  ASSERT_NE(interp, nullptr);
+  GLuint gone = 0;
+  glGenBuffers(1, &gone);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, gone);
+  glBufferData(GL_SHADER_STORAGE_BUFFER, kOutputFloats * 4, nullptr, GL_DYNAMIC_COPY);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+  ASSERT_TRUE(interp->BindOutputBuffer(0, gone).ok());
+  glDeleteBuffers(1, &gone);
+  const std::vector<float> in = Pixels();
+  ASSERT_TRUE(interp->SetInput(0, in.data(), in.size() * 4).ok());
+  Status s = interp->Invoke();
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("GL buffer " + std::to_string(gone) + " bound to tensor 'y' is not a buffer object"),
+            std::string::npos)
+      << s.ToString();
+}
+
 TEST_F(ZeroCopy, CpuBackendRefusesBindingAndAsync) {
   Options o;
   o.backend = Backend::kCpu;
