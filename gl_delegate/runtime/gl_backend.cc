@@ -331,7 +331,7 @@ class GlBackend : public GpuBackend {
     return OkStatus();
   }
 
-  Status CheckSharesAppObjects(const std::string& what) const {
+  Status CheckSharesAppObjects(const std::string& what) const override {
     if (device_->env().reused_context() || device_->info().platform == "shared") return OkStatus();
     return FailedPreconditionError(what + ": the library runs in a private context that shares no objects with "
                                    "the app's; set Options::share_egl_context (and share_egl_display) or use "

@@ -210,6 +210,7 @@ StatusOr<void*> Runtime::InvokeAsync() {
     return FailedPreconditionError("InvokeAsync needs the GL backend; this interpreter runs every node on the CPU "
                                    "(backend " + std::string(BackendName(backend_in_use_)) + ")");
   }
+  GLD_RETURN_IF_ERROR(gpu_->CheckSharesAppObjects("InvokeAsync"));
   GLD_RETURN_IF_ERROR(RunSteps(true));
   return gpu_->InsertFence();
 }

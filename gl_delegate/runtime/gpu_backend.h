@@ -61,6 +61,9 @@ class GpuBackend : public NodeSupportQuery {
   // A fence after the GPU work issued so far (a GLsync, flushed), shared
   // with the app's context; the app deletes it.
   virtual StatusOr<void*> InsertFence();
+  // OK when the backend's context is the app's or shares objects with it
+  // (what a bound object or a fence needs); `what` starts the error.
+  virtual Status CheckSharesAppObjects(const std::string& what) const;
 };
 
 // The GPU backend for `options`, or the reason there is none (Unavailable

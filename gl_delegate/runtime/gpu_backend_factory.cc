@@ -42,5 +42,6 @@ Status GpuBackend::CheckTexture(uint32_t, int, int, const std::string&) { return
 Status GpuBackend::ReadBuffer(uint32_t, void*, size_t) { return NoZeroCopy(name()); }
 Status GpuBackend::WriteBuffer(uint32_t, const void*, size_t) { return NoZeroCopy(name()); }
 StatusOr<void*> GpuBackend::InsertFence() { return NoZeroCopy(name()); }
+Status GpuBackend::CheckSharesAppObjects(const std::string&) const { return NoZeroCopy(name()); }
 
 }  // namespace gld

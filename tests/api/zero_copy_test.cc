@@ -404,6 +404,13 @@ TEST_F(ZeroCopy, PrivateContextSharingNothingRefuses) {
   Status s = interp->BindInputBuffer(0, app.Buffer(kInputFloats * 4));
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(s.message().find("shares no objects"), std::string::npos) << s.ToString();
+  void* fence = nullptr;
+  s = interp->InvokeAsync(&fence);
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("InvokeAsync: the library runs in a private context that shares no objects"),
+            std::string::npos)
+      << s.ToString();
+  EXPECT_EQ(fence, nullptr);
 }
 
 // Nodes placed on the CPU (gpu_deny_ops) still read and write the bound

@@ -153,7 +153,9 @@ class Interpreter {
   // GLsync (cast to void*) signalled when every bound output is written,
   // shared with the app's context (glWaitSync / glClientWaitSync there; the
   // app glDeleteSync's it). Unbound outputs are downloaded as in Invoke,
-  // which waits for them. FailedPrecondition on the CPU backend.
+  // which waits for them. FailedPrecondition on the CPU backend and in a
+  // private context sharing nothing with the app's (the fence would be of no
+  // use to it).
   GLD_EXPORT Status InvokeAsync(void** fence);
   // Bytes moved between host and GPU by the last Invoke.
   GLD_EXPORT TransferStats transfer_stats() const;
