@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "gldelegate/gldelegate.hpp"
 
@@ -487,6 +488,36 @@ GldStatus GldInterpreterGetTransferBytes(const GldInterpreter* interpreter, uint
     *out_downloaded = stats.downloaded_bytes;
     return GLD_OK;
   });
+}
+
+namespace {
+// Entry `index` of one of transfer_stats()'s per-tensor lists.
+GldStatus TensorTransferBytes(const GldInterpreter* interpreter, int32_t index, uint64_t* out_bytes, bool output,
+                              const char* function) {
+  if (interpreter == nullptr || out_bytes == nullptr) {
+    return Fail(GLD_INVALID_ARGUMENT, std::string(function) + ": null argument");
+  }
+  return Guard([&] {
+    const gld::TransferStats stats = interpreter->interpreter->transfer_stats();
+    const std::vector<uint64_t>& list = output ? stats.output_downloaded_bytes : stats.input_uploaded_bytes;
+    if (index < 0 || static_cast<size_t>(index) >= list.size()) {
+      return Fail(GLD_OUT_OF_RANGE, std::string(function) + ": " + (output ? "output" : "input") + " index " +
+                                        std::to_string(index) + " is out of range (" +
+                                        std::to_string(list.size()) + ")");
+    }
+    *out_bytes = list[static_cast<size_t>(index)];
+    return GLD_OK;
+  });
+}
+}  // namespace
+
+GldStatus GldInterpreterGetInputUploadedBytes(const GldInterpreter* interpreter, int32_t index, uint64_t* out_bytes) {
+  return TensorTransferBytes(interpreter, index, out_bytes, false, "GldInterpreterGetInputUploadedBytes");
+}
+
+GldStatus GldInterpreterGetOutputDownloadedBytes(const GldInterpreter* interpreter, int32_t index,
+                                                 uint64_t* out_bytes) {
+  return TensorTransferBytes(interpreter, index, out_bytes, true, "GldInterpreterGetOutputDownloadedBytes");
 }
 
 }  // extern "C"

@@ -91,7 +91,8 @@ Status Runtime::BindInputTexture(int index, const TextureInput& texture) {
                                    " on the CPU; a texture input needs every reader on the GPU (bind a buffer "
                                    "or use SetInput)");
   }
-  GLD_RETURN_IF_ERROR(gpu_->CheckTexture(texture.texture, static_cast<int>(shape[2]), static_cast<int>(shape[1]), what));
+  GLD_RETURN_IF_ERROR(
+      gpu_->CheckTexture(texture.texture, static_cast<int>(shape[2]), static_cast<int>(shape[1]), what));
   TensorGlIo io;
   io.texture = texture.texture;
   std::copy(texture.scale, texture.scale + 4, io.scale);

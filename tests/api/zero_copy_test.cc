@@ -597,7 +597,8 @@ TEST_F(ZeroCopy, AppStateUnchangedWithBindings) {
     }
     for (GLuint i = 0; i < 4; ++i) {
       GLint64 x = 0;
-      for (GLenum e : {GL_SHADER_STORAGE_BUFFER_BINDING, GL_SHADER_STORAGE_BUFFER_START, GL_SHADER_STORAGE_BUFFER_SIZE}) {
+      for (GLenum e :
+           {GL_SHADER_STORAGE_BUFFER_BINDING, GL_SHADER_STORAGE_BUFFER_START, GL_SHADER_STORAGE_BUFFER_SIZE}) {
         glGetInteger64i_v(e, i, &x);
         s.push_back(x);
       }
@@ -648,6 +649,8 @@ TEST_F(ZeroCopy, CApi) {
   ASSERT_EQ(GldInterpreterGetTransferBytes(interp, &up, &down), GLD_OK);
   EXPECT_EQ(up, kInputFloats * 4);
   EXPECT_EQ(down, kOutputFloats * 4);
+  ASSERT_EQ(GldInterpreterGetOutputDownloadedBytes(interp, 0, &down), GLD_OK);
+  EXPECT_EQ(down, kOutputFloats * 4);
 
   const GLuint in_buffer = app.Buffer(kInputFloats * 4, in.data());
   const GLuint out_buffer = app.Buffer(kOutputFloats * 4);
@@ -661,6 +664,10 @@ TEST_F(ZeroCopy, CApi) {
   ExpectClose(app.Read(out_buffer, kOutputFloats), want, 1e-6f, "C API bound output");
   ASSERT_EQ(GldInterpreterGetTransferBytes(interp, &up, &down), GLD_OK);
   EXPECT_EQ(up + down, 0u);
+  ASSERT_EQ(GldInterpreterGetInputUploadedBytes(interp, 0, &up), GLD_OK);
+  ASSERT_EQ(GldInterpreterGetOutputDownloadedBytes(interp, 0, &down), GLD_OK);
+  EXPECT_EQ(up + down, 0u);
+  EXPECT_EQ(GldInterpreterGetOutputDownloadedBytes(interp, 1, &down), GLD_OUT_OF_RANGE);
   EXPECT_EQ(GldInterpreterGetOutput(interp, 0, want.data(), want.size() * 4), GLD_FAILED_PRECONDITION);
 
   EXPECT_EQ(GldInterpreterBindOutputBuffer(interp, 3, out_buffer, GLD_LAYOUT_BHWC), GLD_OUT_OF_RANGE);

@@ -246,6 +246,11 @@ GLD_EXPORT GldStatus GldInterpreterInvokeAsync(GldInterpreter* interpreter, void
 /* Bytes moved between host and GPU by the last invoke, in all. */
 GLD_EXPORT GldStatus GldInterpreterGetTransferBytes(const GldInterpreter* interpreter, uint64_t* out_uploaded,
                                                     uint64_t* out_downloaded);
+/* The same for one graph input (bytes uploaded) or output (downloaded). */
+GLD_EXPORT GldStatus GldInterpreterGetInputUploadedBytes(const GldInterpreter* interpreter, int32_t index,
+                                                         uint64_t* out_bytes);
+GLD_EXPORT GldStatus GldInterpreterGetOutputDownloadedBytes(const GldInterpreter* interpreter, int32_t index,
+                                                            uint64_t* out_bytes);
 
 #ifdef __cplusplus
 }  /* extern "C" */
