@@ -1,8 +1,10 @@
 // The C API over the C++ API.
 #include "gldelegate/gldelegate.h"
 
+#include <algorithm>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "gldelegate/gldelegate.hpp"
 
@@ -398,6 +400,124 @@ GldStatus GldInterpreterResetProfile(GldInterpreter* interpreter) {
   if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterResetProfile: null interpreter");
   interpreter->interpreter->ResetProfile();
   return GLD_OK;
+}
+
+// ---- Zero-copy GL I/O ----
+
+namespace {
+gld::StatusOr<gld::GlLayout> ToLayout(GldGlLayout layout, const char* function) {
+  switch (layout) {
+    case GLD_LAYOUT_BHWC: return gld::GlLayout::kBhwc;
+    case GLD_LAYOUT_PHWC4: return gld::GlLayout::kPhwc4;
+  }
+  return gld::InvalidArgumentError(std::string(function) + ": unknown layout " +
+                                   std::to_string(static_cast<int>(layout)));
+}
+}  // namespace
+
+GldStatus GldInterpreterBindInputBuffer(GldInterpreter* interpreter, int32_t index, uint32_t buffer,
+                                        GldGlLayout layout) {
+  if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterBindInputBuffer: null interpreter");
+  return Guard([&] {
+    gld::StatusOr<gld::GlLayout> l = ToLayout(layout, "GldInterpreterBindInputBuffer");
+    return Report(l.ok() ? interpreter->interpreter->BindInputBuffer(index, buffer, *l) : l.status());
+  });
+}
+
+GldStatus GldInterpreterBindInputTexture(GldInterpreter* interpreter, int32_t index, uint32_t texture,
+                                         const float* scale, const float* offset) {
+  if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterBindInputTexture: null interpreter");
+  gld::TextureInput input;
+  input.texture = texture;
+  if (scale != nullptr) std::copy(scale, scale + 4, input.scale);
+  if (offset != nullptr) std::copy(offset, offset + 4, input.offset);
+  return Guard([&] { return Report(interpreter->interpreter->BindInputTexture(index, input)); });
+}
+
+GldStatus GldInterpreterBindOutputBuffer(GldInterpreter* interpreter, int32_t index, uint32_t buffer,
+                                         GldGlLayout layout) {
+  if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterBindOutputBuffer: null interpreter");
+  return Guard([&] {
+    gld::StatusOr<gld::GlLayout> l = ToLayout(layout, "GldInterpreterBindOutputBuffer");
+    return Report(l.ok() ? interpreter->interpreter->BindOutputBuffer(index, buffer, *l) : l.status());
+  });
+}
+
+GldStatus GldInterpreterKeepOutputOnGpu(GldInterpreter* interpreter, int32_t index) {
+  if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterKeepOutputOnGpu: null interpreter");
+  return Guard([&] { return Report(interpreter->interpreter->KeepOutputOnGpu(index)); });
+}
+
+GldStatus GldInterpreterGetOutputGlBuffer(const GldInterpreter* interpreter, int32_t index, uint32_t* out_buffer) {
+  if (interpreter == nullptr || out_buffer == nullptr) {
+    return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterGetOutputGlBuffer: null argument");
+  }
+  return Guard([&] {
+    gld::StatusOr<uint32_t> buffer = interpreter->interpreter->OutputGlBuffer(index);
+    if (!buffer.ok()) return Report(buffer.status());
+    *out_buffer = *buffer;
+    return GLD_OK;
+  });
+}
+
+GldStatus GldInterpreterUnbindInput(GldInterpreter* interpreter, int32_t index) {
+  if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterUnbindInput: null interpreter");
+  return Guard([&] { return Report(interpreter->interpreter->UnbindInput(index)); });
+}
+
+GldStatus GldInterpreterUnbindOutput(GldInterpreter* interpreter, int32_t index) {
+  if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterUnbindOutput: null interpreter");
+  return Guard([&] { return Report(interpreter->interpreter->UnbindOutput(index)); });
+}
+
+GldStatus GldInterpreterInvokeAsync(GldInterpreter* interpreter, void** out_fence) {
+  if (interpreter == nullptr || out_fence == nullptr) {
+    return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterInvokeAsync: null argument");
+  }
+  return Guard([&] { return Report(interpreter->interpreter->InvokeAsync(out_fence)); });
+}
+
+GldStatus GldInterpreterGetTransferBytes(const GldInterpreter* interpreter, uint64_t* out_uploaded,
+                                         uint64_t* out_downloaded) {
+  if (interpreter == nullptr || out_uploaded == nullptr || out_downloaded == nullptr) {
+    return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterGetTransferBytes: null argument");
+  }
+  return Guard([&] {
+    const gld::TransferStats stats = interpreter->interpreter->transfer_stats();
+    *out_uploaded = stats.uploaded_bytes;
+    *out_downloaded = stats.downloaded_bytes;
+    return GLD_OK;
+  });
+}
+
+namespace {
+// Entry `index` of one of transfer_stats()'s per-tensor lists.
+GldStatus TensorTransferBytes(const GldInterpreter* interpreter, int32_t index, uint64_t* out_bytes, bool output,
+                              const char* function) {
+  if (interpreter == nullptr || out_bytes == nullptr) {
+    return Fail(GLD_INVALID_ARGUMENT, std::string(function) + ": null argument");
+  }
+  return Guard([&] {
+    const gld::TransferStats stats = interpreter->interpreter->transfer_stats();
+    const std::vector<uint64_t>& list = output ? stats.output_downloaded_bytes : stats.input_uploaded_bytes;
+    if (index < 0 || static_cast<size_t>(index) >= list.size()) {
+      return Fail(GLD_OUT_OF_RANGE, std::string(function) + ": " + (output ? "output" : "input") + " index " +
+                                        std::to_string(index) + " is out of range (" +
+                                        std::to_string(list.size()) + ")");
+    }
+    *out_bytes = list[static_cast<size_t>(index)];
+    return GLD_OK;
+  });
+}
+}  // namespace
+
+GldStatus GldInterpreterGetInputUploadedBytes(const GldInterpreter* interpreter, int32_t index, uint64_t* out_bytes) {
+  return TensorTransferBytes(interpreter, index, out_bytes, false, "GldInterpreterGetInputUploadedBytes");
+}
+
+GldStatus GldInterpreterGetOutputDownloadedBytes(const GldInterpreter* interpreter, int32_t index,
+                                                 uint64_t* out_bytes) {
+  return TensorTransferBytes(interpreter, index, out_bytes, true, "GldInterpreterGetOutputDownloadedBytes");
 }
 
 }  // extern "C"

@@ -52,4 +52,25 @@ std::vector<ProfileRow> Interpreter::profile() const { return impl_->runtime->Pr
 DispatchIssueStats Interpreter::dispatch_issue_stats() const { return impl_->runtime->IssueStats(); }
 void Interpreter::ResetProfile() { impl_->runtime->ResetProfile(); }
 
+Status Interpreter::BindInputBuffer(int index, uint32_t buffer, GlLayout layout) {
+  return impl_->runtime->BindInputBuffer(index, buffer, layout);
+}
+Status Interpreter::BindInputTexture(int index, const TextureInput& texture) {
+  return impl_->runtime->BindInputTexture(index, texture);
+}
+Status Interpreter::BindOutputBuffer(int index, uint32_t buffer, GlLayout layout) {
+  return impl_->runtime->BindOutputBuffer(index, buffer, layout);
+}
+Status Interpreter::KeepOutputOnGpu(int index) { return impl_->runtime->KeepOutputOnGpu(index); }
+StatusOr<uint32_t> Interpreter::OutputGlBuffer(int index) const { return impl_->runtime->OutputGlBuffer(index); }
+Status Interpreter::UnbindInput(int index) { return impl_->runtime->UnbindInput(index); }
+Status Interpreter::UnbindOutput(int index) { return impl_->runtime->UnbindOutput(index); }
+Status Interpreter::InvokeAsync(void** fence) {
+  if (fence == nullptr) return InvalidArgumentError("InvokeAsync: fence is null");
+  *fence = nullptr;
+  GLD_ASSIGN_OR_RETURN(*fence, impl_->runtime->InvokeAsync());
+  return OkStatus();
+}
+TransferStats Interpreter::transfer_stats() const { return impl_->runtime->transfer_stats(); }
+
 }  // namespace gld

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "gl/cache/program_cache.h"
+#include "gl/codegen/shader_generator.h"
 #include "util/logging.h"
 
 namespace gld::gl {
@@ -103,6 +104,7 @@ Status GlSegment::CreateBuffers(const SegmentPlan& plan) {
   for (const EdgeConversion& e : plan.edges) {
     Edge edge;
     edge.tensor = e.tensor;
+    edge.name = e.name;
     edge.bytes = e.host_bytes;
     GLD_ASSIGN_OR_RETURN(edge.staging, make(e.staging_bytes, nullptr, "staging for tensor '" + e.name + "'"));
     (e.to_gpu ? input_edges_ : output_edges_).push_back(std::move(edge));
@@ -112,11 +114,24 @@ Status GlSegment::CreateBuffers(const SegmentPlan& plan) {
 }
 
 Status GlSegment::BindDispatches(const SegmentPlan& plan, const std::vector<const GlProgram*>& programs) {
+  staging_uses_.assign(input_edges_.size() + output_edges_.size(), {});
+  edge_tensors_.assign(staging_uses_.size(), EdgeTensor());
   for (size_t i = 0; i < plan.dispatches.size(); ++i) {
     const PlannedDispatch& d = plan.dispatches[i];
     BoundDispatch bound;
     bound.program = programs[i];
-    bound.groups = d.groups;
+    bound.groups = bound.planned_groups = d.groups;
+    for (const PlannedBinding& p : d.bindings) {
+      if (p.kind != PlannedBinding::kStaging) continue;
+      EdgeTensor& e = edge_tensors_[static_cast<size_t>(p.index)];
+      e.dispatch = i;
+      for (const PlannedBinding& a : d.bindings) {
+        if (a.kind == PlannedBinding::kArena) {
+          e.offset = static_cast<GLintptr>(a.offset);
+          e.bytes = static_cast<GLsizeiptr>(a.size);
+        }
+      }
+    }
     bound.use_program = d.use_program;
     bound.barrier_before = d.barrier_before;
     bound.uniform_token = NextUniformToken();
@@ -125,6 +140,10 @@ Status GlSegment::BindDispatches(const SegmentPlan& plan, const std::vector<cons
       BoundDispatch::Binding b;
       b.point = p.point;
       ResolveBinding(p, &b.buffer, &b.offset, &b.size);
+      if (p.kind == PlannedBinding::kStaging) {
+        staging_uses_[static_cast<size_t>(p.index)].emplace_back(static_cast<uint32_t>(i),
+                                                                 static_cast<uint32_t>(bound.bindings.size()));
+      }
       bound.bindings.push_back(b);
     }
     for (const Uniform& u : d.uniforms) {
@@ -246,7 +265,8 @@ Status GlSegment::CheckHostBuffers(const std::vector<HostInput>& inputs,
                                 std::to_string(output_edges_.size()));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].bytes != input_edges_[i].bytes || (inputs[i].data == nullptr && inputs[i].bytes > 0)) {
+    const bool on_gpu = inputs[i].buffer != 0 || inputs[i].texture != nullptr;
+    if (inputs[i].bytes != input_edges_[i].bytes || (inputs[i].data == nullptr && inputs[i].bytes > 0 && !on_gpu)) {
       return InvalidArgumentError(label_ + ": input " + std::to_string(i) + " (tensor " +
                                   std::to_string(input_edges_[i].tensor) + ") has " +
                                   std::to_string(inputs[i].bytes) + " bytes, expects " +
@@ -254,7 +274,8 @@ Status GlSegment::CheckHostBuffers(const std::vector<HostInput>& inputs,
     }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
-    if (outputs[i].bytes != output_edges_[i].bytes || (outputs[i].data == nullptr && outputs[i].bytes > 0)) {
+    const bool on_gpu = outputs[i].buffer != 0 || outputs[i].keep_on_gpu;
+    if (outputs[i].bytes != output_edges_[i].bytes || (outputs[i].data == nullptr && outputs[i].bytes > 0 && !on_gpu)) {
       return InvalidArgumentError(label_ + ": output " + std::to_string(i) + " (tensor " +
                                   std::to_string(output_edges_[i].tensor) + ") has " +
                                   std::to_string(outputs[i].bytes) + " bytes, expects " +
@@ -300,17 +321,136 @@ uint64_t GlSegment::IssueAll() const {
   return in_calls_ns;
 }
 
-Status GlSegment::Run(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) {
+Status GlSegment::Run(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs, bool async) {
   GLD_RETURN_IF_ERROR(CheckHostBuffers(inputs, outputs));
   GlEnvironment::ScopedCurrent current(env_);
   GLD_RETURN_IF_ERROR(current.status());
-  return profiling_ ? RunProfiled(inputs, outputs) : RunTimed(inputs, outputs);
+  GLD_RETURN_IF_ERROR(CheckBoundBuffers(inputs, outputs));
+  PointEdgeBindings(inputs, outputs);
+  GLD_RETURN_IF_ERROR(profiling_ ? RunProfiled(inputs, outputs) : RunTimed(inputs, outputs));
+  bool bound_output = false;
+  for (const HostOutput& o : outputs) bound_output = bound_output || o.buffer != 0 || o.keep_on_gpu;
+  if (bound_output) {
+    // The app reads its buffer in its own way (a shader, a vertex fetch, a
+    // map): every kind of access sees the writes.
+    glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    if (!async) glFinish();
+    return CheckGlError("finishing", label_);
+  }
+  return OkStatus();
+}
+
+Status GlSegment::CheckBoundBuffers(const std::vector<HostInput>& inputs,
+                                     const std::vector<HostOutput>& outputs) const {
+  auto check = [&](GLuint buffer, const Edge& edge) {
+    if (buffer == 0 || glIsBuffer(buffer) == GL_TRUE) return OkStatus();
+    return InvalidArgumentError(label_ + ": GL buffer " + std::to_string(buffer) + " bound to tensor '" + edge.name +
+                                "' is not a buffer object any more (deleted by the app?)");
+  };
+  for (size_t i = 0; i < inputs.size(); ++i) GLD_RETURN_IF_ERROR(check(inputs[i].buffer, input_edges_[i]));
+  for (size_t i = 0; i < outputs.size(); ++i) GLD_RETURN_IF_ERROR(check(outputs[i].buffer, output_edges_[i]));
+  return OkStatus();
+}
+
+void GlSegment::PointEdgeBindings(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) {
+  for (size_t k = 0; k < staging_uses_.size(); ++k) {
+    GLuint buffer = 0;
+    bool phwc4 = false;
+    if (k < inputs.size()) {
+      phwc4 = inputs[k].phwc4 && inputs[k].buffer != 0;
+      buffer = inputs[k].buffer != 0 && !phwc4 ? inputs[k].buffer : input_edges_[k].staging.id();
+    } else {
+      const size_t o = k - inputs.size();
+      phwc4 = outputs[o].phwc4 && outputs[o].buffer != 0;
+      buffer = outputs[o].buffer != 0 && !phwc4 ? outputs[o].buffer : output_edges_[o].staging.id();
+    }
+    for (const auto& [d, b] : staging_uses_[k]) dispatches_[d].bindings[b].buffer = buffer;
+    // A skipped conversion still sets its program and bindings (dispatches
+    // after it rely on them) but runs no workgroup.
+    BoundDispatch& conversion = dispatches_[edge_tensors_[k].dispatch];
+    conversion.groups = phwc4 ? std::array<uint32_t, 3>{0, 0, 0} : conversion.planned_groups;
+  }
+}
+
+void GlSegment::CopyArena(GLuint app_buffer, const EdgeTensor& range, bool to_arena) const {
+  GLint read = 0, write = 0;
+  glGetIntegerv(GL_COPY_READ_BUFFER_BINDING, &read);
+  glGetIntegerv(GL_COPY_WRITE_BUFFER_BINDING, &write);
+  glBindBuffer(GL_COPY_READ_BUFFER, to_arena ? app_buffer : arena_.id());
+  glBindBuffer(GL_COPY_WRITE_BUFFER, to_arena ? arena_.id() : app_buffer);
+  glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, to_arena ? 0 : range.offset,
+                      to_arena ? range.offset : 0, range.bytes);
+  glBindBuffer(GL_COPY_READ_BUFFER, static_cast<GLuint>(read));
+  glBindBuffer(GL_COPY_WRITE_BUFFER, static_cast<GLuint>(write));
+}
+
+Status GlSegment::UploadInputs(const std::vector<HostInput>& inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].texture != nullptr) {
+      GLD_RETURN_IF_ERROR(RunTextureInput(i, *inputs[i].texture));
+    } else if (inputs[i].phwc4 && inputs[i].buffer != 0) {
+      CopyArena(inputs[i].buffer, edge_tensors_[i], true);
+    } else if (inputs[i].buffer == 0) {
+      GLD_RETURN_IF_ERROR(input_edges_[i].staging.Write(0, inputs[i].data, inputs[i].bytes));
+    }
+  }
+  return OkStatus();
+}
+
+// One dispatch of glsl/texture_to_bhwc.comp into the input's staging buffer,
+// the texture on the active texture unit (the state the app's context gets
+// back). The first dispatch of the segment's run puts a barrier after it.
+Status GlSegment::RunTextureInput(size_t edge, const TextureSource& texture) {
+  const Workgroup wg = {8, 8, 1};
+  if (texture_program_.id() == 0) {
+    ShaderSpec spec;
+    spec.template_name = "texture_to_bhwc.comp";
+    GLD_ASSIGN_OR_RETURN(std::string source, GenerateShader(spec, Precision::kFp32, wg));
+    GLD_ASSIGN_OR_RETURN(texture_program_, CompileComputeProgram(label_ + ": texture input", source));
+  }
+  GLD_ASSIGN_OR_RETURN(Texture2DFacts facts, Texture2DObjectFacts(texture.texture));
+  const size_t pixels = static_cast<size_t>(facts.width) * static_cast<size_t>(facts.height);
+  const size_t channels = pixels == 0 ? 0 : input_edges_[edge].bytes / sizeof(float) / pixels;
+  if (pixels == 0 || channels == 0 || channels > 4 || channels * pixels * sizeof(float) != input_edges_[edge].bytes) {
+    return InvalidArgumentError(label_ + ": texture " + std::to_string(texture.texture) + " (" +
+                                std::to_string(facts.width) + "x" + std::to_string(facts.height) +
+                                ") does not fit input tensor " + std::to_string(input_edges_[edge].tensor));
+  }
+  GLint unit = GL_TEXTURE0;
+  glGetIntegerv(GL_ACTIVE_TEXTURE, &unit);
+  const GLuint p = texture_program_.id();
+  glUseProgram(p);
+  glBindTexture(GL_TEXTURE_2D, texture.texture);
+  glProgramUniform1i(p, texture_program_.UniformLocation("u_texture"), unit - GL_TEXTURE0);
+  glProgramUniform3i(p, texture_program_.UniformLocation("u_grid"), facts.width, facts.height, 1);
+  glProgramUniform1i(p, texture_program_.UniformLocation("u_channels"), static_cast<GLint>(channels));
+  glProgramUniform4fv(p, texture_program_.UniformLocation("u_scale"), 1, texture.scale);
+  glProgramUniform4fv(p, texture_program_.UniformLocation("u_offset"), 1, texture.offset);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, input_edges_[edge].staging.id());
+  glDispatchCompute((static_cast<GLuint>(facts.width) + wg[0] - 1) / wg[0],
+                    (static_cast<GLuint>(facts.height) + wg[1] - 1) / wg[1], 1);
+  glBindTexture(GL_TEXTURE_2D, 0);
+  return CheckGlError("converting texture input of", label_);
+}
+
+Status GlSegment::DownloadOutputs(const std::vector<HostOutput>& outputs) const {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].keep_on_gpu && outputs[i].data == nullptr) continue;
+    if (outputs[i].phwc4 && outputs[i].buffer != 0) {
+      CopyArena(outputs[i].buffer, edge_tensors_[input_edges_.size() + i], false);
+      continue;
+    }
+    if (outputs[i].buffer == 0) {  // kept on the GPU too when a later step reads it
+      GLD_RETURN_IF_ERROR(output_edges_[i].staging.Read(0, outputs[i].data, outputs[i].bytes));
+    } else if (outputs[i].data != nullptr) {
+      GLD_RETURN_IF_ERROR(ReadBufferObject(outputs[i].buffer, 0, outputs[i].data, outputs[i].bytes));
+    }
+  }
+  return OkStatus();
 }
 
 Status GlSegment::RunTimed(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) {
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    GLD_RETURN_IF_ERROR(input_edges_[i].staging.Write(0, inputs[i].data, inputs[i].bytes));
-  }
+  GLD_RETURN_IF_ERROR(UploadInputs(inputs));
   const bool use_timer = measure_gpu_time_ && timer_.valid();
   Clock::time_point start;
   if (measure_gpu_time_) {
@@ -339,9 +479,7 @@ Status GlSegment::RunTimed(const std::vector<HostInput>& inputs, const std::vect
   glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
   glUseProgram(0);
   GLD_RETURN_IF_ERROR(CheckGlError("running", label_));
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    GLD_RETURN_IF_ERROR(output_edges_[i].staging.Read(0, outputs[i].data, outputs[i].bytes));
-  }
+  GLD_RETURN_IF_ERROR(DownloadOutputs(outputs));
   if (use_timer) {
     auto ns = timer_.ElapsedNs();
     last_gpu_ns_ = ns.ok() ? *ns : 0;
@@ -352,9 +490,7 @@ Status GlSegment::RunTimed(const std::vector<HostInput>& inputs, const std::vect
 Status GlSegment::RunProfiled(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) {
   glFinish();
   const Clock::time_point upload_start = Clock::now();
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    GLD_RETURN_IF_ERROR(input_edges_[i].staging.Write(0, inputs[i].data, inputs[i].bytes));
-  }
+  GLD_RETURN_IF_ERROR(UploadInputs(inputs));
   glFinish();
   const uint64_t upload_ns = ElapsedNs(upload_start);
   const Clock::time_point dispatches_start = Clock::now();
@@ -379,9 +515,7 @@ Status GlSegment::RunProfiled(const std::vector<HostInput>& inputs, const std::v
   const Clock::time_point download_start = Clock::now();
   const uint64_t dispatches_wall_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(download_start - dispatches_start).count());
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    GLD_RETURN_IF_ERROR(output_edges_[i].staging.Read(0, outputs[i].data, outputs[i].bytes));
-  }
+  GLD_RETURN_IF_ERROR(DownloadOutputs(outputs));
   const uint64_t download_ns = ElapsedNs(download_start);
   if (!CollectDispatchTimes(dispatches_wall_ns, &run_ns)) return OkStatus();
   uint64_t total = 0;
@@ -431,6 +565,7 @@ void GlSegment::ResetProfile() {
 }
 
 void GlSegment::ReleaseGl() {
+  texture_program_.Reset();
   input_edges_.clear();
   output_edges_.clear();
   tensor_buffers_.clear();
@@ -453,6 +588,7 @@ GlSegment::~GlSegment() {
     for (Edge& e : input_edges_) e.staging.Abandon();
     for (Edge& e : output_edges_) e.staging.Abandon();
     timer_.Abandon();
+    texture_program_.Abandon();
     for (GlTimerQuery& q : dispatch_timers_) q.Abandon();
     return;
   }

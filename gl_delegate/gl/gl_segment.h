@@ -88,25 +88,54 @@ class GlSegment {
   GlSegment(const GlSegment&) = delete;
   GlSegment& operator=(const GlSegment&) = delete;
 
+  // An app's 2D texture as a float32 input: texel * scale + offset per
+  // channel (glsl/texture_to_bhwc.comp fills the input's staging buffer).
+  struct TextureSource {
+    GLuint texture = 0;
+    float scale[4] = {1, 1, 1, 1};
+    float offset[4] = {0, 0, 0, 0};
+  };
   struct HostInput {
     const void* data = nullptr;
     size_t bytes = 0;
+    // Zero-copy: an app's buffer object holding the input in the host
+    // layout (float32 BHWC), bound in place of the staging buffer; or an
+    // app's texture. `data` is then unused.
+    GLuint buffer = 0;
+    const TextureSource* texture = nullptr;
+    // `buffer` holds the PHWC4 tensor (fp32): copied into the arena, the
+    // input's conversion dispatch skipped.
+    bool phwc4 = false;
   };
   struct HostOutput {
     void* data = nullptr;
     size_t bytes = 0;
+    // Zero-copy: an app's buffer object the output conversion writes (host
+    // layout) in place of the staging buffer; `data`, when not null, gets
+    // a copy as well (a CPU node reads the tensor too).
+    GLuint buffer = 0;
+    // Left in its staging buffer (output_staging()) without a download;
+    // `data` is then unused.
+    bool keep_on_gpu = false;
+    // `buffer` gets the PHWC4 tensor (fp32) copied from the arena, the
+    // output's conversion dispatch skipped.
+    bool phwc4 = false;
   };
 
   // Host data of input_tensors() in, host data of output_tensors() out, in
   // those orders; each buffer holds the tensor's elements in row-major order
-  // and its exact size in bytes (element count x element size).
-  Status Run(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs);
+  // and its exact size in bytes (element count x element size). With an
+  // output bound to an app's buffer, Run ends with a full memory barrier and
+  // waits for the GPU (glFinish), unless `async` (the caller then fences).
+  Status Run(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs, bool async = false);
 
   // Non-constant tensors the segment reads and does not produce.
   const std::vector<int>& input_tensors() const { return inputs_; }
   // Tensors it produces that are graph outputs, read outside it, or asked for.
   const std::vector<int>& output_tensors() const { return outputs_; }
   const std::vector<size_t>& nodes() const { return nodes_; }
+  // The staging buffer of output k (host layout), for outputs kept on the GPU.
+  GLuint output_staging(size_t k) const { return k < output_edges_.size() ? output_edges_[k].staging.id() : 0; }
   // Dispatches per Run, edge conversions included.
   int dispatches() const { return static_cast<int>(dispatches_.size()); }
   const std::vector<DispatchInfo>& dispatch_info() const { return info_; }
@@ -158,9 +187,11 @@ class GlSegment {
     uint64_t uniform_token = 0;     // unique; see GlProgram::uniform_owner()
     bool use_program = true, barrier_before = true;
     std::array<uint32_t, 3> groups = {1, 1, 1};
+    std::array<uint32_t, 3> planned_groups = {1, 1, 1};  // groups is {0, 0, 0} while skipped
   };
   struct Edge {
     int tensor = -1;
+    std::string name;   // the tensor's name
     size_t bytes = 0;   // host bytes
     GlBuffer staging;   // host bytes rounded up to 4
   };
@@ -183,6 +214,16 @@ class GlSegment {
   // inside glMemoryBarrier and glDispatchCompute (where a software driver
   // runs the work).
   uint64_t IssueAll() const;
+  // Zero-copy: points the bindings of each edge's staging buffer at the
+  // app's buffer where one is given, else back at the staging buffer.
+  void PointEdgeBindings(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs);
+  // InvalidArgument naming the tensor when an app's bound buffer is gone.
+  Status CheckBoundBuffers(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) const;
+  // Host inputs to their staging buffers; texture inputs through the
+  // texture program.
+  Status UploadInputs(const std::vector<HostInput>& inputs);
+  Status RunTextureInput(size_t edge, const TextureSource& texture);
+  Status DownloadOutputs(const std::vector<HostOutput>& outputs) const;
   Status RunTimed(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs);
   Status RunProfiled(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs);
   bool CollectDispatchTimes(uint64_t dispatches_wall_ns, std::vector<uint64_t>* run_ns);
@@ -209,6 +250,22 @@ class GlSegment {
   SegmentProfile profile_;
   IssueCost issue_cost_;
   std::vector<GlTimerQuery> dispatch_timers_;  // one per dispatch when profile_.gpu_timer
+  // Zero-copy I/O: per edge (inputs, then outputs), the (dispatch, binding)
+  // pairs that bind its staging buffer; the texture program, made at the
+  // first texture input.
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> staging_uses_;
+  // Per edge: the arena range of its PHWC4 tensor (offset, bytes) and the
+  // conversion dispatch, for PHWC4-bound buffers.
+  struct EdgeTensor {
+    GLintptr offset = 0;
+    GLsizeiptr bytes = 0;
+    size_t dispatch = 0;
+  };
+  std::vector<EdgeTensor> edge_tensors_;
+  // Copies between an app's buffer and the arena (GL_COPY_*_BUFFER bindings
+  // put back as found).
+  void CopyArena(GLuint app_buffer, const EdgeTensor& range, bool to_arena) const;
+  GlProgram texture_program_;
 };
 
 }  // namespace gld::gl

@@ -1,5 +1,6 @@
 #include "runtime/gl_backend.h"
 
+#include <algorithm>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -44,18 +45,53 @@ class GlSegmentStep : public Step {
     std::vector<GlSegment::HostOutput>& outs = outs_;
     ins.clear();
     outs.clear();
+    textures_.resize(segment_->input_tensors().size());
     for (int t : segment_->input_tensors()) {
       const cpu::TensorData* d = Storage(ctx, t);
       if (d == nullptr) return InternalError(label_ + ": no host storage for input tensor " + std::to_string(t));
-      ins.push_back({d->data, d->bytes});
+      GlSegment::HostInput in{d->data, d->bytes};
+      const TensorGlIo* io = Bound(ctx, t);
+      if (io != nullptr && (io->buffer != 0 || io->texture != 0)) {
+        in.buffer = io->buffer;
+        in.phwc4 = io->phwc4;
+        if (io->texture != 0) {
+          GlSegment::TextureSource& tex = textures_[ins.size()];
+          tex.texture = io->texture;
+          std::copy(io->scale, io->scale + 4, tex.scale);
+          std::copy(io->offset, io->offset + 4, tex.offset);
+          in.texture = &tex;
+        }
+      } else {
+        Count(ctx.uploaded_bytes, t, d->bytes);
+      }
+      ins.push_back(in);
     }
     for (int t : segment_->output_tensors()) {
       cpu::TensorData* d = Storage(ctx, t);
       if (d == nullptr) return InternalError(label_ + ": no host storage for output tensor " + std::to_string(t));
-      outs.push_back({d->data, d->bytes});
+      GlSegment::HostOutput out{d->data, d->bytes};
+      const TensorGlIo* io = Bound(ctx, t);
+      if (io != nullptr && io->buffer != 0) {
+        out.buffer = io->buffer;
+        out.phwc4 = io->phwc4;
+        if (!io->host_too) out.data = nullptr;
+      } else if (io != nullptr && io->keep_on_gpu) {
+        out.keep_on_gpu = true;
+        if (!io->host_too) out.data = nullptr;
+      }
+      if (out.data != nullptr) Count(ctx.downloaded_bytes, t, d->bytes);
+      outs.push_back(out);
     }
-    Status s = segment_->Run(ins, outs);
+    Status s = segment_->Run(ins, outs, ctx.async);
     return s.ok() ? s : s.WithContext(label_);
+  }
+
+  uint32_t OutputGlBuffer(int tensor) const override {
+    const std::vector<int>& outs = segment_->output_tensors();
+    for (size_t k = 0; k < outs.size(); ++k) {
+      if (outs[k] == tensor) return segment_->output_staging(k);
+    }
+    return 0;
   }
 
   bool ProfilesItself() const override { return segment_->profiling(); }
@@ -106,6 +142,14 @@ class GlSegmentStep : public Step {
   }
 
  private:
+  static const TensorGlIo* Bound(const StepContext& ctx, int t) {
+    if (ctx.gl_io == nullptr || static_cast<size_t>(t) >= ctx.gl_io->size()) return nullptr;
+    const TensorGlIo& io = (*ctx.gl_io)[static_cast<size_t>(t)];
+    return io.buffer != 0 || io.texture != 0 || io.keep_on_gpu ? &io : nullptr;
+  }
+  static void Count(std::vector<uint64_t>* counter, int t, uint64_t bytes) {
+    if (counter != nullptr && static_cast<size_t>(t) < counter->size()) (*counter)[static_cast<size_t>(t)] += bytes;
+  }
   static cpu::TensorData* Storage(StepContext& ctx, int t) {
     if (ctx.tensors == nullptr || t < 0 || static_cast<size_t>(t) >= ctx.tensors->size()) return nullptr;
     cpu::TensorData* d = &(*ctx.tensors)[static_cast<size_t>(t)];
@@ -118,6 +162,7 @@ class GlSegmentStep : public Step {
   std::string label_;
   std::vector<GlSegment::HostInput> ins_;
   std::vector<GlSegment::HostOutput> outs_;
+  std::vector<GlSegment::TextureSource> textures_;  // per input, for texture inputs
 };
 
 class GlBackend : public GpuBackend {
@@ -186,6 +231,66 @@ class GlBackend : public GpuBackend {
     return std::unique_ptr<Step>(new GlSegmentStep(device_, graph, std::move(s), std::move(label)));
   }
 
+  // Zero-copy I/O: the app's objects are named in the library's context,
+  // which must be the app's or share objects with it.
+  Status CheckBuffer(uint32_t buffer, uint64_t bytes, const std::string& what) override {
+    GlEnvironment::ScopedCurrent current(device_->env());
+    GLD_RETURN_IF_ERROR(current.status());
+    GLD_RETURN_IF_ERROR(CheckSharesAppObjects(what));
+    auto size = BufferObjectBytes(buffer);
+    if (!size.ok()) return InvalidArgumentError(what + ": " + size.status().message());
+    if (static_cast<uint64_t>(*size) < bytes) {
+      return InvalidArgumentError(what + ": GL buffer " + std::to_string(buffer) + " holds " +
+                                  std::to_string(*size) + " bytes, the tensor needs " + std::to_string(bytes));
+    }
+    return OkStatus();
+  }
+
+  Status CheckTexture(uint32_t texture, int width, int height, const std::string& what) override {
+    GlEnvironment::ScopedCurrent current(device_->env());
+    GLD_RETURN_IF_ERROR(current.status());
+    GLD_RETURN_IF_ERROR(CheckSharesAppObjects(what));
+    auto facts = Texture2DObjectFacts(texture);
+    if (!facts.ok()) return InvalidArgumentError(what + ": " + facts.status().message());
+    const GLenum f = facts->internal_format;
+    if (f != GL_RGBA8 && f != GL_RGBA16F && f != GL_RGBA32F) {
+      return InvalidArgumentError(what + ": GL texture " + std::to_string(texture) + " has internal format " +
+                                  TextureFormatName(f) + "; a texture input reads GL_RGBA8, GL_RGBA16F or GL_RGBA32F");
+    }
+    if (facts->width != width || facts->height != height) {
+      return InvalidArgumentError(what + ": GL texture " + std::to_string(texture) + " is " +
+                                  std::to_string(facts->width) + "x" + std::to_string(facts->height) +
+                                  ", the tensor needs " + std::to_string(width) + "x" + std::to_string(height));
+    }
+    return OkStatus();
+  }
+
+  Status ReadBuffer(uint32_t buffer, void* data, size_t bytes) override {
+    GlEnvironment::ScopedCurrent current(device_->env());
+    GLD_RETURN_IF_ERROR(current.status());
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    return ReadBufferObject(buffer, 0, data, bytes);
+  }
+
+  Status WriteBuffer(uint32_t buffer, const void* data, size_t bytes) override {
+    GlEnvironment::ScopedCurrent current(device_->env());
+    GLD_RETURN_IF_ERROR(current.status());
+    GLD_RETURN_IF_ERROR(WriteBufferObject(buffer, 0, data, bytes));
+    // Complete before the app's context reads it (this path is the CPU
+    // fallback; the GPU path waits the same way, or fences).
+    glFinish();
+    return OkStatus();
+  }
+
+  StatusOr<void*> InsertFence() override {
+    GlEnvironment::ScopedCurrent current(device_->env());
+    GLD_RETURN_IF_ERROR(current.status());
+    GLsync sync = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    if (sync == nullptr) return InternalError("glFenceSync failed: " + CheckGlError("making a fence").message());
+    glFlush();  // another context waiting on it must see it submitted
+    return static_cast<void*>(sync);
+  }
+
   void FillReport(InterpreterReport& report) const override {
     report.gl_renderer = renderer();
     report.gl_context = device_->info().context;
@@ -224,6 +329,13 @@ class GlBackend : public GpuBackend {
     made->reset();
     GLD_ASSIGN_OR_RETURN(*made, GlSegment::Create(*device_, *plan, run_options));
     return OkStatus();
+  }
+
+  Status CheckSharesAppObjects(const std::string& what) const override {
+    if (device_->env().reused_context() || device_->info().platform == "shared") return OkStatus();
+    return FailedPreconditionError(what + ": the library runs in a private context that shares no objects with "
+                                   "the app's; set Options::share_egl_context (and share_egl_display) or use "
+                                   "ContextMode::kCurrent to bind the app's GL objects");
   }
 
   std::shared_ptr<GlDevice> device_;

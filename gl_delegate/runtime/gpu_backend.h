@@ -44,6 +44,26 @@ class GpuBackend : public NodeSupportQuery {
 
   // Adds backend facts (renderer, dispatches, GPU bytes) to the report.
   virtual void FillReport(InterpreterReport& report) const { report.gl_renderer = renderer(); }
+
+  // Zero-copy I/O with an app's GL objects. A backend without it (the
+  // default) refuses with Unimplemented.
+  // OK when `buffer` names a buffer object of at least `bytes` bytes that the
+  // backend's context can use (its own, or sharing objects with the app's);
+  // `what` names the tensor in errors.
+  virtual Status CheckBuffer(uint32_t buffer, uint64_t bytes, const std::string& what);
+  // OK when `texture` names a 2D texture of `width` x `height` in a format
+  // the texture input reads (RGBA8, RGBA16F, RGBA32F).
+  virtual Status CheckTexture(uint32_t texture, int width, int height, const std::string& what);
+  // Host copies for tensors a CPU node reads or writes while bound;
+  // WriteBuffer returns once the data is in the buffer (glFinish).
+  virtual Status ReadBuffer(uint32_t buffer, void* data, size_t bytes);
+  virtual Status WriteBuffer(uint32_t buffer, const void* data, size_t bytes);
+  // A fence after the GPU work issued so far (a GLsync, flushed), shared
+  // with the app's context; the app deletes it.
+  virtual StatusOr<void*> InsertFence();
+  // OK when the backend's context is the app's or shares objects with it
+  // (what a bound object or a fence needs); `what` starts the error.
+  virtual Status CheckSharesAppObjects(const std::string& what) const;
 };
 
 // The GPU backend for `options`, or the reason there is none (Unavailable

@@ -28,3 +28,20 @@ std::vector<OpType> GpuBackend::SupportedOps() const { return GpuBackendOps(); }
 std::vector<OpType> GpuBackendOps() { return gl::GlSupportedOps(); }
 
 }  // namespace gld
+
+namespace gld {
+
+namespace {
+Status NoZeroCopy(const std::string& backend) {
+  return UnimplementedError("the " + backend + " backend cannot use an app's GL objects");
+}
+}  // namespace
+
+Status GpuBackend::CheckBuffer(uint32_t, uint64_t, const std::string&) { return NoZeroCopy(name()); }
+Status GpuBackend::CheckTexture(uint32_t, int, int, const std::string&) { return NoZeroCopy(name()); }
+Status GpuBackend::ReadBuffer(uint32_t, void*, size_t) { return NoZeroCopy(name()); }
+Status GpuBackend::WriteBuffer(uint32_t, const void*, size_t) { return NoZeroCopy(name()); }
+StatusOr<void*> GpuBackend::InsertFence() { return NoZeroCopy(name()); }
+Status GpuBackend::CheckSharesAppObjects(const std::string&) const { return NoZeroCopy(name()); }
+
+}  // namespace gld

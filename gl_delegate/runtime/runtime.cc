@@ -22,13 +22,12 @@ namespace {
 constexpr std::align_val_t kAlignment{64};
 constexpr int kMaxThreads = 256;
 
-// "input 0 ('x' [1, 4] float32)"
+}  // namespace
+
 std::string DescribeIo(const char* kind, int index, const Tensor& tensor) {
   return std::string(kind) + " " + std::to_string(index) + " ('" + tensor.name + "' " + ShapeToString(tensor.shape) +
          " " + DataTypeName(tensor.type) + ")";
 }
-
-}  // namespace
 
 // Buffers of this size or more are anonymous mappings: the kernel hands
 // them out as zero pages on first touch, so creating an Interpreter neither
@@ -219,6 +218,8 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
 Status Runtime::AllocateTensors() {
   const size_t n = graph_.tensors.size();
   tensors_.assign(n, cpu::TensorData());
+  uploaded_.assign(n, 0);
+  downloaded_.assign(n, 0);
   GLD_RETURN_IF_ERROR(arena_.Allocate(memory_.arena_bytes, "the CPU arena"));
   for (size_t t = 0; t < n; ++t) {
     const Tensor& tensor = graph_.tensors[t];
@@ -289,6 +290,10 @@ Status Runtime::SetInput(int index, const void* data, size_t bytes) {
     return OutOfRangeError("input index " + std::to_string(index) + " is out of range: the model has " +
                            std::to_string(graph_.inputs.size()) + " input(s)");
   }
+  if (!gl_io_.empty() && (gl_io_[graph_.inputs[index]].buffer != 0 || gl_io_[graph_.inputs[index]].texture != 0)) {
+    return FailedPreconditionError(DescribeIo("input", index, graph_.tensors[graph_.inputs[index]]) +
+                                   " is bound to a GL object; UnbindInput it to set it from the host");
+  }
   const size_t need = tensors_[graph_.inputs[index]].bytes;
   if (bytes != need) {
     return InvalidArgumentError(DescribeIo("input", index, graph_.tensors[graph_.inputs[index]]) + " needs " + std::to_string(need) +
@@ -305,6 +310,9 @@ StepContext Runtime::MakeStepContext() {
   ctx.tensors = &tensors_;
   ctx.pool = pool_.get();
   ctx.num_threads = num_threads_;
+  ctx.gl_io = gl_io_.empty() ? nullptr : &gl_io_;
+  ctx.uploaded_bytes = &uploaded_;
+  ctx.downloaded_bytes = &downloaded_;
   return ctx;
 }
 
@@ -350,8 +358,14 @@ Status Runtime::PrepareSteps() {
   return OkStatus();
 }
 
-Status Runtime::Invoke() {
+Status Runtime::Invoke() { return RunSteps(false); }
+
+Status Runtime::RunSteps(bool async) {
+  std::fill(uploaded_.begin(), uploaded_.end(), 0);
+  std::fill(downloaded_.begin(), downloaded_.end(), 0);
+  GLD_RETURN_IF_ERROR(CopyBoundInputsToHost());
   StepContext ctx = MakeStepContext();
+  ctx.async = async;
   // Between invokes the workers sleep rather than spin against other work.
   struct ReleaseWorkers {
     ThreadPool* pool;
@@ -371,7 +385,7 @@ Status Runtime::Invoke() {
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
     ++step_runs_[i];
   }
-  return OkStatus();
+  return CopyBoundOutputsFromHost();
 }
 
 std::vector<ProfileRow> Runtime::Profile() const {
@@ -420,6 +434,10 @@ Status Runtime::GetOutput(int index, void* data, size_t bytes) const {
     return OutOfRangeError("output index " + std::to_string(index) + " is out of range: the model has " +
                            std::to_string(graph_.outputs.size()) + " output(s)");
   }
+  if (OutputData(index) == nullptr) {
+    return FailedPreconditionError(DescribeIo("output", index, graph_.tensors[graph_.outputs[index]]) +
+                                   " is bound to a GL buffer or kept on the GPU; read it there, or UnbindOutput it");
+  }
   const size_t has = tensors_[graph_.outputs[index]].bytes;
   if (bytes != has) {
     return InvalidArgumentError(DescribeIo("output", index, graph_.tensors[graph_.outputs[index]]) + " has " + std::to_string(has) +
@@ -432,7 +450,12 @@ Status Runtime::GetOutput(int index, void* data, size_t bytes) const {
 
 const void* Runtime::OutputData(int index) const {
   if (index < 0 || static_cast<size_t>(index) >= graph_.outputs.size()) return nullptr;
-  return tensors_[graph_.outputs[index]].data;
+  const int t = graph_.outputs[index];
+  if (!gl_io_.empty() && (gl_io_[t].buffer != 0 || gl_io_[t].keep_on_gpu) && !gl_io_[t].host_too) return nullptr;
+  for (const auto& bound : cpu_bound_outputs_) {
+    if (bound.first == t) return nullptr;
+  }
+  return tensors_[t].data;
 }
 
 }  // namespace gld

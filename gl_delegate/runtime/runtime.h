@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cpu_kernels/cpu_kernel.h"
@@ -46,6 +47,9 @@ struct PreparedGraph {
   std::vector<std::string> pass_log;
   int original_nodes = 0;  // before the passes
 };
+
+// "input 0 ('x' [1, 4] float32)": a graph input or output in errors.
+std::string DescribeIo(const char* kind, int index, const Tensor& tensor);
 
 // Checks `graph` (as read) and runs the default passes over it.
 StatusOr<PreparedGraph> PrepareGraph(Graph graph);
@@ -87,7 +91,38 @@ class Runtime {
   // Host storage of tensor t (data == nullptr when it has none).
   const cpu::TensorData& tensor(int t) const { return tensors_[t]; }
 
+  // ---- Zero-copy GL I/O (runtime/gl_io.cc; see Interpreter) ----
+  Status BindInputBuffer(int index, uint32_t buffer, GlLayout layout);
+  Status BindInputTexture(int index, const TextureInput& texture);
+  Status BindOutputBuffer(int index, uint32_t buffer, GlLayout layout);
+  Status UnbindInput(int index);
+  Status UnbindOutput(int index);
+  Status KeepOutputOnGpu(int index);
+  StatusOr<uint32_t> OutputGlBuffer(int index) const;
+  // Runs like Invoke without waiting for bound outputs; the fence (a GLsync).
+  StatusOr<void*> InvokeAsync();
+  TransferStats transfer_stats() const;
+
  private:
+  // The tensor of graph input/output `index` when it may be bound to GL
+  // object `name`; `what` gets its description.
+  StatusOr<int> BindableTensor(bool input, int index, uint32_t name, std::string* what);
+  // Which tensors CPU steps read and GPU steps write (once).
+  void FindHostUses();
+  // The bytes tensor t needs in `layout`, or why it cannot bind so.
+  StatusOr<uint64_t> BoundBytes(int t, GlLayout layout, const std::string& what) const;
+  Status RunSteps(bool async);
+  // Host copies of bound tensors that CPU nodes read / wrote.
+  Status CopyBoundInputsToHost();
+  Status CopyBoundOutputsFromHost();
+  std::vector<TensorGlIo> gl_io_;  // per tensor; empty until something is bound
+  // Outputs bound to a buffer that a CPU node produces: tensor, buffer.
+  std::vector<std::pair<int, uint32_t>> cpu_bound_outputs_;
+  std::vector<uint64_t> uploaded_, downloaded_;  // per tensor, last run
+  std::vector<std::string> cpu_reader_;  // per tensor: label of a CPU step reading it; empty: none
+  std::vector<uint8_t> gpu_writes_;      // per tensor: a GPU step produces it
+  std::vector<uint8_t> gpu_reads_;       // per tensor: a GPU step reads it from the host
+
   Runtime() = default;
   Status Initialize(const Options& options, const GpuBackendFactory& gpu_factory, const PreparedGraph& prepared);
   Status SelectBackend(const Options& options, const GpuBackendFactory& gpu_factory, PartitionOptions* popts);

@@ -4,6 +4,7 @@
 // runtime/gpu_backend.h) runs a whole segment.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,22 @@ namespace gld {
 
 class ThreadPool;
 
+// Zero-copy I/O: a graph input or output bound to an app's GL object
+// (Interpreter::BindInputBuffer and friends).
+struct TensorGlIo {
+  uint32_t buffer = 0;   // a buffer object: float32 in the host (BHWC) layout
+  bool phwc4 = false;    // ... or in the GPU layout (PHWC4, fp32)
+  uint32_t texture = 0;  // inputs: a 2D texture, texel * scale + offset
+  float scale[4] = {1, 1, 1, 1};
+  float offset[4] = {0, 0, 0, 0};
+  // A CPU node reads the tensor too: a GPU step producing it also copies it
+  // to its host storage.
+  bool host_too = false;
+  // Outputs: left in the GPU step's own output buffer, not downloaded
+  // (Interpreter::KeepOutputOnGpu); Step::OutputGlBuffer names it.
+  bool keep_on_gpu = false;
+};
+
 // What a step sees while it runs.
 struct StepContext {
   const Graph* graph = nullptr;
@@ -26,6 +43,15 @@ struct StepContext {
   std::vector<cpu::TensorData>* tensors = nullptr;
   ThreadPool* pool = nullptr;  // nullptr when single-threaded
   int num_threads = 1;
+  // Zero-copy I/O, indexed like graph->tensors (null: nothing bound). A GPU
+  // step uses a bound object in place of the tensor's host storage.
+  const std::vector<TensorGlIo>* gl_io = nullptr;
+  // Host <-> GPU bytes moved per tensor in this run; GPU steps add theirs.
+  std::vector<uint64_t>* uploaded_bytes = nullptr;
+  std::vector<uint64_t>* downloaded_bytes = nullptr;
+  // Interpreter::InvokeAsync: do not wait for GPU work that writes an app's
+  // buffer (the runtime fences it).
+  bool async = false;
 };
 
 class Step {
@@ -55,6 +81,9 @@ class Step {
   // Adds the host cost of the GPU dispatches this step issued since Create
   // or ResetProfile (GPU segment steps; others add nothing).
   virtual void AddIssueStats(DispatchIssueStats* stats) const {}
+  // The GL buffer object holding output tensor `tensor` in the host layout
+  // after a run (a GPU step's staging buffer); 0 when the step has none.
+  virtual uint32_t OutputGlBuffer(int tensor) const { return 0; }
 };
 
 // One node run by its CPU kernel.

@@ -63,6 +63,10 @@ mkdir -p "$app"
 awk '/<!-- embedding-example -->/{mark=1; next} mark && /^```cpp/{code=1; next} code && /^```/{exit} code{print}' \
   "$src/README.md" > "$app/readme_example.cpp"
 [ -s "$app/readme_example.cpp" ] || { echo "README.md has no embedding example"; exit 1; }
+# The README's zero-copy block (a function, compiled only).
+awk '/<!-- zero-copy-example -->/{mark=1; next} mark && /^```cpp/{code=1; next} code && /^```/{exit} code{print}' \
+  "$src/README.md" > "$app/zero_copy_example.cpp"
+grep -q InvokeAsync "$app/zero_copy_example.cpp" || { echo "README.md has no zero-copy example"; exit 1; }
 # gldelegate.hpp's example: the comment lines after "// Example", in a function.
 {
   echo '#include <vector>'

@@ -1,6 +1,7 @@
 #include "gl/egl/gl_objects.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 #include <utility>
@@ -89,12 +90,7 @@ Status GlBuffer::Write(size_t offset, const void* data, size_t bytes) {
                                 std::to_string(offset) + " exceeds its " +
                                 std::to_string(bytes_) + " bytes");
   }
-  if (bytes == 0) return OkStatus();
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, id_);
-  glBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset),
-                  static_cast<GLsizeiptr>(bytes), data);
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
-  return CheckGlError("writing a GL buffer");
+  return WriteBufferObject(id_, offset, data, bytes);
 }
 
 Status GlBuffer::Read(size_t offset, void* data, size_t bytes) const {
@@ -103,8 +99,21 @@ Status GlBuffer::Read(size_t offset, void* data, size_t bytes) const {
                                 std::to_string(offset) + " exceeds its " +
                                 std::to_string(bytes_) + " bytes");
   }
+  return ReadBufferObject(id_, offset, data, bytes);
+}
+
+Status WriteBufferObject(GLuint id, size_t offset, const void* data, size_t bytes) {
   if (bytes == 0) return OkStatus();
-  glBindBuffer(GL_SHADER_STORAGE_BUFFER, id_);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, id);
+  glBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset),
+                  static_cast<GLsizeiptr>(bytes), data);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+  return CheckGlError("writing a GL buffer");
+}
+
+Status ReadBufferObject(GLuint id, size_t offset, void* data, size_t bytes) {
+  if (bytes == 0) return OkStatus();
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, id);
   const void* p = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset),
                                    static_cast<GLsizeiptr>(bytes), GL_MAP_READ_BIT);
   if (p == nullptr) {
@@ -119,6 +128,72 @@ Status GlBuffer::Read(size_t offset, void* data, size_t bytes) const {
     return DataLossError("GL buffer contents were lost while mapped (context lost?)");
   }
   return CheckGlError("reading a GL buffer");
+}
+
+namespace {
+
+// OK when `is` (glIsBuffer / glIsTexture of `id`) says `id` names a `kind`;
+// then clears errors left by earlier calls, so that the next glGetError
+// speaks of the queries that follow, and returns the binding of `binding`
+// (the caller puts it back).
+StatusOr<GLint> NamedObject(GLuint id, GLboolean is, const char* kind, GLenum binding) {
+  if (id == 0 || is == GL_FALSE) {
+    return InvalidArgumentError("GL name " + std::to_string(id) + " is not " + kind +
+                                " in the library's context (is the context shared with the one that made it?)");
+  }
+  for (int i = 0; i < 16 && glGetError() != GL_NO_ERROR; ++i) {
+  }
+  GLint previous = 0;
+  glGetIntegerv(binding, &previous);
+  return previous;
+}
+
+}  // namespace
+
+StatusOr<int64_t> BufferObjectBytes(GLuint id) {
+  GLD_ASSIGN_OR_RETURN(GLint previous, NamedObject(id, id == 0 ? GL_FALSE : glIsBuffer(id), "a buffer object",
+                                                   GL_SHADER_STORAGE_BUFFER_BINDING));
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, id);
+  GLint64 bytes = 0;
+  glGetBufferParameteri64v(GL_SHADER_STORAGE_BUFFER, GL_BUFFER_SIZE, &bytes);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, static_cast<GLuint>(previous));
+  GLD_RETURN_IF_ERROR(CheckGlError("querying the size of GL buffer", std::to_string(id)));
+  return static_cast<int64_t>(bytes);
+}
+
+StatusOr<Texture2DFacts> Texture2DObjectFacts(GLuint id) {
+  GLD_ASSIGN_OR_RETURN(GLint previous, NamedObject(id, id == 0 ? GL_FALSE : glIsTexture(id), "a texture",
+                                                   GL_TEXTURE_BINDING_2D));
+  glBindTexture(GL_TEXTURE_2D, id);
+  if (glGetError() != GL_NO_ERROR) {
+    glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(previous));
+    return InvalidArgumentError("GL texture " + std::to_string(id) + " is not a 2D texture (GL_TEXTURE_2D)");
+  }
+  Texture2DFacts facts;
+  GLint format = 0;
+  glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_WIDTH, &facts.width);
+  glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_HEIGHT, &facts.height);
+  glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
+  facts.internal_format = static_cast<GLenum>(format);
+  glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(previous));
+  GLD_RETURN_IF_ERROR(CheckGlError("querying GL texture", std::to_string(id)));
+  return facts;
+}
+
+std::string TextureFormatName(GLenum internal_format) {
+  switch (internal_format) {
+    case GL_RGBA8: return "GL_RGBA8";
+    case GL_RGBA16F: return "GL_RGBA16F";
+    case GL_RGBA32F: return "GL_RGBA32F";
+    case GL_RGB8: return "GL_RGB8";
+    case GL_R8: return "GL_R8";
+    case GL_RGBA8UI: return "GL_RGBA8UI";
+    case GL_SRGB8_ALPHA8: return "GL_SRGB8_ALPHA8";
+    default: break;
+  }
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "0x%04X", internal_format);
+  return hex;
 }
 
 void GlBuffer::BindStorage(GLuint binding) const {

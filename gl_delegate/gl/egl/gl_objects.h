@@ -54,6 +54,26 @@ class GlBuffer {
   size_t bytes_ = 0;
 };
 
+// Buffer and texture objects of the app's (zero-copy I/O), named in the
+// current context: the app's own, or one sharing objects with it.
+//
+// Writes / reads `bytes` at `offset` of buffer object `id` (what
+// GlBuffer::Write / Read do for the library's own buffers).
+Status WriteBufferObject(GLuint id, size_t offset, const void* data, size_t bytes);
+Status ReadBufferObject(GLuint id, size_t offset, void* data, size_t bytes);
+// The size in bytes of buffer object `id`; InvalidArgument when `id` names
+// no buffer object in the current context.
+StatusOr<int64_t> BufferObjectBytes(GLuint id);
+// Level 0 of 2D texture `id`; InvalidArgument when `id` names no texture in
+// the current context or one of another target.
+struct Texture2DFacts {
+  int width = 0, height = 0;
+  GLenum internal_format = 0;
+};
+StatusOr<Texture2DFacts> Texture2DObjectFacts(GLuint id);
+// "GL_RGBA8", or the number in hex for others.
+std::string TextureFormatName(GLenum internal_format);
+
 // A linked compute program. Uniform locations are looked up once and cached.
 class GlProgram {
  public:

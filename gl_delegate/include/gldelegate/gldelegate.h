@@ -214,6 +214,44 @@ GLD_EXPORT GldStatus GldInterpreterGetProfile(GldInterpreter* interpreter, const
                                               int32_t* out_count);
 GLD_EXPORT GldStatus GldInterpreterResetProfile(GldInterpreter* interpreter);
 
+/* ---- Zero-copy GL I/O (the GL backend; gld::Interpreter::BindInputBuffer
+ * and the rest in gldelegate.hpp say the rules) ----
+ * GL names are GLuints of the app's, named in the library's context: the
+ * app's current one (GLD_CONTEXT_CURRENT) or a private one sharing objects
+ * with it (GldOptionsSetShareContext). Only float32 tensors bind; buffers
+ * hold the tensor in row-major BHWC order (GLD_LAYOUT_BHWC) or in the GPU
+ * layout (GLD_LAYOUT_PHWC4: fp32 precision, vec4 slices of channels; see
+ * gld::GlLayout), which skips a conversion shader. */
+typedef enum GldGlLayout { GLD_LAYOUT_BHWC = 0, GLD_LAYOUT_PHWC4 = 1 } GldGlLayout;
+GLD_EXPORT GldStatus GldInterpreterBindInputBuffer(GldInterpreter* interpreter, int32_t index, uint32_t buffer,
+                                                   GldGlLayout layout);
+/* A 2D texture (GL_RGBA8, GL_RGBA16F, GL_RGBA32F) as input `index` of shape
+ * [1, H, W, C], C <= 4: texel(x, y)[c] * scale[c] + offset[c]; `scale` and
+ * `offset` are 4 floats each, or null for 1 and 0. */
+GLD_EXPORT GldStatus GldInterpreterBindInputTexture(GldInterpreter* interpreter, int32_t index, uint32_t texture,
+                                                    const float* scale, const float* offset);
+GLD_EXPORT GldStatus GldInterpreterBindOutputBuffer(GldInterpreter* interpreter, int32_t index, uint32_t buffer,
+                                                    GldGlLayout layout);
+/* Output `index` stays in the library's GPU buffer (no download);
+ * GldInterpreterGetOutputGlBuffer names it (a GLuint, float32 BHWC), valid
+ * until the next invoke. */
+GLD_EXPORT GldStatus GldInterpreterKeepOutputOnGpu(GldInterpreter* interpreter, int32_t index);
+GLD_EXPORT GldStatus GldInterpreterGetOutputGlBuffer(const GldInterpreter* interpreter, int32_t index,
+                                                     uint32_t* out_buffer);
+GLD_EXPORT GldStatus GldInterpreterUnbindInput(GldInterpreter* interpreter, int32_t index);
+GLD_EXPORT GldStatus GldInterpreterUnbindOutput(GldInterpreter* interpreter, int32_t index);
+/* Returns once the GPU work is submitted; `*out_fence` is a GLsync the app
+ * waits on (glWaitSync / glClientWaitSync) and deletes (glDeleteSync). */
+GLD_EXPORT GldStatus GldInterpreterInvokeAsync(GldInterpreter* interpreter, void** out_fence);
+/* Bytes moved between host and GPU by the last invoke, in all. */
+GLD_EXPORT GldStatus GldInterpreterGetTransferBytes(const GldInterpreter* interpreter, uint64_t* out_uploaded,
+                                                    uint64_t* out_downloaded);
+/* The same for one graph input (bytes uploaded) or output (downloaded). */
+GLD_EXPORT GldStatus GldInterpreterGetInputUploadedBytes(const GldInterpreter* interpreter, int32_t index,
+                                                         uint64_t* out_bytes);
+GLD_EXPORT GldStatus GldInterpreterGetOutputDownloadedBytes(const GldInterpreter* interpreter, int32_t index,
+                                                            uint64_t* out_bytes);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

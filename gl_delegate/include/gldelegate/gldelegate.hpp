@@ -115,6 +115,51 @@ class Interpreter {
   GLD_EXPORT DispatchIssueStats dispatch_issue_stats() const;
   GLD_EXPORT void ResetProfile();
 
+  // ---- Zero-copy GL I/O (GL backend) ----
+  // The app's GL objects are named in the library's context: the app's
+  // current one (ContextMode::kCurrent / kCurrentIfAny reusing it) or a
+  // private one sharing objects with the app's (Options::share_egl_context);
+  // a private context sharing nothing refuses (FailedPrecondition), and so
+  // does an Interpreter on the CPU backend. Only float32 tensors bind.
+  // A binding lasts until Unbind*; the object must stay alive and at least
+  // as large while bound. Bound tensors move no bytes between host and GPU
+  // (transfer_stats()), except where a CPU node reads or writes them: then
+  // the library copies through the host (counted there).
+  //
+  // Input `index` is read from `buffer` (a GLuint buffer object of at least
+  // the tensor's bytes, float32 in the tensor's row-major BHWC order, or
+  // PHWC4 with GlLayout::kPhwc4);
+  // SetInput then refuses it. The app makes its own writes to the buffer
+  // visible first (glMemoryBarrier in its current context; glFinish or a
+  // fence the library's context waits on when it is another context).
+  GLD_EXPORT Status BindInputBuffer(int index, uint32_t buffer, GlLayout layout = GlLayout::kBhwc);
+  // Input `index` is converted from an app's 2D texture on the GPU
+  // (TextureInput); its readers must all run on the GPU.
+  GLD_EXPORT Status BindInputTexture(int index, const TextureInput& texture);
+  // Output `index` is written into `buffer` (float32, `layout`); GetOutput then
+  // refuses it and OutputData returns null. Invoke returns when the values
+  // are in the buffer (glFinish in the library's context).
+  GLD_EXPORT Status BindOutputBuffer(int index, uint32_t buffer, GlLayout layout = GlLayout::kBhwc);
+  // Output `index` stays in the library's own GPU buffer, not downloaded:
+  // OutputGlBuffer names that buffer (a GLuint; float32 BHWC), which the app
+  // reads in its context after Invoke (or after InvokeAsync's fence) until
+  // the next invoke; GetOutput refuses it. Only for outputs a GPU segment
+  // makes (FailedPrecondition otherwise). UnbindOutput ends it.
+  GLD_EXPORT Status KeepOutputOnGpu(int index);
+  GLD_EXPORT StatusOr<uint32_t> OutputGlBuffer(int index) const;
+  GLD_EXPORT Status UnbindInput(int index);
+  GLD_EXPORT Status UnbindOutput(int index);
+  // Invoke that returns once the GPU work is submitted: `*fence` gets a
+  // GLsync (cast to void*) signalled when every bound output is written,
+  // shared with the app's context (glWaitSync / glClientWaitSync there; the
+  // app glDeleteSync's it). Unbound outputs are downloaded as in Invoke,
+  // which waits for them. FailedPrecondition on the CPU backend and in a
+  // private context sharing nothing with the app's (the fence would be of no
+  // use to it).
+  GLD_EXPORT Status InvokeAsync(void** fence);
+  // Bytes moved between host and GPU by the last Invoke.
+  GLD_EXPORT TransferStats transfer_stats() const;
+
   class Impl;
   const Impl& impl() const { return *impl_; }
 

@@ -265,4 +265,36 @@ struct PlanReport {
   std::vector<SegmentPlanInfo> segments;
 };
 
+// ---- Zero-copy GL I/O (Interpreter::BindInputBuffer, BindInputTexture,
+// BindOutputBuffer, InvokeAsync) ----
+
+// How a bound buffer holds a float32 tensor: row-major BHWC (the host
+// layout, the app's natural one), or the library's own GPU layout PHWC4
+// (gl/codegen/phwc4.h: channels in slices of four, vec4 ((b * S + c / 4) *
+// H + h) * W + w, lanes past C zero; a tensor of rank < 4 viewed as BHWC by
+// TFLite's rule), which skips the conversion shader. PHWC4 needs
+// Precision::kFp32 and B * H * W * ceil(C / 4) * 16 bytes (at least 16).
+enum class GlLayout { kBhwc, kPhwc4 };
+
+// An app's 2D texture (GL_RGBA8, GL_RGBA16F or GL_RGBA32F, level 0) as a
+// float32 input of shape [1, H, W, C], C <= 4, the texture H rows of W
+// texels: element (0, y, x, c) = texel(x, y)[c] * scale[c] + offset[c],
+// texel row 0 being the texture's first row in memory. A normalised format
+// reads as texel / 255 (RGBA8 byte 255 is 1.0).
+struct TextureInput {
+  uint32_t texture = 0;  // a GLuint
+  float scale[4] = {1, 1, 1, 1};
+  float offset[4] = {0, 0, 0, 0};
+};
+
+// Host <-> GPU copies of the last Invoke, in bytes: SetInput data uploaded
+// to the GPU, GPU results downloaded for GetOutput, and the copies at the
+// edges between GPU segments and CPU nodes. A tensor bound to an app's GL
+// object adds nothing unless a CPU node reads or writes it.
+struct TransferStats {
+  uint64_t uploaded_bytes = 0, downloaded_bytes = 0;  // all tensors
+  std::vector<uint64_t> input_uploaded_bytes;     // per graph input
+  std::vector<uint64_t> output_downloaded_bytes;  // per graph output
+};
+
 }  // namespace gld
