@@ -4,14 +4,11 @@
 #include <exception>
 #include <string>
 
+#include "api/c_custom_op.h"
 #include "gldelegate/gldelegate.hpp"
 
 struct GldModel {
   std::shared_ptr<const gld::Model> model;
-};
-
-struct GldOptions {
-  gld::Options options;
 };
 
 struct GldInterpreter {
@@ -398,6 +395,34 @@ GldStatus GldInterpreterResetProfile(GldInterpreter* interpreter) {
   if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterResetProfile: null interpreter");
   interpreter->interpreter->ResetProfile();
   return GLD_OK;
+}
+
+// ---- Custom ops ----
+
+GldStatus GldOptionsAddCustomOp(GldOptions* options, const GldCustomOp* op) {
+  return Guard([&] {
+    if (options == nullptr || op == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsAddCustomOp: null argument");
+    return Report(gld::AddCCustomOp(&options->options, *op));
+  });
+}
+
+GldStatus GldCustomOptionsGetNumber(const uint8_t* options, size_t options_size, const char* key, double* out) {
+  return Guard([&] {
+    if (key == nullptr || out == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldCustomOptionsGetNumber: null argument");
+    auto map = gld::CustomOptionsMap::Parse(options, options_size);
+    if (!map.ok()) return Report(map.status());
+    auto v = map->Float(key);
+    if (!v.ok()) return Report(v.status());
+    *out = *v;
+    return GLD_OK;
+  });
+}
+
+GldStatus GldOptionsLoadCustomOps(GldOptions* options, const char* path) {
+  return Guard([&] {
+    if (options == nullptr || path == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsLoadCustomOps: null argument");
+    return Report(gld::LoadCustomOpLibrary(path, &options->options));
+  });
 }
 
 }  // extern "C"

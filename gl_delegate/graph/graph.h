@@ -85,6 +85,10 @@ struct Node {
   A& attrs() { return std::get<A>(attributes); }
 };
 
+// The op's name as the file writes it: OpTypeName, or a custom op's
+// custom_code (OpType::kCustom).
+const char* NodeOpName(const Node& node);
+
 struct Graph {
   std::vector<Tensor> tensors;
   std::vector<Node> nodes;  // topologically ordered

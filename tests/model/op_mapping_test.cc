@@ -83,6 +83,11 @@ bool Eq(const Landmarks2TransformMatrixAttributes& a, const Landmarks2TransformM
          a.left_rotation_idx == b.left_rotation_idx && a.right_rotation_idx == b.right_rotation_idx &&
          a.subset == b.subset;
 }
+bool Eq(const CustomAttributes& a, const CustomAttributes& b) {
+  const bool same_options = a.options == nullptr || b.options == nullptr ? a.options == b.options
+                                                                         : *a.options == *b.options;
+  return a.name == b.name && a.version == b.version && same_options && a.op == b.op;
+}
 
 // MediaPipe's custom options: a flexbuffer map.
 std::vector<uint8_t> FlexMap(const std::function<void(flexbuffers::Builder&)>& fill) {
@@ -352,6 +357,8 @@ TEST(OpMapping, EveryOpRoundTripsWithItsAttributes) {
   int checked_with_options = 0;
   for (OpType op : AllOpTypes()) {
     SCOPED_TRACE(OpTypeName(op));
+    // An app's custom op has no name of its own (reader_test: UnknownCustomOpsAreAppCustomOps).
+    if (op == OpType::kCustom) continue;
     auto it = cases.find(OpTypeName(op));
     const Case c = it != cases.end() ? it->second : Case{{}, std::monostate{}};
     if (it != cases.end()) ++checked_with_options;

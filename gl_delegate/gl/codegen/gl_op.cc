@@ -258,6 +258,7 @@ const std::vector<GlBuilder>& GlBuilders() {
       {OpType::kTranspose, BuildTranspose},
       {OpType::kQuantize, BuildQuantize},
       {OpType::kDequantize, BuildQuantize},
+      {OpType::kCustom, BuildCustom},
   };
   return table;
 }
