@@ -414,6 +414,93 @@ TEST(CustomOptionsMap, ReadsAFlexbufferMap) {
   EXPECT_NE(not_map.status().message().find("not a map"), std::string::npos);
 }
 
+// ---- The library's own custom ops (MediaPipe's) through the same door ----
+
+// out = TransformLandmarks(landmarks, matrix), version 2: (x, y) -> (-y + 10,
+// x + 20), z copied.
+std::vector<uint8_t> LandmarksModel() {
+  ModelBuilder b;
+  int lm = b.AddInput("landmarks", ElementType::kFloat32, {1, 2, 3});
+  int m = b.AddConstantFloat("matrix", {1, 4, 4}, {0, -1, 0, 10, 1, 0, 0, 20, 0, 0, 1, 0, 0, 0, 0, 1});
+  int out = b.AddTensor("out", ElementType::kFloat32, {1, 2, 3});
+  EXPECT_TRUE(b.AddCustomOp("TransformLandmarks", {lm, m}, {out}, {}, 2).ok());
+  b.SetOutputs({out});
+  auto bytes = b.Finish();
+  return bytes.ok() ? *bytes : std::vector<uint8_t>{};
+}
+
+StatusOr<std::vector<float>> RunLandmarks(const Options& options, InterpreterReport* report = nullptr) {
+  const std::vector<uint8_t> bytes = LandmarksModel();
+  GLD_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, Model::FromBuffer(bytes.data(), bytes.size()));
+  GLD_ASSIGN_OR_RETURN(std::unique_ptr<Interpreter> interp, Interpreter::Create(*model, options));
+  const std::vector<float> in = {1, 2, 7, 3, 4, 8};
+  std::vector<float> out(6);
+  GLD_RETURN_IF_ERROR(interp->SetInput(0, in.data(), 24));
+  GLD_RETURN_IF_ERROR(interp->Invoke());
+  GLD_RETURN_IF_ERROR(interp->GetOutput(0, out.data(), 24));
+  if (report != nullptr) *report = interp->report();
+  return out;
+}
+
+TEST(LibraryCustomOps, MediaPipeOpsRunThroughTheCustomOpDoor) {
+  const std::vector<uint8_t> bytes = LandmarksModel();
+  auto model = Model::FromBuffer(bytes.data(), bytes.size());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const std::vector<CustomOpUse> uses = CustomOpsOf(**model, Options());
+  ASSERT_EQ(uses.size(), 1u);
+  EXPECT_EQ(uses[0].name, "TransformLandmarks");
+  EXPECT_TRUE(uses[0].registered);
+  EXPECT_TRUE(uses[0].library);
+
+  Options cpu;
+  cpu.backend = Backend::kCpu;
+  InterpreterReport report;
+  auto out = RunLandmarks(cpu, &report);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ExpectNear(*out, {8, 21, 7, 6, 23, 8}, 0);
+  ASSERT_EQ(report.nodes.size(), 1u);
+  EXPECT_EQ(report.nodes[0].label, "node 0 (TransformLandmarks)");
+
+  // An app's registration of the name wins over the library's.
+  CustomOp mine;
+  mine.name = "TransformLandmarks";
+  mine.shape = [](CustomOpNode* node) {
+    node->outputs[0] = node->inputs[0];
+    return OkStatus();
+  };
+  mine.run = [](const CustomCpuRun& run) {
+    std::memset(run.outputs[0], 0, 24);
+    return OkStatus();
+  };
+  ASSERT_TRUE(RegisterCustomOp(&cpu, mine).ok());
+  out = RunLandmarks(cpu);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ExpectNear(*out, std::vector<float>(6, 0.0f), 0);
+  EXPECT_FALSE(CustomOpsOf(**model, cpu)[0].library);
+}
+
+// Bad options of a library op fail creation with the parser's message.
+TEST(LibraryCustomOps, OptionErrorsNameTheNode) {
+  ModelBuilder b;
+  int lm = b.AddInput("landmarks", ElementType::kFloat32, {1, 1, 1, 6});
+  int m = b.AddInput("matrix", ElementType::kFloat32, {1, 4, 4});
+  int out = b.AddTensor("out", ElementType::kFloat32, {1, 1, 1, 6});
+  ASSERT_TRUE(b.AddCustomOp("TransformLandmarks", {lm, m}, {out}, {1, 2, 3}, 1).ok());
+  b.SetOutputs({out});
+  auto bytes = b.Finish();
+  ASSERT_TRUE(bytes.ok());
+  auto model = Model::FromBuffer(bytes->data(), bytes->size());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  Options o;
+  o.backend = Backend::kCpu;
+  auto interp = Interpreter::Create(**model, o);
+  ASSERT_FALSE(interp.ok());
+  EXPECT_NE(interp.status().message().find("node 0 (TransformLandmarks): shape function: TransformLandmarks: custom "
+                                           "options are not a valid flexbuffer"),
+            std::string::npos)
+      << interp.status().ToString();
+}
+
 // ---- The C API ----
 
 GldStatus CShape(void*, const GldCustomNode* node, GldCustomTensor* outputs) {
