@@ -9,11 +9,13 @@ namespace gld::cpu {
 
 namespace {
 
-// The node as the op's callbacks see it (final shapes) and the state its
-// prepare made.
+// The node as the op's callbacks see it (final shapes), the state its
+// prepare made, and the run whose buffer pointers each run refills (no
+// allocation per run).
 struct CustomKernelState : KernelState {
   CustomOpNode node;
   std::shared_ptr<void> user_state;
+  CustomCpuRun run;
 };
 
 StatusOr<const CustomOp*> BoundOp(const KernelContext& ctx) {
@@ -31,6 +33,10 @@ StatusOr<std::unique_ptr<CustomKernelState>> MakeState(const KernelContext& ctx,
     Status s = op.prepare(state->node, &state->user_state);
     if (!s.ok()) return Status(s.code(), "prepare: " + s.message());
   }
+  state->run.node = &state->node;
+  state->run.state = state->user_state.get();
+  state->run.inputs.assign(ctx.inputs.size(), nullptr);
+  state->run.outputs.assign(ctx.outputs.size(), nullptr);
   return state;
 }
 
@@ -45,18 +51,18 @@ Status PrepareCustom(KernelContext& ctx) {
 
 Status RunCustom(KernelContext& ctx) {
   GLD_ASSIGN_OR_RETURN(const CustomOp* op, BoundOp(ctx));
-  const CustomKernelState* state =
-      ctx.state != nullptr ? dynamic_cast<const CustomKernelState*>(ctx.state->get()) : nullptr;
+  CustomKernelState* state = ctx.state != nullptr ? dynamic_cast<CustomKernelState*>(ctx.state->get()) : nullptr;
   std::unique_ptr<CustomKernelState> local;  // without a slot: prepared for this run alone
   if (state == nullptr) {
     GLD_ASSIGN_OR_RETURN(local, MakeState(ctx, *op));
     state = local.get();
   }
-  CustomCpuRun run;
-  run.node = &state->node;
-  run.state = state->user_state.get();
-  for (const TensorData* in : ctx.inputs) run.inputs.push_back(in == nullptr ? nullptr : in->data);
-  for (TensorData* out : ctx.outputs) run.outputs.push_back(out->data);
+  CustomCpuRun& run = state->run;
+  if (run.inputs.size() != ctx.inputs.size() || run.outputs.size() != ctx.outputs.size()) {
+    return InternalError("custom node's buffers changed in number since prepare");
+  }
+  for (size_t i = 0; i < ctx.inputs.size(); ++i) run.inputs[i] = ctx.inputs[i] == nullptr ? nullptr : ctx.inputs[i]->data;
+  for (size_t i = 0; i < ctx.outputs.size(); ++i) run.outputs[i] = ctx.outputs[i]->data;
   Status s = op->run(run);
   if (!s.ok()) return Status(s.code(), "run: " + s.message());
   return OkStatus();
