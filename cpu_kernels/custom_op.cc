@@ -30,7 +30,7 @@ StatusOr<std::unique_ptr<CustomKernelState>> MakeState(const KernelContext& ctx,
   const size_t index = static_cast<size_t>(ctx.node - ctx.graph->nodes.data());
   state->node = MakeCustomOpNode(*ctx.graph, index);
   if (op.prepare) {
-    Status s = op.prepare(state->node, &state->user_state);
+    Status s = CallCustomOp([&] { return op.prepare(state->node, &state->user_state); });
     if (!s.ok()) return Status(s.code(), "prepare: " + s.message());
   }
   state->run.node = &state->node;
@@ -63,7 +63,7 @@ Status RunCustom(KernelContext& ctx) {
   }
   for (size_t i = 0; i < ctx.inputs.size(); ++i) run.inputs[i] = ctx.inputs[i] == nullptr ? nullptr : ctx.inputs[i]->data;
   for (size_t i = 0; i < ctx.outputs.size(); ++i) run.outputs[i] = ctx.outputs[i]->data;
-  Status s = op->run(run);
+  Status s = CallCustomOp([&] { return op->run(run); });
   if (!s.ok()) return Status(s.code(), "run: " + s.message());
   return OkStatus();
 }

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <exception>
+#include <string>
 
 #include "gldelegate/custom_op.hpp"
 #include "graph/graph.h"
@@ -20,5 +22,19 @@ CustomOpNode MakeCustomOpNode(const Graph& graph, size_t node_index);
 // "custom op 'MyOp' (version 2) is not registered: ..." with how to register
 // one; for a node without a registration.
 std::string UnregisteredCustomOpMessage(const CustomAttributes& attrs);
+
+// Calls an app's callback, turning an exception it throws into an Internal
+// status ("threw: <what()>"; callers prefix the callback's name), so that
+// none crosses the library.
+template <typename Fn>
+Status CallCustomOp(Fn&& fn) {
+  try {
+    return fn();
+  } catch (const std::exception& e) {
+    return InternalError(std::string("threw: ") + e.what());
+  } catch (...) {
+    return InternalError("threw an exception");
+  }
+}
 
 }  // namespace gld

@@ -1403,7 +1403,7 @@ Status NodeInference::Custom() {
   if (a->op == nullptr) return Unimpl(UnregisteredCustomOpMessage(*a));
   CustomOpNode view = MakeCustomOpNode(g_, index_);
   const size_t n = view.outputs.size();
-  Status s = a->op->shape(&view);
+  Status s = CallCustomOp([&] { return a->op->shape(&view); });
   if (!s.ok()) return Status(s.code(), g_.NodeLabel(index_) + ": shape function: " + s.message());
   if (view.outputs.size() != n) {
     return Err("shape function left " + std::to_string(view.outputs.size()) + " outputs, the node has " +

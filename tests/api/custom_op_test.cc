@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <stdexcept>
 
 #include "common/tool_run.h"
 #include "gldelegate/gldelegate.h"
@@ -374,6 +375,49 @@ TEST(CustomOp, CallbackErrorsNameTheNode) {
   EXPECT_NE(r.status().message().find("node 1 (ChannelAffine): shape function gave output 0 the invalid shape"),
             std::string::npos)
       << r.status().ToString();
+}
+
+TEST(CustomOp, ThrownExceptionsBecomeErrors) {
+  CustomOp op = AffineOp(false);
+  op.run = [](const CustomCpuRun&) -> Status { throw std::runtime_error("kernel bug"); };
+  const std::vector<uint8_t> bytes = AffineModel(AffineOptions(1, 0));
+  auto model = Model::FromBuffer(bytes.data(), bytes.size());
+  ASSERT_TRUE(model.ok());
+  auto interp = Interpreter::Create(**model, WithOp(Backend::kCpu, op));
+  ASSERT_TRUE(interp.ok()) << interp.status().ToString();
+  const std::vector<float> x = Input();
+  ASSERT_TRUE((*interp)->SetInput(0, x.data(), x.size() * 4).ok());
+  Status s = (*interp)->Invoke();
+  EXPECT_EQ(s.code(), StatusCode::kInternal);
+  EXPECT_NE(s.message().find("node 1 (ChannelAffine): run: threw: kernel bug"), std::string::npos) << s.ToString();
+}
+
+// configure may choose the workgroup and grid; one it cannot use keeps the
+// node on the CPU with the reason.
+TEST(CustomOp, GlConfigureSetsWorkgroupAndGrid) {
+  CustomOp op = AffineOp(true);
+  auto base = op.gl.configure;
+  op.gl.configure = [base](const CustomOpNode& node, CustomGlDispatch* d) {
+    GLD_RETURN_IF_ERROR(base(node, d));
+    d->workgroup = {2, 2, 1};
+    return OkStatus();
+  };
+  auto r = RunModel(AffineModel(AffineOptions(0.5, 1)), WithOp(Backend::kGl, op));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->report.segments, 1);
+  ExpectNear(r->y, Expected(0.5f, 1.0f), 1e-6f);
+
+  op.gl.configure = [base](const CustomOpNode& node, CustomGlDispatch* d) {
+    GLD_RETURN_IF_ERROR(base(node, d));
+    d->workgroup = {0, 4, 4};
+    return OkStatus();
+  };
+  r = RunModel(AffineModel(AffineOptions(0.5, 1)), WithOp(Backend::kGl, op));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(CustomNode(r->report).on_gpu);
+  EXPECT_NE(CustomNode(r->report).reason.find("GL configure set workgroup 0x4x4"), std::string::npos)
+      << CustomNode(r->report).reason;
+  ExpectNear(r->y, Expected(0.5f, 1.0f), 1e-6f);
 }
 
 TEST(CustomOptionsMap, ReadsAFlexbufferMap) {

@@ -34,6 +34,10 @@
 // outputs of a node that runs on the GPU must be float32 tensors of rank <= 4
 // (at most 8 inputs and 4 outputs).
 //
+// Callbacks may be called from several threads at once (Interpreters
+// created and run on different threads); an exception one throws becomes an
+// Internal error naming the node.
+//
 // A plugin for the tools (gld_benchmark, gld_run, gld_warmup, gld_inspect
 // --custom_ops=lib.so) is a shared library that defines the C function
 // gld_register_custom_ops (gldelegate/gldelegate.h); LoadCustomOpLibrary

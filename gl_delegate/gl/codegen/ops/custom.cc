@@ -16,7 +16,7 @@ StatusOr<CustomGlDispatch> Configure(const OpBuildContext& ctx, const CustomOp& 
   cd.grid = {static_cast<uint32_t>(out0.w), static_cast<uint32_t>(out0.h), static_cast<uint32_t>(out0.b * out0.slices())};
   if (!op.gl.configure) return cd;
   const CustomOpNode view = MakeCustomOpNode(ctx.graph(), ctx.node_index());
-  Status s = op.gl.configure(view, &cd);
+  Status s = CallCustomOp([&] { return op.gl.configure(view, &cd); });
   if (!s.ok()) return ctx.Unsupported("GL configure: " + s.message());
   if (cd.grid[0] == 0 || cd.grid[1] == 0 || cd.grid[2] == 0) return ctx.Invalid("GL configure set an empty grid");
   const auto& wg = cd.workgroup;
