@@ -113,7 +113,7 @@ Partition PartitionGraph(const Graph& graph, const PartitionOptions& options) {
     if (options.gpu == nullptr) {
       place.reason = options.cpu_reason;
     } else if (options.gpu_deny_ops.count(node.op) != 0) {
-      place.reason = std::string(NodeOpName(node)) + " is in gpu_deny_ops";
+      place.reason = std::string(OpTypeName(node.op)) + " is in gpu_deny_ops";
     } else {
       place.reason = options.gpu->WhyNotSupported(graph, i);
     }

@@ -21,6 +21,7 @@
 #define GLD_RUN_PATH ""
 #define GLD_INSPECT_PATH ""
 #define GLD_BENCHMARK_PATH ""
+#define GLD_MAKE_MODEL_PATH ""
 #define GLD_WARMUP_PATH ""
 #define GLD_EXAMPLE_CUSTOM_OP_PATH ""
 #define GLD_FAILING_CUSTOM_OPS_PATH ""
@@ -112,6 +113,23 @@ TEST_F(CustomOpsToolTest, BenchmarkRunsThePluginOnGl) {
   Result r = Run(GLD_BENCHMARK_PATH, "--graph=" + model_ + kPlugin + " --backend=gl --num_runs=3 --warmup_runs=1");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE((r.out + r.err).find("3/3 nodes on GPU in 1 segments"), std::string::npos) << r.out << r.err;
+}
+
+// The README's commands: gld_make_model --kind=custom_op, then the plugin in
+// gld_benchmark; --gpu_deny_ops=CUSTOM keeps every custom op on the CPU.
+TEST_F(CustomOpsToolTest, DemoModelWithTheCustomOp) {
+  const std::string model = (dir_ / "swish_demo.tflite").string();
+  Result r = Run(GLD_MAKE_MODEL_PATH, "--kind=custom_op --out=" + model);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Run(GLD_BENCHMARK_PATH, "--graph=" + model + kPlugin + " --backend=gl --num_runs=2");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE((r.out + r.err).find("11/11 nodes on GPU in 1 segments"), std::string::npos) << r.out << r.err;
+  r = Run(GLD_BENCHMARK_PATH, "--graph=" + model + kPlugin + " --backend=gl --num_runs=2 --gpu_deny_ops=CUSTOM");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE((r.out + r.err).find("9/11 nodes on GPU in 3 segments"), std::string::npos) << r.out << r.err;
+  r = Run(GLD_BENCHMARK_PATH, "--graph=" + model + " --backend=cpu --num_runs=2");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("custom op 'SwishBeta' (version 1) is not registered"), std::string::npos) << r.err;
 }
 
 TEST_F(CustomOpsToolTest, InspectListsCustomOpsAndRegistration) {
