@@ -6,11 +6,20 @@
 // residual ADD, one with stride 2), MEAN over height and width,
 // FULLY_CONNECTED to 10 classes, SOFTMAX. Weights are deterministic
 // (splitmix64, seed --seed) and scaled by 1/sqrt(fan_in).
+//
+// --kind=mediapipe_transforms: MediaPipe's three transform ops
+// (Landmarks2TransformMatrix, TransformTensorBilinear, TransformLandmarks)
+// between convolutions on a [1, 256, 256, 3] image with a 192x192 crop
+// (gld::MediaPipeTransformModel, support/example_models.cc; --seed unused).
+//
+// --kind=custom_op: the demo with the custom op SwishBeta (examples/custom_op)
+// in place of the stem's and block 2's RELU6.
 #include <cmath>
 #include <iostream>
 
 #include "common/flags.h"
 #include "common/tensors.h"
+#include "gldelegate/example_models.hpp"
 #include "gldelegate/model_builder.hpp"
 
 namespace {
@@ -112,16 +121,17 @@ int main(int argc, char** argv) {
   uint64_t seed = 1;
   app.add_option("--out", out, "the .tflite file to write")->required();
   app.add_option("--kind", kind,
-                 "which model: demo, or custom_op (the demo with the SwishBeta custom op of "
-                 "examples/custom_op, for --custom_ops)")
+                 "which model: demo, mediapipe_transforms, or custom_op (the demo with the SwishBeta custom op "
+                 "of examples/custom_op, for --custom_ops)")
       ->capture_default_str();
   app.add_option("--seed", seed, "seed of the weights")->capture_default_str();
   if (auto code = gld::tools::ParseFlags(app, argc, argv)) return *code;
-  if (kind != "demo" && kind != "custom_op") {
-    std::cerr << kTool << ": error: unknown --kind '" << kind << "' (expected demo or custom_op)\n";
+  if (kind != "demo" && kind != "mediapipe_transforms" && kind != "custom_op") {
+    std::cerr << kTool << ": error: unknown --kind '" << kind << "' (expected demo, mediapipe_transforms or custom_op)\n";
     return 2;
   }
-  auto bytes = DemoBuilder(seed, kind == "custom_op").Build();
+  auto bytes = kind == "mediapipe_transforms" ? gld::MediaPipeTransformModel(256, 192)
+                                              : DemoBuilder(seed, kind == "custom_op").Build();
   if (!bytes.ok()) return gld::tools::Fail(kTool, bytes.status());
   FILE* f = std::fopen(out.c_str(), "wb");
   if (f == nullptr) return gld::tools::Fail(kTool, "cannot create '" + out + "'");

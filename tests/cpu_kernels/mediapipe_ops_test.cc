@@ -5,18 +5,15 @@
 #include <cmath>
 #include <functional>
 
+#include "gldelegate/example_models.hpp"
 #include "model/tflite_ops.h"
 #include "op_test_util.h"
 
 namespace gld::testing {
 namespace {
 
-std::vector<uint8_t> FlexMap(const std::function<void(flexbuffers::Builder&)>& fill) {
-  flexbuffers::Builder fbb;
-  fbb.Map([&]() { fill(fbb); });
-  fbb.Finish();
-  return fbb.GetBuffer();
-}
+// MediaPipe's custom options: a flexbuffer map.
+std::vector<uint8_t> FlexMap(const std::function<void(flexbuffers::Builder&)>& fill) { return FlexbufferMap(fill); }
 
 // `op`'s attributes as the model reader parses them from a flexbuffer map.
 StatusOr<Attributes> ParseFlex(OpType op, int version, const std::vector<uint8_t>& bytes) {

@@ -210,8 +210,10 @@ class GlOpTest {
     return segment->Run(ins, outs);
   }
 
-  // CPU vs GPU over every graph output, at `precision`'s tolerance.
-  void ExpectGpuMatchesCpu(gl::GlDevice& env, Precision precision, const std::string& what) {
+  // CPU vs GPU over every graph output, at `precision`'s tolerance (or
+  // `tolerance` when positive: a test that holds a tighter bound).
+  void ExpectGpuMatchesCpu(gl::GlDevice& env, Precision precision, const std::string& what,
+                           double tolerance = 0) {
     SCOPED_TRACE(what + " (" + PrecisionName(precision) + ")");
     if (cpu_.empty()) {
       Status s = RunCpu();
@@ -250,7 +252,7 @@ class GlOpTest {
                                 << " gpu " << g[worst];
       } else {
         const double rel = max_err / std::max(max_ref, 1e-30);
-        EXPECT_LE(rel, Tolerance(precision))
+        EXPECT_LE(rel, tolerance > 0 ? tolerance : Tolerance(precision))
             << tensor.name << " " << ShapeToString(tensor.shape) << ": max |gpu-cpu| " << max_err
             << " / max |cpu| " << max_ref << "; worst at " << worst << ": cpu " << c[worst] << " gpu "
             << g[worst];

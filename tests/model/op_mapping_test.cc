@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "gldelegate/example_models.hpp"
 #include "model/tflite_ops.h"
 #include "test_util.h"
 
@@ -90,12 +91,7 @@ bool Eq(const CustomAttributes& a, const CustomAttributes& b) {
 }
 
 // MediaPipe's custom options: a flexbuffer map.
-std::vector<uint8_t> FlexMap(const std::function<void(flexbuffers::Builder&)>& fill) {
-  flexbuffers::Builder fbb;
-  fbb.Map([&]() { fill(fbb); });
-  fbb.Finish();
-  return fbb.GetBuffer();
-}
+std::vector<uint8_t> FlexMap(const std::function<void(flexbuffers::Builder&)>& fill) { return FlexbufferMap(fill); }
 
 bool AttributesEqual(const Attributes& a, const Attributes& b) {
   if (a.index() != b.index()) return false;

@@ -255,5 +255,16 @@ TEST_F(ToolsTest, DemoModelRunsAndGivesProbabilities) {
   EXPECT_NE(r.err.find("unknown --kind 'huge'"), std::string::npos) << r.err;
 }
 
+TEST_F(ToolsTest, MediaPipeTransformsModelRunsOnTheCpu) {
+  std::string model = (dir_ / "mediapipe_transforms.tflite").string();
+  Result r = Run(GLD_MAKE_MODEL_PATH, "--out=" + model + " --kind=mediapipe_transforms");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Run(GLD_RUN_PATH, "--graph=" + model + " --backend=cpu --output_dir=" + (dir_ / "mp").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto crop = ReadNpy((dir_ / "mp" / "0_crop_out.npy").string());
+  ASSERT_TRUE(crop.ok()) << crop.status().ToString();
+  EXPECT_EQ(crop->shape, (std::vector<int>{1, 192, 192, 4}));
+}
+
 }  // namespace
 }  // namespace gld

@@ -258,6 +258,10 @@ const std::vector<GlBuilder>& GlBuilders() {
       {OpType::kTranspose, BuildTranspose},
       {OpType::kQuantize, BuildQuantize},
       {OpType::kDequantize, BuildQuantize},
+      // MediaPipe's custom ops.
+      {OpType::kTransformTensorBilinear, BuildTransformTensorBilinear},
+      {OpType::kTransformLandmarks, BuildTransformLandmarks},
+      {OpType::kLandmarks2TransformMatrix, BuildLandmarks2TransformMatrix},
       {OpType::kCustom, BuildCustom},
   };
   return table;

@@ -185,4 +185,9 @@ Status BuildQuantize(OpBuildContext& ctx, std::vector<Dispatch>* out);
 // An app's custom op with a GL kernel (gldelegate/custom_op.hpp).
 Status BuildCustom(OpBuildContext& ctx, std::vector<Dispatch>* out);
 
+// MediaPipe's custom ops (gl/codegen/ops/mediapipe.cc).
+Status BuildTransformTensorBilinear(OpBuildContext& ctx, std::vector<Dispatch>* out);
+Status BuildTransformLandmarks(OpBuildContext& ctx, std::vector<Dispatch>* out);
+Status BuildLandmarks2TransformMatrix(OpBuildContext& ctx, std::vector<Dispatch>* out);
+
 }  // namespace gld::gl

@@ -107,7 +107,8 @@ TEST(SupportTest, ListsTheRequiredOps) {
                     OpType::kPrelu, OpType::kLogistic, OpType::kHardSwish, OpType::kPad, OpType::kReshape,
                     OpType::kMaxPool2d, OpType::kAveragePool2d, OpType::kConcatenation, OpType::kFullyConnected,
                     OpType::kMean, OpType::kResizeBilinear, OpType::kDepthToSpace,
-                    OpType::kConvolution2DTransposeBias}) {
+                    OpType::kConvolution2DTransposeBias, OpType::kTransformTensorBilinear,
+                    OpType::kTransformLandmarks, OpType::kLandmarks2TransformMatrix}) {
     EXPECT_NE(std::find(ops.begin(), ops.end(), op), ops.end()) << OpTypeName(op);
   }
 }
