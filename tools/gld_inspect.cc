@@ -47,8 +47,7 @@ void PrintCustomOps(const gld::Model& model, const gld::Options& options) {
     if (!u.registered) {
       std::cout << "not registered (load a library that registers it with --custom_ops=lib.so)\n";
     } else {
-      std::cout << "cpu yes, gl " << (u.gl ? "yes" : "no (CPU only)") << (u.library ? ", the library's own" : "")
-                << "\n";
+      std::cout << "cpu yes, gl " << (u.gl ? "yes" : "no (CPU only)") << "\n";
     }
   }
 }

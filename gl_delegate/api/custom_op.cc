@@ -6,7 +6,6 @@
 
 #include <algorithm>
 
-#include "api/builtin_custom_ops.h"
 #include "api/model_impl.h"
 #include "gldelegate/gldelegate.hpp"
 #include "runtime/custom_ops.h"
@@ -120,7 +119,6 @@ StatusOr<std::vector<double>> CustomOptionsMap::Numbers(const std::string& key) 
 }
 
 std::vector<CustomOpUse> CustomOpsOf(const Model& model, const Options& options) {
-  const Options all = WithLibraryCustomOps(options);
   std::vector<CustomOpUse> out;
   for (const Node& node : model.impl().graph.nodes) {
     const auto* a = std::get_if<CustomAttributes>(&node.attributes);
@@ -135,10 +133,9 @@ std::vector<CustomOpUse> CustomOpsOf(const Model& model, const Options& options)
     use.name = a->name;
     use.version = a->version;
     use.nodes = 1;
-    const std::shared_ptr<const CustomOp> op = FindCustomOp(all.custom_ops, a->name, a->version);
+    const std::shared_ptr<const CustomOp> op = FindCustomOp(options.custom_ops, a->name, a->version);
     use.registered = op != nullptr;
     use.gl = op != nullptr && !op->gl.source.empty();
-    use.library = op != nullptr && FindCustomOp(options.custom_ops, a->name, a->version) == nullptr;
     out.push_back(std::move(use));
   }
   return out;

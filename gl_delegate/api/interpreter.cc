@@ -1,6 +1,5 @@
 // gld::Interpreter on top of the runtime.
 #include "gldelegate/gldelegate.hpp"
-#include "api/builtin_custom_ops.h"
 #include "api/interpreter_impl.h"
 #include "api/model_impl.h"
 #include "util/logging.h"
@@ -12,7 +11,7 @@ Interpreter::~Interpreter() = default;
 
 StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(const Model& model, const Options& options) {
   auto impl = std::make_unique<Impl>();
-  Options with_token = WithLibraryCustomOps(options);
+  Options with_token = options;
   // The program cache names a model's entry by its token; by default the
   // fingerprint of its bytes.
   if (with_token.model_token.empty()) with_token.model_token = model.impl().fingerprint;

@@ -1,7 +1,6 @@
 // The public GPU plan (gld_inspect --plan): the steps of Interpreter
 // creation up to the segment plans, with the GL support query at the
 // GLES 3.1 minimum limits in place of a driver's.
-#include "api/builtin_custom_ops.h"
 #include "api/model_impl.h"
 #include "cpu_kernels/cpu_kernel.h"
 #include "gl/codegen/support.h"
@@ -80,7 +79,7 @@ StatusOr<PlanReport> PlanModel(const Model& model, const Options& options) {
   // its Interpreters); shapes are inferred on this copy.
   GLD_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedGraph> prepared, model.impl().Prepared());
   Graph graph = prepared->graph;
-  GLD_RETURN_IF_ERROR(BindCustomOps(graph, WithLibraryCustomOps(options).custom_ops));
+  GLD_RETURN_IF_ERROR(BindCustomOps(graph, options.custom_ops));
   GLD_RETURN_IF_ERROR(InferShapes(graph, cpu::KnownValueOracle()));
 
   const gl::GlInfo limits = gl::MinimumGlLimits();

@@ -20,13 +20,6 @@ namespace gld::tflite_ops {
 bool OpTypeFromBuiltin(int32_t code, OpType* op);
 // OpType -> builtin op code; false for custom ops.
 bool BuiltinFromOpType(OpType op, int32_t* code);
-// MediaPipe's flexbuffer-configured ops (TransformTensorBilinear,
-// TransformLandmarks, Landmarks2TransformMatrix): the reader leaves them as
-// OpType::kCustom, and the library's own custom-op registrations
-// (runtime/builtin_custom_ops.h) run them, through the door an app's custom
-// ops use. Their rows (op table, option parser, CPU kernel) serve those
-// registrations.
-bool IsLibraryCustomOp(OpType op);
 // "CONV_2D"; nullptr for a code outside the schema's enum.
 const char* BuiltinName(int32_t code);
 

@@ -550,10 +550,7 @@ Status Reader::ResolveOpCode(uint32_t opcode_index, size_t node, OpType* op, int
     // A custom_code the op table does not name is an app's custom op
     // (OpType::kCustom): whether one is registered is the Interpreter's
     // question (Options::custom_ops).
-    if (!OpTypeFromName(*custom_name, op) || tflite_ops::BuiltinFromOpType(*op, &ignored) ||
-        tflite_ops::IsLibraryCustomOp(*op)) {
-      *op = OpType::kCustom;
-    }
+    if (!OpTypeFromName(*custom_name, op) || tflite_ops::BuiltinFromOpType(*op, &ignored)) *op = OpType::kCustom;
     return OkStatus();
   }
   if (!tflite_ops::OpTypeFromBuiltin(code, op)) {

@@ -10,7 +10,7 @@ std::shared_ptr<const CustomOp> FindCustomOp(const std::vector<std::shared_ptr<c
   for (const auto& op : ops) {
     if (op == nullptr || op->name != name) continue;
     if (op->version == version) return op;
-    if (op->version == 0 && any_version == nullptr) any_version = op;
+    if (op->version == 0) any_version = op;
   }
   return any_version;
 }

@@ -12,15 +12,15 @@
 
 namespace gld {
 
-// The registration in `ops` of custom op `name` at `version`: the first of
-// that exact version, else the first of version 0; nullptr when none.
+// The registration in `ops` of custom op `name` at `version`: the one of
+// that exact version, else the one of version 0; nullptr when none.
 std::shared_ptr<const CustomOp> FindCustomOp(const std::vector<std::shared_ptr<const CustomOp>>& ops,
                                              const std::string& name, int version);
 
 // Sets CustomAttributes::op of every custom node (OpType::kCustom) to its
-// FindCustomOp in `ops` (the API adds the library's own ops, MediaPipe's,
-// after the app's: api/builtin_custom_ops.h). Unimplemented naming the first
-// node that has none, and saying how to register one.
+// registration in `ops`: the one of the node's name and exact version, else
+// the one of its name and version 0. Unimplemented naming the first node
+// that has none, and saying how to register one.
 Status BindCustomOps(Graph& graph, const std::vector<std::shared_ptr<const CustomOp>>& ops);
 
 }  // namespace gld

@@ -363,22 +363,8 @@ TEST(OpMapping, EveryOpRoundTripsWithItsAttributes) {
     auto g = ReadBytes(*bytes);
     ASSERT_TRUE(g.ok()) << g.status().ToString();
     ASSERT_EQ(g->nodes.size(), 1u);
-    EXPECT_EQ(g->nodes[0].source_index, 0);
-    if (tflite_ops::IsLibraryCustomOp(op)) {
-      // Read as a custom op; the library's registration parses the bytes
-      // (runtime/builtin_custom_ops.cc) with the op's parser.
-      ASSERT_EQ(g->nodes[0].op, OpType::kCustom);
-      const auto& custom = g->nodes[0].attrs<CustomAttributes>();
-      EXPECT_EQ(custom.name, OpTypeName(op));
-      ASSERT_NE(custom.options, nullptr);
-      Attributes parsed;
-      ASSERT_TRUE(tflite_ops::ParseCustomOptions(op, custom.options->data(), custom.options->size(), custom.version,
-                                                 &parsed)
-                      .ok());
-      EXPECT_TRUE(AttributesEqual(parsed, c.expected));
-      continue;
-    }
     EXPECT_EQ(g->nodes[0].op, op);
+    EXPECT_EQ(g->nodes[0].source_index, 0);
     EXPECT_TRUE(AttributesEqual(g->nodes[0].attributes, c.expected))
         << "attribute variant index " << g->nodes[0].attributes.index() << ", expected "
         << c.expected.index();

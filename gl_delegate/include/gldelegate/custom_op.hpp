@@ -142,7 +142,6 @@ struct CustomOpUse {
   int nodes = 0;            // nodes of the model that use it
   bool registered = false;  // a registration matches (CPU kernel)
   bool gl = false;          // that registration has a GL kernel
-  bool library = false;     // it is the library's own (MediaPipe's ops), not the app's
 };
 
 // A flexbuffer map (the custom options of TFLite-made models), verified
