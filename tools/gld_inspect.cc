@@ -47,7 +47,8 @@ void PrintCustomOps(const gld::Model& model, const gld::Options& options) {
     if (!u.registered) {
       std::cout << "not registered (load a library that registers it with --custom_ops=lib.so)\n";
     } else {
-      std::cout << "cpu yes, gl " << (u.gl ? "yes" : "no (CPU only)") << "\n";
+      std::cout << "cpu yes, gl " << (u.gl ? "yes" : "no (CPU only)") << (u.library ? ", the library's own" : "")
+                << "\n";
     }
   }
 }

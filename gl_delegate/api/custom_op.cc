@@ -7,6 +7,8 @@
 #include <algorithm>
 
 #include "api/model_impl.h"
+#include "cpu_kernels/cpu_kernel.h"
+#include "gl/codegen/support.h"
 #include "gldelegate/gldelegate.hpp"
 #include "runtime/custom_ops.h"
 
@@ -136,6 +138,13 @@ std::vector<CustomOpUse> CustomOpsOf(const Model& model, const Options& options)
     const std::shared_ptr<const CustomOp> op = FindCustomOp(options.custom_ops, a->name, a->version);
     use.registered = op != nullptr;
     use.gl = op != nullptr && !op->gl.source.empty();
+    if (op == nullptr && a->library != nullptr) {
+      // The library's own row runs it (BindCustomOps): what its kernels do.
+      use.library = true;
+      use.registered = cpu::FindCpuKernel(a->library->op) != nullptr;
+      const std::vector<OpType> gl_ops = gl::GlSupportedOps();
+      use.gl = std::find(gl_ops.begin(), gl_ops.end(), a->library->op) != gl_ops.end();
+    }
     out.push_back(std::move(use));
   }
   return out;

@@ -13,6 +13,7 @@
 namespace gld {
 
 struct CustomOp;  // gldelegate/custom_op.hpp
+struct LibraryCustomOp;  // graph/graph.h
 
 enum class Padding : uint8_t { kSame, kValid };
 
@@ -181,6 +182,10 @@ struct CustomAttributes {
   int32_t version = 1;
   std::shared_ptr<const std::vector<uint8_t>> options;  // custom_options bytes; may be null
   std::shared_ptr<const CustomOp> op;
+  // A custom op the library runs itself (MediaPipe's transform ops): the op
+  // of the table it becomes when no registration of the app's takes its
+  // name (BindCustomOps). Null for the others.
+  std::shared_ptr<const LibraryCustomOp> library;
 };
 
 using Attributes =

@@ -645,6 +645,16 @@ Status Reader::ReadNode(size_t index, Node* node, int* version) {
     Status s = tflite_ops::ParseCustomOptions(node->op, data, static_cast<size_t>(size), *version,
                                               &node->attributes);
     if (!s.ok()) return s.WithContext(label);
+    if (tflite_ops::IsLibraryCustomOp(node->op)) {
+      // A custom node an app may take over; the library's row otherwise.
+      CustomAttributes a;
+      a.name = custom_name;
+      a.version = *version;
+      if (size > 0) a.options = std::make_shared<const std::vector<uint8_t>>(data, data + size);
+      a.library = std::make_shared<const LibraryCustomOp>(LibraryCustomOp{node->op, std::move(node->attributes)});
+      node->op = OpType::kCustom;
+      node->attributes = std::move(a);
+    }
   } else {
     Status s = tflite_ops::ParseBuiltinOptions(node->op, *op, &node->attributes);
     if (!s.ok()) return s.WithContext(label);

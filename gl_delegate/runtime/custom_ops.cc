@@ -21,6 +21,12 @@ Status BindCustomOps(Graph& graph, const std::vector<std::shared_ptr<const Custo
     auto* a = std::get_if<CustomAttributes>(&node.attributes);
     if (node.op != OpType::kCustom || a == nullptr) continue;
     a->op = FindCustomOp(ops, a->name, a->version);
+    if (a->op == nullptr && a->library != nullptr) {
+      const std::shared_ptr<const LibraryCustomOp> library = a->library;  // a dies with the attributes
+      node.op = library->op;
+      node.attributes = library->attributes;
+      continue;
+    }
     if (a->op == nullptr) return UnimplementedError(graph.NodeLabel(i) + ": " + UnregisteredCustomOpMessage(*a));
   }
   return OkStatus();

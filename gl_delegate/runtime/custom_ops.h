@@ -19,8 +19,10 @@ std::shared_ptr<const CustomOp> FindCustomOp(const std::vector<std::shared_ptr<c
 
 // Sets CustomAttributes::op of every custom node (OpType::kCustom) to its
 // registration in `ops`: the one of the node's name and exact version, else
-// the one of its name and version 0. Unimplemented naming the first node
-// that has none, and saying how to register one.
+// the one of its name and version 0. A node the library runs itself
+// (CustomAttributes::library) that no registration takes becomes its op of
+// the table. Unimplemented naming the first node left without either, and
+// saying how to register one.
 Status BindCustomOps(Graph& graph, const std::vector<std::shared_ptr<const CustomOp>>& ops);
 
 }  // namespace gld

@@ -458,6 +458,84 @@ TEST(CustomOptionsMap, ReadsAFlexbufferMap) {
   EXPECT_NE(not_map.status().message().find("not a map"), std::string::npos);
 }
 
+// ---- The custom ops the library runs itself (MediaPipe's transform ops) ----
+
+// out = TransformLandmarks(landmarks, matrix), version 2: (x, y) -> (-y + 10,
+// x + 20), z copied; an ADD before it keeps a GPU node on each side.
+std::vector<uint8_t> LandmarksModel() {
+  ModelBuilder b;
+  int lm = b.AddInput("landmarks", ElementType::kFloat32, {1, 2, 3});
+  int zero = b.AddConstantFloat("zero", {1}, {0.0f});
+  int shifted = b.AddTensor("shifted", ElementType::kFloat32, {1, 2, 3});
+  int m = b.AddConstantFloat("matrix", {1, 4, 4}, {0, -1, 0, 10, 1, 0, 0, 20, 0, 0, 1, 0, 0, 0, 0, 1});
+  int out = b.AddTensor("out", ElementType::kFloat32, {1, 2, 3});
+  EXPECT_TRUE(b.AddOp("ADD", {lm, zero}, {shifted}).ok());
+  EXPECT_TRUE(b.AddCustomOp("TransformLandmarks", {shifted, m}, {out}, {}, 2).ok());
+  b.SetOutputs({out});
+  auto bytes = b.Finish();
+  return bytes.ok() ? *bytes : std::vector<uint8_t>{};
+}
+
+StatusOr<std::vector<float>> RunLandmarks(const Options& options, InterpreterReport* report = nullptr) {
+  const std::vector<uint8_t> bytes = LandmarksModel();
+  GLD_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model, Model::FromBuffer(bytes.data(), bytes.size()));
+  GLD_ASSIGN_OR_RETURN(std::unique_ptr<Interpreter> interp, Interpreter::Create(*model, options));
+  const std::vector<float> in = {1, 2, 7, 3, 4, 8};
+  std::vector<float> out(6);
+  GLD_RETURN_IF_ERROR(interp->SetInput(0, in.data(), 24));
+  GLD_RETURN_IF_ERROR(interp->Invoke());
+  GLD_RETURN_IF_ERROR(interp->GetOutput(0, out.data(), 24));
+  if (report != nullptr) *report = interp->report();
+  return out;
+}
+
+// Without a registration of the app's the library's own kernels run it (one
+// GL segment); a registration of the name takes it over.
+TEST(LibraryCustomOps, AnAppRegistrationTakesOverTheLibrarysOwn) {
+  const std::vector<uint8_t> bytes = LandmarksModel();
+  auto model = Model::FromBuffer(bytes.data(), bytes.size());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  std::vector<CustomOpUse> uses = CustomOpsOf(**model, Options());
+  ASSERT_EQ(uses.size(), 1u);
+  EXPECT_EQ(uses[0].name, "TransformLandmarks");
+  EXPECT_TRUE(uses[0].library && uses[0].registered && uses[0].gl);
+
+  for (Backend backend : {Backend::kCpu, Backend::kGl}) {
+    SCOPED_TRACE(BackendName(backend));
+    Options o;
+    o.backend = backend;
+    InterpreterReport report;
+    auto out = RunLandmarks(o, &report);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    ExpectNear(*out, {8, 21, 7, 6, 23, 8}, 1e-6f);
+    ASSERT_EQ(report.nodes.size(), 2u);
+    EXPECT_EQ(report.nodes[1].label, "node 1 (TransformLandmarks)");
+    if (backend == Backend::kGl) {
+      EXPECT_EQ(report.gpu_nodes, 2);
+    }
+
+    // The app's kernel: zeros, CPU only.
+    CustomOp mine;
+    mine.name = "TransformLandmarks";
+    mine.shape = [](CustomOpNode* node) {
+      node->outputs[0] = node->inputs[0];
+      return OkStatus();
+    };
+    mine.run = [](const CustomCpuRun& run) {
+      std::memset(run.outputs[0], 0, 24);
+      return OkStatus();
+    };
+    ASSERT_TRUE(RegisterCustomOp(&o, mine).ok());
+    out = RunLandmarks(o, &report);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    ExpectNear(*out, std::vector<float>(6, 0.0f), 0);
+    EXPECT_FALSE(report.nodes[1].on_gpu);
+    uses = CustomOpsOf(**model, o);
+    EXPECT_FALSE(uses[0].library);
+    EXPECT_FALSE(uses[0].gl);
+  }
+}
+
 // ---- The C API ----
 
 GldStatus CShape(void*, const GldCustomNode* node, GldCustomTensor* outputs) {

@@ -142,6 +142,10 @@ struct CustomOpUse {
   int nodes = 0;            // nodes of the model that use it
   bool registered = false;  // a registration matches (CPU kernel)
   bool gl = false;          // that registration has a GL kernel
+  // No registration of the app's takes it, and the library runs it itself
+  // (MediaPipe's transform ops); registered and gl then say what the
+  // library's kernels do.
+  bool library = false;
 };
 
 // A flexbuffer map (the custom options of TFLite-made models), verified
