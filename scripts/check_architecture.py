@@ -34,7 +34,7 @@ LAYERS = {
     "api": {"runtime", "gl", "gl/egl", "gl/cache", "gl/codegen", "graph", "partition", "transforms",
             "cpu_kernels", "model", "util", "public"},
 }
-VOCABULARY = {"gldelegate/status.hpp", "gldelegate/types.hpp"}
+VOCABULARY = {"gldelegate/status.hpp", "gldelegate/types.hpp", "gldelegate/custom_op.hpp"}
 MAX_FUNCTION_LINES = 120
 LONG_FUNCTION_DIRS = ("gl_delegate/gl", "gl_delegate/runtime")
 

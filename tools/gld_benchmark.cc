@@ -69,7 +69,7 @@ constexpr char kTfliteFlagNotes[] =
     "  --input_layer, --input_layer_shape  checked against the model: input shapes are fixed, a different shape is an error\n"
     "  --gpu_experimental_enable_quant     true (the default) only: quantized models always run, in float on the GPU\n"
     "  --external_delegate_path, --external_delegate_options  refused: gldelegate is the delegate (custom op\n"
-    "                           plugins will come as --custom_ops)\n"
+    "                           plugins load with --custom_ops)\n"
     "  --profiling_output_csv_file  needs --enable_op_profiling; 'first' is the average (the first run is not\n"
     "                           profiled), 'start' the row's offset in plan order, 'mem KB' 0\n"
     "  --use_xnnpack, --use_nnapi, --use_hexagon, --gpu_backend and other delegate flags: unknown (use --backend)";
@@ -114,7 +114,7 @@ gld::StatusOr<gld::Options> MakeBenchmarkOptions(const CLI::App& app, Flags& f) 
   if (!f.external_delegate_path.empty() || !f.external_delegate_options.empty()) {
     return gld::InvalidArgumentError(
         "--external_delegate_path/--external_delegate_options are not supported: gldelegate is the delegate "
-        "(choose --backend=auto|gl|cpu)");
+        "(choose --backend=auto|gl|cpu; custom op plugins load with --custom_ops)");
   }
   if (!f.gpu_experimental_enable_quant) {
     return gld::InvalidArgumentError(

@@ -23,12 +23,34 @@ std::string JoinShapes(const std::vector<std::vector<int>>& shapes) {
   return s;
 }
 
-int ListOps() {
+int ListOps(const gld::Options& options) {
   for (const gld::OpSupport& op : gld::SupportedOps()) {
     if (!op.cpu && !op.gl) continue;
     std::cout << op.op << (op.cpu ? " cpu" : "") << (op.gl ? " gl" : "") << "\n";
   }
+  // The app's custom ops (--custom_ops).
+  for (const auto& op : options.custom_ops) {
+    std::cout << op->name << " custom";
+    if (op->version != 0) std::cout << " version " << op->version;
+    std::cout << " cpu" << (op->gl.source.empty() ? "" : " gl") << "\n";
+  }
   return 0;
+}
+
+// Each custom op the model uses and what --custom_ops registered for it.
+void PrintCustomOps(const gld::Model& model, const gld::Options& options) {
+  const std::vector<gld::CustomOpUse> uses = gld::CustomOpsOf(model, options);
+  if (uses.empty()) return;
+  std::cout << "custom ops:\n";
+  for (const gld::CustomOpUse& u : uses) {
+    std::cout << "  " << u.name << " (version " << u.version << ") x" << u.nodes << ": ";
+    if (!u.registered) {
+      std::cout << "not registered (load a library that registers it with --custom_ops=lib.so)\n";
+    } else {
+      std::cout << "cpu yes, gl " << (u.gl ? "yes" : "no (CPU only)") << (u.library ? ", the library's own" : "")
+                << "\n";
+    }
+  }
 }
 
 void PrintModel(const std::string& path, const gld::Model& model) {
@@ -152,19 +174,22 @@ int main(int argc, char** argv) {
                "at the GLES 3.1 minimum limits, without making a GL context");
   app.add_flag("--list_ops", list_ops, "print every op this build runs and on which backends, then exit");
   if (auto code = gld::tools::ParseFlags(app, argc, argv)) return *code;
-  if (list_ops) return ListOps();
-  if (graph.empty()) {
-    std::cerr << kTool << ": error: --graph is required (or --list_ops)\n";
-    return 2;
-  }
   auto options = gld::tools::MakeOptions(backend);
   if (!options.ok()) {
     std::cerr << kTool << ": error: " << options.status().message() << "\n";
     return 2;
   }
+  if (list_ops) return ListOps(*options);
+  if (graph.empty()) {
+    std::cerr << kTool << ": error: --graph is required (or --list_ops)\n";
+    return 2;
+  }
   auto model = gld::Model::FromFile(graph);
   if (!model.ok()) return gld::tools::Fail(kTool, model.status());
-  if (!summary) PrintModel(graph, **model);
+  if (!summary) {
+    PrintModel(graph, **model);
+    PrintCustomOps(**model, *options);
+  }
   if (plan) return PrintModelPlan(**model, *options);
   auto interp = gld::Interpreter::Create(**model, *options);
   if (!interp.ok()) return gld::tools::Fail(kTool, interp.status());

@@ -11,6 +11,9 @@
 // (Landmarks2TransformMatrix, TransformTensorBilinear, TransformLandmarks)
 // between convolutions on a [1, 256, 256, 3] image with a 192x192 crop
 // (gld::MediaPipeTransformModel, support/example_models.cc; --seed unused).
+//
+// --kind=custom_op: the demo with the custom op SwishBeta (examples/custom_op)
+// in place of the stem's and block 2's RELU6.
 #include <cmath>
 #include <iostream>
 
@@ -25,12 +28,15 @@ constexpr char kTool[] = "gld_make_model";
 
 class DemoBuilder {
  public:
-  explicit DemoBuilder(uint64_t seed) : seed_(seed) {}
+  // swish: the stem's and block 2's activations are the custom op SwishBeta
+  // (examples/custom_op) instead of RELU6.
+  DemoBuilder(uint64_t seed, bool swish) : seed_(seed), swish_(swish) {}
 
   gld::StatusOr<std::vector<uint8_t>> Build() {
     int x = b_.AddInput("image", gld::ElementType::kFloat32, {1, 64, 64, 3});
     // Stem: 3x3 stride 2, 3 -> 16 channels.
-    GLD_ASSIGN_OR_RETURN(int stem, Conv("stem", x, 32, 3, 16, 3, 2, "RELU6"));
+    GLD_ASSIGN_OR_RETURN(int stem, Conv("stem", x, 32, 3, 16, 3, 2, Activation()));
+    GLD_ASSIGN_OR_RETURN(stem, Swish("stem_swish", stem, {1, 32, 32, 16}));
     // Block 1 (residual): depthwise 3x3 + pointwise 16 -> 16, added to the stem.
     GLD_ASSIGN_OR_RETURN(int dw1, Depthwise("block1_dw", stem, 32, 16, 1, "RELU6"));
     GLD_ASSIGN_OR_RETURN(int pw1, Conv("block1_pw", dw1, 32, 16, 16, 1, 1, "NONE"));
@@ -38,7 +44,8 @@ class DemoBuilder {
     GLD_RETURN_IF_ERROR(b_.AddOp("ADD", {pw1, stem}, {add1}, {{"fused_activation_function", "RELU6"}}));
     // Block 2: depthwise 3x3 stride 2 + pointwise 16 -> 32.
     GLD_ASSIGN_OR_RETURN(int dw2, Depthwise("block2_dw", add1, 16, 16, 2, "RELU6"));
-    GLD_ASSIGN_OR_RETURN(int pw2, Conv("block2_pw", dw2, 16, 16, 32, 1, 1, "RELU6"));
+    GLD_ASSIGN_OR_RETURN(int pw2, Conv("block2_pw", dw2, 16, 16, 32, 1, 1, Activation()));
+    GLD_ASSIGN_OR_RETURN(pw2, Swish("block2_swish", pw2, {1, 16, 16, 32}));
     // Head: mean over H and W, fully connected to 10 classes, softmax.
     int axes = b_.AddConstantInt32("mean_axes", {2}, {1, 2});
     int pooled = b_.AddTensor("pooled", gld::ElementType::kFloat32, {1, 32});
@@ -51,11 +58,22 @@ class DemoBuilder {
     GLD_RETURN_IF_ERROR(b_.AddOp("SOFTMAX", {logits}, {probs}, {{"beta", 1.0f}}));
     b_.SetOutputs({probs});
     gld::BuildOptions options;
-    options.description = "gldelegate demo model (gld_make_model --kind=demo)";
+    options.description = swish_ ? "gldelegate demo model with the SwishBeta custom op (gld_make_model --kind=custom_op)"
+                                 : "gldelegate demo model (gld_make_model --kind=demo)";
     return b_.Finish(options);
   }
 
  private:
+  const char* Activation() const { return swish_ ? "NONE" : "RELU6"; }
+
+  // SwishBeta (no custom options: beta 1) after `in`, when swish_.
+  gld::StatusOr<int> Swish(const std::string& name, int in, std::vector<int> shape) {
+    if (!swish_) return in;
+    int y = b_.AddTensor(name, gld::ElementType::kFloat32, std::move(shape));
+    GLD_RETURN_IF_ERROR(b_.AddCustomOp("SwishBeta", {in}, {y}));
+    return y;
+  }
+
   std::vector<float> Weights(size_t n, int fan_in) {
     std::vector<float> w(n);
     const float scale = 1.0f / std::sqrt(static_cast<float>(fan_in));
@@ -91,6 +109,7 @@ class DemoBuilder {
 
   gld::ModelBuilder b_;
   uint64_t seed_;
+  bool swish_ = false;
   uint64_t stream_ = 0;
 };
 
@@ -101,14 +120,18 @@ int main(int argc, char** argv) {
   std::string out, kind = "demo";
   uint64_t seed = 1;
   app.add_option("--out", out, "the .tflite file to write")->required();
-  app.add_option("--kind", kind, "which model: demo or mediapipe_transforms")->capture_default_str();
+  app.add_option("--kind", kind,
+                 "which model: demo, mediapipe_transforms, or custom_op (the demo with the SwishBeta custom op "
+                 "of examples/custom_op, for --custom_ops)")
+      ->capture_default_str();
   app.add_option("--seed", seed, "seed of the weights")->capture_default_str();
   if (auto code = gld::tools::ParseFlags(app, argc, argv)) return *code;
-  if (kind != "demo" && kind != "mediapipe_transforms") {
-    std::cerr << kTool << ": error: unknown --kind '" << kind << "' (expected demo or mediapipe_transforms)\n";
+  if (kind != "demo" && kind != "mediapipe_transforms" && kind != "custom_op") {
+    std::cerr << kTool << ": error: unknown --kind '" << kind << "' (expected demo, mediapipe_transforms or custom_op)\n";
     return 2;
   }
-  auto bytes = kind == "demo" ? DemoBuilder(seed).Build() : gld::MediaPipeTransformModel(256, 192);
+  auto bytes = kind == "mediapipe_transforms" ? gld::MediaPipeTransformModel(256, 192)
+                                              : DemoBuilder(seed, kind == "custom_op").Build();
   if (!bytes.ok()) return gld::tools::Fail(kTool, bytes.status());
   FILE* f = std::fopen(out.c_str(), "wb");
   if (f == nullptr) return gld::tools::Fail(kTool, "cannot create '" + out + "'");

@@ -6,14 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "api/c_custom_op.h"
 #include "gldelegate/gldelegate.hpp"
 
 struct GldModel {
   std::shared_ptr<const gld::Model> model;
-};
-
-struct GldOptions {
-  gld::Options options;
 };
 
 struct GldInterpreter {
@@ -518,6 +515,34 @@ GldStatus GldInterpreterGetInputUploadedBytes(const GldInterpreter* interpreter,
 GldStatus GldInterpreterGetOutputDownloadedBytes(const GldInterpreter* interpreter, int32_t index,
                                                  uint64_t* out_bytes) {
   return TensorTransferBytes(interpreter, index, out_bytes, true, "GldInterpreterGetOutputDownloadedBytes");
+}
+
+// ---- Custom ops ----
+
+GldStatus GldOptionsAddCustomOp(GldOptions* options, const GldCustomOp* op) {
+  return Guard([&] {
+    if (options == nullptr || op == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsAddCustomOp: null argument");
+    return Report(gld::AddCCustomOp(&options->options, *op));
+  });
+}
+
+GldStatus GldCustomOptionsGetNumber(const uint8_t* options, size_t options_size, const char* key, double* out) {
+  return Guard([&] {
+    if (key == nullptr || out == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldCustomOptionsGetNumber: null argument");
+    auto map = gld::CustomOptionsMap::Parse(options, options_size);
+    if (!map.ok()) return Report(map.status());
+    auto v = map->Float(key);
+    if (!v.ok()) return Report(v.status());
+    *out = *v;
+    return GLD_OK;
+  });
+}
+
+GldStatus GldOptionsLoadCustomOps(GldOptions* options, const char* path) {
+  return Guard([&] {
+    if (options == nullptr || path == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsLoadCustomOps: null argument");
+    return Report(gld::LoadCustomOpLibrary(path, &options->options));
+  });
 }
 
 }  // extern "C"

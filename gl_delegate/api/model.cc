@@ -11,38 +11,6 @@
 
 namespace gld {
 
-ElementType ToElementType(DataType type) {
-  switch (type) {
-    case DataType::kFloat32: return ElementType::kFloat32;
-    case DataType::kFloat16: return ElementType::kFloat16;
-    case DataType::kFloat64: return ElementType::kFloat64;
-    case DataType::kInt8: return ElementType::kInt8;
-    case DataType::kUInt8: return ElementType::kUInt8;
-    case DataType::kInt16: return ElementType::kInt16;
-    case DataType::kInt32: return ElementType::kInt32;
-    case DataType::kInt64: return ElementType::kInt64;
-    case DataType::kBool: return ElementType::kBool;
-    case DataType::kUnknown: return ElementType::kUnknown;
-  }
-  return ElementType::kUnknown;
-}
-
-DataType FromElementType(ElementType type) {
-  switch (type) {
-    case ElementType::kFloat32: return DataType::kFloat32;
-    case ElementType::kFloat16: return DataType::kFloat16;
-    case ElementType::kFloat64: return DataType::kFloat64;
-    case ElementType::kInt8: return DataType::kInt8;
-    case ElementType::kUInt8: return DataType::kUInt8;
-    case ElementType::kInt16: return DataType::kInt16;
-    case ElementType::kInt32: return DataType::kInt32;
-    case ElementType::kInt64: return DataType::kInt64;
-    case ElementType::kBool: return DataType::kBool;
-    case ElementType::kUnknown: return DataType::kUnknown;
-  }
-  return DataType::kUnknown;
-}
-
 TensorInfo MakeTensorInfo(const Tensor& tensor, int index) {
   TensorInfo info;
   info.index = index;
@@ -78,7 +46,7 @@ StatusOr<std::unique_ptr<Model::Impl>> BuildModelImpl(const uint8_t* data, size_
     const Node& n = g.nodes[i];
     NodeInfo info;
     info.index = static_cast<int>(i);
-    info.op = OpTypeName(n.op);
+    info.op = NodeOpName(n);
     for (int t : n.inputs) {
       if (t == kNoTensor) {
         info.input_names.emplace_back();

@@ -36,8 +36,6 @@ struct Model::Impl {
   mutable Status prepare_status_;
 };
 
-ElementType ToElementType(DataType type);
-DataType FromElementType(ElementType type);
 
 // Public description of an IR tensor (name, type, shape, quantization, bytes)
 // whose index in the model file is `index`.

@@ -8,6 +8,7 @@
 #include "gldelegate/gldelegate.hpp"
 #include "graph/shape_inference.h"
 #include "partition/partition.h"
+#include "runtime/custom_ops.h"
 #include "runtime/runtime.h"
 #include "util/logging.h"
 
@@ -78,6 +79,7 @@ StatusOr<PlanReport> PlanModel(const Model& model, const Options& options) {
   // its Interpreters); shapes are inferred on this copy.
   GLD_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedGraph> prepared, model.impl().Prepared());
   Graph graph = prepared->graph;
+  GLD_RETURN_IF_ERROR(BindCustomOps(graph, options.custom_ops));
   GLD_RETURN_IF_ERROR(InferShapes(graph, cpu::KnownValueOracle()));
 
   const gl::GlInfo limits = gl::MinimumGlLimits();

@@ -4,11 +4,16 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <utility>
 #include <variant>
 #include <vector>
 
 namespace gld {
+
+struct CustomOp;  // gldelegate/custom_op.hpp
+struct LibraryCustomOp;  // graph/graph.h
 
 enum class Padding : uint8_t { kSame, kValid };
 
@@ -169,6 +174,20 @@ struct Landmarks2TransformMatrixAttributes {
   std::vector<std::pair<int32_t, int32_t>> subset;  // pairs of landmark indices
 };
 
+// A custom op the table does not name (OpType::kCustom): what the file
+// says of it, and the app's registration an Interpreter found for it in
+// Options::custom_ops (nullptr: none, or not looked up yet).
+struct CustomAttributes {
+  std::string name;  // custom_code
+  int32_t version = 1;
+  std::shared_ptr<const std::vector<uint8_t>> options;  // custom_options bytes; may be null
+  std::shared_ptr<const CustomOp> op;
+  // A custom op the library runs itself (MediaPipe's transform ops): the op
+  // of the table it becomes when no registration of the app's takes its
+  // name (BindCustomOps). Null for the others.
+  std::shared_ptr<const LibraryCustomOp> library;
+};
+
 using Attributes =
     std::variant<std::monostate, Conv2dAttributes, DepthwiseConv2dAttributes,
                  TransposeConvAttributes, Pool2dAttributes, FullyConnectedAttributes,
@@ -178,6 +197,6 @@ using Attributes =
                  MirrorPadAttributes, StridedSliceAttributes, AxisAttributes,
                  SqueezeAttributes, LrnAttributes, BatchMatMulAttributes,
                  TransformTensorBilinearAttributes, TransformLandmarksAttributes,
-                 Landmarks2TransformMatrixAttributes>;
+                 Landmarks2TransformMatrixAttributes, CustomAttributes>;
 
 }  // namespace gld

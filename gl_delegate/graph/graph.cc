@@ -56,11 +56,18 @@ const std::vector<OpType>& AllOpTypes() {
   return all;
 }
 
+const char* NodeOpName(const Node& node) {
+  if (node.op == OpType::kCustom) {
+    if (const auto* a = std::get_if<CustomAttributes>(&node.attributes)) return a->name.c_str();
+  }
+  return OpTypeName(node.op);
+}
+
 std::string Graph::NodeLabel(size_t node_index) const {
   if (node_index >= nodes.size()) return "node ?";
   const Node& n = nodes[node_index];
   int shown = n.source_index >= 0 ? n.source_index : static_cast<int>(node_index);
-  return "node " + std::to_string(shown) + " (" + OpTypeName(n.op) + ")";
+  return "node " + std::to_string(shown) + " (" + NodeOpName(n) + ")";
 }
 
 std::vector<size_t> Graph::Consumers(int tensor) const {

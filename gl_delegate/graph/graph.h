@@ -19,6 +19,14 @@ enum class OpType : uint16_t {
 #undef GLD_OP
 };
 
+// What a custom op the library runs itself becomes (CustomAttributes::library):
+// an op of the table with its typed attributes, parsed from the custom
+// options when the model is read.
+struct LibraryCustomOp {
+  OpType op;
+  Attributes attributes;
+};
+
 // One row of the op table (op_list.inc): what the IR knows about an op
 // without looking at a model file or a backend.
 struct OpInfo {
@@ -84,6 +92,10 @@ struct Node {
   template <typename A>
   A& attrs() { return std::get<A>(attributes); }
 };
+
+// The op's name as the file writes it: OpTypeName, or a custom op's
+// custom_code (OpType::kCustom).
+const char* NodeOpName(const Node& node);
 
 struct Graph {
   std::vector<Tensor> tensors;

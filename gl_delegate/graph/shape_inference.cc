@@ -1,5 +1,7 @@
 #include "graph/shape_inference.h"
 
+#include "graph/custom_node.h"
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -305,7 +307,7 @@ class NodeInference {
     Tensor& t = Out(i);
     if (t.type_declared && t.type != type && type_conflict_.empty()) {
       type_conflict_ = "output " + std::to_string(i) + " '" + t.name + "' is declared " + DataTypeName(t.type) +
-                       " in the model, but " + OpTypeName(node_.op) + " produces " + DataTypeName(type) + " here";
+                       " in the model, but " + NodeOpName(node_) + " produces " + DataTypeName(type) + " here";
     }
     t.shape = std::move(shape);
     t.type = type;
@@ -412,6 +414,8 @@ class NodeInference {
   Status TransformTensorBilinear();
   Status TransformLandmarks();
   Status Landmarks2TransformMatrix();
+  // an app's custom op: its registered shape function
+  Status Custom();
 
  private:
 
@@ -1390,6 +1394,31 @@ Status NodeInference::Landmarks2TransformMatrix() {
     return Err("landmarks " + ShapeToString(InShape(0)) + " are not (x, y, z) triples");
   }
   Set(0, {1, 4, 4}, DataType::kFloat32);
+  return OkStatus();
+}
+
+Status NodeInference::Custom() {
+  const CustomAttributes* a = nullptr;
+  GLD_RETURN_IF_ERROR(Attrs(&a));
+  if (a->op == nullptr) return Unimpl(UnregisteredCustomOpMessage(*a));
+  CustomOpNode view = MakeCustomOpNode(g_, index_);
+  const size_t n = view.outputs.size();
+  Status s = CallCustomOp([&] { return a->op->shape(&view); });
+  if (!s.ok()) return Status(s.code(), g_.NodeLabel(index_) + ": shape function: " + s.message());
+  if (view.outputs.size() != n) {
+    return Err("shape function left " + std::to_string(view.outputs.size()) + " outputs, the node has " +
+               std::to_string(n));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const CustomTensorType& o = view.outputs[i];
+    const DataType type = FromElementType(o.type);
+    if (type == DataType::kUnknown) return Err("shape function set no type for output " + std::to_string(i));
+    Shape shape(o.shape.begin(), o.shape.end());
+    if (!ShapeIsValid(shape)) {
+      return Err("shape function gave output " + std::to_string(i) + " the invalid shape " + ShapeToString(shape));
+    }
+    Set(i, std::move(shape), type);
+  }
   return OkStatus();
 }
 

@@ -81,4 +81,36 @@ bool IntegerTypeRange(DataType type, int64_t* lo, int64_t* hi) {
   }
 }
 
+ElementType ToElementType(DataType type) {
+  switch (type) {
+    case DataType::kFloat32: return ElementType::kFloat32;
+    case DataType::kFloat16: return ElementType::kFloat16;
+    case DataType::kFloat64: return ElementType::kFloat64;
+    case DataType::kInt8: return ElementType::kInt8;
+    case DataType::kUInt8: return ElementType::kUInt8;
+    case DataType::kInt16: return ElementType::kInt16;
+    case DataType::kInt32: return ElementType::kInt32;
+    case DataType::kInt64: return ElementType::kInt64;
+    case DataType::kBool: return ElementType::kBool;
+    case DataType::kUnknown: return ElementType::kUnknown;
+  }
+  return ElementType::kUnknown;
+}
+
+DataType FromElementType(ElementType type) {
+  switch (type) {
+    case ElementType::kFloat32: return DataType::kFloat32;
+    case ElementType::kFloat16: return DataType::kFloat16;
+    case ElementType::kFloat64: return DataType::kFloat64;
+    case ElementType::kInt8: return DataType::kInt8;
+    case ElementType::kUInt8: return DataType::kUInt8;
+    case ElementType::kInt16: return DataType::kInt16;
+    case ElementType::kInt32: return DataType::kInt32;
+    case ElementType::kInt64: return DataType::kInt64;
+    case ElementType::kBool: return DataType::kBool;
+    case ElementType::kUnknown: return DataType::kUnknown;
+  }
+  return DataType::kUnknown;
+}
+
 }  // namespace gld

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "gldelegate/types.hpp"
+
 namespace gld {
 
 enum class DataType : uint8_t {
@@ -71,5 +73,9 @@ struct SparsityParams {
   std::vector<int32_t> block_map;
   std::vector<SparseDimension> dim_metadata;
 };
+
+// The public API's element type of a DataType, and back.
+ElementType ToElementType(DataType type);
+DataType FromElementType(ElementType type);
 
 }  // namespace gld

@@ -609,6 +609,11 @@ bool OpTypeFromBuiltin(int32_t code, OpType* op) {
   return true;
 }
 
+bool IsLibraryCustomOp(OpType op) {
+  return op == OpType::kTransformTensorBilinear || op == OpType::kTransformLandmarks ||
+         op == OpType::kLandmarks2TransformMatrix;
+}
+
 bool BuiltinFromOpType(OpType op, int32_t* code) {
   size_t i = static_cast<size_t>(op);
   const auto& t = Tables().code_of_op;

@@ -20,6 +20,12 @@ namespace gld::tflite_ops {
 bool OpTypeFromBuiltin(int32_t code, OpType* op);
 // OpType -> builtin op code; false for custom ops.
 bool BuiltinFromOpType(OpType op, int32_t* code);
+// MediaPipe's flexbuffer-configured ops (TransformTensorBilinear,
+// TransformLandmarks, Landmarks2TransformMatrix): the reader makes them
+// custom nodes (OpType::kCustom) that an app's registration of the name may
+// take over, else the library's own rows of the op table run them
+// (CustomAttributes::library).
+bool IsLibraryCustomOp(OpType op);
 // "CONV_2D"; nullptr for a code outside the schema's enum.
 const char* BuiltinName(int32_t code);
 

@@ -547,10 +547,10 @@ Status Reader::ResolveOpCode(uint32_t opcode_index, size_t node, OpType* op, int
       return UnimplementedError("subgraph " + std::to_string(sg_index_) + ", node " +
                                 std::to_string(node) + ": custom op without a custom_code");
     }
-    if (!OpTypeFromName(*custom_name, op) || tflite_ops::BuiltinFromOpType(*op, &ignored)) {
-      return UnimplementedError("node " + std::to_string(node) + ": unsupported custom op '" +
-                                *custom_name + "'");
-    }
+    // A custom_code the op table does not name is an app's custom op
+    // (OpType::kCustom): whether one is registered is the Interpreter's
+    // question (Options::custom_ops).
+    if (!OpTypeFromName(*custom_name, op) || tflite_ops::BuiltinFromOpType(*op, &ignored)) *op = OpType::kCustom;
     return OkStatus();
   }
   if (!tflite_ops::OpTypeFromBuiltin(code, op)) {
@@ -569,7 +569,7 @@ Status Reader::ReadNode(size_t index, Node* node, int* version) {
   const tflite::Operator* op = sg_->operators()->Get(static_cast<flatbuffers::uoffset_t>(index));
   std::string custom_name;
   GLD_RETURN_IF_ERROR(ResolveOpCode(op->opcode_index(), index, &node->op, version, &custom_name));
-  const std::string label = NodeLabel(index, OpTypeName(node->op));
+  const std::string label = NodeLabel(index, node->op == OpType::kCustom ? custom_name.c_str() : OpTypeName(node->op));
   node->source_index = static_cast<int>(index);
 
   const int num_tensors = static_cast<int>(graph_.tensors.size());
@@ -634,9 +634,27 @@ Status Reader::ReadNode(size_t index, Node* node, int* version) {
       data = op->custom_options()->data();
       size = op->custom_options()->size();
     }
+    if (node->op == OpType::kCustom) {
+      CustomAttributes a;
+      a.name = custom_name;
+      a.version = *version;
+      if (size > 0) a.options = std::make_shared<const std::vector<uint8_t>>(data, data + size);
+      node->attributes = std::move(a);
+      return OkStatus();
+    }
     Status s = tflite_ops::ParseCustomOptions(node->op, data, static_cast<size_t>(size), *version,
                                               &node->attributes);
     if (!s.ok()) return s.WithContext(label);
+    if (tflite_ops::IsLibraryCustomOp(node->op)) {
+      // A custom node an app may take over; the library's row otherwise.
+      CustomAttributes a;
+      a.name = custom_name;
+      a.version = *version;
+      if (size > 0) a.options = std::make_shared<const std::vector<uint8_t>>(data, data + size);
+      a.library = std::make_shared<const LibraryCustomOp>(LibraryCustomOp{node->op, std::move(node->attributes)});
+      node->op = OpType::kCustom;
+      node->attributes = std::move(a);
+    }
   } else {
     Status s = tflite_ops::ParseBuiltinOptions(node->op, *op, &node->attributes);
     if (!s.ok()) return s.WithContext(label);
@@ -726,7 +744,7 @@ StatusOr<Graph> Reader::Read(TfliteLoadInfo* info) {
     Node& node = graph_.nodes[i];
     GLD_RETURN_IF_ERROR(ReadNode(i, &node, &version));
     if (info != nullptr) info->op_versions[i] = version;
-    const std::string label = NodeLabel(i, OpTypeName(node.op));
+    const std::string label = NodeLabel(i, NodeOpName(node));
     for (size_t k = 0; k < node.inputs.size(); ++k) {
       const int t = node.inputs[k];
       if (t != kNoTensor && !available[static_cast<size_t>(t)]) {

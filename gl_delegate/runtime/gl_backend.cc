@@ -117,7 +117,7 @@ class GlSegmentStep : public Step {
       row.backend = "gl";
       if (info[i].node >= 0) {
         const Node& node = graph_->nodes[static_cast<size_t>(info[i].node)];
-        row.op = OpTypeName(node.op);
+        row.op = NodeOpName(node);
         row.fused = node.fused_names;
       } else {
         row.op = "CONVERT";

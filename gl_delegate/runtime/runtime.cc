@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include "graph/shape_inference.h"
+#include "runtime/custom_ops.h"
 #include "runtime/gpu_backend.h"
 #include "runtime/step.h"
 #include "graph/graph_check.h"
@@ -193,6 +194,7 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
   popts.min_segment_nodes = options.min_nodes_per_partition;
   GLD_ASSIGN_OR_RETURN(popts.gpu_deny_ops, ParseOpNames(options.gpu_deny_ops));
 
+  GLD_RETURN_IF_ERROR(BindCustomOps(graph_, options.custom_ops));
   GLD_RETURN_IF_ERROR(SelectBackend(options, gpu_factory, &popts));
   GLD_RETURN_IF_ERROR(CheckSomeBackendRunsEveryNode(popts));
   GLD_RETURN_IF_ERROR(InferShapes(graph_, cpu::KnownValueOracle()));
@@ -266,7 +268,7 @@ void Runtime::FillReport(const Options& options, int original_nodes, const std::
     const Node& node = graph_.nodes[i];
     PlacementInfo p;
     p.index = static_cast<int>(i);
-    p.op = OpTypeName(node.op);
+    p.op = NodeOpName(node);
     p.label = graph_.NodeLabel(i);
     p.fused = node.fused_names;
     for (int t : node.inputs) {
@@ -402,7 +404,7 @@ std::vector<ProfileRow> Runtime::Profile() const {
     row.timing = "wall";
     if (const auto* cpu_step = dynamic_cast<const CpuNodeStep*>(&step)) {
       const Node& node = graph_.nodes[cpu_step->node_index()];
-      row.op = OpTypeName(node.op);
+      row.op = NodeOpName(node);
       row.backend = "cpu";
       row.fused = node.fused_names;
     } else {

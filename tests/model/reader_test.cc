@@ -497,7 +497,7 @@ TEST(ReaderErrors, OverflowingShape) {
   GLD_EXPECT_ERROR(ReadBytes(*b2.Finish()), "bytes in total");
 }
 
-TEST(ReaderErrors, UnknownBuiltinAndCustomOps) {
+TEST(ReaderErrors, UnknownBuiltinOps) {
   ModelBuilder b;
   int x = b.AddInput("x", ElementType::kFloat32, {2});
   int y = b.AddTensor("y", ElementType::kFloat32, {2});
@@ -506,23 +506,43 @@ TEST(ReaderErrors, UnknownBuiltinAndCustomOps) {
   ASSERT_TRUE(b.AddOp("WHERE", {y}, {z}).ok());
   b.SetOutputs({z});
   GLD_EXPECT_ERROR(ReadBytes(*b.Finish()), "node 1: unsupported builtin op 'WHERE'");
+}
 
+// A custom_code the op table does not name is read as an app's custom op
+// (OpType::kCustom) with its name, version and option bytes; whether one is
+// registered is the Interpreter's question (tests/api/custom_op_test.cc).
+TEST(Reader, UnknownCustomOpsAreAppCustomOps) {
   ModelBuilder c;
-  x = c.AddInput("x", ElementType::kFloat32, {2});
-  y = c.AddTensor("y", ElementType::kFloat32, {2});
-  z = c.AddTensor("z", ElementType::kFloat32, {2});
+  int x = c.AddInput("x", ElementType::kFloat32, {2});
+  int y = c.AddTensor("y", ElementType::kFloat32, {2});
+  int z = c.AddTensor("z", ElementType::kFloat32, {2});
   ASSERT_TRUE(c.AddOp("RELU", {x}, {y}).ok());
-  ASSERT_TRUE(c.AddCustomOp("Foo", {y}, {z}, {1, 2}).ok());
+  ASSERT_TRUE(c.AddCustomOp("Foo", {y}, {z}, {1, 2}, 3).ok());
   c.SetOutputs({z});
-  GLD_EXPECT_ERROR(ReadBytes(*c.Finish()), "node 1: unsupported custom op 'Foo'");
+  auto g = ReadBytes(*c.Finish());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  ASSERT_EQ(g->nodes.size(), 2u);
+  EXPECT_EQ(g->nodes[1].op, OpType::kCustom);
+  EXPECT_STREQ(NodeOpName(g->nodes[1]), "Foo");
+  EXPECT_EQ(g->NodeLabel(1), "node 1 (Foo)");
+  const auto& a = g->nodes[1].attrs<CustomAttributes>();
+  EXPECT_EQ(a.name, "Foo");
+  EXPECT_EQ(a.version, 3);
+  ASSERT_NE(a.options, nullptr);
+  EXPECT_EQ(*a.options, (std::vector<uint8_t>{1, 2}));
+  EXPECT_EQ(a.op, nullptr);
 
-  // A custom op may not borrow a builtin's name.
+  // A custom op named like a builtin is the app's op, not the builtin.
   ModelBuilder d;
   x = d.AddInput("x", ElementType::kFloat32, {2});
   y = d.AddTensor("y", ElementType::kFloat32, {2});
   ASSERT_TRUE(d.AddCustomOp("RELU", {x}, {y}).ok());
   d.SetOutputs({y});
-  GLD_EXPECT_ERROR(ReadBytes(*d.Finish()), "node 0: unsupported custom op 'RELU'");
+  g = ReadBytes(*d.Finish());
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(g->nodes[0].op, OpType::kCustom);
+  EXPECT_EQ(g->nodes[0].attrs<CustomAttributes>().name, "RELU");
+  EXPECT_EQ(g->nodes[0].attrs<CustomAttributes>().options, nullptr);
 }
 
 TEST(ReaderErrors, NodeOrderAndArity) {

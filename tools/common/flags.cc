@@ -8,11 +8,18 @@ void AddBackendFlags(CLI::App& app, BackendFlags& flags, bool with_threads, bool
   app.add_option("--backend", flags.backend, "auto, gl or cpu")->capture_default_str();
   app.add_option("--precision", flags.precision, "fp32, fp16 (fp16 storage, fp32 arithmetic) or fp16_mediump (fp16 storage and mediump arithmetic)")->capture_default_str();
   app.add_option("--gpu_deny_ops", flags.gpu_deny_ops, "comma-separated op names forced to the CPU, e.g. ADD,MUL");
+  AddCustomOpsFlag(app, flags);
   if (with_threads) app.add_option("--threads", flags.threads, "CPU kernel threads (-1: every core)")->capture_default_str();
   if (with_log_level) {
     app.add_option("--log_level", flags.log_level,
                    "trace, debug, info, warn, error or off (default: $GLD_LOG_LEVEL, else warn)");
   }
+}
+
+void AddCustomOpsFlag(CLI::App& app, BackendFlags& flags) {
+  app.add_option("--custom_ops", flags.custom_ops,
+                 "comma-separated shared libraries defining gld_register_custom_ops, which register the app's "
+                 "custom ops (README: Custom ops)");
 }
 
 void AddCacheFlags(CLI::App& app, BackendFlags& flags) {
@@ -34,6 +41,10 @@ StatusOr<Options> MakeOptions(const BackendFlags& flags) {
   o.gpu_deny_ops = SplitList(flags.gpu_deny_ops);
   o.cache_dir = flags.cache_dir;
   o.model_token = flags.model_token;
+  for (const std::string& path : SplitList(flags.custom_ops)) {
+    Status s = LoadCustomOpLibrary(path, &o);
+    if (!s.ok()) return Status(s.code(), "--custom_ops: " + s.message());
+  }
   return o;
 }
 

@@ -20,7 +20,14 @@ struct BackendFlags {
   std::string log_level;
   std::string cache_dir;    // --cache_dir (AddCacheFlags)
   std::string model_token;  // --model_token (AddCacheFlags)
+  // --custom_ops (AddCustomOpsFlag): comma-separated custom-op libraries.
+  std::string custom_ops;
 };
+
+// --custom_ops=lib.so[,lib2.so]: libraries whose gld_register_custom_ops
+// (gldelegate/gldelegate.h) registers the app's custom ops; AddBackendFlags
+// adds it.
+void AddCustomOpsFlag(CLI::App& app, BackendFlags& flags);
 
 // --backend, --precision, --gpu_deny_ops; --threads and --log_level when asked.
 void AddBackendFlags(CLI::App& app, BackendFlags& flags, bool with_threads, bool with_log_level);
@@ -28,7 +35,8 @@ void AddBackendFlags(CLI::App& app, BackendFlags& flags, bool with_threads, bool
 // --cache_dir and --model_token (the program cache, Options::cache_dir).
 void AddCacheFlags(CLI::App& app, BackendFlags& flags);
 
-// Options from the flags; InvalidArgument naming a bad value.
+// Options from the flags; InvalidArgument naming a bad value, or a
+// --custom_ops library that cannot be loaded (LoadCustomOpLibrary's line).
 StatusOr<Options> MakeOptions(const BackendFlags& flags);
 
 // Parses argv. Returns an exit code when the tool should stop now: 0 after

@@ -262,6 +262,7 @@ const std::vector<GlBuilder>& GlBuilders() {
       {OpType::kTransformTensorBilinear, BuildTransformTensorBilinear},
       {OpType::kTransformLandmarks, BuildTransformLandmarks},
       {OpType::kLandmarks2TransformMatrix, BuildLandmarks2TransformMatrix},
+      {OpType::kCustom, BuildCustom},
   };
   return table;
 }

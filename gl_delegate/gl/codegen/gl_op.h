@@ -79,7 +79,7 @@ class OpBuildContext {
   size_t node_index() const { return node_index_; }
   Precision precision() const { return precision_; }
   bool dry_run() const { return dry_run_; }
-  const char* op_name() const { return OpTypeName(node().op); }
+  const char* op_name() const { return NodeOpName(node()); }
 
   // Input / output tensor `i` of the node; nullptr when absent (optional
   // input or index out of range).
@@ -182,6 +182,8 @@ Status BuildDepthSpace(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildTile(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildTranspose(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildQuantize(OpBuildContext& ctx, std::vector<Dispatch>* out);
+// An app's custom op with a GL kernel (gldelegate/custom_op.hpp).
+Status BuildCustom(OpBuildContext& ctx, std::vector<Dispatch>* out);
 
 // MediaPipe's custom ops (gl/codegen/ops/mediapipe.cc).
 Status BuildTransformTensorBilinear(OpBuildContext& ctx, std::vector<Dispatch>* out);

@@ -34,7 +34,12 @@ bool IsIntegerLiteral(const std::string& s) {
 StatusOr<std::string> GenerateShader(const ShaderSpec& spec, Precision precision,
                                      const Workgroup& workgroup) {
   GLD_ASSIGN_OR_RETURN(std::string_view common, FindTemplate("common.comp"));
-  GLD_ASSIGN_OR_RETURN(std::string_view body, FindTemplate(spec.template_name));
+  std::string_view body;
+  if (spec.source != nullptr) {
+    body = *spec.source;
+  } else {
+    GLD_ASSIGN_OR_RETURN(body, FindTemplate(spec.template_name));
+  }
   std::string src;
   src.reserve(common.size() + body.size() + 512);
   src += "#version 310 es\n";

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,6 +22,9 @@ using Workgroup = std::array<uint32_t, 3>;
 
 struct ShaderSpec {
   std::string template_name;  // "conv2d.comp"
+  // The template's text when it is not an embedded file (an app's custom
+  // op, gldelegate/custom_op.hpp); template_name then only names it.
+  std::shared_ptr<const std::string> source;
   // NAME -> value; values are integer literals or macro names, never code.
   std::vector<std::pair<std::string, std::string>> defines;
   // Library files placed between common.comp and the template, in order

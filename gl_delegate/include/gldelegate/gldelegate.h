@@ -252,6 +252,92 @@ GLD_EXPORT GldStatus GldInterpreterGetInputUploadedBytes(const GldInterpreter* i
 GLD_EXPORT GldStatus GldInterpreterGetOutputDownloadedBytes(const GldInterpreter* interpreter, int32_t index,
                                                             uint64_t* out_bytes);
 
+/* ---- Custom ops (gldelegate/custom_op.hpp has the C++ side and the GLSL
+ * conventions of a GL kernel) ------------------------------------------------
+ * An app's kernels for the custom ops of its models, registered per
+ * GldOptions. A callback returns GLD_OK, or another status after writing a
+ * message into node->error (node->error_size bytes, NUL-terminated). */
+#define GLD_CUSTOM_MAX_DIMS 8
+
+typedef struct GldCustomTensor {
+  GldElementType type;
+  int32_t num_dims; /* at most GLD_CUSTOM_MAX_DIMS */
+  int32_t dims[GLD_CUSTOM_MAX_DIMS];
+} GldCustomTensor;
+
+/* What each callback sees of its node. */
+typedef struct GldCustomNode {
+  const char* name;  /* the custom_code */
+  int32_t version;   /* the operator code's version */
+  const char* label; /* "node 3 (MyOp)" */
+  const uint8_t* options; /* custom_options bytes (flexbuffers from TFLite's converter) */
+  size_t options_size;
+  int32_t num_inputs;
+  const GldCustomTensor* inputs;
+  int32_t num_outputs;
+  const GldCustomTensor* outputs; /* final types and shapes (not in shape) */
+  char* error;       /* a failing callback's message goes here */
+  size_t error_size;
+} GldCustomNode;
+
+/* A GL kernel's dispatch for one node: arrives with the default grid (one
+ * invocation per vec4 of output 0) and a zero workgroup (the library's
+ * choice); params are the shader's u_params[4]. */
+typedef struct GldCustomGlDispatch {
+  uint32_t grid[3];
+  uint32_t workgroup[3];
+  float params[16];
+} GldCustomGlDispatch;
+
+typedef struct GldCustomOp {
+  const char* name;  /* required: the custom_code it runs */
+  int32_t version;   /* 0: every version; else only this one */
+  void* user_data;   /* passed to every callback; must outlive the interpreters */
+  /* Required: sets outputs[i] (node->num_outputs of them; their type arrives
+   * as the file declares it, else GLD_TYPE_UNKNOWN). */
+  GldStatus (*shape)(void* user_data, const GldCustomNode* node, GldCustomTensor* outputs);
+  /* Optional: checks a node placed on the CPU and sets *state. */
+  GldStatus (*prepare)(void* user_data, const GldCustomNode* node, void** state);
+  /* Optional: frees a state prepare made, when the interpreter is deleted. */
+  void (*free_state)(void* user_data, void* state);
+  /* Required: computes the outputs (host buffers in the node's order). */
+  GldStatus (*run)(void* user_data, const GldCustomNode* node, void* state, const void* const* inputs,
+                   void* const* outputs);
+  /* Optional GL kernel: the GLSL source (copied), and a configure callback. */
+  const char* gl_source;
+  GldStatus (*gl_configure)(void* user_data, const GldCustomNode* node, GldCustomGlDispatch* dispatch);
+} GldCustomOp;
+
+/* Copies `op` into `options` (strings included). GLD_INVALID_ARGUMENT naming
+ * the op: empty name, no shape or run callback, a negative version, or the
+ * same name and version registered twice on these options. */
+GLD_EXPORT GldStatus GldOptionsAddCustomOp(GldOptions* options, const GldCustomOp* op);
+/* Loads the shared library `path` and calls its gld_register_custom_ops. */
+GLD_EXPORT GldStatus GldOptionsLoadCustomOps(GldOptions* options, const char* path);
+/* Reads number `key` (an int, float or bool) of a flexbuffer map of custom
+ * options into *out. GLD_NOT_FOUND when the map has no such key,
+ * GLD_INVALID_ARGUMENT when the bytes are not a flexbuffer map or the value is
+ * not a number. */
+GLD_EXPORT GldStatus GldCustomOptionsGetNumber(const uint8_t* options, size_t options_size, const char* key,
+                                               double* out);
+
+/* What a custom-op library (a plugin: --custom_ops=lib.so in the tools)
+ * defines:
+ *   GldStatus gld_register_custom_ops(GldOptions* options, const GldCustomOpApi* api);
+ * (extern "C", default visibility). It registers its ops through
+ * api->add_custom_op, so it needs no link to gldelegate, and returns GLD_OK,
+ * or another status after api->set_error(message). `api` stays valid for the
+ * life of the process; its callbacks may keep it. */
+typedef struct GldCustomOpApi {
+  int32_t abi_version; /* GLD_CUSTOM_OP_ABI_VERSION */
+  GldStatus (*add_custom_op)(GldOptions* options, const GldCustomOp* op);
+  void (*set_error)(const char* message);
+  GldStatus (*get_option_number)(const uint8_t* options, size_t options_size, const char* key, double* out);
+} GldCustomOpApi;
+#define GLD_CUSTOM_OP_ABI_VERSION 1
+#define GLD_REGISTER_CUSTOM_OPS_SYMBOL "gld_register_custom_ops"
+typedef GldStatus (*GldRegisterCustomOpsFn)(GldOptions* options, const GldCustomOpApi* api);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

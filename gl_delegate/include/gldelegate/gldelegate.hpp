@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "gldelegate/status.hpp"
+#include "gldelegate/custom_op.hpp"
 #include "gldelegate/types.hpp"
 
 namespace gld {
@@ -88,6 +89,11 @@ GLD_EXPORT StatusOr<std::vector<CacheFileCheck>> VerifyProgramCache(const std::s
 // query and each GPU segment's plan, at the GLES 3.1 minimum limits. Makes
 // no GL context and needs no GPU, whatever options.backend says.
 GLD_EXPORT StatusOr<PlanReport> PlanModel(const Model& model, const Options& options);
+
+// ---- Custom ops (gldelegate/custom_op.hpp) ----
+// The custom ops `model` uses (by name and version, in order of first use)
+// and whether `options` registers each for the CPU and the GPU.
+GLD_EXPORT std::vector<CustomOpUse> CustomOpsOf(const Model& model, const Options& options);
 
 class Interpreter {
  public:

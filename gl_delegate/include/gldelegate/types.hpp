@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,8 @@ enum class ContextMode {
 GLD_EXPORT const char* ContextModeName(ContextMode m);  // "private", "current_if_any", "current"
 GLD_EXPORT StatusOr<ContextMode> ParseContextMode(const std::string& s);
 
+struct CustomOp;  // gldelegate/custom_op.hpp
+
 struct Options {
   Backend backend = Backend::kAuto;
   Precision precision = Precision::kFp32;
@@ -86,6 +89,11 @@ struct Options {
   // private context is then made on that display.
   void* share_egl_display = nullptr;
   void* share_egl_context = nullptr;
+
+  // ---- Custom ops (gldelegate/custom_op.hpp) ----
+  // The app's kernels for custom ops, added by RegisterCustomOp or
+  // LoadCustomOpLibrary (copies of Options share them).
+  std::vector<std::shared_ptr<const CustomOp>> custom_ops;
 };
 
 struct QuantizationInfo {
