@@ -181,6 +181,34 @@ TEST(Interpreter, ModelFromADirectoryIsAnError) {
   EXPECT_NE(model.status().message().find("is a directory"), std::string::npos) << model.status().message();
 }
 
+// FromFile maps the file: the model it gives is FromBuffer's on the same
+// bytes (same fingerprint, same tensors), and an empty file is a clear error.
+TEST(Interpreter, ModelFromAMappedFileIsTheBuffersModel) {
+  if (!testing::SharedModelsPresent()) GTEST_SKIP() << testing::MissingModelsMessage();
+  const std::string path = testing::ModelPath("palm_detection_lite.tflite");
+  auto mapped = Model::FromFile(path);
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  ASSERT_NE(f, nullptr);
+  std::vector<uint8_t> bytes(std::filesystem::file_size(path));
+  ASSERT_EQ(std::fread(bytes.data(), 1, bytes.size(), f), bytes.size());
+  std::fclose(f);
+  auto read = Model::FromBuffer(bytes.data(), bytes.size());
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ((*mapped)->impl().fingerprint, (*read)->impl().fingerprint);
+  ASSERT_EQ((*mapped)->nodes().size(), (*read)->nodes().size());
+  ASSERT_EQ((*mapped)->outputs().size(), (*read)->outputs().size());
+
+  const std::string empty = ::testing::TempDir() + "/gld_empty_model.tflite";
+  std::FILE* e = std::fopen(empty.c_str(), "wb");
+  ASSERT_NE(e, nullptr);
+  std::fclose(e);
+  auto none = Model::FromFile(empty);
+  std::remove(empty.c_str());
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find(empty), std::string::npos) << none.status().message();
+}
+
 }  // namespace
 }  // namespace gld
 
