@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -402,13 +403,16 @@ GldStatus GldInterpreterResetProfile(GldInterpreter* interpreter) {
 // ---- Zero-copy GL I/O ----
 
 namespace {
-gld::StatusOr<gld::GlLayout> ToLayout(GldGlLayout layout, const char* function) {
-  switch (layout) {
-    case GLD_LAYOUT_BHWC: return gld::GlLayout::kBhwc;
-    case GLD_LAYOUT_PHWC4: return gld::GlLayout::kPhwc4;
-  }
-  return gld::InvalidArgumentError(std::string(function) + ": unknown layout " +
-                                   std::to_string(static_cast<int>(layout)));
+// Takes the enum by address and reads its bytes as an int: a C caller may
+// pass any int, and loading a value outside GldGlLayout's range as the enum
+// type is undefined in C++.
+gld::StatusOr<gld::GlLayout> ToLayout(const GldGlLayout* layout, const char* function) {
+  int32_t raw = 0;
+  static_assert(sizeof(GldGlLayout) == sizeof(raw), "GldGlLayout is an int");
+  std::memcpy(&raw, layout, sizeof(raw));
+  if (raw == GLD_LAYOUT_BHWC) return gld::GlLayout::kBhwc;
+  if (raw == GLD_LAYOUT_PHWC4) return gld::GlLayout::kPhwc4;
+  return gld::InvalidArgumentError(std::string(function) + ": unknown layout " + std::to_string(raw));
 }
 }  // namespace
 
@@ -416,7 +420,7 @@ GldStatus GldInterpreterBindInputBuffer(GldInterpreter* interpreter, int32_t ind
                                         GldGlLayout layout) {
   if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterBindInputBuffer: null interpreter");
   return Guard([&] {
-    gld::StatusOr<gld::GlLayout> l = ToLayout(layout, "GldInterpreterBindInputBuffer");
+    gld::StatusOr<gld::GlLayout> l = ToLayout(&layout, "GldInterpreterBindInputBuffer");
     return Report(l.ok() ? interpreter->interpreter->BindInputBuffer(index, buffer, *l) : l.status());
   });
 }
@@ -435,7 +439,7 @@ GldStatus GldInterpreterBindOutputBuffer(GldInterpreter* interpreter, int32_t in
                                          GldGlLayout layout) {
   if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterBindOutputBuffer: null interpreter");
   return Guard([&] {
-    gld::StatusOr<gld::GlLayout> l = ToLayout(layout, "GldInterpreterBindOutputBuffer");
+    gld::StatusOr<gld::GlLayout> l = ToLayout(&layout, "GldInterpreterBindOutputBuffer");
     return Report(l.ok() ? interpreter->interpreter->BindOutputBuffer(index, buffer, *l) : l.status());
   });
 }
