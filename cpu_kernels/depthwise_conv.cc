@@ -15,6 +15,117 @@ struct DepthwiseGeometry {
   int64_t ih, iw, ch, kh, kw, ow, sh, sw, dh, dw, pad_t, pad_l;
 };
 
+// Four neighbouring output pixels [ox, ox + 4) of row oy of a multiplier-1
+// K x K depthwise convolution with stride S and no dilation, over filter
+// rows [fy0, fy1) (those inside the input). The input vectors the four
+// windows share are loaded once per filter row and each weight vector serves
+// all four. kEdge: some window reaches past the left or right edge; the
+// taps there are skipped (as TFLite does: an infinite weight never meets a
+// padding zero). Channels go 8 at a time; when the channel count is
+// not a multiple of 8 the last block overlaps the one before it (the same
+// values are written twice), so there is no scalar tail. With `clamp`, the
+// fused activation's range is applied as the values are stored (NaN stays,
+// as in ClampRow).
+template <int K, int S, bool kEdge>
+__attribute__((always_inline)) inline void DepthwiseBlock(const DepthwiseGeometry& g, const float* x, const float* w,
+                                                          const float* bias, int64_t oy, int64_t fy0, int64_t fy1,
+                                                          int64_t ox, bool clamp, float lo, float hi, float* out) {
+  constexpr int kPixels = 4;
+  constexpr int kInputs = (kPixels - 1) * S + K;
+  const int64_t ch = g.ch;
+  const int64_t ix0 = ox * S - g.pad_l;
+  const Float8 vlo = Float8{} + lo, vhi = Float8{} + hi;
+  for (int64_t c0 = 0; c0 < ch; c0 += 8) {
+    const int64_t c = c0 + 8 <= ch ? c0 : ch - 8;
+    Float8 acc[kPixels];
+    Float8 b = {0, 0, 0, 0, 0, 0, 0, 0};
+    if (bias) GLD_LOAD8(b, bias + c);
+#pragma GCC unroll 8
+    for (int p = 0; p < kPixels; ++p) acc[p] = b;
+    for (int64_t fy = fy0; fy < fy1; ++fy) {
+      const int64_t iy = oy * S - g.pad_t + fy;
+      const float* xr = x + (iy * g.iw + ix0) * ch + c;
+      const float* wr = w + fy * K * ch + c;
+      Float8 in[kInputs];
+      bool inside[kInputs];
+#pragma GCC unroll 16
+      for (int j = 0; j < kInputs; ++j) {
+        inside[j] = !kEdge || (ix0 + j >= 0 && ix0 + j < g.iw);
+        if (inside[j]) {
+          GLD_LOAD8(in[j], xr + j * ch);
+        } else {
+          in[j] = Float8{};
+        }
+      }
+#pragma GCC unroll 8
+      for (int fx = 0; fx < K; ++fx) {
+        Float8 wv;
+        GLD_LOAD8(wv, wr + fx * ch);
+#pragma GCC unroll 8
+        for (int p = 0; p < kPixels; ++p) {
+          if (inside[p * S + fx]) acc[p] += in[p * S + fx] * wv;
+        }
+      }
+    }
+#pragma GCC unroll 8
+    for (int p = 0; p < kPixels; ++p) {
+      if (clamp) {
+        acc[p] = acc[p] < vlo ? vlo : acc[p];
+        acc[p] = acc[p] > vhi ? vhi : acc[p];
+      }
+      GLD_STORE8(out + (ox + p) * ch + c, acc[p]);
+    }
+  }
+}
+
+// Row oy in blocks of four pixels; the last block overlaps the one before
+// it when the width is not a multiple of 4. Needs ow >= 4 and ch >= 8.
+template <int K, int S>
+__attribute__((always_inline)) inline void DepthwiseRowKxK(const DepthwiseGeometry& g, const float* x, const float* w,
+                                                           const float* bias, int64_t oy, bool clamp, float lo,
+                                                           float hi, float* out) {
+  int64_t fy0 = 0, fy1 = K;
+  while (fy0 < fy1 && oy * S - g.pad_t + fy0 < 0) ++fy0;
+  while (fy1 > fy0 && oy * S - g.pad_t + fy1 - 1 >= g.ih) --fy1;
+  for (int64_t next = 0; next < g.ow; next += 4) {
+    const int64_t ox = std::min(next, g.ow - 4);
+    const bool inside = ox * S - g.pad_l >= 0 && (ox + 3) * S - g.pad_l + K <= g.iw;
+    if (inside) {
+      DepthwiseBlock<K, S, false>(g, x, w, bias, oy, fy0, fy1, ox, clamp, lo, hi, out);
+    } else {
+      DepthwiseBlock<K, S, true>(g, x, w, bias, oy, fy0, fy1, ox, clamp, lo, hi, out);
+    }
+  }
+}
+
+// Whether DepthwiseRowFixed has a kernel for the geometry: 3x3 or 5x5,
+// stride 1 or 2 (the same both ways), no dilation, multiplier 1, at least 8
+// channels and 4 output columns.
+bool FixedKernelFits(int64_t ch, int64_t ow, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh, int64_t dw) {
+  return ch >= 8 && ow >= 4 && dh == 1 && dw == 1 && kh == kw && (kw == 3 || kw == 5) && sh == sw &&
+         (sw == 1 || sw == 2);
+}
+
+// One output row on the fixed K x K kernels; false when none fits
+// (DepthwiseRow then computes it).
+GLD_MULTIVERSION
+bool DepthwiseRowFixed(const DepthwiseGeometry& g, const float* x, const float* w, const float* bias, int64_t oy,
+                       bool clamp, float lo, float hi, float* out) {
+  if (!FixedKernelFits(g.ch, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw)) return false;
+  if (g.kw == 3 && g.sw == 1) {
+    DepthwiseRowKxK<3, 1>(g, x, w, bias, oy, clamp, lo, hi, out);
+  } else if (g.kw == 3 && g.sw == 2) {
+    DepthwiseRowKxK<3, 2>(g, x, w, bias, oy, clamp, lo, hi, out);
+  } else if (g.kw == 5 && g.sw == 1) {
+    DepthwiseRowKxK<5, 1>(g, x, w, bias, oy, clamp, lo, hi, out);
+  } else if (g.kw == 5 && g.sw == 2) {
+    DepthwiseRowKxK<5, 2>(g, x, w, bias, oy, clamp, lo, hi, out);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 // One output row of a multiplier-1 depthwise convolution: for each output
 // pixel, 8 channels at a time stay in a register across all filter taps.
 // Where four neighbouring pixels' windows lie inside the input, the four are
@@ -118,6 +229,12 @@ void ClampRow(float* p, int64_t n, float lo, float hi) {
 
 }  // namespace
 
+bool DepthwiseRunsFixedKernel(const Shape& in, const Shape& filter, const Shape& out,
+                              const DepthwiseConv2dAttributes& a) {
+  return in.size() == 4 && filter.size() == 4 && out.size() == 4 && filter[3] == in[3] &&
+         FixedKernelFits(in[3], out[2], filter[1], filter[2], a.stride_h, a.stride_w, a.dilation_h, a.dilation_w);
+}
+
 Status RunDepthwiseConv2d(KernelContext& ctx) {
   GLD_ASSIGN_OR_RETURN(const bool ran_on_xnnpack, RunXnnOperator(ctx));
   if (ran_on_xnnpack) return OkStatus();
@@ -161,7 +278,12 @@ Status RunDepthwiseConv2d(KernelContext& ctx) {
         const int64_t n = row / oh;
         const int64_t oy = row % oh;
         float* out_row = y + (n * oh + oy) * ow * oc;
-        DepthwiseRow(g, x + n * ih * iw * ic, w, b, oy, out_row);
+        const float* image = x + n * ih * iw * ic;
+        if (DepthwiseRowFixed(g, image, w, b, oy, clamp, range.lo, range.hi, out_row)) {
+          if (!clamp) ApplyActivationInPlace(act, out_row, ow * oc);
+          continue;
+        }
+        DepthwiseRow(g, image, w, b, oy, out_row);
         if (act == Activation::kNone) continue;
         if (clamp) {
           ClampRow(out_row, ow * oc, range.lo, range.hi);

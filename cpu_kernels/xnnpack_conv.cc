@@ -1,6 +1,8 @@
 // The prepare stage of CONV_2D and DEPTHWISE_CONV_2D: checks the node and,
 // when XNNPACK can take it, creates its convolution operator with the weights
 // packed (see xnnpack_op.h).
+#include <type_traits>
+
 #include "cpu_kernels/kernels.h"
 #include "cpu_kernels/xnnpack_op.h"
 
@@ -38,6 +40,9 @@ Status PrepareConvolution(KernelContext& ctx, bool depthwise) {
   }
   if (attrs->stride_h <= 0 || attrs->stride_w <= 0 || attrs->dilation_h <= 0 || attrs->dilation_w <= 0) {
     return KernelError(ctx, "strides and dilations must be positive");
+  }
+  if constexpr (std::is_same_v<Attrs, DepthwiseConv2dAttributes>) {
+    if (DepthwiseRunsFixedKernel(in, filter, out, *attrs)) return OkStatus();
   }
   XnnWindow w{filter[1], filter[2], attrs->stride_h, attrs->stride_w, attrs->dilation_h, attrs->dilation_w, 0, 0};
   ConvLeadingPadding(*attrs, in[1], in[2], w.kh, w.kw, out[1], out[2], &w.pad_t, &w.pad_l);

@@ -1,5 +1,6 @@
 // CONV_2D, DEPTHWISE_CONV_2D, TRANSPOSE_CONV, Convolution2DTransposeBias.
 #include <cmath>
+#include <limits>
 
 #include "op_test_util.h"
 
@@ -301,6 +302,112 @@ TEST(DepthwiseConv2d, RandomMatchesGroupedNaive) {
       }
     }
   }
+}
+
+// The fixed 3x3 and 5x5 kernels (multiplier 1, strides 1 and 2): widths
+// from 4 (one block of four pixels, every window at an edge) to 22 (blocks
+// inside, at both edges, and a last block overlapping the one before it),
+// channel counts with and without a partial last block of 8, both paddings,
+// a clamp fused into the stores and one applied after, two batches.
+struct FixedCase {
+  int k, stride, iw, ic;
+  Padding padding;
+  Activation act;
+};
+
+std::vector<float> NaiveDepthwise(const FixedCase& c, const Shape& is, const std::vector<float>& xv,
+                                  const std::vector<float>& wv, const std::vector<float>& bv, Shape* out_shape) {
+  const int ih = static_cast<int>(is[1]), k = c.k, s = c.stride, oc = c.ic;
+  const bool same = c.padding == Padding::kSame;
+  const int oh = same ? (ih + s - 1) / s : (ih - k) / s + 1;
+  const int ow = same ? (c.iw + s - 1) / s : (c.iw - k) / s + 1;
+  const int pt = same ? std::max(0, (oh - 1) * s + k - ih) / 2 : 0;
+  const int pl = same ? std::max(0, (ow - 1) * s + k - c.iw) / 2 : 0;
+  std::vector<float> wg(static_cast<size_t>(oc * k * k));  // grouped [oc, k, k, 1]
+  for (int o = 0; o < oc; ++o)
+    for (int i = 0; i < k * k; ++i) wg[static_cast<size_t>(o * k * k + i)] = wv[static_cast<size_t>(i * oc + o)];
+  *out_shape = {is[0], oh, ow, oc};
+  std::vector<float> out = NaiveConv(is, xv, {oc, k, k, 1}, wg, bv, s, s, 1, 1, pt, pl, oh, ow);
+  for (float& v : out) {
+    if (c.act == Activation::kRelu6) v = std::min(std::max(v, 0.f), 6.f);
+    if (c.act == Activation::kTanh) v = std::tanh(v);
+  }
+  return out;
+}
+
+TEST(DepthwiseConv2d, FixedKernelsMatchGroupedNaive) {
+  std::vector<FixedCase> cases;
+  for (int k : {3, 5})
+    for (int stride : {1, 2})
+      for (int iw : {4, 5, 7, 9, 13, 22})
+        for (int ic : {8, 12, 17, 40})
+          for (Padding p : {Padding::kSame, Padding::kValid}) {
+            if (p == Padding::kValid && (iw - k) / stride + 1 < 4) continue;
+            if (p == Padding::kSame && (iw + stride - 1) / stride < 4) continue;
+            cases.push_back({k, stride, iw, ic, p, (iw + ic) % 3 == 0 ? Activation::kRelu6
+                                                  : (iw + ic) % 3 == 1 ? Activation::kTanh
+                                                                       : Activation::kNone});
+          }
+  ASSERT_GT(cases.size(), 100u);
+  for (const FixedCase& c : cases) {
+    SCOPED_TRACE("k " + std::to_string(c.k) + " stride " + std::to_string(c.stride) + " iw " +
+                 std::to_string(c.iw) + " ic " + std::to_string(c.ic) +
+                 (c.padding == Padding::kSame ? " same " : " valid ") + ActivationName(c.act));
+    const Shape is{2, 11, c.iw, c.ic}, ws{1, c.k, c.k, c.ic};
+    const auto xv = RandomFloats(static_cast<size_t>(NumElements(is)), 11, -4.f, 4.f);
+    const auto wv = RandomFloats(static_cast<size_t>(NumElements(ws)), 12);
+    const auto bv = RandomFloats(static_cast<size_t>(c.ic), 13);
+    Shape expected_shape;
+    const auto expected = NaiveDepthwise(c, is, xv, wv, bv, &expected_shape);
+    for (int threads : {1, 2}) {
+      OpTest t;
+      const int in = t.Input<float>(is, xv);
+      const int out = t.Output();
+      DepthwiseConv2dAttributes a;
+      a.padding = c.padding;
+      a.stride_h = a.stride_w = c.stride;
+      a.activation = c.act;
+      t.Node(OpType::kDepthwiseConv2d, {in, t.Const<float>(ws, wv), t.Const<float>({c.ic}, bv)}, {out}, a);
+      GLD_ASSERT_OK(t.RunPrepared(threads));
+      ASSERT_EQ(t.ShapeOf(out), expected_shape);
+      ExpectNear(t.Get(out), expected, 1e-5f);
+    }
+  }
+}
+
+// NaN and infinity through the fixed kernels as TFLite's kernel gives them:
+// a NaN input reaches exactly the outputs whose windows hold it, and an
+// infinite weight on a tap that lies in the padding is never used.
+TEST(DepthwiseConv2d, FixedKernelKeepsNaNAndSkipsPaddingTaps) {
+  const FixedCase c{3, 1, 9, 8, Padding::kSame, Activation::kRelu6};
+  const Shape is{1, 6, 9, 8}, ws{1, 3, 3, 8};
+  auto xv = RandomFloats(static_cast<size_t>(NumElements(is)), 21);
+  auto wv = RandomFloats(static_cast<size_t>(NumElements(ws)), 22);
+  const std::vector<float> bv(8, 0.5f);
+  xv[static_cast<size_t>((2 * 9 + 4) * 8 + 3)] = std::nanf("");  // row 2, column 4, channel 3
+  wv[static_cast<size_t>(0 * 8 + 5)] = std::numeric_limits<float>::infinity();  // tap (0, 0), channel 5
+  OpTest t;
+  const int in = t.Input<float>(is, xv);
+  const int out = t.Output();
+  DepthwiseConv2dAttributes a;
+  a.padding = c.padding;
+  a.activation = c.act;
+  t.Node(OpType::kDepthwiseConv2d, {in, t.Const<float>(ws, wv), t.Const<float>({8}, bv)}, {out}, a);
+  GLD_ASSERT_OK(t.RunPrepared(1));
+  const std::vector<float> got = t.Get(out);
+  for (int y = 0; y < 6; ++y)
+    for (int x = 0; x < 9; ++x) {
+      SCOPED_TRACE("pixel " + std::to_string(y) + ", " + std::to_string(x));
+      const float nan_channel = got[static_cast<size_t>((y * 9 + x) * 8 + 3)];
+      EXPECT_EQ(std::isnan(nan_channel), std::abs(y - 2) <= 1 && std::abs(x - 4) <= 1);
+      // channel 5's tap (0, 0) reads row y - 1, column x - 1: padding on the
+      // first row and column (finite), else inf clamped to 6 or NaN-free.
+      const float inf_channel = got[static_cast<size_t>((y * 9 + x) * 8 + 5)];
+      EXPECT_FALSE(std::isnan(inf_channel));
+      if (y == 0 || x == 0) {
+        EXPECT_LT(inf_channel, 6.f);
+      }
+    }
 }
 
 TEST(DepthwiseConv2d, Relu6OnVectorAndTailChannels) {
