@@ -5,6 +5,7 @@
 #include "cpu_kernels/broadcast.h"
 #include "cpu_kernels/elementwise_unary.h"
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/vector_ops.h"
 #include "cpu_kernels/xnnpack_op.h"
 
 namespace gld::cpu {
@@ -89,39 +90,29 @@ Status RunLeakyRelu(KernelContext& ctx) {
   return UnaryFloat(ctx, [alpha](float x) { return x > 0.f ? x : x * alpha; });
 }
 
-// PRELU on XNNPACK when alpha is a constant over the input's last dimension
-// (every PRELU of the shared models: [1, 1, C] or [C]); XNNPACK packs the
-// slopes at creation. Measured faster than BroadcastBinary (1 thread, best
-// of 3: face_landmark's 23 PRELUs 184 -> 83 us, palm_detection's 26
-// 586 -> 259 us).
-Status PreparePrelu(KernelContext& ctx) {
-  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
-  const TensorData& in = *ctx.inputs[0];
-  const TensorData& alpha = *ctx.inputs[1];
-  const TensorData& out = *ctx.outputs[0];
-  if (in.type != DataType::kFloat32 || alpha.type != DataType::kFloat32 || out.type != DataType::kFloat32 ||
-      in.shape.empty() || in.shape != out.shape || in.num_elements() == 0 || !ctx.InputIsConstant(1) ||
-      alpha.num_elements() != in.shape.back() || alpha.shape.size() > in.shape.size() || !XnnMayTake(ctx)) {
-    return OkStatus();
-  }
-  const size_t channels = static_cast<size_t>(in.shape.back());
-  xnn_operator_t op = nullptr;
-  const xnn_status s = xnn_create_prelu_nc_f32(channels, channels, channels, alpha.as<float>(), 0, &op);
-  KeepXnnOperator(ctx, s, op, Activation::kNone,
-                  [channels](const KernelContext& c, xnn_operator_t o, pthreadpool_t pool) {
-                    return xnn_setup_prelu_nc_f32(o, static_cast<size_t>(c.inputs[0]->num_elements()) / channels,
-                                                  c.inputs[0]->as<float>(), c.outputs[0]->as<float>(), pool);
-                  },
-                  XnnOutputCheck::kExact);  // no output clamp: x or x * alpha, NaN and infinities as TFLite's
-  return OkStatus();
-}
-
+// PRELU: a slope per channel of the input's last dimension (every PRELU of
+// the shared models: alpha [1, 1, C] or [C]) runs row by row on
+// vector_ops.h; other broadcasts of alpha on BroadcastBinary.
 Status RunPrelu(KernelContext& ctx) {
-  GLD_ASSIGN_OR_RETURN(const bool ran_on_xnnpack, RunXnnOperator(ctx));
-  if (ran_on_xnnpack) return OkStatus();
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
   for (const TensorData* t : {ctx.inputs[0], ctx.inputs[1], static_cast<const TensorData*>(ctx.outputs[0])}) {
     GLD_RETURN_IF_ERROR(CheckType(ctx, *t, DataType::kFloat32, "operand"));
+  }
+  const TensorData& in = *ctx.inputs[0];
+  const TensorData& alpha = *ctx.inputs[1];
+  TensorData& out = *ctx.outputs[0];
+  if (!in.shape.empty() && in.shape == out.shape && alpha.num_elements() == in.shape.back() &&
+      alpha.shape.size() <= in.shape.size() && in.shape.back() > 0 &&
+      (alpha.shape.empty() || alpha.shape.back() == in.shape.back())) {
+    const int64_t channels = in.shape.back();
+    const float* x = in.as<float>();
+    const float* a = alpha.as<float>();
+    float* y = out.as<float>();
+    ParallelForGrain(ctx, in.num_elements() / channels, std::max<int64_t>(1, 16384 / channels),
+                     [&](int64_t begin, int64_t end) {
+                       PreluRows(x + begin * channels, a, channels, end - begin, y + begin * channels);
+                     });
+    return OkStatus();
   }
   return BroadcastBinary<float, float, float>(ctx, *ctx.inputs[0], *ctx.inputs[1], *ctx.outputs[0],
                                               [](float x, float alpha) { return x >= 0.f ? x : x * alpha; });

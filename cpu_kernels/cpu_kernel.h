@@ -110,8 +110,9 @@ namespace gld::cpu {
 // node_work.cc). Shapes must be final.
 int64_t EstimateNodeWork(const Graph& graph, size_t node_index);
 
-// Nodes with less work run on the calling thread alone: about 10 us of
-// convolution on one core with AVX2 or AVX-512.
-constexpr int64_t kParallelMinWork = 1 << 18;
+// Nodes with less work run on the calling thread alone: about 3 us of
+// convolution on one core with AVX2 or AVX-512, a few times what handing a
+// loop to a worker that is awake costs.
+constexpr int64_t kParallelMinWork = 1 << 16;
 
 }  // namespace gld::cpu

@@ -7,7 +7,7 @@
 
 #include "cpu_kernels/broadcast.h"
 #include "cpu_kernels/kernels.h"
-#include "cpu_kernels/xnnpack_op.h"
+#include "cpu_kernels/vector_ops.h"
 
 namespace gld::cpu {
 
@@ -130,9 +130,38 @@ Activation BinaryActivation(const KernelContext& ctx) {
   return attrs != nullptr ? attrs->activation : Activation::kNone;
 }
 
+// Elements per chunk of a same-shape float op on the pool.
+constexpr int64_t kVectorGrain = 16384;
+
+// ADD, SUB, MUL and DIV of two float tensors of the output's shape: one
+// vectorized pass with a clamp activation fused (vector_ops.h); false for
+// anything else.
+bool RunSameShapeFloat(KernelContext& ctx, BinOp op, Activation act) {
+  const TensorData& a = *ctx.inputs[0];
+  const TensorData& b = *ctx.inputs[1];
+  TensorData& out = *ctx.outputs[0];
+  if (a.type != DataType::kFloat32 || a.shape != b.shape || a.shape != out.shape) return false;
+  VectorOp vop;
+  switch (op) {
+    case BinOp::kAdd: vop = VectorOp::kAdd; break;
+    case BinOp::kSub: vop = VectorOp::kSub; break;
+    case BinOp::kMul: vop = VectorOp::kMul; break;
+    case BinOp::kDiv: vop = VectorOp::kDiv; break;
+    default: return false;
+  }
+  const bool clamp = act != Activation::kNone && IsClampActivation(act);
+  const ActivationRange r = GetActivationRange(act);
+  const float* pa = a.as<float>();
+  const float* pb = b.as<float>();
+  float* po = out.as<float>();
+  ParallelForGrain(ctx, out.num_elements(), kVectorGrain, [&](int64_t begin, int64_t end) {
+    VectorBinary(vop, pa + begin, pb + begin, po + begin, end - begin, clamp, r.lo, r.hi);
+    if (!IsClampActivation(act)) ApplyActivationInPlace(act, po + begin, end - begin);
+  });
+  return true;
+}
+
 Status RunBinary(KernelContext& ctx, BinOp op) {
-  GLD_ASSIGN_OR_RETURN(const bool ran_on_xnnpack, RunXnnOperator(ctx));
-  if (ran_on_xnnpack) return OkStatus();
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
   const Activation act = BinaryActivation(ctx);
   const TensorData& a = *ctx.inputs[0];
@@ -142,6 +171,7 @@ Status RunBinary(KernelContext& ctx, BinOp op) {
     return KernelError(ctx, std::string("input and output types differ: ") + DataTypeName(a.type) + ", " +
                                 DataTypeName(b.type) + " -> " + DataTypeName(out.type));
   }
+  if (RunSameShapeFloat(ctx, op, act)) return OkStatus();
   switch (a.type) {
     case DataType::kFloat32: return RunArithmetic<float>(ctx, op, act);
     case DataType::kInt32: return RunArithmetic<int32_t>(ctx, op, act);
@@ -151,69 +181,8 @@ Status RunBinary(KernelContext& ctx, BinOp op) {
   }
 }
 
-using XnnBinaryCreate = xnn_status (*)(float, float, uint32_t, xnn_operator_t*);
-using XnnBinarySetup = xnn_status (*)(xnn_operator_t, size_t, const size_t*, size_t, const size_t*, const float*,
-                                      const float*, float*, pthreadpool_t);
-
-// ADD, SUB, MUL, DIV of two float tensors of one shape on XNNPACK, measured
-// a little faster than RunArithmetic (the models' ADDs, 1 thread, best of 4:
-// palm_detection 391 -> 367 us, selfie_segmentation 245 -> 236 us,
-// face_landmark 108 -> 96 us). With broadcasting it was slower
-// (selfie_segmentation's [1, H, W, C] x [1, 1, 1, C] MULs: 89 -> 1040 us), so
-// those stay here. A constant operand is copied once into a buffer with
-// XNNPACK's read-ahead room.
-Status PrepareXnnBinary(KernelContext& ctx, XnnBinaryCreate create, XnnBinarySetup setup) {
-  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
-  const Activation act = BinaryActivation(ctx);
-  const TensorData& a = *ctx.inputs[0];
-  const TensorData& b = *ctx.inputs[1];
-  Shape broadcast;
-  const TensorData& out = *ctx.outputs[0];
-  if (a.type != DataType::kFloat32 || b.type != DataType::kFloat32 || out.type != DataType::kFloat32 ||
-      a.shape.size() > XNN_MAX_TENSOR_DIMS || b.shape.size() > XNN_MAX_TENSOR_DIMS ||
-      a.shape != b.shape || !BroadcastShapes(a.shape, b.shape, &broadcast) ||
-      NumElements(broadcast) != out.num_elements() ||
-      out.num_elements() == 0 || !XnnAvailable() || ctx.state == nullptr ||
-      (ctx.InputIsConstant(0) && ctx.InputIsConstant(1))) {
-    return OkStatus();
-  }
-  // Padded copies of constant operands (XNNPACK may read 16 bytes past them).
-  auto copies = std::make_shared<std::vector<std::vector<float>>>(2);
-  for (size_t i = 0; i < 2; ++i) {
-    if (!ctx.InputIsConstant(i)) continue;
-    const TensorData& t = *ctx.inputs[i];
-    (*copies)[i].assign(static_cast<size_t>(t.num_elements()) + 16, 0.f);
-    std::copy(t.as<float>(), t.as<float>() + t.num_elements(), (*copies)[i].begin());
-  }
-  const ActivationRange range = XnnOutputRange();
-  xnn_operator_t op = nullptr;
-  const xnn_status s = create(range.lo, range.hi, 0, &op);
-  KeepXnnOperator(ctx, s, op, act, [setup, copies](const KernelContext& c, xnn_operator_t o, pthreadpool_t pool) {
-    size_t dims[2][XNN_MAX_TENSOR_DIMS];
-    const float* data[2];
-    for (size_t i = 0; i < 2; ++i) {
-      const TensorData& t = *c.inputs[i];
-      for (size_t d = 0; d < t.shape.size(); ++d) dims[i][d] = static_cast<size_t>(t.shape[d]);
-      data[i] = (*copies)[i].empty() ? t.as<float>() : (*copies)[i].data();
-    }
-    return setup(o, c.inputs[0]->shape.size(), dims[0], c.inputs[1]->shape.size(), dims[1], data[0], data[1],
-                 c.outputs[0]->as<float>(), pool);
-  });
-  return OkStatus();
-}
-
 }  // namespace
 
-Status PrepareAdd(KernelContext& ctx) { return PrepareXnnBinary(ctx, xnn_create_add_nd_f32, xnn_setup_add_nd_f32); }
-Status PrepareSub(KernelContext& ctx) {
-  return PrepareXnnBinary(ctx, xnn_create_subtract_nd_f32, xnn_setup_subtract_nd_f32);
-}
-Status PrepareMul(KernelContext& ctx) {
-  return PrepareXnnBinary(ctx, xnn_create_multiply_nd_f32, xnn_setup_multiply_nd_f32);
-}
-Status PrepareDiv(KernelContext& ctx) {
-  return PrepareXnnBinary(ctx, xnn_create_divide_nd_f32, xnn_setup_divide_nd_f32);
-}
 
 namespace {
 

@@ -54,7 +54,7 @@ Status XnnOperatorState::Run(KernelContext& ctx, bool* done) {
   // or an overflow makes, and the fused activation; split across the pool
   // like the operator (a node run on the calling thread alone has none).
   for (TensorData* out : ctx.outputs) {
-    if (out->type != DataType::kFloat32 || (check_ == XnnOutputCheck::kExact && after_ == Activation::kNone)) continue;
+    if (out->type != DataType::kFloat32) continue;
     float* data = out->as<float>();
     std::atomic<bool> finite{true};
     ParallelForGrain(ctx, out->num_elements(), kCheckGrain, [&](int64_t b, int64_t e) {
@@ -78,12 +78,12 @@ StatusOr<bool> RunXnnOperator(KernelContext& ctx) {
 }
 
 void KeepXnnOperator(KernelContext& ctx, xnn_status status, xnn_operator_t op, Activation activation,
-                     XnnOperatorState::SetupFn setup, XnnOutputCheck check) {
+                     XnnOperatorState::SetupFn setup) {
   if (status != xnn_status_success || op == nullptr || ctx.state == nullptr) {
     if (op != nullptr) xnn_delete_operator(op);
     return;
   }
-  *ctx.state = std::make_unique<XnnOperatorState>(op, activation, std::move(setup), check);
+  *ctx.state = std::make_unique<XnnOperatorState>(op, activation, std::move(setup));
 }
 
 XnnOperatorState* FindXnnOperator(const KernelContext& ctx) {

@@ -25,20 +25,14 @@ bool XnnAvailable();
 // LiteRT do (see XnnOperatorState::Run).
 ActivationRange XnnOutputRange();
 
-// Whether an operator's output needs the NaN/infinity check (see
-// XnnOperatorState::Run). kExact: the operator has no output clamp and
-// computes each element with the IEEE operations TFLite's kernel uses, so a
-// NaN or an infinity comes out as TFLite's does (PRELU).
-enum class XnnOutputCheck { kScan, kExact };
-
 // The operator of one node, with what its last setup was made for.
 class XnnOperatorState : public KernelState {
  public:
   // Sets the operator up for the node's current buffers (when it has not
   // been yet for these pointers) and runs it.
   using SetupFn = std::function<xnn_status(const KernelContext&, xnn_operator_t, pthreadpool_t)>;
-  XnnOperatorState(xnn_operator_t op, Activation after, SetupFn setup, XnnOutputCheck check = XnnOutputCheck::kScan)
-      : op_(op), after_(after), check_(check), setup_(std::move(setup)) {}
+  XnnOperatorState(xnn_operator_t op, Activation after, SetupFn setup)
+      : op_(op), after_(after), setup_(std::move(setup)) {}
   ~XnnOperatorState() override;
   XnnOperatorState(const XnnOperatorState&) = delete;
   XnnOperatorState& operator=(const XnnOperatorState&) = delete;
@@ -56,7 +50,6 @@ class XnnOperatorState : public KernelState {
  private:
   xnn_operator_t op_;
   Activation after_;  // the fused activation, applied after the run
-  XnnOutputCheck check_;
   SetupFn setup_;
   std::vector<const void*> set_up_for_;  // input and output pointers of the last setup
   pthreadpool_t set_up_pool_ = nullptr;
@@ -66,7 +59,7 @@ class XnnOperatorState : public KernelState {
 // node's state slot, or nothing when the creation failed (the kernel then
 // runs its own code). `setup` binds the context's buffers.
 void KeepXnnOperator(KernelContext& ctx, xnn_status status, xnn_operator_t op, Activation activation,
-                     XnnOperatorState::SetupFn setup, XnnOutputCheck check = XnnOutputCheck::kScan);
+                     XnnOperatorState::SetupFn setup);
 
 // The node's XNNPACK operator, or nullptr when it has none.
 XnnOperatorState* FindXnnOperator(const KernelContext& ctx);

@@ -368,13 +368,6 @@ Status Runtime::RunSteps(bool async) {
   GLD_RETURN_IF_ERROR(CopyBoundInputsToHost());
   StepContext ctx = MakeStepContext();
   ctx.async = async;
-  // Between invokes the workers sleep rather than spin against other work.
-  struct ReleaseWorkers {
-    ThreadPool* pool;
-    ~ReleaseWorkers() {
-      if (pool != nullptr) pool->Release();
-    }
-  } release{pool_.get()};
   for (size_t i = 0; i < plan_.steps.size(); ++i) {
     Step& step = *plan_.steps[i];
     if (!profiling_ || step.ProfilesItself()) {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -93,25 +94,35 @@ struct Loop {
   uint32_t flags = 0;
 };
 
-// The claim word: generation (32 bits) | batches (16 bits) | next (16 bits).
+// A thread's share of a loop: generation (32 bits) | front (16 bits) | back
+// (16 bits), the chunks [front, back) not yet claimed. Its owner claims from
+// the front; the other threads, once their own share is done, from the back.
 constexpr uint64_t kMaxBatches = 0xFFFF;
-uint64_t Word(uint64_t generation, uint64_t batches, uint64_t next) {
-  return (generation << 32) | (batches << 16) | next;
-}
+uint64_t Word(uint64_t generation, uint64_t front, uint64_t back) { return (generation << 32) | (front << 16) | back; }
 uint32_t GenerationOf(uint64_t w) { return static_cast<uint32_t>(w >> 32); }
-uint64_t BatchesOf(uint64_t w) { return (w >> 16) & 0xFFFF; }
-uint64_t NextOf(uint64_t w) { return w & 0xFFFF; }
+uint64_t FrontOf(uint64_t w) { return (w >> 16) & 0xFFFF; }
+uint64_t BackOf(uint64_t w) { return w & 0xFFFF; }
+
+// One share per thread, each on its own cache line.
+struct alignas(64) Share {
+  std::atomic<uint64_t> word{0};
+};
 
 }  // namespace
 
-// The pool. Each loop is cut into a few chunks per thread, which the caller
-// and the workers claim one at a time: a worker that the scheduler keeps off
-// the CPU (another process is busy) leaves its share to the threads that
-// run, instead of having them wait for it.
+// The pool. Each loop is cut into a few chunks per thread, and each thread
+// owns a contiguous share of them: thread t (the caller is thread 0) starts
+// at the t-th part of the range in every loop, so that consecutive ops split
+// their tensors alike and each thread mostly reads what it wrote (a chunk
+// the other core wrote costs a transfer between the cores' caches). A thread
+// done with its share takes the chunks left in the others' shares, from the
+// back: a worker that the scheduler keeps off the CPU (another process is
+// busy) leaves its share to the threads that run, instead of having them
+// wait for it.
 struct pthreadpool {
-  explicit pthreadpool(int num_threads) : threads(std::max(1, num_threads)) {
+  explicit pthreadpool(int num_threads) : threads(std::max(1, num_threads)), shares(new Share[threads]) {
     workers.reserve(static_cast<size_t>(threads - 1));
-    for (int i = 1; i < threads; ++i) workers.emplace_back([this] { WorkerLoop(); });
+    for (int i = 1; i < threads; ++i) workers.emplace_back([this, i] { WorkerLoop(i); });
   }
   ~pthreadpool() {
     {
@@ -140,12 +151,16 @@ struct pthreadpool {
     done.store(0);
     yield_after = (loop.flags & PTHREADPOOL_FLAG_YIELD_WORKERS) != 0;
     ++generation;
-    claim.store(Word(generation, batches, 0));
+    const uint64_t t_count = static_cast<uint64_t>(threads);
+    for (uint64_t t = 0; t < t_count; ++t) {
+      shares[t].word.store(Word(generation, t * batches / t_count, (t + 1) * batches / t_count));
+    }
+    published.store(generation);
     if (sleepers.load() > 0) {
       { std::lock_guard<std::mutex> lock(mutex); }
       wake.notify_all();
     }
-    Work(generation);
+    Work(generation, 0);
     const auto all_done = [this] { return done.load() == batches_total; };
     if (!SpinUntil(kCallerSpin, all_done)) {
       std::unique_lock<std::mutex> lock(mutex);
@@ -155,31 +170,51 @@ struct pthreadpool {
     }
   }
 
-  // Claims and runs chunks of loop `gen` until none is left.
-  void Work(uint32_t gen) {
+  // Claims one chunk of loop `gen` from thread t's share (its front when
+  // t is the calling thread's own share, else its back); false when none
+  // is left.
+  bool Claim(uint32_t gen, int t, bool front, uint64_t* chunk) {
+    std::atomic<uint64_t>& word = shares[t].word;
+    uint64_t w = word.load();
+    for (;;) {
+      if (GenerationOf(w) != gen || FrontOf(w) >= BackOf(w)) return false;
+      const uint64_t next = front ? Word(gen, FrontOf(w) + 1, BackOf(w)) : Word(gen, FrontOf(w), BackOf(w) - 1);
+      if (word.compare_exchange_weak(w, next)) {
+        *chunk = front ? FrontOf(w) : BackOf(w) - 1;
+        return true;
+      }
+    }
+  }
+
+  // Runs chunks of loop `gen`: thread `self`'s share, then what is left of
+  // the others'.
+  void Work(uint32_t gen, int self) {
     InLoop in_loop;
     DenormalMode denormals;
-    for (;;) {
-      uint64_t w = claim.load();
-      if (GenerationOf(w) != gen || NextOf(w) >= BatchesOf(w)) return;
-      if (!claim.compare_exchange_weak(w, w + 1)) continue;
+    auto run = [&](uint64_t chunk) {
       // A claimed chunk keeps loop `gen` alive (its caller waits for it), so
       // `current` is that loop's until the chunk is done.
       denormals.FlushIf(current.flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS);
-      const size_t begin = NextOf(w) * current.batch;
+      const size_t begin = chunk * current.batch;
       const size_t end = std::min(current.items, begin + current.batch);
       current.run(current.body, begin, end);
       if (done.fetch_add(1) + 1 == batches_total && caller_waiting.load()) {
         { std::lock_guard<std::mutex> lock(mutex); }
         finished.notify_all();
       }
+    };
+    uint64_t chunk = 0;
+    while (Claim(gen, self, true, &chunk)) run(chunk);
+    for (int i = 1; i < threads; ++i) {
+      const int t = (self + i) % threads;
+      while (Claim(gen, t, false, &chunk)) run(chunk);
     }
   }
 
-  void WorkerLoop() {
+  void WorkerLoop(int self) {
     uint32_t seen = 0;
     for (;;) {
-      const auto news = [&] { return GenerationOf(claim.load()) != seen; };
+      const auto news = [&] { return published.load() != seen; };
       if (yield_after || !SpinUntil(kWorkerSpin, news)) {
         std::unique_lock<std::mutex> lock(mutex);
         sleepers.fetch_add(1);
@@ -187,8 +222,8 @@ struct pthreadpool {
         sleepers.fetch_sub(1);
         if (stop) return;
       }
-      seen = GenerationOf(claim.load());
-      Work(seen);
+      seen = published.load();
+      Work(seen, self);
     }
   }
 
@@ -198,11 +233,12 @@ struct pthreadpool {
   std::mutex mutex;
   std::condition_variable wake, finished;
   bool stop = false;
-  // The loop in progress; written by its caller before it publishes `claim`.
+  // The loop in progress; written by its caller before it publishes it.
   Loop current;
   uint32_t generation = 0;
   uint32_t batches_total = 0;
-  std::atomic<uint64_t> claim{0};
+  std::unique_ptr<Share[]> shares;  // one per thread
+  std::atomic<uint32_t> published{0};  // the generation of the latest loop
   std::atomic<uint32_t> done{0};
   std::atomic<int> sleepers{0};
   std::atomic<bool> caller_waiting{false};

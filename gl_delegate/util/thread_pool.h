@@ -3,11 +3,14 @@
 // (the pthreadpool_* calls XNNPACK makes) over it, so one set of workers
 // serves both, and its behaviour under load is ours.
 //
-// A loop is cut into a few chunks per thread, claimed one at a time by the
-// calling thread and the workers. When another process keeps a worker off
-// the CPU, the threads that run take its share instead of waiting for it; a
-// thread that waits for chunks others started, or for the next loop, spins
-// for tens of microseconds and then sleeps.
+// A loop is cut into a few chunks per thread, and each thread owns a
+// contiguous share of them (the calling thread the first), so consecutive
+// loops split their tensors alike and a thread mostly reads what it wrote.
+// A thread done with its share takes what is left of the others' from the
+// back: when another process keeps a worker off the CPU, the threads that
+// run take its share instead of waiting for it. A thread that waits for
+// chunks others started, or for the next loop, spins for tens of
+// microseconds and then sleeps.
 #pragma once
 
 #include <cstdint>
@@ -40,8 +43,9 @@ class ThreadPool {
   // thread takes); Release puts them to sleep at once.
   void ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn);
 
-  // Sends the workers to sleep until the next loop, so that they do not
-  // spin against other processes between invokes.
+  // Sends the workers to sleep until the next loop at once, instead of after
+  // their spin (the runtime lets them spin: back-to-back invokes then find
+  // them awake).
   void Release();
 
  private:

@@ -179,40 +179,6 @@ TEST(Xnnpack, LogisticAndHardSwishMatchTheOwnKernel) {
   }
 }
 
-TEST(Xnnpack, BinaryOpsMatchTheOwnKernel) {
-  const std::vector<std::pair<Shape, Shape>> shapes = {
-      {{1, 6, 5, 8}, {1, 6, 5, 8}}, {{1, 6, 5, 8}, {8}}, {{2, 1, 5, 1}, {1, 3, 1, 4}}, {{3}, {2, 4, 3}}};
-  for (OpType op : {OpType::kAdd, OpType::kSub, OpType::kMul, OpType::kDiv}) {
-    for (size_t k = 0; k < shapes.size(); ++k) {
-      for (bool constant_b : {false, true}) {
-        const Shape sa = shapes[k].first, sb = shapes[k].second;
-        Check({std::string(OpTypeName(op)) + " case " + std::to_string(k) + (constant_b ? " constant" : ""),
-               [=](OpTest& t) {
-                 const int a = t.Input<float>(sa, RandomFloats(static_cast<size_t>(NumElements(sa)), 16, 0.5f, 2.f));
-                 const std::vector<float> vb = RandomFloats(static_cast<size_t>(NumElements(sb)), 17, 0.5f, 2.f);
-                 const int b = constant_b ? t.Const<float>(sb, vb) : t.Input<float>(sb, vb);
-                 BinaryAttributes attrs;
-                 attrs.activation = k == 1 ? Activation::kRelu6 : k == 2 ? Activation::kTanh : Activation::kNone;
-                 t.Node(op, {a, b}, {t.Output()}, attrs);
-               },
-               k == 0});  // XNNPACK takes equal shapes only
-      }
-    }
-  }
-}
-
-TEST(Xnnpack, PreluMatchesTheOwnKernel) {
-  for (const Shape& alpha_shape : {Shape{1, 1, 6}, Shape{6}, Shape{5, 1, 6}}) {
-    Check({"alpha " + ShapeToString(alpha_shape),
-           [alpha_shape](OpTest& t) {
-             const int x = t.Input<float>({1, 5, 4, 6}, RandomFloats(120, 18));
-             const int a = t.Const<float>(alpha_shape, RandomFloats(static_cast<size_t>(NumElements(alpha_shape)), 19));
-             t.Node(OpType::kPrelu, {x, a}, {t.Output()});
-           },
-           NumElements(alpha_shape) == 6});  // XNNPACK takes per-channel slopes only
-  }
-}
-
 TEST(Xnnpack, AConstantInputRunsTheOwnKernel) {
   Check({"constant input",
          [](OpTest& t) {
@@ -255,50 +221,32 @@ std::vector<float> ExpectOwnResultsWithNan(const std::function<void(OpTest&)>& b
 }
 
 // An XNNPACK output larger than one chunk of the output check, at 1 and 2
-// threads: a NaN and an infinity in the input (in different chunks) send the
-// run to the own kernel, whose NaN and infinity are TFLite's, also under a
-// fused RELU (checked before it clamps); the operator stays for later runs.
+// threads: a NaN and an infinity in the input of a 1x1 convolution (in
+// pixels whose outputs fall in different chunks) send the run to the own
+// kernel, whose NaN and infinity are TFLite's, also under a fused RELU
+// (checked before it clamps); the operator stays for later runs.
 TEST(Xnnpack, NonFiniteValuesInALargeOutputRunTheOwnKernel) {
   const Shape shape = {1, 64, 64, 16};
   const size_t n = static_cast<size_t>(NumElements(shape));
+  const size_t nan_pixel = 62, inf_pixel = 4000;
   for (Activation act : {Activation::kNone, Activation::kRelu}) {
     const std::vector<float> expected = ExpectOwnResultsWithNan(
         [&](OpTest& t) {
           std::vector<float> va = RandomFloats(n, 21);
-          va[1000] = std::numeric_limits<float>::quiet_NaN();
-          va[n - 7] = -std::numeric_limits<float>::infinity();
+          va[nan_pixel * 16 + 3] = std::numeric_limits<float>::quiet_NaN();
+          va[inf_pixel * 16 + 5] = -std::numeric_limits<float>::infinity();
           const int a = t.Input<float>(shape, va);
-          const int b = t.Input<float>(shape, RandomFloats(n, 22));
-          BinaryAttributes attrs;
-          attrs.activation = act;
-          t.Node(OpType::kAdd, {a, b}, {t.Output()}, attrs);
+          // positive weights: the infinite input gives -inf in every channel
+          const int w = t.Const<float>({16, 1, 1, 16}, RandomFloats(256, 22, 0.25f, 1.f));
+          t.Node(OpType::kConv2d, {a, w}, {t.Output()}, ConvAttrs(Padding::kSame, 1, 1, act));
         },
         [](size_t i) { return "at " + std::to_string(i); });
     ASSERT_EQ(expected.size(), n);
-    EXPECT_TRUE(std::isnan(expected[1000]));
-    EXPECT_EQ(expected[n - 7], act == Activation::kRelu ? 0.f : -std::numeric_limits<float>::infinity());
+    for (size_t c = 0; c < 16; ++c) {
+      EXPECT_TRUE(std::isnan(expected[nan_pixel * 16 + c]));
+      EXPECT_EQ(expected[inf_pixel * 16 + c], act == Activation::kRelu ? 0.f : -std::numeric_limits<float>::infinity());
+    }
   }
-}
-
-// PRELU's operator runs without the output check (XnnOutputCheck::kExact):
-// NaN of either sign, infinities and zeros, against slopes of every sign,
-// come out of XNNPACK as from the own kernel, at 1 and 2 threads.
-TEST(Xnnpack, PreluGivesTfliteNanAndInfinitiesWithoutTheCheck) {
-  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
-  const std::vector<float> specials = {nan, -nan, inf, -inf, 0.f, -0.f, 1.5f, -2.5f, 3e38f, -3e38f};
-  const std::vector<float> slopes = {0.f, -0.5f, 2.f, nan, 1e10f, -1e10f};
-  const Shape shape = {1, 40, static_cast<int>(specials.size()), static_cast<int>(slopes.size())};
-  std::vector<float> x;
-  for (int r = 0; r < 40; ++r) {
-    for (float v : specials) x.insert(x.end(), slopes.size(), v);
-  }
-  ExpectOwnResultsWithNan(
-      [&](OpTest& t) {
-        const int in = t.Input<float>(shape, x);
-        const int a = t.Const<float>({static_cast<int>(slopes.size())}, slopes);
-        t.Node(OpType::kPrelu, {in, a}, {t.Output()});
-      },
-      [&](size_t i) { return "x " + std::to_string(x[i]) + ", slope " + std::to_string(slopes[i % slopes.size()]); });
 }
 
 }  // namespace

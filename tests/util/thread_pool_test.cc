@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <new>
 #include <thread>
 #include <vector>
@@ -38,6 +39,45 @@ TEST(ThreadPool, UsesSeveralThreads) {
   });
   std::sort(ids.begin(), ids.end());
   EXPECT_EQ(std::unique(ids.begin(), ids.end()) - ids.begin(), 3);
+}
+
+// Each thread owns a contiguous share of every loop (the caller the first),
+// so that consecutive loops split their ranges alike: the first chunk always
+// runs on the calling thread, whether the worker is awake or not.
+TEST(ThreadPool, TheCallerOwnsTheFirstShare) {
+  ThreadPool pool(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  for (int round = 0; round < 200; ++round) {
+    std::atomic<bool> first_on_caller{false};
+    pool.ParallelFor(8, [&](int64_t b, int64_t) {
+      if (b == 0) first_on_caller = std::this_thread::get_id() == caller;
+    });
+    ASSERT_TRUE(first_on_caller.load()) << "round " << round;
+  }
+}
+
+// A worker held up inside its first chunk (the scheduler keeps it off the
+// CPU) leaves the rest of its share to the caller, which takes it from the
+// back instead of waiting.
+TEST(ThreadPool, AHeldUpWorkerLeavesItsShareToTheCaller) {
+  ThreadPool pool(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  for (int round = 0; round < 20; ++round) {
+    std::atomic<int> done{0}, on_caller{0};
+    pool.ParallelFor(8, [&](int64_t, int64_t) {
+      if (std::this_thread::get_id() == caller) {
+        on_caller++;
+      } else {
+        // Held until every other chunk is done (bounded, so a broken pool
+        // fails the expectation below instead of hanging).
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        while (done.load() < 7 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+      }
+      done++;
+    });
+    EXPECT_EQ(done.load(), 8);
+    EXPECT_GE(on_caller.load(), 7) << "round " << round;
+  }
 }
 
 // A chunk that throws on a worker (a kernel's allocation failing) must not
