@@ -69,10 +69,7 @@ __attribute__((always_inline)) inline void DepthwiseBlock(const DepthwiseGeometr
     }
 #pragma GCC unroll 8
     for (int p = 0; p < kPixels; ++p) {
-      if (clamp) {
-        acc[p] = acc[p] < vlo ? vlo : acc[p];
-        acc[p] = acc[p] > vhi ? vhi : acc[p];
-      }
+      if (clamp) GLD_CLAMP8(acc[p], vlo, vhi);
       GLD_STORE8(out + (ox + p) * ch + c, acc[p]);
     }
   }
@@ -279,7 +276,8 @@ Status RunDepthwiseConv2d(KernelContext& ctx) {
         const int64_t oy = row % oh;
         float* out_row = y + (n * oh + oy) * ow * oc;
         const float* image = x + n * ih * iw * ic;
-        if (DepthwiseRowFixed(g, image, w, b, oy, clamp, range.lo, range.hi, out_row)) {
+        if (DepthwiseRowFixed(g, image, w, b, oy, clamp && act != Activation::kNone, range.lo, range.hi,
+                              out_row)) {
           if (!clamp) ApplyActivationInPlace(act, out_row, ow * oc);
           continue;
         }

@@ -29,8 +29,7 @@ GLD_MULTIVERSION bool ClampCheckingFinite(float* data, int64_t n, bool clamp, fl
       const Bits8 bits = (Bits8)x;  // the same 32 bytes, as integers
       acc[k] |= (Bits8)((bits & exponent) == exponent);
       if (clamp) {
-        x = x < vlo ? vlo : x;
-        x = x > vhi ? vhi : x;
+        GLD_CLAMP8(x, vlo, vhi);
         GLD_STORE8(data + i + 8 * k, x);
       }
     }

@@ -25,3 +25,12 @@ typedef float Float8 __attribute__((vector_size(32)));
 // and returns would change the ABI between the clones).
 #define GLD_LOAD8(dst, src) std::memcpy(&(dst), (src), sizeof(::gld::cpu::Float8))
 #define GLD_STORE8(dst, src) std::memcpy((dst), &(src), sizeof(::gld::cpu::Float8))
+
+// v = min(max(v, lo), hi) on Float8s, as v < lo ? lo : v then v > hi ? hi : v,
+// so that a NaN fails both compares and stays NaN (TFLite's activation
+// clamp). A macro for the same ABI reason as GLD_LOAD8.
+#define GLD_CLAMP8(v, lo, hi)          \
+  do {                                 \
+    (v) = (v) < (lo) ? (lo) : (v);     \
+    (v) = (v) > (hi) ? (hi) : (v);     \
+  } while (0)

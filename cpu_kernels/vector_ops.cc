@@ -14,14 +14,7 @@ __attribute__((always_inline)) inline float Apply(float a, float b) {
   return a / b;
 }
 
-// v < lo ? lo : v, then v > hi ? hi : v: a NaN fails both compares and stays.
-// (Macros: a vector-typed argument would change the ABI between clones.)
-#define GLD_CLAMP8(v, lo, hi) \
-  do {                        \
-    (v) = (v) < (lo) ? (lo) : (v); \
-    (v) = (v) > (hi) ? (hi) : (v); \
-  } while (0)
-
+// The scalar twin of GLD_CLAMP8 (simd.h), for the tail.
 __attribute__((always_inline)) inline float Clamp1(float v, float lo, float hi) {
   v = v < lo ? lo : v;
   return v > hi ? hi : v;

@@ -97,7 +97,8 @@ struct Loop {
 // A thread's share of a loop: generation (32 bits) | front (16 bits) | back
 // (16 bits), the chunks [front, back) not yet claimed. Its owner claims from
 // the front; the other threads, once their own share is done, from the back.
-constexpr uint64_t kMaxBatches = 0xFFFF;
+// A loop has at most kMaxBatches chunks, so that front and back fit.
+constexpr size_t kMaxBatches = 0xFFFF;
 uint64_t Word(uint64_t generation, uint64_t front, uint64_t back) { return (generation << 32) | (front << 16) | back; }
 uint32_t GenerationOf(uint64_t w) { return static_cast<uint32_t>(w >> 32); }
 uint64_t FrontOf(uint64_t w) { return (w >> 16) & 0xFFFF; }
@@ -144,7 +145,7 @@ struct pthreadpool {
     }
     std::lock_guard<std::mutex> run_lock(run_mutex);
     current = loop;
-    const size_t wanted = std::min<size_t>(loop.items, static_cast<size_t>(threads) * 4);
+    const size_t wanted = std::min<size_t>({loop.items, static_cast<size_t>(threads) * 4, kMaxBatches});
     current.batch = (loop.items + wanted - 1) / wanted;
     const uint64_t batches = (loop.items + current.batch - 1) / current.batch;
     batches_total = static_cast<uint32_t>(batches);
