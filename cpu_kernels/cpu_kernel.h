@@ -35,6 +35,8 @@ struct KernelState {
   virtual ~KernelState() = default;
 };
 
+struct Epilogue;  // epilogue.h
+
 struct KernelContext {
   const Graph* graph = nullptr;  // tensor metadata (names, quantization, constants)
   const Node* node = nullptr;
@@ -47,6 +49,11 @@ struct KernelContext {
   std::function<void(int64_t n, const std::function<void(int64_t, int64_t)>& fn)> parallel_for;
   // The pool behind parallel_for, for XNNPACK; nullptr when single-threaded.
   pthreadpool_t threadpool = nullptr;
+  // Elementwise nodes to run on output 0 after the node (epilogue.h), or
+  // nullptr. A kernel whose own output pass runs them sets epilogue_done;
+  // otherwise the step runs them in a pass of their own.
+  const Epilogue* epilogue = nullptr;
+  bool epilogue_done = false;
 
   // True when input i is present and a constant of the graph.
   bool InputIsConstant(size_t i) const {

@@ -58,6 +58,21 @@ __attribute__((always_inline)) inline void Binary(const float* a, const float* b
   }
 }
 
+// n values of one row: out = x >= 0 ? x : x * alpha, lane by lane.
+__attribute__((always_inline)) inline void PreluRow(const float* x, const float* alpha, int64_t n, float* out) {
+  const Float8 zero = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t c = 0;
+  for (; c + 8 <= n; c += 8) {
+    Float8 v, s;
+    GLD_LOAD8(v, x + c);
+    GLD_LOAD8(s, alpha + c);
+    const Float8 scaled = v * s;
+    v = v >= zero ? v : scaled;
+    GLD_STORE8(out + c, v);
+  }
+  for (; c < n; ++c) out[c] = x[c] >= 0.f ? x[c] : x[c] * alpha[c];
+}
+
 }  // namespace
 
 GLD_MULTIVERSION
@@ -73,21 +88,15 @@ void VectorBinary(VectorOp op, const float* a, const float* b, float* out, int64
 
 GLD_MULTIVERSION
 void PreluRows(const float* x, const float* alpha, int64_t channels, int64_t rows, float* out) {
-  const Float8 zero = {0, 0, 0, 0, 0, 0, 0, 0};
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* xr = x + r * channels;
-    float* o = out + r * channels;
-    int64_t c = 0;
-    for (; c + 8 <= channels; c += 8) {
-      Float8 v, s;
-      GLD_LOAD8(v, xr + c);
-      GLD_LOAD8(s, alpha + c);
-      const Float8 scaled = v * s;
-      v = v >= zero ? v : scaled;
-      GLD_STORE8(o + c, v);
-    }
-    for (; c < channels; ++c) o[c] = xr[c] >= 0.f ? xr[c] : xr[c] * alpha[c];
-  }
+  for (int64_t r = 0; r < rows; ++r) PreluRow(x + r * channels, alpha, channels, out + r * channels);
+}
+
+GLD_MULTIVERSION
+void PreluSpan(const float* x, const float* alpha, int64_t channels, int64_t c0, int64_t n, float* out) {
+  int64_t i = n < channels - c0 ? n : channels - c0;
+  PreluRow(x, alpha + c0, i, out);
+  for (; i + channels <= n; i += channels) PreluRow(x + i, alpha, channels, out + i);
+  PreluRow(x + i, alpha, n - i, out + i);
 }
 
 }  // namespace gld::cpu

@@ -19,4 +19,8 @@ void VectorBinary(VectorOp op, const float* a, const float* b, float* out, int64
 // `rows` rows of `channels` values: out = x >= 0 ? x : x * alpha[c].
 void PreluRows(const float* x, const float* alpha, int64_t channels, int64_t rows, float* out);
 
+// The same on n values that start at channel c0 of a row (any n, rows
+// wrapping at `channels`).
+void PreluSpan(const float* x, const float* alpha, int64_t channels, int64_t c0, int64_t n, float* out);
+
 }  // namespace gld::cpu

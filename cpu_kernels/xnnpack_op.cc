@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "cpu_kernels/epilogue.h"
 #include "cpu_kernels/finite_check.h"
 
 namespace gld::cpu {
@@ -51,20 +52,28 @@ Status XnnOperatorState::Run(KernelContext& ctx, bool* done) {
     return InternalError(KernelLabel(ctx) + ": XNNPACK run failed (status " + std::to_string(s) + ")");
   }
   // One pass per output: the check for what only a NaN, an infinite input
-  // or an overflow makes, and the fused activation; split across the pool
-  // like the operator (a node run on the calling thread alone has none).
-  for (TensorData* out : ctx.outputs) {
+  // or an overflow makes, the fused activation, and the step's epilogue on
+  // output 0, block by block; split across the pool like the operator (a
+  // node run on the calling thread alone has none).
+  for (size_t o = 0; o < ctx.outputs.size(); ++o) {
+    TensorData* out = ctx.outputs[o];
     if (out->type != DataType::kFloat32) continue;
     float* data = out->as<float>();
+    const Epilogue* epilogue = o == 0 ? ctx.epilogue : nullptr;
     std::atomic<bool> finite{true};
     ParallelForGrain(ctx, out->num_elements(), kCheckGrain, [&](int64_t b, int64_t e) {
-      if (!ActivateCheckingFinite(after_, data + b, e - b)) finite.store(false, std::memory_order_relaxed);
+      for (int64_t i = b; i < e; i += kEpilogueBlock) {
+        const int64_t n = std::min(kEpilogueBlock, e - i);
+        if (!ActivateCheckingFinite(after_, data + i, n)) finite.store(false, std::memory_order_relaxed);
+        if (epilogue != nullptr) RunEpilogue(*epilogue, data, i, i + n);
+      }
     });
     if (!finite.load()) {
       ctx.state = nullptr;
       return OkStatus();
     }
   }
+  ctx.epilogue_done = ctx.epilogue != nullptr && !ctx.outputs.empty() && ctx.outputs[0]->type == DataType::kFloat32;
   *done = true;
   return OkStatus();
 }

@@ -37,7 +37,9 @@ class XnnOperatorState : public KernelState {
   XnnOperatorState(const XnnOperatorState&) = delete;
   XnnOperatorState& operator=(const XnnOperatorState&) = delete;
 
-  // Runs the operator, then the fused activation. Even unclamped, XNNPACK's
+  // Runs the operator, then, in one pass over each output, the fused
+  // activation and (output 0) the step's epilogue, setting
+  // ctx.epilogue_done (epilogue.h). Even unclamped, XNNPACK's
   // output stage turns a NaN into an infinity (-inf for convolutions and
   // elementwise ops, +inf for the deconvolution); so when an output holds an
   // infinity (which only a NaN, an infinite input or an overflow makes),

@@ -7,8 +7,47 @@
 
 namespace gld {
 
+std::vector<CpuEpilogueChain> PlanCpuEpilogues(const Graph& graph, const Partition& partition) {
+  std::vector<CpuEpilogueChain> chains;
+  std::vector<bool> taken(graph.nodes.size(), false);
+  auto on_cpu = [&](size_t n) { return !partition.nodes[n].on_gpu; };
+  for (size_t p = 0; p < graph.nodes.size(); ++p) {
+    const Node& producer = graph.nodes[p];
+    if (taken[p] || !on_cpu(p) || producer.outputs.size() != 1) continue;
+    CpuEpilogueChain chain;
+    chain.producer = p;
+    int x = producer.outputs[0];
+    while (chain.nodes.size() < kMaxEpilogueNodes) {
+      const Tensor& value = graph.tensors[static_cast<size_t>(x)];
+      if (value.is_variable || value.is_constant || graph.IsGraphOutput(x)) break;
+      const std::vector<size_t> readers = graph.Consumers(x);
+      if (readers.size() != 1 || taken[readers[0]] || !on_cpu(readers[0])) break;
+      cpu::EpilogueStepSpec spec;
+      if (!cpu::EpilogueStepFor(graph, readers[0], x, &spec)) break;
+      chain.nodes.push_back(readers[0]);
+      chain.specs.push_back(spec);
+      x = graph.nodes[readers[0]].outputs[0];
+    }
+    if (chain.nodes.empty()) continue;
+    taken[p] = true;
+    for (size_t n : chain.nodes) taken[n] = true;
+    chains.push_back(std::move(chain));
+  }
+  return chains;
+}
+
 StatusOr<Plan> BuildPlan(const Graph& graph, const Partition& partition, GpuBackend* gpu) {
   Plan plan;
+  // Per node: the chain it ends (its producer's step goes there), or that it
+  // is inside one and has no step of its own.
+  constexpr int kNoChain = -1, kInChain = -2;
+  std::vector<int> chain_at(graph.nodes.size(), kNoChain);
+  std::vector<CpuEpilogueChain> chains = PlanCpuEpilogues(graph, partition);
+  for (size_t c = 0; c < chains.size(); ++c) {
+    chain_at[chains[c].producer] = kInChain;
+    for (size_t n : chains[c].nodes) chain_at[n] = kInChain;
+    chain_at[chains[c].nodes.back()] = static_cast<int>(c);
+  }
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const NodePlacement& place = partition.nodes[i];
     if (place.on_gpu) {
@@ -20,9 +59,14 @@ StatusOr<Plan> BuildPlan(const Graph& graph, const Partition& partition, GpuBack
       plan.steps.push_back(std::move(step).value());
       continue;
     }
-    const cpu::CpuKernel* kernel = cpu::FindCpuKernel(graph.nodes[i].op);
-    if (kernel == nullptr) return UnimplementedError(graph.NodeLabel(i) + ": no CPU kernel");
-    plan.steps.push_back(std::make_unique<CpuNodeStep>(graph, i, kernel));
+    if (chain_at[i] == kInChain) continue;
+    CpuEpilogueChain chain;
+    if (chain_at[i] >= 0) chain = std::move(chains[static_cast<size_t>(chain_at[i])]);
+    const size_t node = chain.nodes.empty() ? i : chain.producer;
+    const cpu::CpuKernel* kernel = cpu::FindCpuKernel(graph.nodes[node].op);
+    if (kernel == nullptr) return UnimplementedError(graph.NodeLabel(node) + ": no CPU kernel");
+    plan.steps.push_back(std::make_unique<CpuNodeStep>(graph, node, kernel, std::move(chain.nodes),
+                                                       std::move(chain.specs)));
   }
   return plan;
 }

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "cpu_kernels/epilogue.h"
 #include "partition/partition.h"
 #include "util/memory_planner.h"
 #include "runtime/step.h"
@@ -17,8 +18,25 @@ struct Plan {
   std::vector<std::unique_ptr<Step>> steps;
 };
 
+// A CPU node and the elementwise CPU nodes after it that run in its epilogue
+// (cpu_kernels/epilogue.h): each reads the one before (its only reader, not a
+// graph output), so their intermediate tensors need no storage. The chain
+// runs where its last node stood, when every operand has been made.
+struct CpuEpilogueChain {
+  size_t producer = 0;
+  std::vector<size_t> nodes;                   // in order
+  std::vector<cpu::EpilogueStepSpec> specs;    // one per node
+};
+// At most this many nodes in one chain.
+constexpr size_t kMaxEpilogueNodes = 4;
+
+// The chains of the CPU nodes, in producer order; a node is in one chain at
+// most. Pure: reads the graph and the placement.
+std::vector<CpuEpilogueChain> PlanCpuEpilogues(const Graph& graph, const Partition& partition);
+
 // One step per CPU node (Unimplemented "node 7 (FOO): no CPU kernel" when the
-// CPU cannot run it) and one per GPU segment (made by `gpu`).
+// CPU cannot run it), with the chain of PlanCpuEpilogues it produces, and
+// one per GPU segment (made by `gpu`).
 StatusOr<Plan> BuildPlan(const Graph& graph, const Partition& partition, GpuBackend* gpu);
 
 // Where each tensor's host storage comes from.

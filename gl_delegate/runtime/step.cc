@@ -2,33 +2,62 @@
 
 #include <new>
 
+#include "cpu_kernels/kernel_util.h"
 #include "util/thread_pool.h"
 
 namespace gld {
 
-CpuNodeStep::CpuNodeStep(const Graph& graph, size_t node_index, const cpu::CpuKernel* kernel)
-    : node_(&graph.nodes[node_index]),
+namespace {
+
+std::string StepLabel(const Graph& graph, size_t node, const std::vector<size_t>& epilogue) {
+  std::string label = graph.NodeLabel(node);
+  for (size_t n : epilogue) label += " + " + graph.NodeLabel(n);
+  return label;
+}
+
+int64_t StepWork(const Graph& graph, size_t node, const std::vector<size_t>& epilogue) {
+  int64_t work = cpu::EstimateNodeWork(graph, node);
+  for (size_t n : epilogue) work += cpu::EstimateNodeWork(graph, n);
+  return work;
+}
+
+// Elements per chunk of an epilogue's own pass on the pool.
+constexpr int64_t kEpilogueGrain = 1 << 14;
+
+}  // namespace
+
+CpuNodeStep::CpuNodeStep(const Graph& graph, size_t node_index, const cpu::CpuKernel* kernel,
+                         std::vector<size_t> epilogue_nodes, std::vector<cpu::EpilogueStepSpec> epilogue_specs)
+    : graph_(&graph),
+      node_(&graph.nodes[node_index]),
       node_index_(node_index),
       kernel_(kernel),
-      label_(graph.NodeLabel(node_index)),
-      serial_(cpu::EstimateNodeWork(graph, node_index) < cpu::kParallelMinWork) {}
+      epilogue_nodes_(std::move(epilogue_nodes)),
+      epilogue_specs_(std::move(epilogue_specs)),
+      label_(StepLabel(graph, node_index, epilogue_nodes_)),
+      serial_(StepWork(graph, node_index, epilogue_nodes_) < cpu::kParallelMinWork) {}
 
 std::vector<int> CpuNodeStep::host_inputs() const {
   std::vector<int> v;
   for (int t : node_->inputs) {
     if (t != kNoTensor) v.push_back(t);
   }
+  for (const cpu::EpilogueStepSpec& spec : epilogue_specs_) v.push_back(spec.operand);
   return v;
 }
 
-std::vector<int> CpuNodeStep::host_outputs() const { return node_->outputs; }
+std::vector<int> CpuNodeStep::host_outputs() const {
+  std::vector<int> v = node_->outputs;
+  if (!epilogue_nodes_.empty()) v.push_back(graph_->nodes[epilogue_nodes_.back()].outputs[0]);
+  return v;
+}
 
-cpu::KernelContext& CpuNodeStep::KernelContextFor(StepContext& ctx) {
+Status CpuNodeStep::UpdateKernelContext(StepContext& ctx) {
   cpu::KernelContext& k = kernel_ctx_;
   // A kernel may clear its state pointer for one run (see xnnpack_op.h).
   k.state = &state_;
   if (ctx_tensors_ == ctx.tensors && ctx_pool_ == ctx.pool && ctx_threads_ == ctx.num_threads && k.node != nullptr) {
-    return k;
+    return OkStatus();
   }
   k.graph = ctx.graph;
   k.node = node_;
@@ -45,14 +74,35 @@ cpu::KernelContext& CpuNodeStep::KernelContextFor(StepContext& ctx) {
     k.parallel_for = [pool](int64_t n, const std::function<void(int64_t, int64_t)>& fn) { pool->ParallelFor(n, fn); };
     k.threadpool = pool->pthreadpool();
   }
+  k.epilogue = nullptr;
+  if (!epilogue_nodes_.empty()) {
+    // The chain's input is the node's output 0 and has the last output's
+    // shape (PlanCpuEpilogues checked both against the graph).
+    const cpu::TensorData& x = *k.outputs[0];
+    cpu::TensorData& out = (*ctx.tensors)[graph_->nodes[epilogue_nodes_.back()].outputs[0]];
+    epilogue_.steps.assign(epilogue_specs_.size(), cpu::EpilogueStep{});
+    for (size_t i = 0; i < epilogue_specs_.size(); ++i) {
+      GLD_RETURN_IF_ERROR(cpu::BindEpilogueStep(epilogue_specs_[i], (*ctx.tensors)[epilogue_specs_[i].operand], out,
+                                                graph_->NodeLabel(epilogue_nodes_[i]), &epilogue_.steps[i]));
+    }
+    if (x.type != DataType::kFloat32 || x.shape != out.shape || x.data == nullptr) {
+      return InternalError(label_ + ": the epilogue's input " + ShapeToString(x.shape) + " does not match its output " +
+                           ShapeToString(out.shape));
+    }
+    epilogue_.out = out.as<float>();
+    epilogue_.channels = out.shape.empty() ? 1 : out.shape.back();
+    epilogue_.elements = out.num_elements();
+    k.epilogue = &epilogue_;
+  }
   ctx_tensors_ = ctx.tensors;
   ctx_pool_ = ctx.pool;
   ctx_threads_ = ctx.num_threads;
-  return k;
+  return OkStatus();
 }
 
 Status CpuNodeStep::CallKernel(cpu::KernelFn fn, StepContext& ctx) {
-  cpu::KernelContext& k = KernelContextFor(ctx);
+  GLD_RETURN_IF_ERROR(UpdateKernelContext(ctx));
+  cpu::KernelContext& k = kernel_ctx_;
   Status s;
   try {
     s = fn(k);
@@ -83,6 +133,16 @@ Status CpuNodeStep::Prepare(StepContext& ctx) {
   return CallKernel(kernel_->prepare, ctx);
 }
 
-Status CpuNodeStep::Run(StepContext& ctx) { return CallKernel(kernel_->run, ctx); }
+Status CpuNodeStep::Run(StepContext& ctx) {
+  kernel_ctx_.epilogue_done = false;
+  GLD_RETURN_IF_ERROR(CallKernel(kernel_->run, ctx));
+  if (kernel_ctx_.epilogue == nullptr || kernel_ctx_.epilogue_done) return OkStatus();
+  // The kernel's own code ran: the chain gets a pass of its own.
+  const cpu::Epilogue& e = *kernel_ctx_.epilogue;
+  const float* x = kernel_ctx_.outputs[0]->as<float>();
+  cpu::ParallelForGrain(kernel_ctx_, e.elements, kEpilogueGrain,
+                        [&](int64_t b, int64_t end) { cpu::RunEpilogue(e, x, b, end); });
+  return OkStatus();
+}
 
 }  // namespace gld

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cpu_kernels/cpu_kernel.h"
+#include "cpu_kernels/epilogue.h"
 #include "gldelegate/types.hpp"
 #include "gldelegate/status.hpp"
 #include "graph/graph.h"
@@ -86,33 +87,44 @@ class Step {
   virtual uint32_t OutputGlBuffer(int tensor) const { return 0; }
 };
 
-// One node run by its CPU kernel.
+// One node run by its CPU kernel, and the elementwise nodes of its epilogue
+// chain (runtime/plan.h) run on its output in the same step.
 class CpuNodeStep : public Step {
  public:
-  CpuNodeStep(const Graph& graph, size_t node_index, const cpu::CpuKernel* kernel);
+  CpuNodeStep(const Graph& graph, size_t node_index, const cpu::CpuKernel* kernel,
+              std::vector<size_t> epilogue_nodes = {}, std::vector<cpu::EpilogueStepSpec> epilogue_specs = {});
+  // "node 10 (CONV_2D)", "node 10 (CONV_2D) + node 11 (ADD) + node 13 (PRELU)".
   std::string label() const override { return label_; }
   std::vector<int> host_inputs() const override;
+  // The node's outputs and the chain's last output (the chain's
+  // intermediate tensors are never stored).
   std::vector<int> host_outputs() const override;
   Status Prepare(StepContext& ctx) override;
   Status Run(StepContext& ctx) override;
   size_t node_index() const { return node_index_; }
+  const std::vector<size_t>& epilogue_nodes() const { return epilogue_nodes_; }
 
  private:
-  // The kernel's context for `ctx`, built once and kept while the host
-  // buffers and the pool stay the same (they do for a Runtime's life).
-  cpu::KernelContext& KernelContextFor(StepContext& ctx);
+  // Builds the kernel's context for `ctx` (and binds the epilogue) when it
+  // was built for other buffers or another pool; they stay the same for a
+  // Runtime's life.
+  Status UpdateKernelContext(StepContext& ctx);
   // Runs one stage of the kernel, naming the node in its errors.
   Status CallKernel(cpu::KernelFn fn, StepContext& ctx);
 
+  const Graph* graph_;
   const Node* node_;
   size_t node_index_;
   const cpu::CpuKernel* kernel_;
+  std::vector<size_t> epilogue_nodes_;
+  std::vector<cpu::EpilogueStepSpec> epilogue_specs_;
   std::string label_;
   std::unique_ptr<cpu::KernelState> state_;  // what the kernel keeps between runs
-  // A node with less work than cpu::kParallelMinWork runs on the calling
+  // A step with less work than cpu::kParallelMinWork runs on the calling
   // thread alone, its XNNPACK operator included.
   bool serial_;
   cpu::KernelContext kernel_ctx_;
+  cpu::Epilogue epilogue_;  // bound to the buffers kernel_ctx_ was built for
   const std::vector<cpu::TensorData>* ctx_tensors_ = nullptr;  // what kernel_ctx_ was built for
   ThreadPool* ctx_pool_ = nullptr;
   int ctx_threads_ = 0;

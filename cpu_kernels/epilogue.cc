@@ -1,0 +1,102 @@
+#include "cpu_kernels/epilogue.h"
+
+#include <algorithm>
+
+#include "cpu_kernels/kernel_util.h"
+#include "cpu_kernels/vector_ops.h"
+
+namespace gld::cpu {
+
+namespace {
+
+bool IsFloat32(const Graph& graph, int t) { return graph.tensors[static_cast<size_t>(t)].type == DataType::kFloat32; }
+
+// PRELU's slope is one value per channel of the output's last dimension
+// (shape [C], [1, 1, C], ...), as RunPrelu's fast path takes it.
+bool IsPerChannelSlope(const Shape& slope, const Shape& out) {
+  return !out.empty() && out.back() > 0 && NumElements(slope) == out.back() && slope.size() <= out.size() &&
+         (slope.empty() || slope.back() == out.back());
+}
+
+}  // namespace
+
+bool EpilogueStepFor(const Graph& graph, size_t node_index, int x, EpilogueStepSpec* spec) {
+  const Node& node = graph.nodes[node_index];
+  if (node.inputs.size() != 2 || node.outputs.size() != 1) return false;
+  const int a = node.inputs[0], b = node.inputs[1], out = node.outputs[0];
+  if (a == kNoTensor || b == kNoTensor || (a == x) == (b == x)) return false;
+  if (!IsFloat32(graph, a) || !IsFloat32(graph, b) || !IsFloat32(graph, out)) return false;
+  const Shape& out_shape = graph.tensors[static_cast<size_t>(out)].shape;
+  if (graph.tensors[static_cast<size_t>(x)].shape != out_shape || NumElements(out_shape) <= 0) return false;
+  EpilogueStepSpec s;
+  s.x_first = a == x;
+  s.operand = s.x_first ? b : a;
+  const Shape& operand_shape = graph.tensors[static_cast<size_t>(s.operand)].shape;
+  switch (node.op) {
+    case OpType::kPrelu:
+      if (!s.x_first || !IsPerChannelSlope(operand_shape, out_shape)) return false;
+      s.kind = EpilogueKind::kPrelu;
+      break;
+    case OpType::kAdd: s.kind = EpilogueKind::kAdd; break;
+    case OpType::kSub: s.kind = EpilogueKind::kSub; break;
+    case OpType::kMul: s.kind = EpilogueKind::kMul; break;
+    case OpType::kDiv: s.kind = EpilogueKind::kDiv; break;
+    default: return false;
+  }
+  if (s.kind != EpilogueKind::kPrelu) {
+    if (operand_shape != out_shape) return false;
+    if (const auto* attrs = std::get_if<BinaryAttributes>(&node.attributes)) s.activation = attrs->activation;
+    if (!IsClampActivation(s.activation)) return false;
+  }
+  *spec = s;
+  return true;
+}
+
+Status BindEpilogueStep(const EpilogueStepSpec& spec, const TensorData& operand, const TensorData& out,
+                        const std::string& label, EpilogueStep* step) {
+  const bool fits = spec.kind == EpilogueKind::kPrelu ? IsPerChannelSlope(operand.shape, out.shape)
+                                                      : operand.shape == out.shape;
+  if (operand.type != DataType::kFloat32 || out.type != DataType::kFloat32 || !fits || operand.data == nullptr ||
+      out.data == nullptr) {
+    return InvalidArgumentError(label + ": cannot run in its producer's epilogue: operand " +
+                                ShapeToString(operand.shape) + ", output " + ShapeToString(out.shape));
+  }
+  step->kind = spec.kind;
+  step->operand = operand.as<float>();
+  step->x_first = spec.x_first;
+  step->clamp = spec.activation != Activation::kNone;
+  const ActivationRange r = GetActivationRange(spec.activation);
+  step->lo = r.lo;
+  step->hi = r.hi;
+  return OkStatus();
+}
+
+void RunEpilogue(const Epilogue& e, const float* x, int64_t begin, int64_t end) {
+  float scratch[kEpilogueBlock];
+  for (int64_t i = begin; i < end; i += kEpilogueBlock) {
+    const int64_t n = std::min(kEpilogueBlock, end - i);
+    const float* src = x + i;
+    for (size_t k = 0; k < e.steps.size(); ++k) {
+      const EpilogueStep& s = e.steps[k];
+      float* dst = k + 1 == e.steps.size() ? e.out + i : scratch;
+      if (s.kind == EpilogueKind::kPrelu) {
+        PreluSpan(src, s.operand, e.channels, i % e.channels, n, dst);
+        src = dst;
+        continue;
+      }
+      VectorOp op = VectorOp::kAdd;
+      switch (s.kind) {
+        case EpilogueKind::kAdd: op = VectorOp::kAdd; break;
+        case EpilogueKind::kSub: op = VectorOp::kSub; break;
+        case EpilogueKind::kMul: op = VectorOp::kMul; break;
+        case EpilogueKind::kDiv: op = VectorOp::kDiv; break;
+        case EpilogueKind::kPrelu: break;
+      }
+      const float* other = s.operand + i;
+      VectorBinary(op, s.x_first ? src : other, s.x_first ? other : src, dst, n, s.clamp, s.lo, s.hi);
+      src = dst;
+    }
+  }
+}
+
+}  // namespace gld::cpu

@@ -1,0 +1,68 @@
+// CPU epilogues: a chain of elementwise nodes (ADD/SUB/MUL/DIV of one shape,
+// PRELU with a slope per channel) run in one pass over the output of the node
+// before them, block by block while the block is in cache, instead of one
+// pass and one parallel loop per node. The runtime plans the chains
+// (runtime/plan.h, PlanCpuEpilogues) and a CPU step runs its node, then the
+// chain; an XNNPACK operator runs it inside the pass that checks its output
+// (xnnpack_op.h), so the chain costs no pass of its own. Each step computes
+// what the node's own kernel computes, element by element: results are
+// identical, NaN and infinities included. Internal to the library.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cpu_kernels/cpu_kernel.h"
+
+namespace gld::cpu {
+
+enum class EpilogueKind : uint8_t {
+  kAdd,    // x + operand (or operand + x: the node's operand order is kept)
+  kSub,
+  kMul,
+  kDiv,
+  kPrelu,  // x >= 0 ? x : x * slope[channel]
+};
+
+// How node `node` of `graph` runs as an epilogue step on its input tensor
+// `x` (the chain's value), from the graph alone: shapes must be final.
+struct EpilogueStepSpec {
+  EpilogueKind kind = EpilogueKind::kAdd;
+  int operand = -1;  // the other input tensor, or PRELU's slope
+  bool x_first = true;  // x is the node's input 0
+  Activation activation = Activation::kNone;  // a clamp activation
+};
+// False when the node cannot (not one of the ops above, not float32, an
+// operand of another shape than the output, a slope that is not one per
+// channel, an activation other than a clamp, or x on both sides).
+bool EpilogueStepFor(const Graph& graph, size_t node, int x, EpilogueStepSpec* spec);
+
+// A chain bound to its run-time buffers.
+struct EpilogueStep {
+  EpilogueKind kind = EpilogueKind::kAdd;
+  const float* operand = nullptr;  // of the output's size, or `channels` slopes
+  bool x_first = true;
+  bool clamp = false;
+  float lo = 0.f, hi = 0.f;
+};
+struct Epilogue {
+  std::vector<EpilogueStep> steps;
+  float* out = nullptr;      // the last step's output
+  int64_t channels = 1;      // the output's last dimension (PRELU's slope index)
+  int64_t elements = 0;      // of the chain's input and of out
+};
+
+// Binds spec to the buffers; InvalidArgument naming `label` when a buffer's
+// shape does not match (the plan saw other shapes).
+Status BindEpilogueStep(const EpilogueStepSpec& spec, const TensorData& operand, const TensorData& out,
+                        const std::string& label, EpilogueStep* step);
+
+// Elements of one block: the steps run over a block while it stays in L1.
+constexpr int64_t kEpilogueBlock = 1024;
+
+// Runs the chain on x[begin, end) (x holds the chain's input, `elements`
+// values), writing e.out[begin, end); x is only read.
+void RunEpilogue(const Epilogue& e, const float* x, int64_t begin, int64_t end);
+
+}  // namespace gld::cpu

@@ -1,0 +1,142 @@
+// CPU epilogues (cpu_kernels/epilogue.h): chains of ADD/SUB/MUL/DIV and
+// PRELU run block by block against the same operations done one node at a
+// time in scalar IEEE, over spans that start and end anywhere (block edges,
+// PRELU's channel offset), with NaN, infinities and the fused clamps; and
+// which nodes EpilogueStepFor takes.
+#include "cpu_kernels/epilogue.h"
+
+#include <cmath>
+#include <limits>
+
+#include "op_test_util.h"
+#include "transforms/graph_builder.h"
+
+namespace gld::testing {
+namespace {
+
+const float kNan = std::numeric_limits<float>::quiet_NaN();
+const float kInf = std::numeric_limits<float>::infinity();
+
+std::vector<float> WithSpecials(size_t n, uint32_t seed) {
+  std::vector<float> v = RandomFloats(n, seed, -4.f, 4.f);
+  const float specials[] = {kNan, kInf, -kInf, -0.f, 3e38f};
+  for (size_t i = seed % 7; i < n; i += 97) v[i] = specials[i % 5];
+  return v;
+}
+
+// One node at a time, as the nodes' own kernels compute it.
+float Reference(const cpu::EpilogueStep& s, float x, float operand) {
+  const float a = s.x_first ? x : operand, b = s.x_first ? operand : x;
+  float r = 0.f;
+  switch (s.kind) {
+    case cpu::EpilogueKind::kAdd: r = a + b; break;
+    case cpu::EpilogueKind::kSub: r = a - b; break;
+    case cpu::EpilogueKind::kMul: r = a * b; break;
+    case cpu::EpilogueKind::kDiv: r = a / b; break;
+    case cpu::EpilogueKind::kPrelu: return x >= 0.f ? x : x * operand;
+  }
+  if (s.clamp) r = std::min(std::max(r, s.lo), s.hi);  // keeps a NaN, as TFLite's clamp does
+  return r;
+}
+
+TEST(Epilogue, ChainsMatchTheNodesOneAtATime) {
+  const int64_t channels = 24, rows = 130;  // 3120 values: three blocks and a tail
+  const int64_t n = channels * rows;
+  const std::vector<float> x = WithSpecials(static_cast<size_t>(n), 1);
+  const std::vector<float> other = WithSpecials(static_cast<size_t>(n), 2);
+  const std::vector<float> other2 = WithSpecials(static_cast<size_t>(n), 3);
+  const std::vector<float> slope = RandomFloats(static_cast<size_t>(channels), 4, -1.f, 1.f);
+  using K = cpu::EpilogueKind;
+  struct Case {
+    std::vector<cpu::EpilogueStep> steps;
+  };
+  std::vector<Case> cases;
+  for (K kind : {K::kAdd, K::kSub, K::kMul, K::kDiv}) {
+    for (bool x_first : {true, false}) {
+      for (bool clamp : {false, true}) {
+        cpu::EpilogueStep s{kind, other.data(), x_first, clamp, 0.f, 6.f};
+        cases.push_back({{s}});
+        // Then PRELU, then another operation: a chain of three.
+        cases.push_back({{s, cpu::EpilogueStep{K::kPrelu, slope.data()},
+                          cpu::EpilogueStep{K::kSub, other2.data(), !x_first, clamp, -1.f, 1.f}}});
+      }
+    }
+  }
+  cases.push_back({{cpu::EpilogueStep{K::kPrelu, slope.data()}}});
+  for (size_t c = 0; c < cases.size(); ++c) {
+    // Spans that start and end off the blocks and off the rows.
+    for (auto [begin, end] : {std::pair<int64_t, int64_t>{0, n}, {5, 1029}, {1023, 2049}, {n - 3, n}, {7, 7}}) {
+      std::vector<float> out(static_cast<size_t>(n), 42.f);
+      cpu::Epilogue e;
+      e.steps = cases[c].steps;
+      e.out = out.data();
+      e.channels = channels;
+      e.elements = n;
+      cpu::RunEpilogue(e, x.data(), begin, end);
+      for (int64_t i = 0; i < n; ++i) {
+        const std::string where = "case " + std::to_string(c) + " span [" + std::to_string(begin) + ", " +
+                                  std::to_string(end) + ") i " + std::to_string(i);
+        if (i < begin || i >= end) {
+          ASSERT_EQ(out[static_cast<size_t>(i)], 42.f) << where << ": written outside the span";
+          continue;
+        }
+        float want = x[static_cast<size_t>(i)];
+        for (const cpu::EpilogueStep& s : e.steps) {
+          const float operand = s.kind == K::kPrelu ? s.operand[i % channels] : s.operand[i];
+          want = Reference(s, want, operand);
+        }
+        const float got = out[static_cast<size_t>(i)];
+        if (std::isnan(want)) {
+          ASSERT_TRUE(std::isnan(got)) << where << ": got " << got;
+        } else {
+          ASSERT_EQ(got, want) << where;
+        }
+      }
+    }
+  }
+}
+
+TEST(Epilogue, StepForTakesSameShapeArithmeticAndPerChannelPrelu) {
+  Graph g;
+  const int x = AddTensor(g, "x", {1, 4, 4, 8});
+  const int y = AddTensor(g, "y", {1, 4, 4, 8});
+  const int row = AddTensor(g, "row", {1, 1, 1, 8});
+  const int slope = AddConstant<float>(g, "slope", {1, 1, 8}, DataType::kFloat32, std::vector<float>(8, 0.25f));
+  const int full_slope = AddConstant<float>(g, "full", {1, 4, 4, 8}, DataType::kFloat32,
+                                            std::vector<float>(128, 0.25f));
+  const int i32 = AddTensor(g, "i", {1, 4, 4, 8}, DataType::kInt32);
+  auto out = [&g](const char* name) { return AddTensor(g, name, {1, 4, 4, 8}); };
+  BinaryAttributes relu6;
+  relu6.activation = Activation::kRelu6;
+  BinaryAttributes tanh;
+  tanh.activation = Activation::kTanh;
+  const int add = AddNode(g, OpType::kAdd, {y, x}, {out("a")}, 0, relu6);
+  const int sub_bcast = AddNode(g, OpType::kSub, {x, row}, {out("b")}, 1, BinaryAttributes{});
+  const int mul_tanh = AddNode(g, OpType::kMul, {x, y}, {out("c")}, 2, tanh);
+  const int square = AddNode(g, OpType::kMul, {x, x}, {out("d")}, 3, BinaryAttributes{});
+  const int prelu = AddNode(g, OpType::kPrelu, {x, slope}, {out("e")}, 4);
+  const int prelu_full = AddNode(g, OpType::kPrelu, {x, full_slope}, {out("f")}, 5);
+  const int max = AddNode(g, OpType::kMaximum, {x, y}, {out("g")}, 6, BinaryAttributes{});
+  const int add_int = AddNode(g, OpType::kAdd, {i32, i32}, {AddTensor(g, "h", {1, 4, 4, 8}, DataType::kInt32)}, 7,
+                                 BinaryAttributes{});
+
+  cpu::EpilogueStepSpec spec;
+  ASSERT_TRUE(cpu::EpilogueStepFor(g, static_cast<size_t>(add), x, &spec));
+  EXPECT_EQ(spec.kind, cpu::EpilogueKind::kAdd);
+  EXPECT_FALSE(spec.x_first);  // y + x keeps its order
+  EXPECT_EQ(spec.operand, y);
+  EXPECT_EQ(spec.activation, Activation::kRelu6);
+  ASSERT_TRUE(cpu::EpilogueStepFor(g, static_cast<size_t>(prelu), x, &spec));
+  EXPECT_EQ(spec.kind, cpu::EpilogueKind::kPrelu);
+  EXPECT_EQ(spec.operand, slope);
+  EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(sub_bcast), x, &spec)) << "a broadcast operand";
+  EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(mul_tanh), x, &spec)) << "an activation that is not a clamp";
+  EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(square), x, &spec)) << "x on both sides";
+  EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(prelu_full), x, &spec)) << "a slope per element";
+  EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(prelu), slope, &spec)) << "the slope as the chain's value";
+  EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(max), x, &spec)) << "an op with no epilogue step";
+  EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(add_int), i32, &spec)) << "int32";
+}
+
+}  // namespace
+}  // namespace gld::testing

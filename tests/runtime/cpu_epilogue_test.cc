@@ -1,0 +1,179 @@
+// CPU epilogue chains: which elementwise nodes PlanCpuEpilogues puts after
+// which node (runtime/plan.h), and a runtime running CONV_2D + ADD + PRELU +
+// SUB in one step giving what the nodes give one at a time, on XNNPACK's
+// checked output pass and on the own-code path a NaN sends it to.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "runtime/plan.h"
+#include "runtime/runtime.h"
+#include "transforms/graph_builder.h"
+#include "transforms/graph_runner.h"
+
+namespace gld {
+namespace {
+
+using testing::AddConstant;
+using testing::AddNode;
+using testing::AddTensor;
+
+Partition AllOnCpu(const Graph& g) {
+  Partition p;
+  p.nodes.assign(g.nodes.size(), NodePlacement{});
+  return p;
+}
+
+// x -CONV 1x1-> c -ADD(c, x)-> a -PRELU-> p -SUB(r, p)-> y, with integer
+// weights so that every order of summation gives the same floats.
+Graph ConvChain(int h, int w, int ch) {
+  Graph g;
+  std::vector<float> weights(static_cast<size_t>(ch * ch));
+  for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<float>(static_cast<int>(i * 5 % 7) - 3);
+  std::vector<float> slope(static_cast<size_t>(ch));
+  for (size_t i = 0; i < slope.size(); ++i) slope[i] = 0.25f * static_cast<float>(i % 4);
+  const int x = AddTensor(g, "x", {1, h, w, ch});
+  const int r = AddTensor(g, "r", {1, h, w, ch});
+  const int wt = AddConstant<float>(g, "w", {ch, 1, 1, ch}, DataType::kFloat32, weights);
+  const int c = AddTensor(g, "c", {1, h, w, ch});
+  const int a = AddTensor(g, "a", {1, h, w, ch});
+  const int s = AddConstant<float>(g, "slope", {1, 1, ch}, DataType::kFloat32, slope);
+  const int p = AddTensor(g, "p", {1, h, w, ch});
+  const int y = AddTensor(g, "y", {1, h, w, ch});
+  AddNode(g, OpType::kConv2d, {x, wt, kNoTensor}, {c}, 0, Conv2dAttributes{});
+  BinaryAttributes relu6;
+  relu6.activation = Activation::kRelu6;
+  AddNode(g, OpType::kAdd, {c, x}, {a}, 1, relu6);
+  AddNode(g, OpType::kPrelu, {a, s}, {p}, 2);
+  AddNode(g, OpType::kSub, {r, p}, {y}, 3, BinaryAttributes{});
+  g.inputs = {x, r};
+  g.outputs = {y};
+  return g;
+}
+
+TEST(PlanCpuEpilogues, ChainsSingleReaderElementwiseNodes) {
+  const Graph g = ConvChain(4, 4, 8);
+  std::vector<CpuEpilogueChain> chains = PlanCpuEpilogues(g, AllOnCpu(g));
+  ASSERT_EQ(chains.size(), 1u);
+  EXPECT_EQ(chains[0].producer, 0u);
+  EXPECT_EQ(chains[0].nodes, (std::vector<size_t>{1, 2, 3}));
+  ASSERT_EQ(chains[0].specs.size(), 3u);
+  EXPECT_EQ(chains[0].specs[0].kind, cpu::EpilogueKind::kAdd);
+  EXPECT_EQ(chains[0].specs[0].activation, Activation::kRelu6);
+  EXPECT_EQ(chains[0].specs[1].kind, cpu::EpilogueKind::kPrelu);
+  EXPECT_EQ(chains[0].specs[2].kind, cpu::EpilogueKind::kSub);
+  EXPECT_FALSE(chains[0].specs[2].x_first);  // r - p
+
+  // The plan: one step, where the last node stood, reading the operands and
+  // writing the conv's output and the last one only.
+  auto plan = BuildPlan(g, AllOnCpu(g), nullptr);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->steps.size(), 1u);
+  EXPECT_EQ(plan->steps[0]->label(), "node 0 (CONV_2D) + node 1 (ADD) + node 2 (PRELU) + node 3 (SUB)");
+  EXPECT_EQ(plan->steps[0]->host_outputs(), (std::vector<int>{g.nodes[0].outputs[0], g.outputs[0]}));
+}
+
+TEST(PlanCpuEpilogues, StopsWhereAValueIsSharedKeptOrOnTheGpu) {
+  // A second reader of a: the chain stops before the PRELU.
+  Graph shared = ConvChain(4, 4, 8);
+  const int a = shared.nodes[1].outputs[0];
+  const int extra = AddTensor(shared, "extra", {1, 4, 4, 8});
+  AddNode(shared, OpType::kAbs, {a}, {extra}, 4);
+  shared.outputs.push_back(extra);
+  auto chains = PlanCpuEpilogues(shared, AllOnCpu(shared));
+  ASSERT_EQ(chains.size(), 2u);
+  EXPECT_EQ(chains[0].nodes, std::vector<size_t>{1});
+  EXPECT_EQ(chains[1].producer, 2u);  // the PRELU heads a chain of its own: then SUB
+  EXPECT_EQ(chains[1].nodes, std::vector<size_t>{3});
+
+  // a graph output: kept, so the chain ends with the node that makes it.
+  Graph output = ConvChain(4, 4, 8);
+  output.outputs.push_back(output.nodes[1].outputs[0]);
+  chains = PlanCpuEpilogues(output, AllOnCpu(output));
+  ASSERT_EQ(chains.size(), 2u);
+  EXPECT_EQ(chains[0].nodes, std::vector<size_t>{1});
+
+  // The PRELU on the GPU: nothing after the ADD joins.
+  const Graph g = ConvChain(4, 4, 8);
+  Partition p = AllOnCpu(g);
+  p.nodes[2].on_gpu = true;
+  chains = PlanCpuEpilogues(g, p);
+  ASSERT_EQ(chains.size(), 1u);
+  EXPECT_EQ(chains[0].nodes, std::vector<size_t>{1});
+}
+
+TEST(PlanCpuEpilogues, AtMostFourNodesToAChain) {
+  Graph g;
+  int v = AddTensor(g, "x", {1, 8});
+  const int one = AddConstant<float>(g, "one", {1, 8}, DataType::kFloat32, std::vector<float>(8, 1.f));
+  g.inputs = {v};
+  for (int i = 0; i < 6; ++i) {
+    const int next = AddTensor(g, "v" + std::to_string(i), {1, 8});
+    AddNode(g, i == 0 ? OpType::kAbs : OpType::kAdd, i == 0 ? std::vector<int>{v} : std::vector<int>{v, one}, {next},
+            i, BinaryAttributes{});
+    v = next;
+  }
+  g.outputs = {v};
+  const auto chains = PlanCpuEpilogues(g, AllOnCpu(g));
+  ASSERT_EQ(chains.size(), 1u);
+  EXPECT_EQ(chains[0].producer, 0u);
+  EXPECT_EQ(chains[0].nodes, (std::vector<size_t>{1, 2, 3, 4}));  // node 5 runs on its own
+}
+
+// The runtime's fused step against the nodes one at a time (RunOnCpu), at 1
+// and 2 threads, on finite inputs (XNNPACK's output pass runs the chain) and
+// with a NaN and an infinity (XNNPACK's output is redone by the own code and
+// the chain gets a pass of its own).
+TEST(CpuEpilogue, FusedStepGivesWhatTheNodesGive) {
+  const int h = 64, w = 64, ch = 16;  // 65536 values: the output pass splits across threads
+  const size_t n = static_cast<size_t>(h * w * ch);
+  std::vector<float> x(n), r(n);
+  for (size_t i = 0; i < n; ++i) {
+    x[i] = static_cast<float>(static_cast<int>(i * 13 % 9) - 4) * 0.5f;
+    r[i] = static_cast<float>(static_cast<int>(i * 7 % 5) - 2);
+  }
+  std::vector<float> special = x;
+  special[100] = std::numeric_limits<float>::quiet_NaN();
+  special[n - 5] = std::numeric_limits<float>::infinity();
+  for (int threads : {1, 2}) {
+    Options o;
+    o.backend = Backend::kCpu;
+    o.num_threads = threads;
+    o.enable_profiling = true;
+    auto rt = Runtime::Create(ConvChain(h, w, ch), o);
+    ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+    const Graph& g = (*rt)->graph();
+    // The chain's intermediate tensors have no storage.
+    EXPECT_EQ((*rt)->tensor(g.nodes[1].outputs[0]).data, nullptr);
+    EXPECT_EQ((*rt)->tensor(g.nodes[2].outputs[0]).data, nullptr);
+    for (const std::vector<float>* in : {&x, &special, &x}) {
+      auto want = testing::RunOnCpu(ConvChain(h, w, ch), {*in, r});
+      ASSERT_TRUE(want.ok()) << want.status().ToString();
+      ASSERT_TRUE((*rt)->SetInput(0, in->data(), n * sizeof(float)).ok());
+      ASSERT_TRUE((*rt)->SetInput(1, r.data(), n * sizeof(float)).ok());
+      Status s = (*rt)->Invoke();
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      std::vector<float> got(n);
+      ASSERT_TRUE((*rt)->GetOutput(0, got.data(), n * sizeof(float)).ok());
+      int nans = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const float want_i = (*want)[0][i];
+        if (std::isnan(want_i)) {
+          ++nans;
+          ASSERT_TRUE(std::isnan(got[i])) << "threads " << threads << " i " << i << ": got " << got[i];
+        } else {
+          ASSERT_EQ(got[i], want_i) << "threads " << threads << " i " << i;
+        }
+      }
+      EXPECT_EQ(nans > 0, in == &special) << "threads " << threads;
+    }
+    const std::vector<ProfileRow> rows = (*rt)->Profile();
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].op, "CONV_2D");
+    EXPECT_EQ(rows[0].name, "node 0 (CONV_2D) + node 1 (ADD) + node 2 (PRELU) + node 3 (SUB)");
+  }
+}
+
+}  // namespace
+}  // namespace gld
