@@ -4,6 +4,7 @@
 
 #include "cpu_kernels/kernel_util.h"
 #include "cpu_kernels/vector_ops.h"
+#include "graph/shape_inference.h"
 
 namespace gld::cpu {
 
@@ -52,10 +53,45 @@ bool EpilogueStepFor(const Graph& graph, size_t node_index, int x, EpilogueStepS
   return true;
 }
 
+bool AbsorbChannelPad(const Graph& graph, size_t pad_node, EpilogueStepSpec* spec) {
+  const Node& pad = graph.nodes[pad_node];
+  if (pad.op != OpType::kPad || pad.inputs.size() != 2 || pad.outputs.size() != 1 || spec->operand != pad.outputs[0] ||
+      spec->kind == EpilogueKind::kPrelu || spec->pad_node >= 0) {
+    return false;
+  }
+  const Tensor& in = graph.tensors[static_cast<size_t>(pad.inputs[0])];
+  const Tensor& out = graph.tensors[static_cast<size_t>(pad.outputs[0])];
+  const Tensor& paddings = graph.tensors[static_cast<size_t>(pad.inputs[1])];
+  std::vector<int64_t> p;
+  if (in.type != DataType::kFloat32 || out.type != DataType::kFloat32 || !paddings.is_constant ||
+      !ReadConstantInts(paddings, &p) || in.shape.empty() || p.size() != 2 * in.shape.size() ||
+      out.shape.size() != in.shape.size() || !in.quant.zero_point.empty()) {
+    return false;
+  }
+  const size_t last = in.shape.size() - 1;
+  for (size_t d = 0; d < last; ++d) {
+    if (p[2 * d] != 0 || p[2 * d + 1] != 0 || in.shape[d] != out.shape[d]) return false;
+  }
+  if (p[2 * last] < 0 || p[2 * last + 1] < 0 || in.shape[last] <= 0 ||
+      in.shape[last] + p[2 * last] + p[2 * last + 1] != out.shape[last]) {
+    return false;
+  }
+  spec->operand = pad.inputs[0];
+  spec->pad_node = static_cast<int>(pad_node);
+  spec->pad_before = p[2 * last];
+  return true;
+}
+
 Status BindEpilogueStep(const EpilogueStepSpec& spec, const TensorData& operand, const TensorData& out,
                         const std::string& label, EpilogueStep* step) {
-  const bool fits = spec.kind == EpilogueKind::kPrelu ? IsPerChannelSlope(operand.shape, out.shape)
-                                                      : operand.shape == out.shape;
+  bool fits = spec.kind == EpilogueKind::kPrelu ? IsPerChannelSlope(operand.shape, out.shape)
+                                                : operand.shape == out.shape;
+  if (spec.pad_node >= 0) {
+    // Rows of the operand's last dimension, zero-padded to the output's.
+    fits = operand.shape.size() == out.shape.size() && !out.shape.empty() && operand.shape.back() > 0 &&
+           spec.pad_before >= 0 && spec.pad_before + operand.shape.back() <= out.shape.back() &&
+           std::equal(operand.shape.begin(), operand.shape.end() - 1, out.shape.begin());
+  }
   if (operand.type != DataType::kFloat32 || out.type != DataType::kFloat32 || !fits || operand.data == nullptr ||
       out.data == nullptr) {
     return InvalidArgumentError(label + ": cannot run in its producer's epilogue: operand " +
@@ -64,6 +100,8 @@ Status BindEpilogueStep(const EpilogueStepSpec& spec, const TensorData& operand,
   step->kind = spec.kind;
   step->operand = operand.as<float>();
   step->x_first = spec.x_first;
+  step->operand_channels = spec.pad_node >= 0 ? operand.shape.back() : 0;
+  step->pad_before = spec.pad_before;
   step->clamp = spec.activation != Activation::kNone;
   const ActivationRange r = GetActivationRange(spec.activation);
   step->lo = r.lo;
@@ -71,8 +109,30 @@ Status BindEpilogueStep(const EpilogueStepSpec& spec, const TensorData& operand,
   return OkStatus();
 }
 
+namespace {
+
+// operand values [i, i + n) of a zero-padded operand, as the PAD would have
+// written them (rows of `channels`).
+void GatherPadded(const EpilogueStep& s, int64_t channels, int64_t i, int64_t n, float* dst) {
+  const int64_t lead = s.pad_before, width = s.operand_channels;
+  for (int64_t j = 0; j < n;) {
+    const int64_t row = (i + j) / channels, c0 = (i + j) % channels;
+    const int64_t len = std::min(n - j, channels - c0);
+    const float* src = s.operand + row * width;
+    float* out = dst + j;  // out[c - c0] for c in [c0, c0 + len)
+    const int64_t copy_begin = std::max(c0, lead), copy_end = std::min(c0 + len, lead + width);
+    for (int64_t c = c0; c < std::min(c0 + len, lead); ++c) out[c - c0] = 0.f;
+    for (int64_t c = copy_begin; c < copy_end; ++c) out[c - c0] = src[c - lead];
+    for (int64_t c = std::max(c0, lead + width); c < c0 + len; ++c) out[c - c0] = 0.f;
+    j += len;
+  }
+}
+
+}  // namespace
+
 void RunEpilogue(const Epilogue& e, const float* x, int64_t begin, int64_t end) {
   float scratch[kEpilogueBlock];
+  float padded[kEpilogueBlock];
   for (int64_t i = begin; i < end; i += kEpilogueBlock) {
     const int64_t n = std::min(kEpilogueBlock, end - i);
     const float* src = x + i;
@@ -93,6 +153,10 @@ void RunEpilogue(const Epilogue& e, const float* x, int64_t begin, int64_t end) 
         case EpilogueKind::kPrelu: break;
       }
       const float* other = s.operand + i;
+      if (s.operand_channels > 0) {
+        GatherPadded(s, e.channels, i, n, padded);
+        other = padded;
+      }
       VectorBinary(op, s.x_first ? src : other, s.x_first ? other : src, dst, n, s.clamp, s.lo, s.hi);
       src = dst;
     }

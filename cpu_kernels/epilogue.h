@@ -32,11 +32,21 @@ struct EpilogueStepSpec {
   int operand = -1;  // the other input tensor, or PRELU's slope
   bool x_first = true;  // x is the node's input 0
   Activation activation = Activation::kNone;  // a clamp activation
+  // The operand is a zero PAD of tensor `operand` along the last dimension
+  // only, `pad_before` channels ahead (AbsorbChannelPad); -1: not padded.
+  int pad_node = -1;
+  int64_t pad_before = 0;
 };
 // False when the node cannot (not one of the ops above, not float32, an
 // operand of another shape than the output, a slope that is not one per
 // channel, an activation other than a clamp, or x on both sides).
 bool EpilogueStepFor(const Graph& graph, size_t node, int x, EpilogueStepSpec* spec);
+
+// When node `pad_node` is a PAD of a float32 tensor with zeros along the last
+// dimension only (paddings a constant), makes spec read that tensor and pad
+// it on the fly, so that the PAD needs no pass of its own (a channel padding
+// before a residual ADD); false otherwise. spec is for an ADD/SUB/MUL/DIV.
+bool AbsorbChannelPad(const Graph& graph, size_t pad_node, EpilogueStepSpec* spec);
 
 // A chain bound to its run-time buffers.
 struct EpilogueStep {
@@ -45,6 +55,10 @@ struct EpilogueStep {
   bool x_first = true;
   bool clamp = false;
   float lo = 0.f, hi = 0.f;
+  // > 0: operand holds rows of operand_channels values, read zero-padded
+  // to the output's rows with pad_before zeros ahead.
+  int64_t operand_channels = 0;
+  int64_t pad_before = 0;
 };
 struct Epilogue {
   std::vector<EpilogueStep> steps;

@@ -24,6 +24,13 @@ std::vector<CpuEpilogueChain> PlanCpuEpilogues(const Graph& graph, const Partiti
       if (readers.size() != 1 || taken[readers[0]] || !on_cpu(readers[0])) break;
       cpu::EpilogueStepSpec spec;
       if (!cpu::EpilogueStepFor(graph, readers[0], x, &spec)) break;
+      // An operand that a channel PAD makes for this node alone is read
+      // through the padding, and the PAD joins the chain.
+      const int pad = graph.Producer(spec.operand);
+      if (pad >= 0 && !taken[static_cast<size_t>(pad)] && on_cpu(static_cast<size_t>(pad)) &&
+          !graph.IsGraphOutput(spec.operand) && graph.Consumers(spec.operand).size() == 1) {
+        cpu::AbsorbChannelPad(graph, static_cast<size_t>(pad), &spec);
+      }
       chain.nodes.push_back(readers[0]);
       chain.specs.push_back(spec);
       x = graph.nodes[readers[0]].outputs[0];
@@ -31,6 +38,9 @@ std::vector<CpuEpilogueChain> PlanCpuEpilogues(const Graph& graph, const Partiti
     if (chain.nodes.empty()) continue;
     taken[p] = true;
     for (size_t n : chain.nodes) taken[n] = true;
+    for (const cpu::EpilogueStepSpec& spec : chain.specs) {
+      if (spec.pad_node >= 0) taken[static_cast<size_t>(spec.pad_node)] = true;
+    }
     chains.push_back(std::move(chain));
   }
   return chains;
@@ -46,6 +56,9 @@ StatusOr<Plan> BuildPlan(const Graph& graph, const Partition& partition, GpuBack
   for (size_t c = 0; c < chains.size(); ++c) {
     chain_at[chains[c].producer] = kInChain;
     for (size_t n : chains[c].nodes) chain_at[n] = kInChain;
+    for (const cpu::EpilogueStepSpec& spec : chains[c].specs) {
+      if (spec.pad_node >= 0) chain_at[static_cast<size_t>(spec.pad_node)] = kInChain;
+    }
     chain_at[chains[c].nodes.back()] = static_cast<int>(c);
   }
   for (size_t i = 0; i < graph.nodes.size(); ++i) {

@@ -20,8 +20,10 @@ struct Plan {
 
 // A CPU node and the elementwise CPU nodes after it that run in its epilogue
 // (cpu_kernels/epilogue.h): each reads the one before (its only reader, not a
-// graph output), so their intermediate tensors need no storage. The chain
-// runs where its last node stood, when every operand has been made.
+// graph output), so their intermediate tensors need no storage; a channel
+// PAD that makes an operand for one of them alone joins too (its spec's
+// pad_node). The chain runs where its last node stood, when every operand
+// has been made.
 struct CpuEpilogueChain {
   size_t producer = 0;
   std::vector<size_t> nodes;                   // in order

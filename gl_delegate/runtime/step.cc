@@ -9,9 +9,13 @@ namespace gld {
 
 namespace {
 
-std::string StepLabel(const Graph& graph, size_t node, const std::vector<size_t>& epilogue) {
+std::string StepLabel(const Graph& graph, size_t node, const std::vector<size_t>& epilogue,
+                      const std::vector<cpu::EpilogueStepSpec>& specs) {
   std::string label = graph.NodeLabel(node);
-  for (size_t n : epilogue) label += " + " + graph.NodeLabel(n);
+  for (size_t k = 0; k < epilogue.size(); ++k) {
+    if (specs[k].pad_node >= 0) label += " + " + graph.NodeLabel(static_cast<size_t>(specs[k].pad_node));
+    label += " + " + graph.NodeLabel(epilogue[k]);
+  }
   return label;
 }
 
@@ -34,7 +38,7 @@ CpuNodeStep::CpuNodeStep(const Graph& graph, size_t node_index, const cpu::CpuKe
       kernel_(kernel),
       epilogue_nodes_(std::move(epilogue_nodes)),
       epilogue_specs_(std::move(epilogue_specs)),
-      label_(StepLabel(graph, node_index, epilogue_nodes_)),
+      label_(StepLabel(graph, node_index, epilogue_nodes_, epilogue_specs_)),
       serial_(StepWork(graph, node_index, epilogue_nodes_) < cpu::kParallelMinWork) {}
 
 std::vector<int> CpuNodeStep::host_inputs() const {

@@ -93,7 +93,8 @@ class CpuNodeStep : public Step {
  public:
   CpuNodeStep(const Graph& graph, size_t node_index, const cpu::CpuKernel* kernel,
               std::vector<size_t> epilogue_nodes = {}, std::vector<cpu::EpilogueStepSpec> epilogue_specs = {});
-  // "node 10 (CONV_2D)", "node 10 (CONV_2D) + node 11 (ADD) + node 13 (PRELU)".
+  // "node 10 (CONV_2D)", "node 10 (CONV_2D) + node 11 (ADD) + node 13 (PRELU)" (an
+  // absorbed PAD comes before the node that reads it).
   std::string label() const override { return label_; }
   std::vector<int> host_inputs() const override;
   // The node's outputs and the chain's last output (the chain's

@@ -63,6 +63,13 @@ TEST(Epilogue, ChainsMatchTheNodesOneAtATime) {
     }
   }
   cases.push_back({{cpu::EpilogueStep{K::kPrelu, slope.data()}}});
+  // An operand of 19-value rows read with 2 zeros ahead and 3 behind (a
+  // channel PAD), after a PRELU.
+  const std::vector<float> narrow = WithSpecials(static_cast<size_t>(19 * rows), 5);
+  cpu::EpilogueStep padded{K::kAdd, narrow.data(), false, true, -1.f, 2.f};
+  padded.operand_channels = 19;
+  padded.pad_before = 2;
+  cases.push_back({{cpu::EpilogueStep{K::kPrelu, slope.data()}, padded}});
   for (size_t c = 0; c < cases.size(); ++c) {
     // Spans that start and end off the blocks and off the rows.
     for (auto [begin, end] : {std::pair<int64_t, int64_t>{0, n}, {5, 1029}, {1023, 2049}, {n - 3, n}, {7, 7}}) {
@@ -82,7 +89,11 @@ TEST(Epilogue, ChainsMatchTheNodesOneAtATime) {
         }
         float want = x[static_cast<size_t>(i)];
         for (const cpu::EpilogueStep& s : e.steps) {
-          const float operand = s.kind == K::kPrelu ? s.operand[i % channels] : s.operand[i];
+          float operand = s.kind == K::kPrelu ? s.operand[i % channels] : s.operand[i];
+          if (s.operand_channels > 0) {
+            const int64_t c = i % channels - s.pad_before;
+            operand = c >= 0 && c < s.operand_channels ? s.operand[i / channels * s.operand_channels + c] : 0.f;
+          }
           want = Reference(s, want, operand);
         }
         const float got = out[static_cast<size_t>(i)];
@@ -136,6 +147,40 @@ TEST(Epilogue, StepForTakesSameShapeArithmeticAndPerChannelPrelu) {
   EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(prelu), slope, &spec)) << "the slope as the chain's value";
   EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(max), x, &spec)) << "an op with no epilogue step";
   EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(add_int), i32, &spec)) << "int32";
+}
+
+TEST(Epilogue, AbsorbsZeroPaddingAlongTheLastDimensionOnly) {
+  Graph g;
+  const int x = AddTensor(g, "x", {1, 4, 4, 8});
+  const int narrow = AddTensor(g, "narrow", {1, 4, 4, 5});
+  auto pad = [&](const char* name, std::vector<int32_t> paddings, Shape out_shape, OpType op = OpType::kPad) {
+    const int p = AddConstant<int32_t>(g, std::string(name) + "_p", {4, 2}, DataType::kInt32, paddings);
+    const int out = AddTensor(g, name, out_shape);
+    std::vector<int> inputs = {narrow, p};
+    if (op == OpType::kPadV2) inputs.push_back(AddConstant<float>(g, "one", {1}, DataType::kFloat32, {1.f}));
+    AddNode(g, op, inputs, {out}, static_cast<int>(g.nodes.size()));
+    return std::make_pair(static_cast<size_t>(g.nodes.size() - 1), out);
+  };
+  const auto channels = pad("channels", {0, 0, 0, 0, 0, 0, 1, 2}, {1, 4, 4, 8});
+  const auto spatial = pad("spatial", {0, 0, 1, 0, 0, 0, 1, 2}, {1, 5, 4, 8});
+  const auto valued = pad("valued", {0, 0, 0, 0, 0, 0, 1, 2}, {1, 4, 4, 8}, OpType::kPadV2);
+  cpu::EpilogueStepSpec spec;
+  spec.kind = cpu::EpilogueKind::kAdd;
+  spec.operand = channels.second;
+  ASSERT_TRUE(cpu::AbsorbChannelPad(g, channels.first, &spec));
+  EXPECT_EQ(spec.operand, narrow);
+  EXPECT_EQ(spec.pad_node, static_cast<int>(channels.first));
+  EXPECT_EQ(spec.pad_before, 1);
+  EXPECT_FALSE(cpu::AbsorbChannelPad(g, channels.first, &spec)) << "a second time";
+  spec = cpu::EpilogueStepSpec{};
+  spec.operand = spatial.second;
+  EXPECT_FALSE(cpu::AbsorbChannelPad(g, spatial.first, &spec)) << "padding along H";
+  spec.operand = valued.second;
+  EXPECT_FALSE(cpu::AbsorbChannelPad(g, valued.first, &spec)) << "PADV2's value";
+  spec.operand = channels.second;
+  spec.kind = cpu::EpilogueKind::kPrelu;
+  EXPECT_FALSE(cpu::AbsorbChannelPad(g, channels.first, &spec)) << "a PRELU slope";
+  (void)x;
 }
 
 }  // namespace

@@ -175,5 +175,76 @@ TEST(CpuEpilogue, FusedStepGivesWhatTheNodesGive) {
   }
 }
 
+// x -CONV 1x1-> c; q = PAD(r) along channels; y = ADD(c, q): the PAD joins
+// the CONV's chain and gives what it gives on its own.
+Graph ConvPadAdd(int h, int w, int ch, int narrow) {
+  Graph g;
+  std::vector<float> weights(static_cast<size_t>(ch * ch));
+  for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<float>(static_cast<int>(i * 3 % 5) - 2);
+  const int x = AddTensor(g, "x", {1, h, w, ch});
+  const int r = AddTensor(g, "r", {1, h, w, narrow});
+  const int wt = AddConstant<float>(g, "w", {ch, 1, 1, ch}, DataType::kFloat32, weights);
+  const int paddings = AddConstant<int32_t>(g, "paddings", {4, 2}, DataType::kInt32, {0, 0, 0, 0, 0, 0, 1, ch - narrow - 1});
+  const int c = AddTensor(g, "c", {1, h, w, ch});
+  const int q = AddTensor(g, "q", {1, h, w, ch});
+  const int y = AddTensor(g, "y", {1, h, w, ch});
+  AddNode(g, OpType::kConv2d, {x, wt, kNoTensor}, {c}, 0, Conv2dAttributes{});
+  AddNode(g, OpType::kPad, {r, paddings}, {q}, 1);
+  AddNode(g, OpType::kAdd, {c, q}, {y}, 2, BinaryAttributes{});
+  g.inputs = {x, r};
+  g.outputs = {y};
+  return g;
+}
+
+TEST(CpuEpilogue, AChannelPadJoinsTheChainOfTheAddItFeeds) {
+  const int h = 32, w = 32, ch = 24, narrow = 20;
+  const Graph g = ConvPadAdd(h, w, ch, narrow);
+  auto chains = PlanCpuEpilogues(g, AllOnCpu(g));
+  ASSERT_EQ(chains.size(), 1u);
+  EXPECT_EQ(chains[0].nodes, std::vector<size_t>{2});
+  EXPECT_EQ(chains[0].specs[0].pad_node, 1);
+  EXPECT_EQ(chains[0].specs[0].operand, g.inputs[1]);
+  auto plan = BuildPlan(g, AllOnCpu(g), nullptr);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->steps.size(), 1u);
+  EXPECT_EQ(plan->steps[0]->label(), "node 0 (CONV_2D) + node 1 (PAD) + node 2 (ADD)");
+
+  // A second reader of the padded tensor keeps the PAD on its own.
+  Graph shared = ConvPadAdd(h, w, ch, narrow);
+  shared.outputs.push_back(shared.nodes[1].outputs[0]);
+  chains = PlanCpuEpilogues(shared, AllOnCpu(shared));
+  ASSERT_EQ(chains.size(), 1u);
+  EXPECT_EQ(chains[0].specs[0].pad_node, -1);
+
+  const size_t n = static_cast<size_t>(h * w * ch), nr = static_cast<size_t>(h * w * narrow);
+  std::vector<float> x(n), r(nr);
+  for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(static_cast<int>(i * 11 % 7) - 3);
+  for (size_t i = 0; i < nr; ++i) r[i] = static_cast<float>(static_cast<int>(i * 5 % 9) - 4) * 0.25f;
+  r[7] = std::numeric_limits<float>::quiet_NaN();
+  r[nr - 1] = -std::numeric_limits<float>::infinity();
+  auto want = testing::RunOnCpu(g, {x, r});
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  for (int threads : {1, 2}) {
+    Options o;
+    o.backend = Backend::kCpu;
+    o.num_threads = threads;
+    auto rt = Runtime::Create(ConvPadAdd(h, w, ch, narrow), o);
+    ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+    ASSERT_TRUE((*rt)->SetInput(0, x.data(), n * sizeof(float)).ok());
+    ASSERT_TRUE((*rt)->SetInput(1, r.data(), nr * sizeof(float)).ok());
+    ASSERT_TRUE((*rt)->Invoke().ok());
+    std::vector<float> got(n);
+    ASSERT_TRUE((*rt)->GetOutput(0, got.data(), n * sizeof(float)).ok());
+    for (size_t i = 0; i < n; ++i) {
+      const float want_i = (*want)[0][i];
+      if (std::isnan(want_i)) {
+        ASSERT_TRUE(std::isnan(got[i])) << "threads " << threads << " i " << i;
+      } else {
+        ASSERT_EQ(got[i], want_i) << "threads " << threads << " i " << i;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gld
