@@ -89,10 +89,14 @@ TEST(Epilogue, ChainsMatchTheNodesOneAtATime) {
         }
         float want = x[static_cast<size_t>(i)];
         for (const cpu::EpilogueStep& s : e.steps) {
-          float operand = s.kind == K::kPrelu ? s.operand[i % channels] : s.operand[i];
-          if (s.operand_channels > 0) {
+          float operand = 0.f;
+          if (s.kind == K::kPrelu) {
+            operand = s.operand[i % channels];
+          } else if (s.operand_channels > 0) {
             const int64_t c = i % channels - s.pad_before;
             operand = c >= 0 && c < s.operand_channels ? s.operand[i / channels * s.operand_channels + c] : 0.f;
+          } else {
+            operand = s.operand[i];
           }
           want = Reference(s, want, operand);
         }
