@@ -101,9 +101,7 @@ Status RunPrelu(KernelContext& ctx) {
   const TensorData& in = *ctx.inputs[0];
   const TensorData& alpha = *ctx.inputs[1];
   TensorData& out = *ctx.outputs[0];
-  if (!in.shape.empty() && in.shape == out.shape && alpha.num_elements() == in.shape.back() &&
-      alpha.shape.size() <= in.shape.size() && in.shape.back() > 0 &&
-      (alpha.shape.empty() || alpha.shape.back() == in.shape.back())) {
+  if (in.shape == out.shape && IsPerChannelSlope(alpha.shape, in.shape)) {
     const int64_t channels = in.shape.back();
     const float* x = in.as<float>();
     const float* a = alpha.as<float>();

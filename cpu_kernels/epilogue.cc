@@ -12,13 +12,6 @@ namespace {
 
 bool IsFloat32(const Graph& graph, int t) { return graph.tensors[static_cast<size_t>(t)].type == DataType::kFloat32; }
 
-// PRELU's slope is one value per channel of the output's last dimension
-// (shape [C], [1, 1, C], ...), as RunPrelu's fast path takes it.
-bool IsPerChannelSlope(const Shape& slope, const Shape& out) {
-  return !out.empty() && out.back() > 0 && NumElements(slope) == out.back() && slope.size() <= out.size() &&
-         (slope.empty() || slope.back() == out.back());
-}
-
 }  // namespace
 
 bool EpilogueStepFor(const Graph& graph, size_t node_index, int x, EpilogueStepSpec* spec) {

@@ -67,6 +67,13 @@ inline std::vector<int64_t> Strides(const Shape& shape) {
   return s;
 }
 
+// PRELU's slope as one value per channel of x's last dimension (shape [C],
+// [1, 1, C], ...): what the vectorized PRELU loops take.
+inline bool IsPerChannelSlope(const Shape& slope, const Shape& x) {
+  return !x.empty() && x.back() > 0 && NumElements(slope) == x.back() && slope.size() <= x.size() &&
+         (slope.empty() || slope.back() == x.back());
+}
+
 // Fused activations. Clamp-type activations get a range; the others a
 // function.
 struct ActivationRange {

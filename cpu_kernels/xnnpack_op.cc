@@ -73,7 +73,7 @@ Status XnnOperatorState::Run(KernelContext& ctx, bool* done) {
       return OkStatus();
     }
   }
-  ctx.epilogue_done = ctx.epilogue != nullptr && !ctx.outputs.empty() && ctx.outputs[0]->type == DataType::kFloat32;
+  ctx.epilogue_done = ctx.epilogue != nullptr;  // bound only to a float32 output 0 (CpuNodeStep)
   *done = true;
   return OkStatus();
 }

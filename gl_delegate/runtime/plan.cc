@@ -7,6 +7,15 @@
 
 namespace gld {
 
+std::vector<size_t> CpuEpilogueChain::Members() const {
+  std::vector<size_t> members = nodes;
+  members.push_back(producer);
+  for (const cpu::EpilogueStepSpec& spec : specs) {
+    if (spec.pad_node >= 0) members.push_back(static_cast<size_t>(spec.pad_node));
+  }
+  return members;
+}
+
 std::vector<CpuEpilogueChain> PlanCpuEpilogues(const Graph& graph, const Partition& partition) {
   std::vector<CpuEpilogueChain> chains;
   std::vector<bool> taken(graph.nodes.size(), false);
@@ -36,11 +45,7 @@ std::vector<CpuEpilogueChain> PlanCpuEpilogues(const Graph& graph, const Partiti
       x = graph.nodes[readers[0]].outputs[0];
     }
     if (chain.nodes.empty()) continue;
-    taken[p] = true;
-    for (size_t n : chain.nodes) taken[n] = true;
-    for (const cpu::EpilogueStepSpec& spec : chain.specs) {
-      if (spec.pad_node >= 0) taken[static_cast<size_t>(spec.pad_node)] = true;
-    }
+    for (size_t n : chain.Members()) taken[n] = true;
     chains.push_back(std::move(chain));
   }
   return chains;
@@ -54,11 +59,7 @@ StatusOr<Plan> BuildPlan(const Graph& graph, const Partition& partition, GpuBack
   std::vector<int> chain_at(graph.nodes.size(), kNoChain);
   std::vector<CpuEpilogueChain> chains = PlanCpuEpilogues(graph, partition);
   for (size_t c = 0; c < chains.size(); ++c) {
-    chain_at[chains[c].producer] = kInChain;
-    for (size_t n : chains[c].nodes) chain_at[n] = kInChain;
-    for (const cpu::EpilogueStepSpec& spec : chains[c].specs) {
-      if (spec.pad_node >= 0) chain_at[static_cast<size_t>(spec.pad_node)] = kInChain;
-    }
+    for (size_t n : chains[c].Members()) chain_at[n] = kInChain;
     chain_at[chains[c].nodes.back()] = static_cast<int>(c);
   }
   for (size_t i = 0; i < graph.nodes.size(); ++i) {

@@ -28,6 +28,10 @@ struct CpuEpilogueChain {
   size_t producer = 0;
   std::vector<size_t> nodes;                   // in order
   std::vector<cpu::EpilogueStepSpec> specs;    // one per node
+
+  // Every node the chain's step runs: the producer, the nodes and the
+  // absorbed PADs.
+  std::vector<size_t> Members() const;
 };
 // At most this many nodes in one chain.
 constexpr size_t kMaxEpilogueNodes = 4;

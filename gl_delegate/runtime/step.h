@@ -103,7 +103,6 @@ class CpuNodeStep : public Step {
   Status Prepare(StepContext& ctx) override;
   Status Run(StepContext& ctx) override;
   size_t node_index() const { return node_index_; }
-  const std::vector<size_t>& epilogue_nodes() const { return epilogue_nodes_; }
 
  private:
   // Builds the kernel's context for `ctx` (and binds the epilogue) when it
