@@ -38,13 +38,42 @@ struct Decoder {
     return InvalidArgumentError("sparse tensor '" + tensor->name + "': " + m);
   }
 
-  // Copies the next stored value to dense element `flat`.
-  Status Emit(int64_t flat) {
-    if (next_value >= num_values) {
+  // Reserves the next `count` stored values; the error when the metadata
+  // addresses more values than are stored.
+  Status Take(int64_t count, int64_t* first) {
+    if (count > num_values - next_value) {
       return Error("metadata addresses more than the " + std::to_string(num_values) + " stored values");
     }
-    std::memcpy(dst + static_cast<size_t>(flat) * es, src + static_cast<size_t>(next_value) * es, es);
-    ++next_value;
+    *first = next_value;
+    next_value += count;
+    return OkStatus();
+  }
+
+  // Copies stored value `v` to dense element `flat`.
+  template <size_t kEs>
+  void CopyValue(int64_t v, int64_t flat) const {
+    std::memcpy(dst + static_cast<size_t>(flat) * kEs, src + static_cast<size_t>(v) * kEs, kEs);
+  }
+  void CopyValue(int64_t v, int64_t flat) const {
+    switch (es) {
+      case 1: CopyValue<1>(v, flat); break;
+      case 2: CopyValue<2>(v, flat); break;
+      case 4: CopyValue<4>(v, flat); break;
+      case 8: CopyValue<8>(v, flat); break;
+      default: std::memcpy(dst + static_cast<size_t>(flat) * es, src + static_cast<size_t>(v) * es, es); break;
+    }
+  }
+
+  // The innermost level copies values in runs, not one call each: this
+  // loop is most of the time a sparse model takes to load.
+  Status EmitDense(int64_t size, int64_t stride, int64_t flat) {
+    int64_t v = 0;
+    GLD_RETURN_IF_ERROR(Take(size, &v));
+    if (stride == 1) {
+      std::memcpy(dst + static_cast<size_t>(flat) * es, src + static_cast<size_t>(v) * es, static_cast<size_t>(size) * es);
+    } else {
+      for (int64_t i = 0; i < size; ++i) CopyValue(v + i, flat + i * stride);
+    }
     return OkStatus();
   }
 
@@ -57,8 +86,9 @@ struct Decoder {
     const SparseDimension& md = sp->dim_metadata[level];
     const int64_t size = level_size[level];
     if (!md.sparse_csr) {
+      if (last) return EmitDense(size, stride, flat);
       for (int64_t i = 0; i < size; ++i) {
-        GLD_RETURN_IF_ERROR(last ? Emit(flat + i * stride) : Visit(level + 1, prev * size + i, flat + i * stride));
+        GLD_RETURN_IF_ERROR(Visit(level + 1, prev * size + i, flat + i * stride));
       }
       return OkStatus();
     }
@@ -74,13 +104,24 @@ struct Decoder {
       return Error("level " + std::to_string(level) + " segment [" + std::to_string(b) + ", " + std::to_string(e) +
                    ") is invalid for " + std::to_string(idx.size()) + " indices");
     }
+    auto out_of_range = [&](int64_t i) {
+      return Error("level " + std::to_string(level) + " index " + std::to_string(i) + " out of range [0, " +
+                   std::to_string(size) + ")");
+    };
+    if (last) {
+      int64_t v = 0;
+      GLD_RETURN_IF_ERROR(Take(e - b, &v));
+      for (int64_t p = b; p < e; ++p, ++v) {
+        const int64_t i = idx[static_cast<size_t>(p)];
+        if (i < 0 || i >= size) return out_of_range(i);
+        CopyValue(v, flat + i * stride);
+      }
+      return OkStatus();
+    }
     for (int64_t p = b; p < e; ++p) {
       const int64_t i = idx[static_cast<size_t>(p)];
-      if (i < 0 || i >= size) {
-        return Error("level " + std::to_string(level) + " index " + std::to_string(i) + " out of range [0, " +
-                     std::to_string(size) + ")");
-      }
-      GLD_RETURN_IF_ERROR(last ? Emit(flat + i * stride) : Visit(level + 1, p, flat + i * stride));
+      if (i < 0 || i >= size) return out_of_range(i);
+      GLD_RETURN_IF_ERROR(Visit(level + 1, p, flat + i * stride));
     }
     return OkStatus();
   }
@@ -166,7 +207,7 @@ Status DensifyTensor(const Tensor& sparse, std::vector<uint8_t>* dense_bytes) {
   dense_bytes->assign(static_cast<size_t>(total) * dec.es, 0);
   dec.dst = dense_bytes->data();
   if (total == 0) return OkStatus();
-  GLD_RETURN_IF_ERROR(levels == 0 ? dec.Emit(0) : dec.Visit(0, 0, 0));
+  GLD_RETURN_IF_ERROR(levels == 0 ? dec.EmitDense(1, 1, 0) : dec.Visit(0, 0, 0));
   return OkStatus();
 }
 

@@ -4,27 +4,27 @@
 
 namespace gld {
 
-ConstantData& ConstantData::operator=(std::vector<uint8_t> bytes) {
-  if (bytes.empty()) {
-    buffer_.reset();
-  } else {
-    buffer_ = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+ConstantData ConstantData::View(std::shared_ptr<const void> owner, const uint8_t* data, size_t size) {
+  ConstantData view;
+  if (size > 0) {
+    view.data_ = std::shared_ptr<const uint8_t>(std::move(owner), data);
+    view.size_ = size;
   }
-  return *this;
+  return view;
+}
+
+ConstantData& ConstantData::operator=(std::vector<uint8_t> bytes) {
+  const size_t size = bytes.size();
+  auto buffer = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+  const uint8_t* p = buffer->data();
+  return *this = View(std::move(buffer), p, size);
 }
 
 ConstantData ConstantData::CopyOf(const void* data, size_t size) {
+  const auto* p = static_cast<const uint8_t*>(data);
   ConstantData copy;
-  if (size > 0) {
-    const auto* p = static_cast<const uint8_t*>(data);
-    copy.buffer_ = std::make_shared<const std::vector<uint8_t>>(p, p + size);
-  }
+  if (size > 0) copy = std::vector<uint8_t>(p, p + size);
   return copy;
-}
-
-const std::vector<uint8_t>& ConstantData::bytes() const {
-  static const std::vector<uint8_t> kEmpty;
-  return buffer_ ? *buffer_ : kEmpty;
 }
 
 }  // namespace gld

@@ -1,9 +1,13 @@
-// The contents of a constant tensor: an immutable byte buffer shared by every
-// copy of the graph that holds it. A Model's prepared graph and the copy each
-// of its Interpreters takes point at the same weights; copying a Graph copies
-// references, not bytes. New contents always go to a new buffer, so a buffer
-// never changes once another graph may hold it, and graphs that share
-// buffers may be read from different threads.
+// The contents of a constant tensor: immutable bytes shared by every copy of
+// the graph that holds them. A Model's prepared graph and the copy each of its
+// Interpreters takes point at the same weights; copying a Graph copies
+// references, not bytes. New contents always go to a new buffer, so bytes
+// never change once another graph may hold them, and graphs that share them
+// may be read from different threads.
+//
+// The bytes are either a buffer of their own or a view into a larger block
+// that another owner keeps (the model reader decodes every constant into one
+// block); either way the last holder frees them.
 #pragma once
 
 #include <cstddef>
@@ -16,26 +20,45 @@ namespace gld {
 class ConstantData {
  public:
   ConstantData() = default;
+  ConstantData(const ConstantData&) = default;
+  ConstantData& operator=(const ConstantData&) = default;
+  // A moved-from ConstantData is empty.
+  ConstantData(ConstantData&& other) noexcept : data_(std::move(other.data_)), size_(other.size_) { other.size_ = 0; }
+  ConstantData& operator=(ConstantData&& other) noexcept {
+    if (this != &other) {
+      data_ = std::move(other.data_);
+      size_ = other.size_;
+      other.size_ = 0;
+    }
+    return *this;
+  }
 
   // Replaces the contents with a new buffer holding `bytes`; other holders
   // of the old buffer keep it.
   ConstantData& operator=(std::vector<uint8_t> bytes);
   // A new buffer with a copy of `size` bytes at `data`.
   static ConstantData CopyOf(const void* data, size_t size);
-  // Drops this holder's reference; the buffer is freed with its last holder.
-  void clear() { buffer_.reset(); }
+  // The `size` bytes at `data`, which `owner` keeps alive and nobody changes
+  // while it lives. Empty when size is 0.
+  static ConstantData View(std::shared_ptr<const void> owner, const uint8_t* data, size_t size);
+  // Drops this holder's reference; the bytes are freed with their last holder.
+  void clear() {
+    data_.reset();
+    size_ = 0;
+  }
 
   // nullptr when empty.
-  const uint8_t* data() const { return buffer_ ? buffer_->data() : nullptr; }
-  size_t size() const { return buffer_ ? buffer_->size() : 0; }
-  bool empty() const { return size() == 0; }
+  const uint8_t* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
   const uint8_t* begin() const { return data(); }
   const uint8_t* end() const { return data() + size(); }
-  // The contents as a vector, for code that takes one; an empty vector when empty.
-  const std::vector<uint8_t>& bytes() const;
+  // A copy of the contents, for code that takes a vector.
+  std::vector<uint8_t> ToVector() const { return std::vector<uint8_t>(begin(), end()); }
 
  private:
-  std::shared_ptr<const std::vector<uint8_t>> buffer_;
+  std::shared_ptr<const uint8_t> data_;  // shares its owner's count
+  size_t size_ = 0;
 };
 
 }  // namespace gld

@@ -13,6 +13,7 @@
 #include "gldelegate/tflite_generated.h"
 #include "graph/dequantize.h"
 #include "model/tflite_ops.h"
+#include "util/aligned_buffer.h"
 #include "util/half.h"
 
 namespace gld {
@@ -95,8 +96,18 @@ class Reader {
                           const std::string& who, QuantizationParams* out) const;
   StatusOr<int64_t> ReadSparsity(const tflite::SparsityParameters& sp, const Shape& shape,
                                  const std::string& who, SparsityParams* out) const;
-  Status DecodeConstant(const BufferRef& buf, const tflite::Tensor& t, const std::string& who,
-                        Tensor* out) const;
+  // A constant whose checks have passed; its bytes are decoded into the
+  // model's constant block once every tensor has been read.
+  struct PendingConstant {
+    int tensor = 0;
+    BufferRef buf;
+    int64_t stored = 0;  // values in the buffer (fewer than the shape's when sparse)
+  };
+  Status CheckConstant(int index, const BufferRef& buf, const tflite::Tensor& t, const std::string& who,
+                       Tensor* out);
+  static bool DecodesToFloat(const Tensor& t);
+  Status MaterializeConstants();
+  static void DecodeToFloat(const PendingConstant& p, Tensor& t, float* f);
   Status ResolveOpCode(uint32_t opcode_index, size_t node, OpType* op, int* version,
                        std::string* custom_name);
   Status ReadNode(size_t index, Node* node, int* version);
@@ -108,6 +119,7 @@ class Reader {
   const tflite::SubGraph* sg_ = nullptr;
   int sg_index_ = 0;
   Graph graph_;
+  std::vector<PendingConstant> pending_;
 };
 
 StatusOr<Reader::BufferRef> Reader::GetBuffer(uint32_t index, const std::string& who) const {
@@ -384,8 +396,8 @@ StatusOr<int64_t> Reader::ReadSparsity(const tflite::SparsityParameters& sp, con
   return count;
 }
 
-Status Reader::DecodeConstant(const BufferRef& buf, const tflite::Tensor& t,
-                              const std::string& who, Tensor* out) const {
+Status Reader::CheckConstant(int index, const BufferRef& buf, const tflite::Tensor& t, const std::string& who,
+                             Tensor* out) {
   int64_t stored = out->num_elements();
   if (t.sparsity() != nullptr) {
     SparsityParams sp;
@@ -400,58 +412,89 @@ Status Reader::DecodeConstant(const BufferRef& buf, const tflite::Tensor& t,
                                 std::to_string(buf.size) + " bytes, " + what + " " +
                                 DataTypeName(out->type) + " needs " + std::to_string(need));
   }
+  if (DecodesToFloat(*out) && out->quant.scale.size() > 1 && out->sparsity) {
+    return UnimplementedError(who + ": per-channel quantized sparse constants are not supported");
+  }
   out->is_constant = true;
-  if (out->type == DataType::kFloat16) {
+  pending_.push_back(PendingConstant{index, buf, stored});
+  return OkStatus();
+}
+
+// float16 constants become float32, and quantized integer ones their float
+// values; everything else is kept as stored.
+bool Reader::DecodesToFloat(const Tensor& t) {
+  if (t.type == DataType::kFloat16) return true;
+  const bool quantizable = t.type == DataType::kInt8 || t.type == DataType::kUInt8 ||
+                           t.type == DataType::kInt16 || t.type == DataType::kInt32;
+  return quantizable && !t.quant.empty();
+}
+
+// One block holds every constant, each at a 64-byte boundary, so that the
+// few MiB of weights are written into huge pages rather than faulted in page
+// by page (AllocateAlignedBlock).
+Status Reader::MaterializeConstants() {
+  auto bytes_of = [&](const PendingConstant& p) {
+    const Tensor& t = graph_.tensors[static_cast<size_t>(p.tensor)];
+    return DecodesToFloat(t) ? static_cast<uint64_t>(p.stored) * sizeof(float) : p.buf.size;
+  };
+  auto round_up = [](uint64_t n) { return (n + AlignedBuffer::kAlignment - 1) & ~(AlignedBuffer::kAlignment - 1); };
+  uint64_t total = 0;
+  for (const PendingConstant& p : pending_) total += round_up(bytes_of(p));
+  std::shared_ptr<uint8_t[]> block = AllocateAlignedBlock(total);
+  if (block == nullptr) {
+    return InternalError("cannot allocate " + std::to_string(total) + " bytes for the model's constants");
+  }
+  uint64_t offset = 0;
+  for (const PendingConstant& p : pending_) {
+    Tensor& t = graph_.tensors[static_cast<size_t>(p.tensor)];
+    const uint64_t bytes = bytes_of(p);
+    uint8_t* dst = block.get() + offset;
+    offset += round_up(bytes);
+    if (DecodesToFloat(t)) DecodeToFloat(p, t, reinterpret_cast<float*>(dst));
+    else if (bytes > 0) std::memcpy(dst, p.buf.data, static_cast<size_t>(bytes));
+    std::memset(dst + bytes, 0, static_cast<size_t>(round_up(bytes) - bytes));  // the gap to the next
+    t.data = ConstantData::View(block, dst, static_cast<size_t>(bytes));
+  }
+  std::memset(block.get() + total, 0, AlignedBuffer::kAlignment);  // the readable tail
+  pending_.clear();
+  return OkStatus();
+}
+
+void Reader::DecodeToFloat(const PendingConstant& p, Tensor& t, float* f) {
+  const int64_t stored = p.stored;
+  if (t.type == DataType::kFloat16) {
     // A buffer inside the flatbuffer may sit at an odd address: convert from
     // an aligned copy then.
     std::vector<uint16_t> copy;
-    const uint16_t* halves = reinterpret_cast<const uint16_t*>(buf.data);
-    if (reinterpret_cast<uintptr_t>(buf.data) % alignof(uint16_t) != 0) {
+    const uint16_t* halves = reinterpret_cast<const uint16_t*>(p.buf.data);
+    if (reinterpret_cast<uintptr_t>(p.buf.data) % alignof(uint16_t) != 0) {
       copy.resize(static_cast<size_t>(stored));
-      std::memcpy(copy.data(), buf.data, buf.size);
+      std::memcpy(copy.data(), p.buf.data, p.buf.size);
       halves = copy.data();
     }
-    std::vector<uint8_t> floats(static_cast<size_t>(stored) * sizeof(float));
-    HalfToFloatArray(halves, reinterpret_cast<float*>(floats.data()), stored);
-    out->data = std::move(floats);
-    out->type = DataType::kFloat32;
-    out->quant = QuantizationParams{};
-    return OkStatus();
-  }
-  const bool quantizable = out->type == DataType::kInt8 || out->type == DataType::kUInt8 ||
-                           out->type == DataType::kInt16 || out->type == DataType::kInt32;
-  if (!quantizable || out->quant.empty()) {
-    out->data = ConstantData::CopyOf(buf.data, buf.size);
-    return OkStatus();
-  }
-  const QuantizationParams& q = out->quant;
-  const bool per_channel = q.scale.size() > 1;
-  if (per_channel && out->sparsity) {
-    return UnimplementedError(who + ": per-channel quantized sparse constants are not supported");
-  }
-  AffineQuantization affine;
-  affine.scale = q.scale.data();
-  affine.zero_point = q.zero_point.empty() ? nullptr : q.zero_point.data();
-  if (per_channel) {
-    affine.channels = static_cast<int64_t>(q.scale.size());
-    for (size_t d = static_cast<size_t>(q.quantized_dimension) + 1; d < out->shape.size(); ++d) {
-      affine.inner *= out->shape[d];
+    HalfToFloatArray(halves, f, stored);
+  } else {
+    const QuantizationParams& q = t.quant;
+    AffineQuantization affine;
+    affine.scale = q.scale.data();
+    affine.zero_point = q.zero_point.empty() ? nullptr : q.zero_point.data();
+    if (q.scale.size() > 1) {  // per channel (never sparse: CheckConstant)
+      affine.channels = static_cast<int64_t>(q.scale.size());
+      for (size_t d = static_cast<size_t>(q.quantized_dimension) + 1; d < t.shape.size(); ++d) {
+        affine.inner *= t.shape[d];
+      }
+      if (affine.inner == 0) affine.inner = 1;  // no elements at all
     }
-    if (affine.inner == 0) affine.inner = 1;  // no elements at all
+    switch (t.type) {
+      case DataType::kInt8: DequantizeAffine<int8_t>(p.buf.data, 0, stored, affine, f); break;
+      case DataType::kUInt8: DequantizeAffine<uint8_t>(p.buf.data, 0, stored, affine, f); break;
+      case DataType::kInt16: DequantizeAffine<int16_t>(p.buf.data, 0, stored, affine, f); break;
+      case DataType::kInt32: DequantizeAffine<int32_t>(p.buf.data, 0, stored, affine, f); break;
+      default: break;
+    }
   }
-  std::vector<uint8_t> floats(static_cast<size_t>(stored) * sizeof(float));
-  float* f = reinterpret_cast<float*>(floats.data());
-  switch (out->type) {
-    case DataType::kInt8: DequantizeAffine<int8_t>(buf.data, 0, stored, affine, f); break;
-    case DataType::kUInt8: DequantizeAffine<uint8_t>(buf.data, 0, stored, affine, f); break;
-    case DataType::kInt16: DequantizeAffine<int16_t>(buf.data, 0, stored, affine, f); break;
-    case DataType::kInt32: DequantizeAffine<int32_t>(buf.data, 0, stored, affine, f); break;
-    default: break;
-  }
-  out->data = std::move(floats);
-  out->type = DataType::kFloat32;
-  out->quant = QuantizationParams{};
-  return OkStatus();
+  t.type = DataType::kFloat32;
+  t.quant = QuantizationParams{};
 }
 
 Status Reader::ReadTensor(int index, Tensor* out, int64_t* total_bytes) {
@@ -515,7 +558,7 @@ Status Reader::ReadTensor(int index, Tensor* out, int64_t* total_bytes) {
     // empty shape operand, say); it is decoded like any other, so it gets the
     // same type (float16 becomes float32) and checks.
     if (buf.present || (elements == 0 && !out->is_variable)) {
-      GLD_RETURN_IF_ERROR(DecodeConstant(buf, *t, who, out));
+      GLD_RETURN_IF_ERROR(CheckConstant(index, buf, *t, who, out));
     }
   }
   if (t->sparsity() != nullptr && !out->is_constant) {
@@ -707,6 +750,7 @@ StatusOr<Graph> Reader::Read(TfliteLoadInfo* info) {
   for (size_t i = 0; i < num_tensors; ++i) {
     GLD_RETURN_IF_ERROR(ReadTensor(static_cast<int>(i), &graph_.tensors[i], &total_bytes));
   }
+  GLD_RETURN_IF_ERROR(MaterializeConstants());
 
   auto read_io = [&](const flatbuffers::Vector<int32_t>* list, const char* kind,
                      std::vector<int>* out) -> Status {

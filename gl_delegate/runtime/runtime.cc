@@ -5,8 +5,6 @@
 #include <cstring>
 #include <new>
 
-#include <sys/mman.h>
-
 #include "graph/shape_inference.h"
 #include "runtime/custom_ops.h"
 #include "runtime/gpu_backend.h"
@@ -20,7 +18,6 @@ namespace gld {
 
 namespace {
 
-constexpr std::align_val_t kAlignment{64};
 constexpr int kMaxThreads = 256;
 
 }  // namespace
@@ -28,45 +25,6 @@ constexpr int kMaxThreads = 256;
 std::string DescribeIo(const char* kind, int index, const Tensor& tensor) {
   return std::string(kind) + " " + std::to_string(index) + " ('" + tensor.name + "' " + ShapeToString(tensor.shape) +
          " " + DataTypeName(tensor.type) + ")";
-}
-
-// Buffers of this size or more are anonymous mappings: the kernel hands
-// them out as zero pages on first touch, so creating an Interpreter neither
-// writes nor faults in its arena (the first inference touches what it uses).
-constexpr uint64_t kMapAtLeast = 256 * 1024;
-
-void AlignedBuffer::Free::operator()(uint8_t* p) const {
-  if (mapped != 0) {
-    ::munmap(p, static_cast<size_t>(mapped));
-  } else {
-    ::operator delete[](p, kAlignment);
-  }
-}
-
-Status AlignedBuffer::Allocate(uint64_t bytes, const std::string& what) {
-  data_.reset();
-  size_ = 0;
-  // Never a null base, so zero-element tensors still get a valid pointer.
-  // 64 bytes past the end stay readable: XNNPACK's kernels may read (never
-  // use) up to 16 bytes beyond a tensor. Both kinds start zeroed.
-  const uint64_t alloc = bytes + 64;
-  uint8_t* p = nullptr;
-  Free free{};
-  if (alloc >= kMapAtLeast) {
-    void* m = ::mmap(nullptr, static_cast<size_t>(alloc), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m != MAP_FAILED) {
-      p = static_cast<uint8_t*>(m);
-      free.mapped = alloc;
-    }
-  }
-  if (p == nullptr) {
-    p = static_cast<uint8_t*>(::operator new[](static_cast<size_t>(alloc), kAlignment, std::nothrow));
-    if (p == nullptr) return InternalError("cannot allocate " + std::to_string(bytes) + " bytes for " + what);
-    std::memset(p, 0, static_cast<size_t>(alloc));
-  }
-  data_ = std::unique_ptr<uint8_t, Free>(p, free);
-  size_ = bytes;
-  return OkStatus();
 }
 
 Runtime::~Runtime() = default;

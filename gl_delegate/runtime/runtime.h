@@ -16,28 +16,12 @@
 #include "graph/graph.h"
 #include "partition/partition.h"
 #include "runtime/plan.h"
+#include "util/aligned_buffer.h"
 
 namespace gld {
 
 class GpuBackend;
 class ThreadPool;
-
-// A heap block aligned to 64 bytes.
-class AlignedBuffer {
- public:
-  AlignedBuffer() = default;
-  Status Allocate(uint64_t bytes, const std::string& what);
-  uint8_t* data() const { return data_.get(); }
-  uint64_t size() const { return size_; }
-
- private:
-  struct Free {
-    uint64_t mapped;  // bytes of an anonymous mapping; 0 for the heap (value-initialized)
-    void operator()(uint8_t* p) const;
-  };
-  std::unique_ptr<uint8_t, Free> data_;
-  uint64_t size_ = 0;
-};
 
 // A graph after the structural checks and the default passes, none of which
 // depend on Options: a Model prepares its graph once, and each Runtime on it

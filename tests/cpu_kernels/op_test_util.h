@@ -181,9 +181,9 @@ class OpTest {
   Graph graph;
 
  private:
-  const std::vector<uint8_t>& Bytes(int id) const {
+  std::vector<uint8_t> Bytes(int id) const {
     const Tensor& t = graph.tensors[static_cast<size_t>(id)];
-    if (t.is_constant) return t.data.bytes();
+    if (t.is_constant) return t.data.ToVector();
     auto it = runtime_.find(id);
     if (it != runtime_.end()) return it->second;
     return storage_.at(id);

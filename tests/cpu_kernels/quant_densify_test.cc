@@ -155,15 +155,15 @@ TEST(DensifyTensor, CsrRows) {
   ExpectNear(AsFloats(dense), {1, 0, 0, 2, 0, 0, 0, 0, 0, 3, 0, 0});
 }
 
-TEST(DensifyTensor, BlockedColumns) {
-  // dense [4, 4], dim 1 split into blocks of 2: levels (row DENSE 4, column
-  // block CSR over 2 blocks, in-block DENSE 2).
+// dense [4, 4], dim 1 split into blocks of 2: levels (row DENSE 4, column
+// block CSR over 2 blocks, in-block DENSE 2); the metadata addresses 6 values.
+Tensor BlockedColumns(const std::vector<float>& values) {
   Tensor t;
   t.name = "blocked";
   t.type = DataType::kFloat32;
   t.shape = {4, 4};
   t.is_constant = true;
-  t.data = ToBytes(std::vector<float>{1, 2, 3, 4, 5, 6});
+  t.data = ToBytes(values);
   SparsityParams sp;
   sp.traversal_order = {0, 1, 2};
   sp.block_map = {1};
@@ -175,8 +175,12 @@ TEST(DensifyTensor, BlockedColumns) {
   inner.dense_size = 2;
   sp.dim_metadata = {rows, blocks, inner};
   t.sparsity = sp;
+  return t;
+}
+
+TEST(DensifyTensor, BlockedColumns) {
   std::vector<uint8_t> dense;
-  GLD_ASSERT_OK(cpu::DensifyTensor(t, &dense));
+  GLD_ASSERT_OK(cpu::DensifyTensor(BlockedColumns({1, 2, 3, 4, 5, 6}), &dense));
   ExpectNear(AsFloats(dense), {0, 0, 1, 2, 0, 0, 0, 0, 3, 4, 0, 0, 0, 0, 5, 6});
 }
 
@@ -227,6 +231,23 @@ TEST(DensifyTensor, RejectsBadMetadata) {
   EXPECT_FALSE(cpu::DensifyTensor(t, &dense).ok());
 }
 
+TEST(DensifyTensor, OneByteValues) {
+  // The innermost level copies runs of values of any element size.
+  Tensor t = SparseCsr2d();
+  t.type = DataType::kInt8;
+  t.data = std::vector<uint8_t>{7, 8, 9};
+  std::vector<uint8_t> dense;
+  GLD_ASSERT_OK(cpu::DensifyTensor(t, &dense));
+  EXPECT_EQ(dense, (std::vector<uint8_t>{7, 0, 0, 8, 0, 0, 0, 0, 0, 9, 0, 0}));
+}
+
+TEST(DensifyTensor, TooFewValuesForADenseRunIsAnError) {
+  std::vector<uint8_t> dense;
+  Status s = cpu::DensifyTensor(BlockedColumns({1, 2, 3, 4, 5}), &dense);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("more than the 5 stored values"), std::string::npos) << s.message();
+}
+
 TEST(Densify, KernelProducesDenseOutput) {
   OpTest t;
   t.graph.tensors.push_back(SparseCsr2d());
@@ -256,7 +277,7 @@ TEST(DensifyTensor, PoseDetectionSparseWeights) {
     ASSERT_EQ(dense.size(), static_cast<size_t>(sparse.num_elements()) * 4) << sparse.name;
     // Every stored value lands somewhere: the dense tensor holds the same
     // multiset of non-zero values as the compressed buffer.
-    std::vector<float> stored = AsFloats(sparse.data.bytes()), got = AsFloats(dense);
+    std::vector<float> stored = AsFloats(sparse.data.ToVector()), got = AsFloats(dense);
     std::vector<float> nz_stored, nz_got;
     for (float v : stored) if (v != 0.f) nz_stored.push_back(v);
     for (float v : got) if (v != 0.f) nz_got.push_back(v);

@@ -196,11 +196,10 @@ class GlOpTest {
     std::vector<size_t> nodes(graph.nodes.size());
     for (size_t i = 0; i < nodes.size(); ++i) nodes[i] = i;
     GLD_ASSIGN_OR_RETURN(segment, gl::GlSegment::Create(env, graph, nodes, precision));
+    std::vector<std::vector<uint8_t>> in_bytes;
+    for (int t : segment->input_tensors()) in_bytes.push_back(HostBytes(t));
     std::vector<gl::GlSegment::HostInput> ins;
-    for (int t : segment->input_tensors()) {
-      const std::vector<uint8_t>& b = HostBytes(t);
-      ins.push_back({b.data(), b.size()});
-    }
+    for (const std::vector<uint8_t>& b : in_bytes) ins.push_back({b.data(), b.size()});
     std::vector<gl::GlSegment::HostOutput> outs;
     for (int t : segment->output_tensors()) {
       const gld::Tensor& tensor = graph.tensors[static_cast<size_t>(t)];
@@ -263,9 +262,9 @@ class GlOpTest {
 
   std::vector<float> CpuFloats(int t) const { return Floats(cpu_.at(t)); }
   std::vector<float> GpuFloats(int t) const { return Floats(gpu_.at(t)); }
-  const std::vector<uint8_t>& HostBytes(int t) const {
+  std::vector<uint8_t> HostBytes(int t) const {
     const gld::Tensor& tensor = graph.tensors[static_cast<size_t>(t)];
-    return tensor.is_constant ? tensor.data.bytes() : host_.at(t);
+    return tensor.is_constant ? tensor.data.ToVector() : host_.at(t);
   }
 
   Graph graph;

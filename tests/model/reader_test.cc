@@ -118,6 +118,29 @@ TEST(Reader, Float16ConstantsBecomeFloat32) {
   }
 }
 
+TEST(Reader, ConstantsShareOneBlockAtCacheLineBoundaries) {
+  // Every constant is decoded into one block of the reader's, each at a
+  // 64-byte boundary; copies of the graph share it, and it outlives the
+  // graph it was read into for as long as a copy holds a constant.
+  ConvModel m;
+  auto bytes = m.b.Finish();
+  ASSERT_TRUE(bytes.ok());
+  auto g = ReadBytes(*bytes);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  const Tensor& w = g->tensors[m.w];
+  const Tensor& bias = g->tensors[m.bias];
+  ASSERT_EQ(w.data.size(), m.weights.size() * 4);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(w.data.data()) % 64, 0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(bias.data.data()) % 64, 0u);
+  const auto gap = bias.data.data() > w.data.data() ? bias.data.data() - w.data.data() : w.data.data() - bias.data.data();
+  EXPECT_EQ(gap, 64) << "24 and 12 bytes round up to one 64-byte slot each, side by side";
+  ConstantData kept = bias.data;
+  const std::vector<float> bias_values = FloatsOf(bias);
+  g = InternalError("the graph is gone");
+  ASSERT_EQ(kept.size(), bias_values.size() * 4);
+  EXPECT_EQ(std::memcmp(kept.data(), bias_values.data(), kept.size()), 0);
+}
+
 TEST(Reader, EmptyFloat16ConstantWithoutABufferIsFloat32) {
   // Zero elements and a buffer with no data: still a constant, and decoded
   // like one (the fuzzer found one left as float16).

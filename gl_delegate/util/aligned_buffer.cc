@@ -1,0 +1,71 @@
+#include "util/aligned_buffer.h"
+
+#include <cstring>
+#include <new>
+
+#include <sys/mman.h>
+
+namespace gld {
+
+namespace {
+
+constexpr std::align_val_t kHeapAlignment{AlignedBuffer::kAlignment};
+// Smaller blocks come from the heap, larger ones are mappings of their own.
+constexpr uint64_t kMapAtLeast = 256 * 1024;
+constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
+
+}  // namespace
+
+void AdviseHugePages(void* p, uint64_t bytes) {
+#ifdef MADV_HUGEPAGE
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHugePage - 1) & ~(kHugePage - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHugePage - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+void AlignedDelete::operator()(uint8_t* p) const { ::operator delete[](p, kHeapAlignment); }
+
+std::unique_ptr<uint8_t[], AlignedDelete> AllocateAlignedBlock(uint64_t bytes) {
+  auto* p = static_cast<uint8_t*>(
+      ::operator new[](static_cast<size_t>(bytes + AlignedBuffer::kAlignment), kHeapAlignment, std::nothrow));
+  if (p != nullptr) AdviseHugePages(p, bytes);
+  return std::unique_ptr<uint8_t[], AlignedDelete>(p);
+}
+
+void AlignedBuffer::Free::operator()(uint8_t* p) const {
+  if (mapped != 0) {
+    ::munmap(p, static_cast<size_t>(mapped));
+  } else {
+    ::operator delete[](p, kHeapAlignment);
+  }
+}
+
+Status AlignedBuffer::Allocate(uint64_t bytes, const std::string& what) {
+  data_.reset();
+  size_ = 0;
+  const uint64_t alloc = bytes + kAlignment;
+  uint8_t* p = nullptr;
+  Free free{};
+  if (alloc >= kMapAtLeast) {
+    void* m = ::mmap(nullptr, static_cast<size_t>(alloc), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m != MAP_FAILED) {
+      p = static_cast<uint8_t*>(m);
+      free.mapped = alloc;
+      AdviseHugePages(p, alloc);
+    }
+  }
+  if (p == nullptr) {
+    p = static_cast<uint8_t*>(::operator new[](static_cast<size_t>(alloc), kHeapAlignment, std::nothrow));
+    if (p == nullptr) return InternalError("cannot allocate " + std::to_string(bytes) + " bytes for " + what);
+    std::memset(p, 0, static_cast<size_t>(alloc));
+  }
+  data_ = std::unique_ptr<uint8_t, Free>(p, free);
+  size_ = bytes;
+  return OkStatus();
+}
+
+}  // namespace gld

@@ -1,0 +1,57 @@
+// A zeroed block of host memory aligned to 64 bytes: the storage of a
+// runtime's tensor arena and of a model's constants.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "gldelegate/status.hpp"
+
+namespace gld {
+
+class AlignedBuffer {
+ public:
+  static constexpr uint64_t kAlignment = 64;
+
+  AlignedBuffer() = default;
+  // Replaces the block with a new zeroed one of `bytes` bytes (a valid,
+  // non-null pointer even for 0). The 64 bytes past its end stay readable:
+  // vector kernels (XNNPACK's among them) may read, never use, up to 16 bytes
+  // beyond a tensor. Internal error naming `what` when it cannot be had.
+  //
+  // Blocks of 256 KiB or more are anonymous mappings, zero pages until first
+  // touched, so an unused tail costs nothing. Their whole 2 MiB extents are
+  // advised for transparent huge pages: writing a few MiB of weights or
+  // activations then takes a handful of page faults instead of one per
+  // 4 KiB, which is most of what loading a model costs on a fresh process.
+  Status Allocate(uint64_t bytes, const std::string& what);
+  uint8_t* data() const { return data_.get(); }
+  uint64_t size() const { return size_; }
+
+ private:
+  struct Free {
+    uint64_t mapped;  // bytes of an anonymous mapping; 0 for the heap (value-initialized)
+    void operator()(uint8_t* p) const;
+  };
+  std::unique_ptr<uint8_t, Free> data_;
+  uint64_t size_ = 0;
+};
+
+// Advises the whole 2 MiB extents inside [p, p + bytes) for transparent huge
+// pages. Only advice: where they are off or the call is refused, nothing
+// changes.
+void AdviseHugePages(void* p, uint64_t bytes);
+
+// An uninitialized heap block aligned to 64 bytes, with 64 readable bytes
+// past its end, for contents written as soon as it is made (a model's
+// constants). Its whole huge-page extents are advised (AdviseHugePages), so
+// that in a fresh process the first writes take a few faults, not one per
+// 4 KiB; blocks freed and made again reuse the heap's pages. Null when it
+// cannot be had.
+struct AlignedDelete {
+  void operator()(uint8_t* p) const;
+};
+std::unique_ptr<uint8_t[], AlignedDelete> AllocateAlignedBlock(uint64_t bytes);
+
+}  // namespace gld
