@@ -1,6 +1,6 @@
 // The prepare stage of CONV_2D and DEPTHWISE_CONV_2D: checks the node and,
 // when XNNPACK can take it, creates its convolution operator with the weights
-// packed (see xnnpack_op.h).
+// packed (see xnnpack_op.h), clamped when its input bounds it.
 #include <type_traits>
 
 #include "cpu_kernels/kernels.h"
@@ -50,7 +50,15 @@ Status PrepareConvolution(KernelContext& ctx, bool depthwise) {
       io.out->num_elements() == 0) {
     return OkStatus();
   }
-  const ActivationRange range = XnnOutputRange();
+  // A convolution that widens its input decides each run from the input
+  // (XnnLinearBound); the others check their output.
+  std::optional<XnnLinearBound> bound;
+  if (!depthwise && IsClampActivation(attrs->activation) && ctx.epilogue == nullptr &&
+      io.out->num_elements() > io.in->num_elements()) {
+    bound = LinearBoundOf(io.filter->as<float>(), oc, filter[1] * filter[2] * fic,
+                          io.bias != nullptr ? io.bias->as<float>() : nullptr);
+  }
+  const ActivationRange range = bound.has_value() ? GetActivationRange(attrs->activation) : XnnOutputRange();
   xnn_operator_t op = nullptr;
   const xnn_status s = xnn_create_convolution2d_nhwc_f32(
       static_cast<uint32_t>(w.pad_t), static_cast<uint32_t>(w.pad_r), static_cast<uint32_t>(w.pad_b),
@@ -59,7 +67,7 @@ Status PrepareConvolution(KernelContext& ctx, bool depthwise) {
       static_cast<uint32_t>(w.dw), static_cast<uint32_t>(groups), static_cast<size_t>(fic),
       static_cast<size_t>(oc / groups), static_cast<size_t>(ic), static_cast<size_t>(oc), io.filter->as<float>(),
       io.bias != nullptr ? io.bias->as<float>() : nullptr, range.lo, range.hi, depthwise ? XNN_FLAG_DEPTHWISE_CONVOLUTION : 0, &op);
-  KeepXnnOperator(ctx, s, op, attrs->activation, SetupConvolution);
+  KeepXnnOperator(ctx, s, op, attrs->activation, SetupConvolution, bound);
   return OkStatus();
 }
 

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <mutex>
 
 #include "cpu_kernels/epilogue.h"
 #include "cpu_kernels/finite_check.h"
@@ -47,9 +49,17 @@ Status XnnOperatorState::Run(KernelContext& ctx, bool* done) {
     set_up_for_ = std::move(buffers);
     set_up_pool_ = ctx.threadpool;
   }
+  if (bound_.has_value() && !InputBoundsOutput(ctx)) {
+    ctx.state = nullptr;
+    return OkStatus();
+  }
   const xnn_status s = xnn_run_operator(op_, ctx.threadpool);
   if (s != xnn_status_success) {
     return InternalError(KernelLabel(ctx) + ": XNNPACK run failed (status " + std::to_string(s) + ")");
+  }
+  if (bound_.has_value()) {
+    *done = true;  // finite and clamped by XNNPACK; an epilogue gets the step's pass
+    return OkStatus();
   }
   // One pass per output: the check for what only a NaN, an infinite input
   // or an overflow makes, the fused activation, and the step's epilogue on
@@ -78,6 +88,38 @@ Status XnnOperatorState::Run(KernelContext& ctx, bool* done) {
   return OkStatus();
 }
 
+bool XnnOperatorState::InputBoundsOutput(const KernelContext& ctx) const {
+  const TensorData* in = ctx.inputs[bound_->input];
+  const float* x = in->as<float>();
+  std::mutex mu;
+  float largest = 0.f;
+  ParallelForGrain(ctx, in->num_elements(), kCheckGrain, [&](int64_t b, int64_t e) {
+    const float m = MaxAbs(x + b, e - b);
+    std::lock_guard<std::mutex> lock(mu);
+    largest = MaxAbsOf(largest, m);
+  });
+  // NaN or infinity in the input make the bound NaN or infinite: false.
+  const double bound = bound_->bias_max + static_cast<double>(largest) * bound_->weight_l1_max;
+  return bound <= static_cast<double>(std::numeric_limits<float>::max()) / 2;
+}
+
+std::optional<XnnLinearBound> LinearBoundOf(const float* weights, int64_t channels, int64_t k, const float* bias) {
+  // Rounding grows a sum of k terms by at most k units of 2^-24 of its
+  // magnitude bound: under an eighth for k below 2^20.
+  if (k >= (int64_t{1} << 20)) return std::nullopt;
+  XnnLinearBound b;
+  for (int64_t j = 0; j < channels; ++j) {
+    double l1 = 0;
+    const float* row = weights + j * k;
+    for (int64_t i = 0; i < k; ++i) l1 += std::fabs(static_cast<double>(row[i]));
+    const double bj = bias != nullptr ? std::fabs(static_cast<double>(bias[j])) : 0.0;
+    if (!std::isfinite(l1) || !std::isfinite(bj)) return std::nullopt;  // a NaN or infinite weight or bias
+    b.weight_l1_max = std::max(b.weight_l1_max, l1);
+    b.bias_max = std::max(b.bias_max, bj);
+  }
+  return b;
+}
+
 StatusOr<bool> RunXnnOperator(KernelContext& ctx) {
   XnnOperatorState* xnn = FindXnnOperator(ctx);
   if (xnn == nullptr) return false;
@@ -87,12 +129,13 @@ StatusOr<bool> RunXnnOperator(KernelContext& ctx) {
 }
 
 void KeepXnnOperator(KernelContext& ctx, xnn_status status, xnn_operator_t op, Activation activation,
-                     XnnOperatorState::SetupFn setup) {
+                     XnnOperatorState::SetupFn setup, std::optional<XnnLinearBound> bound) {
   if (status != xnn_status_success || op == nullptr || ctx.state == nullptr) {
     if (op != nullptr) xnn_delete_operator(op);
     return;
   }
-  *ctx.state = std::make_unique<XnnOperatorState>(op, activation, std::move(setup));
+  *ctx.state = std::make_unique<XnnOperatorState>(op, bound.has_value() ? Activation::kNone : activation,
+                                                  std::move(setup), bound);
 }
 
 XnnOperatorState* FindXnnOperator(const KernelContext& ctx) {

@@ -62,5 +62,37 @@ TEST(ActivateCheckingFinite, TheLargestFiniteValuesPass) {
   EXPECT_EQ(data[3], 0.f);
 }
 
+TEST(MaxAbs, TheLargestMagnitudeAnywhere) {
+  EXPECT_EQ(cpu::MaxAbs(nullptr, 0), 0.f);
+  for (size_t n : kSizes) {
+    for (size_t at = 0; at < n; at += (n > 40 ? 13 : 1)) {
+      for (float big : {-1e30f, 1e30f, -std::numeric_limits<float>::max(), 20.f}) {
+        std::vector<float> data = Ramp(n);  // |x| <= 7.5
+        data[at] = big;
+        EXPECT_EQ(cpu::MaxAbs(data.data(), static_cast<int64_t>(n)), std::fabs(big)) << big << " at " << at << " of " << n;
+      }
+    }
+  }
+  const float tiny[] = {-0.f, std::numeric_limits<float>::denorm_min(), 0.f};
+  EXPECT_EQ(cpu::MaxAbs(tiny, 3), std::numeric_limits<float>::denorm_min());
+}
+
+TEST(MaxAbs, NanAboveInfinityAboveNumbers) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  for (size_t n : kSizes) {
+    for (size_t at = 0; at < n; at += (n > 40 ? 13 : 1)) {
+      std::vector<float> data = Ramp(n);
+      data[at] = -inf;
+      EXPECT_EQ(cpu::MaxAbs(data.data(), static_cast<int64_t>(n)), inf) << at << " of " << n;
+      data[(at * 7) % n] = -nan;  // may replace the infinity: NaN either way
+      EXPECT_TRUE(std::isnan(cpu::MaxAbs(data.data(), static_cast<int64_t>(n)))) << at << " of " << n;
+    }
+  }
+  EXPECT_EQ(cpu::MaxAbsOf(-3.f, 2.f), 3.f);
+  EXPECT_EQ(cpu::MaxAbsOf(std::numeric_limits<float>::max(), -inf), inf);
+  EXPECT_TRUE(std::isnan(cpu::MaxAbsOf(inf, -nan)));
+  EXPECT_TRUE(std::isnan(cpu::MaxAbsOf(nan, 1.f)));
+}
+
 }  // namespace
 }  // namespace gld::testing

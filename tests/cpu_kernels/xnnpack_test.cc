@@ -249,5 +249,72 @@ TEST(Xnnpack, NonFiniteValuesInALargeOutputRunTheOwnKernel) {
   }
 }
 
+// Whether the single node of `build`'s graph, prepared, keeps an operator
+// that decides its runs from its input (XnnLinearBound).
+bool DecidesFromInput(const std::function<void(OpTest&)>& build) {
+  OpTest t;
+  build(t);
+  EXPECT_TRUE(t.RunPrepared(1).ok());
+  const auto* xnn = t.states.empty() ? nullptr : dynamic_cast<cpu::XnnOperatorState*>(t.states[0].get());
+  EXPECT_NE(xnn, nullptr);
+  return xnn != nullptr && xnn->decides_from_input();
+}
+
+std::function<void(OpTest&)> Conv1x1(Shape in, int oc, Activation act, std::vector<float> input,
+                                     std::vector<float> weights) {
+  return [=](OpTest& t) {
+    const int x = t.Input<float>(in, input);
+    const int w = t.Const<float>({oc, 1, 1, static_cast<int>(in[3])}, weights);
+    const int b = t.Const<float>({oc}, RandomFloats(static_cast<size_t>(oc), 33));
+    t.Node(OpType::kConv2d, {x, w, b}, {t.Output()}, ConvAttrs(Padding::kSame, 1, 1, act));
+  };
+}
+
+// A convolution whose output outgrows its input, with a clamp activation and
+// finite weights, is checked on its input; the others keep the output check.
+TEST(Xnnpack, AWideningConvolutionDecidesFromItsInput) {
+  const Shape in = {1, 6, 6, 4};
+  const std::vector<float> x = RandomFloats(144, 31), w16 = RandomFloats(64, 32), w2 = RandomFloats(8, 32);
+  EXPECT_TRUE(DecidesFromInput(Conv1x1(in, 16, Activation::kRelu6, x, w16)));
+  EXPECT_TRUE(DecidesFromInput(Conv1x1(in, 16, Activation::kNone, x, w16)));
+  EXPECT_FALSE(DecidesFromInput(Conv1x1(in, 2, Activation::kRelu6, x, w2))) << "narrowing";
+  EXPECT_FALSE(DecidesFromInput(Conv1x1(in, 16, Activation::kTanh, x, w16))) << "not a clamp";
+  std::vector<float> w_inf = w16;
+  w_inf[17] = std::numeric_limits<float>::infinity();
+  EXPECT_FALSE(DecidesFromInput(Conv1x1(in, 16, Activation::kRelu6, x, w_inf))) << "an infinite weight";
+  // Finite inputs: XNNPACK's clamped output, as the own kernel computes it.
+  for (Activation act : {Activation::kRelu6, Activation::kRelu, Activation::kReluN1To1, Activation::kNone}) {
+    Check({"widening 1x1, activation " + std::to_string(static_cast<int>(act)), Conv1x1(in, 16, act, x, w16)});
+  }
+  Check(Conv("widening 3x3 stride 1 relu", {1, 9, 9, 2}, {12, 3, 3, 2}, ConvAttrs(Padding::kSame, 1, 1, Activation::kRelu)));
+}
+
+// The input decides: a NaN or an infinity in it, or finite values large
+// enough that an output may overflow, run the own kernel (exact NaN, and
+// infinity where the sums overflow); values just under the bound run XNNPACK.
+TEST(Xnnpack, AWideningConvolutionsInputSendsNonFiniteRunsToTheOwnKernel) {
+  const Shape in = {1, 40, 40, 4};
+  const size_t n = 6400;
+  const std::vector<float> w = RandomFloats(64, 35, 0.5f, 1.f);  // positive: sums of positive inputs grow
+  for (Activation act : {Activation::kNone, Activation::kRelu}) {
+    std::vector<float> x = RandomFloats(n, 34);
+    x[1000 * 4 + 1] = std::numeric_limits<float>::quiet_NaN();
+    x[1500 * 4 + 2] = std::numeric_limits<float>::infinity();
+    const std::vector<float> with_nan = ExpectOwnResultsWithNan(Conv1x1(in, 16, act, x, w),
+                                                                [](size_t i) { return "at " + std::to_string(i); });
+    ASSERT_EQ(with_nan.size(), n * 4);
+    EXPECT_TRUE(std::isnan(with_nan[1000 * 16 + 3]));
+    EXPECT_EQ(with_nan[1500 * 16 + 3], std::numeric_limits<float>::infinity());
+    // Every input 2e38: each output sums four terms of 1e38..2e38, which
+    // overflows; the bound (2e38 * the largest row's L1 norm) says so first.
+    const std::vector<float> overflow =
+        ExpectOwnResultsWithNan(Conv1x1(in, 16, act, std::vector<float>(n, 2e38f), w),
+                                [](size_t i) { return "at " + std::to_string(i); });
+    EXPECT_EQ(overflow[5], std::numeric_limits<float>::infinity());
+  }
+  // Large but safe: 1e36 * (at most 4) stays finite, on XNNPACK's path.
+  Check({"widening 1x1 near the bound", Conv1x1(in, 16, Activation::kRelu6, std::vector<float>(n, 1e36f), w)});
+}
+
 }  // namespace
 }  // namespace gld::testing
