@@ -3,7 +3,7 @@
 // (the pthreadpool_* calls XNNPACK makes) over it, so one set of workers
 // serves both, and its behaviour under load is ours.
 //
-// A loop is cut into a few chunks per thread, and each thread owns a
+// A loop is cut into up to 16 chunks per thread, and each thread owns a
 // contiguous share of them (the calling thread the first), so consecutive
 // loops split their tensors alike and a thread mostly reads what it wrote.
 // A thread done with its share takes what is left of the others' from the
@@ -33,7 +33,7 @@ class ThreadPool {
   // calling thread).
   pthreadpool_t pthreadpool() const { return pool_; }
 
-  // Calls fn(begin, end) on contiguous chunks covering [0, n), at most four
+  // Calls fn(begin, end) on contiguous chunks covering [0, n), at most 16
   // per thread, on the caller's thread and the workers, and returns when all
   // are done. Calls from several threads at once are serialized; a call from
   // inside fn runs inline on the calling thread.

@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <new>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -53,6 +55,22 @@ TEST(ThreadPool, TheCallerOwnsTheFirstShare) {
       if (b == 0) first_on_caller = std::this_thread::get_id() == caller;
     });
     ASSERT_TRUE(first_on_caller.load()) << "round " << round;
+  }
+}
+
+// Up to 16 chunks per thread: fine enough that the threads finish together
+// (a loop's items may be XNNPACK tiles of tens of microseconds each).
+TEST(ThreadPool, UpToSixteenChunksPerThread) {
+  ThreadPool pool(2);
+  for (int64_t n : {int64_t{32}, int64_t{1000}}) {
+    std::mutex mu;
+    std::vector<int64_t> sizes;
+    pool.ParallelFor(n, [&](int64_t b, int64_t e) {
+      std::lock_guard<std::mutex> lock(mu);
+      sizes.push_back(e - b);
+    });
+    EXPECT_EQ(sizes.size(), 32u) << n;
+    EXPECT_EQ(*std::max_element(sizes.begin(), sizes.end()), (n + 31) / 32) << n;
   }
 }
 
