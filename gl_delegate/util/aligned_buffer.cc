@@ -27,13 +27,50 @@ void AdviseHugePages(void* p, uint64_t bytes) {
 #endif
 }
 
-void AlignedDelete::operator()(uint8_t* p) const { ::operator delete[](p, kHeapAlignment); }
+void AlignedDelete::operator()(uint8_t* p) const {
+  if (mapped != 0) {
+    ::munmap(p, static_cast<size_t>(mapped));
+  } else {
+    ::operator delete[](p, kHeapAlignment);
+  }
+}
+
+namespace {
+
+constexpr uint64_t kMapBlocksFrom = uint64_t{1} << 20;
+
+// A mapping of at least `bytes` that starts on a huge-page boundary; null
+// when the system refuses it.
+uint8_t* MapOnHugePageBoundary(uint64_t bytes, uint64_t* mapped) {
+  uint64_t length = bytes;
+  const uint64_t tail = bytes % kHugePage;
+  if (tail >= kHugePage / 2) length += kHugePage - tail;
+  const uint64_t reserve = length + kHugePage;
+  void* m = ::mmap(nullptr, static_cast<size_t>(reserve), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return nullptr;
+  const uintptr_t base = reinterpret_cast<uintptr_t>(m);
+  const uintptr_t start = (base + kHugePage - 1) & ~(kHugePage - 1);
+  if (start > base) ::munmap(m, start - base);
+  const uintptr_t end = start + length, reserved_end = base + reserve;
+  if (reserved_end > end) ::munmap(reinterpret_cast<void*>(end), reserved_end - end);
+  auto* p = reinterpret_cast<uint8_t*>(start);
+  AdviseHugePages(p, length);
+  *mapped = length;
+  return p;
+}
+
+}  // namespace
 
 std::unique_ptr<uint8_t[], AlignedDelete> AllocateAlignedBlock(uint64_t bytes) {
-  auto* p = static_cast<uint8_t*>(
-      ::operator new[](static_cast<size_t>(bytes + AlignedBuffer::kAlignment), kHeapAlignment, std::nothrow));
-  if (p != nullptr) AdviseHugePages(p, bytes);
-  return std::unique_ptr<uint8_t[], AlignedDelete>(p);
+  const uint64_t alloc = bytes + AlignedBuffer::kAlignment;
+  AlignedDelete deleter;
+  if (alloc >= kMapBlocksFrom) {
+    if (uint8_t* p = MapOnHugePageBoundary(alloc, &deleter.mapped)) {
+      return std::unique_ptr<uint8_t[], AlignedDelete>(p, deleter);
+    }
+  }
+  auto* p = static_cast<uint8_t*>(::operator new[](static_cast<size_t>(alloc), kHeapAlignment, std::nothrow));
+  return std::unique_ptr<uint8_t[], AlignedDelete>(p, deleter);
 }
 
 void AlignedBuffer::Free::operator()(uint8_t* p) const {

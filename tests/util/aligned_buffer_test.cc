@@ -1,6 +1,6 @@
 // AlignedBuffer and AllocateAlignedBlock: alignment, zeroing and the readable
 // tail, on heap-sized and mapping-sized blocks (the latter advised for huge
-// pages, which must change nothing a caller can see).
+// pages, which must change nothing a caller can see but the placement).
 #include "util/aligned_buffer.h"
 
 #include <cstring>
@@ -30,10 +30,18 @@ TEST(AlignedBuffer, ZeroedAlignedAndReadablePastTheEnd) {
 
 TEST(AllocateAlignedBlock, AlignedWritableAndReusable) {
   for (int round = 0; round < 2; ++round) {  // the second reuses what the first freed
-    for (uint64_t bytes : {uint64_t{8}, uint64_t{200} << 10, uint64_t{6} << 20}) {
+    for (uint64_t bytes : {uint64_t{8}, uint64_t{200} << 10, uint64_t{1536} << 10, uint64_t{6} << 20}) {
       auto block = AllocateAlignedBlock(bytes);
       ASSERT_NE(block, nullptr) << bytes;
       EXPECT_EQ(reinterpret_cast<uintptr_t>(block.get()) % AlignedBuffer::kAlignment, 0u) << bytes;
+      if (bytes >= (uint64_t{1} << 20)) {
+        // A mapping of its own, from a huge-page boundary.
+        EXPECT_NE(block.get_deleter().mapped, 0u) << bytes;
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(block.get()) % (uintptr_t{2} << 20), 0u) << bytes;
+        EXPECT_GE(block.get_deleter().mapped, bytes + AlignedBuffer::kAlignment) << bytes;
+      } else {
+        EXPECT_EQ(block.get_deleter().mapped, 0u) << bytes;
+      }
       std::memset(block.get(), 0x11, static_cast<size_t>(bytes + AlignedBuffer::kAlignment));
       EXPECT_EQ(block[bytes + AlignedBuffer::kAlignment - 1], 0x11);
     }
