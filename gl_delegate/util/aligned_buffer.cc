@@ -10,9 +10,11 @@ namespace gld {
 namespace {
 
 constexpr std::align_val_t kHeapAlignment{AlignedBuffer::kAlignment};
-// Smaller blocks come from the heap, larger ones are mappings of their own.
+// AlignedBuffer: smaller blocks come from the heap, larger ones are mappings.
 constexpr uint64_t kMapAtLeast = 256 * 1024;
 constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
+// AllocateAlignedBlock maps blocks of this size or more on their own.
+constexpr uint64_t kMapBlocksFrom = uint64_t{1} << 20;
 
 }  // namespace
 
@@ -36,8 +38,6 @@ void AlignedDelete::operator()(uint8_t* p) const {
 }
 
 namespace {
-
-constexpr uint64_t kMapBlocksFrom = uint64_t{1} << 20;
 
 // A mapping of at least `bytes` that starts on a huge-page boundary; null
 // when the system refuses it.
@@ -73,20 +73,12 @@ std::unique_ptr<uint8_t[], AlignedDelete> AllocateAlignedBlock(uint64_t bytes) {
   return std::unique_ptr<uint8_t[], AlignedDelete>(p, deleter);
 }
 
-void AlignedBuffer::Free::operator()(uint8_t* p) const {
-  if (mapped != 0) {
-    ::munmap(p, static_cast<size_t>(mapped));
-  } else {
-    ::operator delete[](p, kHeapAlignment);
-  }
-}
-
 Status AlignedBuffer::Allocate(uint64_t bytes, const std::string& what) {
   data_.reset();
   size_ = 0;
   const uint64_t alloc = bytes + kAlignment;
   uint8_t* p = nullptr;
-  Free free{};
+  AlignedDelete free;
   if (alloc >= kMapAtLeast) {
     void* m = ::mmap(nullptr, static_cast<size_t>(alloc), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m != MAP_FAILED) {
@@ -100,7 +92,7 @@ Status AlignedBuffer::Allocate(uint64_t bytes, const std::string& what) {
     if (p == nullptr) return InternalError("cannot allocate " + std::to_string(bytes) + " bytes for " + what);
     std::memset(p, 0, static_cast<size_t>(alloc));
   }
-  data_ = std::unique_ptr<uint8_t, Free>(p, free);
+  data_ = std::unique_ptr<uint8_t, AlignedDelete>(p, free);
   size_ = bytes;
   return OkStatus();
 }

@@ -1,5 +1,6 @@
-// A zeroed block of host memory aligned to 64 bytes: the storage of a
-// runtime's tensor arena and of a model's constants.
+// Host memory aligned to 64 bytes: AlignedBuffer, a zeroed block (a runtime's
+// tensor arena and dedicated tensors), and AllocateAlignedBlock, an
+// uninitialized one for contents written at once (a model's constants).
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,13 @@
 #include "gldelegate/status.hpp"
 
 namespace gld {
+
+// Frees a block of either kind: a mapping of `mapped` bytes, or (0) one from
+// the heap.
+struct AlignedDelete {
+  uint64_t mapped = 0;
+  void operator()(uint8_t* p) const;
+};
 
 class AlignedBuffer {
  public:
@@ -21,20 +29,16 @@ class AlignedBuffer {
   // beyond a tensor. Internal error naming `what` when it cannot be had.
   //
   // Blocks of 256 KiB or more are anonymous mappings, zero pages until first
-  // touched, so an unused tail costs nothing. Their whole 2 MiB extents are
-  // advised for transparent huge pages: writing a few MiB of weights or
-  // activations then takes a handful of page faults instead of one per
-  // 4 KiB, which is most of what loading a model costs on a fresh process.
+  // touched, so creating an Interpreter neither writes nor faults in its
+  // arena, and an unused tail costs nothing. Their whole 2 MiB extents are
+  // advised for transparent huge pages, so the first inference faults in a
+  // few MiB of activations a huge page at a time.
   Status Allocate(uint64_t bytes, const std::string& what);
   uint8_t* data() const { return data_.get(); }
   uint64_t size() const { return size_; }
 
  private:
-  struct Free {
-    uint64_t mapped;  // bytes of an anonymous mapping; 0 for the heap (value-initialized)
-    void operator()(uint8_t* p) const;
-  };
-  std::unique_ptr<uint8_t, Free> data_;
+  std::unique_ptr<uint8_t, AlignedDelete> data_;
   uint64_t size_ = 0;
 };
 
@@ -52,10 +56,6 @@ void AdviseHugePages(void* p, uint64_t bytes);
 // (AdviseHugePages): in a fresh process the few MiB of weights then take a
 // handful of page faults instead of one per 4 KiB (face_landmark's 1.2 MiB
 // took about 1 ms of 300 faults). Null when it cannot be had.
-struct AlignedDelete {
-  uint64_t mapped = 0;  // bytes of the mapping; 0 for the heap
-  void operator()(uint8_t* p) const;
-};
 std::unique_ptr<uint8_t[], AlignedDelete> AllocateAlignedBlock(uint64_t bytes);
 
 }  // namespace gld
