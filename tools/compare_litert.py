@@ -5,8 +5,8 @@ CPU backends on the same model and the same inputs.
 Usage:
     python3 tools/compare_litert.py --graph=M.tflite [--graph=M2.tflite ...]
         [--threads=N] [--num_runs=K] [--warmup_runs=W] [--gld_benchmark=PATH]
-        [--backends=gl,cpu] [--precision=fp32|fp16] [--seed=S] [--markdown]
-        [--json=FILE]
+        [--rounds=R] [--backends=gl,cpu] [--precision=fp32|fp16] [--seed=S]
+        [--markdown] [--json=FILE]
 
 For each model it
   1. makes the inputs with the seeded splitmix64 rule of tools/reference
@@ -18,7 +18,13 @@ For each model it
      ones (average and median);
   3. runs gld_benchmark once per backend with --json, the same run counts,
      --input_layer_value_files pointing at those .npy files and --output_dir;
-  4. prints one table: init, first inference, average and median latency (ms)
+  4. with --rounds=R (default 1), does 2 and 3 R times, alternating which
+     runs first (LiteRT first in odd rounds, gld first in even ones), each
+     round a fresh Interpreter and a fresh gld_benchmark process: on a noisy
+     machine a slow phase then falls on both sides instead of on one. Init
+     and first inference are the median over the rounds, average and median
+     latency are over all R * num_runs timed runs;
+  5. prints one table: init, first inference, average and median latency (ms)
      for each, their ratios to LiteRT, and the largest output difference of
      each gld backend from LiteRT, relative to that output's largest magnitude
      (the tolerance convention of the tests: fp32 1e-4, fp16 1e-2).
@@ -104,8 +110,25 @@ def run_litert(model_path, inputs, threads, warmup_runs, num_runs):
         "first_inference_us": warm[0],
         "inference_avg_us": statistics.fmean(runs),
         "inference_median_us": statistics.median(runs),
+        "run_times_us": runs,
         "outputs": outputs,
     }
+
+
+def merge_rounds(results):
+    """One result from the rounds' results of one runtime: init and first
+    inference the median over rounds, latencies over every timed run."""
+    if len(results) == 1:
+        return results[0]
+    merged = dict(results[-1])
+    merged["init_us"] = statistics.median(r["init_us"] for r in results)
+    merged["first_inference_us"] = statistics.median(r["first_inference_us"] for r in results)
+    runs = [t for r in results for t in r["run_times_us"]]
+    merged["inference_avg_us"] = statistics.fmean(runs)
+    merged["inference_median_us"] = statistics.median(runs)
+    merged["run_times_us"] = runs
+    merged["rounds"] = len(results)
+    return merged
 
 
 def run_gld(exe, model_path, backend, precision, threads, warmup_runs, num_runs, value_files, work, seed=0):
@@ -200,25 +223,45 @@ def compare_model(args, model_path):
         value_files = ",".join(items)
         del probe
 
+        # Each runtime's results of every round, or the error that stopped it.
+        labels = ["LiteRT"] + ["gld " + b for b in args.backends]
+        results = {label: [] for label in labels}
+        errors = {}
+
+        def run_one(label):
+            if label in errors:
+                return
+            try:
+                if label == "LiteRT":
+                    results[label].append(run_litert(litert_model, inputs, args.threads, args.warmup_runs,
+                                                     args.num_runs))
+                else:
+                    results[label].append(run_gld(args.gld_benchmark, model_path, label[4:], args.precision,
+                                                  args.threads, args.warmup_runs, args.num_runs, value_files,
+                                                  work))
+            except Exception as e:  # noqa: BLE001 - reported in the table
+                text = str(e).strip().splitlines()
+                errors[label] = "failed: %s" % (text[-1] if text else type(e).__name__)
+
+        for r in range(args.rounds):
+            for label in (labels if r % 2 == 0 else labels[1:] + labels[:1]):
+                run_one(label)
         rows = []
         ref = None
-        try:
-            ref = run_litert(litert_model, inputs, args.threads, args.warmup_runs, args.num_runs)
-            rows.append(("LiteRT", ref))
-        except Exception as e:  # noqa: BLE001 - reported in the table
-            rows.append(("LiteRT", "failed: %s" % str(e).strip().splitlines()[-1]))
-        for backend in args.backends:
-            label = "gld " + backend
-            try:
-                r = run_gld(args.gld_benchmark, model_path, backend, args.precision, args.threads,
-                            args.warmup_runs, args.num_runs, value_files, work)
-                if r.get("backend") != backend:
-                    notes.append("%s ran on %s" % (label, r.get("backend")))
+        for label in labels:
+            if label in errors:
+                rows.append((label, errors[label]))
+                continue
+            res = merge_rounds(results[label])
+            if label == "LiteRT":
+                ref = res
+            else:
+                backend = label[4:]
+                if res.get("backend") != backend:
+                    notes.append("%s ran on %s" % (label, res.get("backend")))
                 if ref is not None:
-                    r["max_rel_diff"] = max_relative_difference(r["outputs"], ref["outputs"])
-                rows.append((label, r))
-            except Exception as e:  # noqa: BLE001
-                rows.append((label, "failed: %s" % e))
+                    res["max_rel_diff"] = max_relative_difference(res["outputs"], ref["outputs"])
+            rows.append((label, res))
         return rows, notes
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -277,6 +320,8 @@ def main():
     p.add_argument("--threads", type=int, default=1, help="LiteRT threads and gld CPU kernel threads")
     p.add_argument("--num_runs", type=int, default=50)
     p.add_argument("--warmup_runs", type=int, default=1, help="the first is the 'first inference'")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="alternate LiteRT and gld this many times per model (each num_runs timed runs)")
     p.add_argument("--gld_benchmark", default=None, help="path of gld_benchmark (default: newest build*/tools/)")
     p.add_argument("--backends", default="gl,cpu", help="gld backends to run, comma-separated")
     p.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "fp16_mediump"], help="gld GPU precision")
@@ -284,8 +329,8 @@ def main():
     p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     p.add_argument("--json", default=None, help="also write every figure to this file")
     args = p.parse_args()
-    if args.threads < 1 or args.num_runs < 1 or args.warmup_runs < 1:
-        p.error("--threads, --num_runs and --warmup_runs must be at least 1")
+    if args.threads < 1 or args.num_runs < 1 or args.warmup_runs < 1 or args.rounds < 1:
+        p.error("--threads, --num_runs, --warmup_runs and --rounds must be at least 1")
     args.backends = [b for b in args.backends.split(",") if b]
     for b in args.backends:
         if b not in ("gl", "cpu", "auto"):
@@ -298,8 +343,9 @@ def main():
         if not os.path.isfile(g):
             p.error("--graph: no such file '%s'" % g)
 
-    print("LiteRT %s (XNNPACK, %d thread(s)) vs %s: %d warmup + %d timed runs, seed %d, gld precision %s"
+    print("LiteRT %s (XNNPACK, %d thread(s)) vs %s: %d warmup + %d timed runs%s, seed %d, gld precision %s"
           % (reflib.litert_version(), args.threads, args.gld_benchmark, args.warmup_runs, args.num_runs,
+             " in each of %d alternating rounds" % args.rounds if args.rounds > 1 else "",
              args.seed, args.precision), flush=True)
     table, all_notes, report, failed = [], [], [], False
     for g in args.graph:

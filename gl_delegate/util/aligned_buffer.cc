@@ -79,14 +79,7 @@ Status AlignedBuffer::Allocate(uint64_t bytes, const std::string& what) {
   const uint64_t alloc = bytes + kAlignment;
   uint8_t* p = nullptr;
   AlignedDelete free;
-  if (alloc >= kMapAtLeast) {
-    void* m = ::mmap(nullptr, static_cast<size_t>(alloc), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m != MAP_FAILED) {
-      p = static_cast<uint8_t*>(m);
-      free.mapped = alloc;
-      AdviseHugePages(p, alloc);
-    }
-  }
+  if (alloc >= kMapAtLeast) p = MapOnHugePageBoundary(alloc, &free.mapped);
   if (p == nullptr) {
     p = static_cast<uint8_t*>(::operator new[](static_cast<size_t>(alloc), kHeapAlignment, std::nothrow));
     if (p == nullptr) return InternalError("cannot allocate " + std::to_string(bytes) + " bytes for " + what);

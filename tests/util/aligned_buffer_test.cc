@@ -11,7 +11,7 @@ namespace gld {
 namespace {
 
 TEST(AlignedBuffer, ZeroedAlignedAndReadablePastTheEnd) {
-  for (uint64_t bytes : {uint64_t{0}, uint64_t{1}, uint64_t{1000}, uint64_t{300} << 10, uint64_t{5} << 20}) {
+  for (uint64_t bytes : {uint64_t{0}, uint64_t{1}, uint64_t{1000}, uint64_t{300} << 10, uint64_t{1900} << 10, uint64_t{5} << 20}) {
     AlignedBuffer b;
     ASSERT_TRUE(b.Allocate(bytes, "a test block").ok()) << bytes;
     ASSERT_NE(b.data(), nullptr) << bytes;
@@ -21,6 +21,16 @@ TEST(AlignedBuffer, ZeroedAlignedAndReadablePastTheEnd) {
     for (uint64_t i = 0; i < bytes + AlignedBuffer::kAlignment; i += 997) any |= b.data()[i];
     any |= b.data()[bytes + AlignedBuffer::kAlignment - 1];
     EXPECT_EQ(any, 0) << bytes;
+    if (bytes >= (uint64_t{256} << 10)) {
+      // A mapping of its own, from a huge-page boundary.
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data()) % (uintptr_t{2} << 20), 0u) << bytes;
+      EXPECT_GE(b.mapped(), bytes + AlignedBuffer::kAlignment) << bytes;
+      if (bytes == (uint64_t{1900} << 10)) {
+        EXPECT_EQ(b.mapped(), uint64_t{2} << 20);  // the huge page rounded up
+      }
+    } else {
+      EXPECT_EQ(b.mapped(), 0u) << bytes;
+    }
     if (bytes > 0) {
       std::memset(b.data(), 0x5a, static_cast<size_t>(bytes));
       EXPECT_EQ(b.data()[bytes - 1], 0x5a);
