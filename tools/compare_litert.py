@@ -5,8 +5,8 @@ CPU backends on the same model and the same inputs.
 Usage:
     python3 tools/compare_litert.py --graph=M.tflite [--graph=M2.tflite ...]
         [--threads=N] [--num_runs=K] [--warmup_runs=W] [--gld_benchmark=PATH]
-        [--rounds=R] [--backends=gl,cpu] [--precision=fp32|fp16] [--seed=S]
-        [--markdown] [--json=FILE]
+        [--rounds=R] [--busy] [--backends=gl,cpu] [--precision=fp32|fp16]
+        [--seed=S] [--markdown] [--json=FILE]
 
 For each model it
   1. makes the inputs with the seeded splitmix64 rule of tools/reference
@@ -24,7 +24,13 @@ For each model it
      machine a slow phase then falls on both sides instead of on one. Init
      and first inference are the median over the rounds, average and median
      latency are over all R * num_runs timed runs;
-  5. prints one table: init, first inference, average and median latency (ms)
+  5. with --busy, runs every round twice: calm, then with one busy neighbour
+     process (`sh -c 'while :; do :; done'`, started before and killed after
+     the runs); the busy rows are labelled "(busy)" and compared with
+     LiteRT's busy row, and a second table gives each runtime's slowdown
+     (busy median / calm median) and its ratio to LiteRT's slowdown (how much
+     worse than LiteRT a shared machine treats it);
+  6. prints one table: init, first inference, average and median latency (ms)
      for each, their ratios to LiteRT, and the largest output difference of
      each gld backend from LiteRT, relative to that output's largest magnitude
      (the tolerance convention of the tests: fp32 1e-4, fp16 1e-2).
@@ -39,6 +45,7 @@ still shows the rest), 2 for bad arguments.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -113,6 +120,29 @@ def run_litert(model_path, inputs, threads, warmup_runs, num_runs):
         "run_times_us": runs,
         "outputs": outputs,
     }
+
+
+# The label suffix of runs made beside a busy neighbour (--busy).
+BUSY = " (busy)"
+
+
+def backend_of(label):
+    """'gld cpu (busy)' -> 'cpu'."""
+    return label[len("gld "):].split(" ")[0]
+
+
+class BusyNeighbour:
+    """One process spinning on a core for as long as the block runs."""
+
+    def __enter__(self):
+        self.proc = subprocess.Popen(["sh", "-c", "while :; do :; done"])
+        time.sleep(0.2)  # let the scheduler place it
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.kill()
+        self.proc.wait()
+        return False
 
 
 def merge_rounds(results):
@@ -205,7 +235,6 @@ def compare_model(args, model_path):
             sys.path.insert(0, os.path.join(HERE, "reference"))
             import replace_transpose_conv_bias as rtcb
             litert_model = os.path.join(work, "litert_rewritten.tflite")
-            import contextlib
             import io
             with contextlib.redirect_stderr(io.StringIO()):
                 rtcb.rewrite_file(model_path, litert_model)
@@ -224,7 +253,9 @@ def compare_model(args, model_path):
         del probe
 
         # Each runtime's results of every round, or the error that stopped it.
-        labels = ["LiteRT"] + ["gld " + b for b in args.backends]
+        runtimes = ["LiteRT"] + ["gld " + b for b in args.backends]
+        conditions = [""] + ([BUSY] if args.busy else [])
+        labels = [r + c for c in conditions for r in runtimes]
         results = {label: [] for label in labels}
         errors = {}
 
@@ -232,11 +263,11 @@ def compare_model(args, model_path):
             if label in errors:
                 return
             try:
-                if label == "LiteRT":
+                if label.startswith("LiteRT"):
                     results[label].append(run_litert(litert_model, inputs, args.threads, args.warmup_runs,
                                                      args.num_runs))
                 else:
-                    results[label].append(run_gld(args.gld_benchmark, model_path, label[4:], args.precision,
+                    results[label].append(run_gld(args.gld_benchmark, model_path, backend_of(label), args.precision,
                                                   args.threads, args.warmup_runs, args.num_runs, value_files,
                                                   work))
             except Exception as e:  # noqa: BLE001 - reported in the table
@@ -244,21 +275,26 @@ def compare_model(args, model_path):
                 errors[label] = "failed: %s" % (text[-1] if text else type(e).__name__)
 
         for r in range(args.rounds):
-            for label in (labels if r % 2 == 0 else labels[1:] + labels[:1]):
-                run_one(label)
+            order = runtimes if r % 2 == 0 else runtimes[1:] + runtimes[:1]
+            for c in conditions:
+                with (BusyNeighbour() if c == BUSY else contextlib.nullcontext()):
+                    for runtime in order:
+                        run_one(runtime + c)
         rows = []
-        ref = None
+        refs = {}
         for label in labels:
             if label in errors:
                 rows.append((label, errors[label]))
                 continue
             res = merge_rounds(results[label])
-            if label == "LiteRT":
-                ref = res
+            condition = BUSY if label.endswith(BUSY) else ""
+            if label.startswith("LiteRT"):
+                refs[condition] = res
             else:
-                backend = label[4:]
+                backend = backend_of(label)
                 if res.get("backend") != backend:
                     notes.append("%s ran on %s" % (label, res.get("backend")))
+                ref = refs.get(condition)
                 if ref is not None:
                     res["max_rel_diff"] = max_relative_difference(res["outputs"], ref["outputs"])
             rows.append((label, res))
@@ -276,12 +312,13 @@ def fmt_ratio(x, ref):
 
 
 def table_rows(model_name, rows):
-    ref = next((r for name, r in rows if name == "LiteRT" and isinstance(r, dict)), None)
     out = []
     for name, r in rows:
         if not isinstance(r, dict):
             out.append([model_name, name, r, "", "", "", "", "", ""])
             continue
+        ref_name = "LiteRT" + (BUSY if name.endswith(BUSY) else "")
+        ref = next((x for n, x in rows if n == ref_name and isinstance(x, dict)), None)
         diff = r.get("max_rel_diff")
         out.append([
             model_name, name,
@@ -289,8 +326,28 @@ def table_rows(model_name, rows):
             fmt_ms(r["inference_avg_us"]), fmt_ms(r["inference_median_us"]),
             fmt_ratio(r["inference_avg_us"], ref["inference_avg_us"]) if ref else "-",
             fmt_ratio(r["inference_median_us"], ref["inference_median_us"]) if ref else "-",
-            "-" if name == "LiteRT" or diff is None else "%.1e" % diff,
+            "-" if name.startswith("LiteRT") or diff is None else "%.1e" % diff,
         ])
+    return out
+
+
+SLOWDOWN_HEADER = ["model", "runtime", "calm median ms", "busy median ms", "slowdown", "slowdown / LiteRT's"]
+
+
+def slowdown_rows(model_name, rows):
+    """--busy: each runtime's busy median over its calm one, and that over LiteRT's."""
+    got = {n: r for n, r in rows if isinstance(r, dict)}
+    out = []
+    ref = None
+    for name, calm in got.items():
+        busy = got.get(name + BUSY)
+        if name.endswith(BUSY) or busy is None:
+            continue
+        slowdown = busy["inference_median_us"] / calm["inference_median_us"]
+        if name == "LiteRT":
+            ref = slowdown
+        out.append([model_name, name, fmt_ms(calm["inference_median_us"]), fmt_ms(busy["inference_median_us"]),
+                    "%.2fx" % slowdown, "%.2f" % (slowdown / ref) if ref else "-"])
     return out
 
 
@@ -298,15 +355,15 @@ HEADER = ["model", "runtime", "init ms", "first ms", "avg ms", "median ms", "avg
           "median / LiteRT", "max rel diff"]
 
 
-def print_table(rows, markdown):
+def print_table(rows, markdown, header=HEADER):
     if markdown:
-        print("| " + " | ".join(HEADER) + " |")
-        print("|" + "|".join("---" if i < 2 else "---:" for i in range(len(HEADER))) + "|")
+        print("| " + " | ".join(header) + " |")
+        print("|" + "|".join("---" if i < 2 else "---:" for i in range(len(header))) + "|")
         for r in rows:
             print("| " + " | ".join(r) + " |")
         return
-    widths = [max(len(str(x)) for x in col) for col in zip(HEADER, *rows)]
-    line = "  ".join(h.ljust(w) if i < 2 else h.rjust(w) for i, (h, w) in enumerate(zip(HEADER, widths)))
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    line = "  ".join(h.ljust(w) if i < 2 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths)))
     print(line)
     print("-" * len(line))
     for r in rows:
@@ -322,6 +379,8 @@ def main():
     p.add_argument("--warmup_runs", type=int, default=1, help="the first is the 'first inference'")
     p.add_argument("--rounds", type=int, default=1,
                    help="alternate LiteRT and gld this many times per model (each num_runs timed runs)")
+    p.add_argument("--busy", action="store_true",
+                   help="also run every round beside one busy neighbour process, and print the slowdowns")
     p.add_argument("--gld_benchmark", default=None, help="path of gld_benchmark (default: newest build*/tools/)")
     p.add_argument("--backends", default="gl,cpu", help="gld backends to run, comma-separated")
     p.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "fp16_mediump"], help="gld GPU precision")
@@ -347,18 +406,22 @@ def main():
           % (reflib.litert_version(), args.threads, args.gld_benchmark, args.warmup_runs, args.num_runs,
              " in each of %d alternating rounds" % args.rounds if args.rounds > 1 else "",
              args.seed, args.precision), flush=True)
-    table, all_notes, report, failed = [], [], [], False
+    table, slowdowns, all_notes, report, failed = [], [], [], [], False
     for g in args.graph:
         name = os.path.basename(g)
         rows, notes = compare_model(args, g)
         failed = failed or any(not isinstance(r, dict) for _, r in rows)
         table.extend(table_rows(name, rows))
+        slowdowns.extend(slowdown_rows(name, rows))
         all_notes.extend("%s: %s" % (name, n) for n in notes)
         report.append({"model": g, "notes": notes, "runs": [
             {"runtime": n, **({k: v for k, v in r.items() if k != "outputs" and k != "ops"}
                               if isinstance(r, dict) else {"error": r})} for n, r in rows]})
     print()
     print_table(table, args.markdown)
+    if args.busy:
+        print()
+        print_table(slowdowns, args.markdown, SLOWDOWN_HEADER)
     for n in all_notes:
         print("note: " + n)
     if args.json:

@@ -76,13 +76,23 @@ class DenormalMode {
 constexpr std::chrono::microseconds kWorkerSpin(50);
 constexpr std::chrono::microseconds kCallerSpin(20);
 
+// Spins until done() or `limit`, yielding the CPU every 64 pauses (a few
+// microseconds): where another thread waits for this CPU (a neighbour
+// process, or the pool's own thread that the spinner is waiting for), it
+// runs instead of watching the spin. With one busy neighbour on the 2-core
+// machine, yielding took the 2-thread median of selfie_segmentation from
+// 4.4-4.8 to 3.2-3.5 ms and pose_detection's from 13.3-13.5 to 11.4 ms
+// (paired rounds); calm medians did not move.
 template <typename Done>
 bool SpinUntil(std::chrono::microseconds limit, Done done) {
   const auto until = std::chrono::steady_clock::now() + limit;
   for (int i = 0;; ++i) {
     if (done()) return true;
     CpuRelax();
-    if ((i & 63) == 63 && std::chrono::steady_clock::now() >= until) return done();
+    if ((i & 63) == 63) {
+      if (std::chrono::steady_clock::now() >= until) return done();
+      std::this_thread::yield();
+    }
   }
 }
 

@@ -10,7 +10,8 @@
 // back: when another process keeps a worker off the CPU, the threads that
 // run take its share instead of waiting for it. A thread that waits for
 // chunks others started, or for the next loop, spins for tens of
-// microseconds and then sleeps.
+// microseconds, yielding the CPU every few (so that a thread waiting for
+// that CPU runs instead), and then sleeps.
 #pragma once
 
 #include <cstdint>
