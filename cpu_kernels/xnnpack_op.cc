@@ -27,28 +27,44 @@ constexpr int64_t kCheckGrain = 1 << 15;
 
 XnnOperatorState::~XnnOperatorState() { xnn_delete_operator(op_); }
 
+namespace {
+// Buffer i of the context in the order set_up_for_ keeps them: the inputs,
+// then the outputs.
+const void* ContextBuffer(const KernelContext& ctx, size_t i) {
+  if (i < ctx.inputs.size()) return ctx.inputs[i] != nullptr ? ctx.inputs[i]->data : nullptr;
+  return ctx.outputs[i - ctx.inputs.size()]->data;
+}
+}  // namespace
+
+bool XnnOperatorState::IsSetUpFor(const KernelContext& ctx) const {
+  // Compared without allocating: a run whose buffers have not moved skips
+  // the setup.
+  const size_t count = ctx.inputs.size() + ctx.outputs.size();
+  if (set_up_for_.size() != count || ctx.threadpool != set_up_pool_) return false;
+  for (size_t i = 0; i < count; ++i) {
+    if (set_up_for_[i] != ContextBuffer(ctx, i)) return false;
+  }
+  return true;
+}
+
+Status XnnOperatorState::SetUp(const KernelContext& ctx) {
+  if (IsSetUpFor(ctx)) return OkStatus();
+  const size_t count = ctx.inputs.size() + ctx.outputs.size();
+  std::vector<const void*> buffers(count);
+  for (size_t i = 0; i < count; ++i) buffers[i] = ContextBuffer(ctx, i);
+  const xnn_status s = setup_(ctx, op_, ctx.threadpool);
+  if (s != xnn_status_success) {
+    set_up_for_.clear();
+    return InternalError(KernelLabel(ctx) + ": XNNPACK setup failed (status " + std::to_string(s) + ")");
+  }
+  set_up_for_ = std::move(buffers);
+  set_up_pool_ = ctx.threadpool;
+  return OkStatus();
+}
+
 Status XnnOperatorState::Run(KernelContext& ctx, bool* done) {
   *done = false;
-  // The buffers in the order set_up_for_ keeps them, compared without
-  // allocating: a run whose buffers have not moved skips the setup.
-  const size_t count = ctx.inputs.size() + ctx.outputs.size();
-  auto buffer = [&ctx](size_t i) -> const void* {
-    if (i < ctx.inputs.size()) return ctx.inputs[i] != nullptr ? ctx.inputs[i]->data : nullptr;
-    return ctx.outputs[i - ctx.inputs.size()]->data;
-  };
-  bool moved = set_up_for_.size() != count || ctx.threadpool != set_up_pool_;
-  for (size_t i = 0; i < count && !moved; ++i) moved = set_up_for_[i] != buffer(i);
-  if (moved) {
-    std::vector<const void*> buffers(count);
-    for (size_t i = 0; i < count; ++i) buffers[i] = buffer(i);
-    const xnn_status s = setup_(ctx, op_, ctx.threadpool);
-    if (s != xnn_status_success) {
-      set_up_for_.clear();
-      return InternalError(KernelLabel(ctx) + ": XNNPACK setup failed (status " + std::to_string(s) + ")");
-    }
-    set_up_for_ = std::move(buffers);
-    set_up_pool_ = ctx.threadpool;
-  }
+  GLD_RETURN_IF_ERROR(SetUp(ctx));
   if (bound_.has_value() && !InputBoundsOutput(ctx)) {
     ctx.state = nullptr;
     return OkStatus();
@@ -134,8 +150,12 @@ void KeepXnnOperator(KernelContext& ctx, xnn_status status, xnn_operator_t op, A
     if (op != nullptr) xnn_delete_operator(op);
     return;
   }
-  *ctx.state = std::make_unique<XnnOperatorState>(op, bound.has_value() ? Activation::kNone : activation,
+  auto state = std::make_unique<XnnOperatorState>(op, bound.has_value() ? Activation::kNone : activation,
                                                   std::move(setup), bound);
+  // Set up now, for the buffers the runtime planned (XNNPACK builds a
+  // convolution's indirection buffer here), so that the first inference
+  // does not; one that fails leaves the node to the kernel's own code.
+  if (state->SetUp(ctx).ok()) *ctx.state = std::move(state);
 }
 
 XnnOperatorState* FindXnnOperator(const KernelContext& ctx) {

@@ -75,6 +75,12 @@ class XnnOperatorState : public KernelState {
   // decides from its input before it runs instead (XnnLinearBound), and
   // leaves an epilogue to the step.
   Status Run(KernelContext& ctx, bool* done);
+  // Sets the operator up for the node's current buffers unless its last
+  // setup was for these (Run does it first; KeepXnnOperator at prepare, so
+  // the first inference finds it done).
+  Status SetUp(const KernelContext& ctx);
+  // Whether the last setup was for the context's buffers and pool.
+  bool IsSetUpFor(const KernelContext& ctx) const;
   // Whether runs are decided from the input (kept with an XnnLinearBound).
   bool decides_from_input() const { return bound_.has_value(); }
 
@@ -91,9 +97,10 @@ class XnnOperatorState : public KernelState {
 };
 
 // Keeps `op` (created by an xnn_create_* call that returned `status`) in the
-// node's state slot, or nothing when the creation failed (the kernel then
-// runs its own code). `setup` binds the context's buffers. With a bound, `op`
-// was created with the activation's range (XnnLinearBound).
+// node's state slot, set up for the context's buffers, or nothing when the
+// creation or the setup failed (the kernel then runs its own code). `setup`
+// binds the context's buffers. With a bound, `op` was created with the
+// activation's range (XnnLinearBound).
 void KeepXnnOperator(KernelContext& ctx, xnn_status status, xnn_operator_t op, Activation activation,
                      XnnOperatorState::SetupFn setup, std::optional<XnnLinearBound> bound = std::nullopt);
 

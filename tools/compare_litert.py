@@ -13,11 +13,15 @@ For each model it
      (reflib.py; the same values gld_run --seed gives) and writes them as .npy
      files to a temporary folder;
   2. runs LiteRT's Interpreter (ai_edge_litert, default op resolver, so
-     XNNPACK, with --threads threads): init = constructor + allocate_tensors,
-     first inference, then warmup_runs - 1 more untimed runs and num_runs timed
-     ones (average and median);
+     XNNPACK, with --threads threads) in a fresh Python process that has
+     imported ai_edge_litert and read the inputs: init = constructor +
+     allocate_tensors, first inference, then warmup_runs - 1 more untimed
+     runs and num_runs timed ones (average and median);
   3. runs gld_benchmark once per backend with --json, the same run counts,
-     --input_layer_value_files pointing at those .npy files and --output_dir;
+     --input_layer_value_files pointing at those .npy files and --output_dir.
+     Both runtimes thus start each measurement in a process of their own
+     with their library loaded and nothing of it used yet (XNNPACK's CPU
+     detection, the first touch of code and heap are in both inits);
   4. with --rounds=R (default 1), does 2 and 3 R times, alternating which
      runs first (LiteRT first in odd rounds, gld first in even ones), each
      round a fresh Interpreter and a fresh gld_benchmark process: on a noisy
@@ -96,9 +100,40 @@ def escape_input_name(name):
     return name.replace(":", "::")
 
 
-def run_litert(model_path, inputs, threads, warmup_runs, num_runs):
+def run_litert(model_path, input_files, threads, warmup_runs, num_runs, work):
+    """LiteRT's figures and outputs, measured in a fresh process (litert_child)."""
+    out_dir = os.path.join(work, "out_litert")
+    spec = {"model": model_path, "inputs": input_files, "threads": threads, "warmup_runs": warmup_runs,
+            "num_runs": num_runs, "out_dir": out_dir}
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), LITERT_CHILD, json.dumps(spec)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        lines = proc.stderr.strip().splitlines()
+        raise RuntimeError(lines[-1] if lines else "exit status %d" % proc.returncode)
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    report["outputs"] = [np.load(os.path.join(out_dir, "%d.npy" % i)) for i in range(report.pop("output_count"))]
+    return report
+
+
+# argv[1] of the process run_litert starts.
+LITERT_CHILD = "--litert_child"
+
+
+def litert_child(spec):
+    """Runs in the fresh process: imports and inputs first, then the timed part."""
     reflib.quiet_tensorflow_logs()
     from ai_edge_litert.interpreter import Interpreter
+    inputs = [np.load(f) for f in spec["inputs"]]
+    r = measure_litert(Interpreter, spec["model"], inputs, spec["threads"], spec["warmup_runs"], spec["num_runs"])
+    os.makedirs(spec["out_dir"], exist_ok=True)
+    outputs = r.pop("outputs")
+    for i, o in enumerate(outputs):
+        np.save(os.path.join(spec["out_dir"], "%d.npy" % i), o)
+    r["output_count"] = len(outputs)
+    print(json.dumps(r))
+
+
+def measure_litert(Interpreter, model_path, inputs, threads, warmup_runs, num_runs):
     t0 = time.perf_counter()
     it = Interpreter(model_path=model_path, num_threads=threads)
     it.allocate_tensors()
@@ -244,9 +279,11 @@ def compare_model(args, model_path):
         details = probe.get_input_details()
         inputs = make_inputs(details, args.seed)
         items = []
+        input_files = []
         for i, (d, v) in enumerate(zip(details, inputs)):
             path = os.path.join(work, "input_%d.npy" % i)
             np.save(path, v)
+            input_files.append(path)
             name = d["name"]
             items.append((escape_input_name(name) if "," not in name else str(i)) + ":" + path)
         value_files = ",".join(items)
@@ -264,8 +301,8 @@ def compare_model(args, model_path):
                 return
             try:
                 if label.startswith("LiteRT"):
-                    results[label].append(run_litert(litert_model, inputs, args.threads, args.warmup_runs,
-                                                     args.num_runs))
+                    results[label].append(run_litert(litert_model, input_files, args.threads,
+                                                     args.warmup_runs, args.num_runs, work))
                 else:
                     results[label].append(run_gld(args.gld_benchmark, model_path, backend_of(label), args.precision,
                                                   args.threads, args.warmup_runs, args.num_runs, value_files,
@@ -431,4 +468,7 @@ def main():
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == LITERT_CHILD:
+        litert_child(json.loads(sys.argv[2]))
+        sys.exit(0)
     sys.exit(main())

@@ -67,6 +67,54 @@ TEST(Xnnpack, Conv2dMatchesTheOwnKernel) {
   Check(Conv("merged pad", {1, 7, 7, 3}, {4, 3, 3, 3}, explicit_pad));
 }
 
+// Prepare sets the operator up for the buffers the runtime planned (XNNPACK
+// builds a convolution's indirection buffer then), so that the first run
+// does not; buffers that move are set up again.
+TEST(Xnnpack, PrepareSetsTheOperatorUpForItsBuffers) {
+  OpTest t;
+  Conv("3x3", {1, 8, 8, 4}, {8, 3, 3, 4}, ConvAttrs(Padding::kSame, 1, 1, Activation::kNone)).build(t);
+  GLD_ASSERT_OK(InferShapes(t.graph, cpu::KnownValueOracle()));
+  const gld::Node& node = t.graph.nodes[0];
+  std::vector<cpu::TensorData> data(node.inputs.size() + node.outputs.size());
+  std::vector<std::vector<float>> storage;
+  storage.reserve(data.size() + 1);
+  cpu::KernelContext ctx;
+  ctx.graph = &t.graph;
+  ctx.node = &node;
+  auto bind = [&](int id, cpu::TensorData* td) {
+    const Tensor& tensor = t.graph.tensors[static_cast<size_t>(id)];
+    td->type = tensor.type;
+    td->shape = tensor.shape;
+    td->bytes = static_cast<size_t>(NumElements(tensor.shape)) * sizeof(float);
+    if (tensor.is_constant) {
+      td->data = const_cast<uint8_t*>(tensor.data.data());
+      return;
+    }
+    storage.emplace_back(static_cast<size_t>(NumElements(tensor.shape)) + 16, 1.f);
+    td->data = storage.back().data();
+  };
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    bind(node.inputs[i], &data[i]);
+    ctx.inputs.push_back(&data[i]);
+  }
+  cpu::TensorData& out = data.back();
+  bind(node.outputs[0], &out);
+  ctx.outputs.push_back(&out);
+  std::unique_ptr<cpu::KernelState> state;
+  ctx.state = &state;
+  GLD_ASSERT_OK(cpu::FindCpuKernel(OpType::kConv2d)->prepare(ctx));
+  cpu::XnnOperatorState* xnn = cpu::FindXnnOperator(ctx);
+  ASSERT_NE(xnn, nullptr);
+  EXPECT_TRUE(xnn->IsSetUpFor(ctx));
+  std::vector<float> other(storage.back().size());
+  out.data = other.data();
+  EXPECT_FALSE(xnn->IsSetUpFor(ctx));
+  bool done = false;
+  GLD_ASSERT_OK(xnn->Run(ctx, &done));
+  EXPECT_TRUE(done);
+  EXPECT_TRUE(xnn->IsSetUpFor(ctx));
+}
+
 TEST(Xnnpack, Conv2dWithARuntimeFilterRunsTheOwnKernel) {
   Check({"runtime filter",
          [](OpTest& t) {
