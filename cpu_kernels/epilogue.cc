@@ -1,6 +1,7 @@
 #include "cpu_kernels/epilogue.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "cpu_kernels/kernel_util.h"
 #include "cpu_kernels/vector_ops.h"
@@ -105,19 +106,23 @@ Status BindEpilogueStep(const EpilogueStepSpec& spec, const TensorData& operand,
 namespace {
 
 // operand values [i, i + n) of a zero-padded operand, as the PAD would have
-// written them (rows of `channels`).
+// written them (rows of `channels`): one division per block, then a row at a
+// time (the padding is a few zeros at either end of each row, the rest one
+// copy).
 void GatherPadded(const EpilogueStep& s, int64_t channels, int64_t i, int64_t n, float* dst) {
   const int64_t lead = s.pad_before, width = s.operand_channels;
-  for (int64_t j = 0; j < n;) {
-    const int64_t row = (i + j) / channels, c0 = (i + j) % channels;
-    const int64_t len = std::min(n - j, channels - c0);
-    const float* src = s.operand + row * width;
-    float* out = dst + j;  // out[c - c0] for c in [c0, c0 + len)
-    const int64_t copy_begin = std::max(c0, lead), copy_end = std::min(c0 + len, lead + width);
-    for (int64_t c = c0; c < std::min(c0 + len, lead); ++c) out[c - c0] = 0.f;
-    for (int64_t c = copy_begin; c < copy_end; ++c) out[c - c0] = src[c - lead];
-    for (int64_t c = std::max(c0, lead + width); c < c0 + len; ++c) out[c - c0] = 0.f;
-    j += len;
+  int64_t c0 = i % channels;
+  const float* src = s.operand + (i / channels) * width;  // src[c - lead]: the value at channel c
+  for (int64_t j = 0; j < n; j += channels - c0, c0 = 0, src += width) {
+    const int64_t c1 = std::min(channels, c0 + n - j);  // this row's channels [c0, c1)
+    float* out = dst + j - c0;                            // out[c]: channel c
+    const int64_t copy_begin = std::max(c0, lead), copy_end = std::min(c1, lead + width);
+    for (int64_t c = c0; c < std::min(c1, lead); ++c) out[c] = 0.f;
+    if (copy_end > copy_begin) {
+      std::memcpy(out + copy_begin, src + (copy_begin - lead),
+                  static_cast<size_t>(copy_end - copy_begin) * sizeof(float));
+    }
+    for (int64_t c = std::max(c0, lead + width); c < c1; ++c) out[c] = 0.f;
   }
 }
 
