@@ -44,15 +44,24 @@ TEST(ThreadPool, UsesSeveralThreads) {
 }
 
 // Each thread owns a contiguous share of every loop (the caller the first),
-// so that consecutive loops split their ranges alike: the first chunk always
-// runs on the calling thread, whether the worker is awake or not.
+// so that consecutive loops split their ranges alike: the first chunk runs
+// on the calling thread, whether the worker is awake or not. A worker done
+// with its own share may take what the caller has not started, from the
+// back, so a caller kept off the CPU (a loaded machine) could lose even the
+// first chunk: here the worker's share waits until the first chunk has
+// started, which leaves the caller's front to the owner alone.
 TEST(ThreadPool, TheCallerOwnsTheFirstShare) {
   ThreadPool pool(2);
   const std::thread::id caller = std::this_thread::get_id();
   for (int round = 0; round < 200; ++round) {
-    std::atomic<bool> first_on_caller{false};
+    std::atomic<bool> first_on_caller{false}, first_started{false};
     pool.ParallelFor(8, [&](int64_t b, int64_t) {
-      if (b == 0) first_on_caller = std::this_thread::get_id() == caller;
+      if (b == 0) {
+        first_on_caller = std::this_thread::get_id() == caller;
+        first_started = true;
+      } else if (b >= 4) {  // the worker's share (or what the caller takes of it)
+        while (!first_started.load()) std::this_thread::yield();
+      }
     });
     ASSERT_TRUE(first_on_caller.load()) << "round " << round;
   }
