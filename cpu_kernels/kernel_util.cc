@@ -84,6 +84,16 @@ void ParallelForGrain(const KernelContext& ctx, int64_t n, int64_t grain,
   });
 }
 
+void ParallelForElements(const KernelContext& ctx, int64_t n, int64_t min_parallel,
+                         const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  if (n < min_parallel) {
+    fn(0, n);
+    return;
+  }
+  ParallelForGrain(ctx, n, kElementwiseChunk, fn);
+}
+
 const Tensor* InputTensor(const KernelContext& ctx, size_t i) {
   if (ctx.graph == nullptr || ctx.node == nullptr || i >= ctx.node->inputs.size()) return nullptr;
   const int t = ctx.node->inputs[i];

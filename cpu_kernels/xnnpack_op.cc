@@ -21,8 +21,8 @@ bool XnnAvailable() {
 ActivationRange XnnOutputRange() { return ActivationRange{}; }
 
 namespace {
-// Elements per chunk of the output check on the pool.
-constexpr int64_t kCheckGrain = 1 << 15;
+// The output check and the input bound run on the pool from this many values.
+constexpr int64_t kCheckParallelMin = 1 << 15;
 }  // namespace
 
 XnnOperatorState::~XnnOperatorState() { xnn_delete_operator(op_); }
@@ -87,7 +87,7 @@ Status XnnOperatorState::Run(KernelContext& ctx, bool* done) {
     float* data = out->as<float>();
     const Epilogue* epilogue = o == 0 ? ctx.epilogue : nullptr;
     std::atomic<bool> finite{true};
-    ParallelForGrain(ctx, out->num_elements(), kCheckGrain, [&](int64_t b, int64_t e) {
+    ParallelForElements(ctx, out->num_elements(), kCheckParallelMin, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; i += kEpilogueBlock) {
         const int64_t n = std::min(kEpilogueBlock, e - i);
         if (!ActivateCheckingFinite(after_, data + i, n)) finite.store(false, std::memory_order_relaxed);
@@ -109,7 +109,7 @@ bool XnnOperatorState::InputBoundsOutput(const KernelContext& ctx) const {
   const float* x = in->as<float>();
   std::mutex mu;
   float largest = 0.f;
-  ParallelForGrain(ctx, in->num_elements(), kCheckGrain, [&](int64_t b, int64_t e) {
+  ParallelForElements(ctx, in->num_elements(), kCheckParallelMin, [&](int64_t b, int64_t e) {
     const float m = MaxAbs(x + b, e - b);
     std::lock_guard<std::mutex> lock(mu);
     largest = MaxAbsOf(largest, m);

@@ -25,8 +25,8 @@ int64_t StepWork(const Graph& graph, size_t node, const std::vector<size_t>& epi
   return work;
 }
 
-// Elements per chunk of an epilogue's own pass on the pool.
-constexpr int64_t kEpilogueGrain = 1 << 14;
+// An epilogue's own pass runs on the pool from this many values.
+constexpr int64_t kEpilogueParallelMin = 1 << 14;
 
 }  // namespace
 
@@ -144,7 +144,7 @@ Status CpuNodeStep::Run(StepContext& ctx) {
   // The kernel's own code ran: the chain gets a pass of its own.
   const cpu::Epilogue& e = *kernel_ctx_.epilogue;
   const float* x = kernel_ctx_.outputs[0]->as<float>();
-  cpu::ParallelForGrain(kernel_ctx_, e.elements, kEpilogueGrain,
+  cpu::ParallelForElements(kernel_ctx_, e.elements, kEpilogueParallelMin,
                         [&](int64_t b, int64_t end) { cpu::RunEpilogue(e, x, b, end); });
   return OkStatus();
 }
