@@ -147,8 +147,8 @@ constexpr int64_t kElementwiseChunk = 1 << 12;
 // An elementwise pass over n values (an output check, an epilogue): on the
 // calling thread alone below `min_parallel` values, where a loop on the pool
 // costs more than it saves; above, in chunks of kElementwiseChunk, so that
-// the threads finish together (chunks of 32K values left one thread up to
-// 10-15 us behind the other on a 150K-value output).
+// the threads finish together (chunks of 32K values could leave one thread
+// a whole chunk, about 10-15 us, behind the other on a 150K-value output).
 void ParallelForElements(const KernelContext& ctx, int64_t n, int64_t min_parallel,
                          const std::function<void(int64_t, int64_t)>& fn);
 
