@@ -59,17 +59,21 @@ uint8_t* MapOnHugePageBoundary(uint64_t bytes, uint64_t* mapped) {
   return p;
 }
 
+// A block of `alloc` bytes aligned to 64: a mapping from a huge-page
+// boundary when `alloc` is at least `map_from` and the system gives one
+// (deleter->mapped set), else from the heap; null when neither can be had.
+uint8_t* AllocateAligned(uint64_t alloc, uint64_t map_from, AlignedDelete* deleter) {
+  if (alloc >= map_from) {
+    if (uint8_t* p = MapOnHugePageBoundary(alloc, &deleter->mapped)) return p;
+  }
+  return static_cast<uint8_t*>(::operator new[](static_cast<size_t>(alloc), kHeapAlignment, std::nothrow));
+}
+
 }  // namespace
 
 std::unique_ptr<uint8_t[], AlignedDelete> AllocateAlignedBlock(uint64_t bytes) {
-  const uint64_t alloc = bytes + AlignedBuffer::kAlignment;
   AlignedDelete deleter;
-  if (alloc >= kMapBlocksFrom) {
-    if (uint8_t* p = MapOnHugePageBoundary(alloc, &deleter.mapped)) {
-      return std::unique_ptr<uint8_t[], AlignedDelete>(p, deleter);
-    }
-  }
-  auto* p = static_cast<uint8_t*>(::operator new[](static_cast<size_t>(alloc), kHeapAlignment, std::nothrow));
+  uint8_t* p = AllocateAligned(bytes + AlignedBuffer::kAlignment, kMapBlocksFrom, &deleter);
   return std::unique_ptr<uint8_t[], AlignedDelete>(p, deleter);
 }
 
@@ -77,14 +81,10 @@ Status AlignedBuffer::Allocate(uint64_t bytes, const std::string& what) {
   data_.reset();
   size_ = 0;
   const uint64_t alloc = bytes + kAlignment;
-  uint8_t* p = nullptr;
   AlignedDelete free;
-  if (alloc >= kMapAtLeast) p = MapOnHugePageBoundary(alloc, &free.mapped);
-  if (p == nullptr) {
-    p = static_cast<uint8_t*>(::operator new[](static_cast<size_t>(alloc), kHeapAlignment, std::nothrow));
-    if (p == nullptr) return InternalError("cannot allocate " + std::to_string(bytes) + " bytes for " + what);
-    std::memset(p, 0, static_cast<size_t>(alloc));
-  }
+  uint8_t* p = AllocateAligned(alloc, kMapAtLeast, &free);
+  if (p == nullptr) return InternalError("cannot allocate " + std::to_string(bytes) + " bytes for " + what);
+  if (free.mapped == 0) std::memset(p, 0, static_cast<size_t>(alloc));  // a mapping starts as zero pages
   data_ = std::unique_ptr<uint8_t, AlignedDelete>(p, free);
   size_ = bytes;
   return OkStatus();
