@@ -116,8 +116,9 @@ class OpTest {
   }
   std::vector<std::unique_ptr<cpu::KernelState>> states;
 
-  // Kernels only, with the shapes currently in the graph.
-  Status RunKernels(int threads = 1, ThreadPool* pool = nullptr) {
+  // Storage for every tensor that is neither a constant nor a runtime input,
+  // sized for the shapes currently in the graph and filled with 0xCD.
+  void AllocateStorage() {
     for (size_t i = 0; i < graph.tensors.size(); ++i) {
       const Tensor& t = graph.tensors[i];
       if (t.is_constant || runtime_.count(static_cast<int>(i))) continue;
@@ -126,6 +127,34 @@ class OpTest {
       b.reserve(bytes + kSlack);  // an earlier run's buffer keeps its address
       b.assign(bytes, 0xCD);
     }
+  }
+
+  // Node i's buffers as a kernel sees them (after AllocateStorage).
+  struct NodeBuffers {
+    std::vector<cpu::TensorData> ins, outs;
+    std::vector<const cpu::TensorData*> in_ptrs;  // nullptr for an absent optional input
+    std::vector<cpu::TensorData*> out_ptrs;
+  };
+  void BindNode(size_t i, NodeBuffers* b) {
+    const gld::Node& n = graph.nodes[i];
+    b->ins.assign(n.inputs.size(), cpu::TensorData());
+    b->outs.assign(n.outputs.size(), cpu::TensorData());
+    b->in_ptrs.assign(n.inputs.size(), nullptr);
+    b->out_ptrs.assign(n.outputs.size(), nullptr);
+    for (size_t j = 0; j < n.inputs.size(); ++j) {
+      if (n.inputs[j] < 0) continue;
+      Bind(n.inputs[j], &b->ins[j]);
+      b->in_ptrs[j] = &b->ins[j];
+    }
+    for (size_t j = 0; j < n.outputs.size(); ++j) {
+      Bind(n.outputs[j], &b->outs[j]);
+      b->out_ptrs[j] = &b->outs[j];
+    }
+  }
+
+  // Kernels only, with the shapes currently in the graph.
+  Status RunKernels(int threads = 1, ThreadPool* pool = nullptr) {
+    AllocateStorage();
     cpu::NodeRunOptions options;
     options.num_threads = threads;
     if (pool != nullptr && threads > 1) {
@@ -145,21 +174,10 @@ class OpTest {
       };
     }
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
-      const gld::Node& n = graph.nodes[i];
-      std::vector<cpu::TensorData> ins(n.inputs.size()), outs(n.outputs.size());
-      std::vector<const cpu::TensorData*> in_ptrs(n.inputs.size(), nullptr);
-      std::vector<cpu::TensorData*> out_ptrs(n.outputs.size());
-      for (size_t j = 0; j < n.inputs.size(); ++j) {
-        if (n.inputs[j] < 0) continue;
-        Bind(n.inputs[j], &ins[j]);
-        in_ptrs[j] = &ins[j];
-      }
-      for (size_t j = 0; j < n.outputs.size(); ++j) {
-        Bind(n.outputs[j], &outs[j]);
-        out_ptrs[j] = &outs[j];
-      }
+      NodeBuffers b;
+      BindNode(i, &b);
       options.state = states.empty() ? nullptr : &states[i];
-      GLD_RETURN_IF_ERROR(cpu::EvaluateNode(graph, i, std::move(in_ptrs), std::move(out_ptrs), options));
+      GLD_RETURN_IF_ERROR(cpu::EvaluateNode(graph, i, std::move(b.in_ptrs), std::move(b.out_ptrs), options));
     }
     return OkStatus();
   }
