@@ -44,6 +44,11 @@ Status PrepareConvolution(KernelContext& ctx, bool depthwise) {
   if constexpr (std::is_same_v<Attrs, DepthwiseConv2dAttributes>) {
     if (DepthwiseRunsFixedKernel(in, filter, out, *attrs)) return OkStatus();
   }
+  if constexpr (std::is_same_v<Attrs, Conv2dAttributes>) {
+    Status packed;
+    if (groups == 1 && PreparePointwiseConv(ctx, io, *attrs, &packed)) return OkStatus();
+    GLD_RETURN_IF_ERROR(packed);
+  }
   XnnWindow w{filter[1], filter[2], attrs->stride_h, attrs->stride_w, attrs->dilation_h, attrs->dilation_w, 0, 0};
   ConvLeadingPadding(*attrs, in[1], in[2], w.kh, w.kw, out[1], out[2], &w.pad_t, &w.pad_l);
   if (!XnnMayTake(ctx) || !XnnWeightsAreConstant(ctx, 1, 2) || !CompleteXnnWindow(in, out, &w) ||

@@ -1,5 +1,6 @@
 // The kernels XNNPACK runs (cpu_kernels/xnnpack_*.cc), prepared and run as the
 // runtime does, against the same kernels' own code on the same node.
+#include "cpu_kernels/pointwise_gemm.h"
 #include "cpu_kernels/xnnpack_op.h"
 #include "op_test_util.h"
 
@@ -8,6 +9,14 @@
 
 namespace gld::testing {
 namespace {
+
+// These tests are of XNNPACK's path: where the CPU has AVX-512, 1x1
+// convolutions take the pointwise GEMM instead (pointwise_gemm_test.cc), so
+// it is off here.
+class Xnnpack : public ::testing::Test {
+ private:
+  cpu::ScopedPointwiseGemm off_{false};
+};
 
 struct Case {
   std::string name;
@@ -56,7 +65,7 @@ Conv2dAttributes ConvAttrs(Padding p, int stride, int dilation, Activation act) 
   return a;
 }
 
-TEST(Xnnpack, Conv2dMatchesTheOwnKernel) {
+TEST_F(Xnnpack, Conv2dMatchesTheOwnKernel) {
   Check(Conv("1x1", {1, 8, 8, 16}, {24, 1, 1, 16}, ConvAttrs(Padding::kSame, 1, 1, Activation::kNone)));
   Check(Conv("3x3 same stride 2 relu6", {2, 9, 11, 3}, {8, 3, 3, 3}, ConvAttrs(Padding::kSame, 2, 1, Activation::kRelu6)));
   Check(Conv("3x3 valid dilation 2 relu", {1, 10, 10, 4}, {5, 3, 3, 4}, ConvAttrs(Padding::kValid, 1, 2, Activation::kRelu),
@@ -70,7 +79,7 @@ TEST(Xnnpack, Conv2dMatchesTheOwnKernel) {
 // Prepare sets the operator up for the buffers the runtime planned (XNNPACK
 // builds a convolution's indirection buffer then), so that the first run
 // does not; buffers that move are set up again.
-TEST(Xnnpack, PrepareSetsTheOperatorUpForItsBuffers) {
+TEST_F(Xnnpack, PrepareSetsTheOperatorUpForItsBuffers) {
   OpTest t;
   Conv("3x3", {1, 8, 8, 4}, {8, 3, 3, 4}, ConvAttrs(Padding::kSame, 1, 1, Activation::kNone)).build(t);
   GLD_ASSERT_OK(InferShapes(t.graph, cpu::KnownValueOracle()));
@@ -98,7 +107,7 @@ TEST(Xnnpack, PrepareSetsTheOperatorUpForItsBuffers) {
   EXPECT_TRUE(xnn->IsSetUpFor(ctx));
 }
 
-TEST(Xnnpack, Conv2dWithARuntimeFilterRunsTheOwnKernel) {
+TEST_F(Xnnpack, Conv2dWithARuntimeFilterRunsTheOwnKernel) {
   Check({"runtime filter",
          [](OpTest& t) {
            const int x = t.Input<float>({1, 5, 5, 2}, RandomFloats(50, 1));
@@ -128,7 +137,7 @@ Case Depthwise(std::string name, Shape in, int mult, int k, int stride, Padding 
 // XNNPACK takes the depthwise layers the fixed 3x3 / 5x5 kernels do not
 // (cpu_kernels/depthwise_conv.cc: measured faster than its operator on
 // every such layer of the shared models).
-TEST(Xnnpack, DepthwiseConv2dMatchesTheOwnKernel) {
+TEST_F(Xnnpack, DepthwiseConv2dMatchesTheOwnKernel) {
   Check(Depthwise("7x7 same", {1, 12, 12, 32}, 1, 7, 1, Padding::kSame, Activation::kRelu));
   Check(Depthwise("3x3 stride 3", {2, 11, 9, 17}, 1, 3, 3, Padding::kSame, Activation::kNone));
   Check(Depthwise("multiplier 2 valid", {1, 8, 8, 3}, 2, 3, 1, Padding::kValid, Activation::kRelu6));
@@ -137,7 +146,7 @@ TEST(Xnnpack, DepthwiseConv2dMatchesTheOwnKernel) {
   Check(Depthwise("5x5 stride 2 fixed kernel", {2, 11, 9, 17}, 1, 5, 2, Padding::kSame, Activation::kNone, false));
 }
 
-TEST(Xnnpack, FullyConnectedMatchesTheOwnKernel) {
+TEST_F(Xnnpack, FullyConnectedMatchesTheOwnKernel) {
   for (int rows : {1, 3, 40}) {
     Check({"fc rows " + std::to_string(rows), [rows](OpTest& t) {
              const int x = t.Input<float>({rows, 37}, RandomFloats(static_cast<size_t>(rows * 37), 7));
@@ -165,7 +174,7 @@ Case Pool(std::string name, OpType op, Shape in, int k, int stride, Padding p, b
 
 // Average pooling runs on XNNPACK; max pooling stays on the own kernel (a
 // window holding NaN: XNNPACK's result is neither TFLite's nor NaN).
-TEST(Xnnpack, PoolingMatchesTheOwnKernel) {
+TEST_F(Xnnpack, PoolingMatchesTheOwnKernel) {
   for (OpType op : {OpType::kMaxPool2d, OpType::kAveragePool2d}) {
     const std::string n = OpTypeName(op);
     const bool xnnpack = op == OpType::kAveragePool2d;
@@ -192,7 +201,7 @@ Case TransposeConv(std::string name, Shape in, int oc, int k, int stride, Paddin
           }};
 }
 
-TEST(Xnnpack, TransposeConvMatchesTheOwnKernel) {
+TEST_F(Xnnpack, TransposeConvMatchesTheOwnKernel) {
   Check(TransposeConv("2x2 stride 2 same", {1, 5, 5, 8}, 6, 2, 2, Padding::kSame, {1, 10, 10, 6}, false));
   Check(TransposeConv("3x3 stride 2 same", {1, 4, 5, 3}, 4, 3, 2, Padding::kSame, {1, 8, 10, 4}, false));
   Check(TransposeConv("3x3 stride 2 valid", {2, 4, 4, 3}, 5, 3, 2, Padding::kValid, {2, 9, 9, 5}, false));
@@ -201,7 +210,7 @@ TEST(Xnnpack, TransposeConvMatchesTheOwnKernel) {
   Check(TransposeConv("mediapipe 2x2 stride 2 valid", {1, 6, 6, 4}, 2, 2, 2, Padding::kValid, {}, true));
 }
 
-TEST(Xnnpack, LogisticAndHardSwishMatchTheOwnKernel) {
+TEST_F(Xnnpack, LogisticAndHardSwishMatchTheOwnKernel) {
   for (OpType op : {OpType::kLogistic, OpType::kHardSwish}) {
     Check({OpTypeName(op), [op](OpTest& t) {
              const int x = t.Input<float>({2, 7, 5, 3}, RandomFloats(210, 15, -8.f, 8.f));
@@ -210,7 +219,7 @@ TEST(Xnnpack, LogisticAndHardSwishMatchTheOwnKernel) {
   }
 }
 
-TEST(Xnnpack, AConstantInputRunsTheOwnKernel) {
+TEST_F(Xnnpack, AConstantInputRunsTheOwnKernel) {
   Check({"constant input",
          [](OpTest& t) {
            const int x = t.Const<float>({1, 4, 4, 2}, RandomFloats(32, 11));
@@ -256,7 +265,7 @@ std::vector<float> ExpectOwnResultsWithNan(const std::function<void(OpTest&)>& b
 // pixels whose outputs fall in different chunks) send the run to the own
 // kernel, whose NaN and infinity are TFLite's, also under a fused RELU
 // (checked before it clamps); the operator stays for later runs.
-TEST(Xnnpack, NonFiniteValuesInALargeOutputRunTheOwnKernel) {
+TEST_F(Xnnpack, NonFiniteValuesInALargeOutputRunTheOwnKernel) {
   const Shape shape = {1, 64, 64, 16};
   const size_t n = static_cast<size_t>(NumElements(shape));
   const size_t nan_pixel = 62, inf_pixel = 4000;
@@ -303,7 +312,7 @@ std::function<void(OpTest&)> Conv1x1(Shape in, int oc, Activation act, std::vect
 
 // A convolution whose output outgrows its input, with a clamp activation and
 // finite weights, is checked on its input; the others keep the output check.
-TEST(Xnnpack, AWideningConvolutionDecidesFromItsInput) {
+TEST_F(Xnnpack, AWideningConvolutionDecidesFromItsInput) {
   const Shape in = {1, 6, 6, 4};
   const std::vector<float> x = RandomFloats(144, 31), w16 = RandomFloats(64, 32), w2 = RandomFloats(8, 32);
   EXPECT_TRUE(DecidesFromInput(Conv1x1(in, 16, Activation::kRelu6, x, w16)));
@@ -323,7 +332,7 @@ TEST(Xnnpack, AWideningConvolutionDecidesFromItsInput) {
 // The input decides: a NaN or an infinity in it, or finite values large
 // enough that an output may overflow, run the own kernel (exact NaN, and
 // infinity where the sums overflow); values just under the bound run XNNPACK.
-TEST(Xnnpack, AWideningConvolutionsInputSendsNonFiniteRunsToTheOwnKernel) {
+TEST_F(Xnnpack, AWideningConvolutionsInputSendsNonFiniteRunsToTheOwnKernel) {
   const Shape in = {1, 40, 40, 4};
   const size_t n = 6400;
   const std::vector<float> w = RandomFloats(64, 35, 0.5f, 1.f);  // positive: sums of positive inputs grow

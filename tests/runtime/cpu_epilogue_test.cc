@@ -1,12 +1,14 @@
 // CPU epilogue chains: which elementwise nodes PlanCpuEpilogues puts after
 // which node (runtime/plan.h), and a runtime running CONV_2D + ADD + PRELU +
-// SUB in one step giving what the nodes give one at a time, on XNNPACK's
-// checked output pass and on the own-code path a NaN sends it to.
+// SUB in one step giving what the nodes give one at a time: on the pointwise
+// GEMM (where the CPU has AVX-512F), on XNNPACK's checked output pass, and
+// on the own-code path a NaN sends it to.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
+#include "cpu_kernels/pointwise_gemm.h"
 #include "runtime/plan.h"
 #include "runtime/runtime.h"
 #include "transforms/graph_builder.h"
@@ -159,6 +161,9 @@ TEST(CpuEpilogue, FusedStepGivesWhatTheNodesGive) {
   std::vector<float> special = x;
   special[100] = std::numeric_limits<float>::quiet_NaN();
   special[n - 5] = std::numeric_limits<float>::infinity();
+  for (const bool pointwise : {true, false}) {
+  SCOPED_TRACE(pointwise ? "pointwise GEMM (where the CPU has AVX-512F)" : "XNNPACK");
+  cpu::ScopedPointwiseGemm path(pointwise);
   for (int threads : {1, 2}) {
     Options o;
     o.backend = Backend::kCpu;
@@ -187,6 +192,7 @@ TEST(CpuEpilogue, FusedStepGivesWhatTheNodesGive) {
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_EQ(rows[0].op, "CONV_2D");
     EXPECT_EQ(rows[0].name, "node 0 (CONV_2D) + node 1 (ADD) + node 2 (PRELU) + node 3 (SUB)");
+  }
   }
 }
 

@@ -1,0 +1,165 @@
+#include "cpu_kernels/pointwise_gemm.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <utility>
+#include <cstring>
+
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) && !defined(GLD_NO_MULTIVERSION)
+#define GLD_POINTWISE_AVX512 1
+#endif
+
+namespace gld::cpu {
+
+namespace {
+// Output rows per micro-kernel call: 16 accumulators, enough to keep both
+// FMA pipes busy through their latency: 8 rows x 2 vectors on a panel of
+// 32 columns (10 loads per 16 multiply-adds, below the FMAs' rate), 16 rows
+// x 1 vector on one of 16.
+constexpr int kMaxRows = 16;
+constexpr int64_t kLanes = 16;
+}  // namespace
+
+namespace {
+std::atomic<bool> g_enabled{true};
+}  // namespace
+
+bool SetPointwiseGemmEnabled(bool enabled) { return g_enabled.exchange(enabled); }
+
+Status PackPointwiseWeights(const float* w, const float* bias, int64_t n, int64_t k, const std::string& what,
+                            PointwiseWeights* out) {
+  out->k = k;
+  out->n = n;
+  out->panels.clear();
+  int64_t floats = 0;
+  for (int64_t col = 0; col < n;) {
+    PointwisePanel p;
+    p.col = col;
+    p.width = n - col <= kLanes ? kLanes : 2 * kLanes;
+    p.cols = std::min(p.width, n - col);
+    p.weights = floats;
+    floats += k * p.width;
+    out->panels.push_back(p);
+    col += p.cols;
+  }
+  for (PointwisePanel& p : out->panels) {
+    p.bias = floats;
+    floats += p.width;
+  }
+  GLD_RETURN_IF_ERROR(out->packed.Allocate(static_cast<uint64_t>(floats) * sizeof(float), what));  // zeroed
+  float* dst = reinterpret_cast<float*>(out->packed.data());
+  for (const PointwisePanel& p : out->panels) {
+    for (int64_t j = 0; j < p.cols; ++j) {
+      const float* row = w + (p.col + j) * k;
+      for (int64_t c = 0; c < k; ++c) dst[p.weights + c * p.width + j] = row[c];
+      if (bias != nullptr) dst[p.bias + j] = bias[p.col + j];
+    }
+  }
+  return OkStatus();
+}
+
+#ifdef GLD_POINTWISE_AVX512
+
+namespace {
+
+typedef float Float16 __attribute__((vector_size(64)));
+
+// R rows x V vectors of C: acc starts from the bias, then one fused
+// multiply-add per input channel in order; clamped as stored (NaN fails both
+// compares and stays); `cols` of the V * 16 columns are written.
+template <int R, int V>
+__attribute__((target("avx512f"))) void PointwiseTile(const float* a, int64_t lda, const float* panel,
+                                                      const float* bias, int64_t k, float lo, float hi, float* c,
+                                                      int64_t ldc, int64_t cols) {
+  Float16 acc[R][V];
+  const float* row[R];
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) row[r] = a + r * lda;
+#pragma GCC unroll 2
+  for (int v = 0; v < V; ++v) {
+    Float16 b;
+    std::memcpy(&b, bias + kLanes * v, sizeof b);
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) acc[r][v] = b;
+  }
+  for (int64_t x = 0; x < k; ++x) {
+    Float16 w[V];
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) std::memcpy(&w[v], panel + (x * V + v) * kLanes, sizeof w[v]);
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      const float s = row[r][x];
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) acc[r][v] += w[v] * s;
+    }
+  }
+  const Float16 vlo = Float16{} + lo, vhi = Float16{} + hi;
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) {
+      Float16 y = acc[r][v];
+      y = y < vlo ? vlo : y;
+      y = y > vhi ? vhi : y;
+      float* dst = c + r * ldc + v * kLanes;
+      const int64_t left = cols - v * kLanes;
+      if (left >= kLanes) {
+        std::memcpy(dst, &y, sizeof y);
+      } else if (left > 0) {
+        float tmp[kLanes];
+        std::memcpy(tmp, &y, sizeof y);
+        std::memcpy(dst, tmp, static_cast<size_t>(left) * sizeof(float));
+      }
+    }
+  }
+}
+
+using TileFn = void (*)(const float*, int64_t, const float*, const float*, int64_t, float, float, float*, int64_t,
+                        int64_t);
+
+template <int V, int... R>
+constexpr std::array<TileFn, sizeof...(R)> MakeTiles(std::integer_sequence<int, R...>) {
+  return {PointwiseTile<R + 1, V>...};
+}
+// kTiles<V>[r - 1]: r rows of V vectors.
+template <int V>
+constexpr std::array<TileFn, kMaxRows / V> kTiles = MakeTiles<V>(std::make_integer_sequence<int, kMaxRows / V>());
+
+}  // namespace
+
+bool PointwiseGemmAvailable() {
+  static const bool cpu_has = __builtin_cpu_supports("avx512f");
+  return cpu_has && g_enabled.load(std::memory_order_relaxed);
+}
+
+void PointwiseGemmRows(const PointwiseWeights& w, size_t p0, size_t p1, const float* a, int64_t lda, int64_t m,
+                       float* c, int64_t ldc, ActivationRange act) {
+  const float* packed = w.data();
+  // Row tiles outside, panels inside: a tile's rows of A stay in L1 while
+  // the panels of W stream past them.
+  for (int64_t i = 0; i < m; i += kMaxRows) {
+    const int64_t rows = std::min<int64_t>(kMaxRows, m - i);
+    for (size_t q = p0; q < p1; ++q) {
+      const PointwisePanel& p = w.panels[q];
+      const int64_t step = p.width == kLanes ? kMaxRows : kMaxRows / 2;
+      for (int64_t r = i; r < i + rows; r += step) {
+        const int64_t n = std::min(step, i + rows - r);
+        const TileFn tile = p.width == kLanes ? kTiles<1>[n - 1] : kTiles<2>[n - 1];
+        tile(a + r * lda, lda, packed + p.weights, packed + p.bias, w.k, act.lo, act.hi, c + r * ldc + p.col, ldc,
+             p.cols);
+      }
+    }
+  }
+}
+
+#else
+
+bool PointwiseGemmAvailable() { return false; }
+
+void PointwiseGemmRows(const PointwiseWeights&, size_t, size_t, const float*, int64_t, int64_t, float*, int64_t,
+                       ActivationRange) {}
+
+#endif
+
+}  // namespace gld::cpu

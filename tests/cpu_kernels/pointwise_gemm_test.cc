@@ -1,0 +1,128 @@
+// The AVX-512 GEMM of 1x1 convolutions (cpu_kernels/pointwise_gemm.h),
+// prepared and run as the runtime does, against CONV_2D's own code on the
+// same node. Skipped where the CPU has no AVX-512F.
+#include "cpu_kernels/pointwise_gemm.h"
+#include "op_test_util.h"
+
+#include <cmath>
+#include <limits>
+
+namespace gld::testing {
+namespace {
+
+Conv2dAttributes Pointwise(Activation act, int stride = 1) {
+  Conv2dAttributes a;
+  a.padding = Padding::kSame;
+  a.stride_h = a.stride_w = stride;
+  a.activation = act;
+  return a;
+}
+
+std::function<void(OpTest&)> Conv(Shape in, int oc, Conv2dAttributes a, std::vector<float> x = {},
+                                  std::vector<float> w = {}, bool bias = true) {
+  if (x.empty()) x = RandomFloats(static_cast<size_t>(NumElements(in)), 1);
+  if (w.empty()) w = RandomFloats(static_cast<size_t>(oc * in[3]), 2);
+  return [=](OpTest& t) {
+    const int xi = t.Input<float>(in, x);
+    const int wi = t.Const<float>({oc, 1, 1, static_cast<int>(in[3])}, w);
+    std::vector<int> ins = {xi, wi};
+    if (bias) ins.push_back(t.Const<float>({oc}, RandomFloats(static_cast<size_t>(oc), 3)));
+    t.Node(OpType::kConv2d, ins, {t.Output()}, a);
+  };
+}
+
+bool TakesPointwise(const OpTest& t) {
+  return t.states.size() == 1 && dynamic_cast<const cpu::PointwiseConvState*>(t.states[0].get()) != nullptr;
+}
+
+// The node prepared at 1 and 2 threads (on the GEMM) against the kernel's own
+// code: element by element, a NaN where it has a NaN; `exact` where both sum
+// in the same order (the own GEMM, over at most 256 channels, from at least
+// 6 pixels), within 1e-5 otherwise.
+void Check(const std::string& name, const std::function<void(OpTest&)>& build, bool exact = true) {
+  SCOPED_TRACE(name);
+  OpTest own;
+  build(own);
+  GLD_ASSERT_OK(own.Run());
+  const int out = static_cast<int>(own.graph.tensors.size()) - 1;
+  const std::vector<float> want = own.Get<float>(out);
+  for (int threads : {1, 2}) {
+    OpTest t;
+    build(t);
+    GLD_ASSERT_OK(t.RunPrepared(threads));
+    EXPECT_TRUE(TakesPointwise(t)) << "threads " << threads;
+    const std::vector<float> got = t.Get<float>(out);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (std::isnan(want[i])) {
+        EXPECT_TRUE(std::isnan(got[i])) << "at " << i << ", threads " << threads << ": got " << got[i];
+      } else if (exact || std::isinf(want[i])) {
+        EXPECT_EQ(got[i], want[i]) << "at " << i << ", threads " << threads;
+      } else {
+        EXPECT_NEAR(got[i], want[i], 1e-5f * std::max(1.f, std::abs(want[i]))) << "at " << i;
+      }
+    }
+  }
+}
+
+TEST(PointwiseGemm, MatchesTheOwnKernel) {
+  if (!cpu::PointwiseGemmAvailable()) GTEST_SKIP() << "no AVX-512F on this CPU";
+  // Columns: one 16-wide panel, a 32-wide one, 32 + 16 with 8 padded, 17 in
+  // a 32-wide panel, 672 (21 panels). Rows: a whole 16-row tile, tiles with
+  // a tail, a 7x7 map (few row tiles: the panels are split across threads).
+  Check("8x8x16 -> 16", Conv({1, 8, 8, 16}, 16, Pointwise(Activation::kNone)));
+  Check("8x8x16 -> 32 relu6", Conv({1, 8, 8, 16}, 32, Pointwise(Activation::kRelu6)));
+  Check("5x7x24 -> 40 relu", Conv({1, 5, 7, 24}, 40, Pointwise(Activation::kRelu)));
+  Check("3x3x3 -> 17 relu_n1_to_1", Conv({1, 3, 3, 3}, 17, Pointwise(Activation::kReluN1To1)));
+  Check("7x7x112 -> 672 relu6", Conv({1, 7, 7, 112}, 672, Pointwise(Activation::kRelu6)));
+  Check("batch 2, 9x9x1 -> 24, no bias", Conv({2, 9, 9, 1}, 24, Pointwise(Activation::kNone), {}, {}, false));
+  Check("64x64x24 -> 16 relu6", Conv({1, 64, 64, 24}, 16, Pointwise(Activation::kRelu6)));
+  // Fewer pixels than the own GEMM's row tile: the own code takes dot
+  // products, in another order.
+  Check("1x1x300 -> 48", Conv({1, 1, 1, 300}, 48, Pointwise(Activation::kNone)), false);
+  Check("2x2x8 -> 1", Conv({1, 2, 2, 8}, 1, Pointwise(Activation::kRelu)), false);
+}
+
+// NaN stays NaN through the clamp (TFLite's activation); an infinite input
+// gives infinities, and NaN where it meets opposite signs.
+TEST(PointwiseGemm, NanAndInfinityAsTheOwnKernel) {
+  if (!cpu::PointwiseGemmAvailable()) GTEST_SKIP() << "no AVX-512F on this CPU";
+  const Shape in = {1, 12, 12, 16};
+  std::vector<float> x = RandomFloats(static_cast<size_t>(NumElements(in)), 11);
+  x[5 * 16 + 3] = std::numeric_limits<float>::quiet_NaN();
+  x[40 * 16 + 7] = std::numeric_limits<float>::infinity();
+  x[99 * 16 + 0] = -std::numeric_limits<float>::infinity();
+  std::vector<float> w = RandomFloats(static_cast<size_t>(40 * 16), 12);
+  w[33 * 16 + 9] = std::numeric_limits<float>::infinity();  // every pixel's channel 33 is +-inf or NaN
+  for (Activation act : {Activation::kNone, Activation::kRelu, Activation::kRelu6}) {
+    Check("activation " + std::to_string(static_cast<int>(act)), Conv(in, 40, Pointwise(act), x, w));
+  }
+}
+
+TEST(PointwiseGemm, TakesOnlyWhatItComputes) {
+  if (!cpu::PointwiseGemmAvailable()) GTEST_SKIP() << "no AVX-512F on this CPU";
+  auto takes = [](const std::function<void(OpTest&)>& build) {
+    OpTest t;
+    build(t);
+    EXPECT_TRUE(t.RunPrepared(1).ok());
+    return TakesPointwise(t);
+  };
+  EXPECT_TRUE(takes(Conv({1, 4, 4, 8}, 8, Pointwise(Activation::kRelu))));
+  EXPECT_FALSE(takes(Conv({1, 4, 4, 8}, 8, Pointwise(Activation::kRelu, 2)))) << "stride 2";
+  EXPECT_FALSE(takes(Conv({1, 4, 4, 8}, 8, Pointwise(Activation::kTanh)))) << "not a clamp";
+  EXPECT_FALSE(takes([](OpTest& t) {
+    const int x = t.Input<float>({1, 4, 4, 8}, RandomFloats(128, 1));
+    const int w = t.Input<float>({8, 1, 1, 8}, RandomFloats(64, 2));
+    t.Node(OpType::kConv2d, {x, w}, {t.Output()}, Pointwise(Activation::kNone));
+  })) << "a filter that is not a constant";
+  EXPECT_FALSE(takes([](OpTest& t) {
+    const int x = t.Input<float>({1, 4, 4, 8}, RandomFloats(128, 1));
+    const int w = t.Const<float>({8, 1, 1, 4}, RandomFloats(32, 2));
+    t.Node(OpType::kConv2d, {x, w}, {t.Output()}, Pointwise(Activation::kNone));
+  })) << "two groups";
+  cpu::ScopedPointwiseGemm off(false);
+  EXPECT_FALSE(takes(Conv({1, 4, 4, 8}, 8, Pointwise(Activation::kRelu)))) << "turned off";
+}
+
+}  // namespace
+}  // namespace gld::testing
