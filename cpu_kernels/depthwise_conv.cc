@@ -21,12 +21,12 @@ struct DepthwiseGeometry {
 // windows share are loaded once per filter row and each weight vector serves
 // all four. kEdge: some window reaches past the left or right edge; the
 // taps there are skipped (as TFLite does: an infinite weight never meets a
-// padding zero). Channels go 8 at a time; when the channel count is
-// not a multiple of 8 the last block overlaps the one before it (the same
-// values are written twice), so there is no scalar tail. With `clamp`, the
-// fused activation's range is applied as the values are stored (NaN stays,
-// as in ClampRow).
-template <int K, int S, bool kEdge>
+// padding zero). Channels go one vector V (L lanes) at a time; when the
+// channel count is not a multiple of L the last block overlaps the one
+// before it (the same values are written twice), so there is no scalar
+// tail. With `clamp`, the fused activation's range is applied as the values
+// are stored (NaN stays, as in ClampRow).
+template <typename V, int L, int K, int S, bool kEdge>
 __attribute__((always_inline)) inline void DepthwiseBlock(const DepthwiseGeometry& g, const float* x, const float* w,
                                                           const float* bias, int64_t oy, int64_t fy0, int64_t fy1,
                                                           int64_t ox, bool clamp, float lo, float hi, float* out) {
@@ -34,33 +34,33 @@ __attribute__((always_inline)) inline void DepthwiseBlock(const DepthwiseGeometr
   constexpr int kInputs = (kPixels - 1) * S + K;
   const int64_t ch = g.ch;
   const int64_t ix0 = ox * S - g.pad_l;
-  const Float8 vlo = Float8{} + lo, vhi = Float8{} + hi;
-  for (int64_t c0 = 0; c0 < ch; c0 += 8) {
-    const int64_t c = c0 + 8 <= ch ? c0 : ch - 8;
-    Float8 acc[kPixels];
-    Float8 b = {0, 0, 0, 0, 0, 0, 0, 0};
-    if (bias) GLD_LOAD8(b, bias + c);
+  const V vlo = V{} + lo, vhi = V{} + hi;
+  for (int64_t c0 = 0; c0 < ch; c0 += L) {
+    const int64_t c = c0 + L <= ch ? c0 : ch - L;
+    V acc[kPixels];
+    V b = V{};
+    if (bias) std::memcpy(&b, bias + c, sizeof b);
 #pragma GCC unroll 8
     for (int p = 0; p < kPixels; ++p) acc[p] = b;
     for (int64_t fy = fy0; fy < fy1; ++fy) {
       const int64_t iy = oy * S - g.pad_t + fy;
       const float* xr = x + (iy * g.iw + ix0) * ch + c;
       const float* wr = w + fy * K * ch + c;
-      Float8 in[kInputs];
+      V in[kInputs];
       bool inside[kInputs];
 #pragma GCC unroll 16
       for (int j = 0; j < kInputs; ++j) {
         inside[j] = !kEdge || (ix0 + j >= 0 && ix0 + j < g.iw);
         if (inside[j]) {
-          GLD_LOAD8(in[j], xr + j * ch);
+          std::memcpy(&in[j], xr + j * ch, sizeof in[j]);
         } else {
-          in[j] = Float8{};
+          in[j] = V{};
         }
       }
 #pragma GCC unroll 8
       for (int fx = 0; fx < K; ++fx) {
-        Float8 wv;
-        GLD_LOAD8(wv, wr + fx * ch);
+        V wv;
+        std::memcpy(&wv, wr + fx * ch, sizeof wv);
 #pragma GCC unroll 8
         for (int p = 0; p < kPixels; ++p) {
           if (inside[p * S + fx]) acc[p] += in[p * S + fx] * wv;
@@ -70,14 +70,14 @@ __attribute__((always_inline)) inline void DepthwiseBlock(const DepthwiseGeometr
 #pragma GCC unroll 8
     for (int p = 0; p < kPixels; ++p) {
       if (clamp) GLD_CLAMP8(acc[p], vlo, vhi);
-      GLD_STORE8(out + (ox + p) * ch + c, acc[p]);
+      std::memcpy(out + (ox + p) * ch + c, &acc[p], sizeof acc[p]);
     }
   }
 }
 
 // Row oy in blocks of four pixels; the last block overlaps the one before
-// it when the width is not a multiple of 4. Needs ow >= 4 and ch >= 8.
-template <int K, int S>
+// it when the width is not a multiple of 4. Needs ow >= 4 and ch >= L.
+template <typename V, int L, int K, int S>
 __attribute__((always_inline)) inline void DepthwiseRowKxK(const DepthwiseGeometry& g, const float* x, const float* w,
                                                            const float* bias, int64_t oy, bool clamp, float lo,
                                                            float hi, float* out) {
@@ -88,11 +88,31 @@ __attribute__((always_inline)) inline void DepthwiseRowKxK(const DepthwiseGeomet
     const int64_t ox = std::min(next, g.ow - 4);
     const bool inside = ox * S - g.pad_l >= 0 && (ox + 3) * S - g.pad_l + K <= g.iw;
     if (inside) {
-      DepthwiseBlock<K, S, false>(g, x, w, bias, oy, fy0, fy1, ox, clamp, lo, hi, out);
+      DepthwiseBlock<V, L, K, S, false>(g, x, w, bias, oy, fy0, fy1, ox, clamp, lo, hi, out);
     } else {
-      DepthwiseBlock<K, S, true>(g, x, w, bias, oy, fy0, fy1, ox, clamp, lo, hi, out);
+      DepthwiseBlock<V, L, K, S, true>(g, x, w, bias, oy, fy0, fy1, ox, clamp, lo, hi, out);
     }
   }
+}
+
+// The row on the fixed kernel of its K and S with vectors V of L lanes;
+// false when there is none (FixedKernelFits).
+template <typename V, int L>
+__attribute__((always_inline)) inline bool DepthwiseRowFixedOf(const DepthwiseGeometry& g, const float* x,
+                                                               const float* w, const float* bias, int64_t oy,
+                                                               bool clamp, float lo, float hi, float* out) {
+  if (g.kw == 3 && g.sw == 1) {
+    DepthwiseRowKxK<V, L, 3, 1>(g, x, w, bias, oy, clamp, lo, hi, out);
+  } else if (g.kw == 3 && g.sw == 2) {
+    DepthwiseRowKxK<V, L, 3, 2>(g, x, w, bias, oy, clamp, lo, hi, out);
+  } else if (g.kw == 5 && g.sw == 1) {
+    DepthwiseRowKxK<V, L, 5, 1>(g, x, w, bias, oy, clamp, lo, hi, out);
+  } else if (g.kw == 5 && g.sw == 2) {
+    DepthwiseRowKxK<V, L, 5, 2>(g, x, w, bias, oy, clamp, lo, hi, out);
+  } else {
+    return false;
+  }
+  return true;
 }
 
 // Whether DepthwiseRowFixed has a kernel for the geometry: 3x3 or 5x5,
@@ -104,23 +124,28 @@ bool FixedKernelFits(int64_t ch, int64_t ow, int64_t kh, int64_t kw, int64_t sh,
 }
 
 // One output row on the fixed K x K kernels; false when none fits
-// (DepthwiseRow then computes it).
+// (DepthwiseRow then computes it). Where the CPU has AVX-512F, 16 channels
+// at a time (once there are 16): twice the channels per instruction.
 GLD_MULTIVERSION
+bool DepthwiseRowFixed8(const DepthwiseGeometry& g, const float* x, const float* w, const float* bias, int64_t oy,
+                        bool clamp, float lo, float hi, float* out) {
+  return DepthwiseRowFixedOf<Float8, 8>(g, x, w, bias, oy, clamp, lo, hi, out);
+}
+
+#ifdef GLD_AVX512
+GLD_AVX512 bool DepthwiseRowFixed16(const DepthwiseGeometry& g, const float* x, const float* w, const float* bias,
+                                    int64_t oy, bool clamp, float lo, float hi, float* out) {
+  return DepthwiseRowFixedOf<Float16, 16>(g, x, w, bias, oy, clamp, lo, hi, out);
+}
+#endif
+
 bool DepthwiseRowFixed(const DepthwiseGeometry& g, const float* x, const float* w, const float* bias, int64_t oy,
                        bool clamp, float lo, float hi, float* out) {
   if (!FixedKernelFits(g.ch, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw)) return false;
-  if (g.kw == 3 && g.sw == 1) {
-    DepthwiseRowKxK<3, 1>(g, x, w, bias, oy, clamp, lo, hi, out);
-  } else if (g.kw == 3 && g.sw == 2) {
-    DepthwiseRowKxK<3, 2>(g, x, w, bias, oy, clamp, lo, hi, out);
-  } else if (g.kw == 5 && g.sw == 1) {
-    DepthwiseRowKxK<5, 1>(g, x, w, bias, oy, clamp, lo, hi, out);
-  } else if (g.kw == 5 && g.sw == 2) {
-    DepthwiseRowKxK<5, 2>(g, x, w, bias, oy, clamp, lo, hi, out);
-  } else {
-    return false;
-  }
-  return true;
+#ifdef GLD_AVX512
+  if (g.ch >= 16 && HasAvx512f()) return DepthwiseRowFixed16(g, x, w, bias, oy, clamp, lo, hi, out);
+#endif
+  return DepthwiseRowFixed8(g, x, w, bias, oy, clamp, lo, hi, out);
 }
 
 // One output row of a multiplier-1 depthwise convolution: for each output

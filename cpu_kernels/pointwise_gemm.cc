@@ -1,14 +1,13 @@
 #include "cpu_kernels/pointwise_gemm.h"
 
+#include "cpu_kernels/simd.h"
+
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <utility>
 #include <cstring>
 
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) && !defined(GLD_NO_MULTIVERSION)
-#define GLD_POINTWISE_AVX512 1
-#endif
 
 namespace gld::cpu {
 
@@ -59,19 +58,16 @@ Status PackPointwiseWeights(const float* w, const float* bias, int64_t n, int64_
   return OkStatus();
 }
 
-#ifdef GLD_POINTWISE_AVX512
+#ifdef GLD_AVX512
 
 namespace {
-
-typedef float Float16 __attribute__((vector_size(64)));
 
 // R rows x V vectors of C: acc starts from the bias, then one fused
 // multiply-add per input channel in order; clamped as stored (NaN fails both
 // compares and stays); `cols` of the V * 16 columns are written.
 template <int R, int V>
-__attribute__((target("avx512f"))) void PointwiseTile(const float* a, int64_t lda, const float* panel,
-                                                      const float* bias, int64_t k, float lo, float hi, float* c,
-                                                      int64_t ldc, int64_t cols) {
+GLD_AVX512 void PointwiseTile(const float* a, int64_t lda, const float* panel, const float* bias, int64_t k, float lo,
+                              float hi, float* c, int64_t ldc, int64_t cols) {
   Float16 acc[R][V];
   const float* row[R];
 #pragma GCC unroll 16
@@ -129,8 +125,7 @@ constexpr std::array<TileFn, kMaxRows / V> kTiles = MakeTiles<V>(std::make_integ
 }  // namespace
 
 bool PointwiseGemmAvailable() {
-  static const bool cpu_has = __builtin_cpu_supports("avx512f");
-  return cpu_has && g_enabled.load(std::memory_order_relaxed);
+  return HasAvx512f() && g_enabled.load(std::memory_order_relaxed);
 }
 
 void PointwiseGemmRows(const PointwiseWeights& w, size_t p0, size_t p1, const float* a, int64_t lda, int64_t m,

@@ -14,10 +14,22 @@
 #define GLD_MULTIVERSION
 #endif
 
+// GLD_AVX512 marks a function compiled for AVX-512F, called only where
+// HasAvx512f() (defined on x86-64 GCC/Clang Linux builds, as
+// GLD_MULTIVERSION). Its 16-float vectors are Float16.
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) && !defined(GLD_NO_MULTIVERSION)
+#define GLD_AVX512 __attribute__((target("avx512f")))
+#endif
+
 namespace gld::cpu {
 
 // 8 floats; lowered to two 4-wide halves where AVX is absent.
 typedef float Float8 __attribute__((vector_size(32)));
+// 16 floats, for GLD_AVX512 functions.
+typedef float Float16 __attribute__((vector_size(64)));
+
+// True when the CPU and the OS run AVX-512F (checked once).
+bool HasAvx512f();
 
 }  // namespace gld::cpu
 

@@ -307,7 +307,8 @@ TEST(DepthwiseConv2d, RandomMatchesGroupedNaive) {
 // The fixed 3x3 and 5x5 kernels (multiplier 1, strides 1 and 2): widths
 // from 4 (one block of four pixels, every window at an edge) to 22 (blocks
 // inside, at both edges, and a last block overlapping the one before it),
-// channel counts with and without a partial last block of 8, both paddings,
+// channel counts with and without a partial last block of 8 (or of 16, where
+// the CPU has AVX-512F: 16, 17, 24 and 40 take the 16-lane code), both paddings,
 // a clamp fused into the stores and one applied after, two batches.
 struct FixedCase {
   int k, stride, iw, ic;
@@ -340,7 +341,7 @@ TEST(DepthwiseConv2d, FixedKernelsMatchGroupedNaive) {
   for (int k : {3, 5})
     for (int stride : {1, 2})
       for (int iw : {4, 5, 7, 9, 13, 22})
-        for (int ic : {8, 12, 17, 40})
+        for (int ic : {8, 12, 16, 17, 24, 40})
           for (Padding p : {Padding::kSame, Padding::kValid}) {
             if (p == Padding::kValid && (iw - k) / stride + 1 < 4) continue;
             if (p == Padding::kSame && (iw + stride - 1) / stride < 4) continue;
