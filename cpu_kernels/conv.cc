@@ -14,7 +14,7 @@ constexpr int64_t kPixelsPerBlock = 6 * 12;  // a multiple of the GEMM row tile
 }  // namespace
 
 Status RunConv2d(KernelContext& ctx) {
-  if (RunPointwiseConv(ctx)) return OkStatus();
+  if (RunConvGemm(ctx)) return OkStatus();
   GLD_ASSIGN_OR_RETURN(const bool ran_on_xnnpack, RunXnnOperator(ctx));
   if (ran_on_xnnpack) return OkStatus();
   ConvIo io;

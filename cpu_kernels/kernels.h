@@ -19,13 +19,14 @@ namespace gld::cpu {
 bool DepthwiseRunsFixedKernel(const Shape& in, const Shape& filter, const Shape& out,
                               const DepthwiseConv2dAttributes& attrs);
 
-// CONV_2D with a 1x1 filter applied to every pixel (stride 1, no padding,
-// one group), a clamp activation and constant weights, where the CPU has
-// AVX-512F: prepare keeps the filter packed for pointwise_gemm.h's GEMM
-// (true; a failed allocation sets *status) instead of an XNNPACK operator.
-bool PreparePointwiseConv(KernelContext& ctx, const ConvIo& io, const Conv2dAttributes& attrs, Status* status);
+// CONV_2D with one group, a clamp activation and constant weights (where
+// the window is not 1x1 over every pixel: finite ones, at most 1024 values
+// per window and more than 16 output channels), where the CPU has AVX-512F: prepare keeps the filter
+// packed for pointwise_gemm.h's GEMM (true; a failed allocation sets
+// *status) instead of an XNNPACK operator.
+bool PrepareConvGemm(KernelContext& ctx, const ConvIo& io, const Conv2dAttributes& attrs, Status* status);
 // Runs the node on that GEMM (and its epilogue) when its prepare kept one;
 // false otherwise.
-bool RunPointwiseConv(KernelContext& ctx);
+bool RunConvGemm(KernelContext& ctx);
 
 }  // namespace gld::cpu

@@ -17,6 +17,7 @@ namespace {
 // 32 columns (10 loads per 16 multiply-adds, below the FMAs' rate), 16 rows
 // x 1 vector on one of 16.
 constexpr int kMaxRows = 16;
+static_assert(kPointwiseRowTile == kMaxRows, "a row tile is one 16-row call");
 constexpr int64_t kLanes = 16;
 }  // namespace
 
@@ -63,15 +64,15 @@ Status PackPointwiseWeights(const float* w, const float* bias, int64_t n, int64_
 namespace {
 
 // R rows x V vectors of C: acc starts from the bias, then one fused
-// multiply-add per input channel in order; clamped as stored (NaN fails both
-// compares and stays); `cols` of the V * 16 columns are written.
+// multiply-add per value of A's rows in order: `segments` runs of seg_len
+// values, run s of row r at ptrs[s * stride + r] + s * advance; clamped as
+// stored (NaN fails both compares and stays); `cols` of the V * 16 columns
+// are written.
 template <int R, int V>
-GLD_AVX512 void PointwiseTile(const float* a, int64_t lda, const float* panel, const float* bias, int64_t k, float lo,
-                              float hi, float* c, int64_t ldc, int64_t cols) {
+GLD_AVX512 void PointwiseTile(const float* const* ptrs, int64_t stride, int64_t advance, int64_t segments,
+                              int64_t seg_len, const float* panel, const float* bias, float lo, float hi, float* c,
+                              int64_t ldc, int64_t cols) {
   Float16 acc[R][V];
-  const float* row[R];
-#pragma GCC unroll 16
-  for (int r = 0; r < R; ++r) row[r] = a + r * lda;
 #pragma GCC unroll 2
   for (int v = 0; v < V; ++v) {
     Float16 b;
@@ -79,15 +80,20 @@ GLD_AVX512 void PointwiseTile(const float* a, int64_t lda, const float* panel, c
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) acc[r][v] = b;
   }
-  for (int64_t x = 0; x < k; ++x) {
-    Float16 w[V];
-#pragma GCC unroll 2
-    for (int v = 0; v < V; ++v) std::memcpy(&w[v], panel + (x * V + v) * kLanes, sizeof w[v]);
+  for (int64_t sg = 0; sg < segments; ++sg, panel += seg_len * V * kLanes) {
+    const float* row[R];
 #pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) {
-      const float s = row[r][x];
+    for (int r = 0; r < R; ++r) row[r] = ptrs[sg * stride + r] + sg * advance;
+    for (int64_t x = 0; x < seg_len; ++x) {
+      Float16 w[V];
 #pragma GCC unroll 2
-      for (int v = 0; v < V; ++v) acc[r][v] += w[v] * s;
+      for (int v = 0; v < V; ++v) std::memcpy(&w[v], panel + (x * V + v) * kLanes, sizeof w[v]);
+#pragma GCC unroll 16
+      for (int r = 0; r < R; ++r) {
+        const float s = row[r][x];
+#pragma GCC unroll 2
+        for (int v = 0; v < V; ++v) acc[r][v] += w[v] * s;
+      }
     }
   }
   const Float16 vlo = Float16{} + lo, vhi = Float16{} + hi;
@@ -111,8 +117,8 @@ GLD_AVX512 void PointwiseTile(const float* a, int64_t lda, const float* panel, c
   }
 }
 
-using TileFn = void (*)(const float*, int64_t, const float*, const float*, int64_t, float, float, float*, int64_t,
-                        int64_t);
+using TileFn = void (*)(const float* const*, int64_t, int64_t, int64_t, int64_t, const float*, const float*, float,
+                        float, float*, int64_t, int64_t);
 
 template <int V, int... R>
 constexpr std::array<TileFn, sizeof...(R)> MakeTiles(std::integer_sequence<int, R...>) {
@@ -128,29 +134,39 @@ bool PointwiseGemmAvailable() {
   return HasAvx512f() && g_enabled.load(std::memory_order_relaxed);
 }
 
+void PointwiseGemmIndirect(const PointwiseWeights& w, size_t p0, size_t p1, const PointwiseRuns& a, int64_t m,
+                           float* c, int64_t ldc, ActivationRange act) {
+  const float* packed = w.data();
+  // Panels outside, a panel's row tiles inside: the rows of A stay in L1
+  // while every panel of W passes them once.
+  for (size_t q = p0; q < p1; ++q) {
+    const PointwisePanel& p = w.panels[q];
+    const int64_t step = p.width == kLanes ? kMaxRows : kMaxRows / 2;
+    for (int64_t r = 0; r < m; r += step) {
+      const int64_t n = std::min(step, m - r);
+      const TileFn tile = p.width == kLanes ? kTiles<1>[n - 1] : kTiles<2>[n - 1];
+      tile(a.ptrs + r, a.stride, a.advance, a.segments, a.seg_len, packed + p.weights, packed + p.bias, act.lo, act.hi,
+           c + r * ldc + p.col, ldc, p.cols);
+    }
+  }
+}
+
 void PointwiseGemmRows(const PointwiseWeights& w, size_t p0, size_t p1, const float* a, int64_t lda, int64_t m,
                        float* c, int64_t ldc, ActivationRange act) {
-  const float* packed = w.data();
-  // Row tiles outside, panels inside: a tile's rows of A stay in L1 while
-  // the panels of W stream past them.
-  for (int64_t i = 0; i < m; i += kMaxRows) {
-    const int64_t rows = std::min<int64_t>(kMaxRows, m - i);
-    for (size_t q = p0; q < p1; ++q) {
-      const PointwisePanel& p = w.panels[q];
-      const int64_t step = p.width == kLanes ? kMaxRows : kMaxRows / 2;
-      for (int64_t r = i; r < i + rows; r += step) {
-        const int64_t n = std::min(step, i + rows - r);
-        const TileFn tile = p.width == kLanes ? kTiles<1>[n - 1] : kTiles<2>[n - 1];
-        tile(a + r * lda, lda, packed + p.weights, packed + p.bias, w.k, act.lo, act.hi, c + r * ldc + p.col, ldc,
-             p.cols);
-      }
-    }
+  const float* rows[kPointwiseRowTile];
+  for (int64_t i = 0; i < m; i += kPointwiseRowTile) {
+    const int64_t n = std::min(kPointwiseRowTile, m - i);
+    for (int64_t r = 0; r < n; ++r) rows[r] = a + (i + r) * lda;
+    PointwiseGemmIndirect(w, p0, p1, PointwiseRuns{rows, 0, 0, 1, w.k}, n, c + i * ldc, ldc, act);
   }
 }
 
 #else
 
 bool PointwiseGemmAvailable() { return false; }
+
+void PointwiseGemmIndirect(const PointwiseWeights&, size_t, size_t, const PointwiseRuns&, int64_t, float*, int64_t,
+                           ActivationRange) {}
 
 void PointwiseGemmRows(const PointwiseWeights&, size_t, size_t, const float*, int64_t, int64_t, float*, int64_t,
                        ActivationRange) {}

@@ -62,6 +62,9 @@ struct PointwiseWeights {
 Status PackPointwiseWeights(const float* w, const float* bias, int64_t n, int64_t k, const std::string& what,
                             PointwiseWeights* out);
 
+// Output rows per micro-kernel call at most (and rows of PointwiseGemmIndirect).
+constexpr int64_t kPointwiseRowTile = 16;
+
 // Rows [0, m) of C over the columns of panels [p0, p1):
 // c[i * ldc + j] = clamp(bias[j] + sum_c a[i * lda + c] * w[j][c]), clamped
 // to [act.lo, act.hi] (NaN stays). Reads the k values of each row of a;
@@ -70,14 +73,31 @@ Status PackPointwiseWeights(const float* w, const float* bias, int64_t n, int64_
 void PointwiseGemmRows(const PointwiseWeights& w, size_t p0, size_t p1, const float* a, int64_t lda, int64_t m,
                        float* c, int64_t ldc, ActivationRange act);
 
-// Output rows per micro-kernel call.
-constexpr int64_t kPointwiseRowTile = 16;
+// Where the rows of A are (a convolution's windows, read in place): row r
+// is `segments` runs of seg_len values (segments * seg_len = k), run s at
+// ptrs[s * stride + r] + s * advance (a table of every run: stride = the
+// row count, advance 0; windows wholly inside the input: stride 0, one
+// pointer per row and the distance between its runs).
+struct PointwiseRuns {
+  const float* const* ptrs = nullptr;
+  int64_t stride = 0, advance = 0;
+  int64_t segments = 1, seg_len = 0;
+};
 
-// A 1x1 CONV_2D run on PointwiseGemmRows: its packed filter and the fused
-// activation's range, kept in the node's state slot by PrepareConv2d.
-struct PointwiseConvState : KernelState {
+// The same for at most kPointwiseRowTile rows given as runs.
+void PointwiseGemmIndirect(const PointwiseWeights& w, size_t p0, size_t p1, const PointwiseRuns& a, int64_t m,
+                           float* c, int64_t ldc, ActivationRange act);
+
+// A CONV_2D run on PointwiseGemmRows (conv_gemm.cc): its packed filter,
+// the fused activation's range and the window, kept in the node's state slot
+// by PrepareConv2d.
+struct ConvGemmState : KernelState {
   PointwiseWeights weights;
   ActivationRange range;
+  bool pointwise = false;  // a 1x1 window over every pixel: A is the input itself
+  int64_t runs = 1;        // of a window: kh, or kh x kw with a dilation across
+  int64_t ih = 0, iw = 0, ic = 0, oh = 0, ow = 0;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, pad_t = 0, pad_l = 0;
 };
 
 }  // namespace gld::cpu

@@ -46,7 +46,7 @@ Status PrepareConvolution(KernelContext& ctx, bool depthwise) {
   }
   if constexpr (std::is_same_v<Attrs, Conv2dAttributes>) {
     Status packed;
-    if (groups == 1 && PreparePointwiseConv(ctx, io, *attrs, &packed)) return OkStatus();
+    if (groups == 1 && PrepareConvGemm(ctx, io, *attrs, &packed)) return OkStatus();
     GLD_RETURN_IF_ERROR(packed);
   }
   XnnWindow w{filter[1], filter[2], attrs->stride_h, attrs->stride_w, attrs->dilation_h, attrs->dilation_w, 0, 0};

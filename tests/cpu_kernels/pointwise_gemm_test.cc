@@ -1,4 +1,5 @@
-// The AVX-512 GEMM of 1x1 convolutions (cpu_kernels/pointwise_gemm.h),
+// The AVX-512 GEMM of CONV_2D (cpu_kernels/pointwise_gemm.h, conv_gemm.cc):
+// 1x1 windows read the input as it is, others through an im2col tile;
 // prepared and run as the runtime does, against CONV_2D's own code on the
 // same node. Skipped where the CPU has no AVX-512F.
 #include "cpu_kernels/pointwise_gemm.h"
@@ -19,12 +20,12 @@ Conv2dAttributes Pointwise(Activation act, int stride = 1) {
 }
 
 std::function<void(OpTest&)> Conv(Shape in, int oc, Conv2dAttributes a, std::vector<float> x = {},
-                                  std::vector<float> w = {}, bool bias = true) {
+                                  std::vector<float> w = {}, bool bias = true, int k = 1) {
   if (x.empty()) x = RandomFloats(static_cast<size_t>(NumElements(in)), 1);
-  if (w.empty()) w = RandomFloats(static_cast<size_t>(oc * in[3]), 2);
+  if (w.empty()) w = RandomFloats(static_cast<size_t>(oc * k * k * in[3]), 2);
   return [=](OpTest& t) {
     const int xi = t.Input<float>(in, x);
-    const int wi = t.Const<float>({oc, 1, 1, static_cast<int>(in[3])}, w);
+    const int wi = t.Const<float>({oc, k, k, static_cast<int>(in[3])}, w);
     std::vector<int> ins = {xi, wi};
     if (bias) ins.push_back(t.Const<float>({oc}, RandomFloats(static_cast<size_t>(oc), 3)));
     t.Node(OpType::kConv2d, ins, {t.Output()}, a);
@@ -32,7 +33,7 @@ std::function<void(OpTest&)> Conv(Shape in, int oc, Conv2dAttributes a, std::vec
 }
 
 bool TakesPointwise(const OpTest& t) {
-  return t.states.size() == 1 && dynamic_cast<const cpu::PointwiseConvState*>(t.states[0].get()) != nullptr;
+  return t.states.size() == 1 && dynamic_cast<const cpu::ConvGemmState*>(t.states[0].get()) != nullptr;
 }
 
 // The node prepared at 1 and 2 threads (on the GEMM) against the kernel's own
@@ -83,6 +84,38 @@ TEST(PointwiseGemm, MatchesTheOwnKernel) {
   Check("2x2x8 -> 1", Conv({1, 2, 2, 8}, 1, Pointwise(Activation::kRelu)), false);
 }
 
+Conv2dAttributes Window(Padding p, int stride, int dilation, Activation act) {
+  Conv2dAttributes a = Pointwise(act, stride);
+  a.padding = p;
+  a.dilation_h = a.dilation_w = dilation;
+  return a;
+}
+
+// Other windows: im2col rows, zeros in the padding.
+TEST(PointwiseGemm, WindowsMatchTheOwnKernel) {
+  if (!cpu::PointwiseGemmAvailable()) GTEST_SKIP() << "no AVX-512F on this CPU";
+  // The shared models' first layers, smaller.
+  Check("3x3 same stride 2, 3 -> 24 relu6",
+        Conv({1, 23, 21, 3}, 24, Window(Padding::kSame, 2, 1, Activation::kRelu6), {}, {}, true, 3));
+  Check("5x5 same stride 2, 3 -> 32 relu",
+        Conv({1, 19, 20, 3}, 32, Window(Padding::kSame, 2, 1, Activation::kRelu), {}, {}, true, 5));
+  Check("3x3 valid dilation 2, 8 -> 20", Conv({2, 11, 9, 8}, 20, Window(Padding::kValid, 1, 2, Activation::kNone),
+                                               {}, {}, false, 3));
+  Check("1x1 stride 2, 24 -> 40", Conv({1, 9, 9, 24}, 40, Window(Padding::kSame, 2, 1, Activation::kNone)));
+  Conv2dAttributes explicit_pad = Window(Padding::kValid, 2, 1, Activation::kRelu);
+  explicit_pad.explicit_padding = {1, 2, 0, 1};
+  Check("3x3 explicit padding, 4 -> 17", Conv({1, 12, 12, 4}, 17, explicit_pad, {}, {}, true, 3));
+  // Tiles of 16 pixels whose windows all lie inside the input (one pointer
+  // per pixel), beside tiles that meet the padding (a table of runs).
+  Check("3x3 valid, wide, 3 -> 20", Conv({1, 10, 40, 3}, 20, Window(Padding::kValid, 1, 1, Activation::kRelu6), {},
+                                          {}, true, 3));
+  Check("3x3 same, wide, 5 -> 33", Conv({1, 12, 40, 5}, 33, Window(Padding::kSame, 1, 1, Activation::kNone), {}, {},
+                                         true, 3));
+  // 3x3 x 112 = 1008 values per window, in 4 of the own GEMM's depth blocks.
+  Check("3x3 same, 112 -> 48", Conv({1, 6, 6, 112}, 48, Window(Padding::kSame, 1, 1, Activation::kNone), {}, {},
+                                   true, 3));
+}
+
 // NaN stays NaN through the clamp (TFLite's activation); an infinite input
 // gives infinities, and NaN where it meets opposite signs.
 TEST(PointwiseGemm, NanAndInfinityAsTheOwnKernel) {
@@ -97,6 +130,9 @@ TEST(PointwiseGemm, NanAndInfinityAsTheOwnKernel) {
   for (Activation act : {Activation::kNone, Activation::kRelu, Activation::kRelu6}) {
     Check("activation " + std::to_string(static_cast<int>(act)), Conv(in, 40, Pointwise(act), x, w));
   }
+  // Through a 3x3 window, the NaN and the infinities reach every output
+  // whose window holds them.
+  Check("3x3 window", Conv(in, 24, Window(Padding::kSame, 1, 1, Activation::kRelu6), x, {}, true, 3));
 }
 
 TEST(PointwiseGemm, TakesOnlyWhatItComputes) {
@@ -108,8 +144,16 @@ TEST(PointwiseGemm, TakesOnlyWhatItComputes) {
     return TakesPointwise(t);
   };
   EXPECT_TRUE(takes(Conv({1, 4, 4, 8}, 8, Pointwise(Activation::kRelu))));
-  EXPECT_FALSE(takes(Conv({1, 4, 4, 8}, 8, Pointwise(Activation::kRelu, 2)))) << "stride 2";
+  EXPECT_TRUE(takes(Conv({1, 4, 4, 8}, 24, Pointwise(Activation::kRelu, 2)))) << "stride 2";
+  EXPECT_FALSE(takes(Conv({1, 4, 4, 8}, 16, Pointwise(Activation::kRelu, 2)))) << "a window to 16 channels";
   EXPECT_FALSE(takes(Conv({1, 4, 4, 8}, 8, Pointwise(Activation::kTanh)))) << "not a clamp";
+  std::vector<float> w_inf = RandomFloats(24 * 9 * 8, 2);
+  EXPECT_TRUE(takes(Conv({1, 4, 4, 8}, 24, Window(Padding::kSame, 1, 1, Activation::kNone), {}, w_inf, true, 3)));
+  w_inf[5] = std::numeric_limits<float>::infinity();
+  EXPECT_FALSE(takes(Conv({1, 4, 4, 8}, 24, Window(Padding::kSame, 1, 1, Activation::kNone), {}, w_inf, true, 3)))
+      << "an infinite weight meets the padding";
+  EXPECT_FALSE(takes(Conv({1, 4, 4, 120}, 24, Window(Padding::kSame, 1, 1, Activation::kNone), {}, {}, true, 3)))
+      << "1080 values per window";
   EXPECT_FALSE(takes([](OpTest& t) {
     const int x = t.Input<float>({1, 4, 4, 8}, RandomFloats(128, 1));
     const int w = t.Input<float>({8, 1, 1, 8}, RandomFloats(64, 2));
