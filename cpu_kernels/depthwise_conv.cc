@@ -13,6 +13,9 @@ namespace {
 
 struct DepthwiseGeometry {
   int64_t ih, iw, ch, kh, kw, ow, sh, sw, dh, dw, pad_t, pad_l;
+  // Every weight is finite (DepthwiseFixedState): a padding tap may then be
+  // multiplied by a zero instead of skipped, with the same sum.
+  bool finite_weights = false;
 };
 
 // Four neighbouring output pixels [ox, ox + 4) of row oy of a multiplier-1
@@ -21,12 +24,15 @@ struct DepthwiseGeometry {
 // windows share are loaded once per filter row and each weight vector serves
 // all four. kEdge: some window reaches past the left or right edge; the
 // taps there are skipped (as TFLite does: an infinite weight never meets a
-// padding zero). Channels go one vector V (L lanes) at a time; when the
+// padding zero); kZeroTaps, for finite weights only: they multiply the
+// zeros instead, which gives the same sums without a branch per tap (7x7
+// maps, where every block meets an edge: 30 -> 24.5 us for 1152 channels,
+// 5x5). Channels go one vector V (L lanes) at a time; when the
 // channel count is not a multiple of L the last block overlaps the one
 // before it (the same values are written twice), so there is no scalar
 // tail. With `clamp`, the fused activation's range is applied as the values
 // are stored (NaN stays, as in ClampRow).
-template <typename V, int L, int K, int S, bool kEdge>
+template <typename V, int L, int K, int S, bool kEdge, bool kZeroTaps>
 __attribute__((always_inline)) inline void DepthwiseBlock(const DepthwiseGeometry& g, const float* x, const float* w,
                                                           const float* bias, int64_t oy, int64_t fy0, int64_t fy1,
                                                           int64_t ox, bool clamp, float lo, float hi, float* out) {
@@ -63,7 +69,7 @@ __attribute__((always_inline)) inline void DepthwiseBlock(const DepthwiseGeometr
         std::memcpy(&wv, wr + fx * ch, sizeof wv);
 #pragma GCC unroll 8
         for (int p = 0; p < kPixels; ++p) {
-          if (inside[p * S + fx]) acc[p] += in[p * S + fx] * wv;
+          if (kZeroTaps || inside[p * S + fx]) acc[p] += in[p * S + fx] * wv;
         }
       }
     }
@@ -88,9 +94,11 @@ __attribute__((always_inline)) inline void DepthwiseRowKxK(const DepthwiseGeomet
     const int64_t ox = std::min(next, g.ow - 4);
     const bool inside = ox * S - g.pad_l >= 0 && (ox + 3) * S - g.pad_l + K <= g.iw;
     if (inside) {
-      DepthwiseBlock<V, L, K, S, false>(g, x, w, bias, oy, fy0, fy1, ox, clamp, lo, hi, out);
+      DepthwiseBlock<V, L, K, S, false, false>(g, x, w, bias, oy, fy0, fy1, ox, clamp, lo, hi, out);
+    } else if (g.finite_weights) {
+      DepthwiseBlock<V, L, K, S, true, true>(g, x, w, bias, oy, fy0, fy1, ox, clamp, lo, hi, out);
     } else {
-      DepthwiseBlock<V, L, K, S, true>(g, x, w, bias, oy, fy0, fy1, ox, clamp, lo, hi, out);
+      DepthwiseBlock<V, L, K, S, true, false>(g, x, w, bias, oy, fy0, fy1, ox, clamp, lo, hi, out);
     }
   }
 }
@@ -292,7 +300,9 @@ Status RunDepthwiseConv2d(KernelContext& ctx) {
   const Activation act = attrs->activation;
 
   if (mult == 1) {
-    const DepthwiseGeometry g{ih, iw, ic, kh, kw, ow, sh, sw, dh, dw, pad_t, pad_l};
+    const auto* fixed = ctx.state != nullptr ? dynamic_cast<const DepthwiseFixedState*>(ctx.state->get()) : nullptr;
+    const DepthwiseGeometry g{ih, iw, ic, kh, kw, ow, sh, sw, dh, dw, pad_t, pad_l,
+                              fixed != nullptr && fixed->finite_weights};
     const bool clamp = IsClampActivation(act);
     const ActivationRange range = GetActivationRange(act);
     ParallelForGrain(ctx, batch * oh, 1, [&](int64_t row_begin, int64_t row_end) {

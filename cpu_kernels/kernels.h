@@ -18,6 +18,12 @@ namespace gld::cpu {
 // models: its prepare then makes no operator.
 bool DepthwiseRunsFixedKernel(const Shape& in, const Shape& filter, const Shape& out,
                               const DepthwiseConv2dAttributes& attrs);
+// What that prepare keeps for the fixed kernels: whether every weight is
+// finite (constant weights only), so that edge windows may multiply the
+// padding's zeros instead of skipping those taps.
+struct DepthwiseFixedState : KernelState {
+  bool finite_weights = false;
+};
 
 // CONV_2D with one group, a clamp activation and constant weights (where
 // the window is not 1x1 over every pixel: finite ones, at most 1024 values

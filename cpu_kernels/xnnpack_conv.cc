@@ -1,6 +1,9 @@
 // The prepare stage of CONV_2D and DEPTHWISE_CONV_2D: checks the node and,
 // when XNNPACK can take it, creates its convolution operator with the weights
 // packed (see xnnpack_op.h), clamped when its input bounds it.
+#include <algorithm>
+#include <cmath>
+#include <memory>
 #include <type_traits>
 
 #include "cpu_kernels/kernels.h"
@@ -42,7 +45,15 @@ Status PrepareConvolution(KernelContext& ctx, bool depthwise) {
     return KernelError(ctx, "strides and dilations must be positive");
   }
   if constexpr (std::is_same_v<Attrs, DepthwiseConv2dAttributes>) {
-    if (DepthwiseRunsFixedKernel(in, filter, out, *attrs)) return OkStatus();
+    if (DepthwiseRunsFixedKernel(in, filter, out, *attrs)) {
+      if (ctx.state != nullptr && ctx.InputIsConstant(1)) {
+        auto fixed = std::make_unique<DepthwiseFixedState>();
+        const float* wv = io.filter->as<float>();
+        fixed->finite_weights = std::all_of(wv, wv + io.filter->num_elements(), [](float v) { return std::isfinite(v); });
+        *ctx.state = std::move(fixed);
+      }
+      return OkStatus();
+    }
   }
   if constexpr (std::is_same_v<Attrs, Conv2dAttributes>) {
     Status packed;

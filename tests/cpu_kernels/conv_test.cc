@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "cpu_kernels/kernels.h"
 #include "op_test_util.h"
 
 namespace gld::testing {
@@ -372,6 +373,10 @@ TEST(DepthwiseConv2d, FixedKernelsMatchGroupedNaive) {
       GLD_ASSERT_OK(t.RunPrepared(threads));
       ASSERT_EQ(t.ShapeOf(out), expected_shape);
       ExpectNear(t.Get(out), expected, 1e-5f);
+      // Finite weights: the edge windows multiply the padding's zeros.
+      const auto* fixed = dynamic_cast<const cpu::DepthwiseFixedState*>(t.states[0].get());
+      ASSERT_NE(fixed, nullptr);
+      EXPECT_TRUE(fixed->finite_weights);
     }
   }
 }
@@ -395,6 +400,9 @@ TEST(DepthwiseConv2d, FixedKernelKeepsNaNAndSkipsPaddingTaps) {
   a.activation = c.act;
   t.Node(OpType::kDepthwiseConv2d, {in, t.Const<float>(ws, wv), t.Const<float>({8}, bv)}, {out}, a);
   GLD_ASSERT_OK(t.RunPrepared(1));
+  const auto* fixed = dynamic_cast<const cpu::DepthwiseFixedState*>(t.states[0].get());
+  ASSERT_NE(fixed, nullptr);
+  EXPECT_FALSE(fixed->finite_weights) << "the infinite weight keeps the taps skipped";
   const std::vector<float> got = t.Get(out);
   for (int y = 0; y < 6; ++y)
     for (int x = 0; x < 9; ++x) {
