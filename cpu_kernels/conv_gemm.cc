@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "cpu_kernels/epilogue.h"
 #include "cpu_kernels/kernels.h"
@@ -162,9 +163,19 @@ bool RunConvGemm(KernelContext& ctx) {
   const int64_t groups = ctx.num_threads > 1 && tiles < want ? std::min(panels, (want + tiles - 1) / tiles) : 1;
   ctx.ParallelFor(tiles * groups, [&](int64_t b, int64_t e) {
     // A tile's runs (a 1x1 window over every pixel needs none) and the
-    // padded copies of the window rows that straddle an edge.
-    const float* ptrs[kPointwiseRowTile * kMaxWindowRuns];
-    float scratch[kPointwiseRowTile * kMaxWindowDepth];
+    // padded copies of the window rows that straddle an edge: per thread,
+    // on the heap once (up to 72 KiB, too much for the stack of an app's
+    // thread that calls Invoke).
+    const float** ptrs = nullptr;
+    float* scratch = nullptr;
+    if (!s.pointwise) {
+      thread_local std::vector<const float*> t_ptrs;
+      thread_local std::vector<float> t_scratch;
+      t_ptrs.resize(static_cast<size_t>(kPointwiseRowTile * s.runs));
+      t_scratch.resize(static_cast<size_t>(kPointwiseRowTile * s.kh * s.kw * s.ic));
+      ptrs = t_ptrs.data();
+      scratch = t_scratch.data();
+    }
     for (int64_t item = b; item < e;) {
       const int64_t t = item / groups;
       const int64_t g0 = item % groups;
