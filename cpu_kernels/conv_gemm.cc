@@ -8,8 +8,6 @@
 // indirection, without its buffer): copying the im2col rows cost more than
 // the multiply-adds of a first layer's 27 values per pixel.
 #include <algorithm>
-#include <cmath>
-#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -99,13 +97,6 @@ PointwiseRuns WindowRuns(const ConvGemmState& s, const float* x, int64_t p0, int
   return a;
 }
 
-bool AllFinite(const float* v, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    if (!std::isfinite(v[i])) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 bool PrepareConvGemm(KernelContext& ctx, const ConvIo& io, const Conv2dAttributes& attrs, Status* status) {
@@ -127,7 +118,7 @@ bool PrepareConvGemm(KernelContext& ctx, const ConvIo& io, const Conv2dAttribute
                     (io.bias == nullptr || ctx.InputIsConstant(2)) && io.out->num_elements() > 0 &&
                     (pointwise || (out[3] > 16 && kh * kw * ic <= kMaxWindowDepth &&
                                    (attrs.dilation_w == 1 ? kh : kh * kw) <= kMaxWindowRuns &&
-                                   AllFinite(io.filter->as<float>(), io.filter->num_elements())));
+                                   AllFinite(*io.filter)));
   if (!fits) return false;
   auto state = std::make_unique<ConvGemmState>();
   ConvGemmState& s = *state;

@@ -74,6 +74,13 @@ inline bool IsPerChannelSlope(const Shape& slope, const Shape& x) {
          (slope.empty() || slope.back() == x.back());
 }
 
+// Whether every value of t (float32) is finite: a constant filter whose
+// windows may multiply the padding's zeros instead of skipping those taps.
+inline bool AllFinite(const TensorData& t) {
+  const float* v = t.as<float>();
+  return std::all_of(v, v + t.num_elements(), [](float x) { return std::isfinite(x); });
+}
+
 // Fused activations. Clamp-type activations get a range; the others a
 // function.
 struct ActivationRange {

@@ -1,8 +1,6 @@
 // The prepare stage of CONV_2D and DEPTHWISE_CONV_2D: checks the node and,
 // when XNNPACK can take it, creates its convolution operator with the weights
 // packed (see xnnpack_op.h), clamped when its input bounds it.
-#include <algorithm>
-#include <cmath>
 #include <memory>
 #include <type_traits>
 
@@ -48,8 +46,7 @@ Status PrepareConvolution(KernelContext& ctx, bool depthwise) {
     if (DepthwiseRunsFixedKernel(in, filter, out, *attrs)) {
       if (ctx.state != nullptr && ctx.InputIsConstant(1)) {
         auto fixed = std::make_unique<DepthwiseFixedState>();
-        const float* wv = io.filter->as<float>();
-        fixed->finite_weights = std::all_of(wv, wv + io.filter->num_elements(), [](float v) { return std::isfinite(v); });
+        fixed->finite_weights = AllFinite(*io.filter);
         *ctx.state = std::move(fixed);
       }
       return OkStatus();
