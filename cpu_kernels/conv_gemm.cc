@@ -153,18 +153,18 @@ bool RunConvGemm(KernelContext& ctx) {
   const int64_t want = 8 * std::max(ctx.num_threads, 1);
   const int64_t groups = ctx.num_threads > 1 && tiles < want ? std::min(panels, (want + tiles - 1) / tiles) : 1;
   ctx.ParallelFor(tiles * groups, [&](int64_t b, int64_t e) {
-    // A tile's runs (a 1x1 window over every pixel needs none) and the
-    // padded copies of the window rows that straddle an edge: per thread,
-    // on the heap once (up to 72 KiB, too much for the stack of an app's
-    // thread that calls Invoke).
-    const float** ptrs = nullptr;
-    float* scratch = nullptr;
-    if (!s.pointwise) {
-      thread_local std::vector<const float*> t_ptrs;
+    // A tile's runs (8 KiB at most; a 1x1 window over every pixel needs
+    // none) and the padded copies of the window rows that straddle an edge:
+    // on the stack up to 16 KiB (a first layer's 3x3x3 windows need 1.7),
+    // else per thread on the heap, once (up to 64 KiB, too much for the
+    // stack of an app's thread that calls Invoke).
+    const float* ptrs[kPointwiseRowTile * kMaxWindowRuns];
+    float stack_scratch[4096];
+    float* scratch = stack_scratch;
+    const int64_t scratch_values = s.pointwise ? 0 : kPointwiseRowTile * s.kh * s.kw * s.ic;
+    if (scratch_values > 4096) {
       thread_local std::vector<float> t_scratch;
-      t_ptrs.resize(static_cast<size_t>(kPointwiseRowTile * s.runs));
-      t_scratch.resize(static_cast<size_t>(kPointwiseRowTile * s.kh * s.kw * s.ic));
-      ptrs = t_ptrs.data();
+      t_scratch.resize(static_cast<size_t>(scratch_values));
       scratch = t_scratch.data();
     }
     for (int64_t item = b; item < e;) {
