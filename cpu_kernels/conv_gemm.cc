@@ -14,7 +14,6 @@
 #include "cpu_kernels/epilogue.h"
 #include "cpu_kernels/kernels.h"
 #include "cpu_kernels/pointwise_gemm.h"
-#include "cpu_kernels/simd.h"
 
 namespace gld::cpu {
 
@@ -47,15 +46,18 @@ PointwiseRuns WindowRuns(const ConvGemmState& s, const float* x, int64_t p0, int
   // The first pixel's coordinates by division, the others by counting.
   const int64_t n0 = p0 / (oh * ow), oy0 = (p0 / ow) % oh, ox0 = p0 % ow;
   int64_t n = n0, oy = oy0, ox = ox0;
+  auto next_pixel = [&] {
+    if (++ox == ow) {
+      ox = 0;
+      if (++oy == oh) oy = 0, ++n;
+    }
+  };
   bool inside = whole_rows;
   for (int64_t r = 0; r < rows && inside; ++r) {
     const int64_t iy0 = oy * sh - pad_t, ix0 = ox * sw - pad_l;
     inside = iy0 >= 0 && iy0 + (kh - 1) * dh < ih && ix0 >= 0 && ix0 + kw <= iw;
     ptrs[r] = x + ((n * ih + iy0) * iw + ix0) * ic;
-    if (++ox == ow) {
-      ox = 0;
-      if (++oy == oh) oy = 0, ++n;
-    }
+    next_pixel();
   }
   if (inside) return a;
   a.stride = rows;
@@ -89,10 +91,7 @@ PointwiseRuns WindowRuns(const ConvGemmState& s, const float* x, int64_t p0, int
         *at = row;
       }
     }
-    if (++ox == ow) {
-      ox = 0;
-      if (++oy == oh) oy = 0, ++n;
-    }
+    next_pixel();
   }
   return a;
 }
@@ -107,6 +106,7 @@ bool PrepareConvGemm(KernelContext& ctx, const ConvIo& io, const Conv2dAttribute
   const int64_t kh = filter[1], kw = filter[2], ic = in[3];
   const bool pointwise = kh == 1 && kw == 1 && attrs.stride_h == 1 && attrs.stride_w == 1 && out[1] == in[1] &&
                          out[2] == in[2];
+  const int64_t runs = pointwise ? 1 : attrs.dilation_w == 1 ? kh : kh * kw;  // of a window, WindowRuns
   // A window that meets the padding multiplies zeros where TFLite skips the
   // tap: the same sums while every weight is finite (an infinite one would
   // make NaN there). Windows with 16 output channels or fewer stay with
@@ -117,7 +117,7 @@ bool PrepareConvGemm(KernelContext& ctx, const ConvIo& io, const Conv2dAttribute
                     IsClampActivation(attrs.activation) && ctx.InputIsConstant(1) &&
                     (io.bias == nullptr || ctx.InputIsConstant(2)) && io.out->num_elements() > 0 &&
                     (pointwise || (out[3] > 16 && kh * kw * ic <= kMaxWindowDepth &&
-                                   (attrs.dilation_w == 1 ? kh : kh * kw) <= kMaxWindowRuns &&
+                                   runs <= kMaxWindowRuns &&
                                    AllFinite(*io.filter)));
   if (!fits) return false;
   auto state = std::make_unique<ConvGemmState>();
@@ -126,7 +126,7 @@ bool PrepareConvGemm(KernelContext& ctx, const ConvIo& io, const Conv2dAttribute
   s.pointwise = pointwise;
   s.ih = in[1], s.iw = in[2], s.ic = ic, s.oh = out[1], s.ow = out[2];
   s.kh = kh, s.kw = kw, s.sh = attrs.stride_h, s.sw = attrs.stride_w, s.dh = attrs.dilation_h, s.dw = attrs.dilation_w;
-  s.runs = pointwise ? 1 : s.dw == 1 ? kh : kh * kw;
+  s.runs = runs;
   ConvLeadingPadding(attrs, s.ih, s.iw, kh, kw, s.oh, s.ow, &s.pad_t, &s.pad_l);
   *status = PackPointwiseWeights(io.filter->as<float>(), io.bias != nullptr ? io.bias->as<float>() : nullptr,
                                  out[3], kh * kw * ic, KernelLabel(ctx) + " packed filter", &s.weights);

@@ -27,9 +27,9 @@ struct DepthwiseFixedState : KernelState {
 
 // CONV_2D with one group, a clamp activation and constant weights (where
 // the window is not 1x1 over every pixel: finite ones, at most 1024 values
-// per window and more than 16 output channels), where the CPU has AVX-512F: prepare keeps the filter
-// packed for pointwise_gemm.h's GEMM (true; a failed allocation sets
-// *status) instead of an XNNPACK operator.
+// per window and more than 16 output channels), where the CPU has
+// AVX-512F: prepare keeps the filter packed for pointwise_gemm.h's GEMM
+// (true; a failed allocation sets *status) instead of an XNNPACK operator.
 bool PrepareConvGemm(KernelContext& ctx, const ConvIo& io, const Conv2dAttributes& attrs, Status* status);
 // Runs the node on that GEMM (and its epilogue) when its prepare kept one;
 // false otherwise.

@@ -1,13 +1,12 @@
 #include "cpu_kernels/pointwise_gemm.h"
 
-#include "cpu_kernels/simd.h"
-
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <utility>
 #include <cstring>
+#include <utility>
 
+#include "cpu_kernels/simd.h"
 
 namespace gld::cpu {
 
@@ -19,10 +18,7 @@ namespace {
 constexpr int kMaxRows = 16;
 static_assert(kPointwiseRowTile == kMaxRows, "a row tile is one 16-row call");
 constexpr int64_t kLanes = 16;
-}  // namespace
-
-namespace {
-std::atomic<bool> g_enabled{true};
+std::atomic<bool> g_enabled{true};  // SetPointwiseGemmEnabled
 }  // namespace
 
 bool SetPointwiseGemmEnabled(bool enabled) { return g_enabled.exchange(enabled); }

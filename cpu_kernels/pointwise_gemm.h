@@ -5,7 +5,8 @@
 // GEMM reads A through seven pointers, one channel per loop; single 1x1
 // layers of hand_landmark_lite: 43 -> 35 us). Weights are packed once, at
 // prepare, into panels of 32 (or, for the last 16 or fewer columns, 16)
-// columns.
+// columns. PointwiseGemmIndirect runs the same tiles over rows given as
+// runs of pointers: a convolution's other windows, read in place.
 //
 // Each output is bias[j] + sum over c = 0..k-1 of a[c] * w[j][c], one fused
 // multiply-add at a time in that order (the order of XNNPACK's GEMMs); the
@@ -88,7 +89,8 @@ struct PointwiseRuns {
 void PointwiseGemmIndirect(const PointwiseWeights& w, size_t p0, size_t p1, const PointwiseRuns& a, int64_t m,
                            float* c, int64_t ldc, ActivationRange act);
 
-// A CONV_2D run on PointwiseGemmRows (conv_gemm.cc): its packed filter,
+// A CONV_2D run on PointwiseGemmRows or PointwiseGemmIndirect
+// (conv_gemm.cc): its packed filter,
 // the fused activation's range and the window, kept in the node's state slot
 // by PrepareConv2d.
 struct ConvGemmState : KernelState {
