@@ -162,37 +162,37 @@ TEST(CpuEpilogue, FusedStepGivesWhatTheNodesGive) {
   special[100] = std::numeric_limits<float>::quiet_NaN();
   special[n - 5] = std::numeric_limits<float>::infinity();
   for (const bool pointwise : {true, false}) {
-  SCOPED_TRACE(pointwise ? "pointwise GEMM (where the CPU has AVX-512F)" : "XNNPACK");
-  cpu::ScopedPointwiseGemm path(pointwise);
-  for (int threads : {1, 2}) {
-    Options o;
-    o.backend = Backend::kCpu;
-    o.num_threads = threads;
-    o.enable_profiling = true;
-    auto rt = Runtime::Create(ConvChain(h, w, ch), o);
-    ASSERT_TRUE(rt.ok()) << rt.status().ToString();
-    const Graph& g = (*rt)->graph();
-    // The chain's intermediate tensors have no storage.
-    EXPECT_EQ((*rt)->tensor(g.nodes[1].outputs[0]).data, nullptr);
-    EXPECT_EQ((*rt)->tensor(g.nodes[2].outputs[0]).data, nullptr);
-    for (const std::vector<float>* in : {&x, &special, &x}) {
-      auto want = testing::RunOnCpu(ConvChain(h, w, ch), {*in, r});
-      ASSERT_TRUE(want.ok()) << want.status().ToString();
-      ASSERT_TRUE((*rt)->SetInput(0, in->data(), n * sizeof(float)).ok());
-      ASSERT_TRUE((*rt)->SetInput(1, r.data(), n * sizeof(float)).ok());
-      Status s = (*rt)->Invoke();
-      ASSERT_TRUE(s.ok()) << s.ToString();
-      std::vector<float> got(n);
-      ASSERT_TRUE((*rt)->GetOutput(0, got.data(), n * sizeof(float)).ok());
-      const int nans = ExpectSameValues(got, (*want)[0], threads);
-      ASSERT_FALSE(HasFailure());
-      EXPECT_EQ(nans > 0, in == &special) << "threads " << threads;
+    SCOPED_TRACE(pointwise ? "pointwise GEMM (where the CPU has AVX-512F)" : "XNNPACK");
+    cpu::ScopedPointwiseGemm path(pointwise);
+    for (int threads : {1, 2}) {
+      Options o;
+      o.backend = Backend::kCpu;
+      o.num_threads = threads;
+      o.enable_profiling = true;
+      auto rt = Runtime::Create(ConvChain(h, w, ch), o);
+      ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+      const Graph& g = (*rt)->graph();
+      // The chain's intermediate tensors have no storage.
+      EXPECT_EQ((*rt)->tensor(g.nodes[1].outputs[0]).data, nullptr);
+      EXPECT_EQ((*rt)->tensor(g.nodes[2].outputs[0]).data, nullptr);
+      for (const std::vector<float>* in : {&x, &special, &x}) {
+        auto want = testing::RunOnCpu(ConvChain(h, w, ch), {*in, r});
+        ASSERT_TRUE(want.ok()) << want.status().ToString();
+        ASSERT_TRUE((*rt)->SetInput(0, in->data(), n * sizeof(float)).ok());
+        ASSERT_TRUE((*rt)->SetInput(1, r.data(), n * sizeof(float)).ok());
+        Status s = (*rt)->Invoke();
+        ASSERT_TRUE(s.ok()) << s.ToString();
+        std::vector<float> got(n);
+        ASSERT_TRUE((*rt)->GetOutput(0, got.data(), n * sizeof(float)).ok());
+        const int nans = ExpectSameValues(got, (*want)[0], threads);
+        ASSERT_FALSE(HasFailure());
+        EXPECT_EQ(nans > 0, in == &special) << "threads " << threads;
+      }
+      const std::vector<ProfileRow> rows = (*rt)->Profile();
+      ASSERT_EQ(rows.size(), 1u);
+      EXPECT_EQ(rows[0].op, "CONV_2D");
+      EXPECT_EQ(rows[0].name, "node 0 (CONV_2D) + node 1 (ADD) + node 2 (PRELU) + node 3 (SUB)");
     }
-    const std::vector<ProfileRow> rows = (*rt)->Profile();
-    ASSERT_EQ(rows.size(), 1u);
-    EXPECT_EQ(rows[0].op, "CONV_2D");
-    EXPECT_EQ(rows[0].name, "node 0 (CONV_2D) + node 1 (ADD) + node 2 (PRELU) + node 3 (SUB)");
-  }
   }
 }
 
