@@ -1,11 +1,12 @@
-// Binary elementwise ops with broadcasting: arithmetic (ADD, SUB, MUL, DIV,
-// MAXIMUM, MINIMUM, POW, SQUARED_DIFFERENCE, FLOOR_DIV, FLOOR_MOD),
-// comparisons (-> bool) and logical ops. float32, int32 and int64 where TFLite
-// takes them; integer arithmetic wraps instead of overflowing.
+// Binary elementwise ops with broadcasting: the binary rows of the
+// elementwise table (graph/elementwise_ops.inc: ADD, SUB, MUL, DIV, MAXIMUM,
+// ...), comparisons (-> bool) and logical ops. float32, int32 and int64 where
+// TFLite takes them; integer arithmetic wraps instead of overflowing.
 #include <cmath>
 #include <type_traits>
 
 #include "cpu_kernels/broadcast.h"
+#include "cpu_kernels/elementwise_math.h"
 #include "cpu_kernels/kernels.h"
 #include "cpu_kernels/vector_ops.h"
 
@@ -13,113 +14,34 @@ namespace gld::cpu {
 
 namespace {
 
-enum class BinOp { kAdd, kSub, kMul, kDiv, kMax, kMin, kPow, kSquaredDiff, kFloorDiv, kFloorMod };
-
+// Refuses integer right operands the op is undefined for (the row's int_rhs).
 template <typename T>
-T WrapAdd(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-}
-template <typename T>
-T WrapSub(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
-}
-template <typename T>
-T WrapMul(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-}
-// Truncating division; b != 0 checked by the caller. MIN / -1 wraps.
-template <typename T>
-T IntDiv(T a, T b) {
-  if (b == -1) return WrapSub<T>(0, a);
-  return a / b;
-}
-template <typename T>
-T IntFloorDiv(T a, T b) {
-  if (b == -1) return WrapSub<T>(0, a);
-  T q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-template <typename T>
-T IntFloorMod(T a, T b) {
-  if (b == -1) return 0;
-  T r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
-template <typename T>
-T IntPow(T base, T exp) {
-  T result = 1;
-  while (exp > 0) {
-    if (exp & 1) result = WrapMul(result, base);
-    base = WrapMul(base, base);
-    exp >>= 1;
+Status CheckIntegerRhs(KernelContext& ctx, const TensorData& b, IntRhs rule) {
+  if (rule == IntRhs::kAny) return OkStatus();
+  const T* pb = b.as<T>();
+  for (int64_t i = 0; i < b.num_elements(); ++i) {
+    if (rule == IntRhs::kNonNegative && pb[i] < 0) {
+      return KernelError(ctx, std::string("integer ") + OpTypeName(ctx.node->op) + " with a negative exponent (" +
+                                  std::to_string(pb[i]) + ")");
+    }
+    if (rule == IntRhs::kNonZero && pb[i] == 0) return KernelError(ctx, "integer division by zero");
   }
-  return result;
+  return OkStatus();
 }
 
-template <typename T, typename Op>
-Status SameTypeBinary(const KernelContext& ctx, const TensorData& a, const TensorData& b, TensorData& out, Op op) {
-  return BroadcastBinary<T, T, T>(ctx, a, b, out, op);
-}
-
-template <typename T>
-Status RunArithmetic(KernelContext& ctx, BinOp op, Activation act) {
+// One element type: out = fn(a, b) broadcast, then the fused activation.
+template <typename T, typename Fn>
+Status RunArithmetic(KernelContext& ctx, Fn fn, Activation act) {
   const TensorData& a = *ctx.inputs[0];
   const TensorData& b = *ctx.inputs[1];
   TensorData& out = *ctx.outputs[0];
+  GLD_RETURN_IF_ERROR((BroadcastBinary<T, T, T>(ctx, a, b, out, [&fn](T x, T y) { return static_cast<T>(fn(x, y)); })));
   if constexpr (std::is_floating_point_v<T>) {
-    switch (op) {
-      case BinOp::kAdd: GLD_RETURN_IF_ERROR(SameTypeBinary<T>(ctx, a, b, out, [](T x, T y) { return x + y; })); break;
-      case BinOp::kSub: GLD_RETURN_IF_ERROR(SameTypeBinary<T>(ctx, a, b, out, [](T x, T y) { return x - y; })); break;
-      case BinOp::kMul: GLD_RETURN_IF_ERROR(SameTypeBinary<T>(ctx, a, b, out, [](T x, T y) { return x * y; })); break;
-      case BinOp::kDiv: GLD_RETURN_IF_ERROR(SameTypeBinary<T>(ctx, a, b, out, [](T x, T y) { return x / y; })); break;
-      case BinOp::kMax: GLD_RETURN_IF_ERROR(SameTypeBinary<T>(ctx, a, b, out, [](T x, T y) { return x > y ? x : y; })); break;
-      case BinOp::kMin: GLD_RETURN_IF_ERROR(SameTypeBinary<T>(ctx, a, b, out, [](T x, T y) { return x < y ? x : y; })); break;
-      case BinOp::kPow: GLD_RETURN_IF_ERROR(SameTypeBinary<T>(ctx, a, b, out, [](T x, T y) { return std::pow(x, y); })); break;
-      case BinOp::kSquaredDiff: GLD_RETURN_IF_ERROR(SameTypeBinary<T>(ctx, a, b, out, [](T x, T y) { return (x - y) * (x - y); })); break;
-      case BinOp::kFloorDiv: GLD_RETURN_IF_ERROR(SameTypeBinary<T>(ctx, a, b, out, [](T x, T y) { return std::floor(x / y); })); break;
-      case BinOp::kFloorMod:
-        GLD_RETURN_IF_ERROR(SameTypeBinary<T>(ctx, a, b, out, [](T x, T y) {
-          T r = std::fmod(x, y);
-          if (r != 0 && ((r < 0) != (y < 0))) r += y;
-          return r;
-        }));
-        break;
-    }
     ApplyActivationInPlace(act, out.as<float>(), out.num_elements());
-  } else {
-    if (op == BinOp::kDiv || op == BinOp::kFloorDiv || op == BinOp::kFloorMod || op == BinOp::kPow) {
-      const T* pb = b.as<T>();
-      for (int64_t i = 0; i < b.num_elements(); ++i) {
-        if (op == BinOp::kPow ? pb[i] < 0 : pb[i] == 0) {
-          return KernelError(ctx, op == BinOp::kPow ? "integer POW with a negative exponent (" + std::to_string(pb[i]) + ")"
-                                                    : std::string("integer division by zero"));
-        }
-      }
-    }
-    switch (op) {
-      case BinOp::kAdd: GLD_RETURN_IF_ERROR(SameTypeBinary<T>(ctx, a, b, out, [](T x, T y) { return WrapAdd(x, y); })); break;
-      case BinOp::kSub: GLD_RETURN_IF_ERROR(SameTypeBinary<T>(ctx, a, b, out, [](T x, T y) { return WrapSub(x, y); })); break;
-      case BinOp::kMul: GLD_RETURN_IF_ERROR(SameTypeBinary<T>(ctx, a, b, out, [](T x, T y) { return WrapMul(x, y); })); break;
-      case BinOp::kDiv: GLD_RETURN_IF_ERROR(SameTypeBinary<T>(ctx, a, b, out, [](T x, T y) { return IntDiv(x, y); })); break;
-      case BinOp::kMax: GLD_RETURN_IF_ERROR(SameTypeBinary<T>(ctx, a, b, out, [](T x, T y) { return x > y ? x : y; })); break;
-      case BinOp::kMin: GLD_RETURN_IF_ERROR(SameTypeBinary<T>(ctx, a, b, out, [](T x, T y) { return x < y ? x : y; })); break;
-      case BinOp::kPow: GLD_RETURN_IF_ERROR(SameTypeBinary<T>(ctx, a, b, out, [](T x, T y) { return IntPow(x, y); })); break;
-      case BinOp::kSquaredDiff:
-        GLD_RETURN_IF_ERROR(SameTypeBinary<T>(ctx, a, b, out, [](T x, T y) { T d = WrapSub(x, y); return WrapMul(d, d); }));
-        break;
-      case BinOp::kFloorDiv: GLD_RETURN_IF_ERROR(SameTypeBinary<T>(ctx, a, b, out, [](T x, T y) { return IntFloorDiv(x, y); })); break;
-      case BinOp::kFloorMod: GLD_RETURN_IF_ERROR(SameTypeBinary<T>(ctx, a, b, out, [](T x, T y) { return IntFloorMod(x, y); })); break;
-    }
-    if (act != Activation::kNone) {
-      if (!IsClampActivation(act)) return KernelUnimplemented(ctx, std::string("fused ") + ActivationName(act) + " on integers");
-      T* p = out.as<T>();
-      for (int64_t i = 0; i < out.num_elements(); ++i) p[i] = static_cast<T>(ApplyActivationInt(act, p[i]));
-    }
+  } else if (act != Activation::kNone) {
+    if (!IsClampActivation(act)) return KernelUnimplemented(ctx, std::string("fused ") + ActivationName(act) + " on integers");
+    T* p = out.as<T>();
+    for (int64_t i = 0; i < out.num_elements(); ++i) p[i] = static_cast<T>(ApplyActivationInt(act, p[i]));
   }
   return OkStatus();
 }
@@ -136,17 +58,17 @@ constexpr int64_t kVectorGrain = 16384;
 // ADD, SUB, MUL and DIV of two float tensors of the output's shape: one
 // vectorized pass with a clamp activation fused (vector_ops.h); false for
 // anything else.
-bool RunSameShapeFloat(KernelContext& ctx, BinOp op, Activation act) {
+bool RunSameShapeFloat(KernelContext& ctx, Activation act) {
   const TensorData& a = *ctx.inputs[0];
   const TensorData& b = *ctx.inputs[1];
   TensorData& out = *ctx.outputs[0];
   if (a.type != DataType::kFloat32 || a.shape != b.shape || a.shape != out.shape) return false;
   VectorOp vop;
-  switch (op) {
-    case BinOp::kAdd: vop = VectorOp::kAdd; break;
-    case BinOp::kSub: vop = VectorOp::kSub; break;
-    case BinOp::kMul: vop = VectorOp::kMul; break;
-    case BinOp::kDiv: vop = VectorOp::kDiv; break;
+  switch (ctx.node->op) {
+    case OpType::kAdd: vop = VectorOp::kAdd; break;
+    case OpType::kSub: vop = VectorOp::kSub; break;
+    case OpType::kMul: vop = VectorOp::kMul; break;
+    case OpType::kDiv: vop = VectorOp::kDiv; break;
     default: return false;
   }
   const bool clamp = act != Activation::kNone && IsClampActivation(act);
@@ -161,7 +83,10 @@ bool RunSameShapeFloat(KernelContext& ctx, BinOp op, Activation act) {
   return true;
 }
 
-Status RunBinary(KernelContext& ctx, BinOp op) {
+// An elementwise table row: float_fn for float32, int_fn (unless it is
+// GLD_EW_NONE) for int32 and int64.
+template <typename FloatFn, typename IntFn>
+Status RunBinary(KernelContext& ctx, FloatFn float_fn, IntFn int_fn, IntRhs int_rhs) {
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
   const Activation act = BinaryActivation(ctx);
   const TensorData& a = *ctx.inputs[0];
@@ -171,18 +96,44 @@ Status RunBinary(KernelContext& ctx, BinOp op) {
     return KernelError(ctx, std::string("input and output types differ: ") + DataTypeName(a.type) + ", " +
                                 DataTypeName(b.type) + " -> " + DataTypeName(out.type));
   }
-  if (RunSameShapeFloat(ctx, op, act)) return OkStatus();
+  if (RunSameShapeFloat(ctx, act)) return OkStatus();
+  constexpr bool kIntegers = !std::is_same_v<decltype(int_fn(int32_t{}, int32_t{})), NoInteger>;
   switch (a.type) {
-    case DataType::kFloat32: return RunArithmetic<float>(ctx, op, act);
-    case DataType::kInt32: return RunArithmetic<int32_t>(ctx, op, act);
-    case DataType::kInt64: return RunArithmetic<int64_t>(ctx, op, act);
-    default:
-      return KernelUnimplemented(ctx, std::string("type ") + DataTypeName(a.type) + " is not supported");
+    case DataType::kFloat32: return RunArithmetic<float>(ctx, float_fn, act);
+    case DataType::kInt32:
+      if constexpr (kIntegers) {
+        GLD_RETURN_IF_ERROR(CheckIntegerRhs<int32_t>(ctx, b, int_rhs));
+        return RunArithmetic<int32_t>(ctx, int_fn, act);
+      }
+      break;
+    case DataType::kInt64:
+      if constexpr (kIntegers) {
+        GLD_RETURN_IF_ERROR(CheckIntegerRhs<int64_t>(ctx, b, int_rhs));
+        return RunArithmetic<int64_t>(ctx, int_fn, act);
+      }
+      break;
+    default: break;
   }
+  return KernelUnimplemented(ctx, std::string("type ") + DataTypeName(a.type) + " is not supported");
 }
 
 }  // namespace
 
+// The kernels of the elementwise table's binary rows.
+#define GLD_EW_NONE NoInteger{}
+#define GLD_EW_UNARY(...)
+#define GLD_EW_GL(...)
+#define GLD_EW_BINARY(Name, tflite_name, known_values, cpu_float, cpu_int, int_rhs, glsl)              \
+  Status Run##Name(KernelContext& ctx) {                                                                \
+    return RunBinary(                                                                                   \
+        ctx, []([[maybe_unused]] auto x, [[maybe_unused]] auto y) { return cpu_float; },              \
+        []([[maybe_unused]] auto x, [[maybe_unused]] auto y) { return cpu_int; }, IntRhs::int_rhs);    \
+  }
+#include "graph/elementwise_ops.inc"
+#undef GLD_EW_BINARY
+#undef GLD_EW_GL
+#undef GLD_EW_UNARY
+#undef GLD_EW_NONE
 
 namespace {
 
@@ -242,16 +193,6 @@ Status RunLogical(KernelContext& ctx, bool is_and) {
 
 }  // namespace
 
-Status RunAdd(KernelContext& ctx) { return RunBinary(ctx, BinOp::kAdd); }
-Status RunSub(KernelContext& ctx) { return RunBinary(ctx, BinOp::kSub); }
-Status RunMul(KernelContext& ctx) { return RunBinary(ctx, BinOp::kMul); }
-Status RunDiv(KernelContext& ctx) { return RunBinary(ctx, BinOp::kDiv); }
-Status RunMaximum(KernelContext& ctx) { return RunBinary(ctx, BinOp::kMax); }
-Status RunMinimum(KernelContext& ctx) { return RunBinary(ctx, BinOp::kMin); }
-Status RunPow(KernelContext& ctx) { return RunBinary(ctx, BinOp::kPow); }
-Status RunSquaredDifference(KernelContext& ctx) { return RunBinary(ctx, BinOp::kSquaredDiff); }
-Status RunFloorDiv(KernelContext& ctx) { return RunBinary(ctx, BinOp::kFloorDiv); }
-Status RunFloorMod(KernelContext& ctx) { return RunBinary(ctx, BinOp::kFloorMod); }
 Status RunEqual(KernelContext& ctx) { return RunCompare(ctx, CmpOp::kEq); }
 Status RunNotEqual(KernelContext& ctx) { return RunCompare(ctx, CmpOp::kNe); }
 Status RunGreater(KernelContext& ctx) { return RunCompare(ctx, CmpOp::kGt); }

@@ -1,5 +1,6 @@
-// Unary elementwise ops: ABS, NEG, SIGN, SQUARE (float32, int32, int64), SQRT,
-// RSQRT, EXP, LOG, SIN, COS, FLOOR (float32), LOGICAL_NOT (bool), CAST,
+// Unary elementwise ops: the unary rows of the elementwise table
+// (graph/elementwise_ops.inc: ABS, NEG, SQRT, ...; float32, and int32 and
+// int64 where the row has an integer column), LOGICAL_NOT (bool), CAST,
 // ZEROS_LIKE; plus the n-ary elementwise ops ADD_N, SELECT, SELECT_V2 and
 // FILL.
 #include <cmath>
@@ -7,6 +8,7 @@
 #include <type_traits>
 
 #include "cpu_kernels/broadcast.h"
+#include "cpu_kernels/elementwise_math.h"
 #include "cpu_kernels/elementwise_unary.h"
 #include "cpu_kernels/kernels.h"
 
@@ -37,47 +39,22 @@ Status CheckSameShapeType(KernelContext& ctx) {
   return OkStatus();
 }
 
-template <typename T>
-T WrapNeg(T v) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(U(0) - static_cast<U>(v));
-}
-
-// ABS / NEG / SIGN / SQUARE over float32, int32 and int64.
-enum class SignedOp { kAbs, kNeg, kSign, kSquare };
-
-template <typename T>
-Status RunSignedT(KernelContext& ctx, SignedOp op) {
-  switch (op) {
-    case SignedOp::kAbs:
-      if constexpr (std::is_integral_v<T>) return UnaryTyped<T>(ctx, [](T v) { return v < 0 ? WrapNeg(v) : v; });
-      else return UnaryTyped<T>(ctx, [](T v) { return std::fabs(v); });
-    case SignedOp::kNeg:
-      if constexpr (std::is_integral_v<T>) return UnaryTyped<T>(ctx, [](T v) { return WrapNeg(v); });
-      else return UnaryTyped<T>(ctx, [](T v) { return -v; });
-    case SignedOp::kSign:
-      return UnaryTyped<T>(ctx, [](T v) { return static_cast<T>((T(0) < v) - (v < T(0))); });
-    case SignedOp::kSquare:
-      if constexpr (std::is_integral_v<T>) {
-        return UnaryTyped<T>(ctx, [](T v) {
-          using U = std::make_unsigned_t<T>;
-          return static_cast<T>(static_cast<U>(v) * static_cast<U>(v));
-        });
-      } else {
-        return UnaryTyped<T>(ctx, [](T v) { return v * v; });
-      }
-  }
-  return OkStatus();
-}
-
-Status RunSigned(KernelContext& ctx, SignedOp op) {
-  GLD_RETURN_IF_ERROR(CheckSameShapeType(ctx));
-  switch (ctx.inputs[0]->type) {
-    case DataType::kFloat32: return RunSignedT<float>(ctx, op);
-    case DataType::kInt32: return RunSignedT<int32_t>(ctx, op);
-    case DataType::kInt64: return RunSignedT<int64_t>(ctx, op);
-    default:
-      return KernelUnimplemented(ctx, std::string("type ") + DataTypeName(ctx.inputs[0]->type) + " is not supported");
+// An elementwise table row: float_fn for float32 (UnaryFloat's checks when
+// the op takes float32 only), int_fn (unless it is GLD_EW_NONE) for int32 and
+// int64.
+template <typename FloatFn, typename IntFn>
+Status RunUnaryRow(KernelContext& ctx, FloatFn float_fn, IntFn int_fn) {
+  if constexpr (std::is_same_v<decltype(int_fn(int32_t{})), NoInteger>) {
+    return UnaryFloat(ctx, [&float_fn](float x) { return static_cast<float>(float_fn(x)); });
+  } else {
+    GLD_RETURN_IF_ERROR(CheckSameShapeType(ctx));
+    switch (ctx.inputs[0]->type) {
+      case DataType::kFloat32: return UnaryTyped<float>(ctx, [&float_fn](float x) { return static_cast<float>(float_fn(x)); });
+      case DataType::kInt32: return UnaryTyped<int32_t>(ctx, [&int_fn](int32_t x) { return static_cast<int32_t>(int_fn(x)); });
+      case DataType::kInt64: return UnaryTyped<int64_t>(ctx, [&int_fn](int64_t x) { return static_cast<int64_t>(int_fn(x)); });
+      default:
+        return KernelUnimplemented(ctx, std::string("type ") + DataTypeName(ctx.inputs[0]->type) + " is not supported");
+    }
   }
 }
 
@@ -128,32 +105,20 @@ Status CastFrom(KernelContext& ctx, const From* x, int64_t n, TensorData& out) {
 
 }  // namespace
 
-Status RunAbs(KernelContext& ctx) { return RunSigned(ctx, SignedOp::kAbs); }
-Status RunNeg(KernelContext& ctx) { return RunSigned(ctx, SignedOp::kNeg); }
-Status RunSign(KernelContext& ctx) { return RunSigned(ctx, SignedOp::kSign); }
-Status RunSquare(KernelContext& ctx) { return RunSigned(ctx, SignedOp::kSquare); }
-
-Status RunSqrt(KernelContext& ctx) {
-  return UnaryFloat(ctx, [](float x) { return std::sqrt(x); });
-}
-Status RunRsqrt(KernelContext& ctx) {
-  return UnaryFloat(ctx, [](float x) { return 1.f / std::sqrt(x); });
-}
-Status RunExp(KernelContext& ctx) {
-  return UnaryFloat(ctx, [](float x) { return std::exp(x); });
-}
-Status RunLog(KernelContext& ctx) {
-  return UnaryFloat(ctx, [](float x) { return std::log(x); });
-}
-Status RunSin(KernelContext& ctx) {
-  return UnaryFloat(ctx, [](float x) { return std::sin(x); });
-}
-Status RunCos(KernelContext& ctx) {
-  return UnaryFloat(ctx, [](float x) { return std::cos(x); });
-}
-Status RunFloor(KernelContext& ctx) {
-  return UnaryFloat(ctx, [](float x) { return std::floor(x); });
-}
+// The kernels of the elementwise table's unary rows.
+#define GLD_EW_NONE NoInteger{}
+#define GLD_EW_BINARY(...)
+#define GLD_EW_GL(...)
+#define GLD_EW_UNARY(Name, tflite_name, known_values, cpu_float, cpu_int, glsl)                             \
+  Status Run##Name(KernelContext& ctx) {                                                                     \
+    return RunUnaryRow(                                                                                      \
+        ctx, []([[maybe_unused]] auto x) { return cpu_float; }, []([[maybe_unused]] auto x) { return cpu_int; }); \
+  }
+#include "graph/elementwise_ops.inc"
+#undef GLD_EW_UNARY
+#undef GLD_EW_GL
+#undef GLD_EW_BINARY
+#undef GLD_EW_NONE
 
 Status RunLogicalNot(KernelContext& ctx) {
   GLD_RETURN_IF_ERROR(CheckSameShapeType(ctx));

@@ -4,7 +4,7 @@
 //   #version 310 es
 //   #define ...            (GLD_FP16, WG_X/Y/Z, ACTIVATION, op-specific)
 //   <this file>
-//   <libraries the variant asks for: elementwise_ops.comp, epilogue.comp>
+//   <libraries the variant asks for: elementwise_ops.comp, elementwise_table.comp, epilogue.comp>
 //   <the op template, e.g. conv2d.comp>
 //
 // Tensors are PHWC4 (see gl/phwc4.h): a tensor of BHWC shape (B, H, W, C),

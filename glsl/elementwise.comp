@@ -1,9 +1,11 @@
 // elementwise.comp: unary and binary elementwise ops; binary ones broadcast
 // either operand numpy-style (scalar, per-channel vector, same shape, or any
-// mix of size-1 axes). The ops themselves are in elementwise_ops.comp.
+// mix of size-1 axes). The ops themselves are the
+// elementwise table's rows (elementwise_table.comp, generated from
+// graph/elementwise_ops.inc).
 //
 // Defines:
-//   OP          one of the OP_* codes of elementwise_ops.comp
+//   OP          one of the OP_* codes of elementwise_table.comp
 //   BINARY      1 when the op reads a second operand (input1)
 //   ACTIVATION  fused activation (common.comp)
 // Bindings: 0 output, 1 input0, 2 input1 (BINARY only).

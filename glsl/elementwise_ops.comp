@@ -1,39 +1,9 @@
-// elementwise_ops.comp: a library, not a template: the elementwise ops shared
-// by elementwise.comp and by fused epilogues (epilogue.comp). The generator
-// puts it after common.comp when a program asks for it.
-
-// Unary ops.
-#define OP_ABS 1
-#define OP_COS 2
-#define OP_EXP 3
-#define OP_FLOOR 4
-#define OP_LOG 5
-#define OP_NEG 6
-#define OP_RSQRT 7
-#define OP_SIN 8
-#define OP_SQRT 9
-#define OP_SQUARE 10
-#define OP_TANH 11
-#define OP_LOGISTIC 12
-#define OP_ELU 13
-#define OP_HARD_SWISH 14
-#define OP_GELU 15
-#define OP_GELU_APPROX 16
-#define OP_RELU 17
-#define OP_RELU6 18
-#define OP_RELU_N1_TO_1 19
-#define OP_RELU_0_TO_1 20
-#define OP_LEAKY_RELU 21   // params.x = alpha
-// Binary ops.
-#define OP_ADD 101
-#define OP_SUB 102
-#define OP_MUL 103
-#define OP_DIV 104
-#define OP_MAXIMUM 105
-#define OP_MINIMUM 106
-#define OP_POW 107
-#define OP_SQUARED_DIFFERENCE 108
-#define OP_PRELU 109       // b = alpha
+// elementwise_ops.comp: a library, not a template: the helpers the elementwise
+// table's GLSL expressions use (graph/elementwise_ops.inc; the OP_* codes and
+// elementwise_op() are the generated library elementwise_table.comp, which
+// follows this one) and the broadcasting index rule shared by elementwise.comp
+// and fused epilogues (epilogue.comp). The generator puts it after
+// common.comp when a program asks for it.
 
 // erf with |error| < 1.5e-7 (Abramowitz & Stegun 7.1.26); GLSL has none.
 vec4 erf_approx(vec4 x) {
@@ -64,43 +34,25 @@ vec4 safe_pow(vec4 a, vec4 b) {
   return mix(r, vec4(1.0), one);
 }
 
-// `op` is a constant at every call site, so the compiler keeps one case.
-// Unary ops ignore b.
-vec4 elementwise_op(int op, vec4 a, vec4 b, vec4 params) {
-  switch (op) {
-    case OP_ABS: return abs(a);
-    case OP_COS: return cos(a);
-    case OP_EXP: return exp(a);
-    case OP_FLOOR: return floor(a);
-    case OP_LOG: return log(a);
-    case OP_NEG: return -a;
-    case OP_RSQRT: return inversesqrt(a);
-    case OP_SIN: return sin(a);
-    case OP_SQRT: return sqrt(a);
-    case OP_SQUARE: return a * a;
-    case OP_TANH: return safe_tanh(a);
-    case OP_LOGISTIC: return sigmoid(a);
-    case OP_ELU: return mix(exp(a) - 1.0, a, greaterThan(a, vec4(0.0)));
-    case OP_HARD_SWISH: return a * clamp(a + 3.0, 0.0, 6.0) * (1.0 / 6.0);
-    case OP_GELU: return 0.5 * a * (1.0 + erf_approx(a * 0.7071067811865476));
-    case OP_GELU_APPROX:
-      return 0.5 * a * (1.0 + safe_tanh(0.7978845608028654 * (a + 0.044715 * a * a * a)));
-    case OP_RELU: return max_keep_nan(a, 0.0);
-    case OP_RELU6: return clamp_keep_nan(a, 0.0, 6.0);
-    case OP_RELU_N1_TO_1: return clamp_keep_nan(a, -1.0, 1.0);
-    case OP_RELU_0_TO_1: return clamp_keep_nan(a, 0.0, 1.0);
-    case OP_LEAKY_RELU: return mix(a * params.x, a, greaterThanEqual(a, vec4(0.0)));
-    case OP_ADD: return a + b;
-    case OP_SUB: return a - b;
-    case OP_MUL: return a * b;
-    case OP_DIV: return a / b;
-    case OP_MAXIMUM: return maximum_as_cpu(a, b);
-    case OP_MINIMUM: return minimum_as_cpu(a, b);
-    case OP_POW: return safe_pow(a, b);
-    case OP_SQUARED_DIFFERENCE: return (a - b) * (a - b);
-    case OP_PRELU: return mix(a * b, a, greaterThanEqual(a, vec4(0.0)));
-    default: return a;
-  }
+// C's atan2(y, x) where GLSL's atan(y, x) is undefined (x = y = 0) or may
+// divide y by x (infinities): the result's sign is y's, zero and infinite
+// operands give the multiples of pi/4 C gives, NaN stays NaN.
+vec4 atan2_as_cpu(vec4 y, vec4 x) {
+  const float pi = 3.14159265358979;
+  bvec4 x_neg = notEqual(floatBitsToUint(x) >> 31u, uvec4(0u));
+  vec4 y_sign = mix(vec4(1.0), vec4(-1.0), notEqual(floatBitsToUint(y) >> 31u, uvec4(0u)));
+  vec4 ay = abs(y);
+  // atan(|y|, x) with the operands GLSL leaves undefined kept away from it.
+  bvec4 special = bvec4(uvec4(equal(ay, vec4(0.0))) | uvec4(isinf(ay)) | uvec4(isinf(x)));
+  vec4 r = atan(mix(ay, vec4(1.0), special), mix(x, vec4(1.0), special));
+  // |y| = 0, or finite |y| against an infinite x: 0 or pi by x's sign.
+  vec4 toward_x = mix(vec4(0.0), vec4(pi), x_neg);
+  // Infinite |y|: pi/2, or pi/4 / 3pi/4 when x is infinite too.
+  vec4 inf_y = mix(vec4(0.5 * pi), mix(vec4(0.25 * pi), vec4(0.75 * pi), x_neg), isinf(x));
+  r = mix(r, toward_x, bvec4(uvec4(equal(ay, vec4(0.0))) | uvec4(isinf(x))));
+  r = mix(r, inf_y, isinf(ay));
+  r = y_sign * r;
+  return mix(r, vec4(uintBitsToFloat(0x7fc00000u)), bvec4(uvec4(isnan(x)) | uvec4(isnan(y))));
 }
 
 // Index of the vec4 an operand of stored shape `shape` contributes to output

@@ -3,10 +3,10 @@
 // calls gld_epilogue() on every output vec4 (through finish_output, after its
 // own fused activation); the ops run here in graph order, so the producer
 // writes the last op's output and the intermediate tensors never exist.
-// Needs elementwise_ops.comp.
+// Needs elementwise_ops.comp and elementwise_table.comp.
 //
 // Defines, for k = 1 .. EPI_COUNT (at most 8, kMaxEpilogueOps):
-//   EPI_OP_k       OP_* code (elementwise_ops.comp)
+//   EPI_OP_k       OP_* code (elementwise_table.comp)
 //   EPI_ACT_k      ACT_* code: the fused op's own fused activation
 //   EPI_OPERAND_k  0: unary; 1: the other operand is the op's second input;
 //                  2: it is the first (the running value is the second)

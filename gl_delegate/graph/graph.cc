@@ -56,6 +56,19 @@ const std::vector<OpType>& AllOpTypes() {
   return all;
 }
 
+int ElementwiseArity(OpType op) {
+  switch (op) {
+#define GLD_EW_UNARY(Name, ...) case OpType::k##Name: return 1;
+#define GLD_EW_BINARY(Name, ...) case OpType::k##Name: return 2;
+#define GLD_EW_GL(...)
+#include "graph/elementwise_ops.inc"
+#undef GLD_EW_GL
+#undef GLD_EW_BINARY
+#undef GLD_EW_UNARY
+    default: return 0;
+  }
+}
+
 const char* NodeOpName(const Node& node) {
   if (node.op == OpType::kCustom) {
     if (const auto* a = std::get_if<CustomAttributes>(&node.attributes)) return a->name.c_str();

@@ -524,7 +524,8 @@ using CustomParser = Status (*)(const uint8_t* data, size_t size, int version, A
 
 // How each op's options become its attributes: a builtin op's options table
 // or a custom op's custom_options bytes. An op without a row has no options
-// the IR uses. Encoding lives beside the builder (support/model_builder.cc).
+// the IR uses; a binary row of the elementwise table without one gets
+// BinaryAttributes without an activation (FindOptionParser). Encoding lives beside the builder (support/model_builder.cc).
 struct OptionParser {
   OpType op;
   BuiltinParser builtin;
@@ -543,12 +544,6 @@ const OptionParser kOptionParsers[] = {
     {OpType::kSub, ActivationOnly<tflite::SubOptions>, nullptr},
     {OpType::kMul, ActivationOnly<tflite::MulOptions>, nullptr},
     {OpType::kDiv, ActivationOnly<tflite::DivOptions>, nullptr},
-    {OpType::kMaximum, BinaryWithoutOptions, nullptr},
-    {OpType::kMinimum, BinaryWithoutOptions, nullptr},
-    {OpType::kPow, BinaryWithoutOptions, nullptr},
-    {OpType::kSquaredDifference, BinaryWithoutOptions, nullptr},
-    {OpType::kFloorDiv, BinaryWithoutOptions, nullptr},
-    {OpType::kFloorMod, BinaryWithoutOptions, nullptr},
     {OpType::kEqual, BinaryWithoutOptions, nullptr},
     {OpType::kNotEqual, BinaryWithoutOptions, nullptr},
     {OpType::kLess, BinaryWithoutOptions, nullptr},
@@ -596,7 +591,8 @@ const OptionParser* FindOptionParser(OpType op) {
   for (const OptionParser& p : kOptionParsers) {
     if (p.op == op) return &p;
   }
-  return nullptr;
+  static const OptionParser kBinaryElementwise = {OpType::kCustom, BinaryWithoutOptions, nullptr};
+  return ElementwiseArity(op) == 2 ? &kBinaryElementwise : nullptr;
 }
 
 }  // namespace

@@ -190,8 +190,12 @@ std::map<std::string, Case> Cases() {
     a.activation = act;
     c[op] = {{{"fused_activation_function", ActivationName(act)}}, a};
   }
-  for (const char* op : {"MAXIMUM", "MINIMUM", "POW", "SQUARED_DIFFERENCE", "FLOOR_DIV", "FLOOR_MOD",
-                         "EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL",
+  // The elementwise table's binary ops without options of their own (MAXIMUM,
+  // POW, ...), and the comparisons.
+  for (OpType op : AllOpTypes()) {
+    if (ElementwiseArity(op) == 2 && c.count(OpTypeName(op)) == 0) c[OpTypeName(op)] = {{}, BinaryAttributes{}};
+  }
+  for (const char* op : {"EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL",
                          "LOGICAL_AND", "LOGICAL_OR"}) {
     c[op] = {{}, BinaryAttributes{}};
   }

@@ -221,6 +221,7 @@ UNARY = {  # op: (range generator, options class or None)
     "RELU": (F(-3, 3), None), "RELU6": (F(-3, 9), None), "RELU_N1_TO_1": (F(-2, 2), None),
     "RELU_0_TO_1": (F(-1, 2), None), "SIGN": (PICK([-2.5, -1, -0.25, 0, 0.5, 3]), None),
     "ZEROS_LIKE": (F(-3, 3), "ZerosLikeOptions"),
+    "CEIL": (F(-5, 5), None), "ROUND": (F(-5, 5), None),
 }
 for _op, (_gen, _opt) in UNARY.items():
     _o = opts(_opt) if _opt else None
@@ -232,6 +233,8 @@ simple("ABS", "int32", [In([2, 5], INT(-9, 9), I32)], out_dtype=I32)
 simple("NEG", "int32", [In([2, 5], INT(-9, 9), I32)], out_dtype=I32)
 simple("ZEROS_LIKE", "int32", [In([3, 2], INT(-9, 9), I32)], opts("ZerosLikeOptions"), out_dtype=I32)
 simple("SIGN", "3d", [In([2, 1, 6], F(-2, 2))])
+simple("ROUND", "halves", [In([2, 8], PICK([-3.5, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, -0.49, 0.51, 2.4999]))])
+simple("CEIL", "integers", [In([3, 4], PICK([-3, -2.0001, -1, -0.25, 0, 0.25, 1, 2.5]))])
 simple("GELU", "exact", [In([1, 2, 3, 5], F(-4, 4))], opts("GeluOptions", approximate=False))
 simple("GELU", "approximate", [In([2, 9], F(-4, 4))], opts("GeluOptions", approximate=True))
 simple("LEAKY_RELU", "alpha_0_2", [In([1, 3, 4, 5], F(-3, 3))], opts("LeakyReluOptions", alpha=0.2))
@@ -282,6 +285,11 @@ simple("MINIMUM", "const_scalar", [In([1, 2, 2, 5], F(-2, 2)), C(np.array(0.25, 
        opts("MaximumMinimumOptions"))
 simple("POW", "int32", [In([2, 4], INT(-4, 5), I32), In([2, 4], INT(0, 4), I32)],
        opts("PowOptions"), out_dtype=I32)
+
+# ATAN2 has no options table; its operands are (y, x).
+simple("ATAN2", "same_shape", [In([1, 2, 3, 5], F(-2, 2)), In([1, 2, 3, 5], F(-2, 2))])
+simple("ATAN2", "2d", [In([3, 7], F(-3, 3)), In([3, 7], F(-1, 1))])  # LiteRT does not broadcast ATAN2
+simple("ATAN2", "axes", [In([3, 4], PICK([-1, 0, 1])), In([3, 4], PICK([-2, 0, 2]))])
 
 CMP = {"EQUAL": "EqualOptions", "NOT_EQUAL": "NotEqualOptions", "GREATER": "GreaterOptions",
        "GREATER_EQUAL": "GreaterEqualOptions", "LESS": "LessOptions", "LESS_EQUAL": "LessEqualOptions"}

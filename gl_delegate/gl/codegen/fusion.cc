@@ -1,5 +1,7 @@
 #include "gl/codegen/fusion.h"
 
+#include "gl/codegen/elementwise_table.h"
+
 #include <algorithm>
 #include <map>
 
@@ -165,7 +167,7 @@ class Fuser {
     const std::string k = std::to_string(p.epilogue_steps + 1);
     if (p.epilogue_steps == 0) {
       d.shader.Define("GLD_EPILOGUE", 1);
-      d.shader.Library("elementwise_ops.comp").Library("epilogue.comp");
+      d.shader.Library("elementwise_ops.comp").Library(std::string(kElementwiseTableLibrary)).Library("epilogue.comp");
     }
     d.shader.Define("EPI_OP_" + k, e.op).Define("EPI_ACT_" + k, e.act);
     d.shader.Define("EPI_OPERAND_" + k, e.operand == kNoTensor ? 0 : e.operand_first ? 2 : 1);

@@ -2,7 +2,9 @@
 
 #include <atomic>
 #include <cstring>
+#include <iterator>
 
+#include "gl/codegen/elementwise_table.h"
 #include "util/half.h"
 
 namespace gld::gl {
@@ -215,55 +217,55 @@ StatusOr<std::string> ActivationDefine(Activation a, const char* op_name) {
 }
 
 const std::vector<GlBuilder>& GlBuilders() {
-  static const std::vector<GlBuilder> table = {
-      {OpType::kAdd, BuildElementwise}, {OpType::kSub, BuildElementwise}, {OpType::kMul, BuildElementwise},
-      {OpType::kDiv, BuildElementwise}, {OpType::kMaximum, BuildElementwise},
-      {OpType::kMinimum, BuildElementwise}, {OpType::kPow, BuildElementwise},
-      {OpType::kSquaredDifference, BuildElementwise}, {OpType::kAbs, BuildElementwise},
-      {OpType::kCos, BuildElementwise}, {OpType::kExp, BuildElementwise}, {OpType::kFloor, BuildElementwise},
-      {OpType::kLog, BuildElementwise}, {OpType::kNeg, BuildElementwise}, {OpType::kRsqrt, BuildElementwise},
-      {OpType::kSin, BuildElementwise}, {OpType::kSqrt, BuildElementwise}, {OpType::kSquare, BuildElementwise},
-      {OpType::kTanh, BuildElementwise}, {OpType::kLogistic, BuildElementwise}, {OpType::kElu, BuildElementwise},
-      {OpType::kHardSwish, BuildElementwise}, {OpType::kGelu, BuildElementwise},
-      {OpType::kRelu, BuildElementwise}, {OpType::kRelu6, BuildElementwise},
-      {OpType::kReluN1To1, BuildElementwise}, {OpType::kRelu0To1, BuildElementwise},
-      {OpType::kLeakyRelu, BuildElementwise}, {OpType::kPrelu, BuildElementwise},
-      {OpType::kConv2d, BuildConv2d},
-      {OpType::kDepthwiseConv2d, BuildDepthwiseConv2d},
-      {OpType::kTransposeConv, BuildTransposeConv},
-      {OpType::kConvolution2DTransposeBias, BuildTransposeConv},
-      {OpType::kFullyConnected, BuildFullyConnected},
-      {OpType::kAveragePool2d, BuildPooling},
-      {OpType::kMaxPool2d, BuildPooling},
-      {OpType::kMaxPoolingWithArgmax2D, BuildPooling},
-      {OpType::kMaxUnpooling2D, BuildMaxUnpooling},
-      {OpType::kMean, BuildReduce},
-      {OpType::kSum, BuildReduce},
-      {OpType::kReduceMax, BuildReduce},
-      {OpType::kReduceMin, BuildReduce},
-      {OpType::kReduceProd, BuildReduce},
-      {OpType::kConcatenation, BuildConcatenation},
-      {OpType::kPad, BuildPad},
-      {OpType::kPadV2, BuildPad},
-      {OpType::kMirrorPad, BuildPad},
-      {OpType::kReshape, BuildReshape},
-      {OpType::kResizeBilinear, BuildResize},
-      {OpType::kResizeNearestNeighbor, BuildResize},
-      {OpType::kSoftmax, BuildSoftmax},
-      {OpType::kStridedSlice, BuildSlice},
-      {OpType::kSlice, BuildSlice},
-      {OpType::kDepthToSpace, BuildDepthSpace},
-      {OpType::kSpaceToDepth, BuildDepthSpace},
-      {OpType::kTile, BuildTile},
-      {OpType::kTranspose, BuildTranspose},
-      {OpType::kQuantize, BuildQuantize},
-      {OpType::kDequantize, BuildQuantize},
-      // MediaPipe's custom ops.
-      {OpType::kTransformTensorBilinear, BuildTransformTensorBilinear},
-      {OpType::kTransformLandmarks, BuildTransformLandmarks},
-      {OpType::kLandmarks2TransformMatrix, BuildLandmarks2TransformMatrix},
-      {OpType::kCustom, BuildCustom},
-  };
+  static const std::vector<GlBuilder> table = [] {
+    // Every elementwise table row with a GLSL expression
+    // (graph/elementwise_ops.inc), then the other ops' builders.
+    std::vector<GlBuilder> rows;
+    for (const ElementwiseGlRow& r : ElementwiseGlRows()) {
+      bool seen = false;
+      for (const GlBuilder& b : rows) seen = seen || b.op == r.op;
+      if (!seen) rows.push_back({r.op, BuildElementwise});
+    }
+    const GlBuilder others[] = {
+        {OpType::kConv2d, BuildConv2d},
+        {OpType::kDepthwiseConv2d, BuildDepthwiseConv2d},
+        {OpType::kTransposeConv, BuildTransposeConv},
+        {OpType::kConvolution2DTransposeBias, BuildTransposeConv},
+        {OpType::kFullyConnected, BuildFullyConnected},
+        {OpType::kAveragePool2d, BuildPooling},
+        {OpType::kMaxPool2d, BuildPooling},
+        {OpType::kMaxPoolingWithArgmax2D, BuildPooling},
+        {OpType::kMaxUnpooling2D, BuildMaxUnpooling},
+        {OpType::kMean, BuildReduce},
+        {OpType::kSum, BuildReduce},
+        {OpType::kReduceMax, BuildReduce},
+        {OpType::kReduceMin, BuildReduce},
+        {OpType::kReduceProd, BuildReduce},
+        {OpType::kConcatenation, BuildConcatenation},
+        {OpType::kPad, BuildPad},
+        {OpType::kPadV2, BuildPad},
+        {OpType::kMirrorPad, BuildPad},
+        {OpType::kReshape, BuildReshape},
+        {OpType::kResizeBilinear, BuildResize},
+        {OpType::kResizeNearestNeighbor, BuildResize},
+        {OpType::kSoftmax, BuildSoftmax},
+        {OpType::kStridedSlice, BuildSlice},
+        {OpType::kSlice, BuildSlice},
+        {OpType::kDepthToSpace, BuildDepthSpace},
+        {OpType::kSpaceToDepth, BuildDepthSpace},
+        {OpType::kTile, BuildTile},
+        {OpType::kTranspose, BuildTranspose},
+        {OpType::kQuantize, BuildQuantize},
+        {OpType::kDequantize, BuildQuantize},
+        // MediaPipe's custom ops.
+        {OpType::kTransformTensorBilinear, BuildTransformTensorBilinear},
+        {OpType::kTransformLandmarks, BuildTransformLandmarks},
+        {OpType::kLandmarks2TransformMatrix, BuildLandmarks2TransformMatrix},
+        {OpType::kCustom, BuildCustom},
+    };
+    rows.insert(rows.end(), std::begin(others), std::end(others));
+    return rows;
+  }();
   return table;
 }
 

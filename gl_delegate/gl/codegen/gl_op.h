@@ -146,7 +146,7 @@ StatusOr<std::string> ActivationDefine(Activation a, const char* op_name);
 // An elementwise node seen as a step of a fused epilogue (gl/codegen/fusion.h) applied
 // to `fused`, one of its inputs.
 struct EpilogueOp {
-  std::string op;   // OP_* (elementwise_ops.comp)
+  std::string op;   // OP_* (elementwise_table.comp)
   std::string act;  // ACT_* of the node's own fused activation
   int operand = kNoTensor;     // binary ops: the other input
   bool operand_first = false;  // the other input is the op's first input

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "gl/codegen/elementwise_table.h"
 #include "gl/codegen/embedded_files.h"
 
 namespace gld::gl {
@@ -11,6 +12,7 @@ StatusOr<std::string_view> FindTemplate(const std::string& name) {
   for (const EmbeddedFile* f = kEmbeddedFiles; !f->name.empty(); ++f) {
     if (f->name == name) return f->contents;
   }
+  if (name == kElementwiseTableLibrary) return ElementwiseTableGlsl();
   return NotFoundError("no GLSL template '" + name + "' is embedded in this build");
 }
 

@@ -2,7 +2,9 @@
 // time): a "#version 310 es" line, the #defines of one variant, common.comp,
 // the libraries the variant asks for (elementwise_ops.comp, the fused
 // epilogue.comp), then the op's template. No GLSL is assembled from
-// fragments in C++ beyond the #define lines.
+// fragments in C++ beyond the #define lines and one generated library,
+// elementwise_table.comp: the elementwise table's GLSL expressions
+// (graph/elementwise_ops.inc, gl/codegen/elementwise_table.h).
 #pragma once
 
 #include <array>
@@ -48,7 +50,8 @@ struct ShaderSpec {
   }
 };
 
-// The embedded file `name`; NotFound when there is none.
+// The embedded file `name`, or the generated elementwise_table.comp;
+// NotFound when there is none.
 StatusOr<std::string_view> FindTemplate(const std::string& name);
 
 // The full source of one program. InvalidArgument when a define is not a

@@ -1,7 +1,9 @@
-// Elementwise ops on the GPU vs the CPU kernels: every unary op, every binary
-// op with each broadcasting pattern, fused activations.
+// Elementwise ops on the GPU vs the CPU kernels: every op of the elementwise
+// table with a GL kernel (graph/elementwise_ops.inc), unary ones over several
+// shapes, binary ones with each broadcasting pattern; fused activations.
 #include <gtest/gtest.h>
 
+#include "gl/codegen/elementwise_table.h"
 #include "gl/gl_test_util.h"
 
 namespace gld::testing {
@@ -19,6 +21,59 @@ struct UnaryCase {
   float lo, hi;  // input range where the op is defined
 };
 
+// Where an op is tested: the range it is defined on, else [lo, hi) = [-3, 3)
+// for unary ops and [-2, 2) for both operands of binary ones.
+struct Domain {
+  float lo, hi;
+  float rlo = -2, rhi = 2;  // binary ops' right operand
+};
+Domain DomainOf(OpType op, bool binary) {
+  switch (op) {
+    case OpType::kCos: case OpType::kSin: case OpType::kTanh: case OpType::kElu: case OpType::kGelu:
+      return {-4, 4};
+    case OpType::kFloor: case OpType::kHardSwish: return {-5, 5};
+    case OpType::kLog: return {0.05f, 10};
+    case OpType::kRsqrt: return {0.1f, 10};
+    case OpType::kSqrt: return {0, 10};
+    case OpType::kLogistic: return {-8, 8};
+    case OpType::kRelu6: return {-3, 9};
+    case OpType::kRelu0To1: return {-2, 2};
+    case OpType::kDiv: return {-2, 2, 0.5f, 2};
+    case OpType::kPow: return {0.1f, 3, -2, 2};
+    case OpType::kPrelu: return {-2, 2, 0, 1};
+    default: return binary ? Domain{-2, 2} : Domain{-3, 3};
+  }
+}
+
+// Ops whose result jumps at integers (CEIL, ROUND): their inputs are eighths,
+// exact in fp16, so that fp16 storage cannot move one across a step (ROUND
+// meets its halves both ways).
+bool TakesExactInputs(OpType op) { return op == OpType::kCeil || op == OpType::kRound; }
+
+// The table's ops with a GL kernel, once each.
+std::vector<OpType> GlElementwiseOps(bool binary) {
+  std::vector<OpType> ops;
+  for (const gl::ElementwiseGlRow& r : gl::ElementwiseGlRows()) {
+    if (r.binary == binary && std::find(ops.begin(), ops.end(), r.op) == ops.end()) ops.push_back(r.op);
+  }
+  return ops;
+}
+
+std::vector<UnaryCase> UnaryCases() {
+  std::vector<UnaryCase> cases;
+  for (OpType op : GlElementwiseOps(false)) cases.push_back({op, DomainOf(op, false).lo, DomainOf(op, false).hi});
+  return cases;
+}
+
+// Multiples of 1/8 in [lo, hi).
+std::vector<float> Eighths(const Shape& shape, uint32_t seed, float lo, float hi) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(static_cast<int>(lo * 8), static_cast<int>(hi * 8) - 1);
+  std::vector<float> v(static_cast<size_t>(NumElements(shape)));
+  for (float& x : v) x = static_cast<float>(d(rng)) / 8.0f;
+  return v;
+}
+
 class UnaryTest : public ::testing::TestWithParam<UnaryCase> {};
 
 TEST_P(UnaryTest, MatchesCpu) {
@@ -28,7 +83,7 @@ TEST_P(UnaryTest, MatchesCpu) {
     uint32_t seed = 10;
     for (const Shape& shape : UnaryShapes()) {
       GlOpTest t(seed++);
-      int x = t.Input(shape, c.lo, c.hi);
+      int x = TakesExactInputs(c.op) ? t.InputValues(shape, Eighths(shape, seed, c.lo, c.hi)) : t.Input(shape, c.lo, c.hi);
       Attributes attrs;
       if (c.op == OpType::kLeakyRelu) attrs = LeakyReluAttributes{0.15f};
       t.Op(c.op, {x}, attrs);
@@ -37,19 +92,10 @@ TEST_P(UnaryTest, MatchesCpu) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Ops, UnaryTest,
-    ::testing::Values(UnaryCase{OpType::kAbs, -3, 3}, UnaryCase{OpType::kCos, -4, 4},
-                      UnaryCase{OpType::kExp, -3, 3}, UnaryCase{OpType::kFloor, -5, 5},
-                      UnaryCase{OpType::kLog, 0.05f, 10}, UnaryCase{OpType::kNeg, -3, 3},
-                      UnaryCase{OpType::kRsqrt, 0.1f, 10}, UnaryCase{OpType::kSin, -4, 4},
-                      UnaryCase{OpType::kSqrt, 0, 10}, UnaryCase{OpType::kSquare, -3, 3},
-                      UnaryCase{OpType::kTanh, -4, 4}, UnaryCase{OpType::kLogistic, -8, 8},
-                      UnaryCase{OpType::kElu, -4, 4}, UnaryCase{OpType::kHardSwish, -5, 5},
-                      UnaryCase{OpType::kGelu, -4, 4}, UnaryCase{OpType::kRelu, -3, 3},
-                      UnaryCase{OpType::kRelu6, -3, 9}, UnaryCase{OpType::kReluN1To1, -3, 3},
-                      UnaryCase{OpType::kRelu0To1, -2, 2}, UnaryCase{OpType::kLeakyRelu, -3, 3}),
-    [](const ::testing::TestParamInfo<UnaryCase>& info) { return std::string(OpTypeName(info.param.op)); });
+INSTANTIATE_TEST_SUITE_P(Ops, UnaryTest, ::testing::ValuesIn(UnaryCases()),
+                         [](const ::testing::TestParamInfo<UnaryCase>& info) {
+                           return std::string(OpTypeName(info.param.op));
+                         });
 
 TEST(ElementwiseTest, GeluApproximate) {
   GLD_REQUIRE_GL(env);
@@ -120,15 +166,19 @@ TEST_P(BinaryTest, MatchesCpuWithBroadcasting) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Ops, BinaryTest,
-    ::testing::Values(BinaryCase{OpType::kAdd, -2, 2, -2, 2}, BinaryCase{OpType::kSub, -2, 2, -2, 2},
-                      BinaryCase{OpType::kMul, -2, 2, -2, 2}, BinaryCase{OpType::kDiv, -2, 2, 0.5f, 2},
-                      BinaryCase{OpType::kMaximum, -2, 2, -2, 2}, BinaryCase{OpType::kMinimum, -2, 2, -2, 2},
-                      BinaryCase{OpType::kPow, 0.1f, 3, -2, 2},
-                      BinaryCase{OpType::kSquaredDifference, -2, 2, -2, 2},
-                      BinaryCase{OpType::kPrelu, -2, 2, 0, 1}),
-    [](const ::testing::TestParamInfo<BinaryCase>& info) { return std::string(OpTypeName(info.param.op)); });
+std::vector<BinaryCase> BinaryCases() {
+  std::vector<BinaryCase> cases;
+  for (OpType op : GlElementwiseOps(true)) {
+    const Domain d = DomainOf(op, true);
+    cases.push_back({op, d.lo, d.hi, d.rlo, d.rhi});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, BinaryTest, ::testing::ValuesIn(BinaryCases()),
+                         [](const ::testing::TestParamInfo<BinaryCase>& info) {
+                           return std::string(OpTypeName(info.param.op));
+                         });
 
 TEST(ElementwiseTest, PowOfNegativeBaseWithIntegerExponents) {
   GLD_REQUIRE_GL(env);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "gl/codegen/elementwise_table.h"
 #include "gl/codegen/gl_op.h"
 #include "gl/codegen/ops/op_util.h"
 
@@ -11,46 +12,10 @@ namespace gld::gl {
 
 namespace {
 
-struct ElementwiseOp {
-  const char* code;
-  bool binary;
-};
-
-bool LookUp(OpType op, const GeluAttributes* gelu, ElementwiseOp* out) {
-  switch (op) {
-    case OpType::kAbs: *out = {"OP_ABS", false}; return true;
-    case OpType::kCos: *out = {"OP_COS", false}; return true;
-    case OpType::kExp: *out = {"OP_EXP", false}; return true;
-    case OpType::kFloor: *out = {"OP_FLOOR", false}; return true;
-    case OpType::kLog: *out = {"OP_LOG", false}; return true;
-    case OpType::kNeg: *out = {"OP_NEG", false}; return true;
-    case OpType::kRsqrt: *out = {"OP_RSQRT", false}; return true;
-    case OpType::kSin: *out = {"OP_SIN", false}; return true;
-    case OpType::kSqrt: *out = {"OP_SQRT", false}; return true;
-    case OpType::kSquare: *out = {"OP_SQUARE", false}; return true;
-    case OpType::kTanh: *out = {"OP_TANH", false}; return true;
-    case OpType::kLogistic: *out = {"OP_LOGISTIC", false}; return true;
-    case OpType::kElu: *out = {"OP_ELU", false}; return true;
-    case OpType::kHardSwish: *out = {"OP_HARD_SWISH", false}; return true;
-    case OpType::kGelu:
-      *out = {gelu != nullptr && gelu->approximate ? "OP_GELU_APPROX" : "OP_GELU", false};
-      return true;
-    case OpType::kRelu: *out = {"OP_RELU", false}; return true;
-    case OpType::kRelu6: *out = {"OP_RELU6", false}; return true;
-    case OpType::kReluN1To1: *out = {"OP_RELU_N1_TO_1", false}; return true;
-    case OpType::kRelu0To1: *out = {"OP_RELU_0_TO_1", false}; return true;
-    case OpType::kLeakyRelu: *out = {"OP_LEAKY_RELU", false}; return true;
-    case OpType::kAdd: *out = {"OP_ADD", true}; return true;
-    case OpType::kSub: *out = {"OP_SUB", true}; return true;
-    case OpType::kMul: *out = {"OP_MUL", true}; return true;
-    case OpType::kDiv: *out = {"OP_DIV", true}; return true;
-    case OpType::kMaximum: *out = {"OP_MAXIMUM", true}; return true;
-    case OpType::kMinimum: *out = {"OP_MINIMUM", true}; return true;
-    case OpType::kPow: *out = {"OP_POW", true}; return true;
-    case OpType::kSquaredDifference: *out = {"OP_SQUARED_DIFFERENCE", true}; return true;
-    case OpType::kPrelu: *out = {"OP_PRELU", true}; return true;
-    default: return false;
-  }
+// The node's elementwise table row on the GPU; nullptr when it has none.
+const ElementwiseGlRow* LookUp(const Node& node) {
+  const auto* gelu = std::get_if<GeluAttributes>(&node.attributes);
+  return FindElementwiseGlRow(node.op, gelu != nullptr && gelu->approximate);
 }
 
 // Sets the shader's view of operand `input` broadcast to the output.
@@ -74,11 +39,9 @@ Status BindOperand(OpBuildContext& ctx, size_t input, const char* shape_name,
 
 Status BuildElementwise(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   const Node& node = ctx.node();
-  ElementwiseOp op;
-  if (!LookUp(node.op, std::get_if<GeluAttributes>(&node.attributes), &op)) {
-    return UnimplementedError(std::string("op ") + ctx.op_name() + " has no GL kernel");
-  }
-  const size_t want_inputs = op.binary ? 2 : 1;
+  const ElementwiseGlRow* op = LookUp(node);
+  if (op == nullptr) return UnimplementedError(std::string("op ") + ctx.op_name() + " has no GL kernel");
+  const size_t want_inputs = op->binary ? 2 : 1;
   if (ctx.num_inputs() < want_inputs || ctx.num_outputs() < 1) {
     return ctx.Invalid("expects " + std::to_string(want_inputs) + " input(s) and 1 output, has " +
                        std::to_string(ctx.num_inputs()) + " and " + std::to_string(ctx.num_outputs()));
@@ -90,12 +53,12 @@ Status BuildElementwise(OpBuildContext& ctx, std::vector<Dispatch>* out) {
 
   Dispatch d;
   d.shader.template_name = "elementwise.comp";
-  d.shader.Define("OP", op.code).Define("BINARY", op.binary ? 1 : 0).Define("ACTIVATION", act);
-  d.shader.Library("elementwise_ops.comp");
+  d.shader.Define("OP", op->code).Define("BINARY", op->binary ? 1 : 0).Define("ACTIVATION", act);
+  d.shader.Library("elementwise_ops.comp").Library(std::string(kElementwiseTableLibrary));
   d.Bind(0, DispatchBufferRef{DispatchBufferRef::kTensor, ctx.output_index(0)});
   d.IVec4("u_out", out_shape);
   GLD_RETURN_IF_ERROR(BindOperand(ctx, 0, "u_in0", "u_in0_map", d));
-  if (op.binary) {
+  if (op->binary) {
     GLD_RETURN_IF_ERROR(BindOperand(ctx, 1, "u_in1", "u_in1_map", d));
   } else {
     // Unary ops keep the shape: a broadcasting input would be a malformed node.
@@ -117,18 +80,13 @@ Status BuildElementwise(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   return OkStatus();
 }
 
-bool IsEpilogueOp(const Node& node) {
-  ElementwiseOp op;
-  return LookUp(node.op, std::get_if<GeluAttributes>(&node.attributes), &op);
-}
+bool IsEpilogueOp(const Node& node) { return LookUp(node) != nullptr; }
 
 StatusOr<EpilogueOp> DescribeEpilogueOp(const Graph& graph, size_t node, int fused, Precision precision) {
   OpBuildContext ctx(graph, node, precision, /*dry_run=*/true);
   const Node& n = ctx.node();
-  ElementwiseOp op;
-  if (!LookUp(n.op, std::get_if<GeluAttributes>(&n.attributes), &op)) {
-    return UnimplementedError(std::string(ctx.op_name()) + " is not elementwise");
-  }
+  const ElementwiseGlRow* op = LookUp(n);
+  if (op == nullptr) return UnimplementedError(std::string(ctx.op_name()) + " is not elementwise");
   const int out = ctx.output_index(0);
   if (n.outputs.size() != 1 || out < 0 || fused < 0 || static_cast<size_t>(fused) >= graph.tensors.size()) {
     return ctx.Unsupported("not a single-output node on a valid tensor");
@@ -140,7 +98,7 @@ StatusOr<EpilogueOp> DescribeEpilogueOp(const Graph& graph, size_t node, int fus
                            ShapeToString(f.shape));
   }
   EpilogueOp e;
-  e.op = op.code;
+  e.op = op->code;
   Activation activation = Activation::kNone;
   if (const auto* a = std::get_if<BinaryAttributes>(&n.attributes)) activation = a->activation;
   GLD_ASSIGN_OR_RETURN(e.act, ActivationDefine(activation, ctx.op_name()));
@@ -149,7 +107,7 @@ StatusOr<EpilogueOp> DescribeEpilogueOp(const Graph& graph, size_t node, int fus
     if (a == nullptr) return ctx.Invalid("missing LeakyReluAttributes");
     e.params[0] = a->alpha;
   }
-  if (!op.binary) {
+  if (!op->binary) {
     if (ctx.input_index(0) != fused) return ctx.Unsupported("the fused tensor is not the input");
     return e;
   }
