@@ -1,13 +1,12 @@
 #include "cpu_kernels/simd.h"
 
+#include "util/cpu_features.h"
+
 namespace gld::cpu {
 
 bool HasAvx512f() {
 #ifdef GLD_AVX512
-  // GCC's and Clang's runtime check both require the OS to save the ZMM
-  // state as well (XGETBV).
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
+  return HostCpuFeatures().avx512f;
 #else
   return false;
 #endif

@@ -28,7 +28,8 @@ typedef float Float8 __attribute__((vector_size(32)));
 // 16 floats, for GLD_AVX512 functions.
 typedef float Float16 __attribute__((vector_size(64)));
 
-// True when the CPU and the OS run AVX-512F (checked once).
+// True where GLD_AVX512 functions are compiled and may run: the CPU has
+// AVX-512F and the OS saves its state (util/cpu_features.h).
 bool HasAvx512f();
 
 }  // namespace gld::cpu

@@ -5,8 +5,8 @@
 #   gpu_carry/loader/  GL loader packages (libglvnd, libEGL, libGLESv2, ...),
 #                      unpacked into / there (they only add libraries)
 #   gpu_carry/deps/    build and run dependencies of this project (epoxy,
-#                      flatbuffers, spdlog, fmt, glm, CLI11, GoogleTest,
-#                      xxhash), unpacked into a private folder there
+#                      flatbuffers, spdlog, fmt, glm, CLI11, nlohmann-json,
+#                      GoogleTest, xxhash), unpacked into a private folder there
 #   gpu_carry/wheels/  ai-edge-litert for the GPU machine's Python 3.12 (and
 #                      backports.strenum; numpy, flatbuffers, protobuf,
 #                      ml_dtypes, tqdm are there)
@@ -27,7 +27,7 @@ apt-get "${apt_opts[@]}" update >/dev/null
 (cd "$carry/deps" && apt-get "${apt_opts[@]}" download \
   libepoxy0 libepoxy-dev libegl-dev libgles-dev libgl-dev libglx-dev libglvnd-dev libxxhash0 libxxhash-dev \
   libflatbuffers2 libflatbuffers-dev flatbuffers-compiler libspdlog1.10 libspdlog-dev libfmt9 libfmt-dev \
-  libglm-dev libcli11-dev libgtest-dev libgmock-dev pkgconf pkgconf-bin libpkgconf3 \
+  libglm-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev pkgconf pkgconf-bin libpkgconf3 \
   libx11-6 libx11-dev libxcb1 libxcb1-dev libxau6 libxau-dev libxdmcp6 libxdmcp-dev x11proto-dev xtrans-dev \
   libpthread-stubs0-dev libbsd0 libmd0)
 python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \

@@ -2,8 +2,9 @@
 
 #include <cstring>
 
+#include "util/cpu_features.h"
+
 #if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -71,29 +72,15 @@ __attribute__((target("f16c,avx"))) void HalfToFloatF16c(const uint16_t* src, fl
   for (; i < n; ++i) dst[i] = HalfToFloat(src[i]);
 }
 
-// CPUID leaf 1 (ECX: OSXSAVE 27, AVX 28, F16C 29) and XGETBV, so that the
-// OS saves the YMM registers; __builtin_cpu_supports("f16c") is GCC-only.
-bool HasF16c() {
-  static const bool has = [] {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (__get_cpuid(1, &a, &b, &c, &d) == 0) return false;
-    const unsigned need = (1u << 27) | (1u << 28) | (1u << 29);
-    if ((c & need) != need) return false;
-    unsigned lo = 0, hi = 0;
-    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    return (lo & 6u) == 6u;  // XMM and YMM state enabled
-  }();
-  return has;
-}
 #else
-bool HasF16c() { return false; }
 void HalfToFloatF16c(const uint16_t*, float*, int64_t) {}
 #endif
 
 }  // namespace
 
 void HalfToFloatArray(const uint16_t* src, float* dst, int64_t n) {
-  if (n >= 8 && HasF16c()) {
+  // HalfToFloatF16c stores with AVX as well; f16c implies avx.
+  if (n >= 8 && HostCpuFeatures().f16c) {
     HalfToFloatF16c(src, dst, n);
     return;
   }

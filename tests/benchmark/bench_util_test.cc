@@ -1,12 +1,12 @@
 // The benchmark's helpers in tools/common: timing statistics, /proc status
-// parsing, TFLite's --input_layer_value_files syntax, and the JSON writer
-// (read back with an independent strict reader).
+// parsing, TFLite's --input_layer_value_files syntax, the JSON report text
+// (read back strictly), and the strict JSON reading the tests use.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "json_reader.h"
+#include "common/strict_json.h"
 
 #ifdef GLD_HAVE_TOOL_COMMON
 #include "common/bench_stats.h"
@@ -84,48 +84,66 @@ TEST(InputLayerValueFiles, FindsInputsByNameOrIndex) {
   EXPECT_FALSE(FindInputIndex(inputs, "2", "--f").ok());
 }
 
-TEST(JsonWriter, WritesValidJsonThatReadsBack) {
-  JsonWriter j;
-  j.BeginObject();
-  j.Key("s").String("quote \" back \\ nl \n tab \t ctl \x01 end");
-  j.Key("n").Number(0.1).Key("big").Number(123456789.25).Key("neg").Number(-2.5e-7);
-  j.Key("nan").Number(std::numeric_limits<double>::quiet_NaN());
-  j.Key("i").Int(-42).Key("t").Bool(true).Key("f").Bool(false).Key("z").Null();
-  j.Key("empty_array").BeginArray().EndArray();
-  j.Key("empty_object").BeginObject().EndObject();
-  j.Key("names").StringArray({"a", "b"});
-  j.Key("rows").BeginArray();
-  j.BeginObject().Key("k").Int(1).EndObject();
-  j.BeginObject().Key("k").Int(2).EndObject();
-  j.EndArray();
-  j.EndObject();
-  std::string error;
-  auto v = gld::testing::JsonReader::Parse(j.str(), &error);
-  ASSERT_TRUE(v.has_value()) << error << "\n" << j.str();
-  EXPECT_EQ((*v)["s"].string, "quote \" back \\ nl \n tab \t ctl \x01 end");
-  EXPECT_EQ((*v)["n"].number, 0.1);  // shortest form still reads back exactly
-  EXPECT_EQ((*v)["big"].number, 123456789.25);
-  EXPECT_EQ((*v)["neg"].number, -2.5e-7);
-  EXPECT_EQ((*v)["nan"].kind, gld::testing::JsonValue::kNull);
-  EXPECT_EQ((*v)["i"].number, -42);
-  EXPECT_TRUE((*v)["t"].boolean);
-  EXPECT_EQ((*v)["f"].kind, gld::testing::JsonValue::kBool);
-  EXPECT_FALSE((*v)["f"].boolean);
-  EXPECT_EQ((*v)["z"].kind, gld::testing::JsonValue::kNull);
-  EXPECT_TRUE((*v)["empty_array"].array.empty());
-  EXPECT_TRUE((*v)["empty_object"].object.empty());
-  ASSERT_EQ((*v)["names"].array.size(), 2u);
-  EXPECT_EQ((*v)["names"].array[1].string, "b");
-  ASSERT_EQ((*v)["rows"].array.size(), 2u);
-  EXPECT_EQ((*v)["rows"].array[1]["k"].number, 2);
+TEST(JsonReport, WritesValidJsonThatReadsBack) {
+  JsonReport j;
+  j["s"] = "quote \" back \\ nl \n tab \t ctl \x01 end";
+  j["n"] = 0.1;
+  j["big"] = 123456789.25;
+  j["neg"] = -2.5e-7;
+  j["nan"] = std::numeric_limits<double>::quiet_NaN();
+  j["inf"] = -std::numeric_limits<double>::infinity();
+  j["i"] = -42;
+  j["t"] = true;
+  j["f"] = false;
+  j["z"] = nullptr;
+  j["bad_utf8"] = "a\xff";
+  j["empty_array"] = JsonReport::array();
+  j["empty_object"] = JsonReport::object();
+  j["names"] = std::vector<std::string>{"a", "b"};
+  j["rows"] = JsonReport::array();
+  j["rows"].push_back({{"k", 1}});
+  j["rows"].push_back({{"k", 2}});
+  const std::string text = JsonReportText(j);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  auto parsed = gld::testing::ParseStrictJson(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString() << "\n" << text;
+  const nlohmann::json& v = *parsed;
+  EXPECT_EQ(v.at("s").get<std::string>(), "quote \" back \\ nl \n tab \t ctl \x01 end");
+  EXPECT_EQ(v.at("n").get<double>(), 0.1);  // shortest form still reads back exactly
+  EXPECT_EQ(v.at("big").get<double>(), 123456789.25);
+  EXPECT_EQ(v.at("neg").get<double>(), -2.5e-7);
+  EXPECT_TRUE(v.at("nan").is_null());
+  EXPECT_TRUE(v.at("inf").is_null());
+  EXPECT_EQ(v.at("i").get<double>(), -42);
+  EXPECT_TRUE(v.at("t").get<bool>());
+  EXPECT_TRUE(v.at("f").is_boolean());
+  EXPECT_FALSE(v.at("f").get<bool>());
+  EXPECT_TRUE(v.at("z").is_null());
+  EXPECT_EQ(v.at("bad_utf8").get<std::string>(), "a\xef\xbf\xbd");  // U+FFFD
+  EXPECT_TRUE(v.at("empty_array").is_array());
+  EXPECT_TRUE(v.at("empty_array").empty());
+  EXPECT_TRUE(v.at("empty_object").is_object());
+  EXPECT_TRUE(v.at("empty_object").empty());
+  ASSERT_EQ(v.at("names").size(), 2u);
+  EXPECT_EQ(v.at("names").at(1).get<std::string>(), "b");
+  ASSERT_EQ(v.at("rows").size(), 2u);
+  EXPECT_EQ(v.at("rows").at(1).at("k").get<double>(), 2);
+  // Members stay in the order they were set.
+  EXPECT_LT(text.find("\"s\""), text.find("\"n\""));
+  EXPECT_LT(text.find("\"n\""), text.find("\"big\""));
 }
 
-TEST(JsonReader, RejectsWhatIsNotJson) {
-  std::string error;
+TEST(StrictJson, RejectsWhatIsNotJson) {
   for (const char* bad : {"", "{", "{\"a\":1,}", "[1 2]", "{\"a\":01}", "{\"a\":nan}", "{\"a\":1}x", "{'a':1}",
-                          "{\"a\":1,\"a\":2}"}) {
-    EXPECT_FALSE(gld::testing::JsonReader::Parse(bad, &error).has_value()) << bad;
+                          "{\"a\":1,\"a\":2}", "{\"o\":{\"b\":1,\"b\":1}}", "[1] // comment", "\"\x01\""}) {
+    auto v = gld::testing::ParseStrictJson(bad);
+    EXPECT_FALSE(v.ok()) << bad;
   }
+  // The same key in different objects is fine.
+  auto v = gld::testing::ParseStrictJson("{\"a\":{\"k\":1},\"b\":{\"k\":2},\"k\":[{\"k\":3}]}");
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ((*v).at("k").at(0).at("k").get<int>(), 3);
 }
 
 }  // namespace

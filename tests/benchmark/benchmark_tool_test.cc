@@ -13,10 +13,10 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "common/strict_json.h"
 #include "common/tool_run.h"
 #include "gldelegate/model_builder.hpp"
 #include "gldelegate/npy.hpp"
-#include "json_reader.h"
 
 #ifdef GLD_BENCHMARK_PATH
 #define GLD_HAVE_BENCHMARK 1
@@ -29,8 +29,7 @@ namespace gld {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::JsonReader;
-using testing::JsonValue;
+using nlohmann::json;
 
 using Result = testing::ToolResult;
 using testing::CountLines;
@@ -67,16 +66,15 @@ class BenchmarkToolTest : public ::testing::Test {
 
   // Runs with --json and returns the parsed report (fails the test when the
   // run fails or the file is not JSON).
-  JsonValue RunJson(const std::string& args, Result* result = nullptr) {
-    const std::string json = (dir_ / "report.json").string();
-    fs::remove(json);
-    Result r = Run("--graph=" + model_ + " --json=" + json + " " + args);
+  json RunJson(const std::string& args, Result* result = nullptr) {
+    const std::string report = (dir_ / "report.json").string();
+    fs::remove(report);
+    Result r = Run("--graph=" + model_ + " --json=" + report + " " + args);
     if (result != nullptr) *result = r;
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    std::string error;
-    auto v = JsonReader::Parse(testing::ReadWholeFile(json), &error);
-    EXPECT_TRUE(v.has_value()) << error;
-    return v.value_or(JsonValue());
+    auto v = testing::ParseStrictJson(testing::ReadWholeFile(report));
+    EXPECT_TRUE(v.ok()) << v.status().ToString();
+    return v.ok() ? *v : json::object();
   }
 
   // y = MAXIMUM(x * c2 + c1, 0) on x [1, 2, 2, 3] named "in:0" (a ':' to
@@ -126,39 +124,39 @@ class BenchmarkToolTest : public ::testing::Test {
 
 TEST_F(BenchmarkToolTest, JsonReportHasEveryFigure) {
   Result r;
-  JsonValue v = RunJson("--backend=cpu --num_runs=3 --warmup_runs=2", &r);
+  json v = RunJson("--backend=cpu --num_runs=3 --warmup_runs=2", &r);
   for (const char* key :
        {"init_us", "first_inference_us", "warmup_avg_us", "inference_avg_us", "inference_std_us", "inference_min_us",
         "inference_median_us", "inference_max_us", "num_runs", "backend", "precision", "gpu_nodes", "total_nodes",
         "segments", "dispatches", "gpu_bytes_planned", "peak_rss_bytes", "cache_hits", "cache_misses"}) {
-    EXPECT_TRUE(v.Has(key)) << key;
+    EXPECT_TRUE(v.contains(key)) << key;
   }
   if (::testing::Test::HasFailure()) return;
-  EXPECT_EQ(v["num_runs"].number, 3);
-  EXPECT_EQ(v["warmup_runs"].number, 2);
-  ASSERT_EQ(v["run_times_us"].array.size(), 3u);
-  EXPECT_EQ(v["backend"].string, "cpu");
-  EXPECT_EQ(v["precision"].string, "fp32");
-  EXPECT_EQ(v["gpu_nodes"].number, 0);
-  EXPECT_EQ(v["segments"].number, 0);
-  EXPECT_EQ(v["dispatches"].number, 0);
-  EXPECT_GE(v["total_nodes"].number, 1);
-  EXPECT_EQ(v["cache_hits"].number, 0);
-  EXPECT_EQ(v["cache_misses"].number, 0);
-  EXPECT_FALSE(v.Has("ops"));  // only with --enable_op_profiling
-  const double mn = v["inference_min_us"].number, med = v["inference_median_us"].number;
-  const double avg = v["inference_avg_us"].number, mx = v["inference_max_us"].number;
+  EXPECT_EQ(v.at("num_runs").get<double>(), 3);
+  EXPECT_EQ(v.at("warmup_runs").get<double>(), 2);
+  ASSERT_EQ(v.at("run_times_us").size(), 3u);
+  EXPECT_EQ(v.at("backend").get<std::string>(), "cpu");
+  EXPECT_EQ(v.at("precision").get<std::string>(), "fp32");
+  EXPECT_EQ(v.at("gpu_nodes").get<double>(), 0);
+  EXPECT_EQ(v.at("segments").get<double>(), 0);
+  EXPECT_EQ(v.at("dispatches").get<double>(), 0);
+  EXPECT_GE(v.at("total_nodes").get<double>(), 1);
+  EXPECT_EQ(v.at("cache_hits").get<double>(), 0);
+  EXPECT_EQ(v.at("cache_misses").get<double>(), 0);
+  EXPECT_FALSE(v.contains("ops"));  // only with --enable_op_profiling
+  const double mn = v.at("inference_min_us").get<double>(), med = v.at("inference_median_us").get<double>();
+  const double avg = v.at("inference_avg_us").get<double>(), mx = v.at("inference_max_us").get<double>();
   EXPECT_GT(mn, 0);
   EXPECT_LE(mn, med);
   EXPECT_LE(med, mx);
   EXPECT_LE(mn, avg);
   EXPECT_LE(avg, mx);
-  EXPECT_GE(v["inference_std_us"].number, 0);
-  EXPECT_GT(v["init_us"].number, 0);
-  EXPECT_GT(v["first_inference_us"].number, 0);
-  EXPECT_GT(v["warmup_avg_us"].number, 0);
-  EXPECT_GT(v["peak_rss_bytes"].number, 0);
-  EXPECT_GE(v["peak_rss_bytes"].number, v["rss_after_init_bytes"].number);
+  EXPECT_GE(v.at("inference_std_us").get<double>(), 0);
+  EXPECT_GT(v.at("init_us").get<double>(), 0);
+  EXPECT_GT(v.at("first_inference_us").get<double>(), 0);
+  EXPECT_GT(v.at("warmup_avg_us").get<double>(), 0);
+  EXPECT_GT(v.at("peak_rss_bytes").get<double>(), 0);
+  EXPECT_GE(v.at("peak_rss_bytes").get<double>(), v.at("rss_after_init_bytes").get<double>());
   // The text report says the same.
   EXPECT_NE(r.out.find("Initialized session in "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Inference timings in us: Init: "), std::string::npos) << r.out;
@@ -171,46 +169,46 @@ TEST_F(BenchmarkToolTest, JsonReportHasEveryFigure) {
 }
 
 TEST_F(BenchmarkToolTest, MinSecsRunsAtLeastThatLong) {
-  JsonValue v = RunJson("--backend=cpu --num_runs=1 --warmup_runs=0 --min_secs=0.2");
-  ASSERT_TRUE(v.Has("run_times_us"));
+  json v = RunJson("--backend=cpu --num_runs=1 --warmup_runs=0 --min_secs=0.2");
+  ASSERT_TRUE(v.contains("run_times_us"));
   double total = 0;
-  for (const JsonValue& t : v["run_times_us"].array) total += t.number;
-  EXPECT_GT(v["num_runs"].number, 1);
-  EXPECT_EQ(v["num_runs"].number, static_cast<double>(v["run_times_us"].array.size()));
+  for (const json& t : v.at("run_times_us")) total += t.get<double>();
+  EXPECT_GT(v.at("num_runs").get<double>(), 1);
+  EXPECT_EQ(v.at("num_runs").get<double>(), static_cast<double>(v.at("run_times_us").size()));
   // The loop stops once 0.2 s of wall time passed; the runs themselves take
   // most of it.
   EXPECT_GT(total, 0.05e6);
   // Without warmup runs, the first inference is the first timed run.
-  EXPECT_EQ(v["first_inference_us"].number, v["run_times_us"].array[0].number);
+  EXPECT_EQ(v.at("first_inference_us").get<double>(), v.at("run_times_us").at(0).get<double>());
 }
 
 TEST_F(BenchmarkToolTest, TfliteFlagNames) {
   Result r;
-  JsonValue v = RunJson("--use_gpu=false --gpu_precision_loss_allowed=true --num_threads=2 --num_runs=2 "
+  json v = RunJson("--use_gpu=false --gpu_precision_loss_allowed=true --num_threads=2 --num_runs=2 "
                         "--report_peak_memory_footprint",
                         &r);
-  ASSERT_TRUE(v.Has("backend"));
-  EXPECT_EQ(v["backend"].string, "cpu");
-  EXPECT_EQ(v["precision"].string, "fp16");
-  EXPECT_EQ(v["threads"].number, 2);
+  ASSERT_TRUE(v.contains("backend"));
+  EXPECT_EQ(v.at("backend").get<std::string>(), "cpu");
+  EXPECT_EQ(v.at("precision").get<std::string>(), "fp16");
+  EXPECT_EQ(v.at("threads").get<double>(), 2);
   EXPECT_NE(r.out.find("Peak memory footprint (MB): init="), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" overall="), std::string::npos) << r.out;
 }
 
 TEST_F(BenchmarkToolTest, CpuProfilingRowsAndTables) {
   Result r;
-  JsonValue v = RunJson("--backend=cpu --num_runs=4 --enable_op_profiling", &r);
-  ASSERT_TRUE(v.Has("ops"));
-  const auto& ops = v["ops"].array;
-  ASSERT_EQ(ops.size(), static_cast<size_t>(v["total_nodes"].number));
+  json v = RunJson("--backend=cpu --num_runs=4 --enable_op_profiling", &r);
+  ASSERT_TRUE(v.contains("ops"));
+  const auto& ops = v.at("ops");
+  ASSERT_EQ(ops.size(), static_cast<size_t>(v.at("total_nodes").get<double>()));
   std::set<std::string> names;
-  for (const JsonValue& row : ops) {
-    EXPECT_EQ(row["backend"].string, "cpu");
-    EXPECT_EQ(row["count"].number, 4);
-    EXPECT_EQ(row["timing"].string, "wall");
-    EXPECT_GE(row["time_us"].number, 0);
-    EXPECT_EQ(row["fused"].kind, JsonValue::kArray);
-    names.insert(row["op"].string);
+  for (const json& row : ops) {
+    EXPECT_EQ(row.at("backend").get<std::string>(), "cpu");
+    EXPECT_EQ(row.at("count").get<double>(), 4);
+    EXPECT_EQ(row.at("timing").get<std::string>(), "wall");
+    EXPECT_GE(row.at("time_us").get<double>(), 0);
+    EXPECT_TRUE(row.at("fused").is_array());
+    names.insert(row.at("op").get<std::string>());
   }
   EXPECT_EQ(names.count("MUL"), 1u);
   EXPECT_EQ(names.count("MAXIMUM") + names.count("ADD"), names.size() - 1);
@@ -221,29 +219,29 @@ TEST_F(BenchmarkToolTest, CpuProfilingRowsAndTables) {
 
 TEST_F(BenchmarkToolTest, GlProfilingAndPartitionLimit) {
   GLD_REQUIRE_GL_BENCHMARK();
-  JsonValue v = RunJson("--use_gpu=true --num_runs=2 --enable_op_profiling --gpu_deny_ops=ADD");
-  ASSERT_TRUE(v.Has("ops"));
-  EXPECT_EQ(v["backend"].string, "gl");
-  ASSERT_EQ(v["segments"].number, 2);  // MUL | ADD on the CPU | MAXIMUM
+  json v = RunJson("--use_gpu=true --num_runs=2 --enable_op_profiling --gpu_deny_ops=ADD");
+  ASSERT_TRUE(v.contains("ops"));
+  EXPECT_EQ(v.at("backend").get<std::string>(), "gl");
+  ASSERT_EQ(v.at("segments").get<double>(), 2);  // MUL | ADD on the CPU | MAXIMUM
   int dispatch_rows = 0, cpu_rows = 0;
-  for (const JsonValue& row : v["ops"].array) {
-    EXPECT_EQ(row["count"].number, 2) << row["name"].string;
-    if (row["backend"].string == "cpu") {
+  for (const json& row : v.at("ops")) {
+    EXPECT_EQ(row.at("count").get<double>(), 2) << row.at("name").get<std::string>();
+    if (row.at("backend").get<std::string>() == "cpu") {
       ++cpu_rows;
-      EXPECT_EQ(row["op"].string, "ADD");
-    } else if (row["op"].string != "UPLOAD" && row["op"].string != "DOWNLOAD") {
+      EXPECT_EQ(row.at("op").get<std::string>(), "ADD");
+    } else if (row.at("op").get<std::string>() != "UPLOAD" && row.at("op").get<std::string>() != "DOWNLOAD") {
       ++dispatch_rows;
     }
   }
-  EXPECT_EQ(dispatch_rows, v["dispatches"].number);
-  EXPECT_EQ(cpu_rows, v["total_nodes"].number - v["gpu_nodes"].number);
-  EXPECT_GT(v["gpu_bytes_planned"].number, 0);
+  EXPECT_EQ(dispatch_rows, v.at("dispatches").get<double>());
+  EXPECT_EQ(cpu_rows, v.at("total_nodes").get<double>() - v.at("gpu_nodes").get<double>());
+  EXPECT_GT(v.at("gpu_bytes_planned").get<double>(), 0);
 
-  JsonValue limited = RunJson("--backend=gl --num_runs=1 --gpu_deny_ops=ADD --max_delegated_partitions=1");
-  ASSERT_TRUE(limited.Has("segments"));
-  EXPECT_EQ(limited["segments"].number, 1);
-  EXPECT_LT(limited["gpu_nodes"].number, v["gpu_nodes"].number);
-  EXPECT_EQ(limited["total_nodes"].number, v["total_nodes"].number);
+  json limited = RunJson("--backend=gl --num_runs=1 --gpu_deny_ops=ADD --max_delegated_partitions=1");
+  ASSERT_TRUE(limited.contains("segments"));
+  EXPECT_EQ(limited.at("segments").get<double>(), 1);
+  EXPECT_LT(limited.at("gpu_nodes").get<double>(), v.at("gpu_nodes").get<double>());
+  EXPECT_EQ(limited.at("total_nodes").get<double>(), v.at("total_nodes").get<double>());
 }
 
 TEST_F(BenchmarkToolTest, InputFilesInAndOutputsOut) {
@@ -319,17 +317,17 @@ TEST_F(BenchmarkToolTest, BadInputFilesAreOneLineErrors) {
 // ---- benchmark_model's flags, one test each --------------------------------
 
 TEST_F(BenchmarkToolTest, MaxSecsStopsTheTimedRuns) {
-  JsonValue v = RunJson("--backend=cpu --num_runs=100000000 --warmup_runs=0 --max_secs=0.3");
-  ASSERT_TRUE(v.Has("num_runs"));
-  EXPECT_GE(v["num_runs"].number, 1);
-  EXPECT_LT(v["num_runs"].number, 100000000);
+  json v = RunJson("--backend=cpu --num_runs=100000000 --warmup_runs=0 --max_secs=0.3");
+  ASSERT_TRUE(v.contains("num_runs"));
+  EXPECT_GE(v.at("num_runs").get<double>(), 1);
+  EXPECT_LT(v.at("num_runs").get<double>(), 100000000);
 }
 
 TEST_F(BenchmarkToolTest, RunDelayWaitsBetweenTimedRuns) {
   const auto start = std::chrono::steady_clock::now();
-  JsonValue v = RunJson("--backend=cpu --num_runs=4 --warmup_runs=0 --run_delay=0.1");
+  json v = RunJson("--backend=cpu --num_runs=4 --warmup_runs=0 --run_delay=0.1");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_EQ(v["num_runs"].number, 4);
+  EXPECT_EQ(v.at("num_runs").get<double>(), 4);
   EXPECT_GE(seconds, 0.3);  // three sleeps of 0.1 s between four runs
   ExpectOneLineError(Run("--graph=" + model_ + " --run_delay=-2"), "--run_delay");
 }
@@ -387,17 +385,17 @@ TEST_F(BenchmarkToolTest, ExternalDelegateIsRefused) {
 TEST_F(BenchmarkToolTest, MinNodesPerPartitionKeepsSmallSegmentsOnTheCpu) {
   GLD_REQUIRE_GL_BENCHMARK();
   // ADD on the CPU leaves two one-node segments (MUL | MAXIMUM).
-  JsonValue two = RunJson("--backend=gl --num_runs=1 --gpu_deny_ops=ADD");
-  EXPECT_EQ(two["segments"].number, 2);
-  JsonValue none = RunJson("--backend=gl --num_runs=1 --gpu_deny_ops=ADD --min_nodes_per_partition=2");
-  EXPECT_EQ(none["segments"].number, 0);
-  EXPECT_EQ(none["gpu_nodes"].number, 0);
+  json two = RunJson("--backend=gl --num_runs=1 --gpu_deny_ops=ADD");
+  EXPECT_EQ(two.at("segments").get<double>(), 2);
+  json none = RunJson("--backend=gl --num_runs=1 --gpu_deny_ops=ADD --min_nodes_per_partition=2");
+  EXPECT_EQ(none.at("segments").get<double>(), 0);
+  EXPECT_EQ(none.at("gpu_nodes").get<double>(), 0);
   ExpectOneLineError(Run("--graph=" + model_ + " --min_nodes_per_partition=-1"), "--min_nodes_per_partition");
 }
 
 TEST_F(BenchmarkToolTest, ProfilingCsvFile) {
   const std::string csv = (dir_ / "ops.csv").string();
-  JsonValue v = RunJson("--backend=cpu --num_runs=2 --enable_op_profiling --profiling_output_csv_file=" + csv);
+  json v = RunJson("--backend=cpu --num_runs=2 --enable_op_profiling --profiling_output_csv_file=" + csv);
   std::istringstream lines(testing::ReadWholeFile(csv));
   std::string line;
   ASSERT_TRUE(std::getline(lines, line));
@@ -407,7 +405,7 @@ TEST_F(BenchmarkToolTest, ProfilingCsvFile) {
     ++rows;
     EXPECT_NE(line.find(",2,\"node "), std::string::npos) << line;
   }
-  EXPECT_EQ(rows, v["ops"].array.size());
+  EXPECT_EQ(rows, v.at("ops").size());
   ExpectOneLineError(Run("--graph=" + model_ + " --profiling_output_csv_file=" + csv),
                      "--profiling_output_csv_file needs --enable_op_profiling");
 }
@@ -419,9 +417,9 @@ TEST_F(BenchmarkToolTest, NumThreadsMinusOneMeansEveryCore) {
 
 TEST_F(BenchmarkToolTest, UseGpuAllowsPrecisionLossByDefault) {
   GLD_REQUIRE_GL_BENCHMARK();
-  EXPECT_EQ(RunJson("--use_gpu=true --num_runs=1")["precision"].string, "fp16");
-  EXPECT_EQ(RunJson("--use_gpu=true --gpu_precision_loss_allowed=false --num_runs=1")["precision"].string, "fp32");
-  EXPECT_EQ(RunJson("--use_gpu=true --precision=fp32 --num_runs=1")["precision"].string, "fp32");
+  EXPECT_EQ(RunJson("--use_gpu=true --num_runs=1").at("precision").get<std::string>(), "fp16");
+  EXPECT_EQ(RunJson("--use_gpu=true --gpu_precision_loss_allowed=false --num_runs=1").at("precision").get<std::string>(), "fp32");
+  EXPECT_EQ(RunJson("--use_gpu=true --precision=fp32 --num_runs=1").at("precision").get<std::string>(), "fp32");
 }
 
 TEST_F(BenchmarkToolTest, HelpNamesTheTfliteFlagsTakenDifferently) {

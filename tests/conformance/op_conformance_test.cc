@@ -65,12 +65,12 @@ struct CaseResult {
 CaseResult RunCase(const std::string& name) {
   CaseResult result;
   const std::string dir = OpCasesDir() + "/" + name;
-  auto manifest = ReadTextFile(dir + "/manifest.json");
+  auto manifest = ReadManifest(dir);
   if (!manifest.ok()) {
     result.failure = manifest.status().ToString();
     return result;
   }
-  auto op = JsonStringField(*manifest, "op");
+  auto op = ManifestString(*manifest, "op");
   if (!op.ok()) {
     result.failure = op.status().ToString();
     return result;
@@ -201,9 +201,9 @@ TEST(OpConformanceCoverage, EveryRequiredOpHasTwoCases) {
   ASSERT_FALSE(cases.empty()) << "no cases in " << OpCasesDir() << " (run tools/reference/make_op_cases.py)";
   std::map<std::string, int> per_op;
   for (const std::string& name : cases) {
-    auto manifest = ReadTextFile(OpCasesDir() + "/" + name + "/manifest.json");
+    auto manifest = ReadManifest(OpCasesDir() + "/" + name);
     ASSERT_TRUE(manifest.ok()) << manifest.status().ToString();
-    auto op = JsonStringField(*manifest, "op");
+    auto op = ManifestString(*manifest, "op");
     ASSERT_TRUE(op.ok()) << name << ": " << op.status().ToString();
     per_op[*op] += 1;
   }

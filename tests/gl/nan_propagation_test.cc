@@ -80,12 +80,16 @@ std::string CompareSpecials(const std::vector<float>& cpu, const std::vector<flo
 std::vector<std::string> FloatInputCases() {
   std::vector<std::string> cases;
   for (const std::string& name : ListOpCases()) {
-    auto manifest = ReadTextFile(OpCasesDir() + "/" + name + "/manifest.json");
+    auto manifest = ReadManifest(OpCasesDir() + "/" + name);
     if (!manifest.ok()) continue;
-    const size_t inputs = manifest->find("\"inputs\""), outputs = manifest->find("\"outputs\"");
-    if (inputs == std::string::npos) continue;
-    const std::string part = manifest->substr(inputs, outputs == std::string::npos ? std::string::npos : outputs - inputs);
-    if (part.find("\"float32\"") != std::string::npos) cases.push_back(name);
+    const auto inputs = manifest->find("inputs");
+    if (inputs == manifest->end() || !inputs->is_array()) continue;
+    for (const nlohmann::json& input : *inputs) {
+      if (input.is_object() && input.value("dtype", "") == "float32") {
+        cases.push_back(name);
+        break;
+      }
+    }
   }
   return cases;
 }
@@ -96,7 +100,7 @@ TEST_P(NanPropagationTest, GlShowsWhatTheCpuShows) {
   GLD_REQUIRE_GL(device);
   (void)device;
   const std::string dir = OpCasesDir() + "/" + GetParam();
-  auto manifest = ReadTextFile(dir + "/manifest.json");
+  auto manifest = ReadManifest(dir);
   ASSERT_TRUE(manifest.ok()) << manifest.status().ToString();
   auto model = Model::FromFile(dir + "/model.tflite");
   ASSERT_TRUE(model.ok()) << model.status().ToString();

@@ -46,13 +46,14 @@ std::string NetworkDir(const std::string& name) { return std::string(GLD_TEST_DA
 bool IsInteger(ElementType t) { return t == ElementType::kInt8 || t == ElementType::kUInt8; }
 
 struct Network {
-  std::string dir, manifest;
+  std::string dir;
+  nlohmann::json manifest;
   std::shared_ptr<const Model> model;
 };
 
 ::testing::AssertionResult LoadNetwork(const std::string& name, Network* net) {
   net->dir = NetworkDir(name);
-  auto manifest = ReadTextFile(net->dir + "/manifest.json");
+  auto manifest = ReadManifest(net->dir);
   if (!manifest.ok()) {
     return ::testing::AssertionFailure() << manifest.status().ToString()
                                          << " (regenerate with tools/reference/make_networks.py)";

@@ -10,15 +10,14 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "common/strict_json.h"
 #include "gldelegate/gldelegate.hpp"
 #include "gldelegate/npy.hpp"
 #include "gldelegate/status.hpp"
@@ -71,35 +70,24 @@ inline std::vector<std::string> ListOpCases() {
   return names;
 }
 
-inline StatusOr<std::string> ReadTextFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFoundError("cannot open '" + path + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// A case's manifest.json, written by tools/reference (reflib.write_json).
+inline StatusOr<nlohmann::json> ReadManifest(const std::string& dir) {
+  return ReadStrictJsonFile(dir + "/manifest.json");
 }
 
-// The manifests are written by tools/reference (reflib.write_json); these read
-// one top-level scalar by key, which is all the tests need.
-inline StatusOr<std::string> JsonStringField(const std::string& json, const std::string& key) {
-  const std::string needle = "\"" + key + "\": \"";
-  const size_t at = json.find(needle);
-  if (at == std::string::npos) return NotFoundError("manifest has no string field '" + key + "'");
-  const size_t begin = at + needle.size();
-  const size_t end = json.find('"', begin);
-  if (end == std::string::npos) return InvalidArgumentError("manifest field '" + key + "' is unterminated");
-  return json.substr(begin, end - begin);
+// One top-level field of a manifest, of the type the tests need.
+inline StatusOr<std::string> ManifestString(const nlohmann::json& manifest, const std::string& key) {
+  const auto field = manifest.find(key);
+  if (field == manifest.end()) return NotFoundError("manifest has no field '" + key + "'");
+  if (!field->is_string()) return InvalidArgumentError("manifest field '" + key + "' is not a string");
+  return field->get<std::string>();
 }
 
-inline StatusOr<int64_t> JsonIntField(const std::string& json, const std::string& key) {
-  const std::string needle = "\"" + key + "\": ";
-  const size_t at = json.find(needle);
-  if (at == std::string::npos) return NotFoundError("manifest has no field '" + key + "'");
-  const char* begin = json.c_str() + at + needle.size();
-  char* end = nullptr;
-  const long long v = std::strtoll(begin, &end, 10);
-  if (end == begin) return InvalidArgumentError("manifest field '" + key + "' is not an integer");
-  return static_cast<int64_t>(v);
+inline StatusOr<int64_t> ManifestInt(const nlohmann::json& manifest, const std::string& key) {
+  const auto field = manifest.find(key);
+  if (field == manifest.end()) return NotFoundError("manifest has no field '" + key + "'");
+  if (!field->is_number_integer()) return InvalidArgumentError("manifest field '" + key + "' is not an integer");
+  return field->get<int64_t>();
 }
 
 template <typename T>
@@ -183,7 +171,7 @@ inline size_t ElementCount(const std::vector<int>& shape) {
 // The bytes of input `index` of a reference case in `dir`: input_<i>.npy when
 // stored, else regenerated from the manifest's seed and checked bit for bit
 // against input_<i>_head.npy.
-inline StatusOr<std::vector<uint8_t>> LoadReferenceInput(const std::string& dir, const std::string& manifest,
+inline StatusOr<std::vector<uint8_t>> LoadReferenceInput(const std::string& dir, const nlohmann::json& manifest,
                                                          int index, const TensorInfo& info) {
   const std::string where = dir + " input " + std::to_string(index) + " (" + info.name + ")";
   const std::string stored = dir + "/input_" + std::to_string(index) + ".npy";
@@ -201,7 +189,7 @@ inline StatusOr<std::vector<uint8_t>> LoadReferenceInput(const std::string& dir,
   if (!FileExists(head_path)) return NotFoundError(where + ": neither " + stored + " nor " + head_path);
   if (info.type != ElementType::kFloat32)
     return InvalidArgumentError(where + ": regenerated inputs must be float32");
-  GLD_ASSIGN_OR_RETURN(int64_t seed, JsonIntField(manifest, "seed"));
+  GLD_ASSIGN_OR_RETURN(int64_t seed, ManifestInt(manifest, "seed"));
   const size_t count = info.bytes / sizeof(float);
   std::vector<float> values = UniformPm1(static_cast<uint64_t>(seed), static_cast<uint64_t>(index), count);
   GLD_ASSIGN_OR_RETURN(NpyArray head, ReadNpy(head_path));

@@ -52,10 +52,10 @@ TEST_P(SharedModelTest, CpuBackendMatchesLiteRT) {
   if (!FileExists(path)) GTEST_SKIP() << MissingModelsMessage() << " (missing " << file << ")";
 
   const std::string dir = std::string(GLD_TEST_DATA_DIR) + "/models/" + Stem(file);
-  auto manifest = ReadTextFile(dir + "/manifest.json");
+  auto manifest = ReadManifest(dir);
   ASSERT_TRUE(manifest.ok()) << manifest.status().ToString()
                              << " (regenerate with tools/reference/make_all.py)";
-  auto expected_bytes = JsonIntField(*manifest, "model_bytes");
+  auto expected_bytes = ManifestInt(*manifest, "model_bytes");
   ASSERT_TRUE(expected_bytes.ok()) << expected_bytes.status().ToString();
   ASSERT_EQ(FileSize(path), *expected_bytes)
       << path << " is not the file the references in " << dir

@@ -1,0 +1,59 @@
+#include "util/cpu_features.h"
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define GLD_HAVE_CPUID 1
+#include <cpuid.h>
+#endif
+
+namespace gld {
+
+namespace {
+
+constexpr uint32_t kOsxsave = 1u << 27;  // CPUID.1:ECX
+constexpr uint32_t kAvx = 1u << 28;      // CPUID.1:ECX
+constexpr uint32_t kF16c = 1u << 29;     // CPUID.1:ECX
+constexpr uint32_t kAvx512f = 1u << 16;  // CPUID.(7,0):EBX
+// XCR0 state components: bit 1 SSE (XMM), bit 2 AVX (upper halves of YMM);
+// bit 5 opmask (k0-k7), bit 6 ZMM_Hi256 (upper halves of ZMM0-15), bit 7
+// Hi16_ZMM (ZMM16-31).
+constexpr uint64_t kXcr0Ymm = 0x06;
+constexpr uint64_t kXcr0Zmm = 0xe0;
+
+}  // namespace
+
+CpuFeatures DecodeCpuFeatures(const CpuidWords& words) {
+  CpuFeatures f;
+  const uint64_t xcr0 = (words.leaf1_ecx & kOsxsave) != 0 ? words.xcr0 : 0;
+  const bool os_saves_ymm = (xcr0 & kXcr0Ymm) == kXcr0Ymm;
+  const bool os_saves_zmm = (xcr0 & kXcr0Zmm) == kXcr0Zmm;
+  f.avx = os_saves_ymm && (words.leaf1_ecx & kAvx) != 0;
+  f.f16c = f.avx && (words.leaf1_ecx & kF16c) != 0;
+  f.avx512f = f.avx && os_saves_zmm && (words.leaf7_ebx & kAvx512f) != 0;
+  return f;
+}
+
+CpuidWords ReadCpuidWords() {
+  CpuidWords words;
+#ifdef GLD_HAVE_CPUID
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(1, &a, &b, &c, &d) == 0) return words;
+  words.leaf1_ecx = c;
+  // __get_cpuid_count checks the highest leaf first.
+  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) != 0) words.leaf7_ebx = b;
+  if ((words.leaf1_ecx & kOsxsave) != 0) {
+    // The instruction in asm rather than _xgetbv(), which would need the
+    // "xsave" target attribute here.
+    unsigned lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    words.xcr0 = (static_cast<uint64_t>(hi) << 32) | lo;
+  }
+#endif
+  return words;
+}
+
+const CpuFeatures& HostCpuFeatures() {
+  static const CpuFeatures features = DecodeCpuFeatures(ReadCpuidWords());
+  return features;
+}
+
+}  // namespace gld

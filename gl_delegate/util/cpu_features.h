@@ -1,0 +1,45 @@
+// What the host's x86 CPU can run, read once with CPUID and XGETBV: the one
+// place the library asks (half.cc's F16C conversion, the CPU kernels'
+// AVX-512F paths). An instruction set counts only where the OS also saves the
+// registers it uses across context switches, as XCR0 (read by XGETBV) says;
+// a CPU bit alone is not enough (a kernel may leave AVX-512 state off).
+// Other architectures and compilers: every flag is false.
+#pragma once
+
+#include <cstdint>
+
+namespace gld {
+
+struct CpuFeatures {
+  // AVX: 256-bit float vectors in the YMM registers (VEX encoding). The CPU
+  // has it (CPUID.1:ECX bit 28) and the OS saves XMM and YMM state (XCR0
+  // bits 1 and 2).
+  bool avx = false;
+  // F16C: VCVTPH2PS / VCVTPS2PH, fp16 <-> fp32 eight values at a time
+  // (CPUID.1:ECX bit 29). VEX-encoded, so it needs the YMM state; counted
+  // only with avx.
+  bool f16c = false;
+  // AVX-512 Foundation: 512-bit vectors in 32 ZMM registers and the 8 opmask
+  // registers (CPUID.(7,0):EBX bit 16). The OS must save the opmask, the upper
+  // halves of ZMM0-15 and all of ZMM16-31 (XCR0 bits 5, 6, 7) as well as the
+  // YMM state; counted only with avx.
+  bool avx512f = false;
+};
+
+// The CPUID and XCR0 words the flags are decided from, so that the decision
+// can be tested with any CPU's values.
+struct CpuidWords {
+  uint32_t leaf1_ecx = 0;  // CPUID.(EAX=1):ECX; bit 27 OSXSAVE: XGETBV may be used
+  uint32_t leaf7_ebx = 0;  // CPUID.(EAX=7,ECX=0):EBX; 0 where leaf 7 does not exist
+  uint64_t xcr0 = 0;       // XGETBV(ECX=0); read only with OSXSAVE (it faults otherwise)
+};
+
+CpuFeatures DecodeCpuFeatures(const CpuidWords& words);
+
+// This machine's words (all zero off x86 or without GCC/Clang's <cpuid.h>).
+CpuidWords ReadCpuidWords();
+
+// DecodeCpuFeatures(ReadCpuidWords()), read on the first call.
+const CpuFeatures& HostCpuFeatures();
+
+}  // namespace gld

@@ -1,0 +1,95 @@
+// util/cpu_features: the flags decided from made-up CPUID/XCR0 words (a CPU
+// bit counts only with the OS's register state), and this machine's flags
+// against the compiler's own runtime check.
+#include <gtest/gtest.h>
+
+#include "util/cpu_features.h"
+
+namespace gld {
+namespace {
+
+constexpr uint32_t kOsxsave = 1u << 27, kAvx = 1u << 28, kF16c = 1u << 29;  // CPUID.1:ECX
+constexpr uint32_t kAvx512f = 1u << 16;                                      // CPUID.(7,0):EBX
+constexpr uint64_t kXmm = 1u << 1, kYmm = 1u << 2;
+constexpr uint64_t kOpmask = 1u << 5, kZmmHi256 = 1u << 6, kHi16Zmm = 1u << 7;
+constexpr uint64_t kAllZmm = kOpmask | kZmmHi256 | kHi16Zmm;
+
+CpuidWords Words(uint32_t leaf1_ecx, uint32_t leaf7_ebx, uint64_t xcr0) {
+  CpuidWords w;
+  w.leaf1_ecx = leaf1_ecx;
+  w.leaf7_ebx = leaf7_ebx;
+  w.xcr0 = xcr0;
+  return w;
+}
+
+TEST(CpuFeatures, EverythingWhereCpuAndOsHaveIt) {
+  const CpuFeatures f = DecodeCpuFeatures(Words(kOsxsave | kAvx | kF16c, kAvx512f, 1 | kXmm | kYmm | kAllZmm));
+  EXPECT_TRUE(f.avx);
+  EXPECT_TRUE(f.f16c);
+  EXPECT_TRUE(f.avx512f);
+}
+
+TEST(CpuFeatures, NothingWithoutOsxsave) {
+  // Without OSXSAVE XGETBV faults, so whatever xcr0 holds is not looked at.
+  const CpuFeatures f = DecodeCpuFeatures(Words(kAvx | kF16c, kAvx512f, 1 | kXmm | kYmm | kAllZmm));
+  EXPECT_FALSE(f.avx);
+  EXPECT_FALSE(f.f16c);
+  EXPECT_FALSE(f.avx512f);
+}
+
+TEST(CpuFeatures, NothingVexWhenTheOsDoesNotSaveYmm) {
+  for (uint64_t xcr0 : {uint64_t{1}, 1 | kXmm, 1 | kYmm, 1 | kXmm | kAllZmm}) {
+    const CpuFeatures f = DecodeCpuFeatures(Words(kOsxsave | kAvx | kF16c, kAvx512f, xcr0));
+    EXPECT_FALSE(f.avx) << xcr0;
+    EXPECT_FALSE(f.f16c) << xcr0;
+    EXPECT_FALSE(f.avx512f) << xcr0;
+  }
+}
+
+TEST(CpuFeatures, Avx512fNeedsEveryZmmStateComponent) {
+  // An OS that saves YMM but leaves AVX-512 off (or only part of its state).
+  for (uint64_t zmm : {uint64_t{0}, kOpmask, kOpmask | kZmmHi256, kZmmHi256 | kHi16Zmm, kOpmask | kHi16Zmm}) {
+    const CpuFeatures f = DecodeCpuFeatures(Words(kOsxsave | kAvx | kF16c, kAvx512f, 1 | kXmm | kYmm | zmm));
+    EXPECT_TRUE(f.avx) << zmm;
+    EXPECT_TRUE(f.f16c) << zmm;
+    EXPECT_FALSE(f.avx512f) << zmm;
+  }
+}
+
+TEST(CpuFeatures, EachCpuBitDecidesItsOwnFlag) {
+  const uint64_t xcr0 = 1 | kXmm | kYmm | kAllZmm;
+  const CpuFeatures no_f16c = DecodeCpuFeatures(Words(kOsxsave | kAvx, kAvx512f, xcr0));
+  EXPECT_TRUE(no_f16c.avx);
+  EXPECT_FALSE(no_f16c.f16c);
+  EXPECT_TRUE(no_f16c.avx512f);
+  const CpuFeatures no_avx512 = DecodeCpuFeatures(Words(kOsxsave | kAvx | kF16c, 0, xcr0));
+  EXPECT_TRUE(no_avx512.f16c);
+  EXPECT_FALSE(no_avx512.avx512f);
+  // F16C and AVX-512F are VEX/EVEX code that needs AVX's state and AVX.
+  const CpuFeatures no_avx = DecodeCpuFeatures(Words(kOsxsave | kF16c, kAvx512f, xcr0));
+  EXPECT_FALSE(no_avx.avx);
+  EXPECT_FALSE(no_avx.f16c);
+  EXPECT_FALSE(no_avx.avx512f);
+}
+
+TEST(CpuFeatures, HostIsReadOnceAndAgreesWithTheCompiler) {
+  const CpuFeatures& host = HostCpuFeatures();
+  EXPECT_EQ(&host, &HostCpuFeatures());
+  const CpuFeatures again = DecodeCpuFeatures(ReadCpuidWords());
+  EXPECT_EQ(host.avx, again.avx);
+  EXPECT_EQ(host.f16c, again.f16c);
+  EXPECT_EQ(host.avx512f, again.avx512f);
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+  // __builtin_cpu_supports (libgcc, compiler-rt) also asks XCR0 for the AVX
+  // and AVX-512 state, so on a real machine it answers the same.
+  __builtin_cpu_init();
+  EXPECT_EQ(host.avx, __builtin_cpu_supports("avx") != 0);
+  EXPECT_EQ(host.f16c, __builtin_cpu_supports("f16c") != 0);
+  EXPECT_EQ(host.avx512f, __builtin_cpu_supports("avx512f") != 0);
+#else
+  EXPECT_FALSE(host.avx || host.f16c || host.avx512f);
+#endif
+}
+
+}  // namespace
+}  // namespace gld
