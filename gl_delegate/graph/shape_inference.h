@@ -1,6 +1,7 @@
 // Shape (and type) inference over the IR, plus the TFLite shape rules that
 // the CPU kernels share (output sizes, padding, broadcasting), so that both
-// always agree.
+// always agree. shape_inference.cc is the driver; each op's rule lives in its
+// family's file, graph/shapes/<family>.cc (graph/shapes/shape_rules.h).
 #pragma once
 
 #include <cstddef>
@@ -45,6 +46,10 @@ Status InferShapes(Graph& graph, const ValueOracle& values = nullptr);
 Status InferNodeShapes(Graph& graph, size_t node_index);
 
 // ---- Rules shared with the CPU kernels -------------------------------------
+// Defined with their family's rules: graph/shapes/conv.cc (ConvOutputSize,
+// ComputePadding, ConvPaddingBefore), transpose_conv.cc, elementwise.cc
+// (BroadcastShapes), data_movement.cc (ComputeStridedSlice), rule_context.cc
+// (NormalizeAxis, ReadConstantInts).
 
 // TFLite's windowed output size: SAME: ceil(in / stride); VALID:
 // ceil((in - effective_filter + 1) / stride), where effective_filter =

@@ -1,6 +1,7 @@
-// Convolutions and FULLY_CONNECTED: conv2d.comp, depthwise_conv.comp,
-// transpose_conv.comp, fully_connected.comp. Weights and biases must be
-// constants; they are repacked on the host once, when the segment is built.
+// Convolutions: conv2d.comp, depthwise_conv.comp, transpose_conv.comp
+// (TRANSPOSE_CONV and MediaPipe's Convolution2DTransposeBias). Weights and
+// biases must be constants; they are repacked on the host once, when the
+// segment is built.
 #include <string>
 #include <vector>
 
@@ -31,54 +32,10 @@ Status WeightsDims(OpBuildContext& ctx, size_t input, std::array<int32_t, 4>* di
   return OkStatus();
 }
 
-// The bias buffer (zeros when the optional input is absent).
-StatusOr<DispatchBufferRef> BiasBuffer(OpBuildContext& ctx, size_t input, int32_t channels, int32_t slices = 0) {
-  const Tensor* b = ctx.input(input);
-  if (b != nullptr) {
-    if (!b->is_constant) return ctx.Unsupported("bias '" + b->name + "' is not constant");
-    if (b->num_elements() != channels) {
-      return ctx.Invalid("bias '" + b->name + "' has " + std::to_string(b->num_elements()) +
-                         " elements, expected " + std::to_string(channels));
-    }
-    // Validate the data now, so that a dry run reports what a real one would.
-    GLD_RETURN_IF_ERROR(ctx.ConstantFloats(input).status());
-  }
-  return ctx.AddConstant("bias", [&ctx, input, channels, slices, present = b != nullptr] {
-    std::vector<float> v;
-    if (present) v = *ctx.ConstantFloats(input);
-    return RepackVector(v, channels, slices);
-  });
-}
-
-// Output slices per invocation, and the slice count rounded up to it.
-struct Blocking {
-  int32_t block;
-  int32_t padded_slices;
-};
-Blocking BlockingFor(int32_t out_channels) {
-  const int32_t slices = (out_channels + 3) / 4;
-  const int32_t block = OutputSliceBlock(slices);
-  return {block, (slices + block - 1) / block * block};
-}
-
-// The dense templates' grid: (W, H, B * groups of BLOCK slices).
-void GridOverGroups(Dispatch& d, const Bhwc& o, const Blocking& k) {
-  d.grid = {static_cast<uint32_t>(o.w), static_cast<uint32_t>(o.h),
-            static_cast<uint32_t>(o.b * (k.padded_slices / k.block))};
-}
-
 Status CheckPositive(OpBuildContext& ctx, const char* what, int32_t y, int32_t x) {
   if (y <= 0 || x <= 0) {
     return ctx.Invalid(std::string(what) + " must be positive, got " + std::to_string(y) + "x" +
                        std::to_string(x));
-  }
-  return OkStatus();
-}
-
-Status CheckOutputSize(OpBuildContext& ctx, const char* axis, int32_t got, int32_t expected) {
-  if (got != expected) {
-    return ctx.Invalid(std::string("output ") + axis + " is " + std::to_string(got) + ", the op gives " +
-                       std::to_string(expected));
   }
   return OkStatus();
 }
@@ -257,49 +214,6 @@ Status BuildTransposeConv(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   d.IVec2("u_kernel", w[1], w[2]);
   d.IVec2("u_stride", attrs->stride_h, attrs->stride_w);
   d.IVec2("u_padding", pad_top, pad_left);
-  GridOverGroups(d, o, k);
-  out->push_back(std::move(d));
-  return OkStatus();
-}
-
-Status BuildFullyConnected(OpBuildContext& ctx, std::vector<Dispatch>* out) {
-  const auto* attrs = std::get_if<FullyConnectedAttributes>(&ctx.node().attributes);
-  if (attrs == nullptr) return ctx.Invalid("missing FullyConnectedAttributes");
-  if (ctx.num_inputs() < 2 || ctx.num_outputs() < 1) return ctx.Invalid("expects input, weights[, bias] and 1 output");
-  GLD_ASSIGN_OR_RETURN(Bhwc in, ctx.InputShape(0));
-  GLD_ASSIGN_OR_RETURN(Bhwc o, ctx.OutputShape(0));
-  const Tensor* wt = ctx.input(1);
-  if (wt == nullptr) return ctx.Invalid("weights missing");
-  if (!wt->is_constant) return ctx.Unsupported("weights '" + wt->name + "' are not constant");
-  if (wt->shape.size() != 2 || wt->shape[0] <= 0 || wt->shape[1] <= 0) {
-    return ctx.Invalid("weights '" + wt->name + "' have shape " + ShapeToString(wt->shape) + ", expected [O, K]");
-  }
-  const int32_t units = wt->shape[0], depth = wt->shape[1];
-  if (in.c != depth) {
-    return ctx.Unsupported("input " + ShapeToString(ctx.input(0)->shape) + " has last dimension " +
-                           std::to_string(in.c) + " != weights' K " + std::to_string(depth) +
-                           " (rows spanning dimensions are not supported)");
-  }
-  GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "channels", o.c, units));
-  const int64_t rows = in.elements() / depth;
-  if (o.elements() / units != rows) {
-    return ctx.Invalid("output " + o.ToString() + " does not hold " + std::to_string(rows) + " rows");
-  }
-  GLD_ASSIGN_OR_RETURN(std::string act, ActivationDefine(attrs->activation, ctx.op_name()));
-  GLD_RETURN_IF_ERROR(ctx.ConstantFloats(1).status());
-  const Blocking k = BlockingFor(units);
-  GLD_ASSIGN_OR_RETURN(DispatchBufferRef bias, BiasBuffer(ctx, 2, units, k.padded_slices));
-  DispatchBufferRef weights = ctx.AddConstant("weights", [&ctx, units, depth, k] {
-    return RepackOhwiWeights(*ctx.ConstantFloats(1), units, 1, 1, depth, k.block);
-  });
-  Dispatch d;
-  d.shader.template_name = "fully_connected.comp";
-  d.shader.Define("BLOCK", k.block).Define("ACTIVATION", act);
-  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
-      .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)})
-      .Bind(2, weights)
-      .Bind(3, bias);
-  d.IVec4("u_out", o).IVec4("u_in", in);
   GridOverGroups(d, o, k);
   out->push_back(std::move(d));
   return OkStatus();

@@ -1,4 +1,4 @@
-// Data movement ops: concat.comp, pad.comp, reshape.comp, slice.comp,
+// Data movement ops: concat.comp, reshape.comp, slice.comp,
 // depth_space.comp, tile.comp, transpose.comp. Axes named by the model are
 // translated to BHWC axes with the rank rule of gl/phwc4.h.
 #include <algorithm>
@@ -10,31 +10,6 @@
 #include "graph/shape_inference.h"
 
 namespace gld::gl {
-
-namespace {
-
-Status NeedIo(OpBuildContext& ctx, size_t inputs, size_t outputs) {
-  if (ctx.num_inputs() < inputs || ctx.num_outputs() < outputs) {
-    return ctx.Invalid("expects at least " + std::to_string(inputs) + " input(s) and " +
-                       std::to_string(outputs) + " output(s)");
-  }
-  return OkStatus();
-}
-
-Dispatch Simple(OpBuildContext& ctx, const char* template_name, const Bhwc& in, const Bhwc& o) {
-  Dispatch d;
-  d.shader.template_name = template_name;
-  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)}).Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)});
-  d.IVec4("u_out", o).IVec4("u_in", in);
-  d.GridOver(o);
-  return d;
-}
-
-const Shape& ShapeOf(OpBuildContext& ctx, int tensor) {
-  return ctx.graph().tensors[static_cast<size_t>(tensor)].shape;
-}
-
-}  // namespace
 
 Status BuildConcatenation(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   const auto* attrs = std::get_if<ConcatenationAttributes>(&ctx.node().attributes);
@@ -111,57 +86,6 @@ Status BuildConcatenation(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   return OkStatus();
 }
 
-Status BuildPad(OpBuildContext& ctx, std::vector<Dispatch>* out) {
-  GLD_RETURN_IF_ERROR(NeedIo(ctx, 2, 1));
-  GLD_ASSIGN_OR_RETURN(Bhwc in, ctx.InputShape(0));
-  GLD_ASSIGN_OR_RETURN(Bhwc o, ctx.OutputShape(0));
-  const Shape& in_shape = ShapeOf(ctx, ctx.input_index(0));
-  const int rank = static_cast<int>(in_shape.size());
-  GLD_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ctx.ConstantInts(1));
-  if (pads.size() != static_cast<size_t>(rank) * 2) {
-    return ctx.Invalid("paddings hold " + std::to_string(pads.size()) + " values for rank " +
-                       std::to_string(rank));
-  }
-  const bool mirror = ctx.node().op == OpType::kMirrorPad;
-  bool symmetric = false;
-  if (mirror) {
-    const auto* attrs = std::get_if<MirrorPadAttributes>(&ctx.node().attributes);
-    if (attrs == nullptr) return ctx.Invalid("missing MirrorPadAttributes");
-    symmetric = attrs->symmetric;
-  }
-  std::array<int32_t, 4> before = {0, 0, 0, 0};
-  for (int d = 0; d < rank; ++d) {
-    const int64_t lo = pads[static_cast<size_t>(2 * d)], hi = pads[static_cast<size_t>(2 * d + 1)];
-    const int32_t n = in_shape[static_cast<size_t>(d)];
-    if (lo < 0 || hi < 0) return ctx.Invalid("negative padding on dimension " + std::to_string(d));
-    if (mirror && (lo > n - (symmetric ? 0 : 1) || hi > n - (symmetric ? 0 : 1))) {
-      return ctx.Invalid("mirror padding " + std::to_string(lo) + "/" + std::to_string(hi) +
-                         " too large for dimension " + std::to_string(d) + " of size " + std::to_string(n));
-    }
-    const int axis = BhwcAxis(rank, d);
-    before[static_cast<size_t>(axis)] = static_cast<int32_t>(lo);
-    if (o.dim(axis) != in.dim(axis) + lo + hi) {
-      return ctx.Invalid("output " + ShapeToString(ShapeOf(ctx, ctx.output_index(0))) +
-                         " does not match the padded input on dimension " + std::to_string(d));
-    }
-  }
-  float value = 0.0f;
-  if (ctx.node().op == OpType::kPadV2 && ctx.input(2) != nullptr) {
-    GLD_ASSIGN_OR_RETURN(std::vector<float> v, ctx.ConstantFloats(2));
-    if (v.size() != 1) return ctx.Invalid("constant_values must hold one value");
-    value = v[0];
-  }
-  const bool channel_padded = o.c != in.c;
-  const bool vec4 = before[3] % 4 == 0 && (!mirror || !channel_padded);
-  Dispatch d = Simple(ctx, "pad.comp", in, o);
-  d.shader.Define("MODE", !mirror ? "PAD_CONSTANT" : symmetric ? "PAD_SYMMETRIC" : "PAD_REFLECT")
-      .Define("VEC4_PATH", vec4 ? 1 : 0);
-  d.IVec4("u_before", before);
-  d.Float("u_value", value);
-  out->push_back(std::move(d));
-  return OkStatus();
-}
-
 Status BuildReshape(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   GLD_RETURN_IF_ERROR(NeedIo(ctx, 1, 1));
   GLD_ASSIGN_OR_RETURN(Bhwc in, ctx.InputShape(0));
@@ -169,7 +93,7 @@ Status BuildReshape(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   if (in.elements() != o.elements()) {
     return ctx.Invalid("input " + in.ToString() + " and output " + o.ToString() + " differ in size");
   }
-  Dispatch d = Simple(ctx, "reshape.comp", in, o);
+  Dispatch d = SimpleDispatch(ctx, "reshape.comp", in, o);
   d.shader.Define("VEC4_PATH", in.c == o.c ? 1 : 0);
   out->push_back(std::move(d));
   return OkStatus();
@@ -273,7 +197,7 @@ Status BuildSlice(OpBuildContext& ctx, std::vector<Dispatch>* out) {
     }
   }
   const bool vec4 = u_src[3] == 3 && u_stride[3] == 1 && u_begin[3] % 4 == 0;
-  Dispatch d = Simple(ctx, "slice.comp", in, o);
+  Dispatch d = SimpleDispatch(ctx, "slice.comp", in, o);
   d.shader.Define("VEC4_PATH", vec4 ? 1 : 0);
   d.IVec4("u_begin", u_begin).IVec4("u_stride", u_stride).IVec4("u_src", u_src);
   out->push_back(std::move(d));
@@ -296,7 +220,7 @@ Status BuildDepthSpace(OpBuildContext& ctx, std::vector<Dispatch>* out) {
     return ctx.Invalid("input " + in.ToString() + " and output " + o.ToString() + " do not match block " +
                        std::to_string(n));
   }
-  Dispatch d = Simple(ctx, "depth_space.comp", in, o);
+  Dispatch d = SimpleDispatch(ctx, "depth_space.comp", in, o);
   d.shader.Define("TO_SPACE", to_space ? 1 : 0).Define("VEC4_PATH", small.c % 4 == 0 ? 1 : 0);
   d.Int("u_block", n);
   out->push_back(std::move(d));
@@ -315,7 +239,7 @@ Status BuildTile(OpBuildContext& ctx, std::vector<Dispatch>* out) {
       return ctx.Invalid("output " + o.ToString() + " is not a tiling of input " + in.ToString());
     }
   }
-  Dispatch d = Simple(ctx, "tile.comp", in, o);
+  Dispatch d = SimpleDispatch(ctx, "tile.comp", in, o);
   d.shader.Define("VEC4_PATH", in.c == o.c ? 1 : 0);
   out->push_back(std::move(d));
   return OkStatus();
@@ -351,7 +275,7 @@ Status BuildTranspose(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   // Channels stay in place when the input's channel axis reads the output's
   // (or both are of size 1... then lanes are trivially aligned too).
   const bool vec4 = src[3] == 3 || (in.c == 1 && o.c == 1);
-  Dispatch d = Simple(ctx, "transpose.comp", in, o);
+  Dispatch d = SimpleDispatch(ctx, "transpose.comp", in, o);
   d.shader.Define("VEC4_PATH", vec4 ? 1 : 0);
   d.IVec4("u_src", src);
   out->push_back(std::move(d));

@@ -75,4 +75,62 @@ std::vector<float> RepackVector(const std::vector<float>& v, int32_t channels, i
 
 int32_t OutputSliceBlock(int32_t out_slices) { return out_slices >= 4 ? 4 : out_slices >= 2 ? 2 : 1; }
 
+Status NeedIo(OpBuildContext& ctx, size_t inputs, size_t outputs) {
+  if (ctx.num_inputs() < inputs || ctx.num_outputs() < outputs) {
+    return ctx.Invalid("expects at least " + std::to_string(inputs) + " input(s) and " +
+                       std::to_string(outputs) + " output(s)");
+  }
+  return OkStatus();
+}
+
+Dispatch SimpleDispatch(OpBuildContext& ctx, const char* template_name, const Bhwc& in, const Bhwc& o) {
+  Dispatch d;
+  d.shader.template_name = template_name;
+  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)}).Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)});
+  d.IVec4("u_out", o).IVec4("u_in", in);
+  d.GridOver(o);
+  return d;
+}
+
+const Shape& ShapeOf(OpBuildContext& ctx, int tensor) {
+  return ctx.graph().tensors[static_cast<size_t>(tensor)].shape;
+}
+
+Blocking BlockingFor(int32_t out_channels) {
+  const int32_t slices = (out_channels + 3) / 4;
+  const int32_t block = OutputSliceBlock(slices);
+  return {block, (slices + block - 1) / block * block};
+}
+
+void GridOverGroups(Dispatch& d, const Bhwc& o, const Blocking& k) {
+  d.grid = {static_cast<uint32_t>(o.w), static_cast<uint32_t>(o.h),
+            static_cast<uint32_t>(o.b * (k.padded_slices / k.block))};
+}
+
+StatusOr<DispatchBufferRef> BiasBuffer(OpBuildContext& ctx, size_t input, int32_t channels, int32_t slices) {
+  const Tensor* b = ctx.input(input);
+  if (b != nullptr) {
+    if (!b->is_constant) return ctx.Unsupported("bias '" + b->name + "' is not constant");
+    if (b->num_elements() != channels) {
+      return ctx.Invalid("bias '" + b->name + "' has " + std::to_string(b->num_elements()) +
+                         " elements, expected " + std::to_string(channels));
+    }
+    // Validate the data now, so that a dry run reports what a real one would.
+    GLD_RETURN_IF_ERROR(ctx.ConstantFloats(input).status());
+  }
+  return ctx.AddConstant("bias", [&ctx, input, channels, slices, present = b != nullptr] {
+    std::vector<float> v;
+    if (present) v = *ctx.ConstantFloats(input);
+    return RepackVector(v, channels, slices);
+  });
+}
+
+Status CheckOutputSize(OpBuildContext& ctx, const char* axis, int32_t got, int32_t expected) {
+  if (got != expected) {
+    return ctx.Invalid(std::string("output ") + axis + " is " + std::to_string(got) + ", the op gives " +
+                       std::to_string(expected));
+  }
+  return OkStatus();
+}
+
 }  // namespace gld::gl

@@ -1,5 +1,6 @@
 // Helpers shared by the op generators: axis bookkeeping between a tensor's
-// logical dimensions and its BHWC view (gl/phwc4.h), paddings, weights.
+// logical dimensions and its BHWC view (gl/phwc4.h), paddings, weights, and
+// the pieces of the one-input and dense templates' dispatches.
 #pragma once
 
 #include <array>
@@ -40,5 +41,38 @@ std::vector<float> RepackVector(const std::vector<float>& v, int32_t channels, i
 // Output slices one invocation of the dense templates computes: 4 when there
 // are at least 4, else what there is (1 or 2, 3 -> 2).
 int32_t OutputSliceBlock(int32_t out_slices);
+
+// ---- The one-input templates (ops/data_movement.cc, ops/pad.cc).
+
+// Invalid unless the node has at least `inputs` inputs and `outputs` outputs.
+Status NeedIo(OpBuildContext& ctx, size_t inputs, size_t outputs);
+
+// A dispatch of `template_name` over the output: output 0 at binding 0,
+// input 0 at binding 1, uniforms u_out and u_in.
+Dispatch SimpleDispatch(OpBuildContext& ctx, const char* template_name, const Bhwc& in, const Bhwc& o);
+
+// The logical shape of tensor `tensor` of the graph.
+const Shape& ShapeOf(OpBuildContext& ctx, int tensor);
+
+// ---- The dense templates (conv2d.comp, transpose_conv.comp,
+// fully_connected.comp), shared by ops/conv.cc and ops/fully_connected.cc.
+
+// Output slices per invocation, and the slice count rounded up to it.
+struct Blocking {
+  int32_t block;
+  int32_t padded_slices;
+};
+Blocking BlockingFor(int32_t out_channels);
+
+// The dense templates' grid: (W, H, B * groups of BLOCK slices).
+void GridOverGroups(Dispatch& d, const Bhwc& o, const Blocking& k);
+
+// The bias buffer of input `input` (zeros when the optional input is absent),
+// `channels` values as RepackVector lays them out in `slices` slices.
+StatusOr<DispatchBufferRef> BiasBuffer(OpBuildContext& ctx, size_t input, int32_t channels, int32_t slices = 0);
+
+// Invalid unless the output's `axis` ("height", "channels", ...) is what the
+// op gives.
+Status CheckOutputSize(OpBuildContext& ctx, const char* axis, int32_t got, int32_t expected);
 
 }  // namespace gld::gl

@@ -1,5 +1,4 @@
-// Reductions (reduce.comp: MEAN, SUM, REDUCE_MAX/MIN/PROD) and SOFTMAX
-// (softmax.comp).
+// Reductions (reduce.comp): MEAN, SUM, REDUCE_MAX/MIN/PROD.
 #include <string>
 #include <vector>
 
@@ -70,24 +69,6 @@ Status BuildReduce(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   d.IVec4("u_out", o).IVec4("u_in", in).IVec4("u_reduce", reduce).IVec4("u_src", src);
   d.Float("u_scale", ctx.node().op == OpType::kMean ? static_cast<float>(1.0 / static_cast<double>(count)) : 1.0f);
   d.GridOver(o);
-  out->push_back(std::move(d));
-  return OkStatus();
-}
-
-Status BuildSoftmax(OpBuildContext& ctx, std::vector<Dispatch>* out) {
-  const auto* attrs = std::get_if<SoftmaxAttributes>(&ctx.node().attributes);
-  if (attrs == nullptr) return ctx.Invalid("missing SoftmaxAttributes");
-  if (ctx.num_inputs() < 1 || ctx.num_outputs() < 1) return ctx.Invalid("expects 1 input and 1 output");
-  GLD_ASSIGN_OR_RETURN(Bhwc in, ctx.InputShape(0));
-  GLD_ASSIGN_OR_RETURN(Bhwc o, ctx.OutputShape(0));
-  if (in != o) return ctx.Invalid("input " + in.ToString() + " and output " + o.ToString() + " differ");
-  if (ctx.input(0)->shape.empty()) return ctx.Unsupported("scalar input");
-  Dispatch d;
-  d.shader.template_name = "softmax.comp";
-  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)}).Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)});
-  d.IVec4("u_shape", o);
-  d.Float("u_beta", attrs->beta);
-  d.grid = {static_cast<uint32_t>(o.w), static_cast<uint32_t>(o.h), static_cast<uint32_t>(o.b)};
   out->push_back(std::move(d));
   return OkStatus();
 }
