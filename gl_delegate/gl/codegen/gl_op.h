@@ -185,7 +185,7 @@ Status BuildQuantize(OpBuildContext& ctx, std::vector<Dispatch>* out);
 // An app's custom op with a GL kernel (gldelegate/custom_op.hpp).
 Status BuildCustom(OpBuildContext& ctx, std::vector<Dispatch>* out);
 
-// MediaPipe's custom ops (gl/codegen/ops/mediapipe.cc).
+// MediaPipe's custom ops (gl/codegen/ops/mediapipe_ops.cc).
 Status BuildTransformTensorBilinear(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildTransformLandmarks(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildLandmarks2TransformMatrix(OpBuildContext& ctx, std::vector<Dispatch>* out);
