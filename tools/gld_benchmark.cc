@@ -20,6 +20,7 @@
 #include "common/tensor_io.h"
 #include "common/tensors.h"
 #include "gldelegate/gldelegate.hpp"
+#include "gldelegate/options.hpp"
 
 namespace {
 
@@ -107,10 +108,6 @@ gld::StatusOr<gld::Options> MakeBenchmarkOptions(const CLI::App& app, Flags& f) 
     return gld::InvalidArgumentError("--run_delay must be -1 (none) or in [0, 3600] seconds, got " +
                                      std::to_string(f.run_delay));
   }
-  if (f.min_nodes_per_partition < 0) {
-    return gld::InvalidArgumentError("--min_nodes_per_partition must be 0 or more, got " +
-                                     std::to_string(f.min_nodes_per_partition));
-  }
   if (!f.external_delegate_path.empty() || !f.external_delegate_options.empty()) {
     return gld::InvalidArgumentError(
         "--external_delegate_path/--external_delegate_options are not supported: gldelegate is the delegate "
@@ -123,10 +120,6 @@ gld::StatusOr<gld::Options> MakeBenchmarkOptions(const CLI::App& app, Flags& f) 
   }
   if (!f.profiling_output_csv_file.empty() && !f.enable_op_profiling) {
     return gld::InvalidArgumentError("--profiling_output_csv_file needs --enable_op_profiling");
-  }
-  if (f.max_delegated_partitions < 0) {
-    return gld::InvalidArgumentError("--max_delegated_partitions must be 0 (no limit) or more, got " +
-                                     std::to_string(f.max_delegated_partitions));
   }
   if (!f.use_gpu.empty()) {
     GLD_ASSIGN_OR_RETURN(bool gpu, ParseBool("--use_gpu", f.use_gpu));
@@ -155,6 +148,9 @@ gld::StatusOr<gld::Options> MakeBenchmarkOptions(const CLI::App& app, Flags& f) 
   o.max_delegated_partitions = f.max_delegated_partitions;
   o.min_nodes_per_partition = f.min_nodes_per_partition;
   o.enable_profiling = f.enable_op_profiling;
+  // The ranges of gldelegate/options.inc, naming this tool's flags.
+  GLD_RETURN_IF_ERROR(gld::CheckOption(o, "max_delegated_partitions", "--max_delegated_partitions"));
+  GLD_RETURN_IF_ERROR(gld::CheckOption(o, "min_nodes_per_partition", "--min_nodes_per_partition"));
   return o;
 }
 

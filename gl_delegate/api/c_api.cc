@@ -2,13 +2,16 @@
 #include "gldelegate/gldelegate.h"
 
 #include <algorithm>
-#include <exception>
+#include <cstddef>
 #include <cstring>
+#include <exception>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "api/c_custom_op.h"
 #include "gldelegate/gldelegate.hpp"
+#include "gldelegate/options.hpp"
 
 struct GldModel {
   std::shared_ptr<const gld::Model> model;
@@ -77,12 +80,122 @@ void FillInfo(const gld::TensorInfo& info, const std::vector<int32_t>& dims, Gld
   out->index = info.index;
 }
 
+// ---- Values between C and gld::Options / gld::InterpreterReport, by type ----
+
+template <typename T>
+constexpr bool kIsEnum = std::is_enum_v<T>;
+
+// A C enum's value read as an int, not loaded as the enum type: a C caller
+// may pass any int, and loading a value outside the enum's range is
+// undefined in C++.
+template <typename CEnum>
+int32_t RawEnum(const CEnum& value) {
+  static_assert(sizeof(CEnum) == sizeof(int32_t), "C enums are ints");
+  int32_t raw = 0;
+  std::memcpy(&raw, &value, sizeof(raw));
+  return raw;
+}
+
+// C -> C++ (the Gld enums have gld's numbers: the static_asserts below).
+template <typename CEnum, typename Enum, typename = std::enable_if_t<kIsEnum<CEnum> && kIsEnum<Enum>>>
+void FromC(const CEnum& value, Enum* out) {
+  *out = static_cast<Enum>(RawEnum(value));
+}
+void FromC(int32_t value, int* out) { *out = value; }
+void FromC(int32_t value, bool* out) { *out = value != 0; }
+void FromC(const char* value, std::string* out) { *out = value == nullptr ? "" : value; }
+
+// C++ -> C.
+template <typename Enum, typename CEnum, typename = std::enable_if_t<kIsEnum<Enum> && kIsEnum<CEnum>>>
+void ToCValue(Enum value, CEnum* out) {
+  *out = static_cast<CEnum>(static_cast<int>(value));
+}
+void ToCValue(int value, int32_t* out) { *out = value; }
+void ToCValue(bool value, int32_t* out) { *out = value ? 1 : 0; }
+void ToCValue(uint64_t value, uint64_t* out) { *out = value; }
+void ToCValue(const std::string& value, const char** out) { *out = value.c_str(); }
+
+// Sets one option after gld::CheckOption; a bad value leaves `options` as it was.
+template <typename T, typename CValue>
+GldStatus SetOption(GldOptions* options, const char* function, const char* member, T gld::Options::*field,
+                    const CValue& value) {
+  return Guard([&] {
+    if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, std::string(function) + ": null options");
+    T previous = std::move(options->options.*field);
+    FromC(value, &(options->options.*field));
+    gld::Status s = gld::CheckOption(options->options, member);
+    if (s.ok()) return GLD_OK;
+    options->options.*field = std::move(previous);
+    return Fail(GLD_INVALID_ARGUMENT, std::string(function) + ": " + s.message());
+  });
+}
+
+template <typename T, typename CValue>
+GldStatus GetOption(const GldOptions* options, const char* function, T gld::Options::*field, CValue* out) {
+  if (options == nullptr || out == nullptr) return Fail(GLD_INVALID_ARGUMENT, std::string(function) + ": null argument");
+  ToCValue(options->options.*field, out);
+  return GLD_OK;
+}
+
+using StringList = std::vector<std::string>;
+
+GldStatus AddListItem(GldOptions* options, const char* function, StringList gld::Options::*field, const char* item) {
+  return Guard([&] {
+    if (options == nullptr || item == nullptr) return Fail(GLD_INVALID_ARGUMENT, std::string(function) + ": null argument");
+    (options->options.*field).emplace_back(item);
+    return GLD_OK;
+  });
+}
+
+GldStatus GetListCount(const GldOptions* options, const char* function, StringList gld::Options::*field,
+                       int32_t* out_count) {
+  if (options == nullptr || out_count == nullptr) {
+    return Fail(GLD_INVALID_ARGUMENT, std::string(function) + ": null argument");
+  }
+  *out_count = static_cast<int32_t>((options->options.*field).size());
+  return GLD_OK;
+}
+
+GldStatus GetListItem(const GldOptions* options, const char* function, StringList gld::Options::*field,
+                      int32_t index, const char** out) {
+  if (options == nullptr || out == nullptr) return Fail(GLD_INVALID_ARGUMENT, std::string(function) + ": null argument");
+  const StringList& list = options->options.*field;
+  if (index < 0 || static_cast<size_t>(index) >= list.size()) {
+    return Fail(GLD_OUT_OF_RANGE, std::string(function) + ": index " + std::to_string(index) + " is out of range (" +
+                                      std::to_string(list.size()) + ")");
+  }
+  *out = list[static_cast<size_t>(index)].c_str();
+  return GLD_OK;
+}
+
 }  // namespace
 
 static_assert(static_cast<int>(gld::ContextMode::kCurrent) == GLD_CONTEXT_CURRENT,
               "GldContextMode mirrors gld::ContextMode");
+static_assert(static_cast<int>(gld::ContextMode::kCurrentIfAny) == GLD_CONTEXT_CURRENT_IF_ANY,
+              "GldContextMode mirrors gld::ContextMode");
+static_assert(static_cast<int>(gld::Backend::kGl) == GLD_BACKEND_GL && static_cast<int>(gld::Backend::kCpu) == GLD_BACKEND_CPU,
+              "GldBackend mirrors gld::Backend");
+static_assert(static_cast<int>(gld::Precision::kFp16) == GLD_PRECISION_FP16 &&
+                  static_cast<int>(gld::Precision::kFp16Mediump) == GLD_PRECISION_FP16_MEDIUMP,
+              "GldPrecision mirrors gld::Precision");
 static_assert(static_cast<int>(gld::ElementType::kBool) == GLD_TYPE_BOOL, "GldElementType mirrors gld::ElementType");
 static_assert(static_cast<int>(gld::ElementType::kInt8) == GLD_TYPE_INT8, "GldElementType mirrors gld::ElementType");
+
+// report.inc covers GldReport: every field, in its order.
+namespace {
+struct ReportFromTable {
+#define GLD_REPORT_FIELD(field, python_key) decltype(GldReport::field) field;
+#include "gldelegate/report.inc"
+#undef GLD_REPORT_FIELD
+};
+}  // namespace
+static_assert(sizeof(ReportFromTable) == sizeof(GldReport), "report.inc lists every field of GldReport");
+#define GLD_REPORT_FIELD(field, python_key)                                   \
+  static_assert(offsetof(ReportFromTable, field) == offsetof(GldReport, field), \
+                "report.inc lists GldReport's fields in its order: " #field);
+#include "gldelegate/report.inc"
+#undef GLD_REPORT_FIELD
 
 extern "C" {
 
@@ -141,127 +254,54 @@ GldOptions* GldOptionsCreate(void) {
 
 void GldOptionsDelete(GldOptions* options) { delete options; }
 
-GldStatus GldOptionsSetBackend(GldOptions* options, GldBackend backend) {
-  if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetBackend: null options");
-  switch (backend) {
-    case GLD_BACKEND_AUTO: options->options.backend = gld::Backend::kAuto; return GLD_OK;
-    case GLD_BACKEND_GL: options->options.backend = gld::Backend::kGl; return GLD_OK;
-    case GLD_BACKEND_CPU: options->options.backend = gld::Backend::kCpu; return GLD_OK;
+// The setters and getters of options.inc's rows, each checked by
+// gld::CheckOption: GldOptionsSet<c_name>, GldOptionsGet<c_name> (LIST:
+// GldOptionsAdd<c_name>, GldOptionsGet<c_name>Count, GldOptionsGet<c_name>).
+#define GLD_C_OPTION_SET_GET(field, c_name, c_type)                                            \
+  GldStatus GldOptionsSet##c_name(GldOptions* options, c_type value) {                        \
+    return SetOption(options, "GldOptionsSet" #c_name, #field, &gld::Options::field, value);  \
+  }                                                                                           \
+  GldStatus GldOptionsGet##c_name(const GldOptions* options, c_type* out) {                   \
+    return GetOption(options, "GldOptionsGet" #c_name, &gld::Options::field, out);            \
   }
-  return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetBackend: unknown backend " + std::to_string(static_cast<int>(backend)));
-}
-
-GldStatus GldOptionsSetPrecision(GldOptions* options, GldPrecision precision) {
-  if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetPrecision: null options");
-  switch (precision) {
-    case GLD_PRECISION_FP32: options->options.precision = gld::Precision::kFp32; return GLD_OK;
-    case GLD_PRECISION_FP16: options->options.precision = gld::Precision::kFp16; return GLD_OK;
-    case GLD_PRECISION_FP16_MEDIUMP: options->options.precision = gld::Precision::kFp16Mediump; return GLD_OK;
+#define GLD_C_OPTION_ENUM(field, c_name) GLD_C_OPTION_SET_GET(field, c_name, Gld##c_name)
+#define GLD_C_OPTION_INT(field, c_name) GLD_C_OPTION_SET_GET(field, c_name, int32_t)
+#define GLD_C_OPTION_BOOL(field, c_name) GLD_C_OPTION_SET_GET(field, c_name, int32_t)
+#define GLD_C_OPTION_STRING(field, c_name) GLD_C_OPTION_SET_GET(field, c_name, const char*)
+#define GLD_C_OPTION_LIST(field, c_name)                                                             \
+  GldStatus GldOptionsAdd##c_name(GldOptions* options, const char* item) {                          \
+    return AddListItem(options, "GldOptionsAdd" #c_name, &gld::Options::field, item);               \
+  }                                                                                                 \
+  GldStatus GldOptionsGet##c_name##Count(const GldOptions* options, int32_t* out_count) {           \
+    return GetListCount(options, "GldOptionsGet" #c_name "Count", &gld::Options::field, out_count); \
+  }                                                                                                 \
+  GldStatus GldOptionsGet##c_name(const GldOptions* options, int32_t index, const char** out) {     \
+    return GetListItem(options, "GldOptionsGet" #c_name, &gld::Options::field, index, out);         \
   }
-  return Fail(GLD_INVALID_ARGUMENT,
-              "GldOptionsSetPrecision: unknown precision " + std::to_string(static_cast<int>(precision)));
-}
-
-GldStatus GldOptionsSetNumThreads(GldOptions* options, int32_t num_threads) {
-  if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetNumThreads: null options");
-  if (num_threads < 1 && num_threads != -1) {
-    return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetNumThreads: num_threads must be -1 (every core) or >= 1, got " +
-                                          std::to_string(num_threads));
-  }
-  options->options.num_threads = num_threads;
-  return GLD_OK;
-}
-
-GldStatus GldOptionsSetLogLevel(GldOptions* options, const char* level) {
-  return Guard([&] {
-    if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetLogLevel: null options");
-    options->options.log_level = level == nullptr ? "" : level;
-    return GLD_OK;
-  });
-}
-
-GldStatus GldOptionsAddGpuDenyOp(GldOptions* options, const char* op) {
-  return Guard([&] {
-    if (options == nullptr || op == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsAddGpuDenyOp: null argument");
-    options->options.gpu_deny_ops.emplace_back(op);
-    return GLD_OK;
-  });
-}
-
-GldStatus GldOptionsSetCacheDir(GldOptions* options, const char* dir) {
-  return Guard([&] {
-    if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetCacheDir: null options");
-    options->options.cache_dir = dir == nullptr ? "" : dir;
-    return GLD_OK;
-  });
-}
-
-GldStatus GldOptionsSetModelToken(GldOptions* options, const char* token) {
-  return Guard([&] {
-    if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetModelToken: null options");
-    options->options.model_token = token == nullptr ? "" : token;
-    return GLD_OK;
-  });
-}
-
-GldStatus GldOptionsSetMaxDelegatedPartitions(GldOptions* options, int32_t max_partitions) {
-  if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetMaxDelegatedPartitions: null options");
-  if (max_partitions < 0) {
-    return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetMaxDelegatedPartitions: must be >= 0 (0: no limit), got " +
-                                          std::to_string(max_partitions));
-  }
-  options->options.max_delegated_partitions = max_partitions;
-  return GLD_OK;
-}
-
-GldStatus GldOptionsSetMinNodesPerPartition(GldOptions* options, int32_t min_nodes) {
-  if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetMinNodesPerPartition: null options");
-  if (min_nodes < 0) {
-    return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetMinNodesPerPartition: must be >= 0, got " + std::to_string(min_nodes));
-  }
-  options->options.min_nodes_per_partition = min_nodes;
-  return GLD_OK;
-}
-
-GldStatus GldOptionsSetTuneWorkgroups(GldOptions* options, int32_t enable) {
-  if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetTuneWorkgroups: null options");
-  options->options.tune_workgroups = enable != 0;
-  return GLD_OK;
-}
-
-GldStatus GldOptionsSetEglDevice(GldOptions* options, int32_t device) {
-  if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetEglDevice: null options");
-  if (device < -1) {
-    return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetEglDevice: device must be >= 0, or -1 for the default; got " +
-                                          std::to_string(device));
-  }
-  options->options.egl_device = device;
-  return GLD_OK;
-}
-
-GldStatus GldOptionsSetProfiling(GldOptions* options, int32_t enable) {
-  if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetProfiling: null options");
-  options->options.enable_profiling = enable != 0;
-  return GLD_OK;
-}
-
-GldStatus GldOptionsSetContextMode(GldOptions* options, GldContextMode mode) {
-  if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetContextMode: null options");
-  switch (mode) {
-    case GLD_CONTEXT_PRIVATE: options->options.context = gld::ContextMode::kPrivate; return GLD_OK;
-    case GLD_CONTEXT_CURRENT_IF_ANY: options->options.context = gld::ContextMode::kCurrentIfAny; return GLD_OK;
-    case GLD_CONTEXT_CURRENT: options->options.context = gld::ContextMode::kCurrent; return GLD_OK;
-  }
-  return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetContextMode: unknown mode " + std::to_string(static_cast<int>(mode)));
-}
+// The two pointers share GldOptionsSetShareContext/GldOptionsGetShareContext (below).
+#define GLD_C_OPTION_POINTER(field, c_name)
+#define GLD_OPTION(field, kind, c_name, ...) GLD_C_OPTION_##kind(field, c_name)
+#include "gldelegate/options.inc"
+#undef GLD_OPTION
 
 GldStatus GldOptionsSetShareContext(GldOptions* options, void* egl_display, void* egl_context) {
   if (options == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetShareContext: null options");
-  if ((egl_display == nullptr) != (egl_context == nullptr)) {
-    return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetShareContext: give both the EGLDisplay and the EGLContext, or neither");
-  }
+  gld::Options candidate = options->options;
+  candidate.share_egl_display = egl_display;
+  candidate.share_egl_context = egl_context;
+  gld::Status s = gld::CheckOption(candidate, "share_egl_context");
+  if (!s.ok()) return Fail(GLD_INVALID_ARGUMENT, "GldOptionsSetShareContext: " + s.message());
   options->options.share_egl_display = egl_display;
   options->options.share_egl_context = egl_context;
+  return GLD_OK;
+}
+
+GldStatus GldOptionsGetShareContext(const GldOptions* options, void** out_egl_display, void** out_egl_context) {
+  if (options == nullptr || out_egl_display == nullptr || out_egl_context == nullptr) {
+    return Fail(GLD_INVALID_ARGUMENT, "GldOptionsGetShareContext: null argument");
+  }
+  *out_egl_display = options->options.share_egl_display;
+  *out_egl_context = options->options.share_egl_context;
   return GLD_OK;
 }
 
@@ -336,21 +376,9 @@ GldStatus GldInterpreterGetReport(const GldInterpreter* interpreter, GldReport* 
   if (interpreter == nullptr || out == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterGetReport: null argument");
   const gld::InterpreterReport& r = interpreter->interpreter->report();
   *out = GldReport{};
-  out->backend = r.backend == gld::Backend::kGl ? GLD_BACKEND_GL : GLD_BACKEND_CPU;
-  out->precision = r.precision == gld::Precision::kFp16 ? GLD_PRECISION_FP16 : GLD_PRECISION_FP32;
-  out->placement_line = r.placement_line.c_str();
-  out->original_nodes = r.original_nodes;
-  out->total_nodes = r.total_nodes;
-  out->gpu_nodes = r.gpu_nodes;
-  out->segments = r.segments;
-  out->dispatches = r.dispatches;
-  out->gpu_bytes_planned = r.gpu_bytes_planned;
-  out->cpu_bytes_planned = r.cpu_bytes_planned;
-  out->gl_renderer = r.gl_renderer.c_str();
-  out->gl_context = r.gl_context.c_str();
-  out->cache_hits = r.cache_hits;
-  out->cache_misses = r.cache_misses;
-  out->cache_file = r.cache_file.c_str();
+#define GLD_REPORT_FIELD(field, python_key) ToCValue(r.field, &out->field);
+#include "gldelegate/report.inc"
+#undef GLD_REPORT_FIELD
   return GLD_OK;
 }
 

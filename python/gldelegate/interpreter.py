@@ -85,6 +85,31 @@ def _details(info):
     }
 
 
+# gldelegate's options (gldelegate/options.inc): name -> kind, and how a
+# keyword's value becomes the type the module takes.
+_OPTION_KINDS = {name: kind for name, kind, _ in _gldelegate.option_table}
+_TO_OPTION_TYPE = {
+    "enum": str,
+    "int": int,
+    "bool": bool,
+    "string": lambda v: os.fspath(v) if isinstance(v, os.PathLike) else str(v),
+    "list": lambda v: [str(item) for item in v],
+    "pointer": int,
+}
+
+
+def _keyword_options(keywords):
+    """The options dict of Interpreter's keywords: None dropped (the default)."""
+    options = {}
+    for name, value in keywords.items():
+        kind = _OPTION_KINDS.get(name)
+        if kind is None:
+            raise TypeError("Interpreter() got an unexpected keyword argument %r" % (name,))
+        if value is not None:
+            options[name] = _TO_OPTION_TYPE[kind](value)
+    return options
+
+
 class Interpreter:
     """Runs a .tflite model with gldelegate, with LiteRT's Interpreter API.
 
@@ -93,12 +118,11 @@ class Interpreter:
     experimental arguments, accepted and ignored (``experimental_delegates``
     must be empty).
 
-    gldelegate's own keywords: ``backend`` ("auto", "gl", "cpu"),
-    ``precision`` ("fp32", "fp16": GPU storage and arithmetic), ``cache_dir``
-    (compiled GPU programs kept between runs), ``model_token`` (names the
-    model's cache entry), ``gpu_deny_ops`` (op names kept on the CPU),
-    ``egl_device`` (EGL device index), ``log_level``, ``enable_profiling``
-    (per-op times in ``profile``), ``max_delegated_partitions``.
+    gldelegate's own keywords are the fields of gld::Options, by the same
+    names (listed once in gldelegate/options.inc; ``options`` gives them
+    back). None stands for an option's default; values are checked when the
+    interpreter is created (``allocate_tensors``), except ``num_threads``.
+    They are listed below.
     """
 
     def __init__(
@@ -111,17 +135,9 @@ class Interpreter:
         experimental_preserve_all_tensors=False,
         experimental_disable_delegate_clustering=False,
         experimental_default_delegate_latest_features=False,
-        *,
-        backend="auto",
-        precision="fp32",
-        cache_dir=None,
-        model_token=None,
-        gpu_deny_ops=None,
-        egl_device=None,
-        log_level=None,
-        enable_profiling=False,
-        max_delegated_partitions=0,
+        **options,
     ):
+        self._options = _keyword_options(options)
         if (model_path is None) == (model_content is None):
             raise ValueError("Exactly one of model_path and model_content must be given")
         if experimental_delegates:
@@ -131,24 +147,14 @@ class Interpreter:
             )
         if num_threads is None or num_threads == -1:
             num_threads = os.cpu_count() or 1
-        if not isinstance(num_threads, int) or num_threads < 1:
-            raise ValueError("num_threads should be >= 1 or -1 (all cores), got %r" % (num_threads,))
+        if not isinstance(num_threads, int):
+            raise ValueError("num_threads should be an int >= 1 or -1 (all cores), got %r" % (num_threads,))
+        _gldelegate.check_option("num_threads", num_threads)
+        self._options["num_threads"] = num_threads
         if model_path is not None:
             self._model = _gldelegate.load_model_file(os.fspath(model_path))
         else:
             self._model = _gldelegate.load_model_bytes(bytes(model_content))
-        self._options = dict(
-            backend=str(backend),
-            precision=str(precision),
-            num_threads=num_threads,
-            cache_dir="" if cache_dir is None else os.fspath(cache_dir),
-            model_token="" if model_token is None else str(model_token),
-            gpu_deny_ops=[str(op) for op in (gpu_deny_ops or [])],
-            egl_device=-1 if egl_device is None else int(egl_device),
-            log_level="" if log_level is None else str(log_level),
-            enable_profiling=bool(enable_profiling),
-            max_delegated_partitions=int(max_delegated_partitions),
-        )
         self._inputs = [_details(i) for i in self._model.inputs]
         self._outputs = [_details(o) for o in self._model.outputs]
         self._input_position = {d["index"]: k for k, d in enumerate(self._inputs)}
@@ -163,7 +169,7 @@ class Interpreter:
         """Creates the interpreter: the GPU programs are compiled (or read from
         cache_dir) and the buffers made. Needed once before set_tensor/invoke."""
         if self._impl is None:
-            self._impl = _gldelegate.create_interpreter(self._model, **self._options)
+            self._impl = _gldelegate.create_interpreter(self._model, self._options)
 
     def get_input_details(self):
         return [dict(d) for d in self._inputs]
@@ -295,6 +301,15 @@ class Interpreter:
         return self._impl.report()
 
     @property
+    def options(self):
+        """Every option (gldelegate/options.inc) and its value, defaults
+        included: as the interpreter was created with, or before
+        allocate_tensors as it will be (ValueError for a bad value)."""
+        if self._impl is not None:
+            return self._impl.options()
+        return _gldelegate.resolve_options(self._options)
+
+    @property
     def profile(self):
         """Per-op rows (enable_profiling=True): one per CPU node and per GPU
         dispatch, averaged over the invokes since creation or reset_profile(),
@@ -305,6 +320,11 @@ class Interpreter:
     def reset_profile(self):
         self._require_allocated("reset the profile")
         self._impl.reset_profile()
+
+
+Interpreter.__doc__ += "".join(
+    "\n    ``%s`` (%s): %s" % (name, kind, help_text) for name, kind, help_text in _gldelegate.option_table
+) + "\n"
 
 
 class SignatureRunner:

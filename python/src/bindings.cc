@@ -10,13 +10,16 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "gldelegate/gldelegate.hpp"
+#include "gldelegate/options.hpp"
 
 namespace nb = nanobind;
 
@@ -40,6 +43,69 @@ void Check(const gld::Status& s) {
 template <typename T> T Take(gld::StatusOr<T> v) {
   if (!v.ok()) Raise(v.status());
   return std::move(*v);
+}
+
+// ---- Options and the report through their tables (gldelegate/options.inc,
+// gldelegate/report.inc). Python values by the C++ type: enums as their
+// names, pointers as int addresses; interpreter.py turns keywords into
+// these types (str, int, bool, list of str) first.
+
+template <typename Enum, typename = std::enable_if_t<std::is_enum_v<Enum>>>
+void FromPy(nb::handle v, Enum* out) {
+  Check(gld::ParseEnum(nb::cast<std::string>(v), out));
+}
+void FromPy(nb::handle v, int* out) { *out = nb::cast<int>(v); }
+void FromPy(nb::handle v, bool* out) { *out = nb::cast<bool>(v); }
+void FromPy(nb::handle v, std::string* out) { *out = nb::cast<std::string>(v); }
+void FromPy(nb::handle v, std::vector<std::string>* out) { *out = nb::cast<std::vector<std::string>>(v); }
+void FromPy(nb::handle v, void** out) { *out = reinterpret_cast<void*>(nb::cast<uintptr_t>(v)); }
+
+template <typename Enum, typename = std::enable_if_t<std::is_enum_v<Enum>>>
+nb::object ToPy(Enum v) {
+  return nb::cast(std::string(gld::EnumName(v)));
+}
+template <typename T, typename = std::enable_if_t<!std::is_enum_v<T>>>
+nb::object ToPy(const T& v) {
+  return nb::cast(v);
+}
+nb::object ToPy(void* v) { return nb::cast(reinterpret_cast<uintptr_t>(v)); }
+
+// Options from keywords: ValueError for a value out of range (gld::CheckOptions).
+gld::Options OptionsFromDict(const nb::dict& given) {
+  gld::Options o;
+  for (auto [key, value] : given) {
+    const std::string name = nb::cast<std::string>(key);
+    bool known = false;
+#define GLD_OPTION(field, ...) \
+  if (name == #field) {        \
+    FromPy(value, &o.field);   \
+    known = true;              \
+  }
+#include "gldelegate/options.inc"
+#undef GLD_OPTION
+    if (!known) throw nb::type_error(("unknown option '" + name + "'").c_str());
+  }
+  Check(gld::CheckOptions(o));
+  return o;
+}
+
+nb::dict OptionsToDict(const gld::Options& o) {
+  nb::dict d;
+#define GLD_OPTION(field, ...) d[#field] = ToPy(o.field);
+#include "gldelegate/options.inc"
+#undef GLD_OPTION
+  return d;
+}
+
+// The table's rows as (name, kind, help): kind is "enum", "int", "bool",
+// "string", "list" or "pointer".
+nb::list OptionTable() {
+  nb::list rows;
+#define GLD_OPTION(field, kind, c_name, flag, default_value, min, special, range, help) \
+  rows.append(nb::make_tuple(#field, nb::str(#kind).attr("lower")(), help));
+#include "gldelegate/options.inc"
+#undef GLD_OPTION
+  return rows;
 }
 
 nb::dict Describe(const gld::TensorInfo& t) {
@@ -89,6 +155,7 @@ struct PyModel {
 struct PyInterpreter {
   std::shared_ptr<const gld::Model> model;
   std::unique_ptr<gld::Interpreter> interpreter;
+  gld::Options options;  // as created
   std::mutex mutex;
 
   using Bytes = nb::ndarray<nb::c_contig, nb::device::cpu>;
@@ -109,16 +176,9 @@ struct PyInterpreter {
   nb::dict report() const {
     const gld::InterpreterReport& r = interpreter->report();
     nb::dict d;
-    d["backend"] = std::string(gld::BackendName(r.backend));
-    d["precision"] = std::string(gld::PrecisionName(r.precision));
-    d["placement"] = r.placement_line;
-    d["gpu_nodes"] = r.gpu_nodes;
-    d["total_nodes"] = r.total_nodes;
-    d["segments"] = r.segments;
-    d["dispatches"] = r.dispatches;
-    d["gl_renderer"] = r.gl_renderer;
-    d["cache_hits"] = r.cache_hits;
-    d["cache_misses"] = r.cache_misses;
+#define GLD_REPORT_FIELD(field, python_key) d[python_key] = ToPy(r.field);
+#include "gldelegate/report.inc"
+#undef GLD_REPORT_FIELD
     d["pass_log"] = r.pass_log;
     nb::list nodes;
     for (const gld::PlacementInfo& n : r.nodes) {
@@ -153,21 +213,8 @@ struct PyInterpreter {
   }
 };
 
-PyInterpreter* CreateInterpreter(const PyModel& model, const std::string& backend, const std::string& precision,
-                                 int num_threads, const std::string& cache_dir, const std::string& model_token,
-                                 const std::vector<std::string>& gpu_deny_ops, int egl_device,
-                                 const std::string& log_level, bool enable_profiling, int max_delegated_partitions) {
-  gld::Options options;
-  options.backend = Take(gld::ParseBackend(backend));
-  options.precision = Take(gld::ParsePrecision(precision));
-  options.num_threads = num_threads;
-  options.cache_dir = cache_dir;
-  options.model_token = model_token;
-  options.gpu_deny_ops = gpu_deny_ops;
-  options.egl_device = egl_device;
-  options.log_level = log_level;
-  options.enable_profiling = enable_profiling;
-  options.max_delegated_partitions = max_delegated_partitions;
+PyInterpreter* CreateInterpreter(const PyModel& model, const nb::dict& keywords) {
+  gld::Options options = OptionsFromDict(keywords);
   std::unique_ptr<gld::Interpreter> interpreter;
   {
     // Creating compiles the GPU programs: let other Python threads run.
@@ -182,6 +229,7 @@ PyInterpreter* CreateInterpreter(const PyModel& model, const std::string& backen
   auto* py = new PyInterpreter();
   py->model = model.model;
   py->interpreter = std::move(interpreter);
+  py->options = std::move(options);
   return py;
 }
 
@@ -212,10 +260,22 @@ NB_MODULE(_gldelegate, m) {
       .def("invoke", &PyInterpreter::invoke, nb::call_guard<nb::gil_scoped_release>())
       .def("report", &PyInterpreter::report)
       .def("profile", &PyInterpreter::profile)
-      .def("reset_profile", [](PyInterpreter& p) { p.interpreter->ResetProfile(); });
+      .def("reset_profile", [](PyInterpreter& p) { p.interpreter->ResetProfile(); })
+      .def("options", [](const PyInterpreter& p) { return OptionsToDict(p.options); });
 
-  m.def("create_interpreter", &CreateInterpreter, nb::arg("model"), nb::arg("backend"), nb::arg("precision"),
-        nb::arg("num_threads"), nb::arg("cache_dir"), nb::arg("model_token"), nb::arg("gpu_deny_ops"),
-        nb::arg("egl_device"), nb::arg("log_level"), nb::arg("enable_profiling"),
-        nb::arg("max_delegated_partitions"), nb::rv_policy::take_ownership);
+  // The options (gldelegate/options.inc): the table, a keyword dict checked
+  // and given back as an interpreter would take it, one keyword checked.
+  m.attr("option_table") = OptionTable();
+  m.def("resolve_options", [](const nb::dict& keywords) { return OptionsToDict(OptionsFromDict(keywords)); },
+        nb::arg("options"));
+  m.def(
+      "check_option",
+      [](const std::string& name, nb::handle value) {
+        nb::dict one;
+        one[name.c_str()] = value;
+        OptionsFromDict(one);
+      },
+      nb::arg("name"), nb::arg("value"));
+
+  m.def("create_interpreter", &CreateInterpreter, nb::arg("model"), nb::arg("options"), nb::rv_policy::take_ownership);
 }

@@ -25,6 +25,7 @@ echo "== cmake --install $build --prefix $prefix"
 cmake --install "$build" --prefix "$prefix" > "$work/install.log"
 libdir=$(dirname "$(find "$prefix" -name gldelegate.pc)")/..
 for f in include/gldelegate/gldelegate.h include/gldelegate/gldelegate.hpp include/gldelegate/export.h \
+         include/gldelegate/options.hpp include/gldelegate/options.inc include/gldelegate/report.inc \
          bin/gld_run bin/gld_inspect; do
   [ -e "$prefix/$f" ] || { echo "not installed: $f"; exit 1; }
 done

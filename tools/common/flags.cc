@@ -1,19 +1,90 @@
 #include "common/flags.h"
 
+#include <initializer_list>
 #include <iostream>
+#include <type_traits>
+
+#include "gldelegate/options.hpp"
 
 namespace gld::tools {
+namespace {
+
+// The flags of gldelegate/options.inc: a row's GLD_FLAG(name) is the flag
+// --name, its help the row's, and the BackendFlags field `name` holds its
+// value; MakeOptions parses and checks each (gld::CheckOption).
+template <typename Field>
+struct TableFlag {
+  const char* name;  // "--threads"
+  Field field;       // BackendFlags& -> its field
+};
+template <typename Field>
+TableFlag<Field> MakeTableFlag(const char* name, Field field) {
+  return {name, field};
+}
+#define GLD_FLAG(name) MakeTableFlag("--" #name, [](auto& held) -> auto& { return held.name; })
+#define GLD_NO_FLAG nullptr
+
+template <typename Field>
+void AddTableFlag(CLI::App& app, BackendFlags& flags, const std::string& wanted, TableFlag<Field> flag,
+                  const char* help) {
+  if (wanted != flag.name) return;
+  auto& value = flag.field(flags);
+  CLI::Option* option = app.add_option(flag.name, value, help);
+  // --help shows a default unless it is empty.
+  if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>) {
+    if (value.empty()) return;
+  }
+  option->capture_default_str();
+}
+void AddTableFlag(CLI::App&, BackendFlags&, const std::string&, std::nullptr_t, const char*) {}
+
+// Registers the table's flags named in `names`, in that order.
+void AddTableFlags(CLI::App& app, BackendFlags& flags, std::initializer_list<std::string> names) {
+  for (const std::string& name : names) {
+#define GLD_OPTION(field, kind, c_name, flag, default_value, min, special, range, help) \
+  AddTableFlag(app, flags, name, flag, help);
+#include "gldelegate/options.inc"
+#undef GLD_OPTION
+  }
+}
+
+// A flag's value as the option's type.
+template <typename Enum, typename = std::enable_if_t<std::is_enum_v<Enum>>>
+Status FromFlag(const std::string& value, Enum* out) {
+  return ParseEnum(value, out);
+}
+Status FromFlag(int value, int* out) {
+  *out = value;
+  return OkStatus();
+}
+Status FromFlag(const std::string& value, std::string* out) {
+  *out = value;
+  return OkStatus();
+}
+Status FromFlag(const std::string& value, std::vector<std::string>* out) {
+  *out = SplitList(value);
+  return OkStatus();
+}
+
+// Sets option `member` of `o` from its flag and checks it (gld::CheckOption,
+// naming the flag).
+template <typename Field, typename T>
+Status SetFromFlag(const BackendFlags& flags, TableFlag<Field> flag, const char* member, T* out, const Options& o) {
+  GLD_RETURN_IF_ERROR(FromFlag(flag.field(flags), out));
+  return CheckOption(o, member, flag.name);
+}
+template <typename T>
+Status SetFromFlag(const BackendFlags&, std::nullptr_t, const char*, T*, const Options&) {
+  return OkStatus();
+}
+
+}  // namespace
 
 void AddBackendFlags(CLI::App& app, BackendFlags& flags, bool with_threads, bool with_log_level) {
-  app.add_option("--backend", flags.backend, "auto, gl or cpu")->capture_default_str();
-  app.add_option("--precision", flags.precision, "fp32, fp16 (fp16 storage, fp32 arithmetic) or fp16_mediump (fp16 storage and mediump arithmetic)")->capture_default_str();
-  app.add_option("--gpu_deny_ops", flags.gpu_deny_ops, "comma-separated op names forced to the CPU, e.g. ADD,MUL");
+  AddTableFlags(app, flags, {"--backend", "--precision", "--gpu_deny_ops"});
   AddCustomOpsFlag(app, flags);
-  if (with_threads) app.add_option("--threads", flags.threads, "CPU kernel threads (-1: every core)")->capture_default_str();
-  if (with_log_level) {
-    app.add_option("--log_level", flags.log_level,
-                   "trace, debug, info, warn, error or off (default: $GLD_LOG_LEVEL, else warn)");
-  }
+  if (with_threads) AddTableFlags(app, flags, {"--threads"});
+  if (with_log_level) AddTableFlags(app, flags, {"--log_level"});
 }
 
 void AddCustomOpsFlag(CLI::App& app, BackendFlags& flags) {
@@ -22,25 +93,13 @@ void AddCustomOpsFlag(CLI::App& app, BackendFlags& flags) {
                  "custom ops (README: Custom ops)");
 }
 
-void AddCacheFlags(CLI::App& app, BackendFlags& flags) {
-  app.add_option("--cache_dir", flags.cache_dir,
-                 "program cache folder (compiled GPU programs and the driver's shader cache); off when empty");
-  app.add_option("--model_token", flags.model_token,
-                 "names the model's cache entry (default: fingerprint of the model bytes)");
-}
+void AddCacheFlags(CLI::App& app, BackendFlags& flags) { AddTableFlags(app, flags, {"--cache_dir", "--model_token"}); }
 
 StatusOr<Options> MakeOptions(const BackendFlags& flags) {
   Options o;
-  GLD_ASSIGN_OR_RETURN(o.backend, ParseBackend(flags.backend));
-  GLD_ASSIGN_OR_RETURN(o.precision, ParsePrecision(flags.precision));
-  if (flags.threads < 1 && flags.threads != -1) {
-    return InvalidArgumentError("--threads must be -1 (every core) or at least 1, got " + std::to_string(flags.threads));
-  }
-  o.num_threads = flags.threads;
-  o.log_level = flags.log_level;
-  o.gpu_deny_ops = SplitList(flags.gpu_deny_ops);
-  o.cache_dir = flags.cache_dir;
-  o.model_token = flags.model_token;
+#define GLD_OPTION(field, kind, c_name, flag, ...) GLD_RETURN_IF_ERROR(SetFromFlag(flags, flag, #field, &o.field, o));
+#include "gldelegate/options.inc"
+#undef GLD_OPTION
   for (const std::string& path : SplitList(flags.custom_ops)) {
     Status s = LoadCustomOpLibrary(path, &o);
     if (!s.ok()) return Status(s.code(), "--custom_ops: " + s.message());

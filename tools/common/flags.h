@@ -1,5 +1,6 @@
 // Flag parsing shared by the gld_* tools (CLI11): the backend/precision/
-// deny-list/threads/log-level flags, one-line errors, list splitting.
+// deny-list/threads/log-level/cache flags (from gldelegate/options.inc),
+// one-line errors, list splitting.
 #pragma once
 
 #include <optional>
@@ -12,6 +13,9 @@
 
 namespace gld::tools {
 
+// The values of the shared flags. The options.inc rows marked GLD_FLAG(name)
+// are registered and turned into Options from the table: their field here
+// is called `name`, as the flag, and holds the option's default.
 struct BackendFlags {
   std::string backend = "auto";
   std::string precision = "fp32";

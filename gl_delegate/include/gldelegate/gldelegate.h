@@ -92,7 +92,8 @@ typedef struct GldOptions GldOptions;
 typedef struct GldInterpreter GldInterpreter;
 
 /* What an interpreter runs where (gld::InterpreterReport). The strings stay
- * valid while the interpreter lives. */
+ * valid while the interpreter lives. gldelegate/report.inc lists the fields
+ * (a new one: a field here and a row there). */
 typedef struct GldReport {
   GldBackend backend; /* the backend in use: GLD_BACKEND_GL or GLD_BACKEND_CPU */
   GldPrecision precision;
@@ -186,6 +187,27 @@ GLD_EXPORT GldStatus GldOptionsSetContextMode(GldOptions* options, GldContextMod
  * on `egl_display`, an EGLDisplay), so its buffers are visible to the
  * library's context. Both NULL: no sharing (the default). */
 GLD_EXPORT GldStatus GldOptionsSetShareContext(GldOptions* options, void* egl_display, void* egl_context);
+
+/* Each setter above has a getter giving the value back: the strings stay
+ * valid until that option is set again or the options are deleted. The
+ * options, their ranges and their Python and tool names are listed once in
+ * gldelegate/options.inc. */
+GLD_EXPORT GldStatus GldOptionsGetBackend(const GldOptions* options, GldBackend* out);
+GLD_EXPORT GldStatus GldOptionsGetPrecision(const GldOptions* options, GldPrecision* out);
+GLD_EXPORT GldStatus GldOptionsGetNumThreads(const GldOptions* options, int32_t* out);
+GLD_EXPORT GldStatus GldOptionsGetLogLevel(const GldOptions* options, const char** out);
+/* The ops GldOptionsAddGpuDenyOp added, in order: index 0 to count - 1. */
+GLD_EXPORT GldStatus GldOptionsGetGpuDenyOpCount(const GldOptions* options, int32_t* out_count);
+GLD_EXPORT GldStatus GldOptionsGetGpuDenyOp(const GldOptions* options, int32_t index, const char** out);
+GLD_EXPORT GldStatus GldOptionsGetCacheDir(const GldOptions* options, const char** out);
+GLD_EXPORT GldStatus GldOptionsGetModelToken(const GldOptions* options, const char** out);
+GLD_EXPORT GldStatus GldOptionsGetMaxDelegatedPartitions(const GldOptions* options, int32_t* out);
+GLD_EXPORT GldStatus GldOptionsGetMinNodesPerPartition(const GldOptions* options, int32_t* out);
+GLD_EXPORT GldStatus GldOptionsGetTuneWorkgroups(const GldOptions* options, int32_t* out);
+GLD_EXPORT GldStatus GldOptionsGetEglDevice(const GldOptions* options, int32_t* out);
+GLD_EXPORT GldStatus GldOptionsGetProfiling(const GldOptions* options, int32_t* out);
+GLD_EXPORT GldStatus GldOptionsGetContextMode(const GldOptions* options, GldContextMode* out);
+GLD_EXPORT GldStatus GldOptionsGetShareContext(const GldOptions* options, void** out_egl_display, void** out_egl_context);
 
 /* `options` may be NULL for the defaults. */
 GLD_EXPORT GldStatus GldInterpreterCreate(const GldModel* model, const GldOptions* options, GldInterpreter** out_interpreter);

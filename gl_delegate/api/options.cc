@@ -1,0 +1,68 @@
+// gld::CheckOption: the one check of option values (gldelegate/options.inc
+// gives each INT option's range), shared by the C API, the Python package
+// and the tools.
+#include "gldelegate/options.hpp"
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace gld {
+namespace {
+
+// One overload per kind, picked by the field's type; `o` for the rules
+// between fields.
+template <typename Enum, typename = std::enable_if_t<std::is_enum_v<Enum>>>
+Status CheckValue(const Options&, Enum v, int, int, const char*, const std::string& name) {
+  if (std::string(EnumName(v)) != "unknown") return OkStatus();
+  return InvalidArgumentError("unknown " + name + " " + std::to_string(static_cast<int>(v)));
+}
+
+Status CheckValue(const Options&, int v, int min, int special, const char* range, const std::string& name) {
+  if (v >= min || v == special) return OkStatus();
+  return InvalidArgumentError(name + " must be " + range + ", got " + std::to_string(v));
+}
+
+Status CheckValue(const Options&, bool, int, int, const char*, const std::string&) { return OkStatus(); }
+Status CheckValue(const Options&, const std::string&, int, int, const char*, const std::string&) { return OkStatus(); }
+Status CheckValue(const Options&, const std::vector<std::string>&, int, int, const char*, const std::string&) {
+  return OkStatus();
+}
+
+// The share context is a pair: both pointers, or neither.
+Status CheckValue(const Options& o, void*, int, int, const char*, const std::string&) {
+  if ((o.share_egl_display == nullptr) == (o.share_egl_context == nullptr)) return OkStatus();
+  return InvalidArgumentError(
+      "give both the EGLDisplay (share_egl_display) and the EGLContext (share_egl_context), or neither");
+}
+
+// options.inc covers gld::Options: a struct of the table's fields (and
+// custom_ops, which is not a value) has Options' size.
+struct OptionsFromTable {
+#define GLD_OPTION(field, ...) decltype(Options::field) field;
+#include "gldelegate/options.inc"
+#undef GLD_OPTION
+  decltype(Options::custom_ops) custom_ops;
+};
+static_assert(sizeof(OptionsFromTable) == sizeof(Options), "options.inc lists every field of gld::Options");
+
+}  // namespace
+
+Status CheckOption(const Options& options, const std::string& member, const std::string& shown_as) {
+  const std::string& name = shown_as.empty() ? member : shown_as;
+#define GLD_OPTION(field, kind, c_name, flag, default_value, min, special, range, help) \
+  if (member == #field) return CheckValue(options, options.field, min, special, range, name);
+#include "gldelegate/options.inc"
+#undef GLD_OPTION
+  return NotFoundError("no option named '" + member + "'");
+}
+
+Status CheckOptions(const Options& options) {
+#define GLD_OPTION(field, kind, c_name, flag, default_value, min, special, range, help) \
+  GLD_RETURN_IF_ERROR(CheckOption(options, #field));
+#include "gldelegate/options.inc"
+#undef GLD_OPTION
+  return OkStatus();
+}
+
+}  // namespace gld
