@@ -6,7 +6,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libepoxy-dev libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri libgbm1
   libflatbuffers-dev flatbuffers-compiler libglm-dev libspdlog-dev libfmt-dev
-  libgtest-dev libcli11-dev libxxhash-dev nlohmann-json3-dev
+  libgtest-dev libcli11-dev libxxhash-dev nlohmann-json3-dev glslang-tools
   libxnnpack-dev libpthreadpool-dev
   clang libclang-rt-14-dev
   python3 python3-venv python3-dev

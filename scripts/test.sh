@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds gldelegate with warnings as errors, runs every
-# test; then rebuilds under AddressSanitizer + UBSan and runs the unit tests
+# test; validates every generated shader with glslangValidator; runs the GL
+# model tests again at the GLES 3.1 minimum limits and on Mesa's softpipe;
+# then rebuilds under AddressSanitizer + UBSan and runs the unit tests
 # again; then fuzzes the model loader, the .npy reader and the program cache
 # entry reader for 60 s each; builds the Python package with `pip install .`
 # in a fresh virtual environment and runs its tests. This is what CI runs.
@@ -21,6 +23,18 @@ cmake --build build -j "$jobs"
 
 stage "tests"
 ctest --test-dir build --output-on-failure -j "$jobs" --timeout 900
+
+stage "shader validation (glslangValidator over every plan's programs)"
+./scripts/validate_shaders.sh build
+
+# The GL tests on real models once more, planned for the smallest GLES 3.1
+# device (GLD_GL_LIMITS=minimum), then on a second driver, Mesa's softpipe.
+gl_model_tests='^gl\.(Models/|SharedModelSplitTest|MinimumLimitsTest)|^models\..*Gl'
+stage "GL model tests at the GLES 3.1 minimum limits"
+GLD_GL_LIMITS=minimum ctest --test-dir build --output-on-failure -j "$jobs" --timeout 900 -R "$gl_model_tests"
+stage "GL tests of the shared models on softpipe"
+GALLIUM_DRIVER=softpipe ctest --test-dir build --output-on-failure -j "$jobs" --timeout 1200 \
+  -R '^gl\.Models/SharedModelGlTest\.GlBackendMatchesCpuBackend'
 
 if [ "${GLD_SKIP_PYTHON:-0}" != 1 ]; then
   stage "Python package (pip install . in a fresh venv, example, pytest)"

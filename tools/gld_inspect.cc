@@ -1,9 +1,14 @@
 // gld_inspect: what a model holds and what gldelegate makes of it: inputs,
 // outputs, op histogram, the transform passes' log, and where each node runs;
 // with --plan, each GPU segment's plan (dispatches, arena, constants, edge
-// conversions), made without a GL context.
+// conversions), made without a GL context; with --dump_shaders, the GLSL of
+// every program that plan compiles.
+#include <cctype>
+#include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "common/flags.h"
@@ -155,6 +160,43 @@ int PrintModelPlan(const gld::Model& model, const gld::Options& options) {
   return 0;
 }
 
+// Writes each distinct program of the plan as DIR/s<segment>_d<dispatch>_<template>
+// (named by its first dispatch); `dispatches` of the plan compile them.
+int DumpShaders(const gld::Model& model, const gld::Options& options, const std::string& dir) {
+  auto plan = gld::PlanModel(model, options);
+  if (!plan.ok()) return gld::tools::Fail(kTool, plan.status());
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return gld::tools::Fail(kTool, "--dump_shaders: cannot make folder '" + dir + "': " + ec.message());
+  std::map<std::string, std::string> written;  // source -> file
+  size_t dispatches = 0;
+  for (size_t k = 0; k < plan->segments.size(); ++k) {
+    const std::vector<gld::PlanDispatch>& list = plan->segments[k].dispatches;
+    for (size_t i = 0; i < list.size(); ++i, ++dispatches) {
+      const gld::PlanDispatch& d = list[i];
+      if (written.count(d.source)) continue;
+      std::ostringstream name;
+      // A custom op's template is named "custom op 'X'": a plain file name
+      // ending in .comp (glslangValidator takes the stage from it).
+      std::string stem = d.template_name;
+      for (char& c : stem) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+      }
+      if (stem.size() < 5 || stem.compare(stem.size() - 5, 5, ".comp") != 0) stem += ".comp";
+      name << "s" << k << "_d" << std::setw(3) << std::setfill('0') << i << "_" << stem;
+      const std::string path = (std::filesystem::path(dir) / name.str()).string();
+      std::ofstream out(path, std::ios::binary);
+      out << d.source;
+      out.close();
+      if (!out) return gld::tools::Fail(kTool, "--dump_shaders: cannot write '" + path + "'");
+      written.emplace(d.source, path);
+    }
+  }
+  std::cout << "wrote " << written.size() << " program(s) of " << dispatches << " dispatch(es), precision "
+            << gld::PrecisionName(plan->precision) << ", " << plan->limits << ", to " << dir << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -162,6 +204,7 @@ int main(int argc, char** argv) {
                kTool);
   std::string graph;
   bool summary = false, list_ops = false, plan = false;
+  std::string dump_shaders;
   gld::tools::BackendFlags backend;
   app.add_option("--graph", graph, "the .tflite model");
   gld::tools::AddBackendFlags(app, backend, false, true);
@@ -173,6 +216,9 @@ int main(int argc, char** argv) {
                "print each GPU segment's plan (dispatches, arena offsets, constant buffers, edge conversions) "
                "at the GLES 3.1 minimum limits, without making a GL context");
   app.add_flag("--list_ops", list_ops, "print every op this build runs and on which backends, then exit");
+  app.add_option("--dump_shaders", dump_shaders,
+                 "write the GLSL of every program the --plan plan compiles into this folder (one file per "
+                 "program, named by its first dispatch), then exit");
   if (auto code = gld::tools::ParseFlags(app, argc, argv)) return *code;
   auto options = gld::tools::MakeOptions(backend);
   if (!options.ok()) {
@@ -186,6 +232,7 @@ int main(int argc, char** argv) {
   }
   auto model = gld::Model::FromFile(graph);
   if (!model.ok()) return gld::tools::Fail(kTool, model.status());
+  if (!dump_shaders.empty()) return DumpShaders(**model, *options, dump_shaders);
   if (!summary) {
     PrintModel(graph, **model);
     PrintCustomOps(**model, *options);

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Merges what tools/gpu_run.sh left in OUT_DIR (compare_fp32.json,
-compare_fp16.json, compare_fp16_mediump.json, startup.md, steps.txt) into OUT_DIR/gpu_run.json and one
-Markdown table OUT_DIR/gpu_run.md: per model, the median latency of LiteRT
-(XNNPACK, all cores), GL fp32, GL fp16 and the CPU backend, LiteRT / GL fp16
-(the speed-up), the fp16 accuracy against LiteRT, then the start-up table.
+compare_fp16.json, compare_fp16_mediump.json, litert_gpu.json, startup.md,
+steps.txt) into OUT_DIR/gpu_run.json and one Markdown table OUT_DIR/gpu_run.md:
+per model, the median latency of LiteRT (XNNPACK, all cores), LiteRT's own GPU
+accelerator (CompiledModel, WebGPU; why not, where it cannot run), GL fp32,
+GL fp16 and the CPU backend, LiteRT / GL fp16 (the speed-up), the fp16
+accuracy against LiteRT, then the start-up table.
 
   tools/gpu_report.py --out OUT_DIR [--renderer TEXT] [--seconds N]
 """
@@ -58,15 +60,20 @@ def main():
         for line in open(steps_path):
             name, rc, secs = line.split()
             steps.append({"step": name, "exit": int(rc), "seconds": int(secs)})
+    litert_gpu = {r["model"]: r for r in (load(os.path.join(args.out, "litert_gpu.json")) or {}).get("models", [])}
     startup_path = os.path.join(args.out, "startup.md")
     startup = open(startup_path).read() if os.path.exists(startup_path) else ""
     rows = []
-    for model in sorted(set(fp32) | set(fp16)):
+    for model in sorted(set(fp32) | set(fp16) | set(litert_gpu)):
         a, b = fp32.get(model, {}), fp16.get(model, {})
         litert = a.get("LiteRT", b.get("LiteRT"))
         gl16 = b.get("gld gl")
         speedup = litert / gl16 if isinstance(litert, float) and isinstance(gl16, float) and gl16 > 0 else None
-        rows.append({"model": model, "litert_ms": litert, "gl_fp32_ms": a.get("gld gl"), "gl_fp16_ms": gl16,
+        lg = litert_gpu.get(model, {})
+        rows.append({"model": model, "litert_ms": litert,
+                     "litert_gpu_ms": lg.get("median_ms") if lg.get("ok") else None,
+                     "litert_gpu_why": lg.get("why", "not measured"),
+                     "gl_fp32_ms": a.get("gld gl"), "gl_fp16_ms": gl16,
                      "gl_fp16_mediump_ms": mediump.get(model, {}).get("gld gl"),
                      "gl_fp16_mediump_max_rel_diff": mediump.get(model, {}).get("gld gl diff"),
                      "gl_fp16_host_issue_us_per_dispatch": b.get("gld gl issue"),
@@ -77,14 +84,18 @@ def main():
     with open(os.path.join(args.out, "gpu_run.json"), "w") as f:
         json.dump(report, f, indent=1)
     lines = ["GL renderer: %s; %d s in all" % (args.renderer or "?", args.seconds), "",
-             "| model | LiteRT ms | GL fp32 ms | GL fp16 ms | GL fp16_mediump ms | CPU ms | LiteRT / GL fp16 "
-             "| fp16 max rel diff | mediump max rel diff |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| model | LiteRT ms | LiteRT GPU ms | GL fp32 ms | GL fp16 ms | GL fp16_mediump ms | CPU ms "
+             "| LiteRT / GL fp16 | fp16 max rel diff | mediump max rel diff |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["model"], cell(r["litert_ms"]), cell(r["gl_fp32_ms"]), cell(r["gl_fp16_ms"]),
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["model"], cell(r["litert_ms"]), cell(r["litert_gpu_ms"] if r["litert_gpu_ms"] is not None else "n/a"),
+            cell(r["gl_fp32_ms"]), cell(r["gl_fp16_ms"]),
             cell(r["gl_fp16_mediump_ms"]), cell(r["cpu_ms"]), cell(r["litert_over_gl_fp16"], "%.2fx"),
             cell(r["gl_fp16_max_rel_diff"], "%.1e"), cell(r["gl_fp16_mediump_max_rel_diff"], "%.1e")))
+    why = sorted({r["litert_gpu_why"] for r in rows if r["litert_gpu_ms"] is None})
+    if why:
+        lines += ["", "LiteRT GPU n/a: " + " | ".join(why)]
     lines += ["", "Steps: " + ", ".join("%s %ds (exit %d)" % (s["step"], s["seconds"], s["exit"]) for s in steps),
               "", "Start-up (fp16, cold and warm through the cache):", "", startup]
     with open(os.path.join(args.out, "gpu_run.md"), "w") as f:

@@ -6,10 +6,13 @@
 #   2. unpacks the carried GL loader packages into / and the project's
 #      dependencies into a private folder;
 #   3. builds in Release;
-#   4. runs the GL tests (ctest -R '^gl\.');
+#   4. runs the GL tests (ctest -R '^gl\.'; the barrier hazard check runs in
+#      every GL segment they make), and the GL model tests again at the GLES
+#      3.1 minimum limits (GLD_GL_LIMITS=minimum);
 #   5. runs the six models through tools/compare_litert.py (LiteRT XNNPACK on
 #      all the host's cores vs GL fp32, GL fp16, GL fp16_mediump and the CPU
-#      backend) and
+#      backend), LiteRT's own GPU accelerator (tools/litert_gpu_bench.py:
+#      CompiledModel with HardwareAccelerator.GPU, or why it cannot run) and
 #      tools/startup_table.py (cold and warm start-up through the cache);
 #   6. writes OUT_DIR/gpu_run.json and OUT_DIR/gpu_run.md.
 # Every step has a time limit; the whole run stays under 9 minutes.
@@ -89,6 +92,8 @@ esac
 
 # 4. GL tests; 5. models.
 step gl_tests 90 ctest --test-dir "$build" -R '^gl\.' -j "$jobs" --timeout 60 --output-junit "$out/gl_tests.xml"
+step gl_tests_minimum_limits 45 env GLD_GL_LIMITS=minimum ctest --test-dir "$build" -j "$jobs" --timeout 60 \
+  -R '^gl\.(Models/|SharedModelSplitTest|MinimumLimitsTest)|^models\..*Gl' --output-junit "$out/gl_tests_minimum.xml"
 runs=${GLD_GPU_RUNS:-20}
 graphs=()
 for m in "$models"/*.tflite; do graphs+=("--graph=$m"); done
@@ -97,6 +102,8 @@ cmp=(python3 "$root/tools/compare_litert.py" --gld_benchmark "$build/tools/gld_b
 step compare_fp32 90 "${cmp[@]}" --precision fp32 --backends gl,cpu --json "$out/compare_fp32.json"
 step compare_fp16 50 "${cmp[@]}" --precision fp16 --backends gl --json "$out/compare_fp16.json"
 step compare_mediump 50 "${cmp[@]}" --precision fp16_mediump --backends gl --json "$out/compare_fp16_mediump.json"
+step litert_gpu 45 python3 "$root/tools/litert_gpu_bench.py" --json "$out/litert_gpu.json" --runs "$runs" \
+  "$models"/*.tflite
 step startup 45 sh -c "python3 '$root/tools/startup_table.py' --build '$build' --models '$models' --runs 5 \
   --precision fp16 > '$out/startup.md'"
 

@@ -81,6 +81,20 @@ StatusOr<ContextMode> ParseContextMode(const std::string& s) {
   return InvalidArgumentError("unknown context mode '" + s + "' (expected private, current_if_any or current)");
 }
 
+const char* GlLimitsName(GlLimits l) {
+  switch (l) {
+    case GlLimits::kDriver: return "driver";
+    case GlLimits::kMinimum: return "minimum";
+  }
+  return "unknown";
+}
+
+StatusOr<GlLimits> ParseGlLimits(const std::string& s) {
+  if (s == "driver") return GlLimits::kDriver;
+  if (s == "minimum") return GlLimits::kMinimum;
+  return InvalidArgumentError("unknown GL limits '" + s + "' (expected driver or minimum)");
+}
+
 StatusOr<Precision> ParsePrecision(const std::string& s) {
   if (s == "fp32") return Precision::kFp32;
   if (s == "fp16") return Precision::kFp16;

@@ -170,6 +170,8 @@ GldStatus GetListItem(const GldOptions* options, const char* function, StringLis
 
 }  // namespace
 
+static_assert(static_cast<int>(gld::GlLimits::kMinimum) == GLD_GL_LIMITS_MINIMUM,
+              "GldGlLimits mirrors gld::GlLimits");
 static_assert(static_cast<int>(gld::ContextMode::kCurrent) == GLD_CONTEXT_CURRENT,
               "GldContextMode mirrors gld::ContextMode");
 static_assert(static_cast<int>(gld::ContextMode::kCurrentIfAny) == GLD_CONTEXT_CURRENT_IF_ANY,

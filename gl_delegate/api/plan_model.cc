@@ -33,6 +33,7 @@ PlanDispatch DescribeDispatch(const Graph& graph, const gl::SegmentPlan& plan, c
   PlanDispatch out;
   out.label = d.label;
   out.template_name = d.template_name;
+  out.source = d.source;
   out.node = d.node;
   for (size_t f : d.fused_nodes) out.fused_nodes.push_back(static_cast<int>(f));
   for (size_t k = 0; k < 3; ++k) {

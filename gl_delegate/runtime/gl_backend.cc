@@ -1,6 +1,7 @@
 #include "runtime/gl_backend.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -17,6 +18,29 @@
 namespace gld::gl {
 
 namespace {
+
+// A limit of the driver's, or the minimum's where it is stricter (0: the
+// driver did not say).
+int64_t Least(int64_t driver, int64_t minimum) { return driver <= 0 ? minimum : std::min(driver, minimum); }
+
+// The limits the plans are made for (Options::gl_limits): the driver's, or
+// with every limit no larger than the GLES 3.1 minimum (an alignment no
+// smaller), as the smallest conforming device has them.
+GlInfo PlanningLimits(const GlInfo& driver, GlLimits which) {
+  if (which == GlLimits::kDriver) return driver;
+  const GlInfo m = MinimumGlLimits();
+  GlInfo l = driver;
+  l.max_compute_ssbo_blocks = static_cast<int>(Least(driver.max_compute_ssbo_blocks, m.max_compute_ssbo_blocks));
+  l.max_ssbo_size = Least(driver.max_ssbo_size, m.max_ssbo_size);
+  l.ssbo_offset_alignment = std::max(driver.ssbo_offset_alignment, m.ssbo_offset_alignment);
+  l.max_workgroup_invocations =
+      static_cast<int>(Least(driver.max_workgroup_invocations, m.max_workgroup_invocations));
+  for (int k = 0; k < 3; ++k) {
+    l.max_workgroup_size[k] = static_cast<int>(Least(driver.max_workgroup_size[k], m.max_workgroup_size[k]));
+    l.max_workgroup_count[k] = static_cast<int>(Least(driver.max_workgroup_count[k], m.max_workgroup_count[k]));
+  }
+  return l;
+}
 
 // Totals over the segments a backend made, for the report.
 struct SegmentStats {
@@ -169,13 +193,15 @@ class GlBackend : public GpuBackend {
  public:
   GlBackend(std::shared_ptr<GlDevice> device, const Options& options)
       : device_(std::move(device)),
+        limits_(PlanningLimits(device_->info(), options.gl_limits)),
+        limits_name_(options.gl_limits == GlLimits::kMinimum ? "GLES 3.1 minimums" : "driver"),
         precision_(options.precision),
         profiling_(options.enable_profiling),
         stats_(std::make_shared<SegmentStats>()),
-        support_(options.precision, device_->info()),
+        support_(options.precision, limits_),
         cache_dir_(options.cache_dir),
         tune_(options.tune_workgroups) {
-    if (!cache_dir_.empty()) tuning_ = LoadTuning(cache_dir_, CacheKeyDriverPart(device_->info()), device_->info());
+    if (!cache_dir_.empty()) tuning_ = LoadTuning(cache_dir_, CacheKeyDriverPart(device_->info()), limits_);
   }
 
   std::string name() const override { return "gl"; }
@@ -202,7 +228,7 @@ class GlBackend : public GpuBackend {
     NodeCodeCache& node_code = *support_.code();
     plan_options.node_code = &node_code;
     plan_options.tuning = &tuning_;
-    auto plan = PlanSegment(graph, segment, precision_, device_->info(), plan_options);
+    auto plan = PlanSegment(graph, segment, precision_, limits_, plan_options);
     // Segments are made in graph order: code of earlier nodes that did not
     // join a segment (max_delegated_partitions) is no longer wanted.
     if (!segment.nodes.empty()) {
@@ -294,6 +320,7 @@ class GlBackend : public GpuBackend {
   void FillReport(InterpreterReport& report) const override {
     report.gl_renderer = renderer();
     report.gl_context = device_->info().context;
+    report.gl_limits = limits_name_;
     if (const BinaryCacheFile* file = device_->programs().file()) {
       report.cache_hits = device_->programs().file_hits();
       report.cache_misses = device_->programs().file_misses();
@@ -318,14 +345,14 @@ class GlBackend : public GpuBackend {
   Status Tune(const Graph& graph, const Segment& segment, SegmentPlanOptions plan_options,
               const GlSegmentRunOptions& run_options, SegmentPlan* plan, std::unique_ptr<GlSegment>* made) {
     if (cache_dir_.empty()) return InvalidArgumentError("workgroup tuning needs a cache folder (Options::cache_dir)");
-    GLD_ASSIGN_OR_RETURN(int timed, (*made)->TimeWorkgroups(*plan, device_->info(), &tuning_));
+    GLD_ASSIGN_OR_RETURN(int timed, (*made)->TimeWorkgroups(*plan, limits_, &tuning_));
     {
       std::lock_guard<std::mutex> lock(stats_->mutex);
       stats_->workgroup_timing_runs += timed;
     }
     GLD_RETURN_IF_ERROR(SaveTuning(cache_dir_, CacheKeyDriverPart(device_->info()), tuning_));
     plan_options.node_code = nullptr;
-    GLD_ASSIGN_OR_RETURN(*plan, PlanSegment(graph, segment, precision_, device_->info(), plan_options));
+    GLD_ASSIGN_OR_RETURN(*plan, PlanSegment(graph, segment, precision_, limits_, plan_options));
     made->reset();
     GLD_ASSIGN_OR_RETURN(*made, GlSegment::Create(*device_, *plan, run_options));
     return OkStatus();
@@ -339,6 +366,8 @@ class GlBackend : public GpuBackend {
   }
 
   std::shared_ptr<GlDevice> device_;
+  const GlInfo limits_;  // what plans are made for (before support_, which keeps a reference)
+  const std::string limits_name_;
   Precision precision_;
   bool profiling_;
   std::shared_ptr<SegmentStats> stats_;
@@ -350,7 +379,20 @@ class GlBackend : public GpuBackend {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<GpuBackend>> CreateGlBackend(const Options& options) {
+// Options::gl_limits, or the minimums where GLD_GL_LIMITS=minimum asks for
+// them; InvalidArgument naming the variable for any other value.
+StatusOr<Options> WithEnvironmentLimits(const Options& options) {
+  const char* env = std::getenv("GLD_GL_LIMITS");
+  Options o = options;
+  if (env == nullptr || env[0] == '\0') return o;
+  StatusOr<GlLimits> limits = ParseGlLimits(env);
+  if (!limits.ok()) return InvalidArgumentError("GLD_GL_LIMITS: " + limits.status().message());
+  if (*limits == GlLimits::kMinimum) o.gl_limits = GlLimits::kMinimum;
+  return o;
+}
+
+StatusOr<std::unique_ptr<GpuBackend>> CreateGlBackend(const Options& given) {
+  GLD_ASSIGN_OR_RETURN(const Options options, WithEnvironmentLimits(given));
   GLD_ASSIGN_OR_RETURN(std::unique_ptr<GlDevice> device, GlDevice::Create(EglOptionsFrom(options)));
   if (!options.cache_dir.empty()) {
     if (!device->info().program_binary) {

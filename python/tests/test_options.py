@@ -10,7 +10,7 @@ from gldelegate.interpreter import Interpreter
 OPTIONS = {name: kind for name, kind, _ in _gldelegate.option_table}
 # A value other than the default for each enum option (its names are the
 # C++ ones); other kinds take the samples below.
-ENUM_SAMPLES = {"backend": "cpu", "precision": "fp16_mediump", "context": "current_if_any"}
+ENUM_SAMPLES = {"backend": "cpu", "precision": "fp16_mediump", "context": "current_if_any", "gl_limits": "minimum"}
 KIND_SAMPLES = {
     "int": 3,
     "bool": True,

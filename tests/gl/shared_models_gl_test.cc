@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 
@@ -21,6 +22,7 @@
 #include "gldelegate/gldelegate.hpp"
 #include "model/tflite_reader.h"
 #include "common/model_paths.h"
+#include "common/special_values.h"
 #include "transforms/pass_list.h"
 
 namespace gld::testing {
@@ -188,6 +190,78 @@ INSTANTIATE_TEST_SUITE_P(Models, SharedModelGlTest, ::testing::ValuesIn(SharedMo
                            }
                            return n;
                          });
+
+
+// Options::gl_limits = minimum plans for the smallest GLES 3.1 device (4
+// storage blocks, 2^27-byte blocks, 128 invocations) on this driver: the plan
+// changes (fewer storage blocks leave fewer fused epilogue operands, so more
+// dispatches) and the outputs stay those of the driver's limits.
+TEST(MinimumLimitsTest, SelfieSegmentationPlansMoreDispatchesAndMatches) {
+  if (!SharedModelsPresent()) GTEST_SKIP() << MissingModelsMessage();
+  GLD_REQUIRE_GL(env);
+  auto model = Model::FromFile(ModelPath("selfie_segmentation.tflite"));
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  std::vector<std::vector<float>> outputs[2];
+  int dispatches[2] = {0, 0};
+  for (GlLimits limits : {GlLimits::kDriver, GlLimits::kMinimum}) {
+    SCOPED_TRACE(GlLimitsName(limits));
+    Options options;
+    options.backend = Backend::kGl;
+    options.gl_limits = limits;
+    auto gpu = Interpreter::Create(**model, options);
+    ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
+    const InterpreterReport& r = (*gpu)->report();
+    EXPECT_EQ(r.gpu_nodes, r.total_nodes) << r.placement_line;
+    const bool minimum = limits == GlLimits::kMinimum || std::getenv("GLD_GL_LIMITS") != nullptr;
+    if (std::getenv("GLD_GL_LIMITS") == nullptr) {
+      EXPECT_EQ(r.gl_limits, minimum ? "GLES 3.1 minimums" : "driver");
+    }
+    dispatches[limits == GlLimits::kMinimum] = r.dispatches;
+    for (size_t i = 0; i < (*gpu)->inputs().size(); ++i) {
+      const TensorInfo& in = (*gpu)->inputs()[i];
+      std::vector<float> v = RandomValues(in.bytes / 4, 77 + static_cast<uint32_t>(i), -1, 1);
+      ASSERT_TRUE((*gpu)->SetInput(static_cast<int>(i), v.data(), in.bytes).ok());
+    }
+    ASSERT_TRUE((*gpu)->Invoke().ok());
+    for (size_t o = 0; o < (*gpu)->outputs().size(); ++o) {
+      std::vector<float> got((*gpu)->outputs()[o].bytes / 4);
+      ASSERT_TRUE((*gpu)->GetOutput(static_cast<int>(o), got.data(), got.size() * 4).ok());
+      outputs[limits == GlLimits::kMinimum].push_back(std::move(got));
+    }
+  }
+  std::printf("selfie_segmentation: %d dispatches at the driver's limits, %d at the GLES 3.1 minimums\n",
+              dispatches[0], dispatches[1]);
+  // GLD_GL_LIMITS=minimum makes both runs minimum ones.
+  if (std::getenv("GLD_GL_LIMITS") == nullptr) {
+    EXPECT_GT(dispatches[1], dispatches[0]);
+  }
+  ASSERT_EQ(outputs[0].size(), outputs[1].size());
+  for (size_t o = 0; o < outputs[0].size(); ++o) {
+    EXPECT_EQ(CompareWithSpecialValues(outputs[0][o], outputs[1][o], 1e-4), "") << "output " << o;
+  }
+}
+
+// A GLD_GL_LIMITS value other than driver or minimum is an error naming it.
+TEST(MinimumLimitsTest, BadEnvironmentValueIsAClearError) {
+  if (!SharedModelsPresent()) GTEST_SKIP() << MissingModelsMessage();
+  GLD_REQUIRE_GL(env);
+  auto model = Model::FromFile(ModelPath("hand_landmark_lite.tflite"));
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const char* old = std::getenv("GLD_GL_LIMITS");
+  const std::string saved = old != nullptr ? old : "";
+  setenv("GLD_GL_LIMITS", "tiny", 1);
+  Options options;
+  options.backend = Backend::kGl;
+  auto it = Interpreter::Create(**model, options);
+  if (old != nullptr) {
+    setenv("GLD_GL_LIMITS", saved.c_str(), 1);
+  } else {
+    unsetenv("GLD_GL_LIMITS");
+  }
+  ASSERT_FALSE(it.ok());
+  EXPECT_NE(it.status().message().find("GLD_GL_LIMITS"), std::string::npos) << it.status().ToString();
+  EXPECT_NE(it.status().message().find("tiny"), std::string::npos) << it.status().ToString();
+}
 
 }  // namespace
 }  // namespace gld::testing

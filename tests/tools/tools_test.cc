@@ -2,11 +2,13 @@
 // and the files they write.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <unistd.h>
 
@@ -210,6 +212,32 @@ TEST_F(ToolsTest, InspectPlanNeedsNoGlContext) {
   EXPECT_NE(r.out.find("binding 0: arena 'out/y:0' @256 16 bytes"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("binding 2: tensor 'c' 16 bytes"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("constant buffers (1, 16 bytes):"), std::string::npos) << r.out;
+}
+
+// --dump_shaders writes the plan's programs, one GLSL file each (the ADD's
+// and the two edge conversions'), as the driver would get them; a folder
+// that cannot be made is one clear error.
+TEST_F(ToolsTest, InspectDumpsEveryProgramOfThePlan) {
+  const std::string model = WriteAddReluModel();
+  const std::string dir = (dir_ / "shaders").string();
+  Result r = Run(GLD_INSPECT_PATH, "--graph=" + model + " --precision=fp16 --dump_shaders=" + dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("wrote 3 program(s) of 3 dispatch(es), precision fp16"), std::string::npos) << r.out;
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  ASSERT_EQ(files.size(), 3u);
+  EXPECT_EQ(files[1], "s0_d001_elementwise.comp");
+  for (const std::string& f : files) {
+    std::ifstream in(dir + "/" + f);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_EQ(text.rfind("#version 310 es\n", 0), 0u) << f;
+    EXPECT_NE(text.find("#define GLD_FP16 1\n"), std::string::npos) << f;
+    EXPECT_NE(text.find("void main()"), std::string::npos) << f;
+  }
+  r = Run(GLD_INSPECT_PATH, "--graph=" + model + " --dump_shaders=" + model + "/sub");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--dump_shaders: cannot make folder"), std::string::npos) << r.err;
 }
 
 TEST_F(ToolsTest, InspectListOps) {

@@ -81,7 +81,7 @@ Status SetFromFlag(const BackendFlags&, std::nullptr_t, const char*, T*, const O
 }  // namespace
 
 void AddBackendFlags(CLI::App& app, BackendFlags& flags, bool with_threads, bool with_log_level) {
-  AddTableFlags(app, flags, {"--backend", "--precision", "--gpu_deny_ops"});
+  AddTableFlags(app, flags, {"--backend", "--precision", "--gpu_deny_ops", "--gl_limits"});
   AddCustomOpsFlag(app, flags);
   if (with_threads) AddTableFlags(app, flags, {"--threads"});
   if (with_log_level) AddTableFlags(app, flags, {"--log_level"});

@@ -24,6 +24,7 @@ struct BackendFlags {
   std::string log_level;
   std::string cache_dir;    // --cache_dir (AddCacheFlags)
   std::string model_token;  // --model_token (AddCacheFlags)
+  std::string gl_limits = "driver";
   // --custom_ops (AddCustomOpsFlag): comma-separated custom-op libraries.
   std::string custom_ops;
 };
@@ -33,7 +34,8 @@ struct BackendFlags {
 // adds it.
 void AddCustomOpsFlag(CLI::App& app, BackendFlags& flags);
 
-// --backend, --precision, --gpu_deny_ops; --threads and --log_level when asked.
+// --backend, --precision, --gpu_deny_ops, --gl_limits; --threads and
+// --log_level when asked.
 void AddBackendFlags(CLI::App& app, BackendFlags& flags, bool with_threads, bool with_log_level);
 
 // --cache_dir and --model_token (the program cache, Options::cache_dir).

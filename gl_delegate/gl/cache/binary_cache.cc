@@ -46,6 +46,9 @@ std::string OptionsKey(const Options& options) {
   for (const std::string& d : deny) s += d + ",";
   s += "\nmax_partitions=" + std::to_string(options.max_delegated_partitions) + "\n";
   s += "min_partition_nodes=" + std::to_string(options.min_nodes_per_partition) + "\n";
+  // Plans at the minimum limits differ; the driver's limits add no line, so
+  // entries made before the option existed stay valid.
+  if (options.gl_limits == GlLimits::kMinimum) s += "gl_limits=minimum\n";
   return s;
 }
 

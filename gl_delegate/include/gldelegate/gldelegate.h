@@ -74,6 +74,11 @@ typedef enum GldContextMode {
   GLD_CONTEXT_CURRENT = 2
 } GldContextMode;
 
+/* The limits the GL backend plans against (gld::GlLimits): the driver's, or
+ * the GLES 3.1 minimums, as the smallest conforming device would have them
+ * (GLD_GL_LIMITS=minimum in the environment selects them too). */
+typedef enum GldGlLimits { GLD_GL_LIMITS_DRIVER = 0, GLD_GL_LIMITS_MINIMUM = 1 } GldGlLimits;
+
 typedef enum GldElementType {
   GLD_TYPE_UNKNOWN = 0,
   GLD_TYPE_FLOAT32 = 1,
@@ -187,6 +192,7 @@ GLD_EXPORT GldStatus GldOptionsSetContextMode(GldOptions* options, GldContextMod
  * on `egl_display`, an EGLDisplay), so its buffers are visible to the
  * library's context. Both NULL: no sharing (the default). */
 GLD_EXPORT GldStatus GldOptionsSetShareContext(GldOptions* options, void* egl_display, void* egl_context);
+GLD_EXPORT GldStatus GldOptionsSetGlLimits(GldOptions* options, GldGlLimits limits);
 
 /* Each setter above has a getter giving the value back: the strings stay
  * valid until that option is set again or the options are deleted. The
@@ -208,6 +214,7 @@ GLD_EXPORT GldStatus GldOptionsGetEglDevice(const GldOptions* options, int32_t* 
 GLD_EXPORT GldStatus GldOptionsGetProfiling(const GldOptions* options, int32_t* out);
 GLD_EXPORT GldStatus GldOptionsGetContextMode(const GldOptions* options, GldContextMode* out);
 GLD_EXPORT GldStatus GldOptionsGetShareContext(const GldOptions* options, void** out_egl_display, void** out_egl_context);
+GLD_EXPORT GldStatus GldOptionsGetGlLimits(const GldOptions* options, GldGlLimits* out);
 
 /* `options` may be NULL for the defaults. */
 GLD_EXPORT GldStatus GldInterpreterCreate(const GldModel* model, const GldOptions* options, GldInterpreter** out_interpreter);

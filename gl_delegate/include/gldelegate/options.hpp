@@ -27,6 +27,7 @@ GLD_EXPORT Status CheckOptions(const Options& options);
 inline const char* EnumName(Backend v) { return BackendName(v); }
 inline const char* EnumName(Precision v) { return PrecisionName(v); }
 inline const char* EnumName(ContextMode v) { return ContextModeName(v); }
+inline const char* EnumName(GlLimits v) { return GlLimitsName(v); }
 inline Status ParseEnum(const std::string& s, Backend* out) {
   GLD_ASSIGN_OR_RETURN(*out, ParseBackend(s));
   return OkStatus();
@@ -37,6 +38,10 @@ inline Status ParseEnum(const std::string& s, Precision* out) {
 }
 inline Status ParseEnum(const std::string& s, ContextMode* out) {
   GLD_ASSIGN_OR_RETURN(*out, ParseContextMode(s));
+  return OkStatus();
+}
+inline Status ParseEnum(const std::string& s, GlLimits* out) {
+  GLD_ASSIGN_OR_RETURN(*out, ParseGlLimits(s));
   return OkStatus();
 }
 

@@ -57,6 +57,15 @@ enum class ContextMode {
 GLD_EXPORT const char* ContextModeName(ContextMode m);  // "private", "current_if_any", "current"
 GLD_EXPORT StatusOr<ContextMode> ParseContextMode(const std::string& s);
 
+// The limits the GL backend plans against (Options::gl_limits): the
+// driver's, or the GLES 3.1 minimums (4 storage blocks per compute shader,
+// 2^27-byte storage blocks, 128 invocations per workgroup, offset alignment
+// 256), so that any driver runs what the smallest conforming device would.
+// The environment variable GLD_GL_LIMITS=minimum asks for kMinimum too.
+enum class GlLimits { kDriver, kMinimum };
+GLD_EXPORT const char* GlLimitsName(GlLimits l);  // "driver", "minimum"
+GLD_EXPORT StatusOr<GlLimits> ParseGlLimits(const std::string& s);
+
 struct CustomOp;  // gldelegate/custom_op.hpp
 
 struct Options {
@@ -89,6 +98,9 @@ struct Options {
   // private context is then made on that display.
   void* share_egl_display = nullptr;
   void* share_egl_context = nullptr;
+  // GL: plan against the driver's limits or the GLES 3.1 minimums
+  // (GlLimits; GLD_GL_LIMITS=minimum also selects the minimums).
+  GlLimits gl_limits = GlLimits::kDriver;
 
   // ---- Custom ops (gldelegate/custom_op.hpp) ----
   // The app's kernels for custom ops, added by RegisterCustomOp or
@@ -160,6 +172,9 @@ struct InterpreterReport {
   uint64_t cpu_bytes_planned = 0;  // host tensor storage: arena + inputs/outputs/variables
   uint64_t cpu_bytes_naive = 0;    // the same without sharing (every tensor its own buffer)
   std::string gl_renderer;  // empty without GL
+  // The limits the GL plans were made for: "driver" or "GLES 3.1 minimums";
+  // empty without GL.
+  std::string gl_limits;
   // Where the GL backend runs: "private", "private (shared with the app's
   // context)" or "the app's current context"; empty without GL.
   std::string gl_context;
@@ -237,6 +252,9 @@ struct PlanDispatch {
   uint32_t workgroup[3] = {0, 0, 0};  // local size
   uint32_t groups[3] = {0, 0, 0};     // workgroups dispatched
   std::vector<PlanBinding> bindings;
+  // The complete GLSL source of its program, as given to the driver
+  // (gld_inspect --dump_shaders writes these).
+  std::string source;
 };
 
 // A tensor crossing a segment edge: host bytes to PHWC4 (to_gpu) or back.
