@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -234,7 +235,18 @@ int main(int argc, char** argv) {
     };
     std::vector<std::thread> threads;
     const size_t n = std::min<size_t>(static_cast<size_t>(jobs_flag), jobs.size() - 1);
-    for (size_t t = 0; t < n; ++t) threads.emplace_back(worker);
+    for (size_t t = 0; t < n; ++t) {
+      try {
+        threads.emplace_back(worker);
+      } catch (const std::system_error& e) {
+        // The process limit reached: the threads that started (and this
+        // one, when none did) take the jobs.
+        std::fprintf(stderr, "gld_warmup: warning: started %zu of %zu job threads (%s)\n", threads.size(), n,
+                     e.what());
+        break;
+      }
+    }
+    if (threads.empty()) worker();
     for (std::thread& t : threads) t.join();
     PrintSummary(jobs);
     // With --tune, or when a stored tuning was used.

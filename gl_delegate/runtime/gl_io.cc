@@ -10,6 +10,8 @@
 #include "runtime/gpu_backend.h"
 #include "runtime/runtime.h"
 
+#include "util/single_user.h"
+
 namespace gld {
 
 void Runtime::FindHostUses() {
@@ -207,6 +209,7 @@ Status Runtime::CopyBoundOutputsFromHost() {
 }
 
 StatusOr<void*> Runtime::InvokeAsync() {
+  GLD_HOLD_SINGLE_USER(in_use_, "InvokeAsync");
   if (gpu_ == nullptr) {
     return FailedPreconditionError("InvokeAsync needs the GL backend; this interpreter runs every node on the CPU "
                                    "(backend " + std::string(BackendName(backend_in_use_)) + ")");

@@ -12,6 +12,7 @@
 #include "graph/graph_check.h"
 #include "transforms/pass_list.h"
 #include "util/logging.h"
+#include "util/single_user.h"
 #include "util/thread_pool.h"
 
 namespace gld {
@@ -246,6 +247,7 @@ void Runtime::FillReport(const Options& options, int original_nodes, const std::
 }
 
 Status Runtime::SetInput(int index, const void* data, size_t bytes) {
+  GLD_HOLD_SINGLE_USER(in_use_, "SetInput");
   if (index < 0 || static_cast<size_t>(index) >= graph_.inputs.size()) {
     return OutOfRangeError("input index " + std::to_string(index) + " is out of range: the model has " +
                            std::to_string(graph_.inputs.size()) + " input(s)");
@@ -318,7 +320,10 @@ Status Runtime::PrepareSteps() {
   return OkStatus();
 }
 
-Status Runtime::Invoke() { return RunSteps(false); }
+Status Runtime::Invoke() {
+  GLD_HOLD_SINGLE_USER(in_use_, "Invoke");
+  return RunSteps(false);
+}
 
 Status Runtime::RunSteps(bool async) {
   std::fill(uploaded_.begin(), uploaded_.end(), 0);
@@ -383,6 +388,7 @@ void Runtime::ResetProfile() {
 }
 
 Status Runtime::GetOutput(int index, void* data, size_t bytes) const {
+  GLD_HOLD_SINGLE_USER(in_use_, "GetOutput");
   if (index < 0 || static_cast<size_t>(index) >= graph_.outputs.size()) {
     return OutOfRangeError("output index " + std::to_string(index) + " is out of range: the model has " +
                            std::to_string(graph_.outputs.size()) + " output(s)");

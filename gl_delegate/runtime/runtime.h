@@ -17,6 +17,7 @@
 #include "partition/partition.h"
 #include "runtime/plan.h"
 #include "util/aligned_buffer.h"
+#include "util/single_user.h"
 
 namespace gld {
 
@@ -57,6 +58,9 @@ class Runtime {
 
   const Graph& graph() const { return graph_; }
 
+  // SetInput, Invoke, InvokeAsync and GetOutput hold the runtime for their
+  // call (util/single_user.h): one that finds another thread inside fails
+  // with kInUseOnAnotherThread, on either backend, instead of racing it.
   Status SetInput(int index, const void* data, size_t bytes);
   Status Invoke();
   Status GetOutput(int index, void* data, size_t bytes) const;
@@ -117,6 +121,7 @@ class Runtime {
   StepContext MakeStepContext();
   void FillReport(const Options& options, int original_nodes, const std::vector<std::string>& pass_log);
 
+  SingleUser in_use_;  // one of SetInput / Invoke / InvokeAsync / GetOutput at a time
   Graph graph_;
   std::unique_ptr<GpuBackend> gpu_;
   Backend backend_in_use_ = Backend::kCpu;

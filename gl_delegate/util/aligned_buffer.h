@@ -52,6 +52,14 @@ class AlignedBuffer {
 // changes.
 void AdviseHugePages(void* p, uint64_t bytes);
 
+// The mapping behind both kinds of block (exposed for its tests): at least
+// `bytes` bytes, zero pages, starting on a 2 MiB boundary, its length (set
+// in *mapped) a whole number of pages, rounded up to a whole huge page when
+// its last partial huge page is at least half used. It reserves 2 MiB more
+// and releases the rest of that reservation before and after the block, so
+// nothing but the block stays mapped. Null when the system refuses it.
+uint8_t* MapOnHugePageBoundary(uint64_t bytes, uint64_t* mapped);
+
 // An uninitialized block aligned to 64 bytes, with 64 readable bytes past
 // its end, for contents written as soon as it is made (a model's constants).
 // Under 1 MiB it comes from the heap (a block freed and made again reuses

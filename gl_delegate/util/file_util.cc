@@ -106,11 +106,15 @@ Status WriteFileAtomic(const std::string& path, const void* data, size_t size) {
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) return NotFoundError("cannot create '" + tmp + "': " + std::strerror(errno));
+    errno = 0;
     if (size > 0) out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
-    out.flush();
+    // Closed here, checked: a full filesystem (ENOSPC) or a file-size limit
+    // (EFBIG) fails the write, and only a complete file is renamed in place.
+    out.close();
     if (!out) {
+      const std::string why = errno != 0 ? std::strerror(errno) : "write failed";
       std::remove(tmp.c_str());
-      return DataLossError("cannot write " + std::to_string(size) + " bytes to '" + tmp + "'");
+      return DataLossError("cannot write " + std::to_string(size) + " bytes to '" + tmp + "': " + why);
     }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {

@@ -6,13 +6,18 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
+
+#include "util/logging.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -121,6 +126,10 @@ uint32_t GenerationOf(uint64_t w) { return static_cast<uint32_t>(w >> 32); }
 uint64_t FrontOf(uint64_t w) { return (w >> 16) & 0xFFFF; }
 uint64_t BackOf(uint64_t w) { return w & 0xFFFF; }
 
+// Worker starts left before each start throws (SetThreadStartLimitForTesting);
+// negative: no limit.
+std::atomic<int> g_thread_starts_allowed{-1};
+
 // One share per thread, each on its own cache line.
 struct alignas(64) Share {
   std::atomic<uint64_t> word{0};
@@ -138,9 +147,34 @@ struct alignas(64) Share {
 // busy) leaves its share to the threads that run, instead of having them
 // wait for it.
 struct pthreadpool {
+  // Starts num_threads - 1 workers. A thread the system refuses (the
+  // process or user limit reached: std::system_error, EAGAIN) ends the
+  // starting: the pool runs with the threads it has (`threads`, the caller
+  // included) and `start_error` says why. Nothing is thrown once a worker
+  // runs, so no std::thread is ever destroyed joinable.
   explicit pthreadpool(int num_threads) : threads(std::max(1, num_threads)), shares(new Share[threads]) {
     workers.reserve(static_cast<size_t>(threads - 1));
-    for (int i = 1; i < threads; ++i) workers.emplace_back([this, i] { WorkerLoop(i); });
+    for (int i = 1; i < threads; ++i) {
+      try {
+        StartWorker(i);
+      } catch (const std::exception& e) {
+        // No worker reads `threads` before the first loop is published.
+        start_error = e.what();
+        threads = i;
+        break;
+      }
+    }
+  }
+
+  void StartWorker(int i) {
+    int allowed = g_thread_starts_allowed.load();
+    while (allowed >= 0) {
+      if (allowed == 0) {
+        throw std::system_error(EAGAIN, std::generic_category(), "thread creation refused by a test");
+      }
+      if (g_thread_starts_allowed.compare_exchange_weak(allowed, allowed - 1)) break;
+    }
+    workers.emplace_back([this, i] { WorkerLoop(i); });
   }
   ~pthreadpool() {
     {
@@ -249,7 +283,8 @@ struct pthreadpool {
     }
   }
 
-  const int threads;
+  int threads;  // fixed once the constructor returns
+  std::string start_error;  // why fewer threads started than asked for
   std::vector<std::thread> workers;
   std::mutex run_mutex;  // one loop at a time
   std::mutex mutex;
@@ -297,8 +332,28 @@ void Nothing(const void*, size_t, size_t) {}
 }  // namespace
 
 ThreadPool::ThreadPool(int num_threads) : num_threads_(std::max(1, num_threads)) {
-  if (num_threads_ > 1) pool_ = new ::pthreadpool(num_threads_);
+  if (num_threads_ == 1) return;
+  const int wanted = num_threads_;
+  std::string why;
+  try {
+    pool_ = new ::pthreadpool(wanted);
+    num_threads_ = pool_->threads;
+    why = pool_->start_error;
+  } catch (const std::exception& e) {  // no memory for the pool itself
+    pool_ = nullptr;
+    num_threads_ = 1;
+    why = e.what();
+  }
+  if (num_threads_ == wanted) return;
+  Log().warn("thread pool: {} of the {} threads asked for could be started ({}); running with {}", num_threads_,
+             wanted, why, num_threads_);
+  if (num_threads_ == 1) {
+    delete pool_;  // its workers: none
+    pool_ = nullptr;
+  }
 }
+
+void SetThreadStartLimitForTesting(int allowed) { g_thread_starts_allowed.store(allowed < 0 ? -1 : allowed); }
 
 ThreadPool::~ThreadPool() { delete pool_; }
 

@@ -24,6 +24,10 @@ namespace gld {
 class ThreadPool {
  public:
   // num_threads counts the calling thread: a pool of N starts N-1 workers.
+  // Never throws: when the system refuses a thread (the process limit,
+  // RLIMIT_NPROC, reached) or memory, the pool runs with the threads that
+  // started, one warning says how many and why, and num_threads() tells
+  // (1: every loop on the calling thread).
   explicit ThreadPool(int num_threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -53,6 +57,11 @@ class ThreadPool {
   pthreadpool_t pool_ = nullptr;
   int num_threads_ = 1;
 };
+
+// For tests: the next `allowed` worker starts of any pool succeed and every
+// later one throws std::system_error (EAGAIN), as under a process limit;
+// negative lifts the limit.
+void SetThreadStartLimitForTesting(int allowed);
 
 // Options::num_threads as TFLite reads it: -1 is every core of the machine,
 // otherwise the value itself.

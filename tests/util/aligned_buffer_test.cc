@@ -3,9 +3,16 @@
 // pages, which must change nothing a caller can see but the placement).
 #include "util/aligned_buffer.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include <gtest/gtest.h>
+
+#include "common/process_limits.h"
 
 namespace gld {
 namespace {
@@ -56,6 +63,60 @@ TEST(AllocateAlignedBlock, AlignedWritableAndReusable) {
       EXPECT_EQ(block[bytes + AlignedBuffer::kAlignment - 1], 0x11);
     }
   }
+}
+
+// True when the page at `p` is mapped (mincore fails with ENOMEM on an
+// unmapped range).
+bool PageMapped(uintptr_t p) {
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  unsigned char v = 0;
+  return ::mincore(reinterpret_cast<void*>(p & ~(page - 1)), page, &v) == 0 || errno != ENOMEM;
+}
+
+// The mapping keeps nothing of its reservation but itself: whole pages from
+// a 2 MiB boundary, the page after its end unmapped, and nothing left once
+// freed. With sizes off a page boundary, the tail's munmap used to fail
+// (EINVAL) and leave up to 2 MiB mapped per block.
+TEST(MapOnHugePageBoundary, WholePagesAndNoTailLeftMapped) {
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t mib = uint64_t{1} << 20;
+  for (uint64_t bytes : {uint64_t{1}, uint64_t{300} * 1024 + 13, mib + 64, mib + 5 * page, 2 * mib - 1, 2 * mib,
+                         2 * mib + 100, 5 * mib + 1, 7 * mib / 2 + 3}) {
+    uint64_t mapped = 0;
+    uint8_t* p = MapOnHugePageBoundary(bytes, &mapped);
+    ASSERT_NE(p, nullptr) << bytes;
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(p);
+    EXPECT_EQ(begin % (2 * mib), 0u) << bytes;
+    EXPECT_GE(mapped, bytes);
+    EXPECT_EQ(mapped % page, 0u) << bytes << " mapped " << mapped;
+    EXPECT_LT(mapped - bytes, 2 * mib) << bytes;
+    p[0] = 1;
+    p[mapped - 1] = 1;  // every byte of it is usable
+    EXPECT_TRUE(PageMapped(begin + mapped - 1)) << bytes;
+    EXPECT_FALSE(PageMapped(begin + mapped)) << bytes << ": the reservation's tail is still mapped";
+    AlignedDelete{mapped}(p);
+    EXPECT_FALSE(PageMapped(begin)) << bytes << ": still mapped after the free";
+  }
+}
+
+// Many blocks made and freed leave the address space where it was.
+TEST(MapOnHugePageBoundary, ThousandsOfBlocksLeaveNoMappingBehind) {
+  if (testing::UnderAddressSanitizer()) GTEST_SKIP() << "AddressSanitizer's allocator keeps freed memory mapped";
+  auto cycle = [] {
+    for (uint64_t bytes : {uint64_t{300} * 1024 + 7, uint64_t{1} << 20 | 1, uint64_t{3} << 20 | 5}) {
+      uint64_t mapped = 0;
+      uint8_t* p = MapOnHugePageBoundary(bytes, &mapped);
+      if (p != nullptr) AlignedDelete{mapped}(p);
+      AlignedBuffer b;
+      (void)b.Allocate(bytes, "a test block");
+    }
+  };
+  cycle();
+  const uint64_t vm_before = testing::VmSizeBytes();
+  const int maps_before = testing::MappingCount();
+  for (int i = 0; i < 2000; ++i) cycle();
+  EXPECT_LE(testing::VmSizeBytes(), vm_before + (uint64_t{4} << 20)) << "VmSize grew from " << vm_before;
+  EXPECT_LE(testing::MappingCount(), maps_before + 4);
 }
 
 }  // namespace

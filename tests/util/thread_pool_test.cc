@@ -8,6 +8,9 @@
 #include <thread>
 #include <vector>
 
+#include <pthreadpool.h>
+
+#include "common/process_limits.h"
 #include "util/thread_pool.h"
 
 namespace gld {
@@ -201,6 +204,44 @@ TEST(ThreadPool, MinusOneIsEveryCore) {
   EXPECT_EQ(ResolveNumThreads(-1), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   EXPECT_EQ(ResolveNumThreads(1), 1);
   EXPECT_EQ(ResolveNumThreads(4), 4);
+}
+
+// A worker the system refuses to start (the process limit reached): the
+// pool runs with the threads that started instead of throwing out of its
+// constructor with joinable threads (std::terminate) or hanging in the
+// unwinding. Each case runs in a child under a deadline, so that an abort or
+// a hang fails the test instead of ending or blocking the binary.
+TEST(ThreadPool, RefusedThreadsLeaveAPoolOfTheThreadsThatStarted) {
+  for (int allowed = 0; allowed <= 3; ++allowed) {
+    testing::ChildResult r = testing::RunInChild(
+        [allowed] {
+          SetThreadStartLimitForTesting(allowed);
+          int bad = 0;
+          {
+            ThreadPool pool(4);  // asks for 3 workers
+            if (pool.num_threads() != std::min(4, allowed + 1)) bad |= 1;
+            if ((pool.pthreadpool() == nullptr) != (pool.num_threads() == 1)) bad |= 2;
+            for (int round = 0; round < 50; ++round) {
+              std::vector<std::atomic<int>> hits(1000);
+              pool.ParallelFor(1000, [&](int64_t b, int64_t e) {
+                for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)]++;
+              });
+              for (auto& h : hits) {
+                if (h.load() != 1) bad |= 4;
+              }
+            }
+            pool.Release();
+          }
+          // XNNPACK's pools too.
+          pthreadpool_t xp = pthreadpool_create(4);
+          if (xp != nullptr && pthreadpool_get_threads_count(xp) > 4) bad |= 8;
+          pthreadpool_destroy(xp);
+          SetThreadStartLimitForTesting(-1);
+          return bad;
+        },
+        60);
+    EXPECT_TRUE(r.exited && r.exit_code == 0) << "allowed " << allowed << ": " << r.Describe();
+  }
 }
 
 }  // namespace

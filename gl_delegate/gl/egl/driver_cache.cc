@@ -2,6 +2,12 @@
 
 #include <xxhash.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -44,6 +50,61 @@ void WarnOnce(const std::string& topic, const std::string& message) {
 
 std::string DriverCacheDir(const std::string& cache_dir) { return cache_dir + "/driver"; }
 
+namespace {
+
+// Bytes the filesystem holding `dir` still offers an unprivileged writer.
+StatusOr<uint64_t> FreeBytes(const std::string& dir) {
+  struct statvfs fs {};
+  if (::statvfs(dir.c_str(), &fs) != 0) {
+    return DataLossError("cannot statvfs '" + dir + "': " + std::strerror(errno));
+  }
+  return static_cast<uint64_t>(fs.f_bavail) * static_cast<uint64_t>(fs.f_frsize);
+}
+
+// Allocates every block of Mesa's index file (an existing one keeps its
+// contents: posix_fallocate only fills holes). A file this call created is
+// removed again when its blocks cannot be had.
+Status AllocateMesaIndex(const std::string& index, uint64_t free_bytes) {
+  const int fd = ::open(index.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
+  if (fd < 0) return DataLossError("cannot open '" + index + "': " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return DataLossError("'" + index + "' is not a regular file");
+  }
+  const uint64_t held = static_cast<uint64_t>(st.st_blocks) * 512;
+  const uint64_t need = kMesaIndexBytes > held ? kMesaIndexBytes - held : 0;
+  int err = 0;
+  if (free_bytes < need + kDriverCacheFreeBytes) {
+    err = ENOSPC;
+  } else {
+    err = ::posix_fallocate(fd, 0, static_cast<off_t>(kMesaIndexBytes));
+  }
+  ::close(fd);
+  if (err == 0) return OkStatus();
+  if (st.st_size == 0) ::unlink(index.c_str());
+  return UnavailableError("cannot allocate the " + std::to_string(kMesaIndexBytes) + " bytes of '" + index +
+                                "' that Mesa maps, plus " + std::to_string(kDriverCacheFreeBytes >> 20) +
+                                " MiB for the cache's files (" + std::to_string(free_bytes) + " bytes free): " +
+                                std::strerror(err));
+}
+
+}  // namespace
+
+Status ReserveDriverCacheSpace(const std::string& dir) {
+  const std::string mesa_dir = dir + "/mesa_shader_cache";
+  GLD_RETURN_IF_ERROR(CreateDirectories(mesa_dir));
+  GLD_ASSIGN_OR_RETURN(uint64_t free_bytes, FreeBytes(mesa_dir));
+  GLD_RETURN_IF_ERROR(AllocateMesaIndex(mesa_dir + "/index", free_bytes));
+  GLD_ASSIGN_OR_RETURN(free_bytes, FreeBytes(mesa_dir));
+  if (free_bytes < kDriverCacheFreeBytes) {
+    return UnavailableError("only " + std::to_string(free_bytes) + " bytes free on the filesystem of '" + dir +
+                                  "', under the " + std::to_string(kDriverCacheFreeBytes >> 20) +
+                                  " MiB the driver's cache needs");
+  }
+  return OkStatus();
+}
+
 std::string RedirectDriverShaderCache(const std::string& cache_dir, bool display_already_open) {
   std::lock_guard<std::mutex> lock(RedirectMutex());
   const std::string want = DriverCacheDir(cache_dir);
@@ -65,6 +126,12 @@ std::string RedirectDriverShaderCache(const std::string& cache_dir, bool display
   if (!s.ok()) {
     WarnOnce("driver:" + want, "program cache: cannot create '" + want + "' (" + s.message() +
                                    "); the driver keeps its default shader cache");
+    return mesa != nullptr ? mesa : "";
+  }
+  s = ReserveDriverCacheSpace(want);
+  if (!s.ok()) {
+    WarnOnce("driver:" + want, "program cache: the driver's shader cache is not put in '" + want + "' (" +
+                                   s.message() + "); the driver keeps its default shader cache");
     return mesa != nullptr ? mesa : "";
   }
   // Process-wide, and only where the user chose nothing: their setting wins.

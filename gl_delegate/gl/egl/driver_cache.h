@@ -6,7 +6,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+
+#include "gldelegate/status.hpp"
 
 namespace gld::gl {
 
@@ -19,10 +22,26 @@ void WarnOnce(const std::string& topic, const std::string& message);
 // "<cache_dir>/driver".
 std::string DriverCacheDir(const std::string& cache_dir);
 
+// Mesa's multi-file shader cache maps "<dir>/mesa_shader_cache/index"
+// (8 + 65536 * 20 bytes) shared and writable. Builds of Mesa without
+// posix_fallocate (Debian's 22.3 among them) size it with ftruncate: a sparse
+// file, whose pages a full filesystem cannot back, so the driver's first
+// store into the mapping raised SIGBUS deep inside a shader compile. The
+// driver cache goes into a folder only after ReserveDriverCacheSpace(dir)
+// has allocated that file's blocks (posix_fallocate, which fails cleanly
+// when the space is not there) and found kDriverCacheFreeBytes still free
+// beyond it (room for the cache's own files, which the drivers write with
+// plain writes that fail cleanly, and for any mapping of a layout other
+// than the one above). An error says why; nothing is left half-made.
+constexpr uint64_t kMesaIndexBytes = 8 + 65536 * 20;
+constexpr uint64_t kDriverCacheFreeBytes = uint64_t{4} << 20;
+Status ReserveDriverCacheSpace(const std::string& dir);
+
 // Before the first EGL display is opened: points Mesa's
 // (MESA_SHADER_CACHE_DIR) and NVIDIA's (__GL_SHADER_DISK_CACHE_PATH) disk
 // caches at DriverCacheDir(cache_dir), each only when the user has not set
-// it. The environment is process-wide, so this affects every later GL user
+// it, and only when ReserveDriverCacheSpace succeeds there (else one warning
+// names the folder and why, and the drivers keep their default folders). The environment is process-wide, so this affects every later GL user
 // in the process; after a display is open, drivers no longer read it and
 // this only logs that the redirection was not possible. Returns the
 // directory the driver cache now uses ("" when unknown).
