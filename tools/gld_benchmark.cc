@@ -1,9 +1,15 @@
 // gld_benchmark: measures a .tflite model the way TensorFlow Lite's
 // benchmark_model does (init, first inference, warmup, timed runs, memory),
 // with TFLite's flag names where they mean the same thing, optional per-op
-// profiling, a JSON report and the outputs as .npy files.
+// profiling, a JSON report and the outputs as .npy files. SIGINT or SIGTERM
+// stops the runs at the next run boundary: the figures of the runs done are
+// printed and written, and the exit status is 128 + the signal.
+#include <signal.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -32,6 +38,49 @@ double MicrosSince(Clock::time_point start) {
 }
 
 double Mb(uint64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
+
+// The first SIGINT/SIGTERM: its number. The handler only sets it (or, for a
+// second signal, ends the process as the default action would). Lock-free,
+// so async-signal-safe, and one exchange even when two threads take a signal
+// each.
+std::atomic<int> g_stop_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs a lock-free flag");
+
+extern "C" void OnStopSignal(int sig) {
+  if (g_stop_signal.exchange(sig) != 0) {
+    // Asked twice: stop now. signal() and raise() are async-signal-safe; the
+    // signal is blocked inside the handler and delivered on its return.
+    signal(sig, SIG_DFL);
+    raise(sig);
+  }
+}
+
+void InstallStopHandlers() {
+  struct sigaction action {};
+  action.sa_handler = OnStopSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;  // the library's reads and GL calls carry on
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+bool StopRequested() { return g_stop_signal.load() != 0; }
+
+const char* SignalName(int sig) {
+  switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    default: return "";
+  }
+}
+
+// Sleeps `seconds` in short steps, returning early once a stop is requested.
+void SleepUnlessStopped(double seconds) {
+  const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  while (!StopRequested() && Clock::now() < until) {
+    std::this_thread::sleep_for(std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(20)));
+  }
+}
 
 struct Flags {
   std::string graph;
@@ -155,6 +204,7 @@ gld::StatusOr<gld::Options> MakeBenchmarkOptions(const CLI::App& app, Flags& f) 
 }
 
 struct Results {
+  int stop_signal = 0;  // SIGINT/SIGTERM that ended the runs early; 0 when they all ran
   double load_us = 0, init_us = 0;
   std::vector<double> warmup_us, run_us;
   double first_us = 0;
@@ -385,6 +435,11 @@ std::string MakeJson(const Flags& f, const gld::Options& o, const gld::Interpret
   j["inference_max_us"] = run.max;
   j["startup_cost_us"] = res.init_us + res.first_us - run.median;
   j["run_times_us"] = res.run_us;
+  // Stopped early by a signal: the figures above are over the runs completed.
+  j["interrupted"] = res.stop_signal != 0;
+  j["interrupt_signal"] = SignalName(res.stop_signal);
+  j["runs_completed"] = res.run_us.size();
+  j["num_runs_requested"] = f.num_runs;
   j["placement"] = rep.placement_line;
   j["gpu_nodes"] = rep.gpu_nodes;
   j["total_nodes"] = rep.total_nodes;
@@ -449,6 +504,7 @@ int Run(const CLI::App& app, Flags& f) {
     std::cerr << kTool << ": error: " << input_files.status().message() << "\n";
     return 2;
   }
+  InstallStopHandlers();
   Results res;
   // Memory figures are best effort: zeros where /proc is missing.
   auto memory = [] {
@@ -502,12 +558,15 @@ int Run(const CLI::App& app, Flags& f) {
     if (!s.ok()) return gld::tools::Fail(kTool, s);
   }
 
-  for (int i = 0; i < f.warmup_runs; ++i) {
+  for (int i = 0; i < f.warmup_runs && !StopRequested(); ++i) {
     s = TimedInvoke(interp, &res.warmup_us);
     if (!s.ok()) return gld::tools::Fail(kTool, s);
   }
   interp.ResetProfile();
   std::printf("Running benchmark for at least %d iterations and at least %g seconds\n", f.num_runs, f.min_secs);
+  // What was printed so far is seen now even through a pipe or a file (one
+  // watching it knows the runs have started).
+  std::fflush(stdout);
   const auto runs_start = Clock::now();
   // As benchmark_model: at least num_runs and min_secs, at most max_secs
   // (after one run).
@@ -517,14 +576,22 @@ int Run(const CLI::App& app, Flags& f) {
     const bool allowed = res.run_us.empty() || f.max_secs <= 0 || elapsed < f.max_secs * 1e6;
     return wanted && allowed;
   };
-  while (more()) {
+  while (!StopRequested() && more()) {
     if (f.run_delay > 0 && !res.run_us.empty()) {
-      std::this_thread::sleep_for(std::chrono::duration<double>(f.run_delay));
+      SleepUnlessStopped(f.run_delay);
+      if (StopRequested()) break;
     }
     s = TimedInvoke(interp, &res.run_us);
     if (!s.ok()) return gld::tools::Fail(kTool, s);
   }
-  res.first_us = res.warmup_us.empty() ? res.run_us.front() : res.warmup_us.front();
+  res.stop_signal = g_stop_signal.load();
+  if (res.stop_signal != 0) {
+    std::printf("Interrupted by %s: %zu of %d timed runs and %zu of %d warmup runs done; the figures below are "
+                "over those\n",
+                SignalName(res.stop_signal), res.run_us.size(), f.num_runs, res.warmup_us.size(), f.warmup_runs);
+  }
+  const bool invoked = !res.warmup_us.empty() || !res.run_us.empty();
+  res.first_us = !res.warmup_us.empty() ? res.warmup_us.front() : !res.run_us.empty() ? res.run_us.front() : 0.0;
   res.end_mem = memory();
   if (f.enable_op_profiling) res.profile = interp.profile();
   res.issue = interp.dispatch_issue_stats();
@@ -561,7 +628,8 @@ int Run(const CLI::App& app, Flags& f) {
     }
   }
 
-  if (!f.output_dir.empty()) {
+  // Outputs exist once a run completed (an interrupted start has none).
+  if (!f.output_dir.empty() && invoked) {
     std::vector<std::string> written;
     s = gld::tools::WriteOutputsNpy(interp, f.output_dir, &written);
     if (!s.ok()) return gld::tools::Fail(kTool, s);
@@ -573,6 +641,13 @@ int Run(const CLI::App& app, Flags& f) {
     out.close();
     if (!out) return gld::tools::Fail(kTool, "cannot write --json file '" + f.json + "'");
     std::cout << "Wrote " << f.json << "\n";
+  }
+  if (res.stop_signal != 0) {
+    std::cout.flush();
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: interrupted by %s after %zu timed runs\n", kTool, SignalName(res.stop_signal),
+                 res.run_us.size());
+    return 128 + res.stop_signal;
   }
   return 0;
 }

@@ -90,6 +90,11 @@ StatusOr<std::shared_ptr<const Model>> Model::FromBuffer(const void* data, size_
 }
 
 StatusOr<std::shared_ptr<const Model>> Model::FromFile(const std::string& path) {
+  // The OS would read the name only up to the NUL: another file.
+  if (path.find('\0') != std::string::npos) {
+    return InvalidArgumentError("model path '" + path.substr(0, path.find('\0')) +
+                                "\\0...' contains a NUL byte; a file name cannot");
+  }
   // Mapped, not read: BuildModelImpl copies what it keeps, and the bytes it
   // skips are never touched.
   GLD_ASSIGN_OR_RETURN(MappedFile bytes, MapFileForRead(path, uint64_t{1} << 32, "model file"));

@@ -13,7 +13,14 @@ Differences from LiteRT, each raising a clear error rather than guessing:
 - Only the model's inputs and outputs are tensors you can read: ``get_tensor``
   of an intermediate tensor raises ValueError, and ``get_tensor_details``
   lists the inputs and outputs.
-- ``tensor(i)`` returns a function giving a copy, not a view.
+- ``tensor(i)()`` of an input is an array that ``invoke`` uploads (LiteRT's
+  ``interpreter.tensor(i)()[...] = x`` idiom works); of an output, the last
+  invoke's values. Both stay valid across invoke and allocate_tensors (LiteRT
+  raises RuntimeError while one is held).
+- ``set_tensor`` converts a non-native byte order (``'>f4'``) by value;
+  LiteRT copies the raw bytes.
+- ``model_path`` holding a NUL byte raises ValueError (LiteRT loads the path
+  cut at the NUL).
 - Input shapes are fixed: ``resize_tensor_input`` accepts the current shape
   and raises ValueError for any other.
 - ``experimental_delegates`` cannot be used: gldelegate is the GPU delegate.
@@ -152,14 +159,27 @@ class Interpreter:
         _gldelegate.check_option("num_threads", num_threads)
         self._options["num_threads"] = num_threads
         if model_path is not None:
-            self._model = _gldelegate.load_model_file(os.fspath(model_path))
+            # str, bytes or os.PathLike, as LiteRT; passed on as bytes so that
+            # any file name the OS has opens.
+            path = os.fsencode(model_path)
+            if b"\0" in path:
+                raise ValueError("model_path must not contain a NUL byte: %r" % (model_path,))
+            self._model = _gldelegate.load_model_file(path)
         else:
             self._model = _gldelegate.load_model_bytes(bytes(model_content))
         self._inputs = [_details(i) for i in self._model.inputs]
         self._outputs = [_details(o) for o in self._model.outputs]
         self._input_position = {d["index"]: k for k, d in enumerate(self._inputs)}
         self._output_position = {d["index"]: k for k, d in enumerate(self._outputs)}
-        self._last_inputs = {}
+        # Each input's value as the interpreter has it (set_tensor's, or
+        # written through tensor(i)()); those tensor() handed out are uploaded
+        # again by every invoke.
+        self._input_values = [
+            np.zeros(tuple(int(d) for d in detail["shape"]), dtype=detail["dtype"]) for detail in self._inputs
+        ]
+        self._exposed_inputs = set()
+        # Each output's values since the last invoke, read on first use.
+        self._output_values = {}
         self._impl = None
         self._lock = threading.Lock()
 
@@ -212,44 +232,75 @@ class Interpreter:
                     "Cannot set tensor: Dimension mismatch. Got %d but expected %d for dimension %d of input %d."
                     % (got, want, axis, tensor_index)
                 )
+        if not value.dtype.isnative:
+            # LiteRT copies the bytes as they are; the values are what counts.
+            value = value.astype(value.dtype.newbyteorder("="))
+        # No copy of an array already C-contiguous (read-only ones included).
         value = np.ascontiguousarray(value)
         with self._lock:
             self._impl.set_input(position, value)
-            self._last_inputs[position] = value.copy()
+            np.copyto(self._input_values[position], value)
 
     def invoke(self):
-        """Runs the model (the GIL is released meanwhile)."""
+        """Runs the model (the GIL is released meanwhile). Inputs that
+        tensor(i)() handed out are uploaded first, with what was written to
+        them."""
         self._require_allocated("invoke")
         with self._lock:
+            for position in sorted(self._exposed_inputs):
+                self._impl.set_input(position, self._input_values[position])
+            self._output_values.clear()
             self._impl.invoke()
+
+    def _output_array(self, position):
+        """The last invoke's values of output `position` (one download per
+        invoke); the caller holds the lock."""
+        value = self._output_values.get(position)
+        if value is None:
+            detail = self._outputs[position]
+            value = np.empty(tuple(int(d) for d in detail["shape"]), dtype=detail["dtype"])
+            self._impl.get_output(position, value)
+            self._output_values[position] = value
+        return value
 
     def get_tensor(self, tensor_index, subgraph_index=0):
         self._require_allocated("get tensor")
         if subgraph_index != 0:
             raise ValueError("gldelegate runs one subgraph; subgraph_index must be 0, got %r" % (subgraph_index,))
+        with self._lock:
+            return self._tensor_array(tensor_index).copy()
+
+    def _tensor_array(self, tensor_index):
+        """The array holding input or output `tensor_index`; the caller holds
+        the lock."""
         position = self._output_position.get(tensor_index)
         if position is not None:
-            detail = self._outputs[position]
-            out = np.empty(tuple(int(d) for d in detail["shape"]), dtype=detail["dtype"])
-            with self._lock:
-                self._impl.get_output(position, out)
-            return out
+            return self._output_array(position)
         position = self._input_position.get(tensor_index)
         if position is not None:
-            with self._lock:
-                value = self._last_inputs.get(position)
-            if value is None:
-                detail = self._inputs[position]
-                return np.zeros(tuple(int(d) for d in detail["shape"]), dtype=detail["dtype"])
-            return value.copy()
+            return self._input_values[position]
         raise ValueError(
             "Tensor %r is not an input or output of the model: gldelegate keeps only those "
             "(inputs %s, outputs %s)" % (tensor_index, sorted(self._input_position), sorted(self._output_position))
         )
 
     def tensor(self, tensor_index):
-        """A function returning the tensor's current value (a copy, not a view)."""
-        return lambda: self.get_tensor(tensor_index)
+        """A function returning the tensor's array, as LiteRT's tensor(): an
+        input's is the value the next invoke runs on (writes to it count; it
+        is then uploaded by every invoke), an output's the last invoke's
+        values. Unlike LiteRT's views, holding one across invoke or
+        allocate_tensors is allowed (an output's then keeps its old values)."""
+
+        def array():
+            self._require_allocated("get tensor")
+            with self._lock:
+                value = self._tensor_array(tensor_index)
+                position = self._input_position.get(tensor_index)
+                if position is not None and self._output_position.get(tensor_index) is None:
+                    self._exposed_inputs.add(position)
+                return value
+
+        return array
 
     def resize_tensor_input(self, input_index, tensor_size, strict=False):
         position = self._input_position.get(input_index)

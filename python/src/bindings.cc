@@ -10,6 +10,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -25,8 +26,57 @@ namespace nb = nanobind;
 
 namespace {
 
+// Length of the well-formed UTF-8 sequence at s[i] (as Python decodes
+// strictly: no overlong forms, surrogates or code points past U+10FFFF); 0
+// when there is none.
+size_t Utf8Length(const std::string& s, size_t i) {
+  const auto at = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = at(i);
+  if (c < 0x80) return 1;
+  size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size() || at(i + 1) < lo || at(i + 1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k) {
+    if ((at(i + k) & 0xC0) != 0x80) return 0;
+  }
+  return n;
+}
+
+// Messages can name a file by its bytes, which Python's exceptions cannot
+// hold unless they are UTF-8: each byte outside it becomes \xNN.
+std::string ValidUtf8(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = Utf8Length(s, i);
+    if (n > 0) {
+      out.append(s, i, n);
+      i += n;
+    } else {
+      static const char kHex[] = "0123456789abcdef";
+      const auto c = static_cast<unsigned char>(s[i++]);
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xF];
+    }
+  }
+  return out;
+}
+
 [[noreturn]] void Raise(const gld::Status& s) {
-  const std::string what = s.message();
+  const std::string what = ValidUtf8(s.message());
   switch (s.code()) {
     case gld::StatusCode::kInvalidArgument:
     case gld::StatusCode::kNotFound:
@@ -159,8 +209,10 @@ struct PyInterpreter {
   std::mutex mutex;
 
   using Bytes = nb::ndarray<nb::c_contig, nb::device::cpu>;
+  // Read-only arrays too (np.frombuffer over received bytes): only read.
+  using ConstBytes = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
 
-  void set_input(int index, Bytes value) {
+  void set_input(int index, ConstBytes value) {
     std::lock_guard<std::mutex> lock(mutex);
     Check(interpreter->SetInput(index, value.data(), value.nbytes()));
   }
@@ -245,8 +297,12 @@ NB_MODULE(_gldelegate, m) {
       .def_prop_ro("signatures", &PyModel::signatures)
       .def_prop_ro("description", [](const PyModel& p) { return p.model->description(); });
 
-  m.def("load_model_file", [](const std::string& path) { return PyModel{Take(gld::Model::FromFile(path))}; },
-        nb::arg("path"));
+  // The path as bytes (os.fsencode): any name the OS has, NUL bytes refused
+  // by Model::FromFile rather than cutting the path short.
+  m.def(
+      "load_model_file",
+      [](nb::bytes path) { return PyModel{Take(gld::Model::FromFile(std::string(path.c_str(), path.size())))}; },
+      nb::arg("path"));
   m.def(
       "load_model_bytes",
       [](nb::bytes data) { return PyModel{Take(gld::Model::FromBuffer(data.c_str(), data.size()))}; },

@@ -181,6 +181,16 @@ TEST(Interpreter, ModelFromADirectoryIsAnError) {
   EXPECT_NE(model.status().message().find("is a directory"), std::string::npos) << model.status().message();
 }
 
+// A NUL in the path would open the file named by the bytes before it.
+TEST(Interpreter, ModelPathWithANulIsAnError) {
+  if (!testing::SharedModelsPresent()) GTEST_SKIP() << testing::MissingModelsMessage();
+  const std::string path = testing::ModelPath("palm_detection_lite.tflite");
+  auto model = Model::FromFile(path + std::string("\0.bak", 5));
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(model.status().message().find("contains a NUL byte"), std::string::npos) << model.status().message();
+}
+
 // FromFile maps the file: the model it gives is FromBuffer's on the same
 // bytes (same fingerprint, same tensors), and an empty file is a clear error.
 TEST(Interpreter, ModelFromAMappedFileIsTheBuffersModel) {
