@@ -10,7 +10,7 @@ set -euo pipefail
 lib=$1
 syms=$(nm -D --defined-only --demangle "$lib" | awk '{ $1 = ""; $2 = ""; sub(/^  /, ""); print }' | sed 's/@.*//')
 bad=$(printf '%s\n' "$syms" | grep -v -E '^(Gld[A-Za-z]+|GLDELEGATE_[0-9]+|pthreadpool_[a-z0-9_]+)$' |
-      grep -v -E '^gld::(Model|Interpreter|Status|StatusCodeName|SupportedOps|VerifyProgramCache|PlanModel|VersionString|BackendName|PrecisionName|ContextModeName|ElementTypeName|ElementTypeSize|HalfToFloat|FloatToHalf|ParseBackend|ParsePrecision|ParseContextMode|RegisterCustomOp|LoadCustomOpLibrary|CustomOptionsMap|CustomOpsOf|CheckOption|CheckOptions)[(:]' || true)
+      grep -v -E '^gld::(Model|Interpreter|Status|StatusCodeName|SupportedOps|VerifyProgramCache|PlanModel|VersionString|BackendName|PrecisionName|ContextModeName|GlLimitsName|ElementTypeName|ElementTypeSize|HalfToFloat|FloatToHalf|ParseBackend|ParsePrecision|ParseContextMode|ParseGlLimits|RegisterCustomOp|LoadCustomOpLibrary|CustomOptionsMap|CustomOpsOf|CheckOption|CheckOptions)[(:]' || true)
 count=$(printf '%s\n' "$syms" | grep -c -E '^(Gld|gld::)' || true)
 echo "$lib: $count public symbols"
 if [ -n "$bad" ]; then

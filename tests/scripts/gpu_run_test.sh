@@ -44,6 +44,11 @@ cat >"$tmp/rep/compare_fp16.json" <<'JSON'
   {"runtime": "LiteRT", "inference_median_us": 9000.0},
   {"runtime": "gld gl", "inference_median_us": 2000.0, "max_rel_diff": 0.004, "host_issue_us_per_dispatch": 1.5}]}]
 JSON
+cat >"$tmp/rep/litert_gpu.json" <<'JSON'
+{"litert_version": "2.3.0", "models": [
+  {"model": "a.tflite", "ok": true, "why": "", "fully_accelerated": true, "init_ms": 40.0, "median_ms": 5.0, "runs": 20},
+  {"model": "b.tflite", "ok": false, "why": "GPU accelerator unavailable: no adapter"}]}
+JSON
 printf 'build 0 100\ncompare_fp32 0 50\n' >"$tmp/rep/steps.txt"
 echo "| model | cold ms |" >"$tmp/rep/startup.md"
 python3 "$root/tools/gpu_report.py" --out "$tmp/rep" --renderer "NVIDIA H100" --seconds 300 || fail "gpu_report.py failed"
@@ -55,7 +60,11 @@ assert m["model"] == "a.tflite", m
 assert abs(m["litert_over_gl_fp16"] - 4.5) < 1e-9, m
 assert m["gl_fp32_ms"] == 3.0 and m["gl_fp16_ms"] == 2.0 and m["cpu_ms"] == "failed: boom", m
 assert m["gl_fp16_host_issue_us_per_dispatch"] == 1.5, m
+assert m["litert_gpu_ms"] == 5.0, m
+assert r["models"][1]["litert_gpu_ms"] is None and "no adapter" in r["models"][1]["litert_gpu_why"], r["models"][1]
 assert r["steps"][0] == {"step": "build", "exit": 0, "seconds": 100}, r["steps"]
 PY
-grep -q "| a.tflite | 9.00 | 3.00 | 2.00 | - | failed: boom | 4.50x | 4.0e-03 | - |" "$tmp/rep/gpu_run.md" || fail "gpu_run.md row: $(cat "$tmp/rep/gpu_run.md")"
+grep -q "| a.tflite | 9.00 | 5.00 | 3.00 | 2.00 | - | failed: boom | 4.50x | 4.0e-03 | - |" "$tmp/rep/gpu_run.md" || fail "gpu_run.md row: $(cat "$tmp/rep/gpu_run.md")"
+grep -q "| b.tflite | - | n/a |" "$tmp/rep/gpu_run.md" || fail "gpu_run.md LiteRT GPU n/a row: $(cat "$tmp/rep/gpu_run.md")"
+grep -q "LiteRT GPU n/a: GPU accelerator unavailable: no adapter" "$tmp/rep/gpu_run.md" || fail "gpu_run.md: no reason"
 echo "PASS"

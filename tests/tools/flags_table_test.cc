@@ -33,7 +33,7 @@ TEST(ToolFlagsTable, EveryTableFlagIsRegisteredAndStartsAtTheDefault) {
 #undef GLD_OPTION
 #undef GLD_FLAG
 #undef GLD_NO_FLAG
-  EXPECT_EQ(flagged, 7);
+  EXPECT_EQ(flagged, 8);
 }
 
 TEST(ToolFlagsTable, MakeOptionsChecksThroughTheTable) {
