@@ -8,6 +8,7 @@
 
 #include "gl/cache/program_cache.h"
 #include "gl/codegen/shader_generator.h"
+#include "gl/issued_commands.h"
 #include "util/logging.h"
 
 namespace gld::gl {
@@ -70,6 +71,10 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlDevice& device, const G
 
 StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlDevice& device, const SegmentPlan& plan,
                                                        const GlSegmentRunOptions& options) {
+  // What the segment will issue, proved free of unordered memory accesses
+  // (gl/hazard_check.h) before any GL object is made: a hazard is a bug of
+  // the plan that would race on a real GPU, so Create fails on it.
+  GLD_ASSIGN_OR_RETURN(std::vector<uint32_t> barrier_bits, CheckedDispatchBarriers(plan));
   std::unique_ptr<GlSegment> seg(new GlSegment(device.env(), plan));
   GlEnvironment::ScopedCurrent current(device.env());
   GLD_RETURN_IF_ERROR(current.status());
@@ -77,7 +82,7 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlDevice& device, const S
   std::vector<ProgramSource> sources;
   for (const PlannedDispatch& d : plan.dispatches) sources.push_back({d.label, d.source, d.workgroup});
   GLD_ASSIGN_OR_RETURN(std::vector<const GlProgram*> programs, device.programs().GetOrCompile(sources));
-  GLD_RETURN_IF_ERROR(seg->BindDispatches(plan, programs));
+  GLD_RETURN_IF_ERROR(seg->BindDispatches(plan, programs, barrier_bits));
   GLD_RETURN_IF_ERROR(seg->StartTimers(device.info(), options));
   GLD_RETURN_IF_ERROR(CheckGlError(("creating " + seg->label_).c_str()));
   Log().debug("GL: {}: {} dispatches, {} bytes, {} inputs, {} outputs", seg->label_, seg->dispatches_.size(),
@@ -113,7 +118,8 @@ Status GlSegment::CreateBuffers(const SegmentPlan& plan) {
   return OkStatus();
 }
 
-Status GlSegment::BindDispatches(const SegmentPlan& plan, const std::vector<const GlProgram*>& programs) {
+Status GlSegment::BindDispatches(const SegmentPlan& plan, const std::vector<const GlProgram*>& programs,
+                                 const std::vector<uint32_t>& barrier_bits) {
   staging_uses_.assign(input_edges_.size() + output_edges_.size(), {});
   edge_tensors_.assign(staging_uses_.size(), EdgeTensor());
   for (size_t i = 0; i < plan.dispatches.size(); ++i) {
@@ -133,7 +139,7 @@ Status GlSegment::BindDispatches(const SegmentPlan& plan, const std::vector<cons
       }
     }
     bound.use_program = d.use_program;
-    bound.barrier_before = d.barrier_before;
+    bound.barrier_bits = barrier_bits[i];
     bound.uniform_token = NextUniformToken();
     for (uint32_t k : d.rebind) {
       const PlannedBinding& p = d.bindings[k];
@@ -235,6 +241,10 @@ StatusOr<int> GlSegment::TimeWorkgroups(const SegmentPlan& plan, const GlInfo& l
     tuning->best[d.tuning_key] = best;
     Log().debug("GL: {}: workgroup {}x{}x{} of {} candidates", d.label, best[0], best[1], best[2], candidates.size());
   }
+  // The timing dispatches are outside the checked command list (glFinish
+  // orders no memory): their writes are made visible to whatever comes
+  // next, a Run's copies into the arena included.
+  glMemoryBarrier(GL_ALL_BARRIER_BITS);
   return timed;
 }
 
@@ -301,11 +311,18 @@ void GlSegment::SetDispatchState(size_t i) const {
   }
 }
 
+void GlSegment::Barrier(GLbitfield bits) const {
+  glMemoryBarrier(bits);
+  if (command_log_ != nullptr) LogCommand(("barrier " + BarrierBitNames(bits)).c_str());
+}
+
 void GlSegment::IssueDispatch(size_t i) const {
   const BoundDispatch& s = dispatches_[i];
-  if (s.barrier_before) glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+  if (s.barrier_bits != 0) Barrier(s.barrier_bits);
   SetDispatchState(i);
   glDispatchCompute(s.groups[0], s.groups[1], s.groups[2]);
+  const bool empty = s.groups[0] == 0 || s.groups[1] == 0 || s.groups[2] == 0;
+  LogCommand("dispatch", static_cast<long>(i), empty ? " (no workgroups)" : "");
 }
 
 uint64_t GlSegment::IssueAll() const {
@@ -314,9 +331,14 @@ uint64_t GlSegment::IssueAll() const {
     const BoundDispatch& s = dispatches_[i];
     SetDispatchState(i);
     const uint64_t call = ThreadCpuNs();
-    if (s.barrier_before) glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    if (s.barrier_bits != 0) glMemoryBarrier(s.barrier_bits);
     glDispatchCompute(s.groups[0], s.groups[1], s.groups[2]);
     in_calls_ns += ThreadCpuNs() - call;
+    if (command_log_ != nullptr) {
+      if (s.barrier_bits != 0) LogCommand(("barrier " + BarrierBitNames(s.barrier_bits)).c_str());
+      const bool empty = s.groups[0] == 0 || s.groups[1] == 0 || s.groups[2] == 0;
+      LogCommand("dispatch", static_cast<long>(i), empty ? " (no workgroups)" : "");
+    }
   }
   return in_calls_ns;
 }
@@ -333,7 +355,7 @@ Status GlSegment::Run(const std::vector<HostInput>& inputs, const std::vector<Ho
   if (bound_output) {
     // The app reads its buffer in its own way (a shader, a vertex fetch, a
     // map): every kind of access sees the writes.
-    glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    Barrier(kHandOffBarrierBits);
     if (!async) glFinish();
     return CheckGlError("finishing", label_);
   }
@@ -388,10 +410,13 @@ Status GlSegment::UploadInputs(const std::vector<HostInput>& inputs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].texture != nullptr) {
       GLD_RETURN_IF_ERROR(RunTextureInput(i, *inputs[i].texture));
+      LogCommand("texture dispatch");
     } else if (inputs[i].phwc4 && inputs[i].buffer != 0) {
       CopyArena(inputs[i].buffer, edge_tensors_[i], true);
+      LogCommand("copy app", static_cast<long>(i), " -> arena");
     } else if (inputs[i].buffer == 0) {
       GLD_RETURN_IF_ERROR(input_edges_[i].staging.Write(0, inputs[i].data, inputs[i].bytes));
+      LogCommand("upload staging", static_cast<long>(i));
     }
   }
   return OkStatus();
@@ -403,9 +428,8 @@ Status GlSegment::UploadInputs(const std::vector<HostInput>& inputs) {
 Status GlSegment::RunTextureInput(size_t edge, const TextureSource& texture) {
   const Workgroup wg = {8, 8, 1};
   if (texture_program_.id() == 0) {
-    ShaderSpec spec;
-    spec.template_name = "texture_to_bhwc.comp";
-    GLD_ASSIGN_OR_RETURN(std::string source, GenerateShader(spec, Precision::kFp32, wg));
+    // The source the hazard check read (gl/issued_commands.h).
+    GLD_ASSIGN_OR_RETURN(std::string source, TextureInputSource());
     GLD_ASSIGN_OR_RETURN(texture_program_, CompileComputeProgram(label_ + ": texture input", source));
   }
   GLD_ASSIGN_OR_RETURN(Texture2DFacts facts, Texture2DObjectFacts(texture.texture));
@@ -436,14 +460,18 @@ Status GlSegment::RunTextureInput(size_t edge, const TextureSource& texture) {
 Status GlSegment::DownloadOutputs(const std::vector<HostOutput>& outputs) const {
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (outputs[i].keep_on_gpu && outputs[i].data == nullptr) continue;
+    const long edge = static_cast<long>(input_edges_.size() + i);
     if (outputs[i].phwc4 && outputs[i].buffer != 0) {
       CopyArena(outputs[i].buffer, edge_tensors_[input_edges_.size() + i], false);
+      LogCommand("copy arena -> app", edge);
       continue;
     }
     if (outputs[i].buffer == 0) {  // kept on the GPU too when a later step reads it
       GLD_RETURN_IF_ERROR(output_edges_[i].staging.Read(0, outputs[i].data, outputs[i].bytes));
+      LogCommand("readback staging", edge);
     } else if (outputs[i].data != nullptr) {
       GLD_RETURN_IF_ERROR(ReadBufferObject(outputs[i].buffer, 0, outputs[i].data, outputs[i].bytes));
+      LogCommand("readback app", edge);
     }
   }
   return OkStatus();
@@ -476,7 +504,7 @@ Status GlSegment::RunTimed(const std::vector<HostInput>& inputs, const std::vect
       last_gpu_ns_ = ElapsedNs(start);
     }
   }
-  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  Barrier(kReadbackBarrierBits);
   glUseProgram(0);
   GLD_RETURN_IF_ERROR(CheckGlError("running", label_));
   GLD_RETURN_IF_ERROR(DownloadOutputs(outputs));
@@ -508,7 +536,7 @@ Status GlSegment::RunProfiled(const std::vector<HostInput>& inputs, const std::v
       run_ns[i] = ElapsedNs(dispatch_start);
     }
   }
-  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  Barrier(kReadbackBarrierBits);
   glUseProgram(0);
   GLD_RETURN_IF_ERROR(CheckGlError("running", label_));
   glFinish();  // the download alone, not the wait for the dispatches

@@ -169,6 +169,11 @@ class GlSegment {
   StatusOr<int> TimeWorkgroups(const SegmentPlan& plan, const GlInfo& limits, WorkgroupTuning* tuning,
                                int repeats = 3);
 
+  // Tests: while set, each Run appends what it issues (barriers with their
+  // bits, dispatches, uploads, copies, readbacks) to `log`, in the words of
+  // DescribeCommands (gl/issued_commands.h); nullptr stops it.
+  void set_command_log(std::vector<std::string>* log) { command_log_ = log; }
+
  private:
   struct BoundUniform {
     GLint location;
@@ -185,7 +190,8 @@ class GlSegment {
     std::vector<Binding> bindings;  // only those the plan says change (PlannedDispatch::rebind)
     std::vector<BoundUniform> uniforms;
     uint64_t uniform_token = 0;     // unique; see GlProgram::uniform_owner()
-    bool use_program = true, barrier_before = true;
+    bool use_program = true;
+    GLbitfield barrier_bits = 0;    // glMemoryBarrier before it (0: none), from gl/issued_commands.h
     std::array<uint32_t, 3> groups = {1, 1, 1};
     std::array<uint32_t, 3> planned_groups = {1, 1, 1};  // groups is {0, 0, 0} while skipped
   };
@@ -198,7 +204,8 @@ class GlSegment {
 
   GlSegment(GlEnvironment& env, const SegmentPlan& plan);
   Status CreateBuffers(const SegmentPlan& plan);
-  Status BindDispatches(const SegmentPlan& plan, const std::vector<const GlProgram*>& programs);
+  Status BindDispatches(const SegmentPlan& plan, const std::vector<const GlProgram*>& programs,
+                        const std::vector<uint32_t>& barrier_bits);
   // The buffer (range) a planned binding names in this segment.
   void ResolveBinding(const PlannedBinding& p, GLuint* buffer, GLintptr* offset, GLsizeiptr* size) const;
   // The fastest of `candidates` for plan dispatch i, with its time.
@@ -266,6 +273,14 @@ class GlSegment {
   // put back as found).
   void CopyArena(GLuint app_buffer, const EdgeTensor& range, bool to_arena) const;
   GlProgram texture_program_;
+  std::vector<std::string>* command_log_ = nullptr;
+  // "<what>[ <index>]<after>" to the command log, when one is set (no
+  // string work otherwise).
+  void LogCommand(const char* what, long index = -1, const char* after = "") const {
+    if (command_log_ == nullptr) return;
+    command_log_->push_back(what + (index < 0 ? std::string() : " " + std::to_string(index)) + after);
+  }
+  void Barrier(GLbitfield bits) const;
 };
 
 }  // namespace gld::gl
