@@ -32,8 +32,8 @@ stage "shader validation (glslangValidator over every plan's programs)"
 gl_model_tests='^gl\.(Models/|SharedModelSplitTest|MinimumLimitsTest)|^models\..*Gl'
 stage "GL model tests at the GLES 3.1 minimum limits"
 GLD_GL_LIMITS=minimum ctest --test-dir build --output-on-failure -j "$jobs" --timeout 900 -R "$gl_model_tests"
-stage "GL tests of the shared models on softpipe"
-GALLIUM_DRIVER=softpipe ctest --test-dir build --output-on-failure -j "$jobs" --timeout 1200 \
+stage "GL tests of the shared models on softpipe (fp32)"
+GALLIUM_DRIVER=softpipe GLD_TEST_GL_PRECISIONS=fp32 ctest --test-dir build --output-on-failure -j "$jobs" --timeout 1200 \
   -R '^gl\.Models/SharedModelGlTest\.GlBackendMatchesCpuBackend'
 
 if [ "${GLD_SKIP_PYTHON:-0}" != 1 ]; then

@@ -42,6 +42,24 @@ bool ProducedByLogistic(const Model& model, const std::string& tensor) {
   return false;
 }
 
+// fp32, fp16 and fp16_mediump; GLD_TEST_GL_PRECISIONS (a comma-separated
+// list, e.g. "fp32") narrows them, as CI does for the slow softpipe driver.
+std::vector<Precision> PrecisionsToRun() {
+  const char* env = std::getenv("GLD_TEST_GL_PRECISIONS");
+  if (env == nullptr || env[0] == '\0') return {Precision::kFp32, Precision::kFp16, Precision::kFp16Mediump};
+  std::vector<Precision> out;
+  std::string list = env;
+  for (size_t start = 0; start <= list.size();) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    auto p = ParsePrecision(list.substr(start, end - start));
+    EXPECT_TRUE(p.ok()) << "GLD_TEST_GL_PRECISIONS: " << p.status().ToString();
+    if (p.ok()) out.push_back(*p);
+    start = end + 1;
+  }
+  return out;
+}
+
 class SharedModelGlTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SharedModelGlTest, EveryNodeRunsOnTheGpu) {
@@ -78,7 +96,7 @@ TEST_P(SharedModelGlTest, GlBackendMatchesCpuBackend) {
   ASSERT_TRUE((*cpu)->Invoke().ok());
   // fp16_mediump: on llvmpipe mediump computes in fp32, so this checks its
   // code paths and fp16 storage, not fp16 arithmetic.
-  for (Precision p : {Precision::kFp32, Precision::kFp16, Precision::kFp16Mediump}) {
+  for (Precision p : PrecisionsToRun()) {
     SCOPED_TRACE(PrecisionName(p));
     Options gl_options;
     gl_options.backend = Backend::kGl;
