@@ -1,5 +1,5 @@
-"""tools/compare_litert.py, the side-by-side tool the README's CPU tables come
-from: alternating rounds (--rounds), the busy-neighbour repeat (--busy), and
+"""tools/compare_litert.py, the side-by-side tool docs/PERFORMANCE.md's CPU tables
+come from: alternating rounds (--rounds), the busy-neighbour repeat (--busy), and
 LiteRT measured in a process of its own, on a real model against the
 gld_benchmark the build made."""
 import json

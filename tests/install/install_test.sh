@@ -2,8 +2,9 @@
 # Installs the built project into a temporary prefix, then builds and runs
 # apps against it the way a user would:
 #   - a C app through pkg-config (c_app.c: GL against CPU on a shared model),
-#   - a C++ app through find_package(gldelegate): the README's "Embedding"
-#     example and the example in gldelegate.hpp's comment,
+#   - a C++ app through find_package(gldelegate): the README's C++ quick
+#     start (the "embedding-example" block), docs/USER_GUIDE.md's zero-copy
+#     block (compiled only) and the example in gldelegate.hpp's comment,
 # and configures a parent project that embeds the source tree with
 # add_subdirectory. With STATIC_ARCHIVE (the same objects as a static
 # libgldelegate.a), it also links the C app statically through
@@ -64,10 +65,10 @@ mkdir -p "$app"
 awk '/<!-- embedding-example -->/{mark=1; next} mark && /^```cpp/{code=1; next} code && /^```/{exit} code{print}' \
   "$src/README.md" > "$app/readme_example.cpp"
 [ -s "$app/readme_example.cpp" ] || { echo "README.md has no embedding example"; exit 1; }
-# The README's zero-copy block (a function, compiled only).
+# The user guide's zero-copy block (a function, compiled only).
 awk '/<!-- zero-copy-example -->/{mark=1; next} mark && /^```cpp/{code=1; next} code && /^```/{exit} code{print}' \
-  "$src/README.md" > "$app/zero_copy_example.cpp"
-grep -q InvokeAsync "$app/zero_copy_example.cpp" || { echo "README.md has no zero-copy example"; exit 1; }
+  "$src/docs/USER_GUIDE.md" > "$app/zero_copy_example.cpp"
+grep -q InvokeAsync "$app/zero_copy_example.cpp" || { echo "docs/USER_GUIDE.md has no zero-copy example"; exit 1; }
 # gldelegate.hpp's example: the comment lines after "// Example", in a function.
 {
   echo '#include <vector>'

@@ -115,7 +115,7 @@ TEST_F(CustomOpsToolTest, BenchmarkRunsThePluginOnGl) {
   EXPECT_NE((r.out + r.err).find("3/3 nodes on GPU in 1 segments"), std::string::npos) << r.out << r.err;
 }
 
-// The README's commands: gld_make_model --kind=custom_op, then the plugin in
+// The commands of docs/USER_GUIDE.md (Custom ops): gld_make_model --kind=custom_op, then the plugin in
 // gld_benchmark; --gpu_deny_ops=CUSTOM keeps every custom op on the CPU.
 TEST_F(CustomOpsToolTest, DemoModelWithTheCustomOp) {
   const std::string model = (dir_ / "swish_demo.tflite").string();

@@ -90,7 +90,7 @@ void AddBackendFlags(CLI::App& app, BackendFlags& flags, bool with_threads, bool
 void AddCustomOpsFlag(CLI::App& app, BackendFlags& flags) {
   app.add_option("--custom_ops", flags.custom_ops,
                  "comma-separated shared libraries defining gld_register_custom_ops, which register the app's "
-                 "custom ops (README: Custom ops)");
+                 "custom ops (docs/USER_GUIDE.md: Custom ops)");
 }
 
 void AddCacheFlags(CLI::App& app, BackendFlags& flags) { AddTableFlags(app, flags, {"--cache_dir", "--model_token"}); }
