@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
   app.add_option("--graph", graphs, "comma-separated .tflite models");
   app.add_option("--graph_dir", graph_dir, "every .tflite file in this folder");
   app.add_option("--cache_dir", flags.cache_dir, "the program cache folder (created when missing)")->required();
-  app.add_option("--precision", precisions, "comma-separated precisions to warm: fp32, fp16")->capture_default_str();
+  app.add_option("--precision", precisions, "comma-separated precisions to warm: fp32, fp16, fp16_mediump")->capture_default_str();
   app.add_option("--gpu_deny_ops", flags.gpu_deny_ops, "comma-separated op names forced to the CPU, as at run time");
   app.add_option("--log_level", flags.log_level, "trace, debug, info, warn, error or off");
   gld::tools::AddCustomOpsFlag(app, flags);
