@@ -14,23 +14,10 @@ import pytest
 from ai_edge_litert.interpreter import Interpreter, load_delegate
 
 import gldelegate
-from conftest import FP32_TOLERANCE, REPO, SHARED_MODELS, model_path, relative_error
+from conftest import FP32_TOLERANCE, REPO, SHARED_MODELS, model_path, random_inputs, relative_error, run
 
 sys.path.insert(0, str(REPO / "tools" / "reference"))
 from tflite_builder import TfliteBuilder, schema  # noqa: E402
-
-
-def random_inputs(interpreter, seed):
-    rng = np.random.default_rng(seed)
-    return [rng.uniform(-1, 1, d["shape"]).astype(d["dtype"]) for d in interpreter.get_input_details()]
-
-
-def run(interpreter, inputs):
-    interpreter.allocate_tensors()
-    for detail, value in zip(interpreter.get_input_details(), inputs):
-        interpreter.set_tensor(detail["index"], value)
-    interpreter.invoke()
-    return [interpreter.get_tensor(d["index"]) for d in interpreter.get_output_details()]
 
 
 def assert_close(got, expected, what):
