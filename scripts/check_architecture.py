@@ -33,6 +33,10 @@ LAYERS = {
                 "util"},
     "api": {"runtime", "gl", "gl/egl", "gl/cache", "gl/codegen", "graph", "partition", "transforms",
             "cpu_kernels", "model", "util", "public"},
+    # The TFLite delegate: TFLite's interpreter as another front end over the
+    # runtime, beside the API (its C entry shares the API's GldOptions).
+    "delegate": {"api", "runtime", "gl", "gl/egl", "gl/cache", "gl/codegen", "graph", "partition",
+                 "transforms", "cpu_kernels", "model", "util", "public"},
 }
 VOCABULARY = {"gldelegate/status.hpp", "gldelegate/types.hpp", "gldelegate/custom_op.hpp"}
 MAX_FUNCTION_LINES = 120

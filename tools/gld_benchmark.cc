@@ -119,7 +119,11 @@ constexpr char kTfliteFlagNotes[] =
     "  --input_layer, --input_layer_shape  checked against the model: input shapes are fixed, a different shape is an error\n"
     "  --gpu_experimental_enable_quant     true (the default) only: quantized models always run, in float on the GPU\n"
     "  --external_delegate_path, --external_delegate_options  refused: gldelegate is the delegate (custom op\n"
-    "                           plugins load with --custom_ops)\n"
+    "                           plugins load with --custom_ops). To run gldelegate inside TFLite/LiteRT instead,\n"
+    "                           give TFLite's own benchmark_model --external_delegate_path=libgldelegate.so\n"
+    "                           --external_delegate_options='backend:gl;precision:fp32', or in Python\n"
+    "                           Interpreter(..., experimental_delegates=[gldelegate.load_delegate(backend=\"gl\")])\n"
+    "                           (docs/DELEGATE.md)\n"
     "  --profiling_output_csv_file  needs --enable_op_profiling; 'first' is the average (the first run is not\n"
     "                           profiled), 'start' the row's offset in plan order, 'mem KB' 0\n"
     "  --use_xnnpack, --use_nnapi, --use_hexagon, --gpu_backend and other delegate flags: unknown (use --backend)";
@@ -160,7 +164,8 @@ gld::StatusOr<gld::Options> MakeBenchmarkOptions(const CLI::App& app, Flags& f) 
   if (!f.external_delegate_path.empty() || !f.external_delegate_options.empty()) {
     return gld::InvalidArgumentError(
         "--external_delegate_path/--external_delegate_options are not supported: gldelegate is the delegate "
-        "(choose --backend=auto|gl|cpu; custom op plugins load with --custom_ops)");
+        "(choose --backend=auto|gl|cpu; custom op plugins load with --custom_ops); to run gldelegate inside "
+        "TFLite, give libgldelegate.so to TFLite's own benchmark_model --external_delegate_path (docs/DELEGATE.md)");
   }
   if (!f.gpu_experimental_enable_quant) {
     return gld::InvalidArgumentError(
@@ -703,7 +708,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--profiling_output_csv_file", f.profiling_output_csv_file,
                  "with --enable_op_profiling: also write the rows as benchmark_model's CSV");
-  app.add_option("--external_delegate_path", f.external_delegate_path, "refused: gldelegate is the delegate");
+  app.add_option("--external_delegate_path", f.external_delegate_path,
+                 "refused: gldelegate is the delegate (libgldelegate.so is one for TFLite's benchmark_model)");
   app.add_option("--external_delegate_options", f.external_delegate_options, "refused: gldelegate is the delegate");
   app.footer(kTfliteFlagNotes);
   if (auto code = gld::tools::ParseFlags(app, argc, argv)) return *code;

@@ -199,6 +199,8 @@ static_assert(sizeof(ReportFromTable) == sizeof(GldReport), "report.inc lists ev
 #include "gldelegate/report.inc"
 #undef GLD_REPORT_FIELD
 
+void gld::SetCLastError(const gld::Status& s) { Report(s); }
+
 extern "C" {
 
 const char* GldVersion(void) { return gld::VersionString(); }

@@ -1,7 +1,9 @@
 #include "model/tflite_ops.h"
 
 #include "model/mediapipe_options.h"
+#include "model/tflite_abi.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -89,12 +91,31 @@ StatusOr<const T*> GetOptions(const tflite::Operator& op, bool required) {
   return static_cast<const T*>(op.builtin_options());
 }
 
-#define GLD_OPTIONS(var, Type, required) \
-  GLD_ASSIGN_OR_RETURN(const tflite::Type* var, GetOptions<tflite::Type>(op, required))
+// The options table an options source stands for: the table itself, or
+// the flatbuffer table a view over TFLite's C struct reads like (its Table).
+template <typename O, typename = void>
+struct TableOf {
+  using type = O;
+};
+template <typename O>
+struct TableOf<O, std::void_t<typename O::Table>> {
+  using type = typename O::Table;
+};
 
-template <typename T>
-Status ActivationOnly(const tflite::Operator& op, Attributes* out) {
-  GLD_ASSIGN_OR_RETURN(const T* o, GetOptions<T>(op, false));
+template <typename O>
+Status Missing() {
+  using T = typename TableOf<O>::type;
+  return InvalidArgumentError(std::string("missing ") +
+                              tflite::EnumNameBuiltinOptions(tflite::BuiltinOptionsTraits<T>::enum_value));
+}
+
+// Each parser below reads an op's options through `o`: the file's options
+// table (tflite::Conv2DOptions, ...) or a view over the C struct TFLite's
+// interpreter hands a delegate (TfLiteConvParams, ...) with the table's
+// accessors; null when the op has none. One parser, two sources: the model
+// reader and the TFLite delegate map options the same way.
+template <typename O>
+Status ActivationOnly(const O* o, Attributes* out) {
   BinaryAttributes a;
   if (o != nullptr) {
     GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
@@ -104,6 +125,10 @@ Status ActivationOnly(const tflite::Operator& op, Attributes* out) {
 }
 
 Status BinaryWithoutOptions(const tflite::Operator&, Attributes* out) {
+  *out = BinaryAttributes{};
+  return OkStatus();
+}
+Status BinaryWithoutOptionsData(const void*, Attributes* out) {
   *out = BinaryAttributes{};
   return OkStatus();
 }
@@ -134,8 +159,9 @@ StatusOr<Activation> FromTfLiteActivation(int32_t code) {
   return InvalidArgumentError("custom options activation " + std::to_string(code) + " is unknown");
 }
 
-Status ParseConv2d(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, Conv2DOptions, true);
+template <typename O>
+Status ParseConv2d(const O* o, Attributes* out) {
+  if (o == nullptr) return Missing<O>();
   Conv2dAttributes a;
   GLD_ASSIGN_OR_RETURN(a.padding, ToPadding(o->padding()));
   GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
@@ -151,8 +177,9 @@ Status ParseConv2d(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status ParseDepthwiseConv2d(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, DepthwiseConv2DOptions, true);
+template <typename O>
+Status ParseDepthwiseConv2d(const O* o, Attributes* out) {
+  if (o == nullptr) return Missing<O>();
   DepthwiseConv2dAttributes a;
   GLD_ASSIGN_OR_RETURN(a.padding, ToPadding(o->padding()));
   GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
@@ -173,8 +200,9 @@ Status ParseDepthwiseConv2d(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status ParseTransposeConv(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, TransposeConvOptions, true);
+template <typename O>
+Status ParseTransposeConv(const O* o, Attributes* out) {
+  if (o == nullptr) return Missing<O>();
   TransposeConvAttributes a;
   GLD_ASSIGN_OR_RETURN(a.padding, ToPadding(o->padding()));
   GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
@@ -186,8 +214,9 @@ Status ParseTransposeConv(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status ParsePool2d(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, Pool2DOptions, true);
+template <typename O>
+Status ParsePool2d(const O* o, Attributes* out) {
+  if (o == nullptr) return Missing<O>();
   Pool2dAttributes a;
   GLD_ASSIGN_OR_RETURN(a.padding, ToPadding(o->padding()));
   GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
@@ -203,8 +232,8 @@ Status ParsePool2d(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status ParseFullyConnected(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, FullyConnectedOptions, false);
+template <typename O>
+Status ParseFullyConnected(const O* o, Attributes* out) {
   FullyConnectedAttributes a;
   if (o != nullptr) {
     GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
@@ -219,8 +248,8 @@ Status ParseFullyConnected(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status ParseConcatenation(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, ConcatenationOptions, false);
+template <typename O>
+Status ParseConcatenation(const O* o, Attributes* out) {
   ConcatenationAttributes a;
   if (o != nullptr) {
     a.axis = o->axis();
@@ -230,8 +259,8 @@ Status ParseConcatenation(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status ParseReshape(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, ReshapeOptions, false);
+template <typename O>
+Status ParseReshape(const O* o, Attributes* out) {
   ReshapeAttributes a;
   if (o != nullptr && o->new_shape() != nullptr) {
     if (o->new_shape()->size() > 64) {
@@ -245,16 +274,16 @@ Status ParseReshape(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status ParseReducer(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, ReducerOptions, false);
+template <typename O>
+Status ParseReducer(const O* o, Attributes* out) {
   ReduceAttributes a;
   if (o != nullptr) a.keep_dims = o->keep_dims();
   *out = a;
   return OkStatus();
 }
 
-Status ParseResizeBilinear(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, ResizeBilinearOptions, false);
+template <typename O>
+Status ParseResizeBilinear(const O* o, Attributes* out) {
   ResizeAttributes a;
   if (o != nullptr) {
     a.align_corners = o->align_corners();
@@ -264,8 +293,8 @@ Status ParseResizeBilinear(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status ParseResizeNearestNeighbor(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, ResizeNearestNeighborOptions, false);
+template <typename O>
+Status ParseResizeNearestNeighbor(const O* o, Attributes* out) {
   ResizeAttributes a;
   if (o != nullptr) {
     a.align_corners = o->align_corners();
@@ -275,8 +304,9 @@ Status ParseResizeNearestNeighbor(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status ParseDepthToSpace(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, DepthToSpaceOptions, true);
+template <typename O>
+Status ParseDepthToSpace(const O* o, Attributes* out) {
+  if (o == nullptr) return Missing<O>();
   BlockSizeAttributes a;
   a.block_size = o->block_size();
   GLD_RETURN_IF_ERROR(CheckFactor("block_size", a.block_size));
@@ -284,8 +314,9 @@ Status ParseDepthToSpace(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status ParseSpaceToDepth(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, SpaceToDepthOptions, true);
+template <typename O>
+Status ParseSpaceToDepth(const O* o, Attributes* out) {
+  if (o == nullptr) return Missing<O>();
   BlockSizeAttributes a;
   a.block_size = o->block_size();
   GLD_RETURN_IF_ERROR(CheckFactor("block_size", a.block_size));
@@ -293,8 +324,8 @@ Status ParseSpaceToDepth(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status ParseSoftmax(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, SoftmaxOptions, false);
+template <typename O>
+Status ParseSoftmax(const O* o, Attributes* out) {
   SoftmaxAttributes a;
   if (o != nullptr) a.beta = o->beta();
   if (!std::isfinite(a.beta)) return InvalidArgumentError("SoftmaxOptions.beta is not finite");
@@ -302,24 +333,24 @@ Status ParseSoftmax(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status ParseLeakyRelu(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, LeakyReluOptions, false);
+template <typename O>
+Status ParseLeakyRelu(const O* o, Attributes* out) {
   LeakyReluAttributes a;
   if (o != nullptr) a.alpha = o->alpha();
   *out = a;
   return OkStatus();
 }
 
-Status ParseGelu(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, GeluOptions, false);
+template <typename O>
+Status ParseGelu(const O* o, Attributes* out) {
   GeluAttributes a;
   if (o != nullptr) a.approximate = o->approximate();
   *out = a;
   return OkStatus();
 }
 
-Status ParseMirrorPad(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, MirrorPadOptions, false);
+template <typename O>
+Status ParseMirrorPad(const O* o, Attributes* out) {
   MirrorPadAttributes a;
   if (o != nullptr) {
     switch (o->mode()) {
@@ -334,8 +365,8 @@ Status ParseMirrorPad(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status ParseStridedSlice(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, StridedSliceOptions, false);
+template <typename O>
+Status ParseStridedSlice(const O* o, Attributes* out) {
   StridedSliceAttributes a;
   if (o != nullptr) {
     a.begin_mask = o->begin_mask();
@@ -349,8 +380,8 @@ Status ParseStridedSlice(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status ParseGather(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, GatherOptions, false);
+template <typename O>
+Status ParseGather(const O* o, Attributes* out) {
   AxisAttributes a;
   if (o != nullptr) {
     a.axis = o->axis();
@@ -360,8 +391,8 @@ Status ParseGather(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status ParsePack(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, PackOptions, false);
+template <typename O>
+Status ParsePack(const O* o, Attributes* out) {
   AxisAttributes a;
   if (o != nullptr) {
     a.axis = o->axis();
@@ -371,8 +402,8 @@ Status ParsePack(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status ParseUnpack(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, UnpackOptions, false);
+template <typename O>
+Status ParseUnpack(const O* o, Attributes* out) {
   AxisAttributes a;
   if (o != nullptr) {
     a.axis = o->axis();
@@ -382,8 +413,8 @@ Status ParseUnpack(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status ParseOneHot(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, OneHotOptions, false);
+template <typename O>
+Status ParseOneHot(const O* o, Attributes* out) {
   AxisAttributes a;
   a.axis = -1;  // TFLite's default: a new last axis
   if (o != nullptr) a.axis = o->axis();
@@ -391,24 +422,24 @@ Status ParseOneHot(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status ParseSplit(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, SplitOptions, false);
+template <typename O>
+Status ParseSplit(const O* o, Attributes* out) {
   AxisAttributes a;
   if (o != nullptr) a.count = o->num_splits();
   *out = a;
   return OkStatus();
 }
 
-Status ParseSplitV(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, SplitVOptions, false);
+template <typename O>
+Status ParseSplitV(const O* o, Attributes* out) {
   AxisAttributes a;
   if (o != nullptr) a.count = o->num_splits();
   *out = a;
   return OkStatus();
 }
 
-Status ParseCumsum(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, CumsumOptions, false);
+template <typename O>
+Status ParseCumsum(const O* o, Attributes* out) {
   AxisAttributes a;
   if (o != nullptr) {
     a.exclusive = o->exclusive();
@@ -418,8 +449,8 @@ Status ParseCumsum(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status ParseSqueeze(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, SqueezeOptions, false);
+template <typename O>
+Status ParseSqueeze(const O* o, Attributes* out) {
   SqueezeAttributes a;
   if (o != nullptr && o->squeeze_dims() != nullptr) {
     if (o->squeeze_dims()->size() > 64) {
@@ -432,8 +463,8 @@ Status ParseSqueeze(const tflite::Operator& op, Attributes* out) {
   return OkStatus();
 }
 
-Status ParseLocalResponseNormalization(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, LocalResponseNormalizationOptions, false);
+template <typename O>
+Status ParseLocalResponseNormalization(const O* o, Attributes* out) {
   LrnAttributes a;
   if (o != nullptr) {
     a.radius = o->radius();
@@ -446,8 +477,8 @@ Status ParseLocalResponseNormalization(const tflite::Operator& op, Attributes* o
   return OkStatus();
 }
 
-Status ParseBatchMatMul(const tflite::Operator& op, Attributes* out) {
-  GLD_OPTIONS(o, BatchMatMulOptions, false);
+template <typename O>
+Status ParseBatchMatMul(const O* o, Attributes* out) {
   BatchMatMulAttributes a;
   if (o != nullptr) {
     a.adj_x = o->adj_x();
@@ -519,79 +550,252 @@ Status ParseLandmarks2TransformMatrix(const uint8_t* data, size_t size, int vers
   return OkStatus();
 }
 
+// ---- Views of TFLite's C option structs (model/tflite_abi.h) with the
+// accessors of the matching flatbuffer table, for the parsers above.
+
+tflite::Padding FromCPadding(TfLitePadding p) {
+  // C: 1 SAME, 2 VALID (0 unknown); the schema: 0 SAME, 1 VALID. Unknown
+  // stays out of the schema's range, so ToPadding refuses it.
+  return static_cast<tflite::Padding>(static_cast<int>(p) - 1);
+}
+tflite::ActivationFunctionType FromCActivation(TfLiteFusedActivation a) {
+  // The same numbers (C adds 6, sigmoid, which ToActivation refuses).
+  return static_cast<tflite::ActivationFunctionType>(static_cast<int>(a));
+}
+
+// A fixed C array seen as the flatbuffer vector the parsers read.
+struct IntSpan {
+  const int32_t* data;
+  uint32_t count;
+  uint32_t size() const { return count; }
+  const int32_t* begin() const { return data; }
+  const int32_t* end() const { return data + count; }
+};
+
+#define GLD_VIEW(View, CStruct, TableType)   \
+  struct View {                              \
+    using Table = tflite::TableType;         \
+    using C = CStruct;                       \
+    const CStruct* p;
+#define GLD_ACT tflite::ActivationFunctionType fused_activation_function() const { return FromCActivation(p->activation); }
+#define GLD_PAD tflite::Padding padding() const { return FromCPadding(p->padding); }
+#define GLD_STRIDES                                   \
+  int32_t stride_w() const { return p->stride_width; } \
+  int32_t stride_h() const { return p->stride_height; }
+#define GLD_FIELD(type, name, expr) type name() const { return expr; }
+
+GLD_VIEW(ConvView, TfLiteConvParams, Conv2DOptions)
+  GLD_PAD GLD_ACT GLD_STRIDES
+  GLD_FIELD(int32_t, dilation_w_factor, p->dilation_width_factor)
+  GLD_FIELD(int32_t, dilation_h_factor, p->dilation_height_factor)
+};
+GLD_VIEW(DepthwiseView, TfLiteDepthwiseConvParams, DepthwiseConv2DOptions)
+  GLD_PAD GLD_ACT GLD_STRIDES
+  GLD_FIELD(int32_t, dilation_w_factor, p->dilation_width_factor)
+  GLD_FIELD(int32_t, dilation_h_factor, p->dilation_height_factor)
+  GLD_FIELD(int32_t, depth_multiplier, p->depth_multiplier)
+};
+GLD_VIEW(TransposeConvView, TfLiteTransposeConvParams, TransposeConvOptions)
+  GLD_PAD GLD_ACT GLD_STRIDES
+};
+GLD_VIEW(PoolView, TfLitePoolParams, Pool2DOptions)
+  GLD_PAD GLD_ACT GLD_STRIDES
+  GLD_FIELD(int32_t, filter_width, p->filter_width)
+  GLD_FIELD(int32_t, filter_height, p->filter_height)
+};
+GLD_VIEW(FullyConnectedView, TfLiteFullyConnectedParams, FullyConnectedOptions)
+  GLD_ACT
+  GLD_FIELD(bool, keep_num_dims, p->keep_num_dims)
+  GLD_FIELD(tflite::FullyConnectedOptionsWeightsFormat, weights_format,
+            static_cast<tflite::FullyConnectedOptionsWeightsFormat>(p->weights_format))
+};
+GLD_VIEW(AddView, TfLiteAddParams, AddOptions) GLD_ACT };
+GLD_VIEW(SubView, TfLiteSubParams, SubOptions) GLD_ACT };
+GLD_VIEW(MulView, TfLiteMulParams, MulOptions) GLD_ACT };
+GLD_VIEW(DivView, TfLiteDivParams, DivOptions) GLD_ACT };
+GLD_VIEW(ConcatenationView, TfLiteConcatenationParams, ConcatenationOptions)
+  GLD_ACT GLD_FIELD(int32_t, axis, p->axis)
+};
+GLD_VIEW(ReshapeView, TfLiteReshapeParams, ReshapeOptions)
+  mutable IntSpan span{nullptr, 0};
+  // No dimensions: TFLite's struct cannot tell an absent new_shape from an
+  // empty one; the shape input decides then.
+  const IntSpan* new_shape() const {
+    if (p->num_dimensions <= 0) return nullptr;
+    span = {p->shape, static_cast<uint32_t>(std::min(p->num_dimensions, 8))};
+    return &span;
+  }
+};
+GLD_VIEW(ReducerView, TfLiteReducerParams, ReducerOptions) GLD_FIELD(bool, keep_dims, p->keep_dims) };
+GLD_VIEW(ResizeBilinearView, TfLiteResizeBilinearParams, ResizeBilinearOptions)
+  GLD_FIELD(bool, align_corners, p->align_corners)
+  GLD_FIELD(bool, half_pixel_centers, p->half_pixel_centers)
+};
+GLD_VIEW(ResizeNearestView, TfLiteResizeNearestNeighborParams, ResizeNearestNeighborOptions)
+  GLD_FIELD(bool, align_corners, p->align_corners)
+  GLD_FIELD(bool, half_pixel_centers, p->half_pixel_centers)
+};
+GLD_VIEW(DepthToSpaceView, TfLiteDepthToSpaceParams, DepthToSpaceOptions) GLD_FIELD(int32_t, block_size, p->block_size) };
+GLD_VIEW(SpaceToDepthView, TfLiteSpaceToDepthParams, SpaceToDepthOptions) GLD_FIELD(int32_t, block_size, p->block_size) };
+GLD_VIEW(SoftmaxView, TfLiteSoftmaxParams, SoftmaxOptions) GLD_FIELD(float, beta, p->beta) };
+GLD_VIEW(LeakyReluView, TfLiteLeakyReluParams, LeakyReluOptions) GLD_FIELD(float, alpha, p->alpha) };
+GLD_VIEW(GeluView, TfLiteGeluParams, GeluOptions) GLD_FIELD(bool, approximate, p->approximate) };
+GLD_VIEW(MirrorPadView, TfLiteMirrorPaddingParams, MirrorPadOptions)
+  // C: 1 REFLECT, 2 SYMMETRIC; the schema: 0, 1.
+  GLD_FIELD(tflite::MirrorPadMode, mode, static_cast<tflite::MirrorPadMode>(static_cast<int>(p->mode) - 1))
+};
+GLD_VIEW(StridedSliceView, TfLiteStridedSliceParams, StridedSliceOptions)
+  GLD_FIELD(int32_t, begin_mask, p->begin_mask)
+  GLD_FIELD(int32_t, end_mask, p->end_mask)
+  GLD_FIELD(int32_t, ellipsis_mask, p->ellipsis_mask)
+  GLD_FIELD(int32_t, new_axis_mask, p->new_axis_mask)
+  GLD_FIELD(int32_t, shrink_axis_mask, p->shrink_axis_mask)
+  GLD_FIELD(bool, offset, p->offset)
+};
+GLD_VIEW(GatherView, TfLiteGatherParams, GatherOptions)
+  GLD_FIELD(int32_t, axis, p->axis)
+  GLD_FIELD(int32_t, batch_dims, p->batch_dims)
+};
+GLD_VIEW(PackView, TfLitePackParams, PackOptions)
+  GLD_FIELD(int32_t, axis, p->axis)
+  GLD_FIELD(int32_t, values_count, p->values_count)
+};
+GLD_VIEW(UnpackView, TfLiteUnpackParams, UnpackOptions)
+  GLD_FIELD(int32_t, axis, p->axis)
+  GLD_FIELD(int32_t, num, p->num)
+};
+GLD_VIEW(OneHotView, TfLiteOneHotParams, OneHotOptions) GLD_FIELD(int32_t, axis, p->axis) };
+GLD_VIEW(SplitView, TfLiteSplitParams, SplitOptions) GLD_FIELD(int32_t, num_splits, p->num_splits) };
+GLD_VIEW(SplitVView, TfLiteSplitVParams, SplitVOptions) GLD_FIELD(int32_t, num_splits, p->num_splits) };
+GLD_VIEW(CumsumView, TfLiteCumsumParams, CumsumOptions)
+  GLD_FIELD(bool, exclusive, p->exclusive)
+  GLD_FIELD(bool, reverse, p->reverse)
+};
+GLD_VIEW(SqueezeView, TfLiteSqueezeParams, SqueezeOptions)
+  mutable IntSpan span{nullptr, 0};
+  const IntSpan* squeeze_dims() const {
+    span = {p->squeeze_dims,
+                                            static_cast<uint32_t>(std::clamp(p->num_squeeze_dims, 0, 8))};
+    return &span;
+  }
+};
+GLD_VIEW(LrnView, TfLiteLocalResponseNormParams, LocalResponseNormalizationOptions)
+  GLD_FIELD(int32_t, radius, p->radius)
+  GLD_FIELD(float, bias, p->bias)
+  GLD_FIELD(float, alpha, p->alpha)
+  GLD_FIELD(float, beta, p->beta)
+};
+GLD_VIEW(BatchMatMulView, TfLiteBatchMatMulParams, BatchMatMulOptions)
+  GLD_FIELD(bool, adj_x, p->adj_x)
+  GLD_FIELD(bool, adj_y, p->adj_y)
+};
+#undef GLD_VIEW
+#undef GLD_ACT
+#undef GLD_PAD
+#undef GLD_STRIDES
+#undef GLD_FIELD
+
 using BuiltinParser = Status (*)(const tflite::Operator& op, Attributes* out);
+using BuiltinDataParser = Status (*)(const void* builtin_data, Attributes* out);
 using CustomParser = Status (*)(const uint8_t* data, size_t size, int version, Attributes* out);
 
+// Parser over the file's options table View::Table.
+template <typename View, Status (*Parse)(const typename View::Table*, Attributes*)>
+Status FromTable(const tflite::Operator& op, Attributes* out) {
+  GLD_ASSIGN_OR_RETURN(const typename View::Table* o, GetOptions<typename View::Table>(op, false));
+  return Parse(o, out);
+}
+// The same parser over TFLite's C struct View::C.
+template <typename View, Status (*Parse)(const View*, Attributes*)>
+Status FromStruct(const void* builtin_data, Attributes* out) {
+  if (builtin_data == nullptr) return Parse(nullptr, out);
+  const View view{static_cast<const typename View::C*>(builtin_data)};
+  return Parse(&view, out);
+}
+
 // How each op's options become its attributes: a builtin op's options table
-// or a custom op's custom_options bytes. An op without a row has no options
+// (from a file) or C struct (from TFLite's interpreter, for the delegate), or
+// a custom op's custom_options bytes. An op without a row has no options
 // the IR uses; a binary row of the elementwise table without one gets
 // BinaryAttributes without an activation (FindOptionParser). Encoding lives beside the builder (support/model_builder.cc).
 struct OptionParser {
   OpType op;
   BuiltinParser builtin;
+  BuiltinDataParser builtin_data;
   CustomParser custom;
 };
 
+#define GLD_BUILTIN(op, Parse, View) \
+  { op, FromTable<View, Parse<typename View::Table>>, FromStruct<View, Parse<View>>, nullptr }
+#define GLD_NO_OPTIONS(op) \
+  { op, BinaryWithoutOptions, BinaryWithoutOptionsData, nullptr }
+#define GLD_CUSTOM(op, Parse) \
+  { op, nullptr, nullptr, Parse }
+
 // clang-format off
 const OptionParser kOptionParsers[] = {
-    {OpType::kConv2d, ParseConv2d, nullptr},
-    {OpType::kDepthwiseConv2d, ParseDepthwiseConv2d, nullptr},
-    {OpType::kTransposeConv, ParseTransposeConv, nullptr},
-    {OpType::kAveragePool2d, ParsePool2d, nullptr},
-    {OpType::kMaxPool2d, ParsePool2d, nullptr},
-    {OpType::kFullyConnected, ParseFullyConnected, nullptr},
-    {OpType::kAdd, ActivationOnly<tflite::AddOptions>, nullptr},
-    {OpType::kSub, ActivationOnly<tflite::SubOptions>, nullptr},
-    {OpType::kMul, ActivationOnly<tflite::MulOptions>, nullptr},
-    {OpType::kDiv, ActivationOnly<tflite::DivOptions>, nullptr},
-    {OpType::kEqual, BinaryWithoutOptions, nullptr},
-    {OpType::kNotEqual, BinaryWithoutOptions, nullptr},
-    {OpType::kLess, BinaryWithoutOptions, nullptr},
-    {OpType::kLessEqual, BinaryWithoutOptions, nullptr},
-    {OpType::kGreater, BinaryWithoutOptions, nullptr},
-    {OpType::kGreaterEqual, BinaryWithoutOptions, nullptr},
-    {OpType::kLogicalAnd, BinaryWithoutOptions, nullptr},
-    {OpType::kLogicalOr, BinaryWithoutOptions, nullptr},
-    {OpType::kConcatenation, ParseConcatenation, nullptr},
-    {OpType::kReshape, ParseReshape, nullptr},
-    {OpType::kMean, ParseReducer, nullptr},
-    {OpType::kSum, ParseReducer, nullptr},
-    {OpType::kReduceMax, ParseReducer, nullptr},
-    {OpType::kReduceMin, ParseReducer, nullptr},
-    {OpType::kReduceProd, ParseReducer, nullptr},
-    {OpType::kResizeBilinear, ParseResizeBilinear, nullptr},
-    {OpType::kResizeNearestNeighbor, ParseResizeNearestNeighbor, nullptr},
-    {OpType::kDepthToSpace, ParseDepthToSpace, nullptr},
-    {OpType::kSpaceToDepth, ParseSpaceToDepth, nullptr},
-    {OpType::kSoftmax, ParseSoftmax, nullptr},
-    {OpType::kLeakyRelu, ParseLeakyRelu, nullptr},
-    {OpType::kGelu, ParseGelu, nullptr},
-    {OpType::kMirrorPad, ParseMirrorPad, nullptr},
-    {OpType::kStridedSlice, ParseStridedSlice, nullptr},
-    {OpType::kGather, ParseGather, nullptr},
-    {OpType::kPack, ParsePack, nullptr},
-    {OpType::kUnpack, ParseUnpack, nullptr},
-    {OpType::kOneHot, ParseOneHot, nullptr},
-    {OpType::kSplit, ParseSplit, nullptr},
-    {OpType::kSplitV, ParseSplitV, nullptr},
-    {OpType::kCumsum, ParseCumsum, nullptr},
-    {OpType::kSqueeze, ParseSqueeze, nullptr},
-    {OpType::kLocalResponseNormalization, ParseLocalResponseNormalization, nullptr},
-    {OpType::kBatchMatMul, ParseBatchMatMul, nullptr},
-    {OpType::kConvolution2DTransposeBias, nullptr, ParseConvolution2DTransposeBias},
-    {OpType::kMaxPoolingWithArgmax2D, nullptr, ParseMediaPipePool2d},
-    {OpType::kMaxUnpooling2D, nullptr, ParseMediaPipePool2d},
-    {OpType::kTransformTensorBilinear, nullptr, ParseTransformTensorBilinear},
-    {OpType::kTransformLandmarks, nullptr, ParseTransformLandmarks},
-    {OpType::kLandmarks2TransformMatrix, nullptr, ParseLandmarks2TransformMatrix},
+    GLD_BUILTIN(OpType::kConv2d, ParseConv2d, ConvView),
+    GLD_BUILTIN(OpType::kDepthwiseConv2d, ParseDepthwiseConv2d, DepthwiseView),
+    GLD_BUILTIN(OpType::kTransposeConv, ParseTransposeConv, TransposeConvView),
+    GLD_BUILTIN(OpType::kAveragePool2d, ParsePool2d, PoolView),
+    GLD_BUILTIN(OpType::kMaxPool2d, ParsePool2d, PoolView),
+    GLD_BUILTIN(OpType::kFullyConnected, ParseFullyConnected, FullyConnectedView),
+    GLD_BUILTIN(OpType::kAdd, ActivationOnly, AddView),
+    GLD_BUILTIN(OpType::kSub, ActivationOnly, SubView),
+    GLD_BUILTIN(OpType::kMul, ActivationOnly, MulView),
+    GLD_BUILTIN(OpType::kDiv, ActivationOnly, DivView),
+    GLD_NO_OPTIONS(OpType::kEqual),
+    GLD_NO_OPTIONS(OpType::kNotEqual),
+    GLD_NO_OPTIONS(OpType::kLess),
+    GLD_NO_OPTIONS(OpType::kLessEqual),
+    GLD_NO_OPTIONS(OpType::kGreater),
+    GLD_NO_OPTIONS(OpType::kGreaterEqual),
+    GLD_NO_OPTIONS(OpType::kLogicalAnd),
+    GLD_NO_OPTIONS(OpType::kLogicalOr),
+    GLD_BUILTIN(OpType::kConcatenation, ParseConcatenation, ConcatenationView),
+    GLD_BUILTIN(OpType::kReshape, ParseReshape, ReshapeView),
+    GLD_BUILTIN(OpType::kMean, ParseReducer, ReducerView),
+    GLD_BUILTIN(OpType::kSum, ParseReducer, ReducerView),
+    GLD_BUILTIN(OpType::kReduceMax, ParseReducer, ReducerView),
+    GLD_BUILTIN(OpType::kReduceMin, ParseReducer, ReducerView),
+    GLD_BUILTIN(OpType::kReduceProd, ParseReducer, ReducerView),
+    GLD_BUILTIN(OpType::kResizeBilinear, ParseResizeBilinear, ResizeBilinearView),
+    GLD_BUILTIN(OpType::kResizeNearestNeighbor, ParseResizeNearestNeighbor, ResizeNearestView),
+    GLD_BUILTIN(OpType::kDepthToSpace, ParseDepthToSpace, DepthToSpaceView),
+    GLD_BUILTIN(OpType::kSpaceToDepth, ParseSpaceToDepth, SpaceToDepthView),
+    GLD_BUILTIN(OpType::kSoftmax, ParseSoftmax, SoftmaxView),
+    GLD_BUILTIN(OpType::kLeakyRelu, ParseLeakyRelu, LeakyReluView),
+    GLD_BUILTIN(OpType::kGelu, ParseGelu, GeluView),
+    GLD_BUILTIN(OpType::kMirrorPad, ParseMirrorPad, MirrorPadView),
+    GLD_BUILTIN(OpType::kStridedSlice, ParseStridedSlice, StridedSliceView),
+    GLD_BUILTIN(OpType::kGather, ParseGather, GatherView),
+    GLD_BUILTIN(OpType::kPack, ParsePack, PackView),
+    GLD_BUILTIN(OpType::kUnpack, ParseUnpack, UnpackView),
+    GLD_BUILTIN(OpType::kOneHot, ParseOneHot, OneHotView),
+    GLD_BUILTIN(OpType::kSplit, ParseSplit, SplitView),
+    GLD_BUILTIN(OpType::kSplitV, ParseSplitV, SplitVView),
+    GLD_BUILTIN(OpType::kCumsum, ParseCumsum, CumsumView),
+    GLD_BUILTIN(OpType::kSqueeze, ParseSqueeze, SqueezeView),
+    GLD_BUILTIN(OpType::kLocalResponseNormalization, ParseLocalResponseNormalization, LrnView),
+    GLD_BUILTIN(OpType::kBatchMatMul, ParseBatchMatMul, BatchMatMulView),
+    GLD_CUSTOM(OpType::kConvolution2DTransposeBias, ParseConvolution2DTransposeBias),
+    GLD_CUSTOM(OpType::kMaxPoolingWithArgmax2D, ParseMediaPipePool2d),
+    GLD_CUSTOM(OpType::kMaxUnpooling2D, ParseMediaPipePool2d),
+    GLD_CUSTOM(OpType::kTransformTensorBilinear, ParseTransformTensorBilinear),
+    GLD_CUSTOM(OpType::kTransformLandmarks, ParseTransformLandmarks),
+    GLD_CUSTOM(OpType::kLandmarks2TransformMatrix, ParseLandmarks2TransformMatrix),
 };
 // clang-format on
+#undef GLD_BUILTIN
+#undef GLD_NO_OPTIONS
+#undef GLD_CUSTOM
 
 const OptionParser* FindOptionParser(OpType op) {
   for (const OptionParser& p : kOptionParsers) {
     if (p.op == op) return &p;
   }
-  static const OptionParser kBinaryElementwise = {OpType::kCustom, BinaryWithoutOptions, nullptr};
+  static const OptionParser kBinaryElementwise = {OpType::kCustom, BinaryWithoutOptions,
+                                                  BinaryWithoutOptionsData, nullptr};
   return ElementwiseArity(op) == 2 ? &kBinaryElementwise : nullptr;
 }
 
@@ -645,6 +849,64 @@ Status ParseBuiltinOptions(OpType type, const tflite::Operator& op, Attributes* 
   // Ops without options we use: their options (if any) are not read.
   if (p == nullptr || p->builtin == nullptr) return OkStatus();
   return p->builtin(op, out);
+}
+
+Status ParseBuiltinData(OpType type, const void* builtin_data, Attributes* out) {
+  *out = std::monostate{};
+  const OptionParser* p = FindOptionParser(type);
+  if (p == nullptr || p->builtin_data == nullptr) return OkStatus();
+  return p->builtin_data(builtin_data, out);
+}
+
+Status CheckArity(const Node& node) {
+  const OpInfo& arity = GetOpInfo(node.op);
+  auto expected = [](int min, int max) {
+    return std::to_string(min) + (max == min ? std::string() : max < 0 ? std::string(" or more") : " to " + std::to_string(max));
+  };
+  const int ni = static_cast<int>(node.inputs.size()), no = static_cast<int>(node.outputs.size());
+  if (ni < arity.min_inputs || (arity.max_inputs >= 0 && ni > arity.max_inputs)) {
+    return InvalidArgumentError("has " + std::to_string(ni) + " inputs, expected " +
+                                expected(arity.min_inputs, arity.max_inputs));
+  }
+  if (no < arity.min_outputs || (arity.max_outputs >= 0 && no > arity.max_outputs)) {
+    return InvalidArgumentError("has " + std::to_string(no) + " outputs, expected " +
+                                expected(arity.min_outputs, arity.max_outputs));
+  }
+  return OkStatus();
+}
+
+OpType CustomOpType(const std::string& custom_name) {
+  // A custom_code the op table does not name is an app's custom op
+  // (OpType::kCustom): whether one is registered is the Interpreter's
+  // question (Options::custom_ops).
+  OpType op;
+  int32_t ignored;
+  if (!OpTypeFromName(custom_name, &op) || BuiltinFromOpType(op, &ignored)) return OpType::kCustom;
+  return op;
+}
+
+Status SetCustomNodeAttributes(const std::string& custom_name, int version, const uint8_t* data, size_t size,
+                               Node* node) {
+  auto custom = [&] {
+    CustomAttributes a;
+    a.name = custom_name;
+    a.version = version;
+    if (size > 0) a.options = std::make_shared<const std::vector<uint8_t>>(data, data + size);
+    return a;
+  };
+  if (node->op == OpType::kCustom) {
+    node->attributes = custom();
+    return OkStatus();
+  }
+  GLD_RETURN_IF_ERROR(ParseCustomOptions(node->op, data, size, version, &node->attributes));
+  if (IsLibraryCustomOp(node->op)) {
+    // A custom node an app may take over; the library's row otherwise.
+    CustomAttributes a = custom();
+    a.library = std::make_shared<const LibraryCustomOp>(LibraryCustomOp{node->op, std::move(node->attributes)});
+    node->op = OpType::kCustom;
+    node->attributes = std::move(a);
+  }
+  return OkStatus();
 }
 
 Status ParseCustomOptions(OpType type, const uint8_t* data, size_t size, int version,

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "gldelegate/status.hpp"
 #include "gldelegate/tflite_generated.h"
@@ -32,9 +33,27 @@ const char* BuiltinName(int32_t code);
 // Fills *out from the operator's builtin_options. Messages do not name the
 // node; the caller adds that.
 Status ParseBuiltinOptions(OpType type, const tflite::Operator& op, Attributes* out);
+// Fills *out from the builtin_data TFLite's interpreter gives a node (the C
+// options struct of model/tflite_abi.h for `type`'s op; may be null when the
+// op has none), through the same parser as ParseBuiltinOptions.
+Status ParseBuiltinData(OpType type, const void* builtin_data, Attributes* out);
 // Fills *out for a custom op from its custom_options bytes.
 Status ParseCustomOptions(OpType type, const uint8_t* data, size_t size, int version,
                           Attributes* out);
+
+// The node's input and output counts against its op's row (op_list.inc):
+// "has 1 inputs, expected 2 to 3". Messages do not name the node.
+Status CheckArity(const Node& node);
+// The op a custom_code names: a row of the op table that no builtin code
+// has (MediaPipe's ops), else OpType::kCustom (an app's custom op).
+OpType CustomOpType(const std::string& custom_name);
+// A custom node's attributes from its custom_options bytes, node->op being
+// CustomOpType(custom_name): CustomAttributes for an app's op; the parsed
+// attributes for an op of the table; for the library's own custom ops
+// (IsLibraryCustomOp) a kCustom node an app's registration may take over,
+// holding the parsed op. Messages do not name the node.
+Status SetCustomNodeAttributes(const std::string& custom_name, int version, const uint8_t* data, size_t size,
+                               Node* node);
 
 // Raw MediaPipe option structs (custom_options of Convolution2DTransposeBias,
 // MaxPoolingWithArgmax2D, MaxUnpooling2D): little-endian int32 fields in the

@@ -422,12 +422,7 @@ Status Reader::CheckConstant(int index, const BufferRef& buf, const tflite::Tens
 
 // float16 constants become float32, and quantized integer ones their float
 // values; everything else is kept as stored.
-bool Reader::DecodesToFloat(const Tensor& t) {
-  if (t.type == DataType::kFloat16) return true;
-  const bool quantizable = t.type == DataType::kInt8 || t.type == DataType::kUInt8 ||
-                           t.type == DataType::kInt16 || t.type == DataType::kInt32;
-  return quantizable && !t.quant.empty();
-}
+bool Reader::DecodesToFloat(const Tensor& t) { return TfliteConstantDecodesToFloat(t); }
 
 // One block holds every constant, each at a 64-byte boundary, so that the
 // few MiB of weights are written into huge pages rather than faulted in page
@@ -461,40 +456,7 @@ Status Reader::MaterializeConstants() {
 }
 
 void Reader::DecodeToFloat(const PendingConstant& p, Tensor& t, float* f) {
-  const int64_t stored = p.stored;
-  if (t.type == DataType::kFloat16) {
-    // A buffer inside the flatbuffer may sit at an odd address: convert from
-    // an aligned copy then.
-    std::vector<uint16_t> copy;
-    const uint16_t* halves = reinterpret_cast<const uint16_t*>(p.buf.data);
-    if (reinterpret_cast<uintptr_t>(p.buf.data) % alignof(uint16_t) != 0) {
-      copy.resize(static_cast<size_t>(stored));
-      std::memcpy(copy.data(), p.buf.data, p.buf.size);
-      halves = copy.data();
-    }
-    HalfToFloatArray(halves, f, stored);
-  } else {
-    const QuantizationParams& q = t.quant;
-    AffineQuantization affine;
-    affine.scale = q.scale.data();
-    affine.zero_point = q.zero_point.empty() ? nullptr : q.zero_point.data();
-    if (q.scale.size() > 1) {  // per channel (never sparse: CheckConstant)
-      affine.channels = static_cast<int64_t>(q.scale.size());
-      for (size_t d = static_cast<size_t>(q.quantized_dimension) + 1; d < t.shape.size(); ++d) {
-        affine.inner *= t.shape[d];
-      }
-      if (affine.inner == 0) affine.inner = 1;  // no elements at all
-    }
-    switch (t.type) {
-      case DataType::kInt8: DequantizeAffine<int8_t>(p.buf.data, 0, stored, affine, f); break;
-      case DataType::kUInt8: DequantizeAffine<uint8_t>(p.buf.data, 0, stored, affine, f); break;
-      case DataType::kInt16: DequantizeAffine<int16_t>(p.buf.data, 0, stored, affine, f); break;
-      case DataType::kInt32: DequantizeAffine<int32_t>(p.buf.data, 0, stored, affine, f); break;
-      default: break;
-    }
-  }
-  t.type = DataType::kFloat32;
-  t.quant = QuantizationParams{};
+  DecodeTfliteConstant(p.buf.data, static_cast<size_t>(p.buf.size), p.stored, t, f);
 }
 
 Status Reader::ReadTensor(int index, Tensor* out, int64_t* total_bytes) {
@@ -585,15 +547,11 @@ Status Reader::ResolveOpCode(uint32_t opcode_index, size_t node, OpType* op, int
                                          static_cast<int32_t>(oc->deprecated_builtin_code()));
   if (code == static_cast<int32_t>(tflite::BuiltinOperator::CUSTOM)) {
     *custom_name = Quote(oc->custom_code());
-    int32_t ignored;
     if (custom_name->empty()) {
       return UnimplementedError("subgraph " + std::to_string(sg_index_) + ", node " +
                                 std::to_string(node) + ": custom op without a custom_code");
     }
-    // A custom_code the op table does not name is an app's custom op
-    // (OpType::kCustom): whether one is registered is the Interpreter's
-    // question (Options::custom_ops).
-    if (!OpTypeFromName(*custom_name, op) || tflite_ops::BuiltinFromOpType(*op, &ignored)) *op = OpType::kCustom;
+    *op = tflite_ops::CustomOpType(*custom_name);
     return OkStatus();
   }
   if (!tflite_ops::OpTypeFromBuiltin(code, op)) {
@@ -643,22 +601,7 @@ Status Reader::ReadNode(size_t index, Node* node, int* version) {
   GLD_RETURN_IF_ERROR(read_list(op->inputs(), "input", true, &node->inputs));
   GLD_RETURN_IF_ERROR(read_list(op->outputs(), "output", false, &node->outputs));
 
-  const OpInfo& arity = GetOpInfo(node->op);
-  const int ni = static_cast<int>(node->inputs.size()), no = static_cast<int>(node->outputs.size());
-  if (ni < arity.min_inputs || (arity.max_inputs >= 0 && ni > arity.max_inputs)) {
-    return InvalidArgumentError(label + ": has " + std::to_string(ni) + " inputs, expected " +
-                                std::to_string(arity.min_inputs) +
-                                (arity.max_inputs == arity.min_inputs ? std::string()
-                                 : arity.max_inputs < 0 ? std::string(" or more")
-                                                        : " to " + std::to_string(arity.max_inputs)));
-  }
-  if (no < arity.min_outputs || (arity.max_outputs >= 0 && no > arity.max_outputs)) {
-    return InvalidArgumentError(label + ": has " + std::to_string(no) + " outputs, expected " +
-                                std::to_string(arity.min_outputs) +
-                                (arity.max_outputs == arity.min_outputs ? std::string()
-                                 : arity.max_outputs < 0 ? std::string(" or more")
-                                                         : " to " + std::to_string(arity.max_outputs)));
-  }
+  GLD_RETURN_IF_ERROR(tflite_ops::CheckArity(*node).WithContext(label));
 
   if (!custom_name.empty()) {
     const uint8_t* data = nullptr;
@@ -677,27 +620,8 @@ Status Reader::ReadNode(size_t index, Node* node, int* version) {
       data = op->custom_options()->data();
       size = op->custom_options()->size();
     }
-    if (node->op == OpType::kCustom) {
-      CustomAttributes a;
-      a.name = custom_name;
-      a.version = *version;
-      if (size > 0) a.options = std::make_shared<const std::vector<uint8_t>>(data, data + size);
-      node->attributes = std::move(a);
-      return OkStatus();
-    }
-    Status s = tflite_ops::ParseCustomOptions(node->op, data, static_cast<size_t>(size), *version,
-                                              &node->attributes);
+    Status s = tflite_ops::SetCustomNodeAttributes(custom_name, *version, data, static_cast<size_t>(size), node);
     if (!s.ok()) return s.WithContext(label);
-    if (tflite_ops::IsLibraryCustomOp(node->op)) {
-      // A custom node an app may take over; the library's row otherwise.
-      CustomAttributes a;
-      a.name = custom_name;
-      a.version = *version;
-      if (size > 0) a.options = std::make_shared<const std::vector<uint8_t>>(data, data + size);
-      a.library = std::make_shared<const LibraryCustomOp>(LibraryCustomOp{node->op, std::move(node->attributes)});
-      node->op = OpType::kCustom;
-      node->attributes = std::move(a);
-    }
   } else {
     Status s = tflite_ops::ParseBuiltinOptions(node->op, *op, &node->attributes);
     if (!s.ok()) return s.WithContext(label);
@@ -850,6 +774,49 @@ StatusOr<Graph> Reader::Read(TfliteLoadInfo* info) {
 }
 
 }  // namespace
+
+bool TfliteConstantDecodesToFloat(const Tensor& t) {
+  if (t.type == DataType::kFloat16) return true;
+  const bool quantizable = t.type == DataType::kInt8 || t.type == DataType::kUInt8 ||
+                           t.type == DataType::kInt16 || t.type == DataType::kInt32;
+  return quantizable && !t.quant.empty();
+}
+
+void DecodeTfliteConstant(const uint8_t* data, size_t bytes, int64_t stored, Tensor& t, float* f) {
+  if (t.type == DataType::kFloat16) {
+    // A buffer inside the flatbuffer may sit at an odd address: convert from
+    // an aligned copy then.
+    std::vector<uint16_t> copy;
+    const uint16_t* halves = reinterpret_cast<const uint16_t*>(data);
+    if (reinterpret_cast<uintptr_t>(data) % alignof(uint16_t) != 0) {
+      copy.resize(static_cast<size_t>(stored));
+      std::memcpy(copy.data(), data, bytes);
+      halves = copy.data();
+    }
+    HalfToFloatArray(halves, f, stored);
+  } else {
+    const QuantizationParams& q = t.quant;
+    AffineQuantization affine;
+    affine.scale = q.scale.data();
+    affine.zero_point = q.zero_point.empty() ? nullptr : q.zero_point.data();
+    if (q.scale.size() > 1) {  // per channel (never sparse: CheckConstant)
+      affine.channels = static_cast<int64_t>(q.scale.size());
+      for (size_t d = static_cast<size_t>(q.quantized_dimension) + 1; d < t.shape.size(); ++d) {
+        affine.inner *= t.shape[d];
+      }
+      if (affine.inner == 0) affine.inner = 1;  // no elements at all
+    }
+    switch (t.type) {
+      case DataType::kInt8: DequantizeAffine<int8_t>(data, 0, stored, affine, f); break;
+      case DataType::kUInt8: DequantizeAffine<uint8_t>(data, 0, stored, affine, f); break;
+      case DataType::kInt16: DequantizeAffine<int16_t>(data, 0, stored, affine, f); break;
+      case DataType::kInt32: DequantizeAffine<int32_t>(data, 0, stored, affine, f); break;
+      default: break;
+    }
+  }
+  t.type = DataType::kFloat32;
+  t.quant = QuantizationParams{};
+}
 
 StatusOr<Graph> ReadTfliteModel(const uint8_t* data, size_t size, TfliteLoadInfo* info,
                                 const TfliteReaderLimits& limits) {

@@ -52,6 +52,14 @@ struct TfliteLoadInfo {
   std::vector<std::string> metadata_names;
 };
 
+// How the reader stores a constant, for other sources of TFLite tensors (the
+// TFLite delegate) to store theirs alike: float16 constants and integer ones
+// with quantization parameters decode to float32.
+bool TfliteConstantDecodesToFloat(const Tensor& t);
+// Decodes the `stored` values in `bytes` bytes at `data` (of t's type and
+// quantization) into `out`, then makes `t` float32 without quantization.
+void DecodeTfliteConstant(const uint8_t* data, size_t bytes, int64_t stored, Tensor& t, float* out);
+
 StatusOr<Graph> ReadTfliteModel(const uint8_t* data, size_t size,
                                 TfliteLoadInfo* info = nullptr,
                                 const TfliteReaderLimits& limits = {});

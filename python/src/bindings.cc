@@ -21,6 +21,7 @@
 
 #include "gldelegate/gldelegate.hpp"
 #include "gldelegate/options.hpp"
+#include "gldelegate/tflite_delegate.h"
 
 namespace nb = nanobind;
 
@@ -334,4 +335,15 @@ NB_MODULE(_gldelegate, m) {
       nb::arg("name"), nb::arg("value"));
 
   m.def("create_interpreter", &CreateInterpreter, nb::arg("model"), nb::arg("options"), nb::rv_policy::take_ownership);
+
+  // This module is also the TFLite external delegate library
+  // (gldelegate.delegate_library_path()): it exports TFLite's external
+  // delegate interface, which LiteRT's load_delegate finds by name. Taking
+  // the entries' addresses links them in from the library's archive.
+  m.def("delegate_entry_points", [] {
+    return std::vector<uintptr_t>{reinterpret_cast<uintptr_t>(&tflite_plugin_create_delegate),
+                                  reinterpret_cast<uintptr_t>(&tflite_plugin_destroy_delegate),
+                                  reinterpret_cast<uintptr_t>(&GldTfLiteDelegateCreate),
+                                  reinterpret_cast<uintptr_t>(&GldTfLiteDelegateDelete)};
+  });
 }

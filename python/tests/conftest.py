@@ -31,3 +31,18 @@ def relative_error(ours, ref):
     assert ours.shape == ref.shape
     scale = np.max(np.abs(ref)) if ref.size else 0.0
     return float(np.max(np.abs(ours - ref)) / max(scale, 1e-30)) if ref.size else 0.0
+
+
+def random_inputs(interpreter, seed):
+    """Uniform [-1, 1) values for every input of a LiteRT-shaped interpreter."""
+    rng = np.random.default_rng(seed)
+    return [rng.uniform(-1, 1, d["shape"]).astype(d["dtype"]) for d in interpreter.get_input_details()]
+
+
+def run(interpreter, inputs):
+    """allocate_tensors, set every input, invoke; the outputs."""
+    interpreter.allocate_tensors()
+    for detail, value in zip(interpreter.get_input_details(), inputs):
+        interpreter.set_tensor(detail["index"], value)
+    interpreter.invoke()
+    return [interpreter.get_tensor(d["index"]) for d in interpreter.get_output_details()]

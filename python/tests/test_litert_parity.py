@@ -6,21 +6,8 @@ import numpy as np
 import pytest
 from ai_edge_litert.interpreter import Interpreter as LiteRTInterpreter
 
-from conftest import FP32_TOLERANCE, SHARED_MODELS, model_path, relative_error
+from conftest import FP32_TOLERANCE, SHARED_MODELS, model_path, random_inputs, relative_error, run
 from gldelegate.interpreter import Interpreter
-
-
-def random_inputs(interpreter, seed):
-    rng = np.random.default_rng(seed)
-    return [rng.uniform(-1, 1, d["shape"]).astype(d["dtype"]) for d in interpreter.get_input_details()]
-
-
-def run(interpreter, inputs):
-    interpreter.allocate_tensors()
-    for detail, value in zip(interpreter.get_input_details(), inputs):
-        interpreter.set_tensor(detail["index"], value)
-    interpreter.invoke()
-    return [interpreter.get_tensor(d["index"]) for d in interpreter.get_output_details()]
 
 
 @pytest.mark.parametrize("backend", ["cpu", "gl"])

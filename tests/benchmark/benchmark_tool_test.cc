@@ -430,6 +430,9 @@ TEST_F(BenchmarkToolTest, HelpNamesTheTfliteFlagsTakenDifferently) {
                            "--input_layer_shape", "--profiling_output_csv_file", "--use_xnnpack"}) {
     EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
   }
+  // How to run gldelegate inside TFLite instead.
+  EXPECT_NE(r.out.find("--external_delegate_path=libgldelegate.so"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gldelegate.load_delegate"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -69,6 +69,10 @@ awk '/<!-- embedding-example -->/{mark=1; next} mark && /^```cpp/{code=1; next} 
 awk '/<!-- zero-copy-example -->/{mark=1; next} mark && /^```cpp/{code=1; next} code && /^```/{exit} code{print}' \
   "$src/docs/USER_GUIDE.md" > "$app/zero_copy_example.cpp"
 grep -q InvokeAsync "$app/zero_copy_example.cpp" || { echo "docs/USER_GUIDE.md has no zero-copy example"; exit 1; }
+# docs/DELEGATE.md's C++ example (a function template, compiled only).
+awk '/<!-- delegate-example -->/{mark=1; next} mark && /^```cpp/{code=1; next} code && /^```/{exit} code{print}' \
+  "$src/docs/DELEGATE.md" > "$app/delegate_example.cpp"
+grep -q GldTfLiteDelegateCreate "$app/delegate_example.cpp" || { echo "docs/DELEGATE.md has no C++ example"; exit 1; }
 # gldelegate.hpp's example: the comment lines after "// Example", in a function.
 {
   echo '#include <vector>'
