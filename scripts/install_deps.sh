@@ -10,6 +10,7 @@ packages=(
   libxnnpack-dev libpthreadpool-dev
   clang libclang-rt-14-dev
   python3 python3-venv python3-dev
+  chromium  # headless: renders gld_inspect --html in tests/scripts/check_graph_page.py
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -23,8 +23,10 @@
 #include "common/bench_stats.h"
 #include "common/flags.h"
 #include "common/json.h"
+#include "common/progress.h"
 #include "common/tensor_io.h"
 #include "common/tensors.h"
+#include "common/trace_json.h"
 #include "gldelegate/gldelegate.hpp"
 #include "gldelegate/options.hpp"
 
@@ -98,6 +100,7 @@ struct Flags {
   std::string input_layer_value_files;
   uint64_t seed = 0;
   std::string json, output_dir;
+  std::string trace;  // --trace: the timed runs' timeline (Trace Event Format JSON)
   // benchmark_model's flags beyond those above.
   double max_secs = 150;    // stop the timed runs after this long (0: no limit)
   double run_delay = -1;    // seconds between timed runs (-1: none)
@@ -202,6 +205,7 @@ gld::StatusOr<gld::Options> MakeBenchmarkOptions(const CLI::App& app, Flags& f) 
   o.max_delegated_partitions = f.max_delegated_partitions;
   o.min_nodes_per_partition = f.min_nodes_per_partition;
   o.enable_profiling = f.enable_op_profiling;
+  o.enable_trace = !f.trace.empty();
   // The ranges of gldelegate/options.inc, naming this tool's flags.
   GLD_RETURN_IF_ERROR(gld::CheckOption(o, "max_delegated_partitions", "--max_delegated_partitions"));
   GLD_RETURN_IF_ERROR(gld::CheckOption(o, "min_nodes_per_partition", "--min_nodes_per_partition"));
@@ -357,6 +361,26 @@ gld::Status WriteProfileCsv(const std::string& path, const std::vector<gld::Prof
   out.close();
   if (!out) return gld::InvalidArgumentError("cannot write --profiling_output_csv_file '" + path + "'");
   return gld::OkStatus();
+}
+
+// The timed runs' progress: runs done of --num_runs, seconds of --min_secs,
+// whichever is further from done, and --max_secs's cap.
+void ShowRunProgress(gld::tools::TerminalProgress& progress, const Flags& f, size_t runs, double seconds) {
+  if (!progress.active()) return;
+  double fraction = f.num_runs > 0 ? static_cast<double>(runs) / f.num_runs : 1.0;
+  if (f.min_secs > 0) fraction = std::min(fraction, seconds / f.min_secs);
+  if (f.max_secs > 0) fraction = std::max(fraction, seconds / f.max_secs);
+  auto number = [](const char* format, double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), format, v);
+    return std::string(buf);
+  };
+  std::string text = "timed run " + std::to_string(runs + 1) + " of at least " + std::to_string(f.num_runs) + ", " +
+                     number("%.1f", seconds) + " s";
+  if (f.min_secs > 0) text += " of at least " + number("%g", f.min_secs) + " s";
+  if (runs > 0 && fraction > 0) text += ", about " + number("%.0f", seconds / fraction - seconds) + " s left";
+  if (f.max_secs > 0) text += " (stops at " + number("%g", f.max_secs) + " s)";
+  progress.Show(fraction, text);
 }
 
 gld::Status TimedInvoke(gld::Interpreter& interp, std::vector<double>* times) {
@@ -523,7 +547,7 @@ int Run(const CLI::App& app, Flags& f) {
   auto model = gld::Model::FromFile(f.graph);
   if (!model.ok()) return gld::tools::Fail(kTool, model.status());
   res.load_us = MicrosSince(init_start);
-  auto created = gld::Interpreter::Create(**model, *options);
+  auto created = gld::tools::CreateWithProgress(**model, *options);
   if (!created.ok()) return gld::tools::Fail(kTool, created.status());
   res.init_us = MicrosSince(init_start);
   res.init_mem = memory();
@@ -563,10 +587,18 @@ int Run(const CLI::App& app, Flags& f) {
     if (!s.ok()) return gld::tools::Fail(kTool, s);
   }
 
+  // On a terminal, a line with the runs done and the time left (erased
+  // before the results are printed).
+  gld::tools::TerminalProgress progress;
   for (int i = 0; i < f.warmup_runs && !StopRequested(); ++i) {
+    progress.Show(static_cast<double>(i) / f.warmup_runs,
+                  "warmup run " + std::to_string(i + 1) + " of " + std::to_string(f.warmup_runs));
     s = TimedInvoke(interp, &res.warmup_us);
     if (!s.ok()) return gld::tools::Fail(kTool, s);
   }
+  progress.Clear();
+  // The profile and the trace keep the timed runs only (the trace keeps
+  // Create's program builds too).
   interp.ResetProfile();
   std::printf("Running benchmark for at least %d iterations and at least %g seconds\n", f.num_runs, f.min_secs);
   // What was printed so far is seen now even through a pipe or a file (one
@@ -586,9 +618,11 @@ int Run(const CLI::App& app, Flags& f) {
       SleepUnlessStopped(f.run_delay);
       if (StopRequested()) break;
     }
+    ShowRunProgress(progress, f, res.run_us.size(), MicrosSince(runs_start) / 1e6);
     s = TimedInvoke(interp, &res.run_us);
     if (!s.ok()) return gld::tools::Fail(kTool, s);
   }
+  progress.Clear();
   res.stop_signal = g_stop_signal.load();
   if (res.stop_signal != 0) {
     std::printf("Interrupted by %s: %zu of %d timed runs and %zu of %d warmup runs done; the figures below are "
@@ -640,6 +674,11 @@ int Run(const CLI::App& app, Flags& f) {
     if (!s.ok()) return gld::tools::Fail(kTool, s);
     for (const std::string& p : written) std::cout << "Wrote " << p << "\n";
   }
+  if (!f.trace.empty()) {
+    s = gld::tools::WriteTraceFile(f.trace, interp.trace(), "--trace");
+    if (!s.ok()) return gld::tools::Fail(kTool, s);
+    std::cout << "Wrote " << f.trace << " (open it in ui.perfetto.dev or chrome://tracing)\n";
+  }
   if (!f.json.empty()) {
     std::ofstream out(f.json, std::ios::binary | std::ios::trunc);
     out << MakeJson(f, *options, rep, res);
@@ -689,6 +728,10 @@ int main(int argc, char** argv) {
                  "NAME:FILE.npy,NAME2:FILE2.npy ('::' for a ':' in a name); other inputs are random");
   app.add_option("--seed", f.seed, "seed of the random inputs (as gld_run)")->capture_default_str();
   app.add_option("--json", f.json, "write every figure to this JSON file");
+  app.add_option("--trace", f.trace,
+                 "write a timeline of the timed runs (and of the interpreter's creation: program builds) to this "
+                 "JSON file, for ui.perfetto.dev or chrome://tracing: one event per GL dispatch, CPU node, upload "
+                 "and download, and bytes moved per run (times GPU dispatches as --enable_op_profiling does)");
   app.add_option("--output_dir", f.output_dir, "write output i after the last run as DIR/<i>_<name>.npy");
   app.add_option("--max_secs", f.max_secs, "stop the timed runs after this many seconds (after one run; 0: no limit)")
       ->capture_default_str();

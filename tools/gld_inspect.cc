@@ -2,7 +2,8 @@
 // outputs, op histogram, the transform passes' log, and where each node runs;
 // with --plan, each GPU segment's plan (dispatches, arena, constants, edge
 // conversions), made without a GL context; with --dump_shaders, the GLSL of
-// every program that plan compiles.
+// every program that plan compiles; with --html, a page drawing the graph
+// (tools/common/graph_page.h), with --profile the time of each node.
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,8 @@
 #include <sstream>
 
 #include "common/flags.h"
+#include "common/graph_page.h"
+#include "common/progress.h"
 #include "common/tensors.h"
 #include "gldelegate/gldelegate.hpp"
 
@@ -197,6 +200,32 @@ int DumpShaders(const gld::Model& model, const gld::Options& options, const std:
   return 0;
 }
 
+// The page of --html: the interpreter's placement, PlanModel's fusion and
+// --profile's times.
+int WritePage(const std::string& graph, const gld::Model& model, const gld::Options& options,
+              const gld::InterpreterReport& report, const std::string& html, const std::string& profile) {
+  gld::tools::GraphPageInput page;
+  page.model_path = graph;
+  page.report = &report;
+  auto plan = gld::PlanModel(model, options);
+  if (plan.ok()) {
+    page.plan = &*plan;
+  } else {
+    page.plan_error = plan.status().message();
+  }
+  if (!profile.empty()) {
+    gld::Status s = gld::tools::ReadProfileRows(profile, &page);
+    if (!s.ok()) return gld::tools::Fail(kTool, s);
+  }
+  std::ofstream out(html, std::ios::binary | std::ios::trunc);
+  out << gld::tools::RenderGraphPage(page);
+  out.close();
+  if (!out) return gld::tools::Fail(kTool, "--html: cannot write '" + html + "'");
+  std::cout << "wrote " << html << ": " << report.nodes.size() << " nodes, " << report.segments << " GPU segment(s)"
+            << (profile.empty() ? "" : ", times from " + profile) << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -204,7 +233,7 @@ int main(int argc, char** argv) {
                kTool);
   std::string graph;
   bool summary = false, list_ops = false, plan = false;
-  std::string dump_shaders;
+  std::string dump_shaders, html, profile;
   gld::tools::BackendFlags backend;
   app.add_option("--graph", graph, "the .tflite model");
   gld::tools::AddBackendFlags(app, backend, false, true);
@@ -219,7 +248,13 @@ int main(int argc, char** argv) {
   app.add_option("--dump_shaders", dump_shaders,
                  "write the GLSL of every program the --plan plan compiles into this folder (one file per "
                  "program, named by its first dispatch), then exit");
+  app.add_option("--html", html, "write a self-contained HTML page drawing the graph (docs/TRACE_AND_PAGE.md)");
+  app.add_option("--profile", profile, "with --html: a gld_benchmark --enable_op_profiling --json report (node times)");
   if (auto code = gld::tools::ParseFlags(app, argc, argv)) return *code;
+  if (!profile.empty() && html.empty()) {
+    std::cerr << kTool << ": error: --profile needs --html\n";
+    return 2;
+  }
   auto options = gld::tools::MakeOptions(backend);
   if (!options.ok()) {
     std::cerr << kTool << ": error: " << options.status().message() << "\n";
@@ -233,14 +268,15 @@ int main(int argc, char** argv) {
   auto model = gld::Model::FromFile(graph);
   if (!model.ok()) return gld::tools::Fail(kTool, model.status());
   if (!dump_shaders.empty()) return DumpShaders(**model, *options, dump_shaders);
-  if (!summary) {
+  if (!summary && html.empty()) {
     PrintModel(graph, **model);
     PrintCustomOps(**model, *options);
   }
   if (plan) return PrintModelPlan(**model, *options);
-  auto interp = gld::Interpreter::Create(**model, *options);
+  auto interp = gld::tools::CreateWithProgress(**model, *options);
   if (!interp.ok()) return gld::tools::Fail(kTool, interp.status());
   const gld::InterpreterReport& r = (*interp)->report();
+  if (!html.empty()) return WritePage(graph, **model, *options, r, html, profile);
   if (summary) {
     std::cout << r.placement_line << "\n";
     PrintFigures(r);

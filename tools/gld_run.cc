@@ -8,6 +8,7 @@
 #include <map>
 
 #include "common/flags.h"
+#include "common/progress.h"
 #include "common/tensor_io.h"
 #include "common/tensors.h"
 #include "gldelegate/gldelegate.hpp"
@@ -35,7 +36,7 @@ int Run(const std::string& graph, const gld::Options& options, const std::vector
         uint64_t seed, const std::string& output_dir) {
   auto model = gld::Model::FromFile(graph);
   if (!model.ok()) return gld::tools::Fail(kTool, model.status());
-  auto created = gld::Interpreter::Create(**model, options);
+  auto created = gld::tools::CreateWithProgress(**model, options);
   if (!created.ok()) return gld::tools::Fail(kTool, created.status());
   gld::Interpreter& interp = **created;
   std::cout << interp.report().placement_line << "\n";

@@ -24,6 +24,10 @@ struct GldInterpreter {
   // The rows GldInterpreterGetProfile handed out last, and their strings.
   std::vector<gld::ProfileRow> profile;
   std::vector<GldProfileRow> profile_rows;
+  // The events GldInterpreterGetTrace handed out last, and their strings.
+  std::vector<gld::TraceEvent> trace;
+  std::vector<std::vector<GldTraceArg>> trace_args;
+  std::vector<GldTraceEvent> trace_events;
 };
 
 namespace {
@@ -422,6 +426,30 @@ GldStatus GldInterpreterGetProfile(GldInterpreter* interpreter, const GldProfile
     }
     *out_rows = interpreter->profile_rows.data();
     *out_count = static_cast<int32_t>(interpreter->profile_rows.size());
+    return GLD_OK;
+  });
+}
+
+GldStatus GldInterpreterGetTrace(GldInterpreter* interpreter, const GldTraceEvent** out_events, int32_t* out_count) {
+  if (interpreter == nullptr || out_events == nullptr || out_count == nullptr) {
+    return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterGetTrace: null argument");
+  }
+  return Guard([&] {
+    interpreter->trace = interpreter->interpreter->trace();
+    interpreter->trace_args.assign(interpreter->trace.size(), {});
+    interpreter->trace_events.clear();
+    for (size_t i = 0; i < interpreter->trace.size(); ++i) {
+      const gld::TraceEvent& e = interpreter->trace[i];
+      std::vector<GldTraceArg>& args = interpreter->trace_args[i];
+      for (const gld::TraceArg& a : e.args) {
+        args.push_back(GldTraceArg{a.name.c_str(), a.is_number ? nullptr : a.text.c_str(), a.number});
+      }
+      interpreter->trace_events.push_back(GldTraceEvent{e.phase, e.name.c_str(), e.category.c_str(), e.ts_us,
+                                                        e.dur_us, e.pid, e.tid, args.data(),
+                                                        static_cast<int32_t>(args.size())});
+    }
+    *out_events = interpreter->trace_events.data();
+    *out_count = static_cast<int32_t>(interpreter->trace_events.size());
     return GLD_OK;
   });
 }

@@ -10,6 +10,7 @@
 #include "gl/codegen/shader_generator.h"
 #include "gl/issued_commands.h"
 #include "util/logging.h"
+#include "util/trace_recorder.h"
 
 namespace gld::gl {
 
@@ -81,7 +82,7 @@ StatusOr<std::unique_ptr<GlSegment>> GlSegment::Create(GlDevice& device, const S
   GLD_RETURN_IF_ERROR(seg->CreateBuffers(plan));
   std::vector<ProgramSource> sources;
   for (const PlannedDispatch& d : plan.dispatches) sources.push_back({d.label, d.source, d.workgroup});
-  GLD_ASSIGN_OR_RETURN(std::vector<const GlProgram*> programs, device.programs().GetOrCompile(sources));
+  GLD_ASSIGN_OR_RETURN(std::vector<const GlProgram*> programs, device.programs().GetOrCompile(sources, options.trace));
   GLD_RETURN_IF_ERROR(seg->BindDispatches(plan, programs, barrier_bits));
   GLD_RETURN_IF_ERROR(seg->StartTimers(device.info(), options));
   GLD_RETURN_IF_ERROR(CheckGlError(("creating " + seg->label_).c_str()));
@@ -250,6 +251,7 @@ StatusOr<int> GlSegment::TimeWorkgroups(const SegmentPlan& plan, const GlInfo& l
 
 Status GlSegment::StartTimers(const GlInfo& info, const GlSegmentRunOptions& options) {
   measure_gpu_time_ = options.measure_gpu_time;
+  trace_ = options.trace;
   if (options.profile_dispatches) {
     profiling_ = true;
     profile_.dispatch_ns.assign(dispatches_.size(), 0);
@@ -516,13 +518,15 @@ Status GlSegment::RunTimed(const std::vector<HostInput>& inputs, const std::vect
 }
 
 Status GlSegment::RunProfiled(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) {
+  RunTimes t;
   glFinish();
-  const Clock::time_point upload_start = Clock::now();
+  t.upload_start = Clock::now();
   GLD_RETURN_IF_ERROR(UploadInputs(inputs));
   glFinish();
-  const uint64_t upload_ns = ElapsedNs(upload_start);
-  const Clock::time_point dispatches_start = Clock::now();
+  t.upload_ns = ElapsedNs(t.upload_start);
+  t.dispatches_start = Clock::now();
   std::vector<uint64_t> run_ns(dispatches_.size(), 0);
+  if (trace_ != nullptr && !profile_.gpu_timer) t.dispatch_start.resize(dispatches_.size());
   for (size_t i = 0; i < dispatches_.size(); ++i) {
     if (profile_.gpu_timer) {
       dispatch_timers_[i].Begin();
@@ -534,28 +538,71 @@ Status GlSegment::RunProfiled(const std::vector<HostInput>& inputs, const std::v
       IssueDispatch(i);
       glFinish();
       run_ns[i] = ElapsedNs(dispatch_start);
+      if (!t.dispatch_start.empty()) t.dispatch_start[i] = dispatch_start;
     }
   }
   Barrier(kReadbackBarrierBits);
   glUseProgram(0);
   GLD_RETURN_IF_ERROR(CheckGlError("running", label_));
   glFinish();  // the download alone, not the wait for the dispatches
-  const Clock::time_point download_start = Clock::now();
+  t.download_start = Clock::now();
   const uint64_t dispatches_wall_ns = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(download_start - dispatches_start).count());
+      std::chrono::duration_cast<std::chrono::nanoseconds>(t.download_start - t.dispatches_start).count());
   GLD_RETURN_IF_ERROR(DownloadOutputs(outputs));
-  const uint64_t download_ns = ElapsedNs(download_start);
+  t.download_ns = ElapsedNs(t.download_start);
+  const bool timer = profile_.gpu_timer;
   if (!CollectDispatchTimes(dispatches_wall_ns, &run_ns)) return OkStatus();
+  if (trace_ != nullptr && timer == profile_.gpu_timer) TraceRun(t, run_ns, inputs, outputs);
   uint64_t total = 0;
   for (size_t i = 0; i < dispatches_.size(); ++i) {
     profile_.dispatch_ns[i] += run_ns[i];
     total += run_ns[i];
   }
-  profile_.upload_ns += upload_ns;
-  profile_.download_ns += download_ns;
+  profile_.upload_ns += t.upload_ns;
+  profile_.download_ns += t.download_ns;
   ++profile_.runs;
   if (measure_gpu_time_) last_gpu_ns_ = total;
   return OkStatus();
+}
+
+void GlSegment::TraceRun(const RunTimes& times, const std::vector<uint64_t>& run_ns,
+                         const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) const {
+  TraceRecorder& trace = *trace_;
+  const int host = trace.ThreadTrack();
+  const int gpu = trace.NamedTrack("GPU (GL dispatches)");
+  uint64_t up = 0, down = 0;
+  for (const HostInput& in : inputs) {
+    if (in.buffer == 0 && in.texture == nullptr) up += in.bytes;
+  }
+  for (const HostOutput& out : outputs) {
+    if (out.data != nullptr && !(out.phwc4 && out.buffer != 0)) down += out.bytes;
+  }
+  using TR = TraceRecorder;
+  trace.Complete(label_ + ": upload", "transfer", trace.Micros(times.upload_start),
+                 static_cast<double>(times.upload_ns) / 1000.0, host,
+                 {TR::Number("bytes", static_cast<double>(up)), TR::Text("segment", label_),
+                  TR::Text("timing", "wall time of the staging writes, between glFinish calls")});
+  const bool timer = times.dispatch_start.empty();
+  const char* timing = timer ? "gpu_timer: GPU time from GL_EXT_disjoint_timer_query; placed after the previous dispatch"
+                             : "gl_finish: wall time between glFinish calls (no usable GPU timer)";
+  double next_us = trace.Micros(times.dispatches_start);
+  for (size_t i = 0; i < info_.size() && i < run_ns.size(); ++i) {
+    const DispatchInfo& d = info_[i];
+    const double ts = timer ? next_us : trace.Micros(times.dispatch_start[i]);
+    const double dur = static_cast<double>(run_ns[i]) / 1000.0;
+    next_us = ts + dur;
+    const std::array<uint32_t, 3>& g = dispatches_[i].groups;
+    trace.Complete(d.label, d.node >= 0 ? "gl_dispatch" : "gl_conversion", ts, dur, gpu,
+                   {TR::Text("timing", timing), TR::Text("segment", label_), TR::Number("dispatch", static_cast<double>(i)),
+                    TR::Number("node", d.node), TR::Text("template", d.template_name),
+                    TR::Text("workgroups", std::to_string(g[0]) + "x" + std::to_string(g[1]) + "x" + std::to_string(g[2])),
+                    TR::Text("local_size", std::to_string(d.workgroup[0]) + "x" + std::to_string(d.workgroup[1]) + "x" +
+                                               std::to_string(d.workgroup[2]))});
+  }
+  trace.Complete(label_ + ": download", "transfer", trace.Micros(times.download_start),
+                 static_cast<double>(times.download_ns) / 1000.0, host,
+                 {TR::Number("bytes", static_cast<double>(down)), TR::Text("segment", label_),
+                  TR::Text("timing", "wall time of the staging reads, after the GPU finished")});
 }
 
 // Reads the timer queries into `run_ns` (when timed by them); false when

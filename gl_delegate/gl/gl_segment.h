@@ -11,6 +11,7 @@
 // a time.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -26,6 +27,10 @@
 #include "gldelegate/status.hpp"
 #include "graph/graph.h"
 
+namespace gld {
+class TraceRecorder;
+}  // namespace gld
+
 namespace gld::gl {
 
 // How a segment runs (its plan fixes everything else).
@@ -37,6 +42,10 @@ struct GlSegmentRunOptions {
   // present, otherwise wall time between glFinish calls) and the host
   // transfers; see profile(). Takes the place of measure_gpu_time's timer.
   bool profile_dispatches = false;
+  // Options::enable_trace: the program builds of Create and, with
+  // profile_dispatches, each Run's dispatches and transfers go here as
+  // timed events (util/trace_recorder.h). Must outlive the segment.
+  TraceRecorder* trace = nullptr;
 };
 
 // Both, for segments planned and made in one go.
@@ -234,6 +243,15 @@ class GlSegment {
   Status RunTimed(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs);
   Status RunProfiled(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs);
   bool CollectDispatchTimes(uint64_t dispatches_wall_ns, std::vector<uint64_t>* run_ns);
+  // When of a profiled Run (steady clock, ns from its start points): the
+  // trace's events for it (GlSegmentRunOptions::trace).
+  struct RunTimes {
+    std::chrono::steady_clock::time_point upload_start, dispatches_start, download_start;
+    uint64_t upload_ns = 0, download_ns = 0;
+    std::vector<std::chrono::steady_clock::time_point> dispatch_start;  // timed by glFinish only
+  };
+  void TraceRun(const RunTimes& times, const std::vector<uint64_t>& run_ns, const std::vector<HostInput>& inputs,
+                const std::vector<HostOutput>& outputs) const;
   void ReleaseGl();
 
   GlEnvironment& env_;
@@ -255,6 +273,7 @@ class GlSegment {
   GlTimerQuery timer_;
   bool profiling_ = false;
   SegmentProfile profile_;
+  TraceRecorder* trace_ = nullptr;
   IssueCost issue_cost_;
   std::vector<GlTimerQuery> dispatch_timers_;  // one per dispatch when profile_.gpu_timer
   // Zero-copy I/O: per edge (inputs, then outputs), the (dispatch, binding)

@@ -236,7 +236,9 @@ class GlBackend : public GpuBackend {
     }
     if (!plan.ok()) return plan.status();
     GlSegmentRunOptions run_options;
-    run_options.profile_dispatches = profiling_;
+    // A trace times each dispatch as the profile does.
+    run_options.profile_dispatches = profiling_ || trace_ != nullptr;
+    run_options.trace = trace_;
     GLD_ASSIGN_OR_RETURN(std::unique_ptr<GlSegment> s, GlSegment::Create(*device_, *plan, run_options));
     if (tune_) GLD_RETURN_IF_ERROR(Tune(graph, segment, plan_options, run_options, &*plan, &s));
     {
@@ -256,6 +258,8 @@ class GlBackend : public GpuBackend {
     std::string label = s->label();
     return std::unique_ptr<Step>(new GlSegmentStep(device_, graph, std::move(s), std::move(label)));
   }
+
+  void SetTrace(TraceRecorder* trace) override { trace_ = trace; }
 
   // Zero-copy I/O: the app's objects are named in the library's context,
   // which must be the app's or share objects with it.
@@ -374,6 +378,7 @@ class GlBackend : public GpuBackend {
   GlSupportQuery support_;
   std::string cache_dir_;
   bool tune_;
+  TraceRecorder* trace_ = nullptr;
   WorkgroupTuning tuning_;  // loaded from cache_dir_; filled further when tuning
 };
 

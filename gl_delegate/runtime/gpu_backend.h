@@ -20,6 +20,8 @@
 
 namespace gld {
 
+class TraceRecorder;
+
 class GpuBackend : public NodeSupportQuery {
  public:
 
@@ -41,6 +43,10 @@ class GpuBackend : public NodeSupportQuery {
   // change any more, so the step may keep pointers into it.
   virtual StatusOr<std::unique_ptr<Step>> CreateSegmentStep(const Graph& graph, const Segment& segment,
                                                             int segment_index) = 0;
+
+  // Options::enable_trace: the recorder the segment steps made from now on
+  // record into (it outlives the backend's steps); null: none.
+  virtual void SetTrace(TraceRecorder* trace) {}
 
   // Adds backend facts (renderer, dispatches, GPU bytes) to the report.
   virtual void FillReport(InterpreterReport& report) const { report.gl_renderer = renderer(); }

@@ -14,6 +14,7 @@
 #include "util/logging.h"
 #include "util/single_user.h"
 #include "util/thread_pool.h"
+#include "util/trace_recorder.h"
 
 namespace gld {
 
@@ -148,16 +149,25 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
     return InvalidArgumentError("min_nodes_per_partition must be 0 or more, got " +
                                 std::to_string(options.min_nodes_per_partition));
   }
+  if (options.enable_trace) trace_ = std::make_unique<TraceRecorder>();
+  TraceRecorder* trace = trace_.get();
   PartitionOptions popts;
   popts.max_segments = options.max_delegated_partitions;
   popts.min_segment_nodes = options.min_nodes_per_partition;
   GLD_ASSIGN_OR_RETURN(popts.gpu_deny_ops, ParseOpNames(options.gpu_deny_ops));
 
   GLD_RETURN_IF_ERROR(BindCustomOps(graph_, options.custom_ops));
-  GLD_RETURN_IF_ERROR(SelectBackend(options, gpu_factory, &popts));
+  {
+    TraceScope scope(trace, "startup", "select the backend (GL context)");
+    GLD_RETURN_IF_ERROR(SelectBackend(options, gpu_factory, &popts));
+  }
+  if (gpu_ != nullptr) gpu_->SetTrace(trace);
   GLD_RETURN_IF_ERROR(CheckSomeBackendRunsEveryNode(popts));
   GLD_RETURN_IF_ERROR(InferShapes(graph_, cpu::KnownValueOracle()));
-  GLD_RETURN_IF_ERROR(PlanSteps(options, popts));
+  {
+    TraceScope scope(trace, "startup", "partition and plan (GL segments and their programs)");
+    GLD_RETURN_IF_ERROR(PlanSteps(options, popts));
+  }
   GLD_ASSIGN_OR_RETURN(memory_, PlanHostMemory(graph_, plan_.steps, kMaxHostBytes));
   GLD_RETURN_IF_ERROR(AllocateTensors());
   Log().info("memory: CPU arena {} bytes for {} intermediate tensors (naive {} bytes), {} bytes for inputs, "
@@ -168,11 +178,20 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
     pool_ = std::make_unique<ThreadPool>(num_threads_);
     num_threads_ = pool_->num_threads();
   }
-  GLD_RETURN_IF_ERROR(PrepareSteps());
+  {
+    TraceScope scope(trace, "startup", "prepare the steps (CPU kernels)");
+    GLD_RETURN_IF_ERROR(PrepareSteps());
+  }
   profiling_ = options.enable_profiling;
   step_ns_.assign(plan_.steps.size(), 0);
   step_runs_.assign(plan_.steps.size(), 0);
   FillReport(options, prepared.original_nodes, prepared.pass_log);
+  if (trace != nullptr) {
+    trace->Complete("create the interpreter", "startup", 0, trace->NowMicros(), trace->ThreadTrack(),
+                    {TraceRecorder::Text("placement", report_.placement_line),
+                     TraceRecorder::Number("steps", static_cast<double>(plan_.steps.size()))});
+    trace->EndStartup();
+  }
   return OkStatus();
 }
 
@@ -231,11 +250,15 @@ void Runtime::FillReport(const Options& options, int original_nodes, const std::
     p.label = graph_.NodeLabel(i);
     p.fused = node.fused_names;
     for (int t : node.inputs) {
+      p.input_tensors.push_back(t == kNoTensor ? -1 : t);
+      p.input_names.push_back(t == kNoTensor ? std::string() : graph_.tensors[t].name);
       p.input_shapes.push_back(t == kNoTensor ? std::vector<int>{}
                                               : std::vector<int>(graph_.tensors[t].shape.begin(),
                                                                  graph_.tensors[t].shape.end()));
     }
     for (int t : node.outputs) {
+      p.output_tensors.push_back(t);
+      p.output_names.push_back(graph_.tensors[t].name);
       p.output_shapes.emplace_back(graph_.tensors[t].shape.begin(), graph_.tensors[t].shape.end());
     }
     p.on_gpu = partition_.nodes[i].on_gpu;
@@ -331,19 +354,60 @@ Status Runtime::RunSteps(bool async) {
   GLD_RETURN_IF_ERROR(CopyBoundInputsToHost());
   StepContext ctx = MakeStepContext();
   ctx.async = async;
+  const double run_start_us = trace_ != nullptr ? trace_->NowMicros() : 0;
   for (size_t i = 0; i < plan_.steps.size(); ++i) {
     Step& step = *plan_.steps[i];
-    if (!profiling_ || step.ProfilesItself()) {
+    const bool profile = profiling_ && !step.ProfilesItself();
+    if (!profile && trace_ == nullptr) {
       GLD_RETURN_IF_ERROR(step.Run(ctx));
       continue;
     }
     const auto start = std::chrono::steady_clock::now();
     GLD_RETURN_IF_ERROR(step.Run(ctx));
-    step_ns_[i] += static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+    const auto end = std::chrono::steady_clock::now();
+    if (trace_ != nullptr) TraceStep(i, trace_->Micros(start), trace_->Micros(end));
+    if (!profile) continue;
+    step_ns_[i] += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count());
     ++step_runs_[i];
   }
-  return CopyBoundOutputsFromHost();
+  GLD_RETURN_IF_ERROR(CopyBoundOutputsFromHost());
+  if (trace_ != nullptr) TraceRun(async, run_start_us);
+  return OkStatus();
+}
+
+void Runtime::TraceStep(size_t i, double start_us, double end_us) {
+  const Step& step = *plan_.steps[i];
+  std::vector<TraceArg> args;
+  const char* category = "gl_segment";
+  if (const auto* cpu_step = dynamic_cast<const CpuNodeStep*>(&step)) {
+    const Node& node = graph_.nodes[cpu_step->node_index()];
+    category = "cpu";
+    args.push_back(TraceRecorder::Text("op", NodeOpName(node)));
+    args.push_back(TraceRecorder::Number("node", static_cast<double>(cpu_step->node_index())));
+    // The node runs on this thread; with a pool, its workers share the work.
+    args.push_back(TraceRecorder::Number("threads", num_threads_));
+    std::string fused;
+    for (const std::string& f : node.fused_names) fused += (fused.empty() ? "" : ", ") + f;
+    if (!fused.empty()) args.push_back(TraceRecorder::Text("fused", fused));
+  } else {
+    args.push_back(TraceRecorder::Text("backend", gpu_ != nullptr ? gpu_->name() : "gpu"));
+  }
+  args.push_back(TraceRecorder::Text("timing", "wall"));
+  trace_->Complete(step.label(), category, start_us, end_us - start_us, trace_->ThreadTrack(), std::move(args));
+}
+
+void Runtime::TraceRun(bool async, double start_us) {
+  const double end_us = trace_->NowMicros();
+  uint64_t up = 0, down = 0;
+  for (uint64_t b : uploaded_) up += b;
+  for (uint64_t b : downloaded_) down += b;
+  trace_->Complete(async ? "InvokeAsync" : "Invoke", "invoke", start_us, end_us - start_us, trace_->ThreadTrack(),
+                   {TraceRecorder::Number("steps", static_cast<double>(plan_.steps.size())),
+                    TraceRecorder::Number("uploaded_bytes", static_cast<double>(up)),
+                    TraceRecorder::Number("downloaded_bytes", static_cast<double>(down))});
+  trace_->Counter("bytes moved per run", start_us,
+                  {TraceRecorder::Number("uploaded", static_cast<double>(up)),
+                   TraceRecorder::Number("downloaded", static_cast<double>(down))});
 }
 
 std::vector<ProfileRow> Runtime::Profile() const {
@@ -381,7 +445,12 @@ DispatchIssueStats Runtime::IssueStats() const {
   return stats;
 }
 
+std::vector<TraceEvent> Runtime::Trace() const {
+  return trace_ != nullptr ? trace_->Events() : std::vector<TraceEvent>{};
+}
+
 void Runtime::ResetProfile() {
+  if (trace_ != nullptr) trace_->ClearRuns();
   std::fill(step_ns_.begin(), step_ns_.end(), 0);
   std::fill(step_runs_.begin(), step_runs_.end(), 0);
   for (auto& step : plan_.steps) step->ResetProfile();

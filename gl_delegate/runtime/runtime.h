@@ -23,6 +23,7 @@ namespace gld {
 
 class GpuBackend;
 class ThreadPool;
+class TraceRecorder;
 
 // A graph after the structural checks and the default passes, none of which
 // depend on Options: a Model prepares its graph once, and each Runtime on it
@@ -73,6 +74,9 @@ class Runtime {
   // Summed over the steps (Step::AddIssueStats).
   DispatchIssueStats IssueStats() const;
   void ResetProfile();
+  // Options::enable_trace: the recorder's events (TraceRecorder::Events);
+  // empty without tracing.
+  std::vector<TraceEvent> Trace() const;
   const Partition& partition() const { return partition_; }
   const HostMemoryPlan& memory() const { return memory_; }
   size_t num_steps() const { return plan_.steps.size(); }
@@ -100,6 +104,10 @@ class Runtime {
   // The bytes tensor t needs in `layout`, or why it cannot bind so.
   StatusOr<uint64_t> BoundBytes(int t, GlLayout layout, const std::string& what) const;
   Status RunSteps(bool async);
+  // Options::enable_trace: the events of step i's run from `start_us` to
+  // `end_us`, and of the whole run.
+  void TraceStep(size_t i, double start_us, double end_us);
+  void TraceRun(bool async, double start_us);
   // Host copies of bound tensors that CPU nodes read / wrote.
   Status CopyBoundInputsToHost();
   Status CopyBoundOutputsFromHost();
@@ -138,6 +146,9 @@ class Runtime {
   bool profiling_ = false;
   std::vector<uint64_t> step_ns_;
   std::vector<int64_t> step_runs_;
+  // Options::enable_trace; null when off. Steps and the GPU backend hold
+  // pointers to it; none records while being destroyed.
+  std::unique_ptr<TraceRecorder> trace_;
 };
 
 }  // namespace gld

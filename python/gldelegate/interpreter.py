@@ -28,6 +28,7 @@ Differences from LiteRT, each raising a clear error rather than guessing:
   signature's).
 """
 
+import json
 import os
 import threading
 
@@ -369,8 +370,25 @@ class Interpreter:
         return self._impl.profile()
 
     def reset_profile(self):
+        """Clears the profile, and the trace's invoke events (creation's stay)."""
         self._require_allocated("reset the profile")
         self._impl.reset_profile()
+
+    @property
+    def trace(self):
+        """The timeline (enable_trace=True) as Trace Event Format dicts
+        (name, cat, ph, ts, dur, pid, tid, args; times in microseconds):
+        creation's program builds, then each invoke's CPU nodes, GPU
+        dispatches, uploads, downloads and bytes moved. Empty without
+        enable_trace."""
+        self._require_allocated("read the trace")
+        return self._impl.trace()
+
+    def write_trace(self, path):
+        """Writes the trace as a JSON file that ui.perfetto.dev and
+        chrome://tracing open (docs/TRACE_AND_PAGE.md)."""
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump({"traceEvents": self.trace, "displayTimeUnit": "ms"}, f)
 
 
 Interpreter.__doc__ += "".join(

@@ -264,6 +264,33 @@ struct PyInterpreter {
     }
     return l;
   }
+
+  // The trace (enable_trace) as Trace Event Format objects: what
+  // {"traceEvents": [...]} holds (Perfetto, chrome://tracing).
+  nb::list trace() const {
+    nb::list l;
+    for (const gld::TraceEvent& e : interpreter->trace()) {
+      nb::dict event;
+      event["name"] = e.name;
+      if (!e.category.empty()) event["cat"] = e.category;
+      event["ph"] = std::string(1, e.phase);
+      event["ts"] = e.ts_us;
+      if (e.phase == 'X') event["dur"] = e.dur_us;
+      event["pid"] = e.pid;
+      event["tid"] = e.tid;
+      nb::dict args;
+      for (const gld::TraceArg& a : e.args) {
+        if (a.is_number) {
+          args[a.name.c_str()] = a.number;
+        } else {
+          args[a.name.c_str()] = a.text;
+        }
+      }
+      event["args"] = args;
+      l.append(event);
+    }
+    return l;
+  }
 };
 
 PyInterpreter* CreateInterpreter(const PyModel& model, const nb::dict& keywords) {
@@ -318,6 +345,7 @@ NB_MODULE(_gldelegate, m) {
       .def("report", &PyInterpreter::report)
       .def("profile", &PyInterpreter::profile)
       .def("reset_profile", [](PyInterpreter& p) { p.interpreter->ResetProfile(); })
+      .def("trace", &PyInterpreter::trace)
       .def("options", [](const PyInterpreter& p) { return OptionsToDict(p.options); });
 
   // The options (gldelegate/options.inc): the table, a keyword dict checked

@@ -20,6 +20,10 @@
 #include "gl/egl/gl_objects.h"
 #include "gldelegate/status.hpp"
 
+namespace gld {
+class TraceRecorder;
+}  // namespace gld
+
 namespace gld::gl {
 
 struct ProgramSource {
@@ -37,7 +41,10 @@ class ProgramCache {
   // from the attached file or compiled together, so that a driver with
   // GL_KHR_parallel_shader_compile builds them concurrently. The pointers
   // stay valid as long as the cache. Needs the environment's context current.
-  StatusOr<std::vector<const GlProgram*>> GetOrCompile(const std::vector<ProgramSource>& sources);
+  // `trace` (Options::enable_trace), when set, gets an event per program
+  // restored from the file or compiled.
+  StatusOr<std::vector<const GlProgram*>> GetOrCompile(const std::vector<ProgramSource>& sources,
+                                                       TraceRecorder* trace = nullptr);
 
   // The on-disk entry consulted and filled by GetOrCompile; null: none.
   void AttachFile(std::unique_ptr<BinaryCacheFile> file);

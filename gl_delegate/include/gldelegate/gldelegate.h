@@ -137,6 +137,22 @@ typedef struct GldProfileRow {
   const char* timing;  /* "gpu_timer", "gl_finish", "wall" */
 } GldProfileRow;
 
+/* One event of the trace (GldOptionsSetTracing), as gld::TraceEvent. */
+typedef struct GldTraceArg {
+  const char* name;
+  const char* text; /* NULL when the value is a number */
+  double number;
+} GldTraceArg;
+typedef struct GldTraceEvent {
+  char phase;           /* 'X' complete, 'C' counter, 'M' metadata */
+  const char* name;
+  const char* category;
+  double ts_us, dur_us; /* since the interpreter's creation began */
+  int32_t pid, tid;
+  const GldTraceArg* args;
+  int32_t arg_count;
+} GldTraceEvent;
+
 /* A tensor's description. The pointers stay valid while the interpreter lives. */
 typedef struct GldTensorInfo {
   const char* name;
@@ -187,6 +203,8 @@ GLD_EXPORT GldStatus GldOptionsSetTuneWorkgroups(GldOptions* options, int32_t en
 GLD_EXPORT GldStatus GldOptionsSetEglDevice(GldOptions* options, int32_t device);
 /* Non-zero: time every CPU node and GPU dispatch (GldInterpreterGetProfile). */
 GLD_EXPORT GldStatus GldOptionsSetProfiling(GldOptions* options, int32_t enable);
+/* Non-zero: record a timeline of the runs and of creation (GldInterpreterGetTrace). */
+GLD_EXPORT GldStatus GldOptionsSetTracing(GldOptions* options, int32_t enable);
 GLD_EXPORT GldStatus GldOptionsSetContextMode(GldOptions* options, GldContextMode mode);
 /* GLD_CONTEXT_PRIVATE: share objects with `egl_context` (an EGLContext made
  * on `egl_display`, an EGLDisplay), so its buffers are visible to the
@@ -212,6 +230,7 @@ GLD_EXPORT GldStatus GldOptionsGetMinNodesPerPartition(const GldOptions* options
 GLD_EXPORT GldStatus GldOptionsGetTuneWorkgroups(const GldOptions* options, int32_t* out);
 GLD_EXPORT GldStatus GldOptionsGetEglDevice(const GldOptions* options, int32_t* out);
 GLD_EXPORT GldStatus GldOptionsGetProfiling(const GldOptions* options, int32_t* out);
+GLD_EXPORT GldStatus GldOptionsGetTracing(const GldOptions* options, int32_t* out);
 GLD_EXPORT GldStatus GldOptionsGetContextMode(const GldOptions* options, GldContextMode* out);
 GLD_EXPORT GldStatus GldOptionsGetShareContext(const GldOptions* options, void** out_egl_display, void** out_egl_context);
 GLD_EXPORT GldStatus GldOptionsGetGlLimits(const GldOptions* options, GldGlLimits* out);
@@ -242,6 +261,11 @@ GLD_EXPORT GldStatus GldInterpreterGetNodePlacement(const GldInterpreter* interp
 GLD_EXPORT GldStatus GldInterpreterGetProfile(GldInterpreter* interpreter, const GldProfileRow** out_rows,
                                               int32_t* out_count);
 GLD_EXPORT GldStatus GldInterpreterResetProfile(GldInterpreter* interpreter);
+/* The trace events as of this call (none without GldOptionsSetTracing), as
+ * gld::Interpreter::trace(): valid until the next GldInterpreterGetTrace or
+ * GldInterpreterDelete on this interpreter. */
+GLD_EXPORT GldStatus GldInterpreterGetTrace(GldInterpreter* interpreter, const GldTraceEvent** out_events,
+                                            int32_t* out_count);
 
 /* ---- Zero-copy GL I/O (the GL backend; gld::Interpreter::BindInputBuffer
  * and the rest in gldelegate.hpp say the rules) ----

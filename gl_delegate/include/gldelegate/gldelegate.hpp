@@ -119,7 +119,13 @@ class Interpreter {
   // Host cost of issuing the GL dispatches since Create or the last
   // ResetProfile (with or without profiling); zeros without GL segments.
   GLD_EXPORT DispatchIssueStats dispatch_issue_stats() const;
+  // ResetProfile also drops the trace's run events (not Create's).
   GLD_EXPORT void ResetProfile();
+  // With Options::enable_trace: the events since Create (Create's own:
+  // program builds and start-up phases) and those of the Invoke calls since
+  // Create or the last ResetProfile, metadata first, then by start time.
+  // Empty without tracing.
+  GLD_EXPORT std::vector<TraceEvent> trace() const;
 
   // ---- Zero-copy GL I/O (GL backend) ----
   // The app's GL objects are named in the library's context: the app's

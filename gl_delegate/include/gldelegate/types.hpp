@@ -87,6 +87,11 @@ struct Options {
   int min_nodes_per_partition = 0;
   // Time every CPU node and every GPU dispatch (Interpreter::profile()).
   bool enable_profiling = false;
+  // Record a timeline (Interpreter::trace()): each Invoke, CPU node, GPU
+  // dispatch, segment upload and download, bytes moved per run, and each
+  // program compiled or restored at Create. Times GPU segments the way
+  // enable_profiling does (a glFinish or timer query around each dispatch).
+  bool enable_trace = false;
   // GL: time a few workgroup shapes for each dispatch at Create and keep the
   // fastest in cache_dir (workgroups.gldt, keyed by renderer and driver);
   // later runs with that cache_dir use them without timing. Needs cache_dir.
@@ -150,6 +155,11 @@ struct PlacementInfo {
   std::string label;    // "node 12 (CONV_2D)" in the file's numbering
   std::vector<std::string> fused;  // file ops folded into this node
   std::vector<std::vector<int>> input_shapes, output_shapes;
+  // The tensors it reads and writes in the graph after the passes (index,
+  // -1 for an absent optional input; and name): a producer's output that a
+  // node reads is an edge of the graph (gld_inspect --html draws them).
+  std::vector<int> input_tensors, output_tensors;
+  std::vector<std::string> input_names, output_names;
   bool on_gpu = false;
   int segment = -1;     // GPU segment index, -1 on the CPU
   std::string reason;   // why it runs on the CPU; empty on the GPU
@@ -200,6 +210,29 @@ struct ProfileRow {
   // How time_us was taken: "gpu_timer" (GL_EXT_disjoint_timer_query),
   // "gl_finish" (wall time between glFinish calls), "wall" (steady clock).
   std::string timing;
+};
+
+// One event of an Interpreter's trace (Options::enable_trace), shaped like
+// the Trace Event Format's (Chrome's about:tracing, Perfetto): the tools
+// and the Python package write them as {"traceEvents": [...]} JSON.
+struct TraceArg {
+  std::string name;
+  std::string text;   // when !is_number
+  double number = 0;  // when is_number
+  bool is_number = false;
+};
+struct TraceEvent {
+  // 'X': a complete event (ts_us, dur_us); 'C': a counter (its numeric args
+  // are the series); 'M': metadata ("process_name" / "thread_name", args
+  // "name").
+  char phase = 'X';
+  std::string name;      // "conv2d.comp for node 3 (CONV_2D)", "node 7 (ADD)"
+  std::string category;  // "invoke", "cpu", "gl_segment", "gl_dispatch", "transfer", "startup", ...
+  double ts_us = 0;      // microseconds since the Interpreter's creation began
+  double dur_us = 0;     // 'X' only
+  int pid = 0;           // the process
+  int tid = 0;           // a thread, or the GPU's track (its "thread_name" says which)
+  std::vector<TraceArg> args;
 };
 
 // Host cost of issuing GPU dispatches (every GL segment, every Invoke since

@@ -1,0 +1,112 @@
+// Options::enable_trace through the C++ and C APIs: nothing without it;
+// with it, creation's events and each Invoke's, ResetProfile dropping the
+// runs' events only, and GldInterpreterGetTrace giving the same events.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "gldelegate/gldelegate.h"
+#include "gldelegate/gldelegate.hpp"
+#include "test_models.h"
+
+namespace gld {
+namespace {
+
+size_t CountNamed(const std::vector<TraceEvent>& events, const std::string& name) {
+  size_t n = 0;
+  for (const TraceEvent& e : events) n += e.name == name ? 1 : 0;
+  return n;
+}
+
+std::unique_ptr<Interpreter> MakeInterpreter(bool trace) {
+  const std::vector<uint8_t> bytes = testing::AddReluModel();
+  auto model = Model::FromBuffer(bytes.data(), bytes.size());
+  EXPECT_TRUE(model.ok()) << model.status().ToString();
+  if (!model.ok()) return nullptr;
+  Options options;
+  options.backend = Backend::kCpu;
+  options.enable_trace = trace;
+  auto interp = Interpreter::Create(**model, options);
+  EXPECT_TRUE(interp.ok()) << interp.status().ToString();
+  return interp.ok() ? std::move(*interp) : nullptr;
+}
+
+TEST(TraceApi, EmptyWithoutTheOption) {
+  auto interp = MakeInterpreter(false);
+  ASSERT_NE(interp, nullptr);
+  ASSERT_TRUE(interp->Invoke().ok());
+  EXPECT_TRUE(interp->trace().empty());
+}
+
+TEST(TraceApi, CreationAndRunsAndReset) {
+  auto interp = MakeInterpreter(true);
+  ASSERT_NE(interp, nullptr);
+  const size_t at_create = interp->trace().size();
+  EXPECT_EQ(CountNamed(interp->trace(), "create the interpreter"), 1u);
+  ASSERT_TRUE(interp->Invoke().ok());
+  ASSERT_TRUE(interp->Invoke().ok());
+  const std::vector<TraceEvent> events = interp->trace();
+  EXPECT_EQ(CountNamed(events, "Invoke"), 2u);
+  EXPECT_EQ(CountNamed(events, "bytes moved per run"), 2u);
+  size_t cpu = 0;
+  double last = -1;
+  bool metadata = true;
+  for (const TraceEvent& e : events) {
+    if (e.phase == 'M') {
+      EXPECT_TRUE(metadata) << "metadata after events";
+      continue;
+    }
+    metadata = false;
+    EXPECT_GE(e.ts_us, last) << e.name;
+    last = e.ts_us;
+    EXPECT_GE(e.dur_us, 0.0);
+    EXPECT_GT(e.tid, 0);
+    if (e.category == "cpu") ++cpu;
+  }
+  // ADD and RELU, in one step or two, each run.
+  EXPECT_GE(cpu, 2u);
+  interp->ResetProfile();
+  EXPECT_EQ(interp->trace().size(), at_create);
+  EXPECT_EQ(CountNamed(interp->trace(), "Invoke"), 0u);
+}
+
+TEST(TraceApi, CApiGivesTheSameEvents) {
+  const std::vector<uint8_t> bytes = testing::AddReluModel();
+  GldModel* model = nullptr;
+  ASSERT_EQ(GldModelCreateFromBuffer(bytes.data(), bytes.size(), &model), GLD_OK) << GldLastErrorMessage();
+  GldOptions* options = GldOptionsCreate();
+  ASSERT_EQ(GldOptionsSetBackend(options, GLD_BACKEND_CPU), GLD_OK);
+  ASSERT_EQ(GldOptionsSetTracing(options, 1), GLD_OK);
+  int32_t on = 0;
+  ASSERT_EQ(GldOptionsGetTracing(options, &on), GLD_OK);
+  EXPECT_EQ(on, 1);
+  GldInterpreter* interp = nullptr;
+  ASSERT_EQ(GldInterpreterCreate(model, options, &interp), GLD_OK) << GldLastErrorMessage();
+  ASSERT_EQ(GldInterpreterInvoke(interp), GLD_OK);
+  const GldTraceEvent* events = nullptr;
+  int32_t count = 0;
+  ASSERT_EQ(GldInterpreterGetTrace(interp, &events, &count), GLD_OK);
+  ASSERT_GT(count, 0);
+  int invokes = 0, counters = 0;
+  for (int32_t i = 0; i < count; ++i) {
+    const GldTraceEvent& e = events[i];
+    ASSERT_NE(e.name, nullptr);
+    ASSERT_NE(e.category, nullptr);
+    if (std::string(e.name) == "Invoke") ++invokes;
+    if (e.phase == 'C') {
+      ++counters;
+      ASSERT_GT(e.arg_count, 0);
+      for (int32_t a = 0; a < e.arg_count; ++a) EXPECT_EQ(e.args[a].text, nullptr);  // numbers
+    }
+  }
+  EXPECT_EQ(invokes, 1);
+  EXPECT_EQ(counters, 1);
+  EXPECT_EQ(GldInterpreterGetTrace(nullptr, &events, &count), GLD_INVALID_ARGUMENT);
+  GldInterpreterDelete(interp);
+  GldOptionsDelete(options);
+  GldModelDelete(model);
+}
+
+}  // namespace
+}  // namespace gld
