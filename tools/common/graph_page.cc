@@ -1,11 +1,11 @@
 #include "common/graph_page.h"
 
 #include <algorithm>
+#include <cctype>
 #include <array>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -407,6 +407,27 @@ std::string RenderGraphPage(const GraphPageInput& in) {
   return o.str();
 }
 
+namespace {
+
+// The "node <n> (<op>)" labels a profile row's name holds, in order (a
+// dispatch's name lists every node fused into it).
+std::vector<std::string> NodeLabelsIn(const std::string& name) {
+  std::vector<std::string> labels;
+  for (size_t at = name.find("node "); at != std::string::npos; at = name.find("node ", at + 1)) {
+    size_t p = at + 5;
+    const size_t digits = p;
+    while (p < name.size() && std::isdigit(static_cast<unsigned char>(name[p]))) ++p;
+    if (p == digits || name.compare(p, 2, " (") != 0) continue;
+    const size_t close = name.find(')', p + 2);
+    if (close == std::string::npos) break;
+    labels.push_back(name.substr(at, close + 1 - at));
+  }
+  return labels;
+}
+
+}  // namespace
+
+
 Status ReadProfileRows(const std::string& path, GraphPageInput* input) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return InvalidArgumentError("--profile: cannot read '" + path + "'");
@@ -423,14 +444,13 @@ Status ReadProfileRows(const std::string& path, GraphPageInput* input) {
   }
   std::map<std::string, int> by_label;
   for (size_t i = 0; i < input->report->nodes.size(); ++i) by_label.emplace(input->report->nodes[i].label, static_cast<int>(i));
-  static const std::regex kLabel(R"(node [0-9]+ \([^)]*\))");
   for (const auto& row : doc["ops"]) {
     if (!row.is_object()) continue;
     const std::string name = row.value("name", std::string());
     const double us = row.value("time_us", 0.0);
     int node = -1;
-    for (auto it = std::sregex_iterator(name.begin(), name.end(), kLabel); it != std::sregex_iterator(); ++it) {
-      auto found = by_label.find(it->str());
+    for (const std::string& label : NodeLabelsIn(name)) {
+      auto found = by_label.find(label);
       if (found != by_label.end()) {
         node = found->second;
         break;
