@@ -31,14 +31,24 @@ Status Mismatch(const std::string& what) {
                                  "(TFLite 2.20 / LiteRT 2.3.0, model/tflite_abi.h): " + what);
 }
 
+// An enum field's bytes as an int: a host with another layout may put any
+// value there, and loading one outside the enum's range as the enum is
+// undefined in C++.
+template <typename Enum>
+int RawEnum(const Enum& field) {
+  static_assert(sizeof(Enum) == sizeof(int), "TFLite's C enums are ints");
+  int raw = 0;
+  std::memcpy(&raw, &field, sizeof(raw));
+  return raw;
+}
+
 Status CheckTensor(const TfLiteContext* context, int index) {
   const TfLiteTensor& t = context->tensors[index];
   const std::string who = "tensor " + std::to_string(index);
-  if (static_cast<int>(t.type) < 0 || static_cast<int>(t.type) > kLastType + 8) {
-    return Mismatch(who + " has type " + std::to_string(static_cast<int>(t.type)));
-  }
-  if (static_cast<int>(t.allocation_type) < 0 || static_cast<int>(t.allocation_type) > kLastAllocation) {
-    return Mismatch(who + " has allocation type " + std::to_string(static_cast<int>(t.allocation_type)));
+  const int raw_type = RawEnum(t.type), raw_allocation = RawEnum(t.allocation_type);
+  if (raw_type < 0 || raw_type > kLastType + 8) return Mismatch(who + " has type " + std::to_string(raw_type));
+  if (raw_allocation < 0 || raw_allocation > kLastAllocation) {
+    return Mismatch(who + " has allocation type " + std::to_string(raw_allocation));
   }
   if (t.dims == nullptr) return OkStatus();
   if (t.dims->size < 0 || t.dims->size > kMaxRank) {

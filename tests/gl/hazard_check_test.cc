@@ -411,7 +411,8 @@ TEST(HazardCheckTest, SegmentIssuesTheCheckedCommands) {
   ASSERT_TRUE(texture_source.ok());
 
   const size_t bytes = 4 * 4 * 3 * sizeof(float);
-  std::vector<float> in = RandomValues(48, 3, -1, 1), out(48);
+  // 64 values: the app buffers below hold the PHWC4 layout (4 lanes per pixel).
+  std::vector<float> in = RandomValues(64, 3, -1, 1), out(64);
   gl::GlEnvironment::ScopedCurrent current(env->env());
   ASSERT_TRUE(current.status().ok());
   auto in_buffer = gl::GlBuffer::Create(4 * 4 * 4 * sizeof(float), in.data());
