@@ -11,6 +11,7 @@
 
 #include "api/c_custom_op.h"
 #include "gldelegate/gldelegate.hpp"
+#include "util/raw_enum.h"
 #include "gldelegate/options.hpp"
 
 struct GldModel {
@@ -89,21 +90,10 @@ void FillInfo(const gld::TensorInfo& info, const std::vector<int32_t>& dims, Gld
 template <typename T>
 constexpr bool kIsEnum = std::is_enum_v<T>;
 
-// A C enum's value read as an int, not loaded as the enum type: a C caller
-// may pass any int, and loading a value outside the enum's range is
-// undefined in C++.
-template <typename CEnum>
-int32_t RawEnum(const CEnum& value) {
-  static_assert(sizeof(CEnum) == sizeof(int32_t), "C enums are ints");
-  int32_t raw = 0;
-  std::memcpy(&raw, &value, sizeof(raw));
-  return raw;
-}
-
 // C -> C++ (the Gld enums have gld's numbers: the static_asserts below).
 template <typename CEnum, typename Enum, typename = std::enable_if_t<kIsEnum<CEnum> && kIsEnum<Enum>>>
 void FromC(const CEnum& value, Enum* out) {
-  *out = static_cast<Enum>(RawEnum(value));
+  *out = static_cast<Enum>(gld::RawEnum(value));
 }
 void FromC(int32_t value, int* out) { *out = value; }
 void FromC(int32_t value, bool* out) { *out = value != 0; }
@@ -463,13 +453,9 @@ GldStatus GldInterpreterResetProfile(GldInterpreter* interpreter) {
 // ---- Zero-copy GL I/O ----
 
 namespace {
-// Takes the enum by address and reads its bytes as an int: a C caller may
-// pass any int, and loading a value outside GldGlLayout's range as the enum
-// type is undefined in C++.
+// Reads the enum's bytes as an int (gld::RawEnum): a C caller may pass any int.
 gld::StatusOr<gld::GlLayout> ToLayout(const GldGlLayout* layout, const char* function) {
-  int32_t raw = 0;
-  static_assert(sizeof(GldGlLayout) == sizeof(raw), "GldGlLayout is an int");
-  std::memcpy(&raw, layout, sizeof(raw));
+  const int32_t raw = gld::RawEnum(*layout);
   if (raw == GLD_LAYOUT_BHWC) return gld::GlLayout::kBhwc;
   if (raw == GLD_LAYOUT_PHWC4) return gld::GlLayout::kPhwc4;
   return gld::InvalidArgumentError(std::string(function) + ": unknown layout " + std::to_string(raw));

@@ -9,6 +9,7 @@
 #include "model/tflite_ops.h"
 #include "model/tflite_reader.h"
 #include "util/aligned_buffer.h"
+#include "util/raw_enum.h"
 
 namespace gld::delegate {
 namespace {
@@ -29,17 +30,6 @@ std::vector<int> ArrayOf(const TfLiteIntArray* a) {
 Status Mismatch(const std::string& what) {
   return FailedPreconditionError("the TfLiteContext does not look like the layout this library was built for "
                                  "(TFLite 2.20 / LiteRT 2.3.0, model/tflite_abi.h): " + what);
-}
-
-// An enum field's bytes as an int: a host with another layout may put any
-// value there, and loading one outside the enum's range as the enum is
-// undefined in C++.
-template <typename Enum>
-int RawEnum(const Enum& field) {
-  static_assert(sizeof(Enum) == sizeof(int), "TFLite's C enums are ints");
-  int raw = 0;
-  std::memcpy(&raw, &field, sizeof(raw));
-  return raw;
 }
 
 Status CheckTensor(const TfLiteContext* context, int index) {
