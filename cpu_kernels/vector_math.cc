@@ -1,0 +1,223 @@
+#include "cpu_kernels/vector_math.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "cpu_kernels/simd.h"
+
+namespace gld::cpu {
+
+namespace {
+
+typedef int32_t Int8 __attribute__((vector_size(32)));
+typedef int32_t Int16 __attribute__((vector_size(64)));
+
+#define GLD_INLINE inline __attribute__((always_inline))
+
+// The formulas on vectors of W floats (V) with W int32 lanes (I), in place on
+// references (a vector passed by value would change the ABI between the
+// target clones).
+template <typename V, typename I>
+struct VecMath {
+  static constexpr int kWidth = static_cast<int>(sizeof(V) / sizeof(float));
+
+  static GLD_INLINE void Load(V& v, const float* p) { std::memcpy(&v, p, sizeof(V)); }
+  static GLD_INLINE void Store(float* p, const V& v) { std::memcpy(p, &v, sizeof(V)); }
+
+  // x = exp(x). Cody-Waite reduction x = n ln2 + r, |r| <= ln2 / 2, a degree
+  // 7 Taylor polynomial (truncation 5e-9), then 2^n applied as two factors
+  // so that results down to the denormals and up to the overflow come out
+  // right. x clamped to [-104, 89] first (keeps a NaN): exp(89) is +inf,
+  // exp(-104) is 0.
+  static GLD_INLINE void Exp(V& x) {
+    const V zero = {};
+    const V lo = zero - 104.f, hi = zero + 89.f;
+    x = x < lo ? lo : x;
+    x = x > hi ? hi : x;
+    constexpr float kMagic = 12582912.f;  // 1.5 * 2^23: adding it rounds to an integer
+    const V t = x * 1.44269504088896341f + kMagic;
+    const V n = t - kMagic;
+    I ni;
+    std::memcpy(&ni, &t, sizeof(I));
+    ni -= 0x4B400000;  // the integer n from t's low mantissa bits
+    V r = x - n * 0.693145751953125f;
+    r = r - n * 1.428606765330187e-06f;
+    V p = r * (1.f / 5040.f) + (1.f / 720.f);
+    p = p * r + (1.f / 120.f);
+    p = p * r + (1.f / 24.f);
+    p = p * r + (1.f / 6.f);
+    p = p * r + 0.5f;
+    p = p * r + 1.f;
+    p = p * r + 1.f;
+    const I n1 = ni >> 1;
+    const I n2 = ni - n1;
+    const I b1 = (n1 + 127) << 23, b2 = (n2 + 127) << 23;
+    V s1, s2;
+    std::memcpy(&s1, &b1, sizeof(V));
+    std::memcpy(&s2, &b2, sizeof(V));
+    x = p * s1 * s2;
+  }
+
+  // GELU exact: 0.5 x erfc(-x / sqrt 2). erfc(z) for z >= 0 as
+  // t exp(-z^2 + P(t)), t = 1 / (1 + z / 2), P a degree-9 polynomial
+  // (Chebyshev fit, fractional error below 1.2e-7 for every z >= 0); for
+  // z < 0, 2 - erfc(-z).
+  static GLD_INLINE void GeluExact(V& x) {
+    const V w = x * -0.70710678118654752f;
+    const V z = w < 0.f ? -w : w;
+    const V t = 1.f / (1.f + 0.5f * z);
+    V p = t * 0.17087277f + -0.82215223f;
+    p = p * t + 1.48851587f;
+    p = p * t + -1.13520398f;
+    p = p * t + 0.27886807f;
+    p = p * t + -0.18628806f;
+    p = p * t + 0.09678418f;
+    p = p * t + 0.37409196f;
+    p = p * t + 1.00002368f;
+    p = p * t + -1.26551223f;
+    V e = p - z * z;
+    Exp(e);
+    const V c = t * e;
+    const V erfc = w < 0.f ? 2.f - c : c;
+    x = 0.5f * x * erfc;
+  }
+
+  // GELU tanh approximation: 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)).
+  static GLD_INLINE void GeluTanh(V& x) {
+    V e = (x + 0.044715f * x * x * x) * -1.5957691216057308f;  // -2 sqrt(2 / pi)
+    Exp(e);
+    x = x / (1.f + e);
+  }
+};
+
+template <typename V, typename I, typename F>
+GLD_INLINE void MapRow(const float* x, float* y, int64_t n, F f) {
+  using M = VecMath<V, I>;
+  constexpr int64_t w = M::kWidth;
+  int64_t i = 0;
+  for (; i + w <= n; i += w) {
+    V v;
+    M::Load(v, x + i);
+    f(v);
+    M::Store(y + i, v);
+  }
+  if (i < n) {
+    float tail[w] = {};
+    std::memcpy(tail, x + i, static_cast<size_t>(n - i) * sizeof(float));
+    V v;
+    M::Load(v, tail);
+    f(v);
+    M::Store(tail, v);
+    std::memcpy(y + i, tail, static_cast<size_t>(n - i) * sizeof(float));
+  }
+}
+
+// The row's max, then y = exp((x - max) * beta) and their sum, then y / sum.
+template <typename V, typename I>
+GLD_INLINE void Softmax(const float* x, float* y, int64_t n, float beta) {
+  using M = VecMath<V, I>;
+  constexpr int64_t w = M::kWidth;
+  float mx = x[0];
+  int64_t i = 0;
+  if (n >= w) {
+    V m;
+    M::Load(m, x);
+    for (i = w; i + w <= n; i += w) {
+      V v;
+      M::Load(v, x + i);
+      m = v > m ? v : m;
+    }
+    float lanes[w];
+    M::Store(lanes, m);
+    for (int64_t j = 0; j < w; ++j) mx = lanes[j] > mx ? lanes[j] : mx;
+  }
+  for (; i < n; ++i) mx = x[i] > mx ? x[i] : mx;
+  V sum = {};
+  i = 0;
+  for (; i + w <= n; i += w) {
+    V v;
+    M::Load(v, x + i);
+    v = (v - mx) * beta;
+    M::Exp(v);
+    sum += v;
+    M::Store(y + i, v);
+  }
+  float lanes[w];
+  M::Store(lanes, sum);
+  float s = 0.f;
+  for (int64_t j = 0; j < w; ++j) s += lanes[j];
+  for (; i < n; ++i) {
+    float tail[w] = {};
+    tail[0] = (x[i] - mx) * beta;
+    V v;
+    M::Load(v, tail);
+    M::Exp(v);
+    M::Store(tail, v);
+    y[i] = tail[0];
+    s += tail[0];
+  }
+  const float inv = 1.f / s;
+  i = 0;
+  for (; i + w <= n; i += w) {
+    V v;
+    M::Load(v, y + i);
+    v *= inv;
+    M::Store(y + i, v);
+  }
+  for (; i < n; ++i) y[i] *= inv;
+}
+
+#ifdef GLD_AVX512
+GLD_AVX512 void ExpRow16(const float* x, float* y, int64_t n) {
+  MapRow<Float16, Int16>(x, y, n, [](Float16& v) { VecMath<Float16, Int16>::Exp(v); });
+}
+GLD_AVX512 void GeluRow16(const float* x, float* y, int64_t n, bool approximate) {
+  if (approximate) {
+    MapRow<Float16, Int16>(x, y, n, [](Float16& v) { VecMath<Float16, Int16>::GeluTanh(v); });
+  } else {
+    MapRow<Float16, Int16>(x, y, n, [](Float16& v) { VecMath<Float16, Int16>::GeluExact(v); });
+  }
+}
+GLD_AVX512 void SoftmaxRow16(const float* x, float* y, int64_t n, float beta) {
+  Softmax<Float16, Int16>(x, y, n, beta);
+}
+#endif
+
+GLD_MULTIVERSION void ExpRow8(const float* x, float* y, int64_t n) {
+  MapRow<Float8, Int8>(x, y, n, [](Float8& v) { VecMath<Float8, Int8>::Exp(v); });
+}
+GLD_MULTIVERSION void GeluRow8(const float* x, float* y, int64_t n, bool approximate) {
+  if (approximate) {
+    MapRow<Float8, Int8>(x, y, n, [](Float8& v) { VecMath<Float8, Int8>::GeluTanh(v); });
+  } else {
+    MapRow<Float8, Int8>(x, y, n, [](Float8& v) { VecMath<Float8, Int8>::GeluExact(v); });
+  }
+}
+GLD_MULTIVERSION void SoftmaxRow8(const float* x, float* y, int64_t n, float beta) {
+  Softmax<Float8, Int8>(x, y, n, beta);
+}
+
+}  // namespace
+
+void ExpRow(const float* x, float* y, int64_t n) {
+#ifdef GLD_AVX512
+  if (HasAvx512f()) return ExpRow16(x, y, n);
+#endif
+  ExpRow8(x, y, n);
+}
+
+void GeluRow(const float* x, float* y, int64_t n, bool approximate) {
+#ifdef GLD_AVX512
+  if (HasAvx512f()) return GeluRow16(x, y, n, approximate);
+#endif
+  GeluRow8(x, y, n, approximate);
+}
+
+void SoftmaxRow(const float* x, float* y, int64_t n, float beta) {
+#ifdef GLD_AVX512
+  if (HasAvx512f()) return SoftmaxRow16(x, y, n, beta);
+#endif
+  SoftmaxRow8(x, y, n, beta);
+}
+
+}  // namespace gld::cpu
