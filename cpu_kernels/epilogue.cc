@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "cpu_kernels/kernel_util.h"
+#include "cpu_kernels/vector_math.h"
 #include "cpu_kernels/vector_ops.h"
 #include "graph/shape_inference.h"
 
@@ -15,8 +16,29 @@ bool IsFloat32(const Graph& graph, int t) { return graph.tensors[static_cast<siz
 
 }  // namespace
 
+namespace {
+
+// GELU of the chain's value x, of its shape, float32.
+bool GeluStepFor(const Graph& graph, const Node& node, int x, EpilogueStepSpec* spec) {
+  if (node.inputs.size() != 1 || node.outputs.size() != 1 || node.inputs[0] != x) return false;
+  const Tensor& in = graph.tensors[static_cast<size_t>(x)];
+  const Tensor& out = graph.tensors[static_cast<size_t>(node.outputs[0])];
+  if (in.type != DataType::kFloat32 || out.type != DataType::kFloat32 || in.shape != out.shape ||
+      NumElements(out.shape) <= 0) {
+    return false;
+  }
+  const auto* attrs = std::get_if<GeluAttributes>(&node.attributes);
+  EpilogueStepSpec s;
+  s.kind = attrs != nullptr && attrs->approximate ? EpilogueKind::kGeluTanh : EpilogueKind::kGelu;
+  *spec = s;
+  return true;
+}
+
+}  // namespace
+
 bool EpilogueStepFor(const Graph& graph, size_t node_index, int x, EpilogueStepSpec* spec) {
   const Node& node = graph.nodes[node_index];
+  if (node.op == OpType::kGelu) return GeluStepFor(graph, node, x, spec);
   if (node.inputs.size() != 2 || node.outputs.size() != 1) return false;
   const int a = node.inputs[0], b = node.inputs[1], out = node.outputs[0];
   if (a == kNoTensor || b == kNoTensor || (a == x) == (b == x)) return false;
@@ -78,6 +100,15 @@ bool AbsorbChannelPad(const Graph& graph, size_t pad_node, EpilogueStepSpec* spe
 
 Status BindEpilogueStep(const EpilogueStepSpec& spec, const TensorData& operand, const TensorData& out,
                         const std::string& label, EpilogueStep* step) {
+  if (EpilogueKindIsUnary(spec.kind)) {
+    if (out.type != DataType::kFloat32 || out.data == nullptr) {
+      return InvalidArgumentError(label + ": cannot run in its producer's epilogue: output " +
+                                  ShapeToString(out.shape) + " " + DataTypeName(out.type));
+    }
+    *step = EpilogueStep{};
+    step->kind = spec.kind;
+    return OkStatus();
+  }
   bool fits = spec.kind == EpilogueKind::kPrelu ? IsPerChannelSlope(operand.shape, out.shape)
                                                 : operand.shape == out.shape;
   if (spec.pad_node >= 0) {
@@ -142,13 +173,20 @@ void RunEpilogue(const Epilogue& e, const float* x, int64_t begin, int64_t end) 
         src = dst;
         continue;
       }
+      if (EpilogueKindIsUnary(s.kind)) {
+        GeluRow(src, dst, n, s.kind == EpilogueKind::kGeluTanh);
+        src = dst;
+        continue;
+      }
       VectorOp op = VectorOp::kAdd;
       switch (s.kind) {
         case EpilogueKind::kAdd: op = VectorOp::kAdd; break;
         case EpilogueKind::kSub: op = VectorOp::kSub; break;
         case EpilogueKind::kMul: op = VectorOp::kMul; break;
         case EpilogueKind::kDiv: op = VectorOp::kDiv; break;
-        case EpilogueKind::kPrelu: break;
+        case EpilogueKind::kPrelu:
+        case EpilogueKind::kGelu:
+        case EpilogueKind::kGeluTanh: break;
       }
       const float* other = s.operand + i;
       if (s.operand_channels > 0) {
