@@ -58,56 +58,49 @@ struct VecMath {
     x = p * s1 * s2;
   }
 
-  // GELU exact: 0.5 x (1 + erf(x / sqrt 2)), erf(z) = z P(z^2) / Q(z^2)
-  // for |z| < 3.925 (a rational fit of degrees 5 / 5 in z^2, made for this
-  // file by least squares on Chebyshev nodes: 7e-8 from erf, 4e-7 once
-  // evaluated in float), and exactly +-1 beyond (erf(3.925) = 1 - 3e-8), so
-  // that GELU(-inf) is -inf * 0 = NaN as in the formula.
-  static GLD_INLINE void GeluExact(V& x) {
-    constexpr float kZMax = 3.925f;
+  // z = f(z) for an odd f that saturates at +-1 (erf, tanh): z P(z^2) /
+  // Q(z^2) for |z| < limit, exactly +-1 beyond (so that GELU(-inf) is
+  // -inf * 0 = NaN as in the formula); a NaN fails both compares and
+  // stays. p and q: coefficients from the highest power down.
+  template <size_t kP, size_t kQ>
+  static GLD_INLINE void SaturatingRational(V& z, float limit, const float (&p)[kP], const float (&q)[kQ]) {
     const V zero = {};
-    V z = x * 0.70710678118654752f;
-    const V lo = zero - kZMax, hi = zero + kZMax;
-    const V zc = z < lo ? lo : (z > hi ? hi : z);  // a NaN fails both and stays
+    const V lo = zero - limit, hi = zero + limit;
+    const V zc = z < lo ? lo : (z > hi ? hi : z);
     const V u = zc * zc;
-    V p = u * 2.1344178549043136e-06f + 0.0002846464922185987f;
-    p = p * u + 0.0035881444346159697f;
-    p = p * u + 0.05220967158675194f;
-    p = p * u + 0.1857660412788391f;
-    p = p * u + 1.1283791065216064f;
-    V q = u * 3.8954261981416494e-05f + 0.0011265879729762673f;
-    q = q * u + 0.014609311707317829f;
-    q = q * u + 0.11225925385951996f;
-    q = q * u + 0.49796387553215027f;
-    q = q * u + 1.f;
-    V erf = zc * p / q;
-    erf = z <= lo ? zero - 1.f : erf;
-    erf = z >= hi ? zero + 1.f : erf;
+    V pu = zero + p[0], qu = zero + q[0];
+    for (size_t i = 1; i < kP; ++i) pu = pu * u + p[i];
+    for (size_t i = 1; i < kQ; ++i) qu = qu * u + q[i];
+    V f = zc * pu / qu;
+    f = z <= lo ? zero - 1.f : f;
+    f = z >= hi ? zero + 1.f : f;
+    z = f;
+  }
+
+  // GELU exact: 0.5 x (1 + erf(x / sqrt 2)), erf a rational fit of degrees
+  // 5 / 5 in z^2 on |z| < 3.925 (made for this file by least squares on
+  // Chebyshev nodes: 7e-8 from erf, 4e-7 once evaluated in float;
+  // erf(3.925) = 1 - 3e-8).
+  static GLD_INLINE void GeluExact(V& x) {
+    static constexpr float kP[] = {2.1344178549043136e-06f, 0.0002846464922185987f, 0.0035881444346159697f,
+                                   0.05220967158675194f, 0.1857660412788391f, 1.1283791065216064f};
+    static constexpr float kQ[] = {3.8954261981416494e-05f, 0.0011265879729762673f, 0.014609311707317829f,
+                                   0.11225925385951996f, 0.49796387553215027f, 1.f};
+    V erf = x * 0.70710678118654752f;
+    SaturatingRational(erf, 3.925f, kP, kQ);
     x = 0.5f * x * (1.f + erf);
   }
 
   // GELU tanh approximation: 0.5 x (1 + tanh(u)), u = sqrt(2 / pi) (x +
-  // 0.044715 x^3), tanh(u) = u P(u^2) / Q(u^2) for |u| < 9 (degrees 4 / 4,
-  // fitted as erf's: 7e-8 from tanh, 3e-7 once evaluated in float), +-1
-  // beyond (tanh(9) = 1 - 3e-8): GELU(-inf) is -inf * 0 = NaN.
+  // 0.044715 x^3), tanh a fit of degrees 4 / 4 on |u| < 9 (as erf's: 7e-8
+  // from tanh, 3e-7 once evaluated in float; tanh(9) = 1 - 3e-8).
   static GLD_INLINE void GeluTanh(V& x) {
-    constexpr float kUMax = 9.f;
-    const V zero = {};
-    const V u = (x + 0.044715f * x * x * x) * 0.7978845608028654f;
-    const V lo = zero - kUMax, hi = zero + kUMax;
-    const V uc = u < lo ? lo : (u > hi ? hi : u);
-    const V s = uc * uc;
-    V p = s * 1.4013871840745651e-08f + 2.1094669136800803e-05f;
-    p = p * s + 0.0035254748072475195f;
-    p = p * s + 0.1340629905462265f;
-    p = p * s + 1.f;
-    V q = s * 8.049349844441167e-07f + 0.00033342555980198085f;
-    q = q * s + 0.025991030037403107f;
-    q = q * s + 0.46739622950553894f;
-    q = q * s + 1.f;
-    V tanh = uc * p / q;
-    tanh = u <= lo ? zero - 1.f : tanh;
-    tanh = u >= hi ? zero + 1.f : tanh;
+    static constexpr float kP[] = {1.4013871840745651e-08f, 2.1094669136800803e-05f, 0.0035254748072475195f,
+                                   0.1340629905462265f, 1.f};
+    static constexpr float kQ[] = {8.049349844441167e-07f, 0.00033342555980198085f, 0.025991030037403107f,
+                                   0.46739622950553894f, 1.f};
+    V tanh = (x + 0.044715f * x * x * x) * 0.7978845608028654f;
+    SaturatingRational(tanh, 9.f, kP, kQ);
     x = 0.5f * x * (1.f + tanh);
   }
 };
