@@ -127,11 +127,23 @@ GLD_INLINE void MapRow(const float* x, float* y, int64_t n, F f) {
   }
 }
 
+// The lanes combined by f, one after the other.
+template <int kWidth, typename F>
+GLD_INLINE float ReduceLanes(const float (&lanes)[kWidth], F f) {
+  float r = lanes[0];
+  for (int j = 1; j < kWidth; ++j) r = f(r, lanes[j]);
+  return r;
+}
+
 // The row's max, then y = exp((x - max) * beta) and their sum, then y / sum.
+// The tail (n not a multiple of W) runs as one vector padded with zeros,
+// the padding's lanes left out of the sum. Any NaN in the row makes the
+// sum, and so the row, NaN; max's order does not matter.
 template <typename V, typename I>
 GLD_INLINE void Softmax(const float* x, float* y, int64_t n, float beta) {
   using M = VecMath<V, I>;
   constexpr int64_t w = M::kWidth;
+  float lanes[w];
   float mx = x[0];
   int64_t i = 0;
   if (n >= w) {
@@ -142,9 +154,8 @@ GLD_INLINE void Softmax(const float* x, float* y, int64_t n, float beta) {
       M::Load(v, x + i);
       m = v > m ? v : m;
     }
-    float lanes[w];
     M::Store(lanes, m);
-    for (int64_t j = 0; j < w; ++j) mx = lanes[j] > mx ? lanes[j] : mx;
+    mx = ReduceLanes(lanes, [](float a, float b) { return b > a ? b : a; });
   }
   for (; i < n; ++i) mx = x[i] > mx ? x[i] : mx;
   V sum = {};
@@ -157,19 +168,21 @@ GLD_INLINE void Softmax(const float* x, float* y, int64_t n, float beta) {
     sum += v;
     M::Store(y + i, v);
   }
-  float lanes[w];
   M::Store(lanes, sum);
-  float s = 0.f;
-  for (int64_t j = 0; j < w; ++j) s += lanes[j];
-  for (; i < n; ++i) {
+  float s = ReduceLanes(lanes, [](float a, float b) { return a + b; });
+  if (i < n) {
+    const int64_t left = n - i;
     float tail[w] = {};
-    tail[0] = (x[i] - mx) * beta;
+    std::memcpy(tail, x + i, static_cast<size_t>(left) * sizeof(float));
     V v;
     M::Load(v, tail);
+    v = (v - mx) * beta;
     M::Exp(v);
     M::Store(tail, v);
-    y[i] = tail[0];
-    s += tail[0];
+    for (int64_t j = 0; j < left; ++j) {
+      y[i + j] = tail[j];
+      s += tail[j];
+    }
   }
   const float inv = 1.f / s;
   i = 0;
