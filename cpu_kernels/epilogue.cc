@@ -61,7 +61,10 @@ bool EpilogueStepFor(const Graph& graph, size_t node_index, int x, EpilogueStepS
     default: return false;
   }
   if (s.kind != EpilogueKind::kPrelu) {
-    if (operand_shape != out_shape) return false;
+    // One value against the whole output (attention's scale, a layer
+    // norm's epsilon) or an operand of the output's shape.
+    s.scalar = operand_shape != out_shape && NumElements(operand_shape) == 1;
+    if (operand_shape != out_shape && !s.scalar) return false;
     if (const auto* attrs = std::get_if<BinaryAttributes>(&node.attributes)) s.activation = attrs->activation;
     if (!IsClampActivation(s.activation)) return false;
   }
@@ -72,7 +75,7 @@ bool EpilogueStepFor(const Graph& graph, size_t node_index, int x, EpilogueStepS
 bool AbsorbChannelPad(const Graph& graph, size_t pad_node, EpilogueStepSpec* spec) {
   const Node& pad = graph.nodes[pad_node];
   if (pad.op != OpType::kPad || pad.inputs.size() != 2 || pad.outputs.size() != 1 || spec->operand != pad.outputs[0] ||
-      spec->kind == EpilogueKind::kPrelu || spec->pad_node >= 0) {
+      spec->kind == EpilogueKind::kPrelu || spec->scalar || spec->pad_node >= 0) {
     return false;
   }
   const Tensor& in = graph.tensors[static_cast<size_t>(pad.inputs[0])];
@@ -111,6 +114,7 @@ Status BindEpilogueStep(const EpilogueStepSpec& spec, const TensorData& operand,
   }
   bool fits = spec.kind == EpilogueKind::kPrelu ? IsPerChannelSlope(operand.shape, out.shape)
                                                 : operand.shape == out.shape;
+  if (spec.scalar) fits = operand.num_elements() == 1;
   if (spec.pad_node >= 0) {
     // Rows of the operand's last dimension, zero-padded to the output's.
     fits = operand.shape.size() == out.shape.size() && !out.shape.empty() && operand.shape.back() > 0 &&
@@ -125,6 +129,7 @@ Status BindEpilogueStep(const EpilogueStepSpec& spec, const TensorData& operand,
   step->kind = spec.kind;
   step->operand = operand.as<float>();
   step->x_first = spec.x_first;
+  step->scalar = spec.scalar;
   step->operand_channels = spec.pad_node >= 0 ? operand.shape.back() : 0;
   step->pad_before = spec.pad_before;
   step->clamp = spec.activation != Activation::kNone;
@@ -191,6 +196,9 @@ void RunEpilogue(const Epilogue& e, const float* x, int64_t begin, int64_t end) 
       const float* other = s.operand + i;
       if (s.operand_channels > 0) {
         GatherPadded(s, e.channels, i, n, padded);
+        other = padded;
+      } else if (s.scalar) {
+        std::fill(padded, padded + n, s.operand[0]);
         other = padded;
       }
       VectorBinary(op, s.x_first ? src : other, s.x_first ? other : src, dst, n, s.clamp, s.lo, s.hi);

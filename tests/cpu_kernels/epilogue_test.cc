@@ -69,6 +69,15 @@ TEST(Epilogue, ChainsMatchTheNodesOneAtATime) {
     }
   }
   cases.push_back({{cpu::EpilogueStep{K::kPrelu, slope.data()}}});
+  // One value against every element (attention's scale, an epsilon).
+  const float scale = 0.125f, special_scale = kInf;
+  for (K kind : {K::kMul, K::kSub, K::kDiv}) {
+    for (bool x_first : {true, false}) {
+      cases.push_back({{cpu::EpilogueStep{kind, &scale, x_first, false, 0.f, 0.f, true}}});
+    }
+  }
+  cases.push_back({{cpu::EpilogueStep{K::kAdd, other.data()},
+                    cpu::EpilogueStep{K::kMul, &special_scale, true, true, -1.f, 1.f, true}}});
   // GELU alone, and between two operations (a matmul's bias, GELU, a residual).
   for (K gelu : {K::kGelu, K::kGeluTanh}) {
     cases.push_back({{cpu::EpilogueStep{gelu}}});
@@ -106,6 +115,8 @@ TEST(Epilogue, ChainsMatchTheNodesOneAtATime) {
             operand = 0.f;
           } else if (s.kind == K::kPrelu) {
             operand = s.operand[i % channels];
+          } else if (s.scalar) {
+            operand = s.operand[0];
           } else if (s.operand_channels > 0) {
             const int64_t c = i % channels - s.pad_before;
             operand = c >= 0 && c < s.operand_channels ? s.operand[i / channels * s.operand_channels + c] : 0.f;
@@ -165,6 +176,29 @@ TEST(Epilogue, StepForTakesSameShapeArithmeticAndPerChannelPrelu) {
   EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(prelu), slope, &spec)) << "the slope as the chain's value";
   EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(max), x, &spec)) << "an op with no epilogue step";
   EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(add_int), i32, &spec)) << "int32";
+}
+
+TEST(Epilogue, StepForTakesOneValueAgainstTheWholeOutput) {
+  Graph g;
+  const int x = AddTensor(g, "x", {1, 2, 8, 8});
+  const int scalar = AddConstant<float>(g, "s", {}, DataType::kFloat32, {0.125f});
+  const int one = AddConstant<float>(g, "one", {1}, DataType::kFloat32, {2.f});
+  const int two = AddConstant<float>(g, "two", {2}, DataType::kFloat32, {2.f, 3.f});
+  const int deep = AddConstant<float>(g, "deep", {1, 1, 1, 1, 1}, DataType::kFloat32, {2.f});
+  auto out = [&g](const char* name, Shape shape = {1, 2, 8, 8}) { return AddTensor(g, name, shape); };
+  const int mul = AddNode(g, OpType::kMul, {x, scalar}, {out("a")}, 0, BinaryAttributes{});
+  const int sub = AddNode(g, OpType::kSub, {one, x}, {out("b")}, 1, BinaryAttributes{});
+  const int pair = AddNode(g, OpType::kAdd, {x, two}, {out("c", {1, 2, 8, 8})}, 2, BinaryAttributes{});
+  const int wider = AddNode(g, OpType::kAdd, {x, deep}, {out("d", {1, 1, 2, 8, 8})}, 3, BinaryAttributes{});
+  cpu::EpilogueStepSpec spec;
+  ASSERT_TRUE(cpu::EpilogueStepFor(g, static_cast<size_t>(mul), x, &spec));
+  EXPECT_TRUE(spec.scalar);
+  EXPECT_EQ(spec.operand, scalar);
+  ASSERT_TRUE(cpu::EpilogueStepFor(g, static_cast<size_t>(sub), x, &spec));
+  EXPECT_TRUE(spec.scalar);
+  EXPECT_FALSE(spec.x_first);
+  EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(pair), x, &spec)) << "two values";
+  EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(wider), x, &spec)) << "an output of higher rank";
 }
 
 TEST(Epilogue, StepForTakesGeluOfTheChainsValue) {

@@ -330,5 +330,57 @@ TEST(CpuEpilogue, GeluJoinsTheChainOfAFullyConnectedLayer) {
   }
 }
 
+// q [1, 2, T, D] -BATCH_MATMUL(q, k)-> s -MUL(s, 0.125)-> y: attention's
+// scores and their scale in one step.
+Graph ScaledScores(int t, int d) {
+  Graph g;
+  const int q = AddTensor(g, "q", {1, 2, t, d});
+  const int k = AddTensor(g, "k", {1, 2, d, t});
+  const int scale = AddConstant<float>(g, "scale", {}, DataType::kFloat32, {0.125f});
+  const int s = AddTensor(g, "s", {1, 2, t, t});
+  const int y = AddTensor(g, "y", {1, 2, t, t});
+  AddNode(g, OpType::kBatchMatMul, {q, k}, {s}, 0, BatchMatMulAttributes{});
+  AddNode(g, OpType::kMul, {s, scale}, {y}, 1, BinaryAttributes{});
+  g.inputs = {q, k};
+  g.outputs = {y};
+  return g;
+}
+
+TEST(CpuEpilogue, AScalarOperandJoinsTheChain) {
+  const int t = 21, d = 8;
+  const Graph g = ScaledScores(t, d);
+  auto chains = PlanCpuEpilogues(g, AllOnCpu(g));
+  ASSERT_EQ(chains.size(), 1u);
+  EXPECT_TRUE(chains[0].specs[0].scalar);
+  const size_t nq = static_cast<size_t>(2 * t * d);
+  std::vector<float> q(nq), k(nq);
+  for (size_t i = 0; i < nq; ++i) {
+    q[i] = static_cast<float>(static_cast<int>(i * 7 % 9) - 4);
+    k[i] = static_cast<float>(static_cast<int>(i * 5 % 7) - 3) * 0.5f;
+  }
+  q[3] = std::numeric_limits<float>::quiet_NaN();
+  auto want = testing::RunOnCpu(g, {q, k});
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  for (int threads : {1, 2}) {
+    Options o;
+    o.backend = Backend::kCpu;
+    o.num_threads = threads;
+    o.enable_profiling = true;
+    auto rt = Runtime::Create(ScaledScores(t, d), o);
+    ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+    ASSERT_TRUE((*rt)->SetInput(0, q.data(), nq * sizeof(float)).ok());
+    ASSERT_TRUE((*rt)->SetInput(1, k.data(), nq * sizeof(float)).ok());
+    ASSERT_TRUE((*rt)->Invoke().ok());
+    const size_t n = static_cast<size_t>(2 * t * t);
+    std::vector<float> got(n);
+    ASSERT_TRUE((*rt)->GetOutput(0, got.data(), n * sizeof(float)).ok());
+    EXPECT_GT(ExpectSameValues(got, (*want)[0], threads), 0);
+    ASSERT_FALSE(HasFailure());
+    const std::vector<ProfileRow> rows = (*rt)->Profile();
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].name, "node 0 (BATCH_MATMUL) + node 1 (MUL)");
+  }
+}
+
 }  // namespace
 }  // namespace gld
