@@ -131,9 +131,12 @@ Status CpuNodeStep::CallKernel(cpu::KernelFn fn, StepContext& ctx) {
                          std::to_string(output_bytes) + " bytes)");
   }
   if (s.ok()) return s;
-  // Kernels usually name the node already; add the label only when missing.
-  if (s.message().rfind(label_, 0) == 0) return s;
-  return s.WithContext(label_);
+  // The kernel ran the step's node (its chain runs after): its errors name
+  // that node, not the chain. Kernels usually name it already; add the label
+  // only when missing.
+  const std::string node_label = graph_->NodeLabel(node_index_);
+  if (s.message().rfind(node_label, 0) == 0) return s;
+  return s.WithContext(node_label);
 }
 
 Status CpuNodeStep::Prepare(StepContext& ctx) {
