@@ -5,6 +5,7 @@
 #include "cpu_kernels/broadcast.h"
 #include "cpu_kernels/elementwise_unary.h"
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/vector_math.h"
 #include "cpu_kernels/vector_ops.h"
 #include "cpu_kernels/xnnpack_op.h"
 
@@ -73,16 +74,16 @@ Status RunHardSwish(KernelContext& ctx) {
 Status RunElu(KernelContext& ctx) {
   return UnaryFloat(ctx, [](float x) { return x < 0.f ? std::expm1(x) : x; });
 }
+// GELU on vector_math.h's rows (exact erf or the tanh approximation).
 Status RunGelu(KernelContext& ctx) {
   bool approximate = false;
   if (const auto* a = std::get_if<GeluAttributes>(&ctx.node->attributes)) approximate = a->approximate;
-  if (approximate) {
-    return UnaryFloat(ctx, [](float x) {
-      constexpr float kSqrt2OverPi = 0.7978845608028654f;
-      return 0.5f * x * (1.f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
-    });
-  }
-  return UnaryFloat(ctx, [](float x) { return 0.5f * x * (1.f + std::erf(x * 0.7071067811865476f)); });
+  GLD_RETURN_IF_ERROR(CheckUnaryFloat(ctx));
+  const float* x = ctx.inputs[0]->as<float>();
+  float* y = ctx.outputs[0]->as<float>();
+  ParallelForGrain(ctx, ctx.inputs[0]->num_elements(), 4096,
+                   [&](int64_t b, int64_t e) { GeluRow(x + b, y + b, e - b, approximate); });
+  return OkStatus();
 }
 Status RunLeakyRelu(KernelContext& ctx) {
   float alpha = 0.2f;

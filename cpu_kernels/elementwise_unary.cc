@@ -196,6 +196,34 @@ Status RunAddN(KernelContext& ctx) {
 }
 
 namespace {
+// out = cond ? x : y over the plan's broadcast, elements of kSize bytes
+// (a fixed-size copy: one move, where a copy of a run-time size called
+// memmove per element; BERT's attention mask, [1, 2, 32, 32]: 5.7% of a
+// run).
+template <size_t kSize>
+void SelectElements(const BroadcastPlan& plan, const TensorData& cond, const TensorData& x, const TensorData& y,
+                    TensorData& out) {
+  const bool* c = cond.as<bool>();
+  const uint8_t* px = static_cast<const uint8_t*>(x.data);
+  const uint8_t* py = static_cast<const uint8_t*>(y.data);
+  uint8_t* po = static_cast<uint8_t*>(out.data);
+  constexpr int64_t es = static_cast<int64_t>(kSize);
+  const int64_t inner = plan.inner();
+  const int64_t sc = plan.strides[0].back(), sx = plan.strides[1].back(), sy = plan.strides[2].back();
+  for (int64_t o = 0; o < plan.outer(); ++o) {
+    int64_t offs[3];
+    plan.Offsets(o, offs);
+    const bool* co = c + offs[0];
+    const uint8_t* xo = px + offs[1] * es;
+    const uint8_t* yo = py + offs[2] * es;
+    uint8_t* oo = po + o * inner * es;
+    for (int64_t i = 0; i < inner; ++i) {
+      const uint8_t* src = co[i * sc] ? xo + i * sx * es : yo + i * sy * es;
+      std::memcpy(oo + i * es, src, kSize);
+    }
+  }
+}
+
 Status RunSelectImpl(KernelContext& ctx, bool v2) {
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 3, 3, 1));
   const TensorData& cond = *ctx.inputs[0];
@@ -221,22 +249,12 @@ Status RunSelectImpl(KernelContext& ctx, bool v2) {
   if (out.num_elements() == 0) return OkStatus();
   BroadcastPlan plan;
   if (!plan.Build({&cond_shape, &x.shape, &y.shape}, out.shape)) return KernelError(ctx, "cannot broadcast");
-  const size_t es = DataTypeSize(out.type);
-  const bool* c = cond.as<bool>();
-  const uint8_t* px = static_cast<const uint8_t*>(x.data);
-  const uint8_t* py = static_cast<const uint8_t*>(y.data);
-  uint8_t* po = static_cast<uint8_t*>(out.data);
-  const int64_t inner = plan.inner();
-  const int64_t sc = plan.strides[0].back(), sx = plan.strides[1].back(), sy = plan.strides[2].back();
-  for (int64_t o = 0; o < plan.outer(); ++o) {
-    int64_t offs[3];
-    plan.Offsets(o, offs);
-    for (int64_t i = 0; i < inner; ++i) {
-      const bool pick = c[offs[0] + i * sc];
-      const uint8_t* src = pick ? px + (offs[1] + i * sx) * static_cast<int64_t>(es)
-                                : py + (offs[2] + i * sy) * static_cast<int64_t>(es);
-      std::memcpy(po + (o * inner + i) * static_cast<int64_t>(es), src, es);
-    }
+  switch (DataTypeSize(out.type)) {
+    case 1: SelectElements<1>(plan, cond, x, y, out); break;
+    case 2: SelectElements<2>(plan, cond, x, y, out); break;
+    case 4: SelectElements<4>(plan, cond, x, y, out); break;
+    case 8: SelectElements<8>(plan, cond, x, y, out); break;
+    default: return KernelUnimplemented(ctx, std::string("type ") + DataTypeName(out.type) + " is not supported");
   }
   return OkStatus();
 }

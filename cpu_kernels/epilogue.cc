@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "cpu_kernels/kernel_util.h"
+#include "cpu_kernels/vector_math.h"
 #include "cpu_kernels/vector_ops.h"
 #include "graph/shape_inference.h"
 
@@ -15,8 +16,29 @@ bool IsFloat32(const Graph& graph, int t) { return graph.tensors[static_cast<siz
 
 }  // namespace
 
+namespace {
+
+// GELU of the chain's value x, of its shape, float32.
+bool GeluStepFor(const Graph& graph, const Node& node, int x, EpilogueStepSpec* spec) {
+  if (node.inputs.size() != 1 || node.outputs.size() != 1 || node.inputs[0] != x) return false;
+  const Tensor& in = graph.tensors[static_cast<size_t>(x)];
+  const Tensor& out = graph.tensors[static_cast<size_t>(node.outputs[0])];
+  if (in.type != DataType::kFloat32 || out.type != DataType::kFloat32 || in.shape != out.shape ||
+      NumElements(out.shape) <= 0) {
+    return false;
+  }
+  const auto* attrs = std::get_if<GeluAttributes>(&node.attributes);
+  EpilogueStepSpec s;
+  s.kind = attrs != nullptr && attrs->approximate ? EpilogueKind::kGeluTanh : EpilogueKind::kGelu;
+  *spec = s;
+  return true;
+}
+
+}  // namespace
+
 bool EpilogueStepFor(const Graph& graph, size_t node_index, int x, EpilogueStepSpec* spec) {
   const Node& node = graph.nodes[node_index];
+  if (node.op == OpType::kGelu) return GeluStepFor(graph, node, x, spec);
   if (node.inputs.size() != 2 || node.outputs.size() != 1) return false;
   const int a = node.inputs[0], b = node.inputs[1], out = node.outputs[0];
   if (a == kNoTensor || b == kNoTensor || (a == x) == (b == x)) return false;
@@ -39,7 +61,10 @@ bool EpilogueStepFor(const Graph& graph, size_t node_index, int x, EpilogueStepS
     default: return false;
   }
   if (s.kind != EpilogueKind::kPrelu) {
-    if (operand_shape != out_shape) return false;
+    // One value against the whole output (attention's scale, a layer
+    // norm's epsilon) or an operand of the output's shape.
+    s.scalar = operand_shape != out_shape && NumElements(operand_shape) == 1;
+    if (operand_shape != out_shape && !s.scalar) return false;
     if (const auto* attrs = std::get_if<BinaryAttributes>(&node.attributes)) s.activation = attrs->activation;
     if (!IsClampActivation(s.activation)) return false;
   }
@@ -50,7 +75,7 @@ bool EpilogueStepFor(const Graph& graph, size_t node_index, int x, EpilogueStepS
 bool AbsorbChannelPad(const Graph& graph, size_t pad_node, EpilogueStepSpec* spec) {
   const Node& pad = graph.nodes[pad_node];
   if (pad.op != OpType::kPad || pad.inputs.size() != 2 || pad.outputs.size() != 1 || spec->operand != pad.outputs[0] ||
-      spec->kind == EpilogueKind::kPrelu || spec->pad_node >= 0) {
+      spec->kind == EpilogueKind::kPrelu || spec->scalar || spec->pad_node >= 0) {
     return false;
   }
   const Tensor& in = graph.tensors[static_cast<size_t>(pad.inputs[0])];
@@ -78,8 +103,18 @@ bool AbsorbChannelPad(const Graph& graph, size_t pad_node, EpilogueStepSpec* spe
 
 Status BindEpilogueStep(const EpilogueStepSpec& spec, const TensorData& operand, const TensorData& out,
                         const std::string& label, EpilogueStep* step) {
+  if (EpilogueKindIsUnary(spec.kind)) {
+    if (out.type != DataType::kFloat32 || out.data == nullptr) {
+      return InvalidArgumentError(label + ": cannot run in its producer's epilogue: output " +
+                                  ShapeToString(out.shape) + " " + DataTypeName(out.type));
+    }
+    *step = EpilogueStep{};
+    step->kind = spec.kind;
+    return OkStatus();
+  }
   bool fits = spec.kind == EpilogueKind::kPrelu ? IsPerChannelSlope(operand.shape, out.shape)
                                                 : operand.shape == out.shape;
+  if (spec.scalar) fits = operand.num_elements() == 1;
   if (spec.pad_node >= 0) {
     // Rows of the operand's last dimension, zero-padded to the output's.
     fits = operand.shape.size() == out.shape.size() && !out.shape.empty() && operand.shape.back() > 0 &&
@@ -94,6 +129,7 @@ Status BindEpilogueStep(const EpilogueStepSpec& spec, const TensorData& operand,
   step->kind = spec.kind;
   step->operand = operand.as<float>();
   step->x_first = spec.x_first;
+  step->scalar = spec.scalar;
   step->operand_channels = spec.pad_node >= 0 ? operand.shape.back() : 0;
   step->pad_before = spec.pad_before;
   step->clamp = spec.activation != Activation::kNone;
@@ -142,17 +178,27 @@ void RunEpilogue(const Epilogue& e, const float* x, int64_t begin, int64_t end) 
         src = dst;
         continue;
       }
+      if (EpilogueKindIsUnary(s.kind)) {
+        GeluRow(src, dst, n, s.kind == EpilogueKind::kGeluTanh);
+        src = dst;
+        continue;
+      }
       VectorOp op = VectorOp::kAdd;
       switch (s.kind) {
         case EpilogueKind::kAdd: op = VectorOp::kAdd; break;
         case EpilogueKind::kSub: op = VectorOp::kSub; break;
         case EpilogueKind::kMul: op = VectorOp::kMul; break;
         case EpilogueKind::kDiv: op = VectorOp::kDiv; break;
-        case EpilogueKind::kPrelu: break;
+        case EpilogueKind::kPrelu:
+        case EpilogueKind::kGelu:
+        case EpilogueKind::kGeluTanh: break;
       }
       const float* other = s.operand + i;
       if (s.operand_channels > 0) {
         GatherPadded(s, e.channels, i, n, padded);
+        other = padded;
+      } else if (s.scalar) {
+        std::fill(padded, padded + n, s.operand[0]);
         other = padded;
       }
       VectorBinary(op, s.x_first ? src : other, s.x_first ? other : src, dst, n, s.clamp, s.lo, s.hi);

@@ -1,11 +1,18 @@
 // FULLY_CONNECTED: input [..., K] viewed as [batch, K], weights [U, K],
-// optional bias [U]; output [batch, U] or, with keep_num_dims, [..., U].
-// Few rows: one dot product per unit, units split across threads. Many rows:
+// optional bias [U]; output [batch, U] or, with keep_num_dims, [..., U]
+// (a transformer's [B, T, C] input is one GEMM of B x T rows).
+// Constant weights where the CPU has AVX-512F: pointwise_gemm.h's GEMM,
+// weights packed at prepare, the step's epilogue run on each tile as it is
+// finished (RunConvGemm: the GEMM of a 1x1 convolution over every pixel).
+// Otherwise XNNPACK's operator; without one, the kernel's own code: few
+// rows, one dot product per unit, units split across threads; many rows,
 // the packed GEMM, row blocks split across threads.
 #include <algorithm>
+#include <memory>
 
 #include "cpu_kernels/gemm.h"
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/pointwise_gemm.h"
 #include "cpu_kernels/xnnpack_op.h"
 
 namespace gld::cpu {
@@ -55,11 +62,33 @@ xnn_status SetupFullyConnected(const KernelContext& ctx, xnn_operator_t op, pthr
                                           ctx.inputs[0]->as<float>(), ctx.outputs[0]->as<float>(), pool);
 }
 
+// Keeps the weights packed for pointwise_gemm.h's GEMM (true) when they
+// and the bias are constant, the activation is a clamp and the CPU has
+// AVX-512F; *status set when the packing's memory cannot be had.
+bool PreparePointwiseFc(KernelContext& ctx, const FcArgs& a, Status* status) {
+  *status = OkStatus();
+  if (ctx.state == nullptr || !PointwiseGemmAvailable() || !IsClampActivation(a.activation) ||
+      !ctx.InputIsConstant(1) || (a.bias != nullptr && !ctx.InputIsConstant(2)) || a.rows == 0 || a.units == 0) {
+    return false;
+  }
+  auto state = std::make_unique<ConvGemmState>();
+  state->pointwise = true;
+  state->range = GetActivationRange(a.activation);
+  *status = PackPointwiseWeights(a.weights->as<float>(), a.bias != nullptr ? a.bias->as<float>() : nullptr, a.units,
+                                 a.depth, KernelLabel(ctx) + " packed weights", &state->weights);
+  if (!status->ok()) return false;
+  *ctx.state = std::move(state);
+  return true;
+}
+
 }  // namespace
 
 Status PrepareFullyConnected(KernelContext& ctx) {
   FcArgs a;
   GLD_RETURN_IF_ERROR(GetFcArgs(ctx, &a));
+  Status packed;
+  if (PreparePointwiseFc(ctx, a, &packed)) return OkStatus();
+  GLD_RETURN_IF_ERROR(packed);
   if (!XnnMayTake(ctx) || !XnnWeightsAreConstant(ctx, 1, 2) || a.rows == 0 || a.units == 0) return OkStatus();
   const ActivationRange range = XnnOutputRange();
   xnn_operator_t op = nullptr;
@@ -72,6 +101,7 @@ Status PrepareFullyConnected(KernelContext& ctx) {
 }
 
 Status RunFullyConnected(KernelContext& ctx) {
+  if (RunConvGemm(ctx)) return OkStatus();
   GLD_ASSIGN_OR_RETURN(const bool ran_on_xnnpack, RunXnnOperator(ctx));
   if (ran_on_xnnpack) return OkStatus();
   FcArgs a;

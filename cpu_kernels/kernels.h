@@ -32,7 +32,8 @@ struct DepthwiseFixedState : KernelState {
 // (true; a failed allocation sets *status) instead of an XNNPACK operator.
 bool PrepareConvGemm(KernelContext& ctx, const ConvIo& io, const Conv2dAttributes& attrs, Status* status);
 // Runs the node on that GEMM (and its epilogue) when its prepare kept one;
-// false otherwise.
+// false otherwise. FULLY_CONNECTED's prepare keeps the same state (a 1x1
+// window over every row: fully_connected.cc) and runs through it too.
 bool RunConvGemm(KernelContext& ctx);
 
 }  // namespace gld::cpu

@@ -23,8 +23,7 @@ std::atomic<bool> g_enabled{true};  // SetPointwiseGemmEnabled
 
 bool SetPointwiseGemmEnabled(bool enabled) { return g_enabled.exchange(enabled); }
 
-Status PackPointwiseWeights(const float* w, const float* bias, int64_t n, int64_t k, const std::string& what,
-                            PointwiseWeights* out) {
+Status PlanPointwisePanels(int64_t n, int64_t k, const std::string& what, PointwiseWeights* out) {
   out->k = k;
   out->n = n;
   out->panels.clear();
@@ -43,14 +42,32 @@ Status PackPointwiseWeights(const float* w, const float* bias, int64_t n, int64_
     p.bias = floats;
     floats += p.width;
   }
-  GLD_RETURN_IF_ERROR(out->packed.Allocate(static_cast<uint64_t>(floats) * sizeof(float), what));  // zeroed
-  float* dst = reinterpret_cast<float*>(out->packed.data());
-  for (const PointwisePanel& p : out->panels) {
-    for (int64_t j = 0; j < p.cols; ++j) {
-      const float* row = w + (p.col + j) * k;
-      for (int64_t c = 0; c < k; ++c) dst[p.weights + c * p.width + j] = row[c];
-      if (bias != nullptr) dst[p.bias + j] = bias[p.col + j];
+  return out->packed.Allocate(static_cast<uint64_t>(floats) * sizeof(float), what);  // zeroed
+}
+
+void PackPointwiseB(const float* b, int64_t row_stride, int64_t col_stride, PointwiseWeights* w) {
+  float* dst = reinterpret_cast<float*>(w->packed.data());
+  const int64_t k = w->k;
+  for (const PointwisePanel& p : w->panels) {
+    float* panel = dst + p.weights;
+    if (col_stride == 1) {  // rows of B contiguous: a copy per row of the panel
+      for (int64_t r = 0; r < k; ++r) std::memcpy(panel + r * p.width, b + r * row_stride + p.col, p.cols * sizeof(float));
+    } else {
+      for (int64_t j = 0; j < p.cols; ++j) {
+        const float* col = b + (p.col + j) * col_stride;
+        for (int64_t r = 0; r < k; ++r) panel[r * p.width + j] = col[r * row_stride];
+      }
     }
+  }
+}
+
+Status PackPointwiseWeights(const float* w, const float* bias, int64_t n, int64_t k, const std::string& what,
+                            PointwiseWeights* out) {
+  GLD_RETURN_IF_ERROR(PlanPointwisePanels(n, k, what, out));
+  PackPointwiseB(w, 1, k, out);
+  if (bias != nullptr) {
+    float* dst = reinterpret_cast<float*>(out->packed.data());
+    for (const PointwisePanel& p : out->panels) std::memcpy(dst + p.bias, bias + p.col, p.cols * sizeof(float));
   }
   return OkStatus();
 }

@@ -63,6 +63,13 @@ struct PointwiseWeights {
 Status PackPointwiseWeights(const float* w, const float* bias, int64_t n, int64_t k, const std::string& what,
                             PointwiseWeights* out);
 
+// The same in two stages, for a B that changes from run to run (BATCH_MATMUL's
+// operand): the panels of n columns of depth k, zeroed (bias zero), once;
+// then, at every run, B (k x n, element (r, c) at b[r * row_stride + c *
+// col_stride]) written into them. Columns past n stay zero.
+Status PlanPointwisePanels(int64_t n, int64_t k, const std::string& what, PointwiseWeights* out);
+void PackPointwiseB(const float* b, int64_t row_stride, int64_t col_stride, PointwiseWeights* w);
+
 // Output rows per micro-kernel call at most (and rows of PointwiseGemmIndirect).
 constexpr int64_t kPointwiseRowTile = 16;
 

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/simd.h"
 
 namespace gld::cpu {
 
@@ -109,6 +110,44 @@ void Reduce(const KernelContext& ctx, const TensorData& in, const std::vector<bo
   }
 }
 
+// The sum of n floats in double, in eight interleaved partial sums (which
+// vectorize).
+GLD_MULTIVERSION
+double SumRow(const float* __restrict__ x, int64_t n) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) acc[j] += static_cast<double>(x[i + j]);
+  }
+  double s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+  for (; i < n; ++i) s += static_cast<double>(x[i]);
+  return s;
+}
+
+// float32 MEAN over trailing axes only (a layer norm's mean over the last
+// axis): each output the mean of one contiguous row, rows split across
+// threads (ReduceT walks every row on one thread, one double add after the
+// other: [1, 128, 128] over the last axis 16 -> 3 us). False for other
+// axes.
+bool MeanOfTrailingAxes(const KernelContext& ctx, const TensorData& in, const std::vector<bool>& reduced,
+                        float* out, int64_t out_count) {
+  size_t first = reduced.size();
+  while (first > 0 && reduced[first - 1]) --first;
+  for (size_t d = 0; d < first; ++d) {
+    if (reduced[d]) return false;
+  }
+  if (first == reduced.size() || out_count == 0) return false;
+  const int64_t inner = in.num_elements() / out_count;
+  if (inner <= 0) return false;
+  const float* x = in.as<float>();
+  ParallelForGrain(ctx, out_count, std::max<int64_t>(1, 8192 / inner), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      out[r] = static_cast<float>(SumRow(x + r * inner, inner) / static_cast<double>(inner));
+    }
+  });
+  return true;
+}
+
 Status RunReduce(KernelContext& ctx, ReduceKind kind) {
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
   const TensorData& in = *ctx.inputs[0];
@@ -132,6 +171,10 @@ Status RunReduce(KernelContext& ctx, ReduceKind kind) {
     return KernelError(ctx, "output " + ShapeToString(out.shape) + " " + DataTypeName(out.type) +
                                 " does not match the reduction of " + ShapeToString(in.shape) + " " +
                                 DataTypeName(in.type));
+  }
+  if (kind == ReduceKind::kMean && in.type == DataType::kFloat32 &&
+      MeanOfTrailingAxes(ctx, in, reduced, out.as<float>(), out_count)) {
+    return OkStatus();
   }
   switch (in.type) {
     case DataType::kFloat32: Reduce<float, double>(ctx, in, reduced, kind, out.as<float>(), out_count); break;

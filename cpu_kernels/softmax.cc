@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/vector_math.h"
 
 namespace gld::cpu {
 
@@ -34,19 +35,7 @@ Status RunSoftmax(KernelContext& ctx) {
   const float* x = ctx.inputs[0]->as<float>();
   float* y = ctx.outputs[0]->as<float>();
   ParallelForGrain(ctx, rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(depth, 1)), [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      const float* xr = x + r * depth;
-      float* yr = y + r * depth;
-      float mx = xr[0];
-      for (int64_t i = 1; i < depth; ++i) mx = std::max(mx, xr[i]);
-      float sum = 0.f;
-      for (int64_t i = 0; i < depth; ++i) {
-        yr[i] = std::exp((xr[i] - mx) * beta);
-        sum += yr[i];
-      }
-      const float inv = 1.f / sum;
-      for (int64_t i = 0; i < depth; ++i) yr[i] *= inv;
-    }
+    for (int64_t r = b; r < e; ++r) SoftmaxRow(x + r * depth, y + r * depth, depth, beta);
   });
   return OkStatus();
 }

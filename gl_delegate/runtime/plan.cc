@@ -35,7 +35,7 @@ std::vector<CpuEpilogueChain> PlanCpuEpilogues(const Graph& graph, const Partiti
       if (!cpu::EpilogueStepFor(graph, readers[0], x, &spec)) break;
       // An operand that a channel PAD makes for this node alone is read
       // through the padding, and the PAD joins the chain.
-      const int pad = graph.Producer(spec.operand);
+      const int pad = spec.operand != kNoTensor ? graph.Producer(spec.operand) : -1;
       if (pad >= 0 && !taken[static_cast<size_t>(pad)] && on_cpu(static_cast<size_t>(pad)) &&
           !graph.IsGraphOutput(spec.operand) && graph.Consumers(spec.operand).size() == 1) {
         cpu::AbsorbChannelPad(graph, static_cast<size_t>(pad), &spec);

@@ -46,7 +46,9 @@ std::vector<int> CpuNodeStep::host_inputs() const {
   for (int t : node_->inputs) {
     if (t != kNoTensor) v.push_back(t);
   }
-  for (const cpu::EpilogueStepSpec& spec : epilogue_specs_) v.push_back(spec.operand);
+  for (const cpu::EpilogueStepSpec& spec : epilogue_specs_) {
+    if (spec.operand != kNoTensor) v.push_back(spec.operand);  // GELU's step reads none
+  }
   return v;
 }
 
@@ -85,9 +87,11 @@ Status CpuNodeStep::UpdateKernelContext(StepContext& ctx) {
     const cpu::TensorData& x = *k.outputs[0];
     cpu::TensorData& out = (*ctx.tensors)[graph_->nodes[epilogue_nodes_.back()].outputs[0]];
     epilogue_.steps.assign(epilogue_specs_.size(), cpu::EpilogueStep{});
+    const cpu::TensorData none;
     for (size_t i = 0; i < epilogue_specs_.size(); ++i) {
-      GLD_RETURN_IF_ERROR(cpu::BindEpilogueStep(epilogue_specs_[i], (*ctx.tensors)[epilogue_specs_[i].operand], out,
-                                                graph_->NodeLabel(epilogue_nodes_[i]), &epilogue_.steps[i]));
+      const int operand = epilogue_specs_[i].operand;
+      GLD_RETURN_IF_ERROR(cpu::BindEpilogueStep(epilogue_specs_[i], operand != kNoTensor ? (*ctx.tensors)[operand] : none,
+                                                out, graph_->NodeLabel(epilogue_nodes_[i]), &epilogue_.steps[i]));
     }
     if (x.type != DataType::kFloat32 || x.shape != out.shape || x.data == nullptr) {
       return InternalError(label_ + ": the epilogue's input " + ShapeToString(x.shape) + " does not match its output " +
@@ -127,9 +131,12 @@ Status CpuNodeStep::CallKernel(cpu::KernelFn fn, StepContext& ctx) {
                          std::to_string(output_bytes) + " bytes)");
   }
   if (s.ok()) return s;
-  // Kernels usually name the node already; add the label only when missing.
-  if (s.message().rfind(label_, 0) == 0) return s;
-  return s.WithContext(label_);
+  // The kernel ran the step's node (its chain runs after): its errors name
+  // that node, not the chain. Kernels usually name it already; add the label
+  // only when missing.
+  const std::string node_label = graph_->NodeLabel(node_index_);
+  if (s.message().rfind(node_label, 0) == 0) return s;
+  return s.WithContext(node_label);
 }
 
 Status CpuNodeStep::Prepare(StepContext& ctx) {

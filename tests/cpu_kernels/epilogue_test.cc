@@ -1,11 +1,13 @@
-// CPU epilogues (cpu_kernels/epilogue.h): chains of ADD/SUB/MUL/DIV and
-// PRELU run block by block against the same operations done one node at a
+// CPU epilogues (cpu_kernels/epilogue.h): chains of ADD/SUB/MUL/DIV, PRELU
+// and GELU (exact and tanh, the GELU kernel's vector_math.h rows) run block by block against the same operations done one node at a
 // time in scalar IEEE, over spans that start and end anywhere (block edges,
 // PRELU's channel offset), with NaN, infinities and the fused clamps; and
 // which nodes EpilogueStepFor takes.
 #include "cpu_kernels/epilogue.h"
 
 #include <cmath>
+
+#include "cpu_kernels/vector_math.h"
 #include <limits>
 
 #include "op_test_util.h"
@@ -34,6 +36,10 @@ float Reference(const cpu::EpilogueStep& s, float x, float operand) {
     case cpu::EpilogueKind::kMul: r = a * b; break;
     case cpu::EpilogueKind::kDiv: r = a / b; break;
     case cpu::EpilogueKind::kPrelu: return x >= 0.f ? x : x * operand;
+    case cpu::EpilogueKind::kGelu:
+    case cpu::EpilogueKind::kGeluTanh:
+      cpu::GeluRow(&x, &r, 1, s.kind == cpu::EpilogueKind::kGeluTanh);  // the GELU kernel, one value
+      return r;
   }
   if (s.clamp) r = std::min(std::max(r, s.lo), s.hi);  // keeps a NaN, as TFLite's clamp does
   return r;
@@ -63,6 +69,21 @@ TEST(Epilogue, ChainsMatchTheNodesOneAtATime) {
     }
   }
   cases.push_back({{cpu::EpilogueStep{K::kPrelu, slope.data()}}});
+  // One value against every element (attention's scale, an epsilon).
+  const float scale = 0.125f, special_scale = kInf;
+  for (K kind : {K::kMul, K::kSub, K::kDiv}) {
+    for (bool x_first : {true, false}) {
+      cases.push_back({{cpu::EpilogueStep{kind, &scale, x_first, false, 0.f, 0.f, true}}});
+    }
+  }
+  cases.push_back({{cpu::EpilogueStep{K::kAdd, other.data()},
+                    cpu::EpilogueStep{K::kMul, &special_scale, true, true, -1.f, 1.f, true}}});
+  // GELU alone, and between two operations (a matmul's bias, GELU, a residual).
+  for (K gelu : {K::kGelu, K::kGeluTanh}) {
+    cases.push_back({{cpu::EpilogueStep{gelu}}});
+    cases.push_back({{cpu::EpilogueStep{K::kAdd, other.data()}, cpu::EpilogueStep{gelu},
+                      cpu::EpilogueStep{K::kAdd, other2.data(), false}}});
+  }
   // An operand of 19-value rows read with 2 zeros ahead and 3 behind (a
   // channel PAD), after a PRELU.
   const std::vector<float> narrow = WithSpecials(static_cast<size_t>(19 * rows), 5);
@@ -90,8 +111,12 @@ TEST(Epilogue, ChainsMatchTheNodesOneAtATime) {
         float want = x[static_cast<size_t>(i)];
         for (const cpu::EpilogueStep& s : e.steps) {
           float operand = 0.f;
-          if (s.kind == K::kPrelu) {
+          if (cpu::EpilogueKindIsUnary(s.kind)) {
+            operand = 0.f;
+          } else if (s.kind == K::kPrelu) {
             operand = s.operand[i % channels];
+          } else if (s.scalar) {
+            operand = s.operand[0];
           } else if (s.operand_channels > 0) {
             const int64_t c = i % channels - s.pad_before;
             operand = c >= 0 && c < s.operand_channels ? s.operand[i / channels * s.operand_channels + c] : 0.f;
@@ -151,6 +176,56 @@ TEST(Epilogue, StepForTakesSameShapeArithmeticAndPerChannelPrelu) {
   EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(prelu), slope, &spec)) << "the slope as the chain's value";
   EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(max), x, &spec)) << "an op with no epilogue step";
   EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(add_int), i32, &spec)) << "int32";
+}
+
+TEST(Epilogue, StepForTakesOneValueAgainstTheWholeOutput) {
+  Graph g;
+  const int x = AddTensor(g, "x", {1, 2, 8, 8});
+  const int scalar = AddConstant<float>(g, "s", {}, DataType::kFloat32, {0.125f});
+  const int one = AddConstant<float>(g, "one", {1}, DataType::kFloat32, {2.f});
+  const int two = AddConstant<float>(g, "two", {2}, DataType::kFloat32, {2.f, 3.f});
+  const int deep = AddConstant<float>(g, "deep", {1, 1, 1, 1, 1}, DataType::kFloat32, {2.f});
+  auto out = [&g](const char* name, Shape shape = {1, 2, 8, 8}) { return AddTensor(g, name, shape); };
+  const int mul = AddNode(g, OpType::kMul, {x, scalar}, {out("a")}, 0, BinaryAttributes{});
+  const int sub = AddNode(g, OpType::kSub, {one, x}, {out("b")}, 1, BinaryAttributes{});
+  const int pair = AddNode(g, OpType::kAdd, {x, two}, {out("c", {1, 2, 8, 8})}, 2, BinaryAttributes{});
+  const int wider = AddNode(g, OpType::kAdd, {x, deep}, {out("d", {1, 1, 2, 8, 8})}, 3, BinaryAttributes{});
+  cpu::EpilogueStepSpec spec;
+  ASSERT_TRUE(cpu::EpilogueStepFor(g, static_cast<size_t>(mul), x, &spec));
+  EXPECT_TRUE(spec.scalar);
+  EXPECT_EQ(spec.operand, scalar);
+  ASSERT_TRUE(cpu::EpilogueStepFor(g, static_cast<size_t>(sub), x, &spec));
+  EXPECT_TRUE(spec.scalar);
+  EXPECT_FALSE(spec.x_first);
+  EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(pair), x, &spec)) << "two values";
+  EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(wider), x, &spec)) << "an output of higher rank";
+}
+
+TEST(Epilogue, StepForTakesGeluOfTheChainsValue) {
+  Graph g;
+  const int x = AddTensor(g, "x", {1, 7, 16});
+  const int y = AddTensor(g, "y", {1, 7, 16});
+  GeluAttributes tanh_form;
+  tanh_form.approximate = true;
+  const int exact = AddNode(g, OpType::kGelu, {x}, {AddTensor(g, "a", {1, 7, 16})}, 0, GeluAttributes{});
+  const int approx = AddNode(g, OpType::kGelu, {x}, {AddTensor(g, "b", {1, 7, 16})}, 1, tanh_form);
+  const int other_shape = AddNode(g, OpType::kGelu, {x}, {AddTensor(g, "c", {7, 16})}, 2, GeluAttributes{});
+  cpu::EpilogueStepSpec spec;
+  ASSERT_TRUE(cpu::EpilogueStepFor(g, static_cast<size_t>(exact), x, &spec));
+  EXPECT_EQ(spec.kind, cpu::EpilogueKind::kGelu);
+  EXPECT_EQ(spec.operand, kNoTensor);
+  ASSERT_TRUE(cpu::EpilogueStepFor(g, static_cast<size_t>(approx), x, &spec));
+  EXPECT_EQ(spec.kind, cpu::EpilogueKind::kGeluTanh);
+  EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(exact), y, &spec)) << "not the chain's value";
+  EXPECT_FALSE(cpu::EpilogueStepFor(g, static_cast<size_t>(other_shape), x, &spec)) << "a reshaping output";
+  cpu::EpilogueStep step;
+  cpu::TensorData out;
+  out.shape = {1, 7, 16};
+  EXPECT_FALSE(cpu::BindEpilogueStep(spec, cpu::TensorData{}, out, "node 1 (GELU)", &step).ok()) << "no buffer";
+  std::vector<float> buffer(112);
+  out.data = buffer.data();
+  GLD_ASSERT_OK(cpu::BindEpilogueStep(spec, cpu::TensorData{}, out, "node 1 (GELU)", &step));
+  EXPECT_EQ(step.kind, cpu::EpilogueKind::kGeluTanh);
 }
 
 TEST(Epilogue, AbsorbsZeroPaddingAlongTheLastDimensionOnly) {

@@ -1,6 +1,7 @@
 // CPU epilogue chains: which elementwise nodes PlanCpuEpilogues puts after
 // which node (runtime/plan.h), and a runtime running CONV_2D + ADD + PRELU +
-// SUB in one step giving what the nodes give one at a time: on the pointwise
+// SUB (and FULLY_CONNECTED + GELU + ADD) in one step giving what the nodes
+// give one at a time: on the pointwise
 // GEMM (where the CPU has AVX-512F), on XNNPACK's checked output pass, and
 // on the own-code path a NaN sends it to.
 #include <gtest/gtest.h>
@@ -255,6 +256,129 @@ TEST(CpuEpilogue, AChannelPadJoinsTheChainOfTheAddItFeeds) {
     ASSERT_TRUE((*rt)->GetOutput(0, got.data(), n * sizeof(float)).ok());
     EXPECT_GT(ExpectSameValues(got, (*want)[0], threads), 0);
     ASSERT_FALSE(HasFailure());
+  }
+}
+
+// x [1, T, C] -FULLY_CONNECTED-> f [1, T, U] -GELU-> g -ADD(g, r)-> y: a
+// transformer's MLP, integer weights so that every order of summation
+// gives the same floats.
+Graph FcGeluAdd(int tokens, int depth, int units, bool approximate) {
+  Graph g;
+  std::vector<float> weights(static_cast<size_t>(units * depth)), bias(static_cast<size_t>(units));
+  for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<float>(static_cast<int>(i * 5 % 7) - 3);
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(static_cast<int>(i % 5) - 2);
+  const int x = AddTensor(g, "x", {1, tokens, depth});
+  const int r = AddTensor(g, "r", {1, tokens, units});
+  const int w = AddConstant<float>(g, "w", {units, depth}, DataType::kFloat32, weights);
+  const int b = AddConstant<float>(g, "b", {units}, DataType::kFloat32, bias);
+  const int f = AddTensor(g, "f", {1, tokens, units});
+  const int a = AddTensor(g, "g", {1, tokens, units});
+  const int y = AddTensor(g, "y", {1, tokens, units});
+  FullyConnectedAttributes fc;
+  fc.keep_num_dims = true;
+  AddNode(g, OpType::kFullyConnected, {x, w, b}, {f}, 0, fc);
+  GeluAttributes gelu;
+  gelu.approximate = approximate;
+  AddNode(g, OpType::kGelu, {f}, {a}, 1, gelu);
+  AddNode(g, OpType::kAdd, {a, r}, {y}, 2, BinaryAttributes{});
+  g.inputs = {x, r};
+  g.outputs = {y};
+  return g;
+}
+
+TEST(CpuEpilogue, GeluJoinsTheChainOfAFullyConnectedLayer) {
+  const int tokens = 37, depth = 24, units = 80;
+  const size_t n = static_cast<size_t>(tokens * depth), nr = static_cast<size_t>(tokens * units);
+  std::vector<float> x(n), r(nr);
+  for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(static_cast<int>(i * 13 % 9) - 4) * 0.25f;
+  for (size_t i = 0; i < nr; ++i) r[i] = static_cast<float>(static_cast<int>(i * 7 % 5) - 2);
+  x[5] = std::numeric_limits<float>::quiet_NaN();
+  x[n - 3] = -std::numeric_limits<float>::infinity();
+  for (bool approximate : {false, true}) {
+    const Graph g = FcGeluAdd(tokens, depth, units, approximate);
+    auto chains = PlanCpuEpilogues(g, AllOnCpu(g));
+    ASSERT_EQ(chains.size(), 1u);
+    EXPECT_EQ(chains[0].nodes, (std::vector<size_t>{1, 2}));
+    EXPECT_EQ(chains[0].specs[0].kind, approximate ? cpu::EpilogueKind::kGeluTanh : cpu::EpilogueKind::kGelu);
+    auto want = testing::RunOnCpu(g, {x, r});
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    for (const bool pointwise : {true, false}) {
+      cpu::ScopedPointwiseGemm path(pointwise);
+      for (int threads : {1, 2}) {
+        SCOPED_TRACE(std::string(approximate ? "tanh" : "erf") + (pointwise ? " pointwise" : " xnnpack") +
+                     " threads " + std::to_string(threads));
+        Options o;
+        o.backend = Backend::kCpu;
+        o.num_threads = threads;
+        o.enable_profiling = true;
+        auto rt = Runtime::Create(FcGeluAdd(tokens, depth, units, approximate), o);
+        ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+        EXPECT_EQ((*rt)->tensor((*rt)->graph().nodes[1].outputs[0]).data, nullptr);
+        ASSERT_TRUE((*rt)->SetInput(0, x.data(), n * sizeof(float)).ok());
+        ASSERT_TRUE((*rt)->SetInput(1, r.data(), nr * sizeof(float)).ok());
+        Status s = (*rt)->Invoke();
+        ASSERT_TRUE(s.ok()) << s.ToString();
+        std::vector<float> got(nr);
+        ASSERT_TRUE((*rt)->GetOutput(0, got.data(), nr * sizeof(float)).ok());
+        EXPECT_GT(ExpectSameValues(got, (*want)[0], threads), 0);
+        ASSERT_FALSE(HasFailure());
+        const std::vector<ProfileRow> rows = (*rt)->Profile();
+        ASSERT_EQ(rows.size(), 1u);
+        EXPECT_EQ(rows[0].name, "node 0 (FULLY_CONNECTED) + node 1 (GELU) + node 2 (ADD)");
+      }
+    }
+  }
+}
+
+// q [1, 2, T, D] -BATCH_MATMUL(q, k)-> s -MUL(s, 0.125)-> y: attention's
+// scores and their scale in one step.
+Graph ScaledScores(int t, int d) {
+  Graph g;
+  const int q = AddTensor(g, "q", {1, 2, t, d});
+  const int k = AddTensor(g, "k", {1, 2, d, t});
+  const int scale = AddConstant<float>(g, "scale", {}, DataType::kFloat32, {0.125f});
+  const int s = AddTensor(g, "s", {1, 2, t, t});
+  const int y = AddTensor(g, "y", {1, 2, t, t});
+  AddNode(g, OpType::kBatchMatMul, {q, k}, {s}, 0, BatchMatMulAttributes{});
+  AddNode(g, OpType::kMul, {s, scale}, {y}, 1, BinaryAttributes{});
+  g.inputs = {q, k};
+  g.outputs = {y};
+  return g;
+}
+
+TEST(CpuEpilogue, AScalarOperandJoinsTheChain) {
+  const int t = 21, d = 8;
+  const Graph g = ScaledScores(t, d);
+  auto chains = PlanCpuEpilogues(g, AllOnCpu(g));
+  ASSERT_EQ(chains.size(), 1u);
+  EXPECT_TRUE(chains[0].specs[0].scalar);
+  const size_t nq = static_cast<size_t>(2 * t * d);
+  std::vector<float> q(nq), k(nq);
+  for (size_t i = 0; i < nq; ++i) {
+    q[i] = static_cast<float>(static_cast<int>(i * 7 % 9) - 4);
+    k[i] = static_cast<float>(static_cast<int>(i * 5 % 7) - 3) * 0.5f;
+  }
+  q[3] = std::numeric_limits<float>::quiet_NaN();
+  auto want = testing::RunOnCpu(g, {q, k});
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  for (int threads : {1, 2}) {
+    Options o;
+    o.backend = Backend::kCpu;
+    o.num_threads = threads;
+    o.enable_profiling = true;
+    auto rt = Runtime::Create(ScaledScores(t, d), o);
+    ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+    ASSERT_TRUE((*rt)->SetInput(0, q.data(), nq * sizeof(float)).ok());
+    ASSERT_TRUE((*rt)->SetInput(1, k.data(), nq * sizeof(float)).ok());
+    ASSERT_TRUE((*rt)->Invoke().ok());
+    const size_t n = static_cast<size_t>(2 * t * t);
+    std::vector<float> got(n);
+    ASSERT_TRUE((*rt)->GetOutput(0, got.data(), n * sizeof(float)).ok());
+    EXPECT_GT(ExpectSameValues(got, (*want)[0], threads), 0);
+    ASSERT_FALSE(HasFailure());
+    const std::vector<ProfileRow> rows = (*rt)->Profile();
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].name, "node 0 (BATCH_MATMUL) + node 1 (MUL)");
   }
 }
 

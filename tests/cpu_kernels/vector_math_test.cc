@@ -1,0 +1,172 @@
+// The vectorized rows of cpu_kernels/vector_math.h against double-precision
+// formulas (std::exp, std::erf, std::tanh): every length up to 70 (vector
+// body and tail), arguments across the whole range, NaN, infinities,
+// overflow and underflow; and through the GELU and SOFTMAX kernels.
+#include "cpu_kernels/vector_math.h"
+
+#include <cmath>
+#include <limits>
+
+#include "op_test_util.h"
+
+namespace gld::testing {
+namespace {
+
+const float kNan = std::numeric_limits<float>::quiet_NaN();
+const float kInf = std::numeric_limits<float>::infinity();
+
+// |got - want| within rel * |want| + abs, with NaN and infinities exact.
+void ExpectClose(float got, double want, double rel, double abs, const std::string& where) {
+  if (std::isnan(want)) {
+    EXPECT_TRUE(std::isnan(got)) << where << ": got " << got;
+  } else if (std::isinf(want)) {
+    EXPECT_EQ(static_cast<double>(got), want) << where;
+  } else {
+    EXPECT_NEAR(got, want, rel * std::fabs(want) + abs) << where;
+  }
+}
+
+std::vector<float> Arguments(size_t n, uint32_t seed, float lo, float hi) {
+  const std::vector<float> specials = {kNan, kInf, -kInf, 0.f, -0.f, 88.5f, 89.f, -87.f, -100.f, -200.f, 1e-30f};
+  std::vector<float> v = RandomFloats(n, seed, lo, hi);
+  for (size_t i = 0; i < n; i += 4) v[i] = specials[(i / 4 + seed) % specials.size()];
+  return v;
+}
+
+TEST(VectorMath, ExpWithinTwoUlpAndSpecials) {
+  for (size_t n = 0; n <= 70; ++n) {
+    const std::vector<float> x = Arguments(n, static_cast<uint32_t>(n), -90.f, 90.f);
+    std::vector<float> y(n + 1, 42.f);
+    cpu::ExpRow(x.data(), y.data(), static_cast<int64_t>(n));
+    for (size_t i = 0; i < n; ++i) {
+      const double want = std::exp(static_cast<double>(x[i]));
+      if (want < 1.2e-38) {  // below the normal range: flushed or denormal, either is 0 to 1e-38
+        EXPECT_LE(std::fabs(y[i]), 1.2e-38f) << "exp(" << x[i] << ")";
+        continue;
+      }
+      ExpectClose(y[i], want > 3.4028234e38 ? kInf : want, 2.5e-7, 0.0, "exp(" + std::to_string(x[i]) + ")");
+    }
+    EXPECT_EQ(y[n], 42.f) << "wrote past the end, n " << n;
+  }
+}
+
+double GeluExact(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
+double GeluTanh(double x) {
+  return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+}
+
+// Relative to the value, plus 3e-7 of |x| (the tail where 1 + erf or
+// 1 + tanh is tiny: a float formula loses its digits there too; the erf
+// is within 4e-7).
+TEST(VectorMath, GeluBothFormsWithSpecials) {
+  for (bool approximate : {false, true}) {
+    for (size_t n = 0; n <= 70; ++n) {
+      std::vector<float> x = Arguments(n, static_cast<uint32_t>(n + 100), -10.f, 10.f);
+      for (size_t i = 2; i < n; i += 7) x[i] = x[i] * 1e3f;  // far tails and x^3 overflow
+      std::vector<float> y(n + 1, 42.f);
+      cpu::GeluRow(x.data(), y.data(), static_cast<int64_t>(n), approximate);
+      for (size_t i = 0; i < n; ++i) {
+        const double xi = x[i];
+        double want = approximate ? GeluTanh(xi) : GeluExact(xi);
+        if (std::isinf(xi)) want = xi > 0 ? kInf : kNan;  // -inf * 0
+        ExpectClose(y[i], want, 2e-6, 3e-7 * std::fabs(xi),
+                    std::string(approximate ? "tanh" : "erf") + " gelu(" + std::to_string(x[i]) + ")");
+      }
+      EXPECT_EQ(y[n], 42.f) << "wrote past the end, n " << n;
+    }
+  }
+}
+
+TEST(VectorMath, GeluInPlace) {
+  std::vector<float> x = RandomFloats(37, 9, -5.f, 5.f);
+  const std::vector<float> copy = x;
+  cpu::GeluRow(x.data(), x.data(), 37, false);
+  for (size_t i = 0; i < x.size(); ++i) ExpectClose(x[i], GeluExact(copy[i]), 2e-6, 3e-7 * 5, "in place");
+}
+
+std::vector<double> SoftmaxRef(const std::vector<float>& x, size_t begin, size_t n, double beta) {
+  double mx = -INFINITY;
+  bool nan = false;
+  for (size_t i = begin; i < begin + n; ++i) {
+    nan = nan || std::isnan(x[i]);
+    mx = std::max(mx, static_cast<double>(x[i]));
+  }
+  std::vector<double> e(n);
+  double s = 0;
+  for (size_t i = 0; i < n; ++i) s += e[i] = std::exp((x[begin + i] - mx) * beta);
+  for (double& v : e) v = nan ? NAN : v / s;
+  return e;
+}
+
+TEST(VectorMath, SoftmaxRowsAndSpecials) {
+  for (float beta : {1.f, 0.5f, 2.f}) {
+    for (size_t n = 1; n <= 70; ++n) {
+      std::vector<float> x = RandomFloats(n, static_cast<uint32_t>(n), -20.f, 20.f);
+      std::vector<float> y(n + 1, 42.f);
+      cpu::SoftmaxRow(x.data(), y.data(), static_cast<int64_t>(n), beta);
+      const std::vector<double> want = SoftmaxRef(x, 0, n, beta);
+      for (size_t i = 0; i < n; ++i) ExpectClose(y[i], want[i], 1e-6, 1e-9, "n " + std::to_string(n));
+      EXPECT_EQ(y[n], 42.f);
+    }
+  }
+  // A NaN anywhere or a +inf makes the row NaN; -inf entries are 0.
+  for (size_t n : {3, 17, 40}) {
+    for (size_t at : {size_t{0}, n / 2, n - 1}) {
+      for (float special : {kNan, kInf}) {
+        std::vector<float> x = RandomFloats(n, 3, -1.f, 1.f);
+        x[at] = special;
+        std::vector<float> y(n);
+        cpu::SoftmaxRow(x.data(), y.data(), static_cast<int64_t>(n), 1.f);
+        for (size_t i = 0; i < n; ++i) EXPECT_TRUE(std::isnan(y[i])) << "n " << n << " at " << at << " i " << i;
+      }
+      std::vector<float> x = RandomFloats(n, 4, -1.f, 1.f);
+      x[at] = -kInf;
+      std::vector<float> y(n);
+      cpu::SoftmaxRow(x.data(), y.data(), static_cast<int64_t>(n), 1.f);
+      EXPECT_EQ(y[at], 0.f);
+      const std::vector<double> want = SoftmaxRef(x, 0, n, 1.0);
+      for (size_t i = 0; i < n; ++i) ExpectClose(y[i], want[i], 1e-6, 1e-9, "-inf at " + std::to_string(at));
+    }
+  }
+}
+
+// The kernels over [B, T, C] tensors, two threads.
+TEST(VectorMath, GeluAndSoftmaxKernels) {
+  const Shape shape = {2, 37, 96};
+  const size_t n = static_cast<size_t>(NumElements(shape));
+  const std::vector<float> x = Arguments(n, 11, -6.f, 6.f);
+  for (bool approximate : {false, true}) {
+    OpTest t;
+    const int in = t.Input<float>(shape, x);
+    const int out = t.Output();
+    GeluAttributes attrs;
+    attrs.approximate = approximate;
+    t.Node(OpType::kGelu, {in}, {out}, attrs);
+    GLD_ASSERT_OK(t.RunPrepared(2));
+    const std::vector<float> got = t.Get(out);
+    ASSERT_EQ(got.size(), n);
+    for (size_t i = 0; i < n; ++i) {
+      double want = approximate ? GeluTanh(x[i]) : GeluExact(x[i]);
+      if (std::isinf(x[i])) want = x[i] > 0 ? kInf : kNan;
+      ExpectClose(got[i], want, 2e-6, 3e-7 * std::fabs(x[i]), "gelu at " + std::to_string(i));
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+  const std::vector<float> logits = RandomFloats(n, 12, -30.f, 30.f);
+  OpTest t;
+  const int in = t.Input<float>(shape, logits);
+  const int out = t.Output();
+  SoftmaxAttributes attrs;
+  attrs.beta = 0.7f;
+  t.Node(OpType::kSoftmax, {in}, {out}, attrs);
+  GLD_ASSERT_OK(t.RunPrepared(2));
+  const std::vector<float> got = t.Get(out);
+  ASSERT_EQ(got.size(), n);
+  for (size_t r = 0; r < n / 96; ++r) {
+    const std::vector<double> want = SoftmaxRef(logits, r * 96, 96, 0.7);
+    for (size_t i = 0; i < 96; ++i) ExpectClose(got[r * 96 + i], want[i], 1e-6, 1e-9, "row " + std::to_string(r));
+  }
+}
+
+}  // namespace
+}  // namespace gld::testing
