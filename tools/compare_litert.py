@@ -95,11 +95,6 @@ def make_inputs(details, seed):
     return inputs
 
 
-def escape_input_name(name):
-    """TFLite's --input_layer_value_files escape: '::' for ':' in a name."""
-    return name.replace(":", "::")
-
-
 def run_litert(model_path, input_files, threads, warmup_runs, num_runs, work):
     """LiteRT's figures and outputs, measured in a fresh process (litert_child)."""
     out_dir = os.path.join(work, "out_litert")
@@ -284,8 +279,10 @@ def compare_model(args, model_path):
             path = os.path.join(work, "input_%d.npy" % i)
             np.save(path, v)
             input_files.append(path)
-            name = d["name"]
-            items.append((escape_input_name(name) if "," not in name else str(i)) + ":" + path)
+            # By position: LiteRT names inputs by tensor, gld by signature
+            # ('serving_default_image:0' against 'image'); both keep the
+            # subgraph's order.
+            items.append(str(i) + ":" + path)
         value_files = ",".join(items)
         del probe
 
