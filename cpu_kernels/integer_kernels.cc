@@ -119,13 +119,13 @@ struct IntegerKernel {
 };
 
 const IntegerKernel kIntegerKernels[] = {
-    {{OpType::kConv2d, RunIntegerXnn, PrepareIntegerConv2d}, TakesConv2d},
-    {{OpType::kDepthwiseConv2d, RunIntegerXnn, PrepareIntegerDepthwiseConv2d}, TakesDepthwiseConv2d},
-    {{OpType::kFullyConnected, RunIntegerXnn, PrepareIntegerFullyConnected}, TakesFullyConnected},
-    {{OpType::kAdd, RunIntegerXnn, PrepareIntegerAdd}, TakesBinary},
-    {{OpType::kSub, RunIntegerXnn, PrepareIntegerSub}, TakesBinary},
-    {{OpType::kMul, RunIntegerXnn, PrepareIntegerMul}, TakesBinary},
-    {{OpType::kMean, RunIntegerXnn, PrepareIntegerMean}, TakesMean},
+    {{OpType::kConv2d, RunIntegerKernel, PrepareIntegerConv2d}, TakesConv2d},
+    {{OpType::kDepthwiseConv2d, RunIntegerKernel, PrepareIntegerDepthwiseConv2d}, TakesDepthwiseConv2d},
+    {{OpType::kFullyConnected, RunIntegerKernel, PrepareIntegerFullyConnected}, TakesFullyConnected},
+    {{OpType::kAdd, RunIntegerKernel, PrepareIntegerAdd}, TakesBinary},
+    {{OpType::kSub, RunIntegerKernel, PrepareIntegerSub}, TakesBinary},
+    {{OpType::kMul, RunIntegerKernel, PrepareIntegerMul}, TakesBinary},
+    {{OpType::kMean, RunIntegerKernel, PrepareIntegerMean}, TakesMean},
 };
 
 // Ops that only move values (MovesValuesOnly) and whose own kernel moves

@@ -28,7 +28,7 @@ bool QuantizedActivationRange(Activation a, const Tensor& out, int32_t* lo, int3
 bool IsSpatialMean(const Tensor& axes);
 
 // The integer kernels. Each prepare checks the node and keeps its XNNPACK
-// operator (weights packed) in the node's state slot; RunIntegerXnn runs it.
+// operator (weights packed) in the node's state slot; RunIntegerKernel runs it.
 Status PrepareIntegerConv2d(KernelContext& ctx);
 Status PrepareIntegerDepthwiseConv2d(KernelContext& ctx);
 Status PrepareIntegerFullyConnected(KernelContext& ctx);
@@ -36,6 +36,6 @@ Status PrepareIntegerAdd(KernelContext& ctx);
 Status PrepareIntegerSub(KernelContext& ctx);
 Status PrepareIntegerMul(KernelContext& ctx);
 Status PrepareIntegerMean(KernelContext& ctx);
-Status RunIntegerXnn(KernelContext& ctx);
+Status RunIntegerKernel(KernelContext& ctx);
 
 }  // namespace gld::cpu

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <random>
 
+#include "cpu_kernels/int8_gemm.h"
 #include "cpu_kernels/integer_kernels.h"
 #include "op_test_util.h"
 
@@ -115,6 +116,67 @@ TEST(IntegerKernels, Conv2dPerChannelInt8WithRelu6AndPadding) {
   }
   const int hi = oz + static_cast<int>(std::round(6.0f / os));
   ExpectRequantized(t.Get<int8_t>(out), real, os, oz, oz, std::min(hi, 127));
+}
+
+// XNNPACK's QC8 requantization (and so LiteRT's default kernels'):
+// nearbyint(float(acc) * (input scale * weight scale / output scale, in
+// float)) + zero point, clamped. The 1x1 layers run on the VNNI GEMM where
+// the CPU has it, the others on XNNPACK: both must give exactly this.
+int QC8Requantize(int64_t acc, float in_scale, float w_scale, float out_scale, int zp, int lo, int hi) {
+  const float scale = in_scale * w_scale / out_scale;
+  float f = static_cast<float>(acc) * scale;
+  f = std::min(std::max(f, static_cast<float>(lo - zp)), static_cast<float>(hi - zp));
+  return static_cast<int>(std::nearbyint(f)) + zp;
+}
+
+TEST(IntegerKernels, PointwiseConvAndFullyConnectedInt8MatchQC8Exactly) {
+  for (bool fully_connected : {false, true}) {
+    OpTest t;
+    const int rows = 15, k = 13, n = 37;  // neither a multiple of the GEMM's tiles
+    const auto x = RandomInts<int8_t>(rows * k, -128, 127, 21);
+    const auto w = RandomInts<int32_t>(n * k, -127, 127, 22);
+    const auto b = RandomInts<int32_t>(n, -4000, 4000, 23);
+    std::vector<float> ws(n), bs(n);
+    const float xs = 0.021f, os = 0.037f;
+    const int xz = 9, oz = -4;
+    for (int c = 0; c < n; ++c) {
+      ws[static_cast<size_t>(c)] = 0.003f + 0.0007f * static_cast<float>(c % 5);
+      bs[static_cast<size_t>(c)] = xs * ws[static_cast<size_t>(c)];
+    }
+    const Shape in_shape = fully_connected ? Shape{rows, k} : Shape{1, 3, 5, k};
+    const int in = t.Input<int8_t>(in_shape, x);
+    t.graph.tensors[static_cast<size_t>(in)].quant = Quant({xs}, {xz});
+    const Shape w_shape = fully_connected ? Shape{n, k} : Shape{n, 1, 1, k};
+    const int filter = StoredConstant(t, w_shape, w, Quant(ws, std::vector<int64_t>(n, 0), 0, DataType::kInt8));
+    const int bias = StoredConstant(t, {n}, b, Quant(bs, std::vector<int64_t>(n, 0), 0, DataType::kInt32));
+    const int out = t.Output(DataType::kInt8);
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({os}, {oz});
+    if (fully_connected) {
+      FullyConnectedAttributes a;
+      a.activation = Activation::kRelu;
+      t.Node(OpType::kFullyConnected, {in, filter, bias}, {out}, a);
+    } else {
+      Conv2dAttributes a;
+      a.activation = Activation::kRelu;
+      t.Node(OpType::kConv2d, {in, filter, bias}, {out}, a);
+    }
+    ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+    GLD_ASSERT_OK(t.RunPrepared(2));
+    EXPECT_EQ(dynamic_cast<cpu::Int8GemmWeights*>(t.states[0].get()) != nullptr, cpu::HasInt8Gemm());
+    const std::vector<int8_t> got = t.Get<int8_t>(out);
+    ASSERT_EQ(got.size(), static_cast<size_t>(rows * n));
+    for (int r = 0; r < rows; ++r) {
+      for (int c = 0; c < n; ++c) {
+        int64_t acc = b[static_cast<size_t>(c)];
+        for (int i = 0; i < k; ++i) {
+          acc += (x[static_cast<size_t>(r * k + i)] - xz) * static_cast<int64_t>(w[static_cast<size_t>(c * k + i)]);
+        }
+        const int want = QC8Requantize(acc, xs, ws[static_cast<size_t>(c)], os, oz, oz, 127);
+        ASSERT_EQ(got[static_cast<size_t>(r * n + c)], want) << (fully_connected ? "fc" : "conv") << " row " << r
+                                                             << " channel " << c;
+      }
+    }
+  }
 }
 
 TEST(IntegerKernels, DepthwisePerChannelInt8) {
