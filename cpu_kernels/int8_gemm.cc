@@ -136,4 +136,35 @@ void Int8GemmRows(const int8_t* x, int64_t stride_x, int64_t rows, const Int8Gem
 #endif
 }
 
+void Int8ConvPixels(const int8_t* x, int64_t p0, int64_t p1, const Int8GemmWeights& p, int8_t* y,
+                    std::vector<int8_t>* scratch) {
+  const Int8Window& g = p.window;
+  constexpr int64_t kBlock = 64;
+  // Each row holds k4 values and 4 more bytes the GEMM may read past it.
+  scratch->resize(static_cast<size_t>(kBlock * p.k4 + 4));
+  const int64_t tap = g.ic;
+  for (int64_t b0 = p0; b0 < p1; b0 += kBlock) {
+    const int64_t rows = std::min(kBlock, p1 - b0);
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t pixel = b0 + r;
+      const int64_t n = pixel / (g.oh * g.ow), oy = (pixel / g.ow) % g.oh, ox = pixel % g.ow;
+      int8_t* row = scratch->data() + r * p.k4;
+      for (int64_t fy = 0; fy < g.kh; ++fy) {
+        const int64_t iy = oy * g.sh - g.pad_t + fy * g.dh;
+        for (int64_t fx = 0; fx < g.kw; ++fx) {
+          const int64_t ix = ox * g.sw - g.pad_l + fx * g.dw;
+          int8_t* d = row + (fy * g.kw + fx) * tap;
+          if (iy < 0 || iy >= g.ih || ix < 0 || ix >= g.iw) {
+            std::memset(d, static_cast<unsigned char>(g.pad_value), static_cast<size_t>(tap));
+          } else {
+            std::memcpy(d, x + ((n * g.ih + iy) * g.iw + ix) * g.ic, static_cast<size_t>(tap));
+          }
+        }
+      }
+      std::memset(row + p.k, 0, static_cast<size_t>(p.k4 - p.k));
+    }
+    Int8GemmRows(scratch->data(), p.k4, rows, p, y + b0 * p.n, p.n);
+  }
+}
+
 }  // namespace gld::cpu

@@ -22,6 +22,15 @@ namespace gld::cpu {
 // their state.
 bool HasInt8Gemm();
 
+// The window of a convolution whose rows the GEMM gathers (im2col): each
+// output pixel's kh x kw x ic input values, the input's zero point where the
+// window leaves the input.
+struct Int8Window {
+  int64_t batch = 0, ih = 0, iw = 0, ic = 0, oh = 0, ow = 0;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, pad_t = 0, pad_l = 0;
+  int8_t pad_value = 0;
+};
+
 struct Int8GemmWeights : KernelState {
   int64_t n = 0, k = 0;
   int64_t k4 = 0;      // k rounded up to 4
@@ -31,6 +40,8 @@ struct Int8GemmWeights : KernelState {
   std::vector<float> scale;      // panels * 32
   float lo = 0, hi = 0;          // the output range less the zero point
   int32_t zero_point = 0;
+  bool gathers = false;  // rows are gathered through `window`, else read in place
+  Int8Window window;
 };
 
 // Packs weights [n, k] (stored integers), the bias (int32 per channel or
@@ -45,5 +56,10 @@ bool PackInt8Gemm(const int8_t* weights, int64_t n, int64_t k, const int32_t* bi
 // y (row stride `stride_y`). Only where HasInt8Gemm().
 void Int8GemmRows(const int8_t* x, int64_t stride_x, int64_t rows, const Int8GemmWeights& p, int8_t* y,
                   int64_t stride_y);
+
+// Output pixels [p0, p1) of a convolution with p.window (p.k = kh * kw *
+// ic), the rows gathered into `scratch` a block at a time.
+void Int8ConvPixels(const int8_t* x, int64_t p0, int64_t p1, const Int8GemmWeights& p, int8_t* y,
+                    std::vector<int8_t>* scratch);
 
 }  // namespace gld::cpu

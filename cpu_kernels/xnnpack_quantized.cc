@@ -119,7 +119,8 @@ Status GetIntegerLinear(KernelContext& ctx, const Attrs& attrs, IntegerLinear* l
 // runs on the VNNI GEMM (int8_gemm.h) where the CPU has it: measured faster
 // than the Debian XNNPACK's QC8 operators, whose AVX-512 kernels have no
 // VNNI. True when it was kept.
-StatusOr<bool> KeepInt8Gemm(KernelContext& ctx, const IntegerLinear& l, int64_t n, int64_t k) {
+StatusOr<bool> KeepInt8Gemm(KernelContext& ctx, const IntegerLinear& l, int64_t n, int64_t k,
+                            const Int8Window* window = nullptr) {
   if (ctx.inputs[0]->type != DataType::kInt8 || !HasInt8Gemm() || ctx.state == nullptr || ctx.InputIsConstant(0)) {
     return false;
   }
@@ -132,6 +133,10 @@ StatusOr<bool> KeepInt8Gemm(KernelContext& ctx, const IntegerLinear& l, int64_t 
   if (!PackInt8Gemm(weights.data(), n, k, l.bias.empty() ? nullptr : l.bias.data(), l.in.zero_point, scale.data(),
                     l.out.zero_point, l.lo, l.hi, packed.get())) {
     return false;
+  }
+  if (window != nullptr) {
+    packed->gathers = true;
+    packed->window = *window;
   }
   *ctx.state = std::move(packed);
   return true;
@@ -204,8 +209,13 @@ Status PrepareConvolution(KernelContext& ctx, bool depthwise) {
   if (!CompleteXnnWindow(in, out, &w)) return KernelUnimplemented(ctx, "a window XNNPACK cannot express");
   const bool pointwise = !depthwise && groups == 1 && w.kh == 1 && w.kw == 1 && w.sh == 1 && w.sw == 1 &&
                          w.pad_t == 0 && w.pad_l == 0 && w.pad_b == 0 && w.pad_r == 0;
-  if (pointwise) {
-    GLD_ASSIGN_OR_RETURN(const bool gemm, KeepInt8Gemm(ctx, l, oc, ic));
+  if (!depthwise && groups == 1) {
+    // Other windows gather their rows (im2col), padding with the input's
+    // zero point.
+    const Int8Window window{in[0], in[1], in[2], ic, out[1], out[2], w.kh, w.kw, w.sh, w.sw, w.dh, w.dw,
+                            w.pad_t, w.pad_l, static_cast<int8_t>(l.in.zero_point)};
+    GLD_ASSIGN_OR_RETURN(const bool gemm,
+                         KeepInt8Gemm(ctx, l, oc, w.kh * w.kw * ic, pointwise ? nullptr : &window));
     if (gemm) return OkStatus();
   }
   xnn_operator_t op = nullptr;
@@ -343,6 +353,14 @@ Status RunIntegerKernel(KernelContext& ctx) {
   if (const auto* gemm = ctx.state != nullptr ? dynamic_cast<const Int8GemmWeights*>(ctx.state->get()) : nullptr) {
     const int8_t* x = ctx.inputs[0]->as<int8_t>();
     int8_t* y = ctx.outputs[0]->as<int8_t>();
+    if (gemm->gathers) {
+      const int64_t pixels = ctx.outputs[0]->num_elements() / gemm->n;
+      ParallelForGrain(ctx, pixels, 64, [&](int64_t b, int64_t e) {
+        thread_local std::vector<int8_t> scratch;  // kept: no allocation per run
+        Int8ConvPixels(x, b, e, *gemm, y, &scratch);
+      });
+      return OkStatus();
+    }
     const int64_t rows = ctx.inputs[0]->num_elements() / gemm->k;
     ParallelForGrain(ctx, rows, 32, [&](int64_t b, int64_t e) {
       Int8GemmRows(x + b * gemm->k, gemm->k, e - b, *gemm, y + b * gemm->n, gemm->n);

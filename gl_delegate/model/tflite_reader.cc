@@ -777,8 +777,10 @@ StatusOr<Graph> Reader::Read(TfliteLoadInfo* info) {
 
 bool TfliteConstantDecodesToFloat(const Tensor& t) {
   if (t.type == DataType::kFloat16) return true;
+  // int64: the biases of 16-bit-activation (int16x8) models.
   const bool quantizable = t.type == DataType::kInt8 || t.type == DataType::kUInt8 ||
-                           t.type == DataType::kInt16 || t.type == DataType::kInt32;
+                           t.type == DataType::kInt16 || t.type == DataType::kInt32 ||
+                           t.type == DataType::kInt64;
   return quantizable && !t.quant.empty();
 }
 
@@ -811,6 +813,7 @@ void DecodeTfliteConstant(const uint8_t* data, size_t bytes, int64_t stored, Ten
       case DataType::kUInt8: DequantizeAffine<uint8_t>(data, 0, stored, affine, f); break;
       case DataType::kInt16: DequantizeAffine<int16_t>(data, 0, stored, affine, f); break;
       case DataType::kInt32: DequantizeAffine<int32_t>(data, 0, stored, affine, f); break;
+      case DataType::kInt64: DequantizeAffine<int64_t>(data, 0, stored, affine, f); break;
       default: break;
     }
   }

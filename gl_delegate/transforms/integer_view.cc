@@ -48,6 +48,7 @@ Status CpuIntegerView(Graph& graph, PassLog& log) {
   // those an integer node makes or reads, the graph's inputs and outputs.
   const size_t num_nodes = graph.nodes.size();
   std::vector<bool> on_ints(num_nodes, false);
+  std::vector<bool> touches_quantized(num_nodes, false);
   std::vector<bool> stays_int(num_tensors, false);
   std::vector<bool> float_reader(num_tensors, false);  // a float node reads it
   int integer_nodes = 0;
@@ -57,6 +58,7 @@ Status CpuIntegerView(Graph& graph, PassLog& log) {
     for (int t : node.inputs) touches = touches || (valid(t) && quantized[static_cast<size_t>(t)]);
     for (int t : node.outputs) touches = touches || (valid(t) && quantized[static_cast<size_t>(t)]);
     if (!touches) continue;
+    touches_quantized[i] = true;
     on_ints[i] = cpu::RunsOnIntegers(graph, node);
     integer_nodes += on_ints[i] ? 1 : 0;
     for (int t : node.inputs) {
@@ -131,7 +133,9 @@ Status CpuIntegerView(Graph& graph, PassLog& log) {
     for (int t : made) add_view(t);
   }
   graph.nodes = std::move(nodes);
-  log.Add(kPass, std::to_string(integer_nodes) + " node(s) run on integers; " + std::to_string(seams.quantizes) +
+  const int touching = static_cast<int>(std::count(touches_quantized.begin(), touches_quantized.end(), true));
+  log.Add(kPass, std::to_string(integer_nodes) + " node(s) run on integers, " +
+                     std::to_string(touching - integer_nodes) + " in the float view; " + std::to_string(seams.quantizes) +
                      " QUANTIZE and " + std::to_string(seams.dequantizes) +
                      " DEQUANTIZE where they meet the float view, " + std::to_string(seams.fake_quants) +
                      " result(s) of float nodes rounded to their grid");

@@ -27,7 +27,7 @@ namespace quantized_view {
 
 bool IsQuantizedActivation(const Tensor& t) {
   return !t.is_constant && !t.is_variable && !t.quant.empty() &&
-         (t.type == DataType::kInt8 || t.type == DataType::kUInt8);
+         (t.type == DataType::kInt8 || t.type == DataType::kUInt8 || t.type == DataType::kInt16);
 }
 
 std::vector<bool> MarkQuantizedActivations(Graph& graph, bool* any) {
@@ -147,7 +147,7 @@ Status QuantizedFloatView(Graph& graph, PassLog& log) {
       const Tensor& in = graph.tensors[static_cast<size_t>(node.inputs[0])];
       const DataType storage = in.quant.storage_type;
       if (in.type == DataType::kFloat32 && !in.quant.empty() &&
-          (storage == DataType::kInt8 || storage == DataType::kUInt8)) {
+          (storage == DataType::kInt8 || storage == DataType::kUInt8 || storage == DataType::kInt16)) {
         Tensor integers = in;
         integers.name += "/integer";
         integers.type = storage;

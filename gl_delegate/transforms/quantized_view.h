@@ -10,8 +10,9 @@
 
 namespace gld::quantized_view {
 
-// An int8/uint8 activation with quantization parameters (not a constant or
-// a variable).
+// An int8/uint8/int16 activation with quantization parameters (not a
+// constant or a variable). 16-bit activations (int16x8 models) have no
+// integer kernels yet: they stay in the float view on both backends.
 bool IsQuantizedActivation(const Tensor& t);
 // Marks the quantized activations (IsQuantizedActivation), giving each the
 // storage type of its file type when it has none; *any when one is.

@@ -67,6 +67,17 @@ void ExpectRequantized(const std::vector<T>& got, const std::vector<double>& rea
   EXPECT_GE(static_cast<double>(equal), min_equal * static_cast<double>(got.size()));
 }
 
+// XNNPACK's QC8 requantization (and so LiteRT's default kernels'):
+// nearbyint(float(acc) * (input scale * weight scale / output scale, in
+// float)) + zero point, clamped. The 1x1 layers run on the VNNI GEMM where
+// the CPU has it, the others on XNNPACK: both must give exactly this.
+int QC8Requantize(int64_t acc, float in_scale, float w_scale, float out_scale, int zp, int lo, int hi) {
+  const float scale = in_scale * w_scale / out_scale;
+  float f = static_cast<float>(acc) * scale;
+  f = std::min(std::max(f, static_cast<float>(lo - zp)), static_cast<float>(hi - zp));
+  return static_cast<int>(std::nearbyint(f)) + zp;
+}
+
 TEST(IntegerKernels, Conv2dPerChannelInt8WithRelu6AndPadding) {
   OpTest t;
   const Shape in_shape{1, 7, 6, 5};
@@ -96,6 +107,7 @@ TEST(IntegerKernels, Conv2dPerChannelInt8WithRelu6AndPadding) {
   ASSERT_EQ(os_shape, (Shape{1, 4, 6, oc}));
   // SAME padding, stride 2 x 1: 1 row on top (7 rows, 4 outputs: 3 + 6 = 9 = 7 + 2), 1 column left.
   std::vector<double> real;
+  std::vector<int64_t> accs;
   for (int oy = 0; oy < 4; ++oy) {
     for (int ox = 0; ox < 6; ++ox) {
       for (int c = 0; c < oc; ++c) {
@@ -111,22 +123,19 @@ TEST(IntegerKernels, Conv2dPerChannelInt8WithRelu6AndPadding) {
           }
         }
         real.push_back(static_cast<double>(acc) * xs * ws[static_cast<size_t>(c)]);
+        accs.push_back(acc);
       }
     }
   }
-  const int hi = oz + static_cast<int>(std::round(6.0f / os));
-  ExpectRequantized(t.Get<int8_t>(out), real, os, oz, oz, std::min(hi, 127));
-}
-
-// XNNPACK's QC8 requantization (and so LiteRT's default kernels'):
-// nearbyint(float(acc) * (input scale * weight scale / output scale, in
-// float)) + zero point, clamped. The 1x1 layers run on the VNNI GEMM where
-// the CPU has it, the others on XNNPACK: both must give exactly this.
-int QC8Requantize(int64_t acc, float in_scale, float w_scale, float out_scale, int zp, int lo, int hi) {
-  const float scale = in_scale * w_scale / out_scale;
-  float f = static_cast<float>(acc) * scale;
-  f = std::min(std::max(f, static_cast<float>(lo - zp)), static_cast<float>(hi - zp));
-  return static_cast<int>(std::nearbyint(f)) + zp;
+  const int hi = std::min(127, oz + static_cast<int>(std::round(6.0f / os)));
+  ExpectRequantized(t.Get<int8_t>(out), real, os, oz, oz, hi);
+  // Exactly QC8's requantization, on either path (the GEMM gathers this
+  // window's rows where the CPU has VNNI).
+  EXPECT_EQ(dynamic_cast<cpu::Int8GemmWeights*>(t.states[0].get()) != nullptr, cpu::HasInt8Gemm());
+  for (size_t i = 0; i < accs.size(); ++i) {
+    const int c = static_cast<int>(i % oc);
+    ASSERT_EQ(t.Get<int8_t>(out)[i], QC8Requantize(accs[i], xs, ws[static_cast<size_t>(c)], os, oz, oz, hi)) << i;
+  }
 }
 
 TEST(IntegerKernels, PointwiseConvAndFullyConnectedInt8MatchQC8Exactly) {
