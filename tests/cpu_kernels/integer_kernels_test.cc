@@ -188,40 +188,66 @@ TEST(IntegerKernels, PointwiseConvAndFullyConnectedInt8MatchQC8Exactly) {
   }
 }
 
-TEST(IntegerKernels, DepthwisePerChannelInt8) {
-  OpTest t;
-  const int c = 6;
-  const auto x = RandomInts<int8_t>(5 * 5 * c, -128, 127, 4);
-  const auto w = RandomInts<int32_t>(3 * 3 * c, -127, 127, 5);
-  std::vector<float> ws(c), bs(c);
-  for (int k = 0; k < c; ++k) ws[static_cast<size_t>(k)] = 0.004f * static_cast<float>(k + 1);
-  const float xs = 0.02f, os = 0.04f;
-  const int in = t.Input<int8_t>({1, 5, 5, c}, x);
-  t.graph.tensors[static_cast<size_t>(in)].quant = Quant({xs}, {5});
-  const int filter = StoredConstant(t, {1, 3, 3, c}, w, Quant(ws, std::vector<int64_t>(c, 0), 3, DataType::kInt8));
-  const int out = t.Output(DataType::kInt8);
-  t.graph.tensors[static_cast<size_t>(out)].quant = Quant({os}, {-2});
-  DepthwiseConv2dAttributes a;
-  a.padding = Padding::kValid;
-  t.Node(OpType::kDepthwiseConv2d, {in, filter}, {out}, a);
-  ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
-  GLD_ASSERT_OK(t.RunPrepared());
-  std::vector<double> real;
-  for (int oy = 0; oy < 3; ++oy) {
-    for (int ox = 0; ox < 3; ++ox) {
-      for (int k = 0; k < c; ++k) {
-        int64_t acc = 0;
-        for (int fy = 0; fy < 3; ++fy) {
-          for (int fx = 0; fx < 3; ++fx) {
-            acc += (x[static_cast<size_t>(((oy + fy) * 5 + ox + fx) * c + k)] - 5) *
-                   static_cast<int64_t>(w[static_cast<size_t>((fy * 3 + fx) * c + k)]);
+// Depthwise layers on either path (the own kernel where the CPU has VNNI
+// for 5x5 windows and up to 16 channels, XNNPACK for the others): exactly
+// QC8's requantization, padding included.
+TEST(IntegerKernels, DepthwisePerChannelInt8MatchesQC8Exactly) {
+  struct Case {
+    int c, k, stride, h, w;
+    Padding padding;
+  };
+  for (const Case& cs : {Case{6, 3, 1, 5, 5, Padding::kValid}, Case{40, 5, 1, 9, 11, Padding::kSame},
+                         Case{21, 5, 2, 8, 7, Padding::kSame}, Case{48, 3, 2, 7, 9, Padding::kSame}}) {
+    OpTest t;
+    const int c = cs.c, k = cs.k;
+    const auto x = RandomInts<int8_t>(static_cast<size_t>(cs.h * cs.w * c), -128, 127, 4);
+    const auto w = RandomInts<int32_t>(static_cast<size_t>(k * k * c), -127, 127, 5);
+    const auto b = RandomInts<int32_t>(static_cast<size_t>(c), -3000, 3000, 6);
+    std::vector<float> ws(static_cast<size_t>(c)), bs(static_cast<size_t>(c));
+    const float xs = 0.02f, os = 0.04f;
+    const int xz = 5, oz = -2;
+    for (int j = 0; j < c; ++j) {
+      ws[static_cast<size_t>(j)] = 0.004f * static_cast<float>(j % 7 + 1);
+      bs[static_cast<size_t>(j)] = xs * ws[static_cast<size_t>(j)];
+    }
+    const int in = t.Input<int8_t>({1, cs.h, cs.w, c}, x);
+    t.graph.tensors[static_cast<size_t>(in)].quant = Quant({xs}, {xz});
+    const int filter = StoredConstant(t, {1, k, k, c}, w, Quant(ws, std::vector<int64_t>(c, 0), 3, DataType::kInt8));
+    const int bias = StoredConstant(t, {c}, b, Quant(bs, std::vector<int64_t>(c, 0), 0, DataType::kInt32));
+    const int out = t.Output(DataType::kInt8);
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({os}, {oz});
+    DepthwiseConv2dAttributes a;
+    a.padding = cs.padding;
+    a.stride_h = a.stride_w = cs.stride;
+    t.Node(OpType::kDepthwiseConv2d, {in, filter, bias}, {out}, a);
+    ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+    GLD_ASSERT_OK(t.RunPrepared(2));
+    const Shape& o = t.ShapeOf(out);
+    const int oh = o[1], ow = o[2];
+    // TFLite's SAME: total padding max((out - 1) * stride + k - in, 0), the
+    // smaller half first.
+    const int pad_t = cs.padding == Padding::kSame ? std::max((oh - 1) * cs.stride + k - cs.h, 0) / 2 : 0;
+    const int pad_l = cs.padding == Padding::kSame ? std::max((ow - 1) * cs.stride + k - cs.w, 0) / 2 : 0;
+    const std::vector<int8_t> got = t.Get<int8_t>(out);
+    for (int oy = 0; oy < oh; ++oy) {
+      for (int ox = 0; ox < ow; ++ox) {
+        for (int j = 0; j < c; ++j) {
+          int64_t acc = b[static_cast<size_t>(j)];
+          for (int fy = 0; fy < k; ++fy) {
+            for (int fx = 0; fx < k; ++fx) {
+              const int iy = oy * cs.stride - pad_t + fy, ix = ox * cs.stride - pad_l + fx;
+              if (iy < 0 || iy >= cs.h || ix < 0 || ix >= cs.w) continue;
+              acc += (x[static_cast<size_t>((iy * cs.w + ix) * c + j)] - xz) *
+                     static_cast<int64_t>(w[static_cast<size_t>((fy * k + fx) * c + j)]);
+            }
           }
+          const int want = QC8Requantize(acc, xs, ws[static_cast<size_t>(j)], os, oz, -128, 127);
+          ASSERT_EQ(got[static_cast<size_t>((oy * ow + ox) * c + j)], want)
+              << "case c=" << c << " k=" << k << " pixel " << oy << "," << ox << " channel " << j;
         }
-        real.push_back(static_cast<double>(acc) * xs * ws[static_cast<size_t>(k)]);
       }
     }
   }
-  ExpectRequantized(t.Get<int8_t>(out), real, os, -2, -128, 127);
 }
 
 TEST(IntegerKernels, FullyConnectedPerTensorUint8) {
