@@ -62,8 +62,9 @@ GLD_DW_TARGET void Pixel(const int8_t* x, const Int8DepthwiseState& s, int64_t n
 
 // Four adjacent output pixels: four independent sums, so the taps'
 // multiply-adds overlap. kInside: every window lies inside the input (no
-// checks); otherwise taps outside read the input's zero point.
-template <bool kInside>
+// checks); otherwise taps outside read the input's zero point. kFull: all
+// 16 channels (plain loads the conversion takes as its operand).
+template <bool kInside, bool kFull>
 GLD_DW_TARGET void Pixels4(const int8_t* x, const Int8DepthwiseState& s, int64_t n, int64_t oy, int64_t ox,
                            int64_t c, __mmask16 mask, int8_t* y) {
   const __m512i b = _mm512_loadu_si512(s.bias.data() + c);
@@ -88,7 +89,9 @@ GLD_DW_TARGET void Pixels4(const int8_t* x, const Int8DepthwiseState& s, int64_t
         const int64_t ix = (ox + i) * s.sw - s.pad_l + fx * s.dw;
         __m512i v = zx;
         if (kInside || (ix >= 0 && ix < s.iw)) {
-          v = _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(mask, row + ix * s.channels));
+          const int8_t* src = row + ix * s.channels;
+          v = _mm512_cvtepi8_epi32(kFull ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(src))
+                                         : _mm_maskz_loadu_epi8(mask, src));
         }
         acc[i] = _mm512_dpwssd_epi32(acc[i], v, wv);
       }
@@ -125,10 +128,15 @@ GLD_DW_TARGET void Rows(const int8_t* x, const Int8DepthwiseState& s, int64_t r0
         const bool inside4 = rows_in && ox >= ox_lo && ox + 4 <= ox_hi;
         for (int64_t c = 0; c < s.channels; c += 16) {
           const __mmask16 mask = ChannelMask(s.channels - c);
-          if (inside4) {
-            Pixels4<true>(x, s, n, oy, ox, c, mask, out + c);
+          const bool full = s.channels - c >= 16;
+          if (inside4 && full) {
+            Pixels4<true, true>(x, s, n, oy, ox, c, mask, out + c);
+          } else if (inside4) {
+            Pixels4<true, false>(x, s, n, oy, ox, c, mask, out + c);
+          } else if (full) {
+            Pixels4<false, true>(x, s, n, oy, ox, c, mask, out + c);
           } else {
-            Pixels4<false>(x, s, n, oy, ox, c, mask, out + c);
+            Pixels4<false, false>(x, s, n, oy, ox, c, mask, out + c);
           }
         }
         ox += 3;
