@@ -1,11 +1,12 @@
 #include "cpu_kernels/cpu_kernel.h"
+#include "cpu_kernels/integer_kernels.h"
 
 namespace gld::cpu {
 
 Status EvaluateNode(const Graph& graph, size_t node_index, std::vector<const TensorData*> inputs,
                     std::vector<TensorData*> outputs, const NodeRunOptions& options) {
   const Node& node = graph.nodes[node_index];
-  const CpuKernel* kernel = FindCpuKernel(node.op);
+  const CpuKernel* kernel = FindNodeKernel(graph, node);
   if (kernel == nullptr) return UnimplementedError(graph.NodeLabel(node_index) + ": no CPU kernel");
   KernelContext ctx;
   ctx.graph = &graph;

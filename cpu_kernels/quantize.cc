@@ -2,31 +2,37 @@
 // per-channel) and QUANTIZE (float32 -> int8/uint8/int16, integer
 // requantization, and the "float view": a float32 output carrying quant
 // params is rounded to its grid and clamped to its integer type's range).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/simd.h"
 #include "graph/dequantize.h"
 
 namespace gld::cpu {
 
 namespace {
 
-// Per-element (scale, zero point) lookup for a tensor's quant params.
+// Per-element (scale, zero point) lookup for a tensor's quant params; points
+// into the graph's tensor (no copy per run).
 struct QuantView {
-  std::vector<float> scale;
-  std::vector<int64_t> zero_point;
+  const float* scale = nullptr;
+  const int64_t* zero_point = nullptr;  // the tensor's, or zeros_
+  size_t count = 0;      // scales (1 per tensor, else per channel)
   int64_t inner = 1;     // elements per step of the quantized dimension
   int64_t channels = 1;  // size of the quantized dimension (1 if per-tensor)
+  std::vector<int64_t> zeros_;  // only for a tensor that names no zero point
 
   size_t Channel(int64_t i) const {
-    return scale.size() == 1 ? 0 : static_cast<size_t>((i / inner) % channels);
+    return count == 1 ? 0 : static_cast<size_t>((i / inner) % channels);
   }
   AffineQuantization Affine() const {
     AffineQuantization a;
-    a.scale = scale.data();
-    a.zero_point = zero_point.data();
-    a.channels = scale.size() == 1 ? 1 : channels;
+    a.scale = scale;
+    a.zero_point = zero_point;
+    a.channels = count == 1 ? 1 : channels;
     a.inner = inner;
     return a;
   }
@@ -38,18 +44,22 @@ Status MakeQuantView(const KernelContext& ctx, const Tensor* t, const Shape& sha
     return KernelError(ctx, std::string(what) + " has no quantization parameters");
   }
   const QuantizationParams& q = t->quant;
-  v->scale = q.scale;
-  v->zero_point = q.zero_point;
-  if (v->zero_point.empty()) v->zero_point.assign(v->scale.size(), 0);
-  if (v->zero_point.size() != v->scale.size()) {
+  v->scale = q.scale.data();
+  v->count = q.scale.size();
+  if (q.zero_point.empty()) {
+    v->zeros_.assign(v->count, 0);
+    v->zero_point = v->zeros_.data();
+  } else if (q.zero_point.size() != v->count) {
     return KernelError(ctx, std::string(what) + " has " + std::to_string(q.scale.size()) + " scales but " +
                                 std::to_string(q.zero_point.size()) + " zero points");
+  } else {
+    v->zero_point = q.zero_point.data();
   }
-  if (v->scale.size() > 1) {
+  if (v->count > 1) {
     const int32_t qd = q.quantized_dimension;
     if (qd < 0 || static_cast<size_t>(qd) >= shape.size() ||
-        static_cast<size_t>(shape[static_cast<size_t>(qd)]) != v->scale.size()) {
-      return KernelError(ctx, std::string(what) + " has " + std::to_string(v->scale.size()) +
+        static_cast<size_t>(shape[static_cast<size_t>(qd)]) != v->count) {
+      return KernelError(ctx, std::string(what) + " has " + std::to_string(v->count) +
                                   " scales for quantized dimension " + std::to_string(qd) + " of shape " +
                                   ShapeToString(shape));
     }
@@ -95,6 +105,95 @@ Status ReadReal(const KernelContext& ctx, const TensorData& in, const QuantView*
   return OkStatus();
 }
 
+// round(x / scale) + zero_point clamped to [lo, hi], TFLite's rounding (half
+// away from zero), in float and int32 operations the compiler vectorizes: the
+// quotient is clamped to one step beyond the range first, so that the
+// truncating conversion is exact, and the rounding is the truncation plus the
+// sign of a remainder of at least a half. NaN goes to lo, as in
+// QuantizeValue. Bit for bit QuantizeValue's result for zero points inside
+// [lo, hi].
+struct GridQuantizer {
+  float scale;
+  float qlo, qhi;  // (lo - zp - 1, hi - zp + 1) as quotients
+  int32_t zp, lo, hi;
+
+  GridQuantizer(float s, int64_t zero_point, int64_t l, int64_t h)
+      : scale(s),
+        qlo(static_cast<float>(l - zero_point - 1)),
+        qhi(static_cast<float>(h - zero_point + 1)),
+        zp(static_cast<int32_t>(zero_point)),
+        lo(static_cast<int32_t>(l)),
+        hi(static_cast<int32_t>(h)) {}
+
+  int32_t operator()(float x) const {
+    float q = x / scale;
+    q = q >= qlo ? q : qlo;  // also NaN
+    q = q <= qhi ? q : qhi;
+    const int32_t t = static_cast<int32_t>(q);
+    const float rest = q - static_cast<float>(t);
+    int32_t v = t + (rest >= 0.5f ? 1 : 0) - (rest <= -0.5f ? 1 : 0) + zp;
+    v = v < lo ? lo : v;
+    return v > hi ? hi : v;
+  }
+};
+
+// q[i] = the quantized x[i]; compiled for AVX2 too (GLD_MULTIVERSION), 8
+// divisions at a time.
+GLD_MULTIVERSION void QuantizeToInt32(const float* x, int64_t n, const GridQuantizer& g, int32_t* q) {
+  for (int64_t i = 0; i < n; ++i) q[i] = g(x[i]);
+}
+
+// y[i] = the quantized x[i], stored as Out; float outputs (the float view)
+// hold (q - zp) * scale.
+template <typename Out>
+void QuantizeRun(const float* x, int64_t n, const GridQuantizer& g, Out* y) {
+  constexpr int64_t kBlock = 512;
+  int32_t q[kBlock];
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t m = std::min(kBlock, n - b);
+    QuantizeToInt32(x + b, m, g, q);
+    for (int64_t i = 0; i < m; ++i) {
+      if constexpr (std::is_same_v<Out, float>) {
+        y[b + i] = static_cast<float>(q[i] - g.zp) * g.scale;
+      } else {
+        y[b + i] = static_cast<Out>(q[i]);
+      }
+    }
+  }
+}
+
+// Elements [begin, end) of a float input, quantized channel by channel
+// (each run of `inner` values has one scale and zero point).
+template <typename Out>
+void QuantizeFloats(const float* x, int64_t begin, int64_t end, const QuantView& q, int64_t lo, int64_t hi,
+                    Out* y) {
+  if (q.count == 1) {
+    QuantizeRun(x + begin, end - begin, GridQuantizer(q.scale[0], q.zero_point[0], lo, hi), y + begin);
+    return;
+  }
+  for (int64_t i = begin; i < end;) {
+    const size_t c = q.Channel(i);
+    const int64_t run_end = std::min(end, (i / q.inner + 1) * q.inner);
+    QuantizeRun(x + i, run_end - i, GridQuantizer(q.scale[c], q.zero_point[c], lo, hi), y + i);
+    i = run_end;
+  }
+}
+
+template <typename Out>
+void QuantizeFloatsParallel(const KernelContext& ctx, const float* x, int64_t n, const QuantView& q, int64_t lo,
+                            int64_t hi, void* y) {
+  ParallelForElements(ctx, n, 1 << 15, [&](int64_t b, int64_t e) {
+    QuantizeFloats(x, b, e, q, lo, hi, static_cast<Out*>(y));
+  });
+}
+
+bool ZeroPointsInRange(const QuantView& q, int64_t lo, int64_t hi) {
+  for (size_t c = 0; c < q.count; ++c) {
+    if (q.zero_point[c] < lo || q.zero_point[c] > hi) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Status RunDequantize(KernelContext& ctx) {
@@ -125,9 +224,15 @@ Status RunDequantize(KernelContext& ctx) {
     case DataType::kInt32: {
       QuantView v;
       GLD_RETURN_IF_ERROR(MakeQuantView(ctx, InputTensor(ctx, 0), in.shape, "input", &v));
-      std::vector<float> real;
-      GLD_RETURN_IF_ERROR(ReadReal(ctx, in, &v, &real));
-      std::memcpy(y, real.data(), real.size() * sizeof(float));
+      const AffineQuantization affine = v.Affine();
+      ParallelForElements(ctx, n, 1 << 15, [&](int64_t b, int64_t e) {
+        switch (in.type) {
+          case DataType::kInt8: DequantizeAffine<int8_t>(in.data, b, e, affine, y); break;
+          case DataType::kUInt8: DequantizeAffine<uint8_t>(in.data, b, e, affine, y); break;
+          case DataType::kInt16: DequantizeAffine<int16_t>(in.data, b, e, affine, y); break;
+          default: DequantizeAffine<int32_t>(in.data, b, e, affine, y); break;
+        }
+      });
       return OkStatus();
     }
     default:
@@ -152,12 +257,43 @@ Status RunQuantize(KernelContext& ctx) {
   if (!IntegerTypeRange(grid, &lo, &hi)) {
     return KernelUnimplemented(ctx, std::string("output type ") + DataTypeName(out.type));
   }
+  const int64_t n = in.num_elements();
+  if (in.type == DataType::kFloat32 && ZeroPointsInRange(out_q, lo, hi)) {
+    const float* x = in.as<float>();
+    switch (out.type) {
+      case DataType::kFloat32: QuantizeFloatsParallel<float>(ctx, x, n, out_q, lo, hi, out.data); return OkStatus();
+      case DataType::kInt8: QuantizeFloatsParallel<int8_t>(ctx, x, n, out_q, lo, hi, out.data); return OkStatus();
+      case DataType::kUInt8: QuantizeFloatsParallel<uint8_t>(ctx, x, n, out_q, lo, hi, out.data); return OkStatus();
+      case DataType::kInt16: QuantizeFloatsParallel<int16_t>(ctx, x, n, out_q, lo, hi, out.data); return OkStatus();
+      default: break;  // int32: the general path below
+    }
+  }
   QuantView in_q;
   const bool int_in = in.type != DataType::kFloat32 && in.type != DataType::kFloat16;
   if (int_in) GLD_RETURN_IF_ERROR(MakeQuantView(ctx, InputTensor(ctx, 0), in.shape, "input", &in_q));
+  // 8-bit to 8-bit per tensor (a uint8 model's int8 body): a table of the
+  // 256 results, each computed as below.
+  if ((in.type == DataType::kInt8 || in.type == DataType::kUInt8) && in_q.count == 1 && out_q.count == 1 &&
+      (out.type == DataType::kInt8 || out.type == DataType::kUInt8)) {
+    const int offset = in.type == DataType::kInt8 ? 128 : 0;
+    uint8_t table[256];
+    for (int v = 0; v < 256; ++v) {
+      const int64_t stored = v - offset;
+      const float real = static_cast<float>((static_cast<double>(stored) - static_cast<double>(in_q.zero_point[0])) *
+                                            static_cast<double>(in_q.scale[0]));
+      table[v] = static_cast<uint8_t>(QuantizeValue(real, out_q.scale[0], out_q.zero_point[0], lo, hi));
+    }
+    const uint8_t* x = static_cast<const uint8_t*>(in.data);
+    uint8_t* y = static_cast<uint8_t*>(out.data);
+    ParallelForElements(ctx, n, 1 << 15, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) y[i] = table[static_cast<uint8_t>(x[i] + offset)];
+    });
+    return OkStatus();
+  }
+  // Integer or half inputs, int32 outputs, zero points outside the range:
+  // element by element through the real values.
   std::vector<float> real;
   GLD_RETURN_IF_ERROR(ReadReal(ctx, in, int_in ? &in_q : nullptr, &real));
-  const int64_t n = in.num_elements();
   for (int64_t i = 0; i < n; ++i) {
     const size_t c = out_q.Channel(i);
     const int64_t q = QuantizeValue(real[static_cast<size_t>(i)], out_q.scale[c], out_q.zero_point[c], lo, hi);

@@ -777,8 +777,10 @@ StatusOr<Graph> Reader::Read(TfliteLoadInfo* info) {
 
 bool TfliteConstantDecodesToFloat(const Tensor& t) {
   if (t.type == DataType::kFloat16) return true;
+  // int64: the biases of 16-bit-activation (int16x8) models.
   const bool quantizable = t.type == DataType::kInt8 || t.type == DataType::kUInt8 ||
-                           t.type == DataType::kInt16 || t.type == DataType::kInt32;
+                           t.type == DataType::kInt16 || t.type == DataType::kInt32 ||
+                           t.type == DataType::kInt64;
   return quantizable && !t.quant.empty();
 }
 
@@ -811,11 +813,19 @@ void DecodeTfliteConstant(const uint8_t* data, size_t bytes, int64_t stored, Ten
       case DataType::kUInt8: DequantizeAffine<uint8_t>(data, 0, stored, affine, f); break;
       case DataType::kInt16: DequantizeAffine<int16_t>(data, 0, stored, affine, f); break;
       case DataType::kInt32: DequantizeAffine<int32_t>(data, 0, stored, affine, f); break;
+      case DataType::kInt64: DequantizeAffine<int64_t>(data, 0, stored, affine, f); break;
       default: break;
     }
   }
+  // A quantized constant keeps its quantization, naming the grid its values
+  // were stored on (storage_type the file's type): the CPU's integer kernels
+  // take the stored integers back from it (cpu_kernels/integer_kernels.h).
+  if (t.type != DataType::kFloat16) {
+    t.quant.storage_type = t.type;
+  } else {
+    t.quant = QuantizationParams{};
+  }
   t.type = DataType::kFloat32;
-  t.quant = QuantizationParams{};
 }
 
 StatusOr<Graph> ReadTfliteModel(const uint8_t* data, size_t size, TfliteLoadInfo* info,

@@ -8,7 +8,8 @@
 // What the Graph holds after loading:
 //  - the tensors of the chosen subgraph, with the file's indices;
 //  - constants decoded: FLOAT16 -> float32; INT8/UINT8/INT16/INT32 constants
-//    with quantization params -> dequantized float32 (quant params cleared);
+//    with quantization params -> dequantized float32, keeping the params
+//    with storage_type the file's type (the grid the values came from);
 //    other constants as stored. Sparse constants keep their compressed
 //    values (float32 when stored as FLOAT16) plus Tensor::sparsity, which has
 //    been checked for consistency (see ValidateSparsity in the .cc);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "cpu_kernels/integer_kernels.h"
 #include "runtime/gpu_backend.h"
 
 namespace gld {
@@ -77,7 +78,7 @@ StatusOr<Plan> BuildPlan(const Graph& graph, const Partition& partition, GpuBack
     CpuEpilogueChain chain;
     if (chain_at[i] >= 0) chain = std::move(chains[static_cast<size_t>(chain_at[i])]);
     const size_t node = chain.nodes.empty() ? i : chain.producer;
-    const cpu::CpuKernel* kernel = cpu::FindCpuKernel(graph.nodes[node].op);
+    const cpu::CpuKernel* kernel = cpu::FindNodeKernel(graph, graph.nodes[node]);
     if (kernel == nullptr) return UnimplementedError(graph.NodeLabel(node) + ": no CPU kernel");
     plan.steps.push_back(std::make_unique<CpuNodeStep>(graph, node, kernel, std::move(chain.nodes),
                                                        std::move(chain.specs)));

@@ -35,6 +35,13 @@ StatusOr<PreparedGraph> PrepareGraph(Graph graph) {
   PreparedGraph prepared;
   prepared.original_nodes = static_cast<int>(graph.nodes.size());
   GLD_RETURN_IF_ERROR(CheckGraphStructure(graph));
+  if (HasQuantizedActivations(graph)) {
+    Graph cpu_graph = graph;  // constants shared
+    PassLog cpu_log;
+    GLD_RETURN_IF_ERROR(RunPasses(cpu_graph, CpuIntegerPasses(), cpu_log));
+    prepared.cpu_graph = std::move(cpu_graph);
+    prepared.cpu_pass_log = std::move(cpu_log.lines);
+  }
   PassLog pass_log;
   GLD_RETURN_IF_ERROR(RunDefaultPasses(graph, pass_log));
   prepared.graph = std::move(graph);
@@ -156,11 +163,14 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
   popts.min_segment_nodes = options.min_nodes_per_partition;
   GLD_ASSIGN_OR_RETURN(popts.gpu_deny_ops, ParseOpNames(options.gpu_deny_ops));
 
-  GLD_RETURN_IF_ERROR(BindCustomOps(graph_, options.custom_ops));
   {
     TraceScope scope(trace, "startup", "select the backend (GL context)");
     GLD_RETURN_IF_ERROR(SelectBackend(options, gpu_factory, &popts));
   }
+  // The CPU runs a quantized graph's integer form.
+  const bool cpu_form = backend_in_use_ == Backend::kCpu && prepared.cpu_graph.has_value();
+  if (cpu_form) graph_ = *prepared.cpu_graph;
+  GLD_RETURN_IF_ERROR(BindCustomOps(graph_, options.custom_ops));
   if (gpu_ != nullptr) gpu_->SetTrace(trace);
   GLD_RETURN_IF_ERROR(CheckSomeBackendRunsEveryNode(popts));
   GLD_RETURN_IF_ERROR(InferShapes(graph_, cpu::KnownValueOracle()));
@@ -185,7 +195,7 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
   profiling_ = options.enable_profiling;
   step_ns_.assign(plan_.steps.size(), 0);
   step_runs_.assign(plan_.steps.size(), 0);
-  FillReport(options, prepared.original_nodes, prepared.pass_log);
+  FillReport(options, prepared.original_nodes, cpu_form ? prepared.cpu_pass_log : prepared.pass_log);
   if (trace != nullptr) {
     trace->Complete("create the interpreter", "startup", 0, trace->NowMicros(), trace->ThreadTrack(),
                     {TraceRecorder::Text("placement", report_.placement_line),

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,6 +33,11 @@ struct PreparedGraph {
   Graph graph;
   std::vector<std::string> pass_log;
   int original_nodes = 0;  // before the passes
+  // A graph with int8/uint8 activations also has the CPU backend's form
+  // (CpuIntegerPasses: integers kept where the CPU has integer kernels);
+  // a Runtime whose backend is the CPU runs it instead of `graph`.
+  std::optional<Graph> cpu_graph;
+  std::vector<std::string> cpu_pass_log;
 };
 
 // "input 0 ('x' [1, 4] float32)": a graph input or output in errors.

@@ -61,5 +61,6 @@ Status FuseActivation(Graph& graph, PassLog& log);
 Status DilatedConv(Graph& graph, PassLog& log);
 Status ConvToFullyConnected(Graph& graph, PassLog& log);
 Status QuantizedFloatView(Graph& graph, PassLog& log);
+Status CpuIntegerView(Graph& graph, PassLog& log);
 
 }  // namespace gld

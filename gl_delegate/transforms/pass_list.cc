@@ -1,5 +1,6 @@
 #include "transforms/pass_list.h"
 
+#include "transforms/quantized_view.h"
 #include "util/logging.h"
 
 namespace gld {
@@ -22,6 +23,24 @@ const std::vector<Pass>& DefaultPasses() {
       {"release_unused_constants", ReleaseUnusedConstants},
   };
   return passes;
+}
+
+const std::vector<Pass>& CpuIntegerPasses() {
+  static const std::vector<Pass> passes = {
+      {"integer_view", CpuIntegerView},
+      {"fold_constant_densify", FoldConstantDensify},
+      {"fold_constant_dequantize", FoldConstantDequantize},
+      {"remove_dead_nodes", RemoveDeadNodes},
+      {"release_unused_constants", ReleaseUnusedConstants},
+  };
+  return passes;
+}
+
+bool HasQuantizedActivations(const Graph& graph) {
+  for (const Tensor& t : graph.tensors) {
+    if (quantized_view::IsQuantizedActivation(t)) return true;
+  }
+  return false;
 }
 
 Status RunPasses(Graph& graph, const std::vector<Pass>& passes, PassLog& log) {

@@ -9,6 +9,13 @@ namespace gld {
 
 // In the order they run.
 const std::vector<Pass>& DefaultPasses();
+// The CPU backend's passes for a graph with int8/uint8 activations
+// (HasQuantizedActivations): the integer view instead of the float view,
+// then the folding and cleanup passes; the float graph rewrites (fusion,
+// folding into convolutions) do not apply to integer nodes.
+const std::vector<Pass>& CpuIntegerPasses();
+// Whether the graph has int8/uint8 activations with quantization.
+bool HasQuantizedActivations(const Graph& graph);
 
 // Runs `passes` in order; stops at the first error, which is prefixed with the
 // pass's name.

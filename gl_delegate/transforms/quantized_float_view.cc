@@ -17,65 +17,31 @@
 // them on the grid and need no rounding.
 #include <algorithm>
 
+#include "graph/quantized_ops.h"
 #include "transforms/pass.h"
+#include "transforms/quantized_view.h"
 
 namespace gld {
 
-namespace {
-
-constexpr char kPass[] = "quantized_float_view";
+namespace quantized_view {
 
 bool IsQuantizedActivation(const Tensor& t) {
   return !t.is_constant && !t.is_variable && !t.quant.empty() &&
-         (t.type == DataType::kInt8 || t.type == DataType::kUInt8);
+         (t.type == DataType::kInt8 || t.type == DataType::kUInt8 || t.type == DataType::kInt16);
 }
 
-bool SameQuantization(const QuantizationParams& a, const QuantizationParams& b) {
-  auto zero_points = [](const QuantizationParams& q) {
-    return q.zero_point.empty() ? std::vector<int64_t>(q.scale.size(), 0) : q.zero_point;
-  };
-  return a.scale == b.scale && zero_points(a) == zero_points(b) &&
-         (a.scale.size() <= 1 || a.quantized_dimension == b.quantized_dimension);
-}
-
-// Ops whose outputs are values read from their inputs (or the zero point, for
-// padding): with the input's quantization on the output, LiteRT's integer
-// kernel copies integers and nothing is rounded.
-bool MovesValuesOnly(OpType op) {
-  switch (op) {
-    case OpType::kReshape:
-    case OpType::kSqueeze:
-    case OpType::kExpandDims:
-    case OpType::kTranspose:
-    case OpType::kSlice:
-    case OpType::kStridedSlice:
-    case OpType::kGather:
-    case OpType::kGatherNd:
-    case OpType::kConcatenation:
-    case OpType::kPack:
-    case OpType::kUnpack:
-    case OpType::kSplit:
-    case OpType::kSplitV:
-    case OpType::kTile:
-    case OpType::kBroadcastTo:
-    case OpType::kReverseV2:
-    case OpType::kPad:
-    case OpType::kPadV2:
-    case OpType::kMirrorPad:
-    case OpType::kDepthToSpace:
-    case OpType::kSpaceToDepth:
-    case OpType::kSpaceToBatchNd:
-    case OpType::kBatchToSpaceNd:
-    case OpType::kResizeNearestNeighbor:
-    case OpType::kMaxPool2d:
-    case OpType::kReduceMax:
-    case OpType::kReduceMin:
-    case OpType::kMaximum:
-    case OpType::kMinimum:
-      return true;
-    default:
-      return false;
+std::vector<bool> MarkQuantizedActivations(Graph& graph, bool* any) {
+  std::vector<bool> quantized(graph.tensors.size(), false);
+  *any = false;
+  for (size_t t = 0; t < graph.tensors.size(); ++t) {
+    quantized[t] = IsQuantizedActivation(graph.tensors[t]);
+    if (!quantized[t]) continue;
+    *any = true;
+    if (graph.tensors[t].quant.storage_type == DataType::kUnknown) {
+      graph.tensors[t].quant.storage_type = graph.tensors[t].type;
+    }
   }
+  return quantized;
 }
 
 // A new float32 activation tensor shaped like `like`, appended to the graph.
@@ -120,22 +86,19 @@ bool RoundsToGrid(const Graph& graph, const Node& node, int out) {
   return false;
 }
 
+}  // namespace quantized_view
+
+namespace {
+constexpr char kPass[] = "quantized_float_view";
 }  // namespace
+
+using namespace quantized_view;  // NOLINT: this file defines them
 
 Status QuantizedFloatView(Graph& graph, PassLog& log) {
   const size_t num_tensors = graph.tensors.size();
-  std::vector<bool> quantized(num_tensors, false);
   bool any = false;
-  for (size_t t = 0; t < num_tensors; ++t) {
-    quantized[t] = IsQuantizedActivation(graph.tensors[t]);
-    any = any || quantized[t];
-  }
+  const std::vector<bool> quantized = MarkQuantizedActivations(graph, &any);
   if (!any) return OkStatus();
-  for (size_t t = 0; t < num_tensors; ++t) {
-    if (quantized[t] && graph.tensors[t].quant.storage_type == DataType::kUnknown) {
-      graph.tensors[t].quant.storage_type = graph.tensors[t].type;
-    }
-  }
 
   // Integer graph inputs: the caller's bytes stay integer; a DEQUANTIZE at
   // the start feeds the float view to the nodes that read them.
@@ -184,7 +147,7 @@ Status QuantizedFloatView(Graph& graph, PassLog& log) {
       const Tensor& in = graph.tensors[static_cast<size_t>(node.inputs[0])];
       const DataType storage = in.quant.storage_type;
       if (in.type == DataType::kFloat32 && !in.quant.empty() &&
-          (storage == DataType::kInt8 || storage == DataType::kUInt8)) {
+          (storage == DataType::kInt8 || storage == DataType::kUInt8 || storage == DataType::kInt16)) {
         Tensor integers = in;
         integers.name += "/integer";
         integers.type = storage;

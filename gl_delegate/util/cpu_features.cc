@@ -13,6 +13,9 @@ constexpr uint32_t kOsxsave = 1u << 27;  // CPUID.1:ECX
 constexpr uint32_t kAvx = 1u << 28;      // CPUID.1:ECX
 constexpr uint32_t kF16c = 1u << 29;     // CPUID.1:ECX
 constexpr uint32_t kAvx512f = 1u << 16;  // CPUID.(7,0):EBX
+constexpr uint32_t kAvx512bw = 1u << 30;  // CPUID.(7,0):EBX
+constexpr uint32_t kAvx512vl = 1u << 31;  // CPUID.(7,0):EBX
+constexpr uint32_t kAvx512vnni = 1u << 11;  // CPUID.(7,0):ECX
 // XCR0 state components: bit 1 SSE (XMM), bit 2 AVX (upper halves of YMM);
 // bit 5 opmask (k0-k7), bit 6 ZMM_Hi256 (upper halves of ZMM0-15), bit 7
 // Hi16_ZMM (ZMM16-31).
@@ -29,6 +32,8 @@ CpuFeatures DecodeCpuFeatures(const CpuidWords& words) {
   f.avx = os_saves_ymm && (words.leaf1_ecx & kAvx) != 0;
   f.f16c = f.avx && (words.leaf1_ecx & kF16c) != 0;
   f.avx512f = f.avx && os_saves_zmm && (words.leaf7_ebx & kAvx512f) != 0;
+  f.avx512vnni = f.avx512f && (words.leaf7_ebx & kAvx512bw) != 0 && (words.leaf7_ebx & kAvx512vl) != 0 &&
+                 (words.leaf7_ecx & kAvx512vnni) != 0;
   return f;
 }
 
@@ -39,7 +44,10 @@ CpuidWords ReadCpuidWords() {
   if (__get_cpuid(1, &a, &b, &c, &d) == 0) return words;
   words.leaf1_ecx = c;
   // __get_cpuid_count checks the highest leaf first.
-  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) != 0) words.leaf7_ebx = b;
+  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) != 0) {
+    words.leaf7_ebx = b;
+    words.leaf7_ecx = c;
+  }
   if ((words.leaf1_ecx & kOsxsave) != 0) {
     // The instruction in asm rather than _xgetbv(), which would need the
     // "xsave" target attribute here.

@@ -24,6 +24,10 @@ struct CpuFeatures {
   // halves of ZMM0-15 and all of ZMM16-31 (XCR0 bits 5, 6, 7) as well as the
   // YMM state; counted only with avx.
   bool avx512f = false;
+  // AVX-512 BW, VL and VNNI (CPUID.(7,0):EBX bits 30 and 31, ECX bit 11):
+  // byte and word vectors, masked 128-bit stores and VPDPBUSD, the int8 dot
+  // product of four pairs into int32; counted only with avx512f.
+  bool avx512vnni = false;
 };
 
 // The CPUID and XCR0 words the flags are decided from, so that the decision
@@ -31,6 +35,7 @@ struct CpuFeatures {
 struct CpuidWords {
   uint32_t leaf1_ecx = 0;  // CPUID.(EAX=1):ECX; bit 27 OSXSAVE: XGETBV may be used
   uint32_t leaf7_ebx = 0;  // CPUID.(EAX=7,ECX=0):EBX; 0 where leaf 7 does not exist
+  uint32_t leaf7_ecx = 0;  // CPUID.(EAX=7,ECX=0):ECX
   uint64_t xcr0 = 0;       // XGETBV(ECX=0); read only with OSXSAVE (it faults otherwise)
 };
 

@@ -1,5 +1,7 @@
 // DEQUANTIZE, QUANTIZE (incl. the float view), DENSIFY / DensifyTensor.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <fstream>
 #include <iterator>
 
@@ -108,6 +110,75 @@ TEST(Quantize, FloatViewRoundsToGridAndClamps) {
   ExpectNear(t.Get(out), {0, -1.5f, 63, -64.5f, 0.5f, -0.5f});
 }
 
+// The vectorized pass against TFLite's formula, round(x / scale) + zp half
+// away from zero, clamped (NaN to the lowest value), element by element: every
+// tie of the grid, values past both ends, infinities, per tensor and per
+// channel along the last and a middle dimension, each output type.
+TEST(Quantize, VectorizedMatchesTfliteFormula) {
+  std::vector<float> x;
+  for (int k = -700; k <= 700; ++k) x.push_back(0.25f * static_cast<float>(k) * 0.37f);  // ties of scale 0.37/2
+  for (int k = -300; k <= 300; ++k) x.push_back(static_cast<float>(k) * 0.0731f + 0.001f);
+  x.push_back(std::numeric_limits<float>::quiet_NaN());
+  x.push_back(std::numeric_limits<float>::infinity());
+  x.push_back(-std::numeric_limits<float>::infinity());
+  x.push_back(1e30f);
+  while (x.size() % 6 != 0) x.push_back(0.5f);
+  const int64_t n = static_cast<int64_t>(x.size());
+  auto expected = [&](float v, float scale, int64_t zp, int64_t lo, int64_t hi) {
+    double q = static_cast<double>(std::round(v / scale)) + static_cast<double>(zp);
+    if (!(q >= static_cast<double>(lo))) q = static_cast<double>(lo);
+    if (q > static_cast<double>(hi)) q = static_cast<double>(hi);
+    return static_cast<int64_t>(q);
+  };
+  struct Case {
+    DataType type;
+    int64_t lo, hi;
+    std::vector<float> scale;
+    std::vector<int64_t> zp;
+    int32_t dim;
+    Shape shape;
+  };
+  const Shape flat{static_cast<int>(n)};
+  const Shape rows{static_cast<int>(n / 6), 2, 3};
+  const std::vector<Case> cases = {
+      {DataType::kInt8, -128, 127, {0.185f}, {3}, 0, flat},
+      {DataType::kUInt8, 0, 255, {0.37f}, {128}, 0, flat},
+      {DataType::kInt16, -32768, 32767, {0.0185f}, {0}, 0, flat},
+      {DataType::kInt8, -128, 127, {0.185f, 0.37f, 0.05f}, {0, -5, 7}, 2, rows},
+      {DataType::kInt8, -128, 127, {0.185f, 0.5f}, {1, -1}, 1, rows},
+  };
+  for (const Case& c : cases) {
+    for (bool float_view : {false, true}) {
+      OpTest t;
+      const int in = t.Input<float>(c.shape, x);
+      const int out = t.Output(float_view ? DataType::kFloat32 : c.type);
+      t.graph.tensors[static_cast<size_t>(out)].quant = Quant(c.scale, c.zp, c.dim);
+      t.graph.tensors[static_cast<size_t>(out)].quant.storage_type = c.type;
+      t.Node(OpType::kQuantize, {in}, {out});
+      GLD_ASSERT_OK(t.Run());
+      int64_t inner = 1;
+      for (size_t d = static_cast<size_t>(c.dim) + 1; d < c.shape.size(); ++d) inner *= c.shape[d];
+      const std::vector<float> got_view = float_view ? t.Get(out) : std::vector<float>{};
+      for (int64_t i = 0; i < n; ++i) {
+        const size_t ch = c.scale.size() == 1 ? 0 : static_cast<size_t>((i / inner) % static_cast<int64_t>(c.scale.size()));
+        const int64_t want = expected(x[static_cast<size_t>(i)], c.scale[ch], c.zp[ch], c.lo, c.hi);
+        int64_t got = 0;
+        if (float_view) {
+          const float want_view = static_cast<float>(want - c.zp[ch]) * c.scale[ch];
+          ASSERT_EQ(got_view[static_cast<size_t>(i)], want_view) << "element " << i << " x=" << x[static_cast<size_t>(i)];
+          continue;
+        }
+        switch (c.type) {
+          case DataType::kInt8: got = t.Get<int8_t>(out)[static_cast<size_t>(i)]; break;
+          case DataType::kUInt8: got = t.Get<uint8_t>(out)[static_cast<size_t>(i)]; break;
+          default: got = t.Get<int16_t>(out)[static_cast<size_t>(i)]; break;
+        }
+        ASSERT_EQ(got, want) << DataTypeName(c.type) << " element " << i << " x=" << x[static_cast<size_t>(i)];
+      }
+    }
+  }
+}
+
 TEST(Quantize, RequantizeInt8) {
   OpTest t;
   const int in = t.Input<int8_t>({3}, {-100, 0, 100});
@@ -118,6 +189,34 @@ TEST(Quantize, RequantizeInt8) {
   GLD_ASSERT_OK(t.Run());
   // reals -10, 0, 10 -> -50 - 10, -10, 50 - 10
   EXPECT_EQ(t.Get<int8_t>(out), (std::vector<int8_t>{-60, -10, 40}));
+}
+
+// Every 8-bit value requantized between int8 and uint8 (the table path):
+// round(real / out_scale) + out_zp of the input's real value, clamped.
+TEST(Quantize, RequantizesEvery8BitValue) {
+  for (bool from_int8 : {true, false}) {
+    OpTest t;
+    std::vector<int> values(256);
+    for (int v = 0; v < 256; ++v) values[static_cast<size_t>(v)] = from_int8 ? v - 128 : v;
+    int in = -1;
+    if (from_int8) {
+      in = t.Input<int8_t>({256}, std::vector<int8_t>(values.begin(), values.end()));
+    } else {
+      in = t.Input<uint8_t>({256}, std::vector<uint8_t>(values.begin(), values.end()));
+    }
+    t.graph.tensors[static_cast<size_t>(in)].quant = Quant({0.05f}, {from_int8 ? -3 : 131});
+    const int out = t.Output(from_int8 ? DataType::kUInt8 : DataType::kInt8);
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.07f}, {from_int8 ? 120 : 5});
+    t.Node(OpType::kQuantize, {in}, {out});
+    GLD_ASSERT_OK(t.Run());
+    for (int v = 0; v < 256; ++v) {
+      const double real = (values[static_cast<size_t>(v)] - (from_int8 ? -3.0 : 131.0)) * 0.05f;
+      double q = std::round(static_cast<float>(real) / 0.07f) + (from_int8 ? 120 : 5);
+      q = std::min(std::max(q, from_int8 ? 0.0 : -128.0), from_int8 ? 255.0 : 127.0);
+      const int got = from_int8 ? t.Get<uint8_t>(out)[static_cast<size_t>(v)] : t.Get<int8_t>(out)[static_cast<size_t>(v)];
+      EXPECT_EQ(got, static_cast<int>(q)) << "input " << values[static_cast<size_t>(v)];
+    }
+  }
 }
 
 // ---- DENSIFY -----------------------------------------------------------------

@@ -201,7 +201,10 @@ TEST(Reader, QuantizedConstantsAreDequantized) {
   auto expect_floats = [&](int index, const std::vector<float>& want) {
     const Tensor& t = g->tensors[index];
     EXPECT_EQ(t.type, DataType::kFloat32) << t.name;
-    EXPECT_TRUE(t.quant.empty()) << t.name;
+    // The quantization stays, naming the grid the values were stored on.
+    EXPECT_FALSE(t.quant.empty()) << t.name;
+    EXPECT_NE(t.quant.storage_type, DataType::kFloat32) << t.name;
+    EXPECT_NE(t.quant.storage_type, DataType::kUnknown) << t.name;
     auto v = FloatsOf(t);
     ASSERT_EQ(v.size(), want.size()) << t.name;
     for (size_t i = 0; i < want.size(); ++i) EXPECT_FLOAT_EQ(v[i], want[i]) << t.name << "[" << i << "]";

@@ -27,6 +27,28 @@ int AddConstant(Graph& g, const std::string& name, Shape shape, DataType type, c
   return t;
 }
 
+// Per-tensor quantization parameters.
+inline QuantizationParams Quant(float scale, int64_t zero_point, DataType storage = DataType::kUnknown) {
+  QuantizationParams q;
+  q.scale = {scale};
+  q.zero_point = {zero_point};
+  q.storage_type = storage;
+  return q;
+}
+
+inline int AddQuantized(Graph& g, const std::string& name, Shape shape, DataType type, QuantizationParams q) {
+  const int t = AddTensor(g, name, std::move(shape), type);
+  g.tensors[static_cast<size_t>(t)].quant = std::move(q);
+  return t;
+}
+
+// The graph's ops in order.
+inline std::vector<OpType> Ops(const Graph& g) {
+  std::vector<OpType> ops;
+  for (const Node& n : g.nodes) ops.push_back(n.op);
+  return ops;
+}
+
 inline int AddNode(Graph& g, OpType op, std::vector<int> inputs, std::vector<int> outputs, int source_index = -1,
                    Attributes attributes = {}) {
   Node n;

@@ -13,27 +13,11 @@ namespace {
 
 using testing::AddConstant;
 using testing::AddNode;
+using testing::AddQuantized;
 using testing::AddTensor;
+using testing::Ops;
+using testing::Quant;
 
-QuantizationParams Quant(float scale, int64_t zero_point, DataType storage = DataType::kUnknown) {
-  QuantizationParams q;
-  q.scale = {scale};
-  q.zero_point = {zero_point};
-  q.storage_type = storage;
-  return q;
-}
-
-int AddQuantized(Graph& g, const std::string& name, Shape shape, DataType type, QuantizationParams q) {
-  const int t = AddTensor(g, name, std::move(shape), type);
-  g.tensors[static_cast<size_t>(t)].quant = std::move(q);
-  return t;
-}
-
-std::vector<OpType> Ops(const Graph& g) {
-  std::vector<OpType> ops;
-  for (const Node& n : g.nodes) ops.push_back(n.op);
-  return ops;
-}
 
 // int8 input -> MUL -> RESHAPE -> int8 output.
 struct Int8Chain {

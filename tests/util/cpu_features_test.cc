@@ -29,6 +29,24 @@ TEST(CpuFeatures, EverythingWhereCpuAndOsHaveIt) {
   EXPECT_TRUE(f.avx512f);
 }
 
+// VNNI counts with AVX-512F, BW and VL (CPUID.(7,0):EBX bits 30 and 31) and
+// its own bit (ECX bit 11).
+TEST(CpuFeatures, Avx512VnniNeedsBwVlAndF) {
+  constexpr uint32_t kBw = 1u << 30, kVl = 1u << 31, kVnni = 1u << 11;
+  auto decode = [](uint32_t ebx, uint32_t ecx, uint64_t xcr0) {
+    CpuidWords w = Words(kOsxsave | kAvx, ebx, xcr0);
+    w.leaf7_ecx = ecx;
+    return DecodeCpuFeatures(w);
+  };
+  const uint64_t all = 1 | kXmm | kYmm | kAllZmm;
+  EXPECT_TRUE(decode(kAvx512f | kBw | kVl, kVnni, all).avx512vnni);
+  EXPECT_FALSE(decode(kAvx512f | kBw | kVl, 0, all).avx512vnni);
+  EXPECT_FALSE(decode(kAvx512f | kVl, kVnni, all).avx512vnni);
+  EXPECT_FALSE(decode(kAvx512f | kBw, kVnni, all).avx512vnni);
+  EXPECT_FALSE(decode(kBw | kVl, kVnni, all).avx512vnni);
+  EXPECT_FALSE(decode(kAvx512f | kBw | kVl, kVnni, 1 | kXmm | kYmm).avx512vnni);  // no ZMM state
+}
+
 TEST(CpuFeatures, NothingWithoutOsxsave) {
   // Without OSXSAVE XGETBV faults, so whatever xcr0 holds is not looked at.
   const CpuFeatures f = DecodeCpuFeatures(Words(kAvx | kF16c, kAvx512f, 1 | kXmm | kYmm | kAllZmm));

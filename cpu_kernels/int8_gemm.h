@@ -1,0 +1,65 @@
+// The int8 GEMM of the integer 1x1 convolutions and fully connected layers
+// where the CPU has AVX-512 VNNI (VPDPBUSD: four unsigned x signed byte
+// products summed into int32): rows of int8 activations (one pixel's or
+// row's K values, read in place) times int8 weights symmetric per output
+// channel, requantized as XNNPACK's QC8 operators do (and so LiteRT's
+// default kernels): y = clamp(nearbyint(float(acc) * scale_c) + zero point),
+// scale_c = input scale * weight scale_c / output scale in float.
+//
+// VPDPBUSD takes one operand unsigned: the activations enter as x + 128 (a
+// flip of the sign bit), and the bias absorbs the difference,
+// bias_c - (128 + input zero point) * sum_k w_ck. Internal to cpu_kernels/.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cpu_kernels/cpu_kernel.h"
+
+namespace gld::cpu {
+
+// Where the int8 GEMM runs: the CPU has AVX-512 VNNI and BW and the OS saves
+// their state.
+bool HasInt8Gemm();
+
+// The window of a convolution whose rows the GEMM gathers (im2col): each
+// output pixel's kh x kw x ic input values, the input's zero point where the
+// window leaves the input.
+struct Int8Window {
+  int64_t batch = 0, ih = 0, iw = 0, ic = 0, oh = 0, ow = 0;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, pad_t = 0, pad_l = 0;
+  int8_t pad_value = 0;
+};
+
+struct Int8GemmWeights : KernelState {
+  int64_t n = 0, k = 0;
+  int64_t k4 = 0;      // k rounded up to 4
+  int64_t panels = 0;  // of 32 output channels
+  std::vector<int8_t> w;         // [panel][k4 / 4][32][4]
+  std::vector<int32_t> bias;     // corrected (see above), panels * 32
+  std::vector<float> scale;      // panels * 32
+  float lo = 0, hi = 0;          // the output range less the zero point
+  int32_t zero_point = 0;
+  bool gathers = false;  // rows are gathered through `window`, else read in place
+  Int8Window window;
+};
+
+// Packs weights [n, k] (stored integers), the bias (int32 per channel or
+// empty) and the requantization; false for k above 2^16 (int32 sums could
+// overflow).
+bool PackInt8Gemm(const int8_t* weights, int64_t n, int64_t k, const int32_t* bias, int32_t input_zero_point,
+                  const float* requant_scale, int32_t output_zero_point, int32_t lo, int32_t hi,
+                  Int8GemmWeights* packed);
+
+// y[r, c] for rows [0, rows) of x (row stride `stride_x`, k values each; up
+// to 3 bytes past a row's k values are read and multiplied by zeros), into
+// y (row stride `stride_y`). Only where HasInt8Gemm().
+void Int8GemmRows(const int8_t* x, int64_t stride_x, int64_t rows, const Int8GemmWeights& p, int8_t* y,
+                  int64_t stride_y);
+
+// Output pixels [p0, p1) of a convolution with p.window (p.k = kh * kw *
+// ic), the rows gathered into `scratch` a block at a time.
+void Int8ConvPixels(const int8_t* x, int64_t p0, int64_t p1, const Int8GemmWeights& p, int8_t* y,
+                    std::vector<int8_t>* scratch);
+
+}  // namespace gld::cpu

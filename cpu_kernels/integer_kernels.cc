@@ -1,0 +1,228 @@
+// The integer kernels' table and the facts the integer view plans from
+// (integer_kernels.h); the kernels themselves are in xnnpack_quantized.cc.
+#include "cpu_kernels/integer_kernels.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "cpu_kernels/kernels.h"
+#include "cpu_kernels/quantized.h"
+#include "cpu_kernels/xnnpack_op.h"
+#include "graph/dequantize.h"
+#include "graph/quantized_ops.h"
+
+namespace gld::cpu {
+
+namespace {
+
+const Tensor* TensorAt(const Graph& graph, int index) {
+  if (index < 0 || static_cast<size_t>(index) >= graph.tensors.size()) return nullptr;
+  return &graph.tensors[static_cast<size_t>(index)];
+}
+
+// An int8/uint8 activation with one scale and zero point (in its type's
+// range), or a graph input: the integer kernels' operands.
+bool IsIntegerActivation(const Tensor* t, DataType type) {
+  return t != nullptr && !t->is_constant && t->type == type && QuantOf(*t).valid;
+}
+
+// A constant the reader decoded from `storage` integers, with `scales` scales
+// (1, or one per slice of dimension `dim`) and every zero point 0 unless
+// `any_zero_point`.
+bool IsStoredConstant(const Tensor* t, DataType storage, int64_t channels, int32_t dim, bool any_zero_point) {
+  if (t == nullptr || !t->is_constant || t->type != DataType::kFloat32 || t->quant.storage_type != storage) {
+    return false;
+  }
+  const QuantizationParams& q = t->quant;
+  if (q.scale.size() != 1 && (static_cast<int64_t>(q.scale.size()) != channels || q.quantized_dimension != dim)) {
+    return false;
+  }
+  if (!q.zero_point.empty() && q.zero_point.size() != q.scale.size()) return false;
+  for (float s : q.scale) {
+    if (!(s > 0.f) || !std::isfinite(s)) return false;
+  }
+  if (!any_zero_point) {
+    for (int64_t zp : q.zero_point) {
+      if (zp != 0) return false;
+    }
+  }
+  return true;
+}
+
+template <typename Attrs>
+bool ActivationFits(const Node& node, const Tensor& out) {
+  const auto* a = std::get_if<Attrs>(&node.attributes);
+  int32_t lo = 0, hi = 0;
+  return a != nullptr && QuantizedActivationRange(a->activation, out, &lo, &hi);
+}
+
+// CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED: int8 with int8 weights
+// per tensor or per output channel (QC8), or uint8 with uint8 weights per
+// tensor (QU8); an int32 bias per output channel. The weights have
+// `weight_rank` dimensions, the output channels along `channel_dim`.
+template <typename Attrs>
+bool TakesLinear(const Graph& graph, const Node& node, size_t weight_rank, int32_t channel_dim) {
+  if (node.inputs.size() < 2 || node.inputs.size() > 3 || node.outputs.size() != 1) return false;
+  const Tensor* in = TensorAt(graph, node.inputs[0]);
+  const Tensor* w = TensorAt(graph, node.inputs[1]);
+  const Tensor* out = TensorAt(graph, node.outputs[0]);
+  if (in == nullptr || w == nullptr || out == nullptr || w->shape.size() != weight_rank) return false;
+  const DataType type = in->type;
+  if (type != DataType::kInt8 && type != DataType::kUInt8) return false;
+  if (!IsIntegerActivation(in, type) || !IsIntegerActivation(out, type)) return false;
+  const int64_t oc = w->shape[static_cast<size_t>(channel_dim)];
+  const bool int8 = type == DataType::kInt8;
+  if (!IsStoredConstant(w, type, int8 ? oc : 1, channel_dim, !int8)) return false;
+  if (node.inputs.size() == 3 && node.inputs[2] != kNoTensor &&
+      !IsStoredConstant(TensorAt(graph, node.inputs[2]), DataType::kInt32, oc, 0, false)) {
+    return false;
+  }
+  return XnnAvailable() && ActivationFits<Attrs>(node, *out);
+}
+
+bool TakesConv2d(const Graph& g, const Node& n) { return TakesLinear<Conv2dAttributes>(g, n, 4, 0); }
+bool TakesDepthwiseConv2d(const Graph& g, const Node& n) {
+  return TakesLinear<DepthwiseConv2dAttributes>(g, n, 4, 3);
+}
+bool TakesFullyConnected(const Graph& g, const Node& n) { return TakesLinear<FullyConnectedAttributes>(g, n, 2, 0); }
+
+// ADD, SUB, MUL of two integer activations of one type.
+bool TakesBinary(const Graph& graph, const Node& node) {
+  if (node.inputs.size() != 2 || node.outputs.size() != 1) return false;
+  const Tensor* a = TensorAt(graph, node.inputs[0]);
+  const Tensor* b = TensorAt(graph, node.inputs[1]);
+  const Tensor* out = TensorAt(graph, node.outputs[0]);
+  if (a == nullptr || b == nullptr || out == nullptr) return false;
+  const DataType type = a->type;
+  if (type != DataType::kInt8 && type != DataType::kUInt8) return false;
+  if (!IsIntegerActivation(a, type) || !IsIntegerActivation(b, type) || !IsIntegerActivation(out, type)) return false;
+  if (a->shape.size() > XNN_MAX_TENSOR_DIMS || b->shape.size() > XNN_MAX_TENSOR_DIMS) return false;
+  return XnnAvailable() && ActivationFits<BinaryAttributes>(node, *out);
+}
+
+// MEAN over the two spatial axes of a 4-D tensor.
+bool TakesMean(const Graph& graph, const Node& node) {
+  if (node.inputs.size() != 2 || node.outputs.size() != 1) return false;
+  const Tensor* in = TensorAt(graph, node.inputs[0]);
+  const Tensor* axes = TensorAt(graph, node.inputs[1]);
+  const Tensor* out = TensorAt(graph, node.outputs[0]);
+  if (in == nullptr || axes == nullptr || out == nullptr || in->shape.size() != 4) return false;
+  const DataType type = in->type;
+  if (type != DataType::kInt8 && type != DataType::kUInt8) return false;
+  if (!IsIntegerActivation(in, type) || !IsIntegerActivation(out, type)) return false;
+  return XnnAvailable() && IsSpatialMean(*axes);
+}
+
+struct IntegerKernel {
+  CpuKernel kernel;
+  bool (*takes)(const Graph& graph, const Node& node);
+};
+
+const IntegerKernel kIntegerKernels[] = {
+    {{OpType::kConv2d, RunIntegerKernel, PrepareIntegerConv2d}, TakesConv2d},
+    {{OpType::kDepthwiseConv2d, RunIntegerKernel, PrepareIntegerDepthwiseConv2d}, TakesDepthwiseConv2d},
+    {{OpType::kFullyConnected, RunIntegerKernel, PrepareIntegerFullyConnected}, TakesFullyConnected},
+    {{OpType::kAdd, RunIntegerKernel, PrepareIntegerAdd}, TakesBinary},
+    {{OpType::kSub, RunIntegerKernel, PrepareIntegerSub}, TakesBinary},
+    {{OpType::kMul, RunIntegerKernel, PrepareIntegerMul}, TakesBinary},
+    {{OpType::kMean, RunIntegerKernel, PrepareIntegerMean}, TakesMean},
+};
+
+// Ops that only move values (MovesValuesOnly) and whose own kernel moves
+// int8/uint8 elements as they are; the others of that list compute in
+// float here (pooling, reductions, MAXIMUM / MINIMUM, resizing) or were not
+// checked with 8-bit types, and keep the float view.
+bool OwnKernelTakesIntegers(OpType op) {
+  switch (op) {
+    case OpType::kMaxPool2d:
+    case OpType::kReduceMax:
+    case OpType::kReduceMin:
+    case OpType::kMaximum:
+    case OpType::kMinimum:
+    case OpType::kResizeNearestNeighbor:
+    case OpType::kMirrorPad:
+    case OpType::kBroadcastTo:
+    case OpType::kReverseV2:
+    case OpType::kGatherNd:
+    case OpType::kSpaceToBatchNd:
+    case OpType::kBatchToSpaceNd:
+      return false;
+    default:
+      return MovesValuesOnly(op);
+  }
+}
+
+// Every int8/uint8 activation the node touches has `q`, and it reads no
+// decoded constant (whose integers the kernel would not see).
+bool MovesOneQuantization(const Graph& graph, const Node& node) {
+  const QuantizationParams* q = nullptr;
+  auto check = [&](int index) {
+    const Tensor* t = TensorAt(graph, index);
+    if (t == nullptr) return true;
+    if (t->is_constant && t->type == DataType::kFloat32 && !t->quant.empty()) return false;
+    if (t->type != DataType::kInt8 && t->type != DataType::kUInt8) return true;
+    if (t->quant.empty()) return false;
+    if (q == nullptr) q = &t->quant;
+    return SameQuantization(*q, t->quant);
+  };
+  for (int t : node.inputs) {
+    if (!check(t)) return false;
+  }
+  for (int t : node.outputs) {
+    if (!check(t)) return false;
+  }
+  return q != nullptr;
+}
+
+}  // namespace
+
+const CpuKernel* FindIntegerKernel(const Graph& graph, const Node& node) {
+  for (const IntegerKernel& k : kIntegerKernels) {
+    if (k.kernel.op == node.op && k.takes(graph, node)) return &k.kernel;
+  }
+  return nullptr;
+}
+
+bool RunsOnIntegers(const Graph& graph, const Node& node) {
+  if (node.op == OpType::kQuantize || node.op == OpType::kDequantize || node.op == OpType::kCast) return true;
+  if (FindIntegerKernel(graph, node) != nullptr) return true;
+  return OwnKernelTakesIntegers(node.op) && MovesOneQuantization(graph, node);
+}
+
+const CpuKernel* FindNodeKernel(const Graph& graph, const Node& node) {
+  if (const CpuKernel* k = FindIntegerKernel(graph, node)) return k;
+  return FindCpuKernel(node.op);
+}
+
+bool StoredIntegers(const Tensor& t, std::vector<int32_t>* out) {
+  const QuantizationParams& q = t.quant;
+  if (q.empty() || t.type != DataType::kFloat32 || !t.is_constant) return false;
+  const int64_t n = t.num_elements();
+  if (t.data.size() != static_cast<size_t>(n) * sizeof(float)) return false;
+  AffineQuantization affine;
+  affine.scale = q.scale.data();
+  affine.zero_point = q.zero_point.empty() ? nullptr : q.zero_point.data();
+  if (q.scale.size() > 1) {
+    if (q.quantized_dimension < 0 || static_cast<size_t>(q.quantized_dimension) >= t.shape.size() ||
+        t.shape[static_cast<size_t>(q.quantized_dimension)] != static_cast<int64_t>(q.scale.size())) {
+      return false;
+    }
+    affine.channels = static_cast<int64_t>(q.scale.size());
+    for (size_t d = static_cast<size_t>(q.quantized_dimension) + 1; d < t.shape.size(); ++d) affine.inner *= t.shape[d];
+  }
+  const float* v = t.DataAs<float>();
+  out->resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const size_t c = affine.channels == 1 ? 0 : static_cast<size_t>((i / affine.inner) % affine.channels);
+    const double zp = affine.zero_point == nullptr ? 0.0 : static_cast<double>(affine.zero_point[c]);
+    const double k = std::nearbyint(static_cast<double>(v[i]) / static_cast<double>(q.scale[c])) + zp;
+    if (!(k >= -2147483648.0 && k <= 2147483647.0)) return false;
+    (*out)[static_cast<size_t>(i)] = static_cast<int32_t>(k);
+  }
+  // Decoded again, they must give the constant's floats.
+  std::vector<float> again(static_cast<size_t>(n));
+  DequantizeAffine<int32_t>(out->data(), 0, n, affine, again.data());
+  return std::memcmp(again.data(), v, again.size() * sizeof(float)) == 0;
+}
+
+}  // namespace gld::cpu

@@ -1,0 +1,46 @@
+// Integer execution on the CPU: the kernels that run int8/uint8 nodes with
+// TFLite's integer semantics (requantization, rounding, fused activations
+// clamped in the quantized domain), and the facts the CPU backend's integer
+// form of a graph is planned from (transforms/integer_view.cc).
+//
+// A node runs on integers when its quantized activation tensors stay
+// int8/uint8 and the CPU has a kernel for it that way: an integer kernel of
+// the table in integer_kernels.cc (convolutions, fully connected, ADD / SUB /
+// MUL, MEAN over the spatial axes: XNNPACK's QS8 / QC8 / QU8 operators), or
+// an op whose own kernel takes integers as they are (QUANTIZE, DEQUANTIZE,
+// CAST, and the ops that only move values when every quantized tensor they
+// touch has one quantization). Every other node keeps the float view.
+//
+// Quantized constants reach the kernels decoded to float32 (the reader's
+// rule, which the GL backend and the float kernels need) with their
+// quantization kept; an integer kernel's prepare takes the stored integers
+// back (StoredIntegers), which is exact for 8-bit weights and for biases up
+// to 2^24 in magnitude.
+#pragma once
+
+#include <vector>
+
+#include "cpu_kernels/cpu_kernel.h"
+
+namespace gld::cpu {
+
+// The integer kernel of `node` when its inputs and outputs are (or, before
+// the integer view, would stay) int8/uint8 with the quantization the kernel
+// takes; nullptr otherwise.
+const CpuKernel* FindIntegerKernel(const Graph& graph, const Node& node);
+
+// Whether the node may keep its quantized tensors integer: an integer
+// kernel, or an own kernel that takes integers as they are (see above).
+bool RunsOnIntegers(const Graph& graph, const Node& node);
+
+// The kernel the CPU runs `node` with: its integer kernel when it has one,
+// else its op's (FindCpuKernel).
+const CpuKernel* FindNodeKernel(const Graph& graph, const Node& node);
+
+// The integers a quantized constant was stored as, from its decoded float32
+// values and its quantization: round(v / scale) + zero_point per element,
+// checked by decoding them again (DequantizeAffine must give v back bit for
+// bit). False for a tensor without quantization or that check failing.
+bool StoredIntegers(const Tensor& t, std::vector<int32_t>* out);
+
+}  // namespace gld::cpu

@@ -1,0 +1,372 @@
+// The integer kernels (cpu_kernels/integer_kernels.h) against the exact
+// result: every output is round(real / output scale) + output zero point,
+// clamped to the fused activation's range, where real is computed exactly
+// (in double) from the stored integers. XNNPACK requantizes in float, which
+// may land one step away where the exact value is within a float rounding of
+// a tie: at least 99% must be equal (70% for ADD and SUB, whose operands
+// XNNPACK scales in fixed point), none more than one step apart.
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "cpu_kernels/int8_gemm.h"
+#include "cpu_kernels/integer_kernels.h"
+#include "op_test_util.h"
+
+namespace gld::testing {
+namespace {
+
+QuantizationParams Quant(std::vector<float> scale, std::vector<int64_t> zp, int32_t dim = 0,
+                         DataType storage = DataType::kUnknown) {
+  QuantizationParams q;
+  q.scale = std::move(scale);
+  q.zero_point = std::move(zp);
+  q.quantized_dimension = dim;
+  q.storage_type = storage;
+  return q;
+}
+
+// A constant as the reader leaves a quantized one: float32 values decoded
+// from `stored` with `q` kept.
+int StoredConstant(OpTest& t, const Shape& shape, const std::vector<int32_t>& stored, QuantizationParams q) {
+  std::vector<float> real(stored.size());
+  int64_t inner = 1;
+  for (size_t d = static_cast<size_t>(q.quantized_dimension) + 1; d < shape.size(); ++d) inner *= shape[d];
+  for (size_t i = 0; i < stored.size(); ++i) {
+    const size_t c = q.scale.size() == 1 ? 0 : (i / static_cast<size_t>(inner)) % q.scale.size();
+    const double zp = q.zero_point.empty() ? 0 : static_cast<double>(q.zero_point[c]);
+    real[i] = static_cast<float>((stored[i] - zp) * static_cast<double>(q.scale[c]));
+  }
+  const int id = t.Const<float>(shape, real);
+  t.graph.tensors[static_cast<size_t>(id)].quant = std::move(q);
+  return id;
+}
+
+template <typename T>
+std::vector<T> RandomInts(size_t n, int lo, int hi, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(lo, hi);
+  std::vector<T> v(n);
+  for (T& x : v) x = static_cast<T>(d(rng));
+  return v;
+}
+
+// Requantizes exact reals and compares.
+template <typename T>
+void ExpectRequantized(const std::vector<T>& got, const std::vector<double>& real, float out_scale, int out_zp,
+                       int lo, int hi, double min_equal = 0.99) {
+  ASSERT_EQ(got.size(), real.size());
+  size_t equal = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    double q = std::nearbyint(real[i] / out_scale) + out_zp;
+    q = std::min<double>(std::max<double>(q, lo), hi);
+    const int diff = std::abs(static_cast<int>(got[i]) - static_cast<int>(q));
+    ASSERT_LE(diff, 1) << "element " << i << " real " << real[i];
+    equal += diff == 0 ? 1 : 0;
+  }
+  EXPECT_GE(static_cast<double>(equal), min_equal * static_cast<double>(got.size()));
+}
+
+// XNNPACK's QC8 requantization (and so LiteRT's default kernels'):
+// nearbyint(float(acc) * (input scale * weight scale / output scale, in
+// float)) + zero point, clamped. The 1x1 layers run on the VNNI GEMM where
+// the CPU has it, the others on XNNPACK: both must give exactly this.
+int QC8Requantize(int64_t acc, float in_scale, float w_scale, float out_scale, int zp, int lo, int hi) {
+  const float scale = in_scale * w_scale / out_scale;
+  float f = static_cast<float>(acc) * scale;
+  f = std::min(std::max(f, static_cast<float>(lo - zp)), static_cast<float>(hi - zp));
+  return static_cast<int>(std::nearbyint(f)) + zp;
+}
+
+TEST(IntegerKernels, Conv2dPerChannelInt8WithRelu6AndPadding) {
+  OpTest t;
+  const Shape in_shape{1, 7, 6, 5};
+  const int oc = 4, kh = 3, kw = 3, ic = 5;
+  const auto x = RandomInts<int8_t>(7 * 6 * 5, -128, 127, 1);
+  const auto w = RandomInts<int32_t>(oc * kh * kw * ic, -127, 127, 2);
+  const auto b = RandomInts<int32_t>(oc, -3000, 3000, 3);
+  const std::vector<float> ws{0.01f, 0.02f, 0.005f, 0.013f};
+  const float xs = 0.03f, os = 0.05f;
+  const int xz = -7, oz = 3;
+  const int in = t.Input<int8_t>(in_shape, x);
+  t.graph.tensors[static_cast<size_t>(in)].quant = Quant({xs}, {xz});
+  const int filter = StoredConstant(t, {oc, kh, kw, ic}, w, Quant(ws, {0, 0, 0, 0}, 0, DataType::kInt8));
+  std::vector<float> bs(oc);
+  for (int c = 0; c < oc; ++c) bs[static_cast<size_t>(c)] = xs * ws[static_cast<size_t>(c)];
+  const int bias = StoredConstant(t, {oc}, b, Quant(bs, {0, 0, 0, 0}, 0, DataType::kInt32));
+  const int out = t.Output(DataType::kInt8);
+  t.graph.tensors[static_cast<size_t>(out)].quant = Quant({os}, {oz});
+  Conv2dAttributes a;
+  a.padding = Padding::kSame;
+  a.stride_h = 2;
+  a.activation = Activation::kRelu6;
+  t.Node(OpType::kConv2d, {in, filter, bias}, {out}, a);
+  ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+  GLD_ASSERT_OK(t.RunPrepared());
+  const Shape& os_shape = t.ShapeOf(out);
+  ASSERT_EQ(os_shape, (Shape{1, 4, 6, oc}));
+  // SAME padding, stride 2 x 1: 1 row on top (7 rows, 4 outputs: 3 + 6 = 9 = 7 + 2), 1 column left.
+  std::vector<double> real;
+  std::vector<int64_t> accs;
+  for (int oy = 0; oy < 4; ++oy) {
+    for (int ox = 0; ox < 6; ++ox) {
+      for (int c = 0; c < oc; ++c) {
+        int64_t acc = b[static_cast<size_t>(c)];
+        for (int fy = 0; fy < kh; ++fy) {
+          for (int fx = 0; fx < kw; ++fx) {
+            const int iy = oy * 2 - 1 + fy, ix = ox - 1 + fx;
+            if (iy < 0 || iy >= 7 || ix < 0 || ix >= 6) continue;
+            for (int k = 0; k < ic; ++k) {
+              acc += (x[static_cast<size_t>((iy * 6 + ix) * ic + k)] - xz) *
+                     static_cast<int64_t>(w[static_cast<size_t>(((c * kh + fy) * kw + fx) * ic + k)]);
+            }
+          }
+        }
+        real.push_back(static_cast<double>(acc) * xs * ws[static_cast<size_t>(c)]);
+        accs.push_back(acc);
+      }
+    }
+  }
+  const int hi = std::min(127, oz + static_cast<int>(std::round(6.0f / os)));
+  ExpectRequantized(t.Get<int8_t>(out), real, os, oz, oz, hi);
+  // Exactly QC8's requantization, on either path (the GEMM gathers this
+  // window's rows where the CPU has VNNI).
+  EXPECT_EQ(dynamic_cast<cpu::Int8GemmWeights*>(t.states[0].get()) != nullptr, cpu::HasInt8Gemm());
+  for (size_t i = 0; i < accs.size(); ++i) {
+    const int c = static_cast<int>(i % oc);
+    ASSERT_EQ(t.Get<int8_t>(out)[i], QC8Requantize(accs[i], xs, ws[static_cast<size_t>(c)], os, oz, oz, hi)) << i;
+  }
+}
+
+TEST(IntegerKernels, PointwiseConvAndFullyConnectedInt8MatchQC8Exactly) {
+  for (bool fully_connected : {false, true}) {
+    OpTest t;
+    const int rows = 15, k = 13, n = 37;  // neither a multiple of the GEMM's tiles
+    const auto x = RandomInts<int8_t>(rows * k, -128, 127, 21);
+    const auto w = RandomInts<int32_t>(n * k, -127, 127, 22);
+    const auto b = RandomInts<int32_t>(n, -4000, 4000, 23);
+    std::vector<float> ws(n), bs(n);
+    const float xs = 0.021f, os = 0.037f;
+    const int xz = 9, oz = -4;
+    for (int c = 0; c < n; ++c) {
+      ws[static_cast<size_t>(c)] = 0.003f + 0.0007f * static_cast<float>(c % 5);
+      bs[static_cast<size_t>(c)] = xs * ws[static_cast<size_t>(c)];
+    }
+    const Shape in_shape = fully_connected ? Shape{rows, k} : Shape{1, 3, 5, k};
+    const int in = t.Input<int8_t>(in_shape, x);
+    t.graph.tensors[static_cast<size_t>(in)].quant = Quant({xs}, {xz});
+    const Shape w_shape = fully_connected ? Shape{n, k} : Shape{n, 1, 1, k};
+    const int filter = StoredConstant(t, w_shape, w, Quant(ws, std::vector<int64_t>(n, 0), 0, DataType::kInt8));
+    const int bias = StoredConstant(t, {n}, b, Quant(bs, std::vector<int64_t>(n, 0), 0, DataType::kInt32));
+    const int out = t.Output(DataType::kInt8);
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({os}, {oz});
+    if (fully_connected) {
+      FullyConnectedAttributes a;
+      a.activation = Activation::kRelu;
+      t.Node(OpType::kFullyConnected, {in, filter, bias}, {out}, a);
+    } else {
+      Conv2dAttributes a;
+      a.activation = Activation::kRelu;
+      t.Node(OpType::kConv2d, {in, filter, bias}, {out}, a);
+    }
+    ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+    GLD_ASSERT_OK(t.RunPrepared(2));
+    EXPECT_EQ(dynamic_cast<cpu::Int8GemmWeights*>(t.states[0].get()) != nullptr, cpu::HasInt8Gemm());
+    const std::vector<int8_t> got = t.Get<int8_t>(out);
+    ASSERT_EQ(got.size(), static_cast<size_t>(rows * n));
+    for (int r = 0; r < rows; ++r) {
+      for (int c = 0; c < n; ++c) {
+        int64_t acc = b[static_cast<size_t>(c)];
+        for (int i = 0; i < k; ++i) {
+          acc += (x[static_cast<size_t>(r * k + i)] - xz) * static_cast<int64_t>(w[static_cast<size_t>(c * k + i)]);
+        }
+        const int want = QC8Requantize(acc, xs, ws[static_cast<size_t>(c)], os, oz, oz, 127);
+        ASSERT_EQ(got[static_cast<size_t>(r * n + c)], want) << (fully_connected ? "fc" : "conv") << " row " << r
+                                                             << " channel " << c;
+      }
+    }
+  }
+}
+
+// Depthwise layers on either path (the own kernel where the CPU has VNNI
+// for 5x5 windows and up to 16 channels, XNNPACK for the others): exactly
+// QC8's requantization, padding included.
+TEST(IntegerKernels, DepthwisePerChannelInt8MatchesQC8Exactly) {
+  struct Case {
+    int c, k, stride, h, w;
+    Padding padding;
+  };
+  for (const Case& cs : {Case{6, 3, 1, 5, 5, Padding::kValid}, Case{40, 5, 1, 9, 11, Padding::kSame},
+                         Case{21, 5, 2, 8, 7, Padding::kSame}, Case{48, 3, 2, 7, 9, Padding::kSame}}) {
+    OpTest t;
+    const int c = cs.c, k = cs.k;
+    const auto x = RandomInts<int8_t>(static_cast<size_t>(cs.h * cs.w * c), -128, 127, 4);
+    const auto w = RandomInts<int32_t>(static_cast<size_t>(k * k * c), -127, 127, 5);
+    const auto b = RandomInts<int32_t>(static_cast<size_t>(c), -3000, 3000, 6);
+    std::vector<float> ws(static_cast<size_t>(c)), bs(static_cast<size_t>(c));
+    const float xs = 0.02f, os = 0.04f;
+    const int xz = 5, oz = -2;
+    for (int j = 0; j < c; ++j) {
+      ws[static_cast<size_t>(j)] = 0.004f * static_cast<float>(j % 7 + 1);
+      bs[static_cast<size_t>(j)] = xs * ws[static_cast<size_t>(j)];
+    }
+    const int in = t.Input<int8_t>({1, cs.h, cs.w, c}, x);
+    t.graph.tensors[static_cast<size_t>(in)].quant = Quant({xs}, {xz});
+    const int filter = StoredConstant(t, {1, k, k, c}, w, Quant(ws, std::vector<int64_t>(c, 0), 3, DataType::kInt8));
+    const int bias = StoredConstant(t, {c}, b, Quant(bs, std::vector<int64_t>(c, 0), 0, DataType::kInt32));
+    const int out = t.Output(DataType::kInt8);
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({os}, {oz});
+    DepthwiseConv2dAttributes a;
+    a.padding = cs.padding;
+    a.stride_h = a.stride_w = cs.stride;
+    t.Node(OpType::kDepthwiseConv2d, {in, filter, bias}, {out}, a);
+    ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+    GLD_ASSERT_OK(t.RunPrepared(2));
+    const Shape& o = t.ShapeOf(out);
+    const int oh = o[1], ow = o[2];
+    // TFLite's SAME: total padding max((out - 1) * stride + k - in, 0), the
+    // smaller half first.
+    const int pad_t = cs.padding == Padding::kSame ? std::max((oh - 1) * cs.stride + k - cs.h, 0) / 2 : 0;
+    const int pad_l = cs.padding == Padding::kSame ? std::max((ow - 1) * cs.stride + k - cs.w, 0) / 2 : 0;
+    const std::vector<int8_t> got = t.Get<int8_t>(out);
+    for (int oy = 0; oy < oh; ++oy) {
+      for (int ox = 0; ox < ow; ++ox) {
+        for (int j = 0; j < c; ++j) {
+          int64_t acc = b[static_cast<size_t>(j)];
+          for (int fy = 0; fy < k; ++fy) {
+            for (int fx = 0; fx < k; ++fx) {
+              const int iy = oy * cs.stride - pad_t + fy, ix = ox * cs.stride - pad_l + fx;
+              if (iy < 0 || iy >= cs.h || ix < 0 || ix >= cs.w) continue;
+              acc += (x[static_cast<size_t>((iy * cs.w + ix) * c + j)] - xz) *
+                     static_cast<int64_t>(w[static_cast<size_t>((fy * k + fx) * c + j)]);
+            }
+          }
+          const int want = QC8Requantize(acc, xs, ws[static_cast<size_t>(j)], os, oz, -128, 127);
+          ASSERT_EQ(got[static_cast<size_t>((oy * ow + ox) * c + j)], want)
+              << "case c=" << c << " k=" << k << " pixel " << oy << "," << ox << " channel " << j;
+        }
+      }
+    }
+  }
+}
+
+TEST(IntegerKernels, FullyConnectedPerTensorUint8) {
+  OpTest t;
+  const int n = 7, k = 19, rows = 3;
+  const auto x = RandomInts<uint8_t>(rows * k, 0, 255, 6);
+  const auto w = RandomInts<int32_t>(n * k, 0, 255, 7);
+  const auto b = RandomInts<int32_t>(n, -2000, 2000, 8);
+  const float xs = 0.02f, wsc = 0.01f, os = 0.1f;
+  const int in = t.Input<uint8_t>({rows, k}, x);
+  t.graph.tensors[static_cast<size_t>(in)].quant = Quant({xs}, {128});
+  const int weights = StoredConstant(t, {n, k}, w, Quant({wsc}, {120}, 0, DataType::kUInt8));
+  const int bias = StoredConstant(t, {n}, b, Quant({xs * wsc}, {0}, 0, DataType::kInt32));
+  const int out = t.Output(DataType::kUInt8);
+  t.graph.tensors[static_cast<size_t>(out)].quant = Quant({os}, {100});
+  FullyConnectedAttributes a;
+  a.activation = Activation::kRelu;
+  t.Node(OpType::kFullyConnected, {in, weights, bias}, {out}, a);
+  ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+  GLD_ASSERT_OK(t.RunPrepared());
+  std::vector<double> real;
+  for (int r = 0; r < rows; ++r) {
+    for (int j = 0; j < n; ++j) {
+      int64_t acc = b[static_cast<size_t>(j)];
+      for (int i = 0; i < k; ++i) {
+        acc += (x[static_cast<size_t>(r * k + i)] - 128) * static_cast<int64_t>(w[static_cast<size_t>(j * k + i)] - 120);
+      }
+      real.push_back(static_cast<double>(acc) * xs * wsc);
+    }
+  }
+  ExpectRequantized(t.Get<uint8_t>(out), real, os, 100, 100, 255);
+}
+
+TEST(IntegerKernels, AddSubMulBroadcastInt8) {
+  for (OpType op : {OpType::kAdd, OpType::kSub, OpType::kMul}) {
+    OpTest t;
+    const auto a = RandomInts<int8_t>(2 * 3 * 4, -128, 127, 9);
+    const auto b = RandomInts<int8_t>(4, -128, 127, 10);
+    const float as = 0.05f, bs = 0.03f, os = op == OpType::kMul ? 0.3f : 0.08f;
+    const int ia = t.Input<int8_t>({2, 3, 4}, a);
+    t.graph.tensors[static_cast<size_t>(ia)].quant = Quant({as}, {1});
+    const int ib = t.Input<int8_t>({4}, b);
+    t.graph.tensors[static_cast<size_t>(ib)].quant = Quant({bs}, {-4});
+    const int out = t.Output(DataType::kInt8);
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({os}, {6});
+    t.Node(op, {ia, ib}, {out}, BinaryAttributes{});
+    ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr) << OpTypeName(op);
+    GLD_ASSERT_OK(t.RunPrepared());
+    std::vector<double> real;
+    for (size_t i = 0; i < a.size(); ++i) {
+      const double ra = (a[i] - 1) * static_cast<double>(as), rb = (b[i % 4] + 4) * static_cast<double>(bs);
+      real.push_back(op == OpType::kAdd ? ra + rb : op == OpType::kSub ? ra - rb : ra * rb);
+    }
+    // XNNPACK's ADD and SUB scale each operand by a fixed-point multiplier
+    // of limited precision (LiteRT's default kernels do the same): a step
+    // away more often than float requantization.
+    ExpectRequantized(t.Get<int8_t>(out), real, os, 6, -128, 127, op == OpType::kMul ? 0.99 : 0.7);
+  }
+}
+
+TEST(IntegerKernels, MeanOverSpatialAxesInt8) {
+  OpTest t;
+  const auto x = RandomInts<int8_t>(2 * 4 * 5 * 3, -128, 127, 11);
+  const int in = t.Input<int8_t>({2, 4, 5, 3}, x);
+  t.graph.tensors[static_cast<size_t>(in)].quant = Quant({0.1f}, {-3});
+  const int axes = t.Const<int32_t>({2}, {2, 1});
+  const int out = t.Output(DataType::kInt8);
+  t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.02f}, {2});
+  ReduceAttributes a;
+  a.keep_dims = true;
+  t.Node(OpType::kMean, {in, axes}, {out}, a);
+  ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+  GLD_ASSERT_OK(t.RunPrepared());
+  EXPECT_EQ(t.ShapeOf(out), (Shape{2, 1, 1, 3}));
+  std::vector<double> real;
+  for (int b = 0; b < 2; ++b) {
+    for (int c = 0; c < 3; ++c) {
+      double sum = 0;
+      for (int p = 0; p < 20; ++p) sum += x[static_cast<size_t>((b * 20 + p) * 3 + c)] + 3;
+      real.push_back(sum / 20 * 0.1);
+    }
+  }
+  ExpectRequantized(t.Get<int8_t>(out), real, 0.02f, 2, -128, 127);
+}
+
+// What the integer kernels do not take stays on the float view.
+TEST(IntegerKernels, RefusesWhatTheyDoNotTake) {
+  OpTest t;
+  const int in = t.Input<int8_t>({1, 4}, std::vector<int8_t>{1, 2, 3, 4});
+  t.graph.tensors[static_cast<size_t>(in)].quant = Quant({0.1f}, {0});
+  // Weights with a nonzero zero point (int8 weights must be symmetric).
+  const int w = StoredConstant(t, {2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}, Quant({0.1f}, {3}, 0, DataType::kInt8));
+  const int out = t.Output(DataType::kInt8);
+  t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.1f}, {0});
+  t.Node(OpType::kFullyConnected, {in, w}, {out}, FullyConnectedAttributes{});
+  EXPECT_EQ(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+  // A fused activation that is not a clamp.
+  FullyConnectedAttributes tanh;
+  tanh.activation = Activation::kTanh;
+  t.graph.tensors[static_cast<size_t>(w)].quant.zero_point = {0};
+  t.graph.nodes[0].attributes = tanh;
+  EXPECT_EQ(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+  t.graph.nodes[0].attributes = FullyConnectedAttributes{};
+  EXPECT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+}
+
+TEST(IntegerKernels, StoredIntegersComeBackExactly) {
+  OpTest t;
+  const std::vector<int32_t> stored{-127, -1, 0, 1, 127, 100000, -5000000};
+  const int c = StoredConstant(t, {7}, stored, Quant({0.0123f}, {0}, 0, DataType::kInt32));
+  std::vector<int32_t> back;
+  ASSERT_TRUE(cpu::StoredIntegers(t.graph.tensors[static_cast<size_t>(c)], &back));
+  EXPECT_EQ(back, stored);
+  // Values off the grid are refused.
+  Tensor off = t.graph.tensors[static_cast<size_t>(c)];
+  std::vector<float> v{0.5f, 0, 0, 0, 0, 0, 0};
+  off.data = ConstantData::CopyOf(v.data(), v.size() * sizeof(float));
+  EXPECT_FALSE(cpu::StoredIntegers(off, &back));
+}
+
+}  // namespace
+}  // namespace gld::testing
