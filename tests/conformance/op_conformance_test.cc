@@ -35,6 +35,9 @@ constexpr double kTranscendentalTolerance = 1e-4;
 const std::set<std::string> kTranscendentalOps = {
     "COS",  "ELU",      "EXP",   "GELU",        "LOCAL_RESPONSE_NORMALIZATION",
     "LOG",  "LOG_SOFTMAX", "LOGISTIC", "POW", "RSQRT", "SIN", "SOFTMAX", "TANH",
+    // the recurrent ops' gates (sigmoid, tanh)
+    "LSTM", "UNIDIRECTIONAL_SEQUENCE_LSTM", "BIDIRECTIONAL_SEQUENCE_LSTM", "RNN", "UNIDIRECTIONAL_SEQUENCE_RNN",
+    "BIDIRECTIONAL_SEQUENCE_RNN",
 };
 
 // Ops known to have no CPU kernel yet. Their cases are skipped (and fail once
