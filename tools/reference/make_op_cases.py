@@ -810,7 +810,7 @@ lstm_case(USL, "basic", 2, 3, 4, 5)
 lstm_case(USL, "time_major", 2, 4, 3, 6, time_major=True)
 lstm_case(USL, "20_inputs", 1, 5, 4, 4, n_inputs=20)
 lstm_case(USL, "peephole_projection_clip", 2, 4, 3, 6, n_out=4, peephole=True, projection=True,
-          proj_bias=True, cell_clip=0.4, proj_clip=0.3)
+          proj_bias=True, cell_clip=0.4, proj_clip=0.5)
 lstm_case(USL, "cifg_peephole", 2, 3, 5, 4, cifg=True, peephole=True)
 lstm_case(USL, "layer_norm", 2, 3, 4, 5, layer_norm=True)
 lstm_case(USL, "cifg_layer_norm_projection", 1, 4, 3, 6, n_out=3, cifg=True, layer_norm=True,
