@@ -769,6 +769,44 @@ densify_case("block_2x4_2d", [4, 8], block=(2, 4))
 # --- recurrent ops and the embedding lookup -------------------------------------
 # TFLite's input numbering; the states are variable tensors (zero at the
 # start of the run). Weights in [-0.5, 0.5) keep the gates off saturation.
+#
+# Stateful cases record further invokes on the same LiteRT interpreter
+# (STATEFUL_STEPS[name] of them, new inputs each): the manifest's "steps",
+# which the conformance test runs on one Interpreter as well, so the state a
+# run leaves is checked against LiteRT's.
+STATEFUL_STEPS = {}
+
+
+def stateful(name, steps=2):
+    STATEFUL_STEPS[name] = steps
+
+
+def record_steps(name, model_bytes, resolver, seed, gens, d, manifest):
+    """Invokes 0..steps on one interpreter; writes step<k>_input/output files."""
+    reflib.quiet_tensorflow_logs()
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    it = Interpreter(model_content=model_bytes, num_threads=1,
+                     experimental_op_resolver_type=getattr(OpResolverType, resolver))
+    it.allocate_tensors()
+    first = [np.load(os.path.join(d, f"input_{i}.npy")) for i in range(len(gens))]
+    outs = reflib.run_litert(it, first)
+    for i, v in enumerate(outs):
+        ref = np.load(os.path.join(d, f"output_{i}.npy"))
+        if not np.array_equal(ref, v, equal_nan=True):
+            reflib.die(f"{name}: the first invoke differs from the stored reference")
+    manifest["steps"] = []
+    for k in range(1, STATEFUL_STEPS[name] + 1):
+        inputs = [gen(seed, 100 * k + i, shape, dtype) for i, (gen, shape, dtype) in enumerate(gens)]
+        outs = reflib.run_litert(it, inputs)
+        entry = {"inputs": [], "outputs": []}
+        for i, v in enumerate(inputs):
+            np.save(os.path.join(d, f"step{k}_input_{i}.npy"), v)
+            entry["inputs"].append(f"step{k}_input_{i}.npy")
+        for i, v in enumerate(outs):
+            np.save(os.path.join(d, f"step{k}_output_{i}.npy"), v)
+            entry["outputs"].append(f"step{k}_output_{i}.npy")
+        manifest["steps"].append(entry)
+
 
 def lstm_cell_inputs(b, n_in, n_cell, n_out=None, cifg=False, peephole=False, projection=False,
                      proj_bias=False):
@@ -816,6 +854,9 @@ lstm_case(USL, "layer_norm", 2, 3, 4, 5, layer_norm=True)
 lstm_case(USL, "cifg_layer_norm_projection", 1, 4, 3, 6, n_out=3, cifg=True, layer_norm=True,
           projection=True, time_major=True)
 lstm_case(USL, "relu_long", 1, 12, 8, 16, act=ACT.RELU, cell_clip=2.0)
+for _name in ("unidirectional_sequence_lstm__basic", "unidirectional_sequence_lstm__peephole_projection_clip",
+              "unidirectional_sequence_lstm__cifg_layer_norm_projection"):
+    stateful(_name)
 lstm_case("LSTM", "basic", 2, 1, 4, 5)
 lstm_case("LSTM", "peephole_projection_clip", 3, 1, 4, 6, n_out=3, peephole=True, projection=True,
           proj_bias=True, cell_clip=0.5, proj_clip=0.4)
@@ -852,6 +893,8 @@ def bidi_lstm_case(variant, batch, time, n_in, n_cell, n_out=None, merge=False, 
 
 
 bidi_lstm_case("merged_time_major", 2, 3, 4, 5, merge=True)
+stateful("bidirectional_sequence_lstm__merged_time_major")
+stateful("lstm__peephole_projection_clip", 3)
 bidi_lstm_case("separate_batch_major", 2, 4, 3, 4, time_major=False)
 bidi_lstm_case("peephole_projection", 1, 3, 3, 5, n_out=3, peephole=True, projection=True, proj_bias=True,
                merge=True, time_major=False)
@@ -877,6 +920,8 @@ rnn_case("RNN", "tanh", 2, 1, 4, 5)
 rnn_case("RNN", "relu", 3, 1, 6, 4, act=ACT.RELU)
 rnn_case("UNIDIRECTIONAL_SEQUENCE_RNN", "tanh", 2, 4, 3, 5)
 rnn_case("UNIDIRECTIONAL_SEQUENCE_RNN", "relu_time_major", 2, 5, 4, 3, act=ACT.RELU, time_major=True)
+stateful("rnn__tanh", 3)
+stateful("unidirectional_sequence_rnn__tanh")
 
 
 def bidi_rnn_case(variant, batch, time, n_in, units, merge=False, time_major=False, act=ACT.TANH):
@@ -892,6 +937,7 @@ def bidi_rnn_case(variant, batch, time, n_in, units, merge=False, time_major=Fal
 
 
 bidi_rnn_case("separate", 2, 3, 4, 5)
+stateful("bidirectional_sequence_rnn__separate")
 bidi_rnn_case("merged_time_major_relu", 1, 4, 3, 4, merge=True, time_major=True, act=ACT.RELU)
 
 
@@ -906,6 +952,8 @@ def svdf_case(variant, batch, n_in, units, rank, memory, bias=True, act=ACT.NONE
 
 svdf_case("rank1", 2, 4, 3, 1, 5)
 svdf_case("rank2_relu_no_bias", 1, 6, 4, 2, 3, bias=False, act=ACT.RELU)
+stateful("svdf__rank1", 6)  # more invokes than the memory holds
+stateful("svdf__rank2_relu_no_bias", 4)
 
 
 @case("EMBEDDING_LOOKUP", "2d")
@@ -1103,6 +1151,8 @@ def generate_case(name, out_root):
         if v.dtype.kind == "f" and v.size:
             e["max_abs"] = float(np.max(np.abs(v)))
         manifest["outputs"].append(e)
+    if name in STATEFUL_STEPS:
+        record_steps(name, model_bytes, resolver, seed, b.gens, d, manifest)
     reflib.write_json(os.path.join(d, "manifest.json"), manifest)
     return manifest
 
