@@ -23,12 +23,34 @@
 
 #include "cpu_kernels/gemm.h"
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/vector_ops.h"
 
 namespace gld::cpu {
 
 namespace {
 
 float Sigmoid(float x) { return 1.f / (1.f + std::exp(-x)); }
+
+// An activation over an array in place: the vectorized gate functions for
+// TANH and SIGMOID, the clamps as elsewhere.
+void Activate(Activation a, float* x, int64_t n) {
+  if (a == Activation::kTanh) {
+    TanhInPlace(x, n);
+  } else if (a == Activation::kSigmoid) {
+    SigmoidInPlace(x, n);
+  } else {
+    ApplyActivationInPlace(a, x, n);
+  }
+}
+
+// w [rows, cols] row-major -> [cols, rows].
+std::vector<float> Transposed(const std::vector<float>& w, int64_t rows, int64_t cols) {
+  std::vector<float> t(w.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) t[static_cast<size_t>(c * rows + r)] = w[static_cast<size_t>(r * cols + c)];
+  }
+  return t;
+}
 
 Status CheckLstmActivation(const KernelContext& ctx, Activation a) {
   if (a == Activation::kSignBit) return KernelUnimplemented(ctx, "activation SIGN_BIT is not supported");
@@ -105,11 +127,11 @@ struct LstmCell {
   bool cifg = false, peephole = false, layer_norm = false, projection = false;
   std::vector<float> wx;    // [gates * n_cell, n_input]
   PackedB wx_packed;        // wx as the GEMM's B
-  std::vector<float> wr;    // [gates * n_cell, n_output]
+  std::vector<float> wr_t;  // the recurrent weights transposed: [n_output, gates * n_cell]
   std::vector<float> bias;  // [gates * n_cell]
   std::vector<float> peep;  // c2i, c2f, c2o, n_cell each (c2i zero when coupled)
   std::vector<float> ln;    // layer norm coefficients, per gate as in wx
-  std::vector<float> wp, bp;  // projection [n_output, n_cell] and its bias (zeros when absent)
+  std::vector<float> wp_t, bp;  // projection transposed [n_cell, n_output] and its bias (zeros when absent)
 };
 
 // The scratch of a run, sized at prepare.
@@ -145,7 +167,7 @@ Status GatherLstmCell(const KernelContext& ctx, const LstmCellIo& io, int64_t ba
   const int64_t nc = c->n_cell, no = c->n_output, ni = n_input;
   if (!c->projection && nc != no) return KernelError(ctx, "without projection the cell's units and outputs differ");
   c->wx.clear();
-  c->wr.clear();
+  std::vector<float> wr_all;
   c->bias.clear();
   c->ln.clear();
   for (size_t g = c->cifg ? 1 : 0; g < 4; ++g) {
@@ -153,13 +175,14 @@ Status GatherLstmCell(const KernelContext& ctx, const LstmCellIo& io, int64_t ba
     GLD_ASSIGN_OR_RETURN(const float* wr, FloatIn(ctx, w + 4 + g, nc * no));
     GLD_ASSIGN_OR_RETURN(const float* b, FloatIn(ctx, w + 11 + g, nc));
     Append(&c->wx, wx, nc * ni);
-    Append(&c->wr, wr, nc * no);
+    Append(&wr_all, wr, nc * no);
     Append(&c->bias, b, nc);
     if (c->layer_norm) {
       GLD_ASSIGN_OR_RETURN(const float* ln, FloatIn(ctx, static_cast<size_t>(io.ln) + g, nc));
       Append(&c->ln, ln, nc);
     }
   }
+  c->wr_t = Transposed(wr_all, c->gates * nc, no);
   c->peep.assign(static_cast<size_t>(3 * nc), 0.f);
   if (c->peephole) {
     for (size_t g = c->cifg ? 1 : 0; g < 3; ++g) {
@@ -168,10 +191,10 @@ Status GatherLstmCell(const KernelContext& ctx, const LstmCellIo& io, int64_t ba
     }
   }
   c->bp.assign(static_cast<size_t>(no), 0.f);
-  c->wp.clear();
+  c->wp_t.clear();
   if (c->projection) {
     GLD_ASSIGN_OR_RETURN(const float* wp, FloatIn(ctx, w + 15, no * nc));
-    Append(&c->wp, wp, no * nc);
+    c->wp_t = Transposed(std::vector<float>(wp, wp + no * nc), no, nc);
     if (Present(ctx, w + 16)) {
       GLD_ASSIGN_OR_RETURN(const float* bp, FloatIn(ctx, w + 16, no));
       std::copy(bp, bp + no, c->bp.begin());
@@ -209,9 +232,10 @@ float Clip(float v, float clip) { return clip > 0.f ? std::min(std::max(v, -clip
 // writes the new output to h and to `out`.
 void LstmStep(const LstmCell& c, const RecurrentAttributes& a, const float* xp, float* h, float* cell, float* out,
               LstmScratch* s) {
-  const int64_t nc = c.n_cell, no = c.n_output;
+  const int64_t nc = c.n_cell, no = c.n_output, gn = c.gates * nc;
   float* g = s->gates.data();
-  DotRows(h, 1, c.wr.data(), no, 0, c.gates * nc, xp, g, c.gates * nc, Activation::kNone);
+  std::memcpy(g, xp, static_cast<size_t>(gn) * sizeof(float));
+  MatVecTransposedAccumulate(c.wr_t.data(), h, no, gn, g);
   float* gi = c.cifg ? nullptr : g;
   float* gf = g + (c.cifg ? 0 : nc);
   float* gc = gf + nc;
@@ -230,20 +254,25 @@ void LstmStep(const LstmCell& c, const RecurrentAttributes& a, const float* xp, 
     LayerNorm(gf, nc, lnc(1), bias(1));
     LayerNorm(gc, nc, lnc(2), bias(2));
   }
+  if (gi) SigmoidInPlace(gi, nc);
+  SigmoidInPlace(gf, nc);
+  Activate(a.activation, gc, nc);
   for (int64_t j = 0; j < nc; ++j) {
-    const float f = Sigmoid(gf[j]);
-    const float i = gi ? Sigmoid(gi[j]) : 1.f - f;
-    const float chat = ApplyActivation(a.activation, gc[j]);
-    cell[j] = Clip(f * cell[j] + i * chat, a.cell_clip);
+    const float i = gi ? gi[j] : 1.f - gf[j];
+    cell[j] = Clip(gf[j] * cell[j] + i * gc[j], a.cell_clip);
   }
   if (c.peephole) {
     for (int64_t j = 0; j < nc; ++j) go[j] += c.peep[2 * nc + j] * cell[j];
   }
   if (c.layer_norm) LayerNorm(go, nc, lnc(3), bias(3));
+  SigmoidInPlace(go, nc);
   float* hidden = c.projection ? s->hidden.data() : out;
-  for (int64_t j = 0; j < nc; ++j) hidden[j] = Sigmoid(go[j]) * ApplyActivation(a.activation, cell[j]);
+  std::memcpy(hidden, cell, static_cast<size_t>(nc) * sizeof(float));
+  Activate(a.activation, hidden, nc);
+  for (int64_t j = 0; j < nc; ++j) hidden[j] *= go[j];
   if (c.projection) {
-    DotRows(hidden, 1, c.wp.data(), nc, 0, no, c.bp.data(), out, no, Activation::kNone);
+    std::memcpy(out, c.bp.data(), static_cast<size_t>(no) * sizeof(float));
+    MatVecTransposedAccumulate(c.wp_t.data(), hidden, nc, no, out);
     if (a.proj_clip > 0.f) {
       for (int64_t j = 0; j < no; ++j) out[j] = Clip(out[j], a.proj_clip);
     }
@@ -420,7 +449,7 @@ Status RunBasicLstm(KernelContext& ctx) {
 struct RnnCell {
   size_t state = 0;
   int64_t n_input = 0, units = 0;
-  std::vector<float> wx, wr, bias;
+  std::vector<float> wx, wr_t, bias;  // wr_t: the recurrent weights transposed
   PackedB wx_packed;
 };
 
@@ -481,7 +510,7 @@ Status BuildRnnState(const KernelContext& ctx, const RecurrentAttributes& a, Rnn
     GLD_ASSIGN_OR_RETURN(const float* b, FloatIn(ctx, w + 2, u));
     GLD_RETURN_IF_ERROR(FloatIn(ctx, c.state, shape.layout.batch * u).status());
     c.wx.assign(wx, wx + u * ni);
-    c.wr.assign(wr, wr + u * u);
+    c.wr_t = Transposed(std::vector<float>(wr, wr + u * u), u, u);
     c.bias.assign(b, b + u);
     c.wx_packed = PackedB();
     if (rows >= kGemmMr) PackGemmB(c.wx.data(), ni, u, 1, ni, &c.wx_packed);
@@ -503,7 +532,9 @@ Status RunRnnCell(const KernelContext& ctx, const RecurrentAttributes& a, const 
       const int64_t t = backward ? layout.time - 1 - step : step;
       const int64_t row = layout.Row(t, b);
       float* o = out + row * out_stride;
-      DotRows(h, 1, c.wr.data(), u, 0, u, xproj->data() + row * u, o, u, a.activation);
+      std::memcpy(o, xproj->data() + row * u, static_cast<size_t>(u) * sizeof(float));
+      MatVecTransposedAccumulate(c.wr_t.data(), h, u, u, o);
+      Activate(a.activation, o, u);
       std::memcpy(h, o, static_cast<size_t>(u) * sizeof(float));
     }
   }

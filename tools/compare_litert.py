@@ -278,13 +278,19 @@ def compare_model(args, model_path):
             notes.append("LiteRT ran a copy with Convolution2DTransposeBias rewritten to TRANSPOSE_CONV")
         details = probe.get_input_details()
         inputs = make_inputs(details, args.seed)
+        # gld names a signature model's inputs by their signature keys ("x"),
+        # LiteRT's details by tensor ("serving_default_x:0").
+        signature_keys = {}
+        if len(probe.get_signature_list()) == 1:
+            runner = probe.get_signature_runner()
+            signature_keys = {d["index"]: key for key, d in runner.get_input_details().items()}
         items = []
         input_files = []
         for i, (d, v) in enumerate(zip(details, inputs)):
             path = os.path.join(work, "input_%d.npy" % i)
             np.save(path, v)
             input_files.append(path)
-            name = d["name"]
+            name = signature_keys.get(d["index"], d["name"])
             items.append((escape_input_name(name) if "," not in name else str(i)) + ":" + path)
         value_files = ",".join(items)
         del probe
@@ -341,7 +347,8 @@ def compare_model(args, model_path):
 
 
 def fmt_ms(us):
-    return "%.1f" % (us / 1000.0)
+    # Three decimals below a millisecond (the recurrent models run in tens of us).
+    return ("%.3f" if us < 1000.0 else "%.1f") % (us / 1000.0)
 
 
 def fmt_ratio(x, ref):
