@@ -30,7 +30,9 @@ TEST(OpTable, EveryRowDescribesItsOwnOp) {
     for (size_t i = 0; i < 64; ++i) {
       if (!info.InputMayBeAbsent(i)) continue;
       EXPECT_TRUE(info.max_inputs < 0 || i < static_cast<size_t>(info.max_inputs)) << i;
-      if (!recurrent) EXPECT_GE(i, static_cast<size_t>(info.min_inputs));
+      if (!recurrent) {
+        EXPECT_GE(i, static_cast<size_t>(info.min_inputs));
+      }
     }
     if (recurrent) continue;
     for (size_t i = 0; i < static_cast<size_t>(info.min_inputs); ++i) EXPECT_FALSE(info.InputMayBeAbsent(i));
