@@ -101,7 +101,7 @@ void Project(const KernelContext& ctx, const float* x, int64_t rows, int64_t k, 
   }
   constexpr int64_t kRowsPerBlock = 32;
   const int64_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
-  ctx.ParallelFor(blocks, [&](int64_t b0, int64_t b1) {
+  ParallelForGrain(ctx, blocks, 1, [&](int64_t b0, int64_t b1) {
     for (int64_t blk = b0; blk < b1; ++blk) {
       const int64_t r0 = blk * kRowsPerBlock;
       GemmRows(x + r0 * k, k, std::min(kRowsPerBlock, rows - r0), packed, bias, out + r0 * n, n, ActivationRange{});

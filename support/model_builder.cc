@@ -426,6 +426,56 @@ StatusOr<EncodedOptions> EncodeOptions(const OpSpec& op, const std::string& op_n
         set(tflite::CreateCastOptions(*fbb, in, out));
       }
       break;
+    // The recurrent ops (graph/attributes.h RecurrentAttributes).
+    case OpType::kLstm: {
+      auto act = r.Activation();
+      auto cell = r.Float("cell_clip", 0.f), proj = r.Float("proj_clip", 0.f);
+      static const char* const kKernels[] = {"FULL", "BASIC"};
+      auto kernel = r.Enum("kernel_type", tflite::LSTMKernelType::FULL, kKernels, 2);
+      auto asym = r.Bool("asymmetric_quantize_inputs", false);
+      set(tflite::CreateLSTMOptions(*fbb, act, cell, proj, kernel, asym));
+      break;
+    }
+    case OpType::kUnidirectionalSequenceLstm: {
+      auto act = r.Activation();
+      auto cell = r.Float("cell_clip", 0.f), proj = r.Float("proj_clip", 0.f);
+      auto time_major = r.Bool("time_major", false), asym = r.Bool("asymmetric_quantize_inputs", false);
+      set(tflite::CreateUnidirectionalSequenceLSTMOptions(*fbb, act, cell, proj, time_major, asym));
+      break;
+    }
+    case OpType::kBidirectionalSequenceLstm: {
+      auto act = r.Activation();
+      auto cell = r.Float("cell_clip", 0.f), proj = r.Float("proj_clip", 0.f);
+      auto merge = r.Bool("merge_outputs", false), time_major = r.Bool("time_major", true);
+      auto asym = r.Bool("asymmetric_quantize_inputs", false);
+      set(tflite::CreateBidirectionalSequenceLSTMOptions(*fbb, act, cell, proj, merge, time_major, asym));
+      break;
+    }
+    case OpType::kRnn: {
+      auto act = r.Activation();
+      set(tflite::CreateRNNOptions(*fbb, act, r.Bool("asymmetric_quantize_inputs", false)));
+      break;
+    }
+    case OpType::kUnidirectionalSequenceRnn: {
+      auto time_major = r.Bool("time_major", false);
+      auto act = r.Activation();
+      set(tflite::CreateSequenceRNNOptions(*fbb, time_major, act, r.Bool("asymmetric_quantize_inputs", false)));
+      break;
+    }
+    case OpType::kBidirectionalSequenceRnn: {
+      auto time_major = r.Bool("time_major", false);
+      auto act = r.Activation();
+      auto merge = r.Bool("merge_outputs", false);
+      set(tflite::CreateBidirectionalSequenceRNNOptions(*fbb, time_major, act, merge,
+                                                        r.Bool("asymmetric_quantize_inputs", false)));
+      break;
+    }
+    case OpType::kSvdf: {
+      auto rank = r.Int("rank", 1);
+      auto act = r.Activation();
+      set(tflite::CreateSVDFOptions(*fbb, rank, act, r.Bool("asymmetric_quantize_inputs", false)));
+      break;
+    }
     default:
       break;  // no options
   }
