@@ -69,9 +69,14 @@ StatusOr<const float*> FloatIn(const KernelContext& ctx, size_t i, int64_t count
   return t->as<float>();
 }
 
-// A state input the kernel updates in place (a variable tensor).
+// A state input the kernel updates in place: a variable tensor (never a
+// constant or a graph input, whose buffers are not ours to write).
 StatusOr<float*> StateIn(const KernelContext& ctx, size_t i, int64_t count) {
   GLD_ASSIGN_OR_RETURN(const float* p, FloatIn(ctx, i, count));
+  const Tensor* t = InputTensor(ctx, i);
+  if (t != nullptr && !t->is_variable) {
+    return KernelError(ctx, "input " + std::to_string(i) + " '" + t->name + "' is a state but not a variable tensor");
+  }
   return const_cast<float*>(p);
 }
 
@@ -200,8 +205,8 @@ Status GatherLstmCell(const KernelContext& ctx, const LstmCellIo& io, int64_t ba
       std::copy(bp, bp + no, c->bp.begin());
     }
   }
-  GLD_RETURN_IF_ERROR(FloatIn(ctx, io.act_state, batch * no).status());
-  GLD_RETURN_IF_ERROR(FloatIn(ctx, io.cell_state, batch * nc).status());
+  GLD_RETURN_IF_ERROR(StateIn(ctx, io.act_state, batch * no).status());
+  GLD_RETURN_IF_ERROR(StateIn(ctx, io.cell_state, batch * nc).status());
   c->wx_packed = PackedB();
   return OkStatus();
 }
@@ -508,7 +513,7 @@ Status BuildRnnState(const KernelContext& ctx, const RecurrentAttributes& a, Rnn
     GLD_ASSIGN_OR_RETURN(const float* wx, FloatIn(ctx, w, u * ni));
     GLD_ASSIGN_OR_RETURN(const float* wr, FloatIn(ctx, w + 1, u * u));
     GLD_ASSIGN_OR_RETURN(const float* b, FloatIn(ctx, w + 2, u));
-    GLD_RETURN_IF_ERROR(FloatIn(ctx, c.state, shape.layout.batch * u).status());
+    GLD_RETURN_IF_ERROR(StateIn(ctx, c.state, shape.layout.batch * u).status());
     c.wx.assign(wx, wx + u * ni);
     c.wr_t = Transposed(std::vector<float>(wr, wr + u * u), u, u);
     c.bias.assign(b, b + u);

@@ -334,6 +334,12 @@ TEST(Lstm, BadNodesNameTheNodeAndTheTensor) {
   e = LstmError([](std::vector<int>* in, OpTest&) { (*in)[2] = kNoTensor; });  // a required weight
   EXPECT_NE(e.find("required input 2"), std::string::npos) << e;
 
+  // A state that is a constant (or any tensor that is not a variable): the
+  // kernel would write into it.
+  e = LstmError([](std::vector<int>* in, OpTest& t) { (*in)[18] = t.Const<float>({1, 5}, std::vector<float>(5, 0.f)); });
+  EXPECT_NE(e.find("input 18 'const"), std::string::npos) << e;
+  EXPECT_NE(e.find("is a state but not a variable tensor"), std::string::npos) << e;
+
   e = LstmError([](std::vector<int>* in, OpTest&) { in->resize(19); });
   EXPECT_NE(e.find("expected 20..24 inputs"), std::string::npos) << e;
 }

@@ -41,6 +41,14 @@ Status InputCount(const RuleContext& ctx, size_t min, size_t max) {
   return OkStatus();
 }
 
+// A state input: float32 `dims`, and a variable tensor (the kernels update
+// it in place; a constant or a graph input must not be written).
+Status ExpectState(const RuleContext& ctx, size_t i, std::initializer_list<int64_t> dims) {
+  GLD_RETURN_IF_ERROR(Expect(ctx, i, dims));
+  if (!ctx.In(i).is_variable) return ctx.Err(ctx.Name(i) + " is a state but not a variable tensor");
+  return OkStatus();
+}
+
 Status ExpectAbsent(const RuleContext& ctx, size_t i, const std::string& why) {
   if (ctx.Has(i)) return ctx.Err(ctx.Name(i) + " must be absent " + why);
   return OkStatus();
@@ -98,8 +106,8 @@ Status CheckLstmCell(const RuleContext& ctx, const CellIo& io, int64_t batch, in
     if (nc != no) return ctx.Err("without projection the cell's units (" + std::to_string(nc) + ") and outputs (" + std::to_string(no) + ") differ");
     GLD_RETURN_IF_ERROR(ExpectAbsent(ctx, w + 16, "without projection weights"));
   }
-  GLD_RETURN_IF_ERROR(Expect(ctx, io.act_state, {batch, no}));
-  GLD_RETURN_IF_ERROR(Expect(ctx, io.cell_state, {batch, nc}));
+  GLD_RETURN_IF_ERROR(ExpectState(ctx, io.act_state, {batch, no}));
+  GLD_RETURN_IF_ERROR(ExpectState(ctx, io.cell_state, {batch, nc}));
   if (io.ln >= 0) {
     const size_t ln = static_cast<size_t>(io.ln);
     const bool layer_norm = ctx.Has(ln + 1);
@@ -142,7 +150,7 @@ Status CheckRnnCell(const RuleContext& ctx, size_t w, size_t state, int64_t batc
   GLD_RETURN_IF_ERROR(Expect(ctx, w, {u, n_input}));
   GLD_RETURN_IF_ERROR(Expect(ctx, w + 1, {u, u}));
   GLD_RETURN_IF_ERROR(Expect(ctx, w + 2, {u}));
-  GLD_RETURN_IF_ERROR(Expect(ctx, state, {batch, u}));
+  GLD_RETURN_IF_ERROR(ExpectState(ctx, state, {batch, u}));
   *units = u;
   return OkStatus();
 }
@@ -288,7 +296,7 @@ Status Svdf(RuleContext& ctx) {
   GLD_RETURN_IF_ERROR(Expect(ctx, 1, {filters, n_input}));
   GLD_RETURN_IF_ERROR(Expect(ctx, 2, {filters, memory}));
   if (ctx.Has(3)) GLD_RETURN_IF_ERROR(Expect(ctx, 3, {units}));
-  GLD_RETURN_IF_ERROR(Expect(ctx, 4, {batch, memory * filters}));
+  GLD_RETURN_IF_ERROR(ExpectState(ctx, 4, {batch, memory * filters}));
   ctx.Set(0, {static_cast<int32_t>(batch), static_cast<int32_t>(units)}, DataType::kFloat32);
   return OkStatus();
 }
