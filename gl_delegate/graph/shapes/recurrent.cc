@@ -162,9 +162,12 @@ Status NoAuxInput(const RuleContext& ctx, size_t first, size_t last) {
   return OkStatus();
 }
 
-Status BasicLstm(RuleContext& ctx) {
+Status BasicLstm(RuleContext& ctx, const RecurrentAttributes& a) {
   // input [B, I], previous activation [B, O], weights [4O, I + O], bias [4O],
   // previous state [B, O] -> activation, state, concatenation, gates.
+  if (a.activation != Activation::kTanh || a.cell_clip != 0.f || a.proj_clip != 0.f) {
+    return ctx.Err("the basic LSTM kernel takes activation TANH and no clipping, as in TFLite");
+  }
   GLD_RETURN_IF_ERROR(ctx.Inputs(5, 5));
   GLD_RETURN_IF_ERROR(ctx.Outputs(4));
   GLD_RETURN_IF_ERROR(FloatInput(ctx, 0, 2));
@@ -187,7 +190,7 @@ Status BasicLstm(RuleContext& ctx) {
 Status Lstm(RuleContext& ctx) {
   const RecurrentAttributes* a = nullptr;
   GLD_RETURN_IF_ERROR(ctx.Attrs(&a));
-  if (a->basic_kernel) return BasicLstm(ctx);
+  if (a->basic_kernel) return BasicLstm(ctx, *a);
   GLD_RETURN_IF_ERROR(InputCount(ctx, 20, 24));
   GLD_RETURN_IF_ERROR(ctx.Outputs(1));
   GLD_RETURN_IF_ERROR(FloatInput(ctx, 0, 2));
