@@ -1,6 +1,8 @@
-// Index-driven ops: GATHER (axis, batch_dims), GATHER_ND, ONE_HOT. Indices
+// Index-driven ops: GATHER (axis, batch_dims), GATHER_ND, ONE_HOT,
+// EMBEDDING_LOOKUP. Indices
 // out of range are an error (GATHER, GATHER_ND) or give off_value (ONE_HOT),
 // as in TFLite.
+#include <algorithm>
 #include <cstring>
 
 #include "cpu_kernels/kernels.h"
@@ -146,6 +148,45 @@ Status RunOneHot(KernelContext& ctx) {
         ++o;
       }
     }
+  }
+  return OkStatus();
+}
+
+}  // namespace gld::cpu
+
+namespace gld::cpu {
+
+// EMBEDDING_LOOKUP: output row i is row ids[i] of the value table (any
+// element type, rows copied as bytes); an id outside the table is an error,
+// as in TFLite.
+Status RunEmbeddingLookup(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
+  const TensorData& ids = *ctx.inputs[0];
+  const TensorData& value = *ctx.inputs[1];
+  TensorData& out = *ctx.outputs[0];
+  GLD_RETURN_IF_ERROR(CheckType(ctx, ids, DataType::kInt32, "ids"));
+  GLD_RETURN_IF_ERROR(CheckType(ctx, out, value.type, "output"));
+  if (ids.shape.size() != 1 || value.shape.size() < 2) {
+    return KernelError(ctx, "ids " + ShapeToString(ids.shape) + " must have rank 1 and value " +
+                                ShapeToString(value.shape) + " rank 2 or more");
+  }
+  const int64_t n = ids.shape[0], rows = value.shape[0];
+  const int64_t row = rows > 0 ? value.num_elements() / rows : 0;
+  const size_t row_values_bytes = static_cast<size_t>(row) * DataTypeSize(value.type);
+  if (out.num_elements() != n * row) {
+    return KernelError(ctx, "output " + ShapeToString(out.shape) + " does not hold " + std::to_string(n) + " rows of " +
+                                ShapeToString(value.shape));
+  }
+  const int32_t* id = ids.as<int32_t>();
+  auto* dst = static_cast<uint8_t*>(out.data);
+  const auto* src = static_cast<const uint8_t*>(value.data);
+  for (int64_t i = 0; i < n; ++i) {
+    if (id[i] < 0 || id[i] >= rows) {
+      return KernelError(ctx, "id " + std::to_string(id[i]) + " at " + std::to_string(i) +
+                                  " is outside the table's " + std::to_string(rows) + " rows");
+    }
+    std::memcpy(dst + static_cast<size_t>(i) * row_values_bytes, src + static_cast<size_t>(id[i]) * row_values_bytes,
+                row_values_bytes);
   }
   return OkStatus();
 }

@@ -48,6 +48,21 @@ int64_t WorkPerOutput(const Graph& graph, const Node& node) {
       const auto* a = std::get_if<Pool2dAttributes>(&node.attributes);
       return a != nullptr ? static_cast<int64_t>(a->filter_h) * a->filter_w : 1;
     }
+    case OpType::kLstm:
+    case OpType::kUnidirectionalSequenceLstm:
+    case OpType::kBidirectionalSequenceLstm: {
+      // Four gates, each a row of the input and a row of the output.
+      const Shape* i2f = InputShape(graph, node, 2);  // [n_cell, n_input]
+      const Shape* r2f = InputShape(graph, node, 6);  // [n_cell, n_output]
+      if (i2f == nullptr || r2f == nullptr || i2f->size() != 2 || r2f->size() != 2) return kPerElement;
+      return 4 * ((*i2f)[1] + (*r2f)[1]);
+    }
+    case OpType::kRnn:
+    case OpType::kUnidirectionalSequenceRnn:
+    case OpType::kBidirectionalSequenceRnn: {
+      const Shape* w = InputShape(graph, node, 1);  // [units, n_input]
+      return w != nullptr && w->size() == 2 ? (*w)[0] + (*w)[1] : kPerElement;
+    }
     default: return kPerElement;
   }
 }

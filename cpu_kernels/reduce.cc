@@ -98,6 +98,31 @@ void ReduceT(const KernelContext& ctx, const TensorData& in, const std::vector<b
   }
 }
 
+// SUM and MEAN of float32 over the last axes only (KWS-style models sum
+// pairs of channels): each output is one contiguous row of the input, added
+// in the generic path's order and precision (double), without its per-row
+// index arithmetic and accumulator array. False when the axes are not a
+// suffix.
+bool ReduceTrailingAxes(const TensorData& in, const std::vector<bool>& reduced, ReduceKind kind, float* out,
+                        int64_t out_count) {
+  if (kind != ReduceKind::kSum && kind != ReduceKind::kMean) return false;
+  size_t first = reduced.size();
+  while (first > 0 && reduced[first - 1]) --first;
+  for (size_t d = 0; d < first; ++d) {
+    if (reduced[d]) return false;
+  }
+  if (first == reduced.size() || out_count <= 0) return false;
+  const int64_t inner = in.num_elements() / out_count;
+  const float* x = in.as<float>();
+  for (int64_t r = 0; r < out_count; ++r) {
+    double a = 0;
+    for (int64_t i = 0; i < inner; ++i) a += static_cast<double>(x[r * inner + i]);
+    if (kind == ReduceKind::kMean) a = a / static_cast<double>(inner);
+    out[r] = static_cast<float>(a);
+  }
+  return true;
+}
+
 template <typename T, typename Acc>
 void Reduce(const KernelContext& ctx, const TensorData& in, const std::vector<bool>& reduced, ReduceKind kind,
             T* out, int64_t out_count) {
@@ -177,7 +202,11 @@ Status RunReduce(KernelContext& ctx, ReduceKind kind) {
     return OkStatus();
   }
   switch (in.type) {
-    case DataType::kFloat32: Reduce<float, double>(ctx, in, reduced, kind, out.as<float>(), out_count); break;
+    case DataType::kFloat32:
+      if (!ReduceTrailingAxes(in, reduced, kind, out.as<float>(), out_count)) {
+        Reduce<float, double>(ctx, in, reduced, kind, out.as<float>(), out_count);
+      }
+      break;
     case DataType::kInt32: Reduce<int32_t, int64_t>(ctx, in, reduced, kind, out.as<int32_t>(), out_count); break;
     case DataType::kInt64: Reduce<int64_t, int64_t>(ctx, in, reduced, kind, out.as<int64_t>(), out_count); break;
     case DataType::kInt8: Reduce<int8_t, int64_t>(ctx, in, reduced, kind, out.as<int8_t>(), out_count); break;

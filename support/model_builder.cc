@@ -426,6 +426,47 @@ StatusOr<EncodedOptions> EncodeOptions(const OpSpec& op, const std::string& op_n
         set(tflite::CreateCastOptions(*fbb, in, out));
       }
       break;
+    // The recurrent ops (graph/attributes.h RecurrentAttributes).
+    case OpType::kLstm:
+    case OpType::kUnidirectionalSequenceLstm:
+    case OpType::kBidirectionalSequenceLstm: {
+      auto act = r.Activation();
+      auto cell = r.Float("cell_clip", 0.f), proj = r.Float("proj_clip", 0.f);
+      auto asym = r.Bool("asymmetric_quantize_inputs", false);
+      if (op.op_type == OpType::kLstm) {
+        static const char* const kKernels[] = {"FULL", "BASIC"};
+        auto kernel = r.Enum("kernel_type", tflite::LSTMKernelType::FULL, kKernels, 2);
+        set(tflite::CreateLSTMOptions(*fbb, act, cell, proj, kernel, asym));
+      } else if (op.op_type == OpType::kUnidirectionalSequenceLstm) {
+        auto time_major = r.Bool("time_major", false);
+        set(tflite::CreateUnidirectionalSequenceLSTMOptions(*fbb, act, cell, proj, time_major, asym));
+      } else {
+        auto merge = r.Bool("merge_outputs", false), time_major = r.Bool("time_major", true);
+        set(tflite::CreateBidirectionalSequenceLSTMOptions(*fbb, act, cell, proj, merge, time_major, asym));
+      }
+      break;
+    }
+    case OpType::kRnn:
+    case OpType::kUnidirectionalSequenceRnn:
+    case OpType::kBidirectionalSequenceRnn: {
+      auto act = r.Activation();
+      auto asym = r.Bool("asymmetric_quantize_inputs", false);
+      if (op.op_type == OpType::kRnn) {
+        set(tflite::CreateRNNOptions(*fbb, act, asym));
+      } else if (op.op_type == OpType::kUnidirectionalSequenceRnn) {
+        set(tflite::CreateSequenceRNNOptions(*fbb, r.Bool("time_major", false), act, asym));
+      } else {
+        auto time_major = r.Bool("time_major", false), merge = r.Bool("merge_outputs", false);
+        set(tflite::CreateBidirectionalSequenceRNNOptions(*fbb, time_major, act, merge, asym));
+      }
+      break;
+    }
+    case OpType::kSvdf: {
+      auto rank = r.Int("rank", 1);
+      auto act = r.Activation();
+      set(tflite::CreateSVDFOptions(*fbb, rank, act, r.Bool("asymmetric_quantize_inputs", false)));
+      break;
+    }
     default:
       break;  // no options
   }

@@ -338,7 +338,8 @@ def compare_model(args, model_path):
 
 
 def fmt_ms(us):
-    return "%.1f" % (us / 1000.0)
+    # Three decimals below a millisecond (the recurrent models run in tens of us).
+    return ("%.3f" if us < 1000.0 else "%.1f") % (us / 1000.0)
 
 
 def fmt_ratio(x, ref):

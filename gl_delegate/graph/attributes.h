@@ -174,6 +174,23 @@ struct Landmarks2TransformMatrixAttributes {
   std::vector<std::pair<int32_t, int32_t>> subset;  // pairs of landmark indices
 };
 
+// The recurrent ops' options: LSTM, UNIDIRECTIONAL_SEQUENCE_LSTM,
+// BIDIRECTIONAL_SEQUENCE_LSTM, RNN, UNIDIRECTIONAL_SEQUENCE_RNN,
+// BIDIRECTIONAL_SEQUENCE_RNN and SVDF (each reads the fields its options
+// table has).
+struct RecurrentAttributes {
+  // The LSTMs' cell and output activation (TANH as converters write it);
+  // the RNNs' and SVDF's fused activation.
+  Activation activation = Activation::kNone;
+  float cell_clip = 0.f;  // 0: no clipping
+  float proj_clip = 0.f;  // 0: no clipping
+  bool time_major = false;
+  bool merge_outputs = false;  // the bidirectional ops: one output, forward then backward features
+  bool asymmetric_quantize_inputs = false;
+  bool basic_kernel = false;  // LSTM kernel_type BASIC (5 inputs, 4 outputs)
+  int32_t rank = 1;           // SVDF
+};
+
 // A custom op the table does not name (OpType::kCustom): what the file
 // says of it, and the app's registration an Interpreter found for it in
 // Options::custom_ops (nullptr: none, or not looked up yet).
@@ -197,6 +214,7 @@ using Attributes =
                  MirrorPadAttributes, StridedSliceAttributes, AxisAttributes,
                  SqueezeAttributes, LrnAttributes, BatchMatMulAttributes,
                  TransformTensorBilinearAttributes, TransformLandmarksAttributes,
-                 Landmarks2TransformMatrixAttributes, CustomAttributes>;
+                 Landmarks2TransformMatrixAttributes, CustomAttributes,
+                 RecurrentAttributes>;
 
 }  // namespace gld

@@ -27,6 +27,37 @@ struct LibraryCustomOp {
   Attributes attributes;
 };
 
+// The inputs of an op that may be absent (kNoTensor): a set of input
+// indices below 64. An op table row writes one index (or -1: none); the
+// recurrent ops, whose optional weights sit among required ones, name a
+// constant below.
+struct OptionalInputs {
+  uint64_t mask = 0;
+  constexpr OptionalInputs(int index) : mask(index < 0 ? 0 : uint64_t{1} << index) {}  // NOLINT: the table's column
+  static constexpr OptionalInputs Bits(uint64_t bits) {
+    OptionalInputs o(-1);
+    o.mask = bits;
+    return o;
+  }
+  constexpr bool Has(size_t index) const { return index < 64 && ((mask >> index) & 1) != 0; }
+};
+
+// TFLite's LSTM inputs (LSTM, UNIDIRECTIONAL_SEQUENCE_LSTM): the input gate's
+// weights and bias (1, 5, 12: absent with a coupled input and forget gate),
+// the peepholes (9, 10, 11), the projection (16, 17) and the layer
+// normalisation coefficients (20..23).
+inline constexpr uint64_t kLstmOptionalBits = (uint64_t{1} << 1) | (uint64_t{1} << 5) | (uint64_t{7} << 9) |
+                                              (uint64_t{1} << 12) | (uint64_t{3} << 16) | (uint64_t{15} << 20);
+inline constexpr OptionalInputs kLstmOptional = OptionalInputs::Bits(kLstmOptionalBits);
+// BIDIRECTIONAL_SEQUENCE_LSTM: the forward cell's weights are inputs 1..17,
+// the backward cell's 18..34 (each as LSTM's 1..17), then the auxiliary input
+// and its weights (39..47).
+inline constexpr OptionalInputs kBidiLstmOptional =
+    OptionalInputs::Bits((kLstmOptionalBits & 0x3FFFE) | ((kLstmOptionalBits & 0x3FFFE) << 17) |
+                         (uint64_t{0x1FF} << 39));
+// BIDIRECTIONAL_SEQUENCE_RNN: the auxiliary input and its two weights (9..11).
+inline constexpr OptionalInputs kBidiRnnOptional = OptionalInputs::Bits(uint64_t{7} << 9);
+
 // One row of the op table (op_list.inc): what the IR knows about an op
 // without looking at a model file or a backend.
 struct OpInfo {
@@ -34,13 +65,11 @@ struct OpInfo {
   const char* name;  // TFLite's: "CONV_2D", "Convolution2DTransposeBias"
   int min_inputs, max_inputs;  // max -1: unbounded
   int min_outputs, max_outputs;
-  int optional_input;  // the input that may be absent (kNoTensor), or -1
+  OptionalInputs optional_inputs;  // the inputs that may be absent (kNoTensor)
   // Shape inference may compute its small integer outputs (ValueOracle).
   bool known_values;
 
-  bool InputMayBeAbsent(size_t index) const {
-    return optional_input >= 0 && index == static_cast<size_t>(optional_input);
-  }
+  bool InputMayBeAbsent(size_t index) const { return optional_inputs.Has(index); }
 };
 
 // The row of `op`, which must be one of the enumerators.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace gld::tflite_ops {
@@ -550,6 +551,68 @@ Status ParseLandmarks2TransformMatrix(const uint8_t* data, size_t size, int vers
   return OkStatus();
 }
 
+// ---- The recurrent ops' options (RecurrentAttributes), read from the file
+// only: the delegate does not take nodes that update variables.
+
+Status CheckClip(const char* what, float clip) {
+  if (!(clip >= 0.f)) return InvalidArgumentError(std::string(what) + " " + std::to_string(clip) + " is negative or NaN");
+  return OkStatus();
+}
+
+template <typename O>
+Status ParseLstmOptions(const O* o, Attributes* out) {
+  RecurrentAttributes a;
+  if (o != nullptr) {
+    GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
+    a.cell_clip = o->cell_clip();
+    a.proj_clip = o->proj_clip();
+    GLD_RETURN_IF_ERROR(CheckClip("cell_clip", a.cell_clip));
+    GLD_RETURN_IF_ERROR(CheckClip("proj_clip", a.proj_clip));
+    a.asymmetric_quantize_inputs = o->asymmetric_quantize_inputs();
+    if constexpr (std::is_same_v<O, tflite::LSTMOptions>) {
+      a.basic_kernel = o->kernel_type() == tflite::LSTMKernelType::BASIC;
+    } else if constexpr (std::is_same_v<O, tflite::UnidirectionalSequenceLSTMOptions>) {
+      a.time_major = o->time_major();
+      if (o->diagonal_recurrent_tensors()) return UnimplementedError("diagonal_recurrent_tensors is not supported");
+    } else {
+      a.time_major = o->time_major();
+      a.merge_outputs = o->merge_outputs();
+    }
+  } else if constexpr (std::is_same_v<O, tflite::BidirectionalSequenceLSTMOptions>) {
+    a.time_major = true;  // the table's default
+  }
+  *out = a;
+  return OkStatus();
+}
+
+template <typename O>
+Status ParseRnnOptions(const O* o, Attributes* out) {
+  RecurrentAttributes a;
+  if (o != nullptr) {
+    GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
+    a.asymmetric_quantize_inputs = o->asymmetric_quantize_inputs();
+    if constexpr (std::is_same_v<O, tflite::SequenceRNNOptions>) {
+      a.time_major = o->time_major();
+    } else if constexpr (std::is_same_v<O, tflite::BidirectionalSequenceRNNOptions>) {
+      a.time_major = o->time_major();
+      a.merge_outputs = o->merge_outputs();
+    } else if constexpr (std::is_same_v<O, tflite::SVDFOptions>) {
+      a.rank = o->rank();
+      if (a.rank < 1) return InvalidArgumentError("SVDF rank " + std::to_string(a.rank) + " is below 1");
+    }
+  } else if constexpr (std::is_same_v<O, tflite::SVDFOptions>) {
+    return InvalidArgumentError("missing SVDFOptions (the rank)");
+  }
+  *out = a;
+  return OkStatus();
+}
+
+// Options tables read from the file alone (no C struct view).
+template <typename T>
+struct FileOnly {
+  using Table = T;
+};
+
 // ---- Views of TFLite's C option structs (model/tflite_abi.h) with the
 // accessors of the matching flatbuffer table, for the parsers above.
 
@@ -731,6 +794,8 @@ struct OptionParser {
   { op, BinaryWithoutOptions, BinaryWithoutOptionsData, nullptr }
 #define GLD_CUSTOM(op, Parse) \
   { op, nullptr, nullptr, Parse }
+#define GLD_FILE_ONLY(op, Parse, Table) \
+  { op, FromTable<FileOnly<tflite::Table>, Parse<tflite::Table>>, nullptr, nullptr }
 
 // clang-format off
 const OptionParser kOptionParsers[] = {
@@ -778,6 +843,13 @@ const OptionParser kOptionParsers[] = {
     GLD_BUILTIN(OpType::kSqueeze, ParseSqueeze, SqueezeView),
     GLD_BUILTIN(OpType::kLocalResponseNormalization, ParseLocalResponseNormalization, LrnView),
     GLD_BUILTIN(OpType::kBatchMatMul, ParseBatchMatMul, BatchMatMulView),
+    GLD_FILE_ONLY(OpType::kLstm, ParseLstmOptions, LSTMOptions),
+    GLD_FILE_ONLY(OpType::kUnidirectionalSequenceLstm, ParseLstmOptions, UnidirectionalSequenceLSTMOptions),
+    GLD_FILE_ONLY(OpType::kBidirectionalSequenceLstm, ParseLstmOptions, BidirectionalSequenceLSTMOptions),
+    GLD_FILE_ONLY(OpType::kRnn, ParseRnnOptions, RNNOptions),
+    GLD_FILE_ONLY(OpType::kUnidirectionalSequenceRnn, ParseRnnOptions, SequenceRNNOptions),
+    GLD_FILE_ONLY(OpType::kBidirectionalSequenceRnn, ParseRnnOptions, BidirectionalSequenceRNNOptions),
+    GLD_FILE_ONLY(OpType::kSvdf, ParseRnnOptions, SVDFOptions),
     GLD_CUSTOM(OpType::kConvolution2DTransposeBias, ParseConvolution2DTransposeBias),
     GLD_CUSTOM(OpType::kMaxPoolingWithArgmax2D, ParseMediaPipePool2d),
     GLD_CUSTOM(OpType::kMaxUnpooling2D, ParseMediaPipePool2d),
@@ -789,6 +861,7 @@ const OptionParser kOptionParsers[] = {
 #undef GLD_BUILTIN
 #undef GLD_NO_OPTIONS
 #undef GLD_CUSTOM
+#undef GLD_FILE_ONLY
 
 const OptionParser* FindOptionParser(OpType op) {
   for (const OptionParser& p : kOptionParsers) {

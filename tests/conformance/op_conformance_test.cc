@@ -5,6 +5,9 @@
 //   float outputs   max|ours - ref| / max|ref| <= 1e-5 (1e-4 for the
 //                   transcendental ops in kTranscendentalOps)
 //   other outputs   (int, bool, quantized) equal element for element
+// A stateful case (the recurrent ops) lists further invokes in its
+// manifest's "steps"; they run on the same Interpreter and are compared the
+// same way, so the state one invoke leaves for the next is LiteRT's.
 // A case whose op has no CPU kernel fails like any other wrong result. To
 // mark ops as known missing, list them in kKnownUnimplementedOps: their cases
 // are skipped, and fail as soon as they pass, so the list only shrinks.
@@ -35,6 +38,9 @@ constexpr double kTranscendentalTolerance = 1e-4;
 const std::set<std::string> kTranscendentalOps = {
     "COS",  "ELU",      "EXP",   "GELU",        "LOCAL_RESPONSE_NORMALIZATION",
     "LOG",  "LOG_SOFTMAX", "LOGISTIC", "POW", "RSQRT", "SIN", "SOFTMAX", "TANH",
+    // the recurrent ops' gates (sigmoid, tanh)
+    "LSTM", "UNIDIRECTIONAL_SEQUENCE_LSTM", "BIDIRECTIONAL_SEQUENCE_LSTM", "RNN", "UNIDIRECTIONAL_SEQUENCE_RNN",
+    "BIDIRECTIONAL_SEQUENCE_RNN",
 };
 
 // Ops known to have no CPU kernel yet. Their cases are skipped (and fail once
@@ -58,6 +64,12 @@ struct CaseResult {
   bool passed = false;
   std::string failure;  // first reason, when not passed
   std::vector<std::string> measures;
+};
+
+// One invoke of a case: its inputs' bytes and the files of LiteRT's outputs.
+struct Invocation {
+  std::vector<std::vector<uint8_t>> inputs;
+  std::vector<std::string> outputs;
 };
 
 // Everything one case needs, without gtest assertions, so that known
@@ -90,55 +102,77 @@ CaseResult RunCase(const std::string& name) {
   if (!interp.ok()) return fail("create: " + interp.status().ToString());
   Interpreter& it = **interp;
 
+  // The first invoke, then the manifest's "steps" (stateful cases: further
+  // invokes on the same Interpreter, whose state carries over).
+  std::vector<Invocation> invocations(1);
   for (size_t i = 0; i < it.inputs().size(); ++i) {
     auto bytes = LoadReferenceInput(dir, *manifest, static_cast<int>(i), it.inputs()[i]);
     if (!bytes.ok()) return fail(bytes.status().ToString());
-    const Status set = it.SetInput(static_cast<int>(i), bytes->data(), bytes->size());
-    if (!set.ok()) return fail("set input " + std::to_string(i) + ": " + set.ToString());
+    invocations[0].inputs.push_back(std::move(*bytes));
   }
-  const Status invoked = it.Invoke();
-  if (!invoked.ok()) return fail("invoke: " + invoked.ToString());
-
   size_t stored = 0;
   while (FileExists(dir + "/output_" + std::to_string(stored) + ".npy")) ++stored;
-  if (stored != it.outputs().size())
-    return fail("model has " + std::to_string(it.outputs().size()) + " outputs, reference " +
-                std::to_string(stored));
+  for (size_t i = 0; i < stored; ++i) invocations[0].outputs.push_back(dir + "/output_" + std::to_string(i) + ".npy");
+  if (manifest->contains("steps")) {
+    for (const auto& step : (*manifest)["steps"]) {
+      Invocation inv;
+      for (const auto& f : step.at("inputs")) {
+        auto array = ReadNpy(dir + "/" + f.get<std::string>());
+        if (!array.ok()) return fail(array.status().ToString());
+        inv.inputs.push_back(std::move(array->data));
+      }
+      for (const auto& f : step.at("outputs")) inv.outputs.push_back(dir + "/" + f.get<std::string>());
+      invocations.push_back(std::move(inv));
+    }
+  }
 
   bool all_ok = true;
-  for (size_t i = 0; i < it.outputs().size(); ++i) {
-    const TensorInfo& info = it.outputs()[i];
-    const std::string label = "output " + std::to_string(i) + " " + ShapeString(info.shape);
-    auto ref = ReadNpy(dir + "/output_" + std::to_string(i) + ".npy");
-    if (!ref.ok()) return fail(ref.status().ToString());
-    if (ref->shape != info.shape)
-      return fail(label + ": shape differs from the reference " + ShapeString(ref->shape));
-    if (ref->type != info.type)
-      return fail(label + ": type " + ElementTypeName(info.type) + ", reference " + ElementTypeName(ref->type));
-    std::vector<uint8_t> ours(info.bytes);
-    const Status got = it.GetOutput(static_cast<int>(i), ours.data(), ours.size());
-    if (!got.ok()) return fail("get " + label + ": " + got.ToString());
-    auto ours_d = ToDoubles(ours.data(), info.type, ElementCount(info.shape));
-    auto ref_d = ToDoubles(ref->data.data(), ref->type, ref->num_elements());
-    if (!ours_d.ok()) return fail(ours_d.status().ToString());
-    if (!ref_d.ok()) return fail(ref_d.status().ToString());
-    const Comparison c = Compare(*ours_d, *ref_d);
-    const bool is_float = info.type == ElementType::kFloat32 || info.type == ElementType::kFloat64;
-    char line[320];
-    bool ok;
-    if (is_float) {
-      ok = c.relative <= tolerance;
-      std::snprintf(line, sizeof(line),
-                    "%s: max|ours-ref|/max|ref| = %.3e (limit %.0e; worst at %zu: ours %.9g ref %.9g)",
-                    label.c_str(), c.relative, tolerance, c.worst_index, c.worst_ours, c.worst_ref);
-    } else {
-      ok = c.mismatches == 0;
-      std::snprintf(line, sizeof(line), "%s: %zu of %zu elements differ (exact; first worst at %zu: ours %.9g ref %.9g)",
-                    label.c_str(), c.mismatches, ref_d->size(), c.worst_index, c.worst_ours, c.worst_ref);
+  for (size_t k = 0; k < invocations.size(); ++k) {
+    const Invocation& inv = invocations[k];
+    const std::string step = k == 0 ? "" : "step " + std::to_string(k) + " ";
+    for (size_t i = 0; i < it.inputs().size() && i < inv.inputs.size(); ++i) {
+      const Status set = it.SetInput(static_cast<int>(i), inv.inputs[i].data(), inv.inputs[i].size());
+      if (!set.ok()) return fail(step + "set input " + std::to_string(i) + ": " + set.ToString());
     }
-    result.measures.push_back(line);
-    if (!ok && all_ok) result.failure = line;
-    all_ok = all_ok && ok;
+    const Status invoked = it.Invoke();
+    if (!invoked.ok()) return fail(step + "invoke: " + invoked.ToString());
+    if (inv.outputs.size() != it.outputs().size())
+      return fail(step + "model has " + std::to_string(it.outputs().size()) + " outputs, reference " +
+                  std::to_string(inv.outputs.size()));
+    for (size_t i = 0; i < it.outputs().size(); ++i) {
+      const TensorInfo& info = it.outputs()[i];
+      const std::string label = step + "output " + std::to_string(i) + " " + ShapeString(info.shape);
+      auto ref = ReadNpy(inv.outputs[i]);
+      if (!ref.ok()) return fail(ref.status().ToString());
+      if (ref->shape != info.shape)
+        return fail(label + ": shape differs from the reference " + ShapeString(ref->shape));
+      if (ref->type != info.type)
+        return fail(label + ": type " + ElementTypeName(info.type) + ", reference " + ElementTypeName(ref->type));
+      std::vector<uint8_t> ours(info.bytes);
+      const Status got = it.GetOutput(static_cast<int>(i), ours.data(), ours.size());
+      if (!got.ok()) return fail("get " + label + ": " + got.ToString());
+      auto ours_d = ToDoubles(ours.data(), info.type, ElementCount(info.shape));
+      auto ref_d = ToDoubles(ref->data.data(), ref->type, ref->num_elements());
+      if (!ours_d.ok()) return fail(ours_d.status().ToString());
+      if (!ref_d.ok()) return fail(ref_d.status().ToString());
+      const Comparison c = Compare(*ours_d, *ref_d);
+      const bool is_float = info.type == ElementType::kFloat32 || info.type == ElementType::kFloat64;
+      char line[320];
+      bool ok;
+      if (is_float) {
+        ok = c.relative <= tolerance;
+        std::snprintf(line, sizeof(line),
+                      "%s: max|ours-ref|/max|ref| = %.3e (limit %.0e; worst at %zu: ours %.9g ref %.9g)",
+                      label.c_str(), c.relative, tolerance, c.worst_index, c.worst_ours, c.worst_ref);
+      } else {
+        ok = c.mismatches == 0;
+        std::snprintf(line, sizeof(line), "%s: %zu of %zu elements differ (exact; first worst at %zu: ours %.9g ref %.9g)",
+                      label.c_str(), c.mismatches, ref_d->size(), c.worst_index, c.worst_ours, c.worst_ref);
+      }
+      result.measures.push_back(line);
+      if (!ok && all_ok) result.failure = line;
+      all_ok = all_ok && ok;
+    }
   }
   result.passed = all_ok;
   return result;

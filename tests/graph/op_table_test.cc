@@ -21,12 +21,20 @@ TEST(OpTable, EveryRowDescribesItsOwnOp) {
     EXPECT_GE(info.min_outputs, 1);
     EXPECT_TRUE(info.max_inputs < 0 || info.min_inputs <= info.max_inputs);
     EXPECT_TRUE(info.max_outputs < 0 || info.min_outputs <= info.max_outputs);
-    // An input that may be absent is one past the required ones.
-    if (info.optional_input >= 0) {
-      EXPECT_GE(info.optional_input, info.min_inputs);
-      EXPECT_TRUE(info.max_inputs < 0 || info.optional_input < info.max_inputs);
-      EXPECT_TRUE(info.InputMayBeAbsent(static_cast<size_t>(info.optional_input)));
+    // An input that may be absent is one the op may have; except for the
+    // recurrent ops (optional weights among required ones), it is past the
+    // required ones.
+    const bool recurrent = op == OpType::kLstm || op == OpType::kUnidirectionalSequenceLstm ||
+                           op == OpType::kBidirectionalSequenceLstm || op == OpType::kBidirectionalSequenceRnn ||
+                           op == OpType::kSvdf;
+    for (size_t i = 0; i < 64; ++i) {
+      if (!info.InputMayBeAbsent(i)) continue;
+      EXPECT_TRUE(info.max_inputs < 0 || i < static_cast<size_t>(info.max_inputs)) << i;
+      if (!recurrent) {
+        EXPECT_GE(i, static_cast<size_t>(info.min_inputs));
+      }
     }
+    if (recurrent) continue;
     for (size_t i = 0; i < static_cast<size_t>(info.min_inputs); ++i) EXPECT_FALSE(info.InputMayBeAbsent(i));
   }
 }
@@ -37,6 +45,26 @@ TEST(OpTable, OptionalInputsAreTheBiasesShapeAndPadValue) {
   EXPECT_TRUE(GetOpInfo(OpType::kReshape).InputMayBeAbsent(1));
   EXPECT_TRUE(GetOpInfo(OpType::kPadV2).InputMayBeAbsent(2));
   EXPECT_FALSE(GetOpInfo(OpType::kAdd).InputMayBeAbsent(1));
+}
+
+TEST(OpTable, LstmOptionalInputsAreTFLites) {
+  // LSTM: input gate (1, 5, 12), peepholes (9..11), projection (16, 17),
+  // layer norm (20..23); everything else is required.
+  const OpInfo& lstm = GetOpInfo(OpType::kUnidirectionalSequenceLstm);
+  std::string absent;
+  for (size_t i = 0; i < 24; ++i) {
+    if (lstm.InputMayBeAbsent(i)) absent += std::to_string(i) + " ";
+  }
+  EXPECT_EQ(absent, "1 5 9 10 11 12 16 17 20 21 22 23 ");
+  // The bidirectional LSTM: the same for each direction (backward from 18),
+  // the states 35..38 required, the auxiliary input 39..47 optional.
+  const OpInfo& bidi = GetOpInfo(OpType::kBidirectionalSequenceLstm);
+  for (size_t i : {1, 5, 9, 10, 11, 12, 16, 17, 18, 22, 26, 27, 28, 29, 33, 34, 39, 47}) {
+    EXPECT_TRUE(bidi.InputMayBeAbsent(i)) << i;
+  }
+  for (size_t i : {0, 2, 8, 13, 19, 25, 30, 35, 36, 37, 38}) EXPECT_FALSE(bidi.InputMayBeAbsent(i)) << i;
+  EXPECT_TRUE(GetOpInfo(OpType::kSvdf).InputMayBeAbsent(3));
+  EXPECT_FALSE(GetOpInfo(OpType::kSvdf).InputMayBeAbsent(4));
 }
 
 }  // namespace

@@ -89,6 +89,12 @@ bool Eq(const CustomAttributes& a, const CustomAttributes& b) {
                                                                          : *a.options == *b.options;
   return a.name == b.name && a.version == b.version && same_options && a.op == b.op;
 }
+bool Eq(const RecurrentAttributes& a, const RecurrentAttributes& b) {
+  return a.activation == b.activation && a.cell_clip == b.cell_clip && a.proj_clip == b.proj_clip &&
+         a.time_major == b.time_major && a.merge_outputs == b.merge_outputs &&
+         a.asymmetric_quantize_inputs == b.asymmetric_quantize_inputs && a.basic_kernel == b.basic_kernel &&
+         a.rank == b.rank;
+}
 
 // MediaPipe's custom options: a flexbuffer map.
 std::vector<uint8_t> FlexMap(const std::function<void(flexbuffers::Builder&)>& fill) { return FlexbufferMap(fill); }
@@ -328,6 +334,46 @@ std::map<std::string, Case> Cases() {
     a.scale_x = 1.5f;
     a.scale_y = 2.5f;
     c["Landmarks2TransformMatrix"] = {o, a};
+  }
+  {
+    // The recurrent ops: every field each options table has.
+    RecurrentAttributes lstm;
+    lstm.activation = Activation::kTanh;
+    lstm.cell_clip = 2.5f;
+    lstm.proj_clip = 0.5f;
+    lstm.basic_kernel = true;
+    lstm.asymmetric_quantize_inputs = true;
+    c["LSTM"] = {{{"fused_activation_function", "TANH"}, {"cell_clip", 2.5}, {"proj_clip", 0.5},
+                  {"kernel_type", "BASIC"}, {"asymmetric_quantize_inputs", true}},
+                 lstm};
+    RecurrentAttributes uni;
+    uni.activation = Activation::kRelu;
+    uni.cell_clip = 10.f;
+    uni.time_major = true;
+    c["UNIDIRECTIONAL_SEQUENCE_LSTM"] = {
+        {{"fused_activation_function", "RELU"}, {"cell_clip", 10.0}, {"time_major", true}}, uni};
+    RecurrentAttributes bidi;
+    bidi.activation = Activation::kTanh;
+    bidi.proj_clip = 3.f;
+    bidi.merge_outputs = true;
+    bidi.time_major = false;
+    c["BIDIRECTIONAL_SEQUENCE_LSTM"] = {{{"fused_activation_function", "TANH"}, {"proj_clip", 3.0},
+                                         {"merge_outputs", true}, {"time_major", false}},
+                                        bidi};
+    RecurrentAttributes rnn;
+    rnn.activation = Activation::kRelu6;
+    c["RNN"] = {{{"fused_activation_function", "RELU6"}}, rnn};
+    RecurrentAttributes seq = rnn;
+    seq.time_major = true;
+    c["UNIDIRECTIONAL_SEQUENCE_RNN"] = {{{"fused_activation_function", "RELU6"}, {"time_major", true}}, seq};
+    RecurrentAttributes bidi_rnn;
+    bidi_rnn.activation = Activation::kTanh;
+    bidi_rnn.merge_outputs = true;
+    c["BIDIRECTIONAL_SEQUENCE_RNN"] = {{{"fused_activation_function", "TANH"}, {"merge_outputs", true}}, bidi_rnn};
+    RecurrentAttributes svdf;
+    svdf.rank = 2;
+    svdf.activation = Activation::kRelu;
+    c["SVDF"] = {{{"rank", 2}, {"fused_activation_function", "RELU"}}, svdf};
   }
   return c;
 }

@@ -64,7 +64,10 @@ def build_lstm_keras3():
 def build_lstm_fused():
     """tf_keras (Keras 2) LSTM: UNIDIRECTIONAL_SEQUENCE_LSTM."""
     import tf_keras
-    return Built(_seq_model(tf_keras, tf_keras.layers.LSTM(32)), inputs=float_inputs([(1,) + SEQ]))
+    # Its states are variable tensors LiteRT keeps across invokes: the steps
+    # check that a second invoke continues from the first one's state.
+    return Built(_seq_model(tf_keras, tf_keras.layers.LSTM(32)), inputs=float_inputs([(1,) + SEQ]),
+                 steps=[(1, None), (2, None)])
 
 
 def build_bilstm():
@@ -73,7 +76,7 @@ def build_bilstm():
     import tf_keras
     L = tf_keras.layers
     layer = L.Bidirectional(L.LSTM(16, return_sequences=True))
-    return Built(_seq_model(tf_keras, layer), inputs=float_inputs([(1,) + SEQ]))
+    return Built(_seq_model(tf_keras, layer), inputs=float_inputs([(1,) + SEQ]), steps=[(1, None), (2, None)])
 
 
 def build_gru():

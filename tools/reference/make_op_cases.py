@@ -766,6 +766,208 @@ densify_case("csr_fp16_then_dequantize", [5, 1, 1, 9], dtype=F16)
 densify_case("block_2x4_2d", [4, 8], block=(2, 4))
 
 
+# --- recurrent ops and the embedding lookup -------------------------------------
+# TFLite's input numbering; the states are variable tensors (zero at the
+# start of the run). Weights in [-0.5, 0.5) keep the gates off saturation.
+#
+# Stateful cases record further invokes on the same LiteRT interpreter
+# (STATEFUL_STEPS[name] of them, new inputs each): the manifest's "steps",
+# which the conformance test runs on one Interpreter as well, so the state a
+# run leaves is checked against LiteRT's.
+STATEFUL_STEPS = {}
+
+
+def stateful(name, steps=2):
+    STATEFUL_STEPS[name] = steps
+
+
+def record_steps(name, model_bytes, resolver, seed, gens, d, manifest):
+    """Invokes 0..steps on one interpreter; writes step<k>_input/output files."""
+    reflib.quiet_tensorflow_logs()
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    it = Interpreter(model_content=model_bytes, num_threads=1,
+                     experimental_op_resolver_type=getattr(OpResolverType, resolver))
+    it.allocate_tensors()
+    first = [np.load(os.path.join(d, f"input_{i}.npy")) for i in range(len(gens))]
+    outs = reflib.run_litert(it, first)
+    for i, v in enumerate(outs):
+        ref = np.load(os.path.join(d, f"output_{i}.npy"))
+        if not np.array_equal(ref, v, equal_nan=True):
+            reflib.die(f"{name}: the first invoke differs from the stored reference")
+    manifest["steps"] = []
+    for k in range(1, STATEFUL_STEPS[name] + 1):
+        inputs = [gen(seed, 100 * k + i, shape, dtype) for i, (gen, shape, dtype) in enumerate(gens)]
+        outs = reflib.run_litert(it, inputs)
+        entry = {"inputs": [], "outputs": []}
+        for i, v in enumerate(inputs):
+            np.save(os.path.join(d, f"step{k}_input_{i}.npy"), v)
+            entry["inputs"].append(f"step{k}_input_{i}.npy")
+        for i, v in enumerate(outs):
+            np.save(os.path.join(d, f"step{k}_output_{i}.npy"), v)
+            entry["outputs"].append(f"step{k}_output_{i}.npy")
+        manifest["steps"].append(entry)
+
+
+def lstm_cell_inputs(b, n_in, n_cell, n_out=None, cifg=False, peephole=False, projection=False,
+                     proj_bias=False):
+    """The 17 weights of one LSTM cell (LSTM's inputs 1..17); -1 where absent."""
+    n_out = n_out or n_cell
+    w = lambda *shape: b.w(list(shape), -0.5, 0.5)  # noqa: E731
+    i2x = [-1 if cifg else w(n_cell, n_in), w(n_cell, n_in), w(n_cell, n_in), w(n_cell, n_in)]
+    r2x = [-1 if cifg else w(n_cell, n_out), w(n_cell, n_out), w(n_cell, n_out), w(n_cell, n_out)]
+    peep = ([-1 if cifg else w(n_cell), w(n_cell), w(n_cell)] if peephole else [-1, -1, -1])
+    bias = [-1 if cifg else w(n_cell), w(n_cell), w(n_cell), w(n_cell)]
+    proj = [w(n_out, n_cell) if projection else -1, w(n_out) if projection and proj_bias else -1]
+    return i2x + r2x + peep + bias + proj
+
+
+def lstm_case(op, variant, batch, time, n_in, n_cell, n_out=None, time_major=False, layer_norm=False,
+              n_inputs=24, act=ACT.TANH, cell_clip=0.0, proj_clip=0.0, **cell):
+    n_out = n_out or n_cell
+
+    @case(op, variant)
+    def build(b):
+        shape = [batch, n_in] if op == "LSTM" else ([time, batch, n_in] if time_major else [batch, time, n_in])
+        x = b.inp(shape)
+        ins = [x] + lstm_cell_inputs(b, n_in, n_cell, n_out, **cell)
+        ins += [b.variable("activation_state", [batch, n_out]), b.variable("cell_state", [batch, n_cell])]
+        if n_inputs == 24:
+            cifg = cell.get("cifg", False)
+            ins += ([-1 if cifg else b.w([n_cell], 0.5, 1.5)] + [b.w([n_cell], 0.5, 1.5) for _ in range(3)]
+                    if layer_norm else [-1] * 4)
+        if op == "LSTM":
+            o = opts("LSTMOptions", fusedActivationFunction=act, cellClip=cell_clip, projClip=proj_clip)
+        else:
+            o = opts("UnidirectionalSequenceLSTMOptions", fusedActivationFunction=act, cellClip=cell_clip,
+                     projClip=proj_clip, timeMajor=time_major)
+        b.op(op, ins, [b.out()], options=o)
+
+
+USL = "UNIDIRECTIONAL_SEQUENCE_LSTM"
+lstm_case(USL, "basic", 2, 3, 4, 5)
+lstm_case(USL, "time_major", 2, 4, 3, 6, time_major=True)
+lstm_case(USL, "20_inputs", 1, 5, 4, 4, n_inputs=20)
+lstm_case(USL, "peephole_projection_clip", 2, 4, 3, 6, n_out=4, peephole=True, projection=True,
+          proj_bias=True, cell_clip=0.4, proj_clip=0.5)
+lstm_case(USL, "cifg_peephole", 2, 3, 5, 4, cifg=True, peephole=True)
+lstm_case(USL, "layer_norm", 2, 3, 4, 5, layer_norm=True)
+lstm_case(USL, "cifg_layer_norm_projection", 1, 4, 3, 6, n_out=3, cifg=True, layer_norm=True,
+          projection=True, time_major=True)
+lstm_case(USL, "relu_long", 1, 12, 8, 16, act=ACT.RELU, cell_clip=2.0)
+for _name in ("unidirectional_sequence_lstm__basic", "unidirectional_sequence_lstm__peephole_projection_clip",
+              "unidirectional_sequence_lstm__cifg_layer_norm_projection"):
+    stateful(_name)
+lstm_case("LSTM", "basic", 2, 1, 4, 5)
+lstm_case("LSTM", "peephole_projection_clip", 3, 1, 4, 6, n_out=3, peephole=True, projection=True,
+          proj_bias=True, cell_clip=0.5, proj_clip=0.4)
+lstm_case("LSTM", "cifg_layer_norm", 2, 1, 3, 4, cifg=True, layer_norm=True)
+
+
+@case("LSTM", "basic_kernel")
+def _lstm_basic_kernel(b):
+    n_in, n_out, batch = 3, 4, 2
+    x = b.inp([batch, n_in])
+    prev_act = b.inp([batch, n_out])
+    prev_state = b.inp([batch, n_out])
+    ins = [x, prev_act, b.w([4 * n_out, n_in + n_out], -0.5, 0.5), b.w([4 * n_out], -0.5, 0.5), prev_state]
+    outs = [b.out() for _ in range(4)]
+    b.op("LSTM", ins, outs, options=opts("LSTMOptions", fusedActivationFunction=ACT.TANH,
+                                            kernelType=schema.LSTMKernelType.BASIC))
+
+
+def bidi_lstm_case(variant, batch, time, n_in, n_cell, n_out=None, merge=False, time_major=True, **cell):
+    n_out = n_out or n_cell
+
+    @case("BIDIRECTIONAL_SEQUENCE_LSTM", variant)
+    def build(b):
+        x = b.inp([time, batch, n_in] if time_major else [batch, time, n_in])
+        ins = [x] + lstm_cell_inputs(b, n_in, n_cell, n_out, **cell)
+        ins += lstm_cell_inputs(b, n_in, n_cell, n_out, **cell)
+        for d in ("fw", "bw"):
+            ins += [b.variable(f"{d}_activation_state", [batch, n_out]),
+                    b.variable(f"{d}_cell_state", [batch, n_cell])]
+        ins += [-1] * 9  # no auxiliary input
+        o = opts("BidirectionalSequenceLSTMOptions", fusedActivationFunction=ACT.TANH, mergeOutputs=merge,
+                 timeMajor=time_major)
+        b.op("BIDIRECTIONAL_SEQUENCE_LSTM", ins, [b.out() for _ in range(1 if merge else 2)], options=o)
+
+
+bidi_lstm_case("merged_time_major", 2, 3, 4, 5, merge=True)
+stateful("bidirectional_sequence_lstm__merged_time_major")
+stateful("lstm__peephole_projection_clip", 3)
+bidi_lstm_case("separate_batch_major", 2, 4, 3, 4, time_major=False)
+bidi_lstm_case("peephole_projection", 1, 3, 3, 5, n_out=3, peephole=True, projection=True, proj_bias=True,
+               merge=True, time_major=False)
+
+
+def rnn_cell_inputs(b, n_in, units):
+    return [b.w([units, n_in], -0.5, 0.5), b.w([units, units], -0.5, 0.5), b.w([units], -0.5, 0.5)]
+
+
+def rnn_case(op, variant, batch, time, n_in, units, act=ACT.TANH, time_major=False):
+    @case(op, variant)
+    def build(b):
+        shape = [batch, n_in] if op == "RNN" else ([time, batch, n_in] if time_major else [batch, time, n_in])
+        ins = [b.inp(shape)] + rnn_cell_inputs(b, n_in, units) + [b.variable("hidden_state", [batch, units])]
+        if op == "RNN":
+            o = opts("RNNOptions", fusedActivationFunction=act)
+        else:
+            o = opts("SequenceRNNOptions", fusedActivationFunction=act, timeMajor=time_major)
+        b.op(op, ins, [b.out()], options=o)
+
+
+rnn_case("RNN", "tanh", 2, 1, 4, 5)
+rnn_case("RNN", "relu", 3, 1, 6, 4, act=ACT.RELU)
+rnn_case("UNIDIRECTIONAL_SEQUENCE_RNN", "tanh", 2, 4, 3, 5)
+rnn_case("UNIDIRECTIONAL_SEQUENCE_RNN", "relu_time_major", 2, 5, 4, 3, act=ACT.RELU, time_major=True)
+stateful("rnn__tanh", 3)
+stateful("unidirectional_sequence_rnn__tanh")
+
+
+def bidi_rnn_case(variant, batch, time, n_in, units, merge=False, time_major=False, act=ACT.TANH):
+    @case("BIDIRECTIONAL_SEQUENCE_RNN", variant)
+    def build(b):
+        x = b.inp([time, batch, n_in] if time_major else [batch, time, n_in])
+        ins = [x] + rnn_cell_inputs(b, n_in, units) + [b.variable("fw_hidden_state", [batch, units])]
+        ins += rnn_cell_inputs(b, n_in, units) + [b.variable("bw_hidden_state", [batch, units])]
+        ins += [-1, -1, -1]  # no auxiliary input
+        o = opts("BidirectionalSequenceRNNOptions", fusedActivationFunction=act, mergeOutputs=merge,
+                 timeMajor=time_major)
+        b.op("BIDIRECTIONAL_SEQUENCE_RNN", ins, [b.out() for _ in range(1 if merge else 2)], options=o)
+
+
+bidi_rnn_case("separate", 2, 3, 4, 5)
+stateful("bidirectional_sequence_rnn__separate")
+bidi_rnn_case("merged_time_major_relu", 1, 4, 3, 4, merge=True, time_major=True, act=ACT.RELU)
+
+
+def svdf_case(variant, batch, n_in, units, rank, memory, bias=True, act=ACT.NONE):
+    @case("SVDF", variant)
+    def build(b):
+        filters = units * rank
+        ins = [b.inp([batch, n_in]), b.w([filters, n_in]), b.w([filters, memory]),
+               b.w([units]) if bias else -1, b.variable("state", [batch, filters * memory])]
+        b.op("SVDF", ins, [b.out()], options=opts("SVDFOptions", rank=rank, fusedActivationFunction=act))
+
+
+svdf_case("rank1", 2, 4, 3, 1, 5)
+svdf_case("rank2_relu_no_bias", 1, 6, 4, 2, 3, bias=False, act=ACT.RELU)
+stateful("svdf__rank1", 6)  # more invokes than the memory holds
+stateful("svdf__rank2_relu_no_bias", 4)
+
+
+@case("EMBEDDING_LOOKUP", "2d")
+def _embedding_2d(b):
+    ids = b.inp([5], INT(0, 7), I32)
+    b.op("EMBEDDING_LOOKUP", [ids, b.w([7, 4])], [b.out()])
+
+
+@case("EMBEDDING_LOOKUP", "3d_repeated_ids")
+def _embedding_3d(b):
+    ids = b.inp([6], PICK([0, 2, 2, 4]), I32)
+    b.op("EMBEDDING_LOOKUP", [ids, b.w([5, 2, 3])], [b.out()])
+
+
 # --- converter-made cases -----------------------------------------------------
 # A few models as TensorFlow's converter writes them (tf.function ->
 # TFLiteConverter.from_concrete_functions, TFLITE_BUILTINS only, no Flex):
@@ -949,6 +1151,8 @@ def generate_case(name, out_root):
         if v.dtype.kind == "f" and v.size:
             e["max_abs"] = float(np.max(np.abs(v)))
         manifest["outputs"].append(e)
+    if name in STATEFUL_STEPS:
+        record_steps(name, model_bytes, resolver, seed, b.gens, d, manifest)
     reflib.write_json(os.path.join(d, "manifest.json"), manifest)
     return manifest
 

@@ -74,6 +74,13 @@ class TfliteBuilder:
         self.sg.inputs.append(i)
         return i
 
+    def variable(self, name, shape, dtype=np.float32):
+        """A variable tensor without data (LiteRT zero-fills it; the recurrent
+        ops' state inputs, which they update in place)."""
+        i = self.tensor(name, shape, dtype)
+        self.sg.tensors[i].isVariable = True
+        return i
+
     def output(self, index):
         self.sg.outputs.append(index)
 

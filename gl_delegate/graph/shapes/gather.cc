@@ -1,4 +1,5 @@
-// Shape rules of the index-driven ops: GATHER, GATHER_ND, ONE_HOT.
+// Shape rules of the index-driven ops: GATHER, GATHER_ND, ONE_HOT,
+// EMBEDDING_LOOKUP.
 #include <string>
 #include <vector>
 
@@ -77,6 +78,33 @@ Status OneHot(RuleContext& ctx) {
   out.insert(out.begin() + axis, static_cast<int32_t>(depth[0]));
   GLD_RETURN_IF_ERROR(ctx.CheckShape(out, "output"));
   ctx.Set(0, out, ctx.In(2).type);
+  return OkStatus();
+}
+
+}  // namespace gld::shapes
+
+namespace gld::shapes {
+
+// EMBEDDING_LOOKUP: ids [N] (int32) rows of value [V, ...] -> [N, ...] of
+// the value's type. TFLite's hybrid form (int8 or uint8 rows dequantized to
+// float32) is refused.
+Status EmbeddingLookup(RuleContext& ctx) {
+  GLD_RETURN_IF_ERROR(ctx.Inputs(2, 2));
+  GLD_RETURN_IF_ERROR(ctx.Outputs(1));
+  if (ctx.In(0).type != DataType::kInt32) {
+    return ctx.Err(std::string("ids must be int32, got ") + DataTypeName(ctx.In(0).type));
+  }
+  GLD_RETURN_IF_ERROR(ctx.Rank(0, 1));
+  const Shape& value = ctx.InShape(1);
+  if (value.size() < 2) return ctx.Err("value " + ShapeToString(value) + " must have rank 2 or more");
+  const DataType out_type = ctx.In(1).type;
+  if (ctx.StoredType(0, out_type) != out_type) {
+    return ctx.Unimpl(std::string("a lookup that dequantizes ") + DataTypeName(out_type) + " rows to " +
+                      DataTypeName(ctx.StoredType(0, out_type)) + " is not supported");
+  }
+  Shape out = value;
+  out[0] = ctx.InShape(0)[0];
+  ctx.Set(0, out, out_type);
   return OkStatus();
 }
 

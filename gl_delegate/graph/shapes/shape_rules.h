@@ -173,6 +173,15 @@ Status ShapeOp(RuleContext& ctx);
 Status Gather(RuleContext& ctx);
 Status GatherNd(RuleContext& ctx);
 Status OneHot(RuleContext& ctx);
+Status EmbeddingLookup(RuleContext& ctx);
+// recurrent.cc
+Status Lstm(RuleContext& ctx);
+Status SequenceLstm(RuleContext& ctx);
+Status BidirectionalSequenceLstm(RuleContext& ctx);
+Status Rnn(RuleContext& ctx);
+Status SequenceRnn(RuleContext& ctx);
+Status BidirectionalSequenceRnn(RuleContext& ctx);
+Status Svdf(RuleContext& ctx);
 // mediapipe_ops.cc
 Status MaxUnpooling2D(RuleContext& ctx);
 Status TransformTensorBilinear(RuleContext& ctx);
