@@ -695,6 +695,33 @@ GLD_VIEW(BatchMatMulView, TfLiteBatchMatMulParams, BatchMatMulOptions)
 #undef GLD_STRIDES
 #undef GLD_FIELD
 
+// Control flow and resource variables: read from the file's options only
+// (the TFLite delegate never takes these nodes: no backend of a delegate
+// partition runs another subgraph).
+Status ParseWhile(const tflite::Operator& op, Attributes* out) {
+  GLD_ASSIGN_OR_RETURN(const tflite::WhileOptions* o, GetOptions<tflite::WhileOptions>(op, true));
+  *out = WhileAttributes{o->cond_subgraph_index(), o->body_subgraph_index()};
+  return OkStatus();
+}
+Status ParseIf(const tflite::Operator& op, Attributes* out) {
+  GLD_ASSIGN_OR_RETURN(const tflite::IfOptions* o, GetOptions<tflite::IfOptions>(op, true));
+  *out = IfAttributes{o->then_subgraph_index(), o->else_subgraph_index()};
+  return OkStatus();
+}
+Status ParseCallOnce(const tflite::Operator& op, Attributes* out) {
+  GLD_ASSIGN_OR_RETURN(const tflite::CallOnceOptions* o, GetOptions<tflite::CallOnceOptions>(op, true));
+  *out = CallOnceAttributes{o->init_subgraph_index()};
+  return OkStatus();
+}
+Status ParseVarHandle(const tflite::Operator& op, Attributes* out) {
+  GLD_ASSIGN_OR_RETURN(const tflite::VarHandleOptions* o, GetOptions<tflite::VarHandleOptions>(op, false));
+  VarHandleAttributes a;
+  if (o != nullptr && o->container() != nullptr) a.container = o->container()->str();
+  if (o != nullptr && o->shared_name() != nullptr) a.shared_name = o->shared_name()->str();
+  *out = std::move(a);
+  return OkStatus();
+}
+
 using BuiltinParser = Status (*)(const tflite::Operator& op, Attributes* out);
 using BuiltinDataParser = Status (*)(const void* builtin_data, Attributes* out);
 using CustomParser = Status (*)(const uint8_t* data, size_t size, int version, Attributes* out);
@@ -731,6 +758,8 @@ struct OptionParser {
   { op, BinaryWithoutOptions, BinaryWithoutOptionsData, nullptr }
 #define GLD_CUSTOM(op, Parse) \
   { op, nullptr, nullptr, Parse }
+#define GLD_FILE_ONLY(op, Parse) \
+  { op, Parse, nullptr, nullptr }
 
 // clang-format off
 const OptionParser kOptionParsers[] = {
@@ -778,6 +807,10 @@ const OptionParser kOptionParsers[] = {
     GLD_BUILTIN(OpType::kSqueeze, ParseSqueeze, SqueezeView),
     GLD_BUILTIN(OpType::kLocalResponseNormalization, ParseLocalResponseNormalization, LrnView),
     GLD_BUILTIN(OpType::kBatchMatMul, ParseBatchMatMul, BatchMatMulView),
+    GLD_FILE_ONLY(OpType::kWhile, ParseWhile),
+    GLD_FILE_ONLY(OpType::kIf, ParseIf),
+    GLD_FILE_ONLY(OpType::kCallOnce, ParseCallOnce),
+    GLD_FILE_ONLY(OpType::kVarHandle, ParseVarHandle),
     GLD_CUSTOM(OpType::kConvolution2DTransposeBias, ParseConvolution2DTransposeBias),
     GLD_CUSTOM(OpType::kMaxPoolingWithArgmax2D, ParseMediaPipePool2d),
     GLD_CUSTOM(OpType::kMaxUnpooling2D, ParseMediaPipePool2d),
@@ -789,6 +822,7 @@ const OptionParser kOptionParsers[] = {
 #undef GLD_BUILTIN
 #undef GLD_NO_OPTIONS
 #undef GLD_CUSTOM
+#undef GLD_FILE_ONLY
 
 const OptionParser* FindOptionParser(OpType op) {
   for (const OptionParser& p : kOptionParsers) {

@@ -5,6 +5,8 @@
 //   float outputs   max|ours - ref| / max|ref| <= 1e-5 (1e-4 for the
 //                   transcendental ops in kTranscendentalOps)
 //   other outputs   (int, bool, quantized) equal element for element
+// A case whose manifest says "invokes": N (state kept in resource variables)
+// runs N times on its inputs and compares the last run's outputs.
 // A case whose op has no CPU kernel fails like any other wrong result. To
 // mark ops as known missing, list them in kKnownUnimplementedOps: their cases
 // are skipped, and fail as soon as they pass, so the list only shrinks.
@@ -96,8 +98,18 @@ CaseResult RunCase(const std::string& name) {
     const Status set = it.SetInput(static_cast<int>(i), bytes->data(), bytes->size());
     if (!set.ok()) return fail("set input " + std::to_string(i) + ": " + set.ToString());
   }
-  const Status invoked = it.Invoke();
-  if (!invoked.ok()) return fail("invoke: " + invoked.ToString());
+  // A stateful case (manifest "invokes": N, resource variables) runs N
+  // times on the same inputs; the reference is LiteRT's last run.
+  int64_t invokes = 1;
+  if (manifest->contains("invokes")) {
+    auto n = ManifestInt(*manifest, "invokes");
+    if (!n.ok()) return fail(n.status().ToString());
+    invokes = *n;
+  }
+  for (int64_t k = 0; k < invokes; ++k) {
+    const Status invoked = it.Invoke();
+    if (!invoked.ok()) return fail("invoke " + std::to_string(k) + ": " + invoked.ToString());
+  }
 
   size_t stored = 0;
   while (FileExists(dir + "/output_" + std::to_string(stored) + ".npy")) ++stored;

@@ -109,6 +109,11 @@ class Interpreter {
   GLD_EXPORT Status GetOutput(int index, void* data, size_t bytes) const;
   // Valid until the next Invoke.
   GLD_EXPORT const void* OutputData(int index) const;
+  // The model's state back to a fresh interpreter's (LiteRT's
+  // ResetVariableTensors): resource variables lose their values, so a
+  // CALL_ONCE runs its init subgraph again on the next Invoke, and variable
+  // tensors get their initial contents.
+  GLD_EXPORT Status ResetVariables();
 
   GLD_EXPORT const InterpreterReport& report() const;
 
