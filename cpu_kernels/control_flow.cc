@@ -143,6 +143,15 @@ Status RunWhile(KernelContext& ctx) {
     }
     GLD_RETURN_IF_ERROR(body.Invoke());
     for (size_t i = 0; i < n; ++i) {
+      // A body run node by node (its shapes depend on values) may change a
+      // loop variable's shape, which the plans around it cannot take.
+      if (body.output(i).shape != body.input(i).shape) {
+        return UnimplementedError(body.label() + " output " + std::to_string(i) + " has shape " +
+                                  ShapeToString(body.output(i).shape) + " after iteration " +
+                                  std::to_string(iteration) + ", the loop variable has " +
+                                  ShapeToString(body.input(i).shape) +
+                                  " (loop variables whose shape changes are not supported yet)");
+      }
       CopyValue(body.output(i), body.input(i));
       CopyValue(body.output(i), cond.input(i));
     }
@@ -180,7 +189,13 @@ Status RunIf(KernelContext& ctx) {
   PreparedSubgraph& branch = take_then ? *s->then_branch : *s->else_branch;
   for (size_t i = 1; i < ctx.inputs.size(); ++i) CopyValue(*ctx.inputs[i], branch.input(i - 1));
   GLD_RETURN_IF_ERROR(branch.Invoke());
-  for (size_t i = 0; i < ctx.outputs.size(); ++i) CopyValue(branch.output(i), *ctx.outputs[i]);
+  for (size_t i = 0; i < ctx.outputs.size(); ++i) {
+    const TensorData& out = branch.output(i);
+    if (out.type != ctx.outputs[i]->type || out.shape != ctx.outputs[i]->shape) {  // a branch run node by node
+      return CheckSame(branch, ArgLabel("output", i), out, *ctx.outputs[i], "the node's " + ArgLabel("output", i));
+    }
+    CopyValue(branch.output(i), *ctx.outputs[i]);
+  }
   return OkStatus();
 }
 

@@ -867,6 +867,48 @@ def _(b):
     b.use(0)
 
 
+@case("WHILE", "slice_by_counter")
+def _(b):
+    """A body whose shapes depend on the loop counter, as converters write a
+    TensorArray: row i of the state is replaced by tanh(2 x[i]) through
+    SLICEs of sizes i and 3 - i and a CONCATENATION (the body runs node by
+    node; LiteRT calls such tensors dynamic)."""
+    x = b.inp([4, 1, 3], F(-1, 1))
+    i0 = b.c(np.array(0, I32))
+    arr0 = b.c(np.zeros([4, 1, 3], F32))
+    i_out, x_out = b.tensor("i_out", [], I32), b.tensor("x_out", [4, 1, 3])
+    y = b.out(shape=[4, 1, 3])
+    b.op("WHILE", [i0, arr0, x], [i_out, y, x_out], options=_while_opts(1, 2))
+    _less_cond(b, [(I32, []), (F32, [4, 1, 3]), (F32, [4, 1, 3])], 0, 4)
+    b.subgraph("body")
+    i, arr, v = b.input("i", [], I32), b.input("arr", [4, 1, 3]), b.input("x", [4, 1, 3])
+    t = {k: b.tensor(k, shape, dt) for k, shape, dt in (
+        ("i_next", [], I32), ("row", [1, 3], F32), ("row2", [1, 3], F32), ("row_t", [1, 3], F32),
+        ("row3", [1, 1, 3], F32), ("i1", [1], I32), ("head_size", [3], I32), ("head", [1, 1, 3], F32),
+        ("n1", [1], I32), ("tail_begin", [3], I32), ("tail", [1, 1, 3], F32), ("arr_next", [4, 1, 3], F32))}
+    for k in ("head", "tail"):  # as a converter marks them: the first dimension unknown
+        b.sg.tensors[t[k]].shapeSignature = np.array([-1, 1, 3], dtype=np.int32)
+    b.op("ADD", [i, b.const("one", np.array(1, I32))], [t["i_next"]], options=opts("AddOptions"))
+    b.op("GATHER", [v, i], [t["row"]], options=opts("GatherOptions", axis=0))
+    b.op("MUL", [t["row"], b.const("two", np.array(2.0, F32))], [t["row2"]], options=opts("MulOptions"))
+    b.op("TANH", [t["row2"]], [t["row_t"]])
+    b.op("RESHAPE", [t["row_t"], b.const("row_shape", i32(1, 1, 3))], [t["row3"]])
+    b.op("RESHAPE", [i, b.const("one_shape", i32(1))], [t["i1"]])
+    b.op("CONCATENATION", [t["i1"], b.const("rest", i32(-1, -1))], [t["head_size"]],
+         options=opts("ConcatenationOptions", axis=0))
+    b.op("SLICE", [arr, b.const("zeros3", i32(0, 0, 0)), t["head_size"]], [t["head"]])
+    b.op("RESHAPE", [t["i_next"], b.const("one_shape2", i32(1))], [t["n1"]])
+    b.op("CONCATENATION", [t["n1"], b.const("zeros2", i32(0, 0))], [t["tail_begin"]],
+         options=opts("ConcatenationOptions", axis=0))
+    b.op("SLICE", [arr, t["tail_begin"], b.const("all", i32(-1, -1, -1))], [t["tail"]])
+    b.op("CONCATENATION", [t["head"], t["row3"], t["tail"]], [t["arr_next"]],
+         options=opts("ConcatenationOptions", axis=0))
+    b.output(t["i_next"])
+    b.output(t["arr_next"])
+    b.output(v)
+    b.use(0)
+
+
 def _if_case(take_then):
     @case("IF", "then_branch" if take_then else "else_branch")
     def _(b):
