@@ -74,6 +74,13 @@ struct CallOnceState : KernelState {
   uint64_t generation = 0;  // ResourceVariables::generation() when it ran
 };
 
+template <typename A>
+StatusOr<const A*> AttrsOf(const KernelContext& ctx) {
+  const A* a = std::get_if<A>(&ctx.node->attributes);
+  if (a == nullptr) return InvalidArgumentError("missing or wrong attributes");
+  return a;
+}
+
 template <typename S>
 S* StateOf(KernelContext& ctx) {
   return ctx.state != nullptr ? dynamic_cast<S*>(ctx.state->get()) : nullptr;
@@ -95,7 +102,8 @@ StatusOr<S*> PreparedState(KernelContext& ctx, Status (*prepare)(KernelContext&)
 
 Status PrepareWhile(KernelContext& ctx) {
   GLD_RETURN_IF_ERROR(NeedModel(ctx));
-  const auto& a = ctx.node->attrs<WhileAttributes>();
+  GLD_ASSIGN_OR_RETURN(const WhileAttributes* attrs, AttrsOf<WhileAttributes>(ctx));
+  const WhileAttributes& a = *attrs;
   const size_t n = ctx.inputs.size();
   if (ctx.outputs.size() != n) {
     return InvalidArgumentError("has " + std::to_string(n) + " inputs and " + std::to_string(ctx.outputs.size()) +
@@ -162,7 +170,9 @@ Status RunWhile(KernelContext& ctx) {
 
 Status PrepareIf(KernelContext& ctx) {
   GLD_RETURN_IF_ERROR(NeedModel(ctx));
-  const auto& a = ctx.node->attrs<IfAttributes>();
+  GLD_ASSIGN_OR_RETURN(const IfAttributes* attrs, AttrsOf<IfAttributes>(ctx));
+  const IfAttributes& a = *attrs;
+  if (ctx.inputs.empty() || ctx.inputs[0] == nullptr) return InvalidArgumentError("has no condition (input 0)");
   const std::vector<const TensorData*> args(ctx.inputs.begin() + 1, ctx.inputs.end());
   auto state = std::make_unique<IfState>();
   GLD_ASSIGN_OR_RETURN(state->then_branch, ctx.model->PrepareSubgraph(a.then_subgraph, args));
@@ -201,7 +211,8 @@ Status RunIf(KernelContext& ctx) {
 
 Status PrepareCallOnce(KernelContext& ctx) {
   GLD_RETURN_IF_ERROR(NeedModel(ctx));
-  const auto& a = ctx.node->attrs<CallOnceAttributes>();
+  GLD_ASSIGN_OR_RETURN(const CallOnceAttributes* attrs, AttrsOf<CallOnceAttributes>(ctx));
+  const CallOnceAttributes& a = *attrs;
   auto state = std::make_unique<CallOnceState>();
   GLD_ASSIGN_OR_RETURN(state->init, ctx.model->PrepareSubgraph(a.init_subgraph, {}));
   GLD_RETURN_IF_ERROR(CheckArity(*state->init, 0, 0));

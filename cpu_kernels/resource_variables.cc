@@ -32,9 +32,10 @@ struct VarHandleState : KernelState {
 
 Status PrepareVarHandle(KernelContext& ctx) {
   GLD_RETURN_IF_ERROR(NeedModel(ctx));
-  const auto& a = ctx.node->attrs<VarHandleAttributes>();
+  const auto* a = std::get_if<VarHandleAttributes>(&ctx.node->attributes);
+  if (a == nullptr) return InvalidArgumentError("missing or wrong attributes");
   auto state = std::make_unique<VarHandleState>();
-  state->id = ctx.model->variables().Handle(a.container, a.shared_name);
+  state->id = ctx.model->variables().Handle(a->container, a->shared_name);
   if (ctx.state != nullptr) *ctx.state = std::move(state);
   return OkStatus();
 }
@@ -50,8 +51,9 @@ Status RunVarHandle(KernelContext& ctx) {
   if (state != nullptr) {
     *out.as<int32_t>() = state->id;
   } else {
-    const auto& a = ctx.node->attrs<VarHandleAttributes>();
-    *out.as<int32_t>() = ctx.model->variables().Handle(a.container, a.shared_name);
+    const auto* a = std::get_if<VarHandleAttributes>(&ctx.node->attributes);
+    if (a == nullptr) return InvalidArgumentError("missing or wrong attributes");
+    *out.as<int32_t>() = ctx.model->variables().Handle(a->container, a->shared_name);
   }
   return OkStatus();
 }

@@ -2,6 +2,8 @@
 // runtime for the shapes set here, and their prepare checks the callees'
 // shapes against them (values whose shape changes across a call are not
 // supported yet).
+#include <algorithm>
+
 #include "graph/shapes/shape_rules.h"
 
 namespace gld::shapes {
@@ -22,6 +24,7 @@ Status While(RuleContext& ctx) {
 Status If(RuleContext& ctx) {
   const IfAttributes* a = nullptr;
   GLD_RETURN_IF_ERROR(ctx.Attrs(&a));
+  GLD_RETURN_IF_ERROR(ctx.Inputs(1, std::max<size_t>(1, ctx.NumInputs())));
   if (ctx.In(0).num_elements() != 1) {
     return ctx.Err("the condition (input 0) has shape " + ShapeToString(ctx.InShape(0)) + ", expected one element");
   }

@@ -8,6 +8,7 @@ namespace gld::shapes {
 Status VarHandle(RuleContext& ctx) {
   const VarHandleAttributes* a = nullptr;
   GLD_RETURN_IF_ERROR(ctx.Attrs(&a));
+  GLD_RETURN_IF_ERROR(ctx.Outputs(1));
   Shape shape = ctx.Out(0).shape;
   if (!ShapeIsKnown(shape) || NumElements(shape) != 1) shape = {};
   ctx.Set(0, std::move(shape), DataType::kInt32);
@@ -15,6 +16,8 @@ Status VarHandle(RuleContext& ctx) {
 }
 
 Status ReadVariable(RuleContext& ctx) {
+  GLD_RETURN_IF_ERROR(ctx.Inputs(1, 1));
+  GLD_RETURN_IF_ERROR(ctx.Outputs(1));
   if (ctx.In(0).type != DataType::kInt32 || ctx.In(0).num_elements() != 1) {
     return ctx.Err("input 0 is " + std::string(DataTypeName(ctx.In(0).type)) + " " + ShapeToString(ctx.InShape(0)) +
                    ", expected a resource handle");
@@ -23,6 +26,7 @@ Status ReadVariable(RuleContext& ctx) {
 }
 
 Status AssignVariable(RuleContext& ctx) {
+  GLD_RETURN_IF_ERROR(ctx.Inputs(2, 2));
   if (ctx.In(0).type != DataType::kInt32 || ctx.In(0).num_elements() != 1) {
     return ctx.Err("input 0 is " + std::string(DataTypeName(ctx.In(0).type)) + " " + ShapeToString(ctx.InShape(0)) +
                    ", expected a resource handle");
