@@ -25,7 +25,9 @@ TEST(OpTable, EveryRowDescribesItsOwnOp) {
     if (info.min_inputs < 1) {
       EXPECT_TRUE(op == OpType::kVarHandle || op == OpType::kCallOnce || op == OpType::kWhile);
     }
-    if (info.min_outputs < 1) EXPECT_TRUE(NodeHasSideEffects(node));
+    if (info.min_outputs < 1) {
+      EXPECT_TRUE(NodeHasSideEffects(node));
+    }
     EXPECT_TRUE(info.max_inputs < 0 || info.min_inputs <= info.max_inputs);
     EXPECT_TRUE(info.max_outputs < 0 || info.min_outputs <= info.max_outputs);
     // An input that may be absent is one past the required ones.
