@@ -64,6 +64,8 @@ class Model {
   GLD_EXPORT const std::vector<NodeInfo>& nodes() const;
   // Ops and their counts, in order of first appearance.
   GLD_EXPORT std::vector<std::pair<std::string, int>> OpHistogram() const;
+  // The names of the file's subgraphs other than the one the model runs
+  // (the subgraphs its control-flow nodes call among them).
   GLD_EXPORT std::vector<std::string> OtherSubgraphs() const;
   GLD_EXPORT const std::string& description() const;
   // The model's signatures over the subgraph that was loaded (the first
