@@ -36,6 +36,7 @@ struct KernelState {
 };
 
 struct Epilogue;  // epilogue.h
+class ModelServices;  // model_services.h
 
 struct KernelContext {
   const Graph* graph = nullptr;  // tensor metadata (names, quantization, constants)
@@ -54,6 +55,10 @@ struct KernelContext {
   // otherwise the step runs them in a pass of their own.
   const Epilogue* epilogue = nullptr;
   bool epilogue_done = false;
+  // What the model lends a kernel beyond its node (model_services.h: the
+  // subgraphs control flow runs, the resource variables); nullptr outside
+  // a runtime (shape inference's oracle, constant folding).
+  ModelServices* model = nullptr;
 
   // True when input i is present and a constant of the graph.
   bool InputIsConstant(size_t i) const {

@@ -123,6 +123,15 @@ class OptionReader {
     Fail(name, *v, "a bool");
     return def;
   }
+  std::string String(const char* name, const std::string& def) {
+    const OptionValue* v = Find(name);
+    if (v == nullptr) return def;
+    if (v->kind() != OptionValue::Kind::kString) {
+      Fail(name, *v, "a string");
+      return def;
+    }
+    return v->as_string();
+  }
   std::optional<std::vector<int32_t>> Ints(const char* name) {
     const OptionValue* v = Find(name);
     if (v == nullptr) return std::nullopt;
@@ -403,6 +412,20 @@ StatusOr<EncodedOptions> EncodeOptions(const OpSpec& op, const std::string& op_n
       auto radius = r.Int("radius", 5);
       auto bias = r.Float("bias", 1.0f), alpha = r.Float("alpha", 1.0f), beta = r.Float("beta", 0.5f);
       set(tflite::CreateLocalResponseNormalizationOptions(*fbb, radius, bias, alpha, beta));
+      break;
+    }
+    case OpType::kWhile:
+      set(tflite::CreateWhileOptions(*fbb, r.Int("cond_subgraph_index", 0), r.Int("body_subgraph_index", 0)));
+      break;
+    case OpType::kIf:
+      set(tflite::CreateIfOptions(*fbb, r.Int("then_subgraph_index", 0), r.Int("else_subgraph_index", 0)));
+      break;
+    case OpType::kCallOnce:
+      set(tflite::CreateCallOnceOptions(*fbb, r.Int("init_subgraph_index", 0)));
+      break;
+    case OpType::kVarHandle: {
+      const std::string container = r.String("container", ""), shared_name = r.String("shared_name", "");
+      set(tflite::CreateVarHandleOptionsDirect(*fbb, container.c_str(), shared_name.c_str()));
       break;
     }
     case OpType::kBatchMatMul: {

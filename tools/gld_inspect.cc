@@ -74,7 +74,9 @@ void PrintModel(const std::string& path, const gld::Model& model) {
   }
   std::cout << "ops (" << model.nodes().size() << " nodes):\n";
   for (const auto& [op, count] : model.OpHistogram()) std::cout << "  " << op << " x" << count << "\n";
-  for (const std::string& name : model.OtherSubgraphs()) std::cout << "other subgraph (not run): " << name << "\n";
+  // Control-flow nodes (WHILE, IF, CALL_ONCE) run some of them; the placement
+  // below names which.
+  for (const std::string& name : model.OtherSubgraphs()) std::cout << "other subgraph: " << name << "\n";
 }
 
 // The figures of the summary: node counts, GL dispatches per inference, GPU

@@ -444,6 +444,11 @@ GldStatus GldInterpreterGetTrace(GldInterpreter* interpreter, const GldTraceEven
   });
 }
 
+GldStatus GldInterpreterResetVariables(GldInterpreter* interpreter) {
+  if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterResetVariables: null interpreter");
+  return Guard([&] { return Report(interpreter->interpreter->ResetVariables()); });
+}
+
 GldStatus GldInterpreterResetProfile(GldInterpreter* interpreter) {
   if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterResetProfile: null interpreter");
   interpreter->interpreter->ResetProfile();

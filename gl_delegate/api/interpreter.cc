@@ -51,6 +51,7 @@ const InterpreterReport& Interpreter::report() const { return impl_->runtime->re
 std::vector<ProfileRow> Interpreter::profile() const { return impl_->runtime->Profile(); }
 DispatchIssueStats Interpreter::dispatch_issue_stats() const { return impl_->runtime->IssueStats(); }
 void Interpreter::ResetProfile() { impl_->runtime->ResetProfile(); }
+Status Interpreter::ResetVariables() { return impl_->runtime->ResetVariables(); }
 std::vector<TraceEvent> Interpreter::trace() const { return impl_->runtime->Trace(); }
 
 Status Interpreter::BindInputBuffer(int index, uint32_t buffer, GlLayout layout) {

@@ -225,12 +225,28 @@ StatusOr<std::unique_ptr<GpuBackend>> QueryBackend(const Options& options) {
   return std::move(gpu).value();
 }
 
+// Ops whose work reaches beyond their node (TFLite's other subgraphs, its
+// resource variables) stay with TFLite's interpreter.
+bool StaysWithTflite(OpType op) {
+  switch (op) {
+    case OpType::kWhile:
+    case OpType::kIf:
+    case OpType::kCallOnce:
+    case OpType::kVarHandle:
+    case OpType::kReadVariable:
+    case OpType::kAssignVariable: return true;
+    default: return false;
+  }
+}
+
 // Which prepared nodes the backend of `options` runs.
 StatusOr<std::vector<bool>> RunnableNodes(const Graph& g, const Options& options) {
   GLD_ASSIGN_OR_RETURN(std::unique_ptr<GpuBackend> gpu, QueryBackend(options));
   std::vector<bool> runs(g.nodes.size(), false);
   if (gpu == nullptr) {
-    for (size_t i = 0; i < g.nodes.size(); ++i) runs[i] = cpu::FindCpuKernel(g.nodes[i].op) != nullptr;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      runs[i] = cpu::FindCpuKernel(g.nodes[i].op) != nullptr && !StaysWithTflite(g.nodes[i].op);
+    }
     return runs;
   }
   PartitionOptions popts;

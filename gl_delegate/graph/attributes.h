@@ -191,6 +191,23 @@ struct RecurrentAttributes {
   int32_t rank = 1;           // SVDF
 };
 
+// WHILE, IF, CALL_ONCE: the subgraphs the node calls, by their index among
+// the model file's subgraphs (Graph::subgraphs; the reader checks them).
+struct WhileAttributes {
+  int32_t cond_subgraph = 0, body_subgraph = 0;
+};
+struct IfAttributes {
+  int32_t then_subgraph = 0, else_subgraph = 0;
+};
+struct CallOnceAttributes {
+  int32_t init_subgraph = 0;
+};
+// VAR_HANDLE: the variable's name; one (container, shared_name) is one
+// variable of an interpreter, whichever subgraph names it.
+struct VarHandleAttributes {
+  std::string container, shared_name;
+};
+
 // A custom op the table does not name (OpType::kCustom): what the file
 // says of it, and the app's registration an Interpreter found for it in
 // Options::custom_ops (nullptr: none, or not looked up yet).
@@ -214,7 +231,7 @@ using Attributes =
                  MirrorPadAttributes, StridedSliceAttributes, AxisAttributes,
                  SqueezeAttributes, LrnAttributes, BatchMatMulAttributes,
                  TransformTensorBilinearAttributes, TransformLandmarksAttributes,
-                 Landmarks2TransformMatrixAttributes, CustomAttributes,
-                 RecurrentAttributes>;
+                 Landmarks2TransformMatrixAttributes, CustomAttributes, RecurrentAttributes,
+                 WhileAttributes, IfAttributes, CallOnceAttributes, VarHandleAttributes>;
 
 }  // namespace gld

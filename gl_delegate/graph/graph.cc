@@ -76,11 +76,37 @@ const char* NodeOpName(const Node& node) {
   return OpTypeName(node.op);
 }
 
+std::string Graph::SubgraphLabel() const {
+  return "subgraph " + std::to_string(subgraph_index) + " ('" + subgraph_name + "')";
+}
+
 std::string Graph::NodeLabel(size_t node_index) const {
-  if (node_index >= nodes.size()) return "node ?";
+  const std::string where = is_callee ? SubgraphLabel() + " " : std::string();
+  if (node_index >= nodes.size()) return where + "node ?";
   const Node& n = nodes[node_index];
   int shown = n.source_index >= 0 ? n.source_index : static_cast<int>(node_index);
-  return "node " + std::to_string(shown) + " (" + NodeOpName(n) + ")";
+  return where + "node " + std::to_string(shown) + " (" + NodeOpName(n) + ")";
+}
+
+std::vector<SubgraphCall> CalledSubgraphs(const Node& node) {
+  if (const auto* w = std::get_if<WhileAttributes>(&node.attributes)) {
+    return {{"cond", w->cond_subgraph}, {"body", w->body_subgraph}};
+  }
+  if (const auto* f = std::get_if<IfAttributes>(&node.attributes)) {
+    return {{"then", f->then_subgraph}, {"else", f->else_subgraph}};
+  }
+  if (const auto* c = std::get_if<CallOnceAttributes>(&node.attributes)) return {{"init", c->init_subgraph}};
+  return {};
+}
+
+bool NodeHasSideEffects(const Node& node) {
+  switch (node.op) {
+    case OpType::kAssignVariable:
+    case OpType::kCallOnce:
+    case OpType::kWhile:
+    case OpType::kIf: return true;
+    default: return false;
+  }
 }
 
 std::vector<size_t> Graph::Consumers(int tensor) const {

@@ -136,9 +136,25 @@ struct Graph {
   std::vector<int> outputs;
   // Names of subgraphs other than the one we run, for reports.
   std::vector<std::string> other_subgraphs;
+  // Every subgraph of the model file, by its index there, for control-flow
+  // nodes (WHILE, IF, CALL_ONCE) to call. Shared by the copies of a graph
+  // and read-only: the reader fills it, PrepareGraph replaces it with the
+  // prepared callees. The slot of the graph the model runs is an empty
+  // placeholder (nothing reachable calls it: the reader refuses recursion).
+  // Null for a model of one subgraph and for graphs built in memory.
+  std::shared_ptr<const std::vector<Graph>> subgraphs;
+  // This graph's index among the file's subgraphs and its name; a callee
+  // (a subgraph a control-flow node runs) names them in its node labels.
+  int subgraph_index = 0;
+  std::string subgraph_name;
+  bool is_callee = false;
 
-  // "node 12 (CONV_2D)", using source_index when known.
+  // "node 12 (CONV_2D)", using source_index when known; a callee's:
+  // "subgraph 2 ('while_body') node 3 (ADD)".
   std::string NodeLabel(size_t node_index) const;
+  // "subgraph 2 ('while_body')".
+  std::string SubgraphLabel() const;
+
   // Indices of nodes reading tensor t.
   std::vector<size_t> Consumers(int tensor) const;
   // Index of the node writing tensor t, or -1 for graph inputs and constants.
@@ -146,5 +162,19 @@ struct Graph {
   bool IsGraphOutput(int tensor) const;
   bool IsGraphInput(int tensor) const;
 };
+
+// A subgraph a control-flow node calls, and what for ("cond", "body",
+// "then", "else", "init").
+struct SubgraphCall {
+  const char* role;
+  int subgraph;
+};
+// The subgraphs node calls (WHILE: cond, body; IF: then, else; CALL_ONCE:
+// init); empty for other nodes.
+std::vector<SubgraphCall> CalledSubgraphs(const Node& node);
+// A node whose effect reaches beyond its outputs: it assigns a resource
+// variable or calls subgraphs (which may). Passes keep such nodes and their
+// order.
+bool NodeHasSideEffects(const Node& node);
 
 }  // namespace gld

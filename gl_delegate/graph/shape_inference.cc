@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/node_shapes.h"
 #include "graph/shapes/shape_rules.h"
 
 namespace gld {
@@ -121,6 +122,13 @@ Status InferNodeShapes(Graph& graph, size_t node_index) {
   }
   KnownValues known;
   return RunRule(graph, node_index, &known);
+}
+
+Status InferNodeShapesWithValues(Graph& graph, size_t node_index, std::map<int, std::vector<uint8_t>>* values) {
+  if (node_index >= graph.nodes.size()) {
+    return InvalidArgumentError("node index " + std::to_string(node_index) + " out of range");
+  }
+  return RunRule(graph, node_index, values);
 }
 
 Status InferShapes(Graph& graph, const ValueOracle& values) {

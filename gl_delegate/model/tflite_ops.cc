@@ -758,6 +758,37 @@ GLD_VIEW(BatchMatMulView, TfLiteBatchMatMulParams, BatchMatMulOptions)
 #undef GLD_STRIDES
 #undef GLD_FIELD
 
+// Control flow and resource variables: read from the file's options only
+// (the TFLite delegate never takes these nodes: no backend of a delegate
+// partition runs another subgraph).
+// (Templates over the options table, as GLD_FILE_ONLY instantiates them.)
+template <typename O>
+Status ParseWhile(const O* o, Attributes* out) {
+  if (o == nullptr) return InvalidArgumentError("missing WhileOptions");
+  *out = WhileAttributes{o->cond_subgraph_index(), o->body_subgraph_index()};
+  return OkStatus();
+}
+template <typename O>
+Status ParseIf(const O* o, Attributes* out) {
+  if (o == nullptr) return InvalidArgumentError("missing IfOptions");
+  *out = IfAttributes{o->then_subgraph_index(), o->else_subgraph_index()};
+  return OkStatus();
+}
+template <typename O>
+Status ParseCallOnce(const O* o, Attributes* out) {
+  if (o == nullptr) return InvalidArgumentError("missing CallOnceOptions");
+  *out = CallOnceAttributes{o->init_subgraph_index()};
+  return OkStatus();
+}
+template <typename O>
+Status ParseVarHandle(const O* o, Attributes* out) {
+  VarHandleAttributes a;
+  if (o != nullptr && o->container() != nullptr) a.container = o->container()->str();
+  if (o != nullptr && o->shared_name() != nullptr) a.shared_name = o->shared_name()->str();
+  *out = std::move(a);
+  return OkStatus();
+}
+
 using BuiltinParser = Status (*)(const tflite::Operator& op, Attributes* out);
 using BuiltinDataParser = Status (*)(const void* builtin_data, Attributes* out);
 using CustomParser = Status (*)(const uint8_t* data, size_t size, int version, Attributes* out);
@@ -850,6 +881,10 @@ const OptionParser kOptionParsers[] = {
     GLD_FILE_ONLY(OpType::kUnidirectionalSequenceRnn, ParseRnnOptions, SequenceRNNOptions),
     GLD_FILE_ONLY(OpType::kBidirectionalSequenceRnn, ParseRnnOptions, BidirectionalSequenceRNNOptions),
     GLD_FILE_ONLY(OpType::kSvdf, ParseRnnOptions, SVDFOptions),
+    GLD_FILE_ONLY(OpType::kWhile, ParseWhile, WhileOptions),
+    GLD_FILE_ONLY(OpType::kIf, ParseIf, IfOptions),
+    GLD_FILE_ONLY(OpType::kCallOnce, ParseCallOnce, CallOnceOptions),
+    GLD_FILE_ONLY(OpType::kVarHandle, ParseVarHandle, VarHandleOptions),
     GLD_CUSTOM(OpType::kConvolution2DTransposeBias, ParseConvolution2DTransposeBias),
     GLD_CUSTOM(OpType::kMaxPoolingWithArgmax2D, ParseMediaPipePool2d),
     GLD_CUSTOM(OpType::kMaxUnpooling2D, ParseMediaPipePool2d),

@@ -12,6 +12,7 @@
 
 #include "gldelegate/tflite_generated.h"
 #include "graph/dequantize.h"
+#include "graph/graph_check.h"
 #include "model/tflite_ops.h"
 #include "util/aligned_buffer.h"
 #include "util/half.h"
@@ -50,6 +51,9 @@ StatusOr<DataType> ToDataType(tflite::TensorType t) {
     case tflite::TensorType::INT32: return DataType::kInt32;
     case tflite::TensorType::INT64: return DataType::kInt64;
     case tflite::TensorType::BOOL: return DataType::kBool;
+    // A resource handle holds the int32 id of its variable (LiteRT stores it
+    // so); VAR_HANDLE writes it, READ_VARIABLE / ASSIGN_VARIABLE read it.
+    case tflite::TensorType::RESOURCE: return DataType::kInt32;
     default: break;
   }
   const char* name = tflite::EnumNameTensorType(t);
@@ -88,6 +92,10 @@ class Reader {
   }
 
   Status ChooseSubgraph(TfliteLoadInfo* info);
+  // Reads subgraph `index` into a Graph (its constants in a block of their
+  // own); `info` (the entry subgraph's) gets the op versions.
+  StatusOr<Graph> ReadSubgraph(int index, TfliteLoadInfo* info, int64_t* total_bytes);
+  Status ApplySignatureNames(Graph& graph) const;
   Status ReadSignatures(const flatbuffers::Vector<flatbuffers::Offset<tflite::SignatureDef>>& sigs,
                         TfliteLoadInfo* info) const;
   StatusOr<BufferRef> GetBuffer(uint32_t index, const std::string& who) const;
@@ -117,7 +125,8 @@ class Reader {
   const TfliteReaderLimits& limits_;
   const tflite::Model* model_ = nullptr;
   const tflite::SubGraph* sg_ = nullptr;
-  int sg_index_ = 0;
+  int sg_index_ = 0;  // the subgraph being read
+  int entry_ = 0;     // the subgraph the model runs
   Graph graph_;
   std::vector<PendingConstant> pending_;
 };
@@ -199,13 +208,9 @@ Status Reader::ChooseSubgraph(TfliteLoadInfo* info) {
     sg_index_ = static_cast<int>(s);
     if (info != nullptr) info->signature_key = Quote(sigs->Get(0)->signature_key());
   }
+  entry_ = sg_index_;
   sg_ = subgraphs->Get(static_cast<flatbuffers::uoffset_t>(sg_index_));
   if (sigs != nullptr && info != nullptr) GLD_RETURN_IF_ERROR(ReadSignatures(*sigs, info));
-  for (flatbuffers::uoffset_t i = 0; i < subgraphs->size(); ++i) {
-    if (static_cast<int>(i) == sg_index_) continue;
-    std::string name = Quote(subgraphs->Get(i)->name());
-    graph_.other_subgraphs.push_back(name.empty() ? "subgraph " + std::to_string(i) : name);
-  }
   if (info != nullptr) {
     info->subgraph_index = sg_index_;
     info->subgraph_name = Quote(sg_->name());
@@ -557,11 +562,11 @@ Status Reader::ResolveOpCode(uint32_t opcode_index, size_t node, OpType* op, int
   if (!tflite_ops::OpTypeFromBuiltin(code, op)) {
     const char* name = tflite_ops::BuiltinName(code);
     if (name != nullptr) {
-      return UnimplementedError("node " + std::to_string(node) + ": unsupported builtin op '" +
-                                name + "' (code " + std::to_string(code) + ")");
+      return UnimplementedError("subgraph " + std::to_string(sg_index_) + ", node " + std::to_string(node) +
+                                ": unsupported builtin op '" + name + "' (code " + std::to_string(code) + ")");
     }
-    return UnimplementedError("node " + std::to_string(node) + ": unknown builtin op code " +
-                              std::to_string(code));
+    return UnimplementedError("subgraph " + std::to_string(sg_index_) + ", node " + std::to_string(node) +
+                              ": unknown builtin op code " + std::to_string(code));
   }
   return OkStatus();
 }
@@ -666,11 +671,43 @@ StatusOr<Graph> Reader::Read(TfliteLoadInfo* info) {
     }
   }
   GLD_RETURN_IF_ERROR(ChooseSubgraph(info));
+  const auto* subgraphs = model_->subgraphs();
+  std::vector<Graph> graphs(subgraphs->size());
+  int64_t total_bytes = 0;
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    const int index = static_cast<int>(i);
+    GLD_ASSIGN_OR_RETURN(graphs[i], ReadSubgraph(index, index == entry_ ? info : nullptr, &total_bytes));
+  }
+  GLD_RETURN_IF_ERROR(ApplySignatureNames(graphs[static_cast<size_t>(entry_)]));
+  GLD_RETURN_IF_ERROR(CheckSubgraphCalls(graphs));
+  Graph main = std::move(graphs[static_cast<size_t>(entry_)]);
+  for (const Graph& g : graphs) {
+    if (g.subgraph_index == entry_) continue;
+    main.other_subgraphs.push_back(g.subgraph_name.empty() ? "subgraph " + std::to_string(g.subgraph_index)
+                                                           : g.subgraph_name);
+  }
+  if (graphs.size() > 1) {
+    Graph placeholder;
+    placeholder.subgraph_index = entry_;
+    placeholder.subgraph_name = main.subgraph_name;
+    graphs[static_cast<size_t>(entry_)] = std::move(placeholder);
+    main.subgraphs = std::make_shared<const std::vector<Graph>>(std::move(graphs));
+  }
+  return main;
+}
+
+StatusOr<Graph> Reader::ReadSubgraph(int index, TfliteLoadInfo* info, int64_t* total_bytes_io) {
+  sg_index_ = index;
+  sg_ = model_->subgraphs()->Get(static_cast<flatbuffers::uoffset_t>(index));
+  graph_ = Graph{};
+  graph_.subgraph_index = index;
+  graph_.subgraph_name = Quote(sg_->name());
+  graph_.is_callee = index != entry_;
+  int64_t& total_bytes = *total_bytes_io;
 
   const auto* tensors = sg_->tensors();
   const size_t num_tensors = tensors == nullptr ? 0 : tensors->size();
   graph_.tensors.resize(num_tensors);
-  int64_t total_bytes = 0;
   for (size_t i = 0; i < num_tensors; ++i) {
     GLD_RETURN_IF_ERROR(ReadTensor(static_cast<int>(i), &graph_.tensors[i], &total_bytes));
   }
@@ -741,36 +778,41 @@ StatusOr<Graph> Reader::Read(TfliteLoadInfo* info) {
     }
   }
 
-  // Signature names replace the names of the tensors they map.
-  if (const auto* sigs = model_->signature_defs(); sigs != nullptr) {
-    for (flatbuffers::uoffset_t s = 0; s < sigs->size(); ++s) {
-      const tflite::SignatureDef* sig = sigs->Get(s);
-      if (static_cast<int>(sig->subgraph_index()) != sg_index_) continue;
-      auto apply = [&](const flatbuffers::Vector<flatbuffers::Offset<tflite::TensorMap>>* maps,
-                       const char* kind, const std::vector<char>& in_io) -> Status {
-        if (maps == nullptr) return OkStatus();
-        for (flatbuffers::uoffset_t i = 0; i < maps->size(); ++i) {
-          const tflite::TensorMap* map = maps->Get(i);
-          const uint32_t t = map->tensor_index();
-          if (t >= num_tensors) {
-            return InvalidArgumentError("signature def " + std::to_string(s) + " ('" +
-                                        Quote(sig->signature_key()) + "'): " + kind + " '" +
-                                        Quote(map->name()) + "' refers to tensor " +
-                                        std::to_string(t) + ", the subgraph has " +
-                                        std::to_string(num_tensors) + " tensors");
-          }
-          if (map->name() != nullptr && in_io[t]) {
-            graph_.tensors[t].name = map->name()->str();
-          }
-        }
-        return OkStatus();
-      };
-      GLD_RETURN_IF_ERROR(apply(sig->inputs(), "input", is_input));
-      GLD_RETURN_IF_ERROR(apply(sig->outputs(), "output", is_output));
-      break;  // the first signature naming this subgraph
-    }
-  }
   return std::move(graph_);
+}
+
+Status Reader::ApplySignatureNames(Graph& graph) const {
+  const size_t num_tensors = graph.tensors.size();
+  std::vector<char> is_input(num_tensors, 0), is_output(num_tensors, 0);
+  for (int t : graph.inputs) is_input[static_cast<size_t>(t)] = 1;
+  for (int t : graph.outputs) is_output[static_cast<size_t>(t)] = 1;
+  // Signature names replace the names of the tensors they map.
+  const auto* sigs = model_->signature_defs();
+  if (sigs == nullptr) return OkStatus();
+  for (flatbuffers::uoffset_t s = 0; s < sigs->size(); ++s) {
+    const tflite::SignatureDef* sig = sigs->Get(s);
+    if (static_cast<int>(sig->subgraph_index()) != entry_) continue;
+    auto apply = [&](const flatbuffers::Vector<flatbuffers::Offset<tflite::TensorMap>>* maps, const char* kind,
+                     const std::vector<char>& in_io) -> Status {
+      if (maps == nullptr) return OkStatus();
+      for (flatbuffers::uoffset_t i = 0; i < maps->size(); ++i) {
+        const tflite::TensorMap* map = maps->Get(i);
+        const uint32_t t = map->tensor_index();
+        if (t >= num_tensors) {
+          return InvalidArgumentError("signature def " + std::to_string(s) + " ('" + Quote(sig->signature_key()) +
+                                      "'): " + kind + " '" + Quote(map->name()) + "' refers to tensor " +
+                                      std::to_string(t) + ", the subgraph has " + std::to_string(num_tensors) +
+                                      " tensors");
+        }
+        if (map->name() != nullptr && in_io[t]) graph.tensors[t].name = map->name()->str();
+      }
+      return OkStatus();
+    };
+    GLD_RETURN_IF_ERROR(apply(sig->inputs(), "input", is_input));
+    GLD_RETURN_IF_ERROR(apply(sig->outputs(), "output", is_output));
+    break;  // the first signature naming this subgraph
+  }
+  return OkStatus();
 }
 
 }  // namespace

@@ -104,6 +104,23 @@ Segment SegmentOf(const Graph& graph, std::vector<int> nodes) {
   return s;
 }
 
+namespace {
+
+// A control-flow node runs on the CPU as one node, and so do its subgraphs
+// for now; "" for other nodes.
+std::string ControlFlowReason(const Node& node) {
+  const std::vector<SubgraphCall> calls = CalledSubgraphs(node);
+  if (calls.empty()) return "";
+  std::string callees;
+  for (const SubgraphCall& c : calls) {
+    callees += (callees.empty() ? "" : ", ") + std::string(c.role) + " " + std::to_string(c.subgraph);
+  }
+  return std::string("control flow: ") + OpTypeName(node.op) + " runs on the CPU as one node; its subgraphs (" +
+         callees + ") run on the CPU too (GPU segments inside subgraphs are not supported yet)";
+}
+
+}  // namespace
+
 Partition PartitionGraph(const Graph& graph, const PartitionOptions& options) {
   Partition p;
   p.nodes.resize(graph.nodes.size());
@@ -112,6 +129,8 @@ Partition PartitionGraph(const Graph& graph, const PartitionOptions& options) {
     const Node& node = graph.nodes[i];
     if (options.gpu == nullptr) {
       place.reason = options.cpu_reason;
+    } else if (const std::string why = ControlFlowReason(node); !why.empty()) {
+      place.reason = why;
     } else if (options.gpu_deny_ops.count(node.op) != 0) {
       place.reason = std::string(OpTypeName(node.op)) + " is in gpu_deny_ops";
     } else {

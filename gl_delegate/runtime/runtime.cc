@@ -9,6 +9,7 @@
 #include "runtime/custom_ops.h"
 #include "runtime/gpu_backend.h"
 #include "runtime/step.h"
+#include "runtime/subgraph_runner.h"
 #include "graph/graph_check.h"
 #include "transforms/pass_list.h"
 #include "util/logging.h"
@@ -31,6 +32,34 @@ std::string DescribeIo(const char* kind, int index, const Tensor& tensor) {
 
 Runtime::~Runtime() = default;
 
+namespace {
+
+// The subgraphs control-flow nodes call, checked and passed like the graph
+// itself (their pass log lines name them); the placeholder of the graph the
+// model runs stays as it is.
+Status PrepareCallees(Graph& graph, PassLog& pass_log) {
+  if (graph.subgraphs == nullptr) return OkStatus();
+  auto prepared = std::make_shared<std::vector<Graph>>();
+  prepared->reserve(graph.subgraphs->size());
+  for (const Graph& g : *graph.subgraphs) {
+    Graph callee = g;
+    if (callee.is_callee) {
+      const std::string label = callee.SubgraphLabel();
+      Status s = CheckGraphStructure(callee);
+      if (!s.ok()) return s.WithContext(label);
+      PassLog log;
+      s = RunDefaultPasses(callee, log);
+      if (!s.ok()) return s.WithContext(label);
+      for (std::string& line : log.lines) pass_log.lines.push_back(label + ": " + line);
+    }
+    prepared->push_back(std::move(callee));
+  }
+  graph.subgraphs = std::move(prepared);
+  return OkStatus();
+}
+
+}  // namespace
+
 StatusOr<PreparedGraph> PrepareGraph(Graph graph) {
   PreparedGraph prepared;
   prepared.original_nodes = static_cast<int>(graph.nodes.size());
@@ -44,6 +73,7 @@ StatusOr<PreparedGraph> PrepareGraph(Graph graph) {
   }
   PassLog pass_log;
   GLD_RETURN_IF_ERROR(RunDefaultPasses(graph, pass_log));
+  GLD_RETURN_IF_ERROR(PrepareCallees(graph, pass_log));
   prepared.graph = std::move(graph);
   prepared.pass_log = std::move(pass_log.lines);
   return prepared;
@@ -64,6 +94,23 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Create(Graph graph, const Options& o
   GLD_RETURN_IF_ERROR(ConfigureLogging(options.log_level));
   GLD_ASSIGN_OR_RETURN(PreparedGraph prepared, PrepareGraph(std::move(graph)));
   return Create(prepared, options, gpu_factory);
+}
+
+StatusOr<std::unique_ptr<Runtime>> Runtime::CreateCallee(Graph graph, const Options& options,
+                                                         cpu::ModelServices* model, ThreadPool* pool) {
+  std::unique_ptr<Runtime> rt(new Runtime());
+  rt->callee_ = true;
+  rt->model_ = model;
+  rt->borrowed_pool_ = pool;
+  Options callee_options = options;
+  callee_options.backend = Backend::kCpu;
+  callee_options.enable_profiling = false;
+  callee_options.enable_trace = false;
+  PreparedGraph prepared;  // already prepared: no passes to report
+  prepared.original_nodes = static_cast<int>(graph.nodes.size());
+  rt->graph_ = std::move(graph);
+  GLD_RETURN_IF_ERROR(rt->Initialize(callee_options, nullptr, prepared));
+  return rt;
 }
 
 Status Runtime::SelectBackend(const Options& options, const GpuBackendFactory& gpu_factory,
@@ -171,6 +218,10 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
   const bool cpu_form = backend_in_use_ == Backend::kCpu && prepared.cpu_graph.has_value();
   if (cpu_form) graph_ = *prepared.cpu_graph;
   GLD_RETURN_IF_ERROR(BindCustomOps(graph_, options.custom_ops));
+  if (callee_) {
+    popts.cpu_reason = "in " + graph_.SubgraphLabel() +
+                       ", which a control-flow node runs: subgraphs run on the CPU for now";
+  }
   if (gpu_ != nullptr) gpu_->SetTrace(trace);
   GLD_RETURN_IF_ERROR(CheckSomeBackendRunsEveryNode(popts));
   GLD_RETURN_IF_ERROR(InferShapes(graph_, cpu::KnownValueOracle()));
@@ -184,9 +235,15 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
              "outputs and variables",
              memory_.arena_bytes, memory_.arena_tensors, memory_.arena_naive_bytes, memory_.dedicated_bytes);
 
-  if (num_threads_ > 1) {
+  if (borrowed_pool_ != nullptr) {
+    num_threads_ = borrowed_pool_->num_threads();
+  } else if (num_threads_ > 1) {
     pool_ = std::make_unique<ThreadPool>(num_threads_);
     num_threads_ = pool_->num_threads();
+  }
+  if (!callee_) {
+    subgraph_runner_ = std::make_unique<SubgraphRunner>(graph_.subgraphs, options, pool());
+    model_ = subgraph_runner_.get();
   }
   {
     TraceScope scope(trace, "startup", "prepare the steps (CPU kernels)");
@@ -303,8 +360,9 @@ StepContext Runtime::MakeStepContext() {
   StepContext ctx;
   ctx.graph = &graph_;
   ctx.tensors = &tensors_;
-  ctx.pool = pool_.get();
+  ctx.pool = pool();
   ctx.num_threads = num_threads_;
+  ctx.model = model_;
   ctx.gl_io = gl_io_.empty() ? nullptr : &gl_io_;
   ctx.uploaded_bytes = &uploaded_;
   ctx.downloaded_bytes = &downloaded_;
@@ -325,15 +383,20 @@ Status Runtime::PrepareSteps() {
   };
   // CPU steps prepare on the pool: each builds its own kernel state
   // (XNNPACK packs its weights), which is most of an Interpreter's creation.
-  // Other steps (a GPU segment, bound to its context's thread) prepare on
-  // this thread, in order; the first error in step order is the one told.
+  // Other steps (a GPU segment, bound to its context's thread; control flow
+  // and variable handles, which make callee runtimes and handles in the
+  // shared model services) prepare on this thread, in order; the first
+  // error in step order is the one told.
   std::vector<Status> status(n);
   std::vector<size_t> cpu_steps;
   for (size_t i = 0; i < n; ++i) {
-    if (pool_ != nullptr && dynamic_cast<CpuNodeStep*>(plan_.steps[i].get()) != nullptr) cpu_steps.push_back(i);
+    const auto* cpu_step = dynamic_cast<const CpuNodeStep*>(plan_.steps[i].get());
+    if (pool() == nullptr || cpu_step == nullptr) continue;
+    const Node& node = graph_.nodes[cpu_step->node_index()];
+    if (CalledSubgraphs(node).empty() && node.op != OpType::kVarHandle) cpu_steps.push_back(i);
   }
   if (!cpu_steps.empty()) {
-    pool_->ParallelFor(static_cast<int64_t>(cpu_steps.size()), [&](int64_t b, int64_t e) {
+    pool()->ParallelFor(static_cast<int64_t>(cpu_steps.size()), [&](int64_t b, int64_t e) {
       for (int64_t k = b; k < e; ++k) {
         const size_t i = cpu_steps[static_cast<size_t>(k)];
         status[i] = prepare(i);
@@ -350,6 +413,22 @@ Status Runtime::PrepareSteps() {
   }
   Log().debug("prepared {} steps in {:.2f} ms", n,
               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  return OkStatus();
+}
+
+Status Runtime::ResetVariables() {
+  GLD_HOLD_SINGLE_USER(in_use_, "ResetVariables");
+  if (model_ != nullptr) model_->variables().Reset();
+  for (size_t t = 0; t < graph_.tensors.size(); ++t) {
+    const Tensor& tensor = graph_.tensors[t];
+    cpu::TensorData& td = tensors_[t];
+    if (!tensor.is_variable || td.data == nullptr || td.bytes == 0) continue;
+    if (tensor.data.size() == td.bytes) {
+      std::memcpy(td.data, tensor.data.data(), td.bytes);
+    } else {
+      std::memset(td.data, 0, td.bytes);
+    }
+  }
   return OkStatus();
 }
 

@@ -23,6 +23,7 @@
 namespace gld {
 
 class GpuBackend;
+class SubgraphRunner;
 class ThreadPool;
 class TraceRecorder;
 
@@ -61,6 +62,12 @@ class Runtime {
   // Prepares `graph` (as read, before transforms) for this runtime alone.
   static StatusOr<std::unique_ptr<Runtime>> Create(Graph graph, const Options& options,
                                                    const GpuBackendFactory& gpu_factory = nullptr);
+  // A subgraph a control-flow node runs (runtime/subgraph_runner.h): on the
+  // CPU, with the caller's thread pool (null: single-threaded) and model
+  // services (its subgraphs and resource variables). `graph` is prepared
+  // and its inputs have the caller's shapes.
+  static StatusOr<std::unique_ptr<Runtime>> CreateCallee(Graph graph, const Options& options,
+                                                         cpu::ModelServices* model, ThreadPool* pool);
   ~Runtime();
 
   const Graph& graph() const { return graph_; }
@@ -72,6 +79,14 @@ class Runtime {
   Status Invoke();
   Status GetOutput(int index, void* data, size_t bytes) const;
   const void* OutputData(int index) const;
+  // Host storage of graph input (`input`) or output `index`, in place: a
+  // control-flow node writes its callee's inputs and reads its outputs so.
+  cpu::TensorData& io_storage(bool input, size_t index) {
+    return tensors_[static_cast<size_t>(input ? graph_.inputs[index] : graph_.outputs[index])];
+  }
+  // Interpreter::ResetVariables: resource variables lose their values,
+  // variable tensors get their initial contents.
+  Status ResetVariables();
 
   const InterpreterReport& report() const { return report_; }
   // Options::enable_profiling: rows averaged over the runs since Create or
@@ -146,6 +161,13 @@ class Runtime {
   std::vector<AlignedBuffer> dedicated_;
   std::vector<cpu::TensorData> tensors_;
   std::unique_ptr<ThreadPool> pool_;
+  ThreadPool* borrowed_pool_ = nullptr;  // a callee's: its caller's pool
+  ThreadPool* pool() const { return pool_ != nullptr ? pool_.get() : borrowed_pool_; }
+  // The model's subgraphs and resource variables: the runner an
+  // Interpreter's Runtime owns, or (a callee) its caller's.
+  std::unique_ptr<SubgraphRunner> subgraph_runner_;
+  cpu::ModelServices* model_ = nullptr;
+  bool callee_ = false;
   int num_threads_ = 1;
   InterpreterReport report_;
   // Profiling of the steps that do not profile themselves: total ns and runs.

@@ -67,6 +67,7 @@ Status CpuNodeStep::UpdateKernelContext(StepContext& ctx) {
   }
   k.graph = ctx.graph;
   k.node = node_;
+  k.model = ctx.model;
   k.inputs.clear();
   for (int t : node_->inputs) k.inputs.push_back(t == kNoTensor ? nullptr : &(*ctx.tensors)[t]);
   k.outputs.clear();

@@ -53,6 +53,9 @@ struct StepContext {
   // Interpreter::InvokeAsync: do not wait for GPU work that writes an app's
   // buffer (the runtime fences it).
   bool async = false;
+  // Lent to CPU kernels (KernelContext::model): the model's subgraphs and
+  // resource variables.
+  cpu::ModelServices* model = nullptr;
 };
 
 class Step {

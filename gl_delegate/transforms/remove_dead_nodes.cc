@@ -1,4 +1,5 @@
-// Removes nodes none of whose outputs reaches a graph output.
+// Removes nodes none of whose outputs reaches a graph output and that have no
+// side effects (NodeHasSideEffects).
 #include <string>
 
 #include "transforms/pass.h"
@@ -15,7 +16,9 @@ Status RemoveDeadNodes(Graph& graph, PassLog& log) {
   bool any = false;
   for (size_t k = graph.nodes.size(); k-- > 0;) {
     const Node& node = graph.nodes[k];
-    bool live = false;
+    // A node with side effects (assigning a variable, running subgraphs)
+    // stays whatever reads its outputs.
+    bool live = NodeHasSideEffects(node);
     for (int t : node.outputs) {
       // A node writing a variable tensor has an effect beyond its outputs.
       if (t >= 0 && static_cast<size_t>(t) < num_tensors && (needed[t] || graph.tensors[t].is_variable)) live = true;

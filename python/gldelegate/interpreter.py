@@ -369,6 +369,15 @@ class Interpreter:
         self._require_allocated("read the profile")
         return self._impl.profile()
 
+    def reset_all_variables(self):
+        """Back to a fresh interpreter's state: resource variables lose their
+        values (a CALL_ONCE initialises them again on the next invoke) and
+        variable tensors get their initial contents. LiteRT 2.3's
+        reset_all_variables resets only variable tensors and leaves resource
+        variables as they are."""
+        self._require_allocated("reset the variables")
+        self._impl.reset_variables()
+
     def reset_profile(self):
         """Clears the profile, and the trace's invoke events (creation's stay)."""
         self._require_allocated("reset the profile")

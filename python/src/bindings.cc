@@ -345,6 +345,7 @@ NB_MODULE(_gldelegate, m) {
       .def("report", &PyInterpreter::report)
       .def("profile", &PyInterpreter::profile)
       .def("reset_profile", [](PyInterpreter& p) { p.interpreter->ResetProfile(); })
+      .def("reset_variables", [](PyInterpreter& p) { Check(p.interpreter->ResetVariables()); })
       .def("trace", &PyInterpreter::trace)
       .def("options", [](const PyInterpreter& p) { return OptionsToDict(p.options); });
 

@@ -1,7 +1,12 @@
 // Writes a seed corpus for gld_fuzz_loader: small builder-made models that
 // reach the reader's branches (options, custom ops, fp16/quantized/sparse
-// constants, buffers after the flatbuffer, subgraphs, signatures).
+// constants, buffers after the flatbuffer, subgraphs, signatures), and the
+// control-flow op cases (models of several subgraphs: WHILE, IF, CALL_ONCE,
+// resource variables; tests/data/ops, made with LiteRT by make_op_cases.py).
+#include <dirent.h>
+
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <sys/stat.h>
 #include <vector>
@@ -30,6 +35,35 @@ void Expect(const gld::Status& s) {
     std::fprintf(stderr, "%s\n", s.ToString().c_str());
     ++failures;
   }
+}
+
+// Copies the model of every op case whose name starts with one of the
+// control-flow and variable ops' prefixes.
+void CopyControlFlowCases(const std::string& dir) {
+#ifdef GLD_OP_CASES_DIR
+  const std::string root = GLD_OP_CASES_DIR;
+  DIR* d = opendir(root.c_str());
+  if (d == nullptr) return;
+  const char* prefixes[] = {"while__", "if__", "call_once__", "var_handle__", "read_variable__", "assign_variable__"};
+  int copied = 0;
+  while (const dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    bool wanted = false;
+    for (const char* p : prefixes) wanted = wanted || name.rfind(p, 0) == 0;
+    if (!wanted) continue;
+    std::ifstream in(root + "/" + name + "/model.tflite", std::ios::binary);
+    if (!in) continue;
+    std::ofstream(dir + "/" + name + ".tflite", std::ios::binary) << in.rdbuf();
+    ++copied;
+  }
+  closedir(d);
+  if (copied == 0) {
+    std::fprintf(stderr, "no control-flow op cases in %s\n", root.c_str());
+    ++failures;
+  }
+#else
+  (void)dir;
+#endif
 }
 
 }  // namespace
@@ -124,5 +158,6 @@ int main(int argc, char** argv) {
     b.SetOutputs({m});
     Write(b, dir, "custom");
   }
+  CopyControlFlowCases(dir);
   return failures == 0 ? 0 : 1;
 }

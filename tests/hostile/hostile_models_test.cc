@@ -88,11 +88,26 @@ std::string CompareRuns(const fs::path& cpu_dir, const fs::path& gl_dir) {
   return "";
 }
 
+// A parameter "op_<case>" names a control-flow op case (several subgraphs:
+// tests/data/ops/<case>/model.tflite); others a shared model.
+constexpr char kOpCasePrefix[] = "op_";
+
+fs::path HostileModelPath(const std::string& name) {
+  if (name.rfind(kOpCasePrefix, 0) == 0) {
+    return fs::path(OpCasesDir()) / name.substr(sizeof(kOpCasePrefix) - 1) / "model.tflite";
+  }
+  return ModelPath(name);
+}
+
 class HostileModelsTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     if (std::string(GLD_RUN_PATH).empty()) GTEST_SKIP() << "tools not built (GLD_BUILD_TOOLS=OFF)";
-    if (!SharedModelsPresent()) GTEST_SKIP() << MissingModelsMessage();
+    if (GetParam().rfind(kOpCasePrefix, 0) == 0) {
+      if (!fs::exists(HostileModelPath(GetParam()))) GTEST_SKIP() << "no op case " << HostileModelPath(GetParam());
+    } else if (!SharedModelsPresent()) {
+      GTEST_SKIP() << MissingModelsMessage();
+    }
     dir_ = FreshTestDir("gld_hostile_models");
   }
   void TearDown() override {
@@ -160,7 +175,7 @@ uint64_t SeedOf(const std::string& name) {
 }
 
 TEST_P(HostileModelsTest, MutantsEndInACleanErrorOrAgreeingRuns) {
-  std::ifstream in(ModelPath(GetParam()), std::ios::binary);
+  std::ifstream in(HostileModelPath(GetParam()), std::ios::binary);
   const std::vector<uint8_t> model((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   ASSERT_FALSE(model.empty());
   const std::vector<Mutant> mutants = MakeMutants(model, SeedOf(GetParam()));
@@ -176,7 +191,7 @@ TEST_P(HostileModelsTest, MutantsEndInACleanErrorOrAgreeingRuns) {
 // NaN, +inf or -inf in a few elements of the first input, the rest of it
 // uniform in [0, 1) like an image.
 TEST_P(HostileModelsTest, NanAndInfinityInputsGiveTheSameOnBothBackends) {
-  const fs::path model = ModelPath(GetParam());
+  const fs::path model = HostileModelPath(GetParam());
   auto loaded = Model::FromFile(model.string());
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   const TensorInfo& info = (*loaded)->inputs()[0];
@@ -208,6 +223,12 @@ INSTANTIATE_TEST_SUITE_P(SharedModels, HostileModelsTest, ::testing::ValuesIn(Sh
                            std::string n = info.param.substr(0, info.param.find('.'));
                            return n;
                          });
+// Models of several subgraphs (control flow, variables) whose loops do not
+// depend on their inputs' values.
+INSTANTIATE_TEST_SUITE_P(ControlFlowCases, HostileModelsTest,
+                         ::testing::Values("op_while__counter_tanh", "op_while__if_in_body",
+                                           "op_call_once__init_accumulator"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace
 }  // namespace gld::testing

@@ -24,6 +24,9 @@ constexpr int kOperatorOpcode = 0, kOperatorInputs = 1, kOperatorOutputs = 2, kO
 constexpr int kBufferData = 0;
 // BuiltinOptions union members and their stride / filter fields.
 constexpr uint8_t kConv2DOptions = 1, kDepthwiseConv2DOptions = 2, kPool2DOptions = 5;
+// Control flow: IfOptions (then, else), WhileOptions (cond, body),
+// CallOnceOptions (init); each field a subgraph index.
+constexpr uint8_t kIfOptions = 92, kWhileOptions = 93, kCallOnceOptions = 103;
 constexpr int kStrideW = 1, kStrideH = 2, kPoolFilterW = 3, kPoolFilterH = 4;
 
 // The parts of a model one edit needs, read from a copy being edited.
@@ -234,6 +237,41 @@ void AddLengthEdits(MutantSink& sink, std::mt19937_64& rng) {
   }
 }
 
+// A control-flow node's subgraph index set out of range, to the node's own
+// subgraph (a recursion), or to its other callee (a WHILE whose cond is its
+// body: the arity no longer matches), in any subgraph.
+void AddSubgraphCallEdits(MutantSink& sink) {
+  enum Edit { kPastEnd, kNegative, kOwnSubgraph, kOtherCallee };
+  for (Edit edit : {kPastEnd, kNegative, kOwnSubgraph, kOtherCallee}) {
+    for (int field : {0, 1}) {
+      sink.Add("subgraph calls", [&](std::vector<uint8_t>&, View& v) -> std::string {
+        auto* subgraphs = v.model->GetPointer<TableVector*>(Field(kModelSubgraphs));
+        const int32_t count = static_cast<int32_t>(subgraphs->size());
+        for (flatbuffers::uoffset_t s = 0; s < subgraphs->size(); ++s) {
+          auto* ops = subgraphs->GetMutableObject(s)->GetPointer<TableVector*>(Field(kSubgraphOperators));
+          for (flatbuffers::uoffset_t i = 0; ops != nullptr && i < ops->size(); ++i) {
+            Table* op = ops->GetMutableObject(i);
+            const uint8_t type = op->GetField<uint8_t>(Field(kOperatorOptionsType), 0);
+            if (type != kIfOptions && type != kWhileOptions && type != kCallOnceOptions) continue;
+            if (type == kCallOnceOptions && (field == 1 || edit == kOtherCallee)) continue;
+            Table* options = op->GetPointer<Table*>(Field(kOperatorOptions));
+            if (options == nullptr) continue;
+            const int32_t other = options->GetField<int32_t>(Field(1 - field), 0);
+            const int32_t value = edit == kPastEnd     ? count
+                                  : edit == kNegative  ? -1
+                                  : edit == kOwnSubgraph ? static_cast<int32_t>(s)
+                                                         : other;
+            if (!options->SetField<int32_t>(Field(field), value, 0)) continue;
+            return "subgraph " + std::to_string(s) + " operator " + std::to_string(i) + " callee field " +
+                   std::to_string(field) + " = " + std::to_string(value);
+          }
+        }
+        return "";
+      });
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<Mutant> MakeMutants(const std::vector<uint8_t>& model, uint64_t seed) {
@@ -247,6 +285,7 @@ std::vector<Mutant> MakeMutants(const std::vector<uint8_t>& model, uint64_t seed
   AddParameterEdits(sink);
   AddHeaderEdits(model, sink, out);
   AddLengthEdits(sink, rng);
+  AddSubgraphCallEdits(sink);
   return out;
 }
 

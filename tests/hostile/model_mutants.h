@@ -1,7 +1,9 @@
 // Malformed models made at test time from a valid .tflite file: bit flips,
 // truncation, huge, negative and zero dimensions, indices out of range,
 // operator parameters LiteRT rejects, a wrong file identifier or schema
-// version, and vector lengths that run past the file. Each mutant is the
+// version, vector lengths that run past the file, and (in models of several
+// subgraphs) control-flow nodes calling a subgraph out of range, their own
+// (recursion) or one whose arity does not match. Each mutant is the
 // original bytes with a few bytes changed in place, so that everything else
 // stays valid and the loader's checks are reached one at a time.
 //

@@ -152,15 +152,20 @@ class CaseBuilder(TfliteBuilder):
 
 
 CASES = {}
+INVOKES = {}  # case name -> invokes on the same inputs (state across invokes); absent: 1
 
 
-def case(op, variant, note=None):
-    """Registers build(b) as case <op>__<variant>; op is the op under test."""
+def case(op, variant, note=None, invokes=1):
+    """Registers build(b) as case <op>__<variant>; op is the op under test.
+    invokes > 1: the model runs that many times on the same inputs and the
+    last run's outputs are the reference (manifest "invokes")."""
     def register(build):
         name = f"{op.lower()}__{variant}"
         if name in CASES:
             raise SystemExit(f"duplicate case {name}")
         CASES[name] = (op, variant, build, note)
+        if invokes != 1:
+            INVOKES[name] = invokes
         return build
     return register
 
@@ -967,6 +972,297 @@ def _embedding_3d(b):
     ids = b.inp([6], PICK([0, 2, 2, 4]), I32)
     b.op("EMBEDDING_LOOKUP", [ids, b.w([5, 2, 3])], [b.out()])
 
+# --- control flow and resource variables ---------------------------------------
+# Models of several subgraphs (b.subgraph): WHILE, IF and CALL_ONCE name their
+# callees by index. Shapes are exact (no placeholders: LiteRT reports only the
+# entry subgraph's). Cases with invokes=N keep state across runs.
+
+def _while_opts(cond, body):
+    return opts("WhileOptions", condSubgraphIndex=cond, bodySubgraphIndex=body)
+
+
+def _less_cond(b, types_shapes, counter, limit):
+    """Subgraph "cond": inputs as types_shapes; input `counter` < `limit`
+    (an int32 constant, or the index of an input when a tuple ("input", k))."""
+    idx = b.subgraph("cond")
+    ins = [b.input(f"arg_{k}", shape, dtype) for k, (dtype, shape) in enumerate(types_shapes)]
+    lim = ins[limit[1]] if isinstance(limit, tuple) else b.const("limit", np.array(limit, I32))
+    c = b.tensor("less", [], BOOL)
+    b.op("LESS", [ins[counter], lim], [c], options=opts("LessOptions"))
+    b.output(c)
+    return idx
+
+
+@case("WHILE", "counter_tanh")
+def _(b):
+    """Three iterations of x = tanh(x + w), a counter as loop variable."""
+    x = b.inp([2, 3], F(-1, 1))
+    i0 = b.c(np.array(0, I32))
+    i_out = b.tensor("i_out", [], I32)
+    y = b.out(shape=[2, 3])
+    b.op("WHILE", [i0, x], [i_out, y], options=_while_opts(1, 2))
+    _less_cond(b, [(I32, []), (F32, [2, 3])], 0, 3)
+    b.subgraph("body")
+    i, v = b.input("i", [], I32), b.input("x", [2, 3])
+    i_next, t, v_next = b.tensor("i_next", [], I32), b.tensor("t", [2, 3]), b.tensor("x_next", [2, 3])
+    b.op("ADD", [i, b.const("one", np.array(1, I32))], [i_next], options=opts("AddOptions"))
+    b.op("ADD", [v, b.const("w", const_f(b.seed, 1, [3]))], [t], options=opts("AddOptions"))
+    b.op("TANH", [t], [v_next])
+    b.output(i_next)
+    b.output(v_next)
+    b.use(0)
+
+
+@case("WHILE", "fc_input_count")
+def _(b):
+    """As many iterations as input 0 says (4) of a FULLY_CONNECTED and TANH;
+    the count passes through the body unchanged (output = input tensor)."""
+    n = b.inp([], VALUES([4]), I32)
+    x = b.inp([1, 4], F(-1, 1))
+    i0 = b.c(np.array(0, I32))
+    n_out, i_out = b.tensor("n_out", [], I32), b.tensor("i_out", [], I32)
+    y = b.out(shape=[1, 4])
+    b.op("WHILE", [n, i0, x], [n_out, i_out, y], options=_while_opts(1, 2))
+    _less_cond(b, [(I32, []), (I32, []), (F32, [1, 4])], 1, ("input", 0))
+    b.subgraph("body")
+    bn, i, v = b.input("n", [], I32), b.input("i", [], I32), b.input("x", [1, 4])
+    i_next, fc, v_next = b.tensor("i_next", [], I32), b.tensor("fc", [1, 4]), b.tensor("x_next", [1, 4])
+    b.op("ADD", [i, b.const("one", np.array(1, I32))], [i_next], options=opts("AddOptions"))
+    b.op("FULLY_CONNECTED", [v, b.const("w", const_f(b.seed, 2, [4, 4])), b.const("bias", const_f(b.seed, 3, [4]))],
+         [fc], options=opts("FullyConnectedOptions"))
+    b.op("TANH", [fc], [v_next])
+    b.output(bn)
+    b.output(i_next)
+    b.output(v_next)
+    b.use(0)
+
+
+@case("WHILE", "if_in_body")
+def _(b):
+    """Control flow inside a callee: the body's IF halves x while its sum is
+    above 1, else adds 1 (five iterations)."""
+    x = b.inp([3], F(0, 4))
+    i0 = b.c(np.array(0, I32))
+    i_out = b.tensor("i_out", [], I32)
+    y = b.out(shape=[3])
+    b.op("WHILE", [i0, x], [i_out, y], options=_while_opts(1, 2))
+    _less_cond(b, [(I32, []), (F32, [3])], 0, 5)
+    b.subgraph("body")
+    i, v = b.input("i", [], I32), b.input("x", [3])
+    i_next, total, big, v_next = (b.tensor("i_next", [], I32), b.tensor("sum", [1]), b.tensor("big", [1], BOOL),
+                                  b.tensor("x_next", [3]))
+    b.op("ADD", [i, b.const("one", np.array(1, I32))], [i_next], options=opts("AddOptions"))
+    b.op("SUM", [v, b.const("axis", i32(0))], [total], options=opts("ReducerOptions", keepDims=True))
+    b.op("GREATER", [total, b.const("threshold", np.array([1.0], F32))], [big], options=opts("GreaterOptions"))
+    b.op("IF", [big, v], [v_next], options=opts("IfOptions", thenSubgraphIndex=3, elseSubgraphIndex=4))
+    b.output(i_next)
+    b.output(v_next)
+    b.subgraph("halve")
+    v, t = b.input("x", [3]), b.tensor("half", [3])
+    b.op("MUL", [v, b.const("half", np.array(0.5, F32))], [t], options=opts("MulOptions"))
+    b.output(t)
+    b.subgraph("add_one")
+    v, t = b.input("x", [3]), b.tensor("plus_one", [3])
+    b.op("ADD", [v, b.const("one_f", np.array(1.0, F32))], [t], options=opts("AddOptions"))
+    b.output(t)
+    b.use(0)
+
+
+@case("WHILE", "slice_by_counter")
+def _(b):
+    """A body whose shapes depend on the loop counter, as converters write a
+    TensorArray: row i of the state is replaced by tanh(2 x[i]) through
+    SLICEs of sizes i and 3 - i and a CONCATENATION (the body runs node by
+    node; LiteRT calls such tensors dynamic)."""
+    x = b.inp([4, 1, 3], F(-1, 1))
+    i0 = b.c(np.array(0, I32))
+    arr0 = b.c(np.zeros([4, 1, 3], F32))
+    i_out, x_out = b.tensor("i_out", [], I32), b.tensor("x_out", [4, 1, 3])
+    y = b.out(shape=[4, 1, 3])
+    b.op("WHILE", [i0, arr0, x], [i_out, y, x_out], options=_while_opts(1, 2))
+    _less_cond(b, [(I32, []), (F32, [4, 1, 3]), (F32, [4, 1, 3])], 0, 4)
+    b.subgraph("body")
+    i, arr, v = b.input("i", [], I32), b.input("arr", [4, 1, 3]), b.input("x", [4, 1, 3])
+    t = {k: b.tensor(k, shape, dt) for k, shape, dt in (
+        ("i_next", [], I32), ("row", [1, 3], F32), ("row2", [1, 3], F32), ("row_t", [1, 3], F32),
+        ("row3", [1, 1, 3], F32), ("i1", [1], I32), ("head_size", [3], I32), ("head", [1, 1, 3], F32),
+        ("n1", [1], I32), ("tail_begin", [3], I32), ("tail", [1, 1, 3], F32), ("arr_next", [4, 1, 3], F32))}
+    for k in ("head", "tail"):  # as a converter marks them: the first dimension unknown
+        b.sg.tensors[t[k]].shapeSignature = np.array([-1, 1, 3], dtype=np.int32)
+    b.op("ADD", [i, b.const("one", np.array(1, I32))], [t["i_next"]], options=opts("AddOptions"))
+    b.op("GATHER", [v, i], [t["row"]], options=opts("GatherOptions", axis=0))
+    b.op("MUL", [t["row"], b.const("two", np.array(2.0, F32))], [t["row2"]], options=opts("MulOptions"))
+    b.op("TANH", [t["row2"]], [t["row_t"]])
+    b.op("RESHAPE", [t["row_t"], b.const("row_shape", i32(1, 1, 3))], [t["row3"]])
+    b.op("RESHAPE", [i, b.const("one_shape", i32(1))], [t["i1"]])
+    b.op("CONCATENATION", [t["i1"], b.const("rest", i32(-1, -1))], [t["head_size"]],
+         options=opts("ConcatenationOptions", axis=0))
+    b.op("SLICE", [arr, b.const("zeros3", i32(0, 0, 0)), t["head_size"]], [t["head"]])
+    b.op("RESHAPE", [t["i_next"], b.const("one_shape2", i32(1))], [t["n1"]])
+    b.op("CONCATENATION", [t["n1"], b.const("zeros2", i32(0, 0))], [t["tail_begin"]],
+         options=opts("ConcatenationOptions", axis=0))
+    b.op("SLICE", [arr, t["tail_begin"], b.const("all", i32(-1, -1, -1))], [t["tail"]])
+    b.op("CONCATENATION", [t["head"], t["row3"], t["tail"]], [t["arr_next"]],
+         options=opts("ConcatenationOptions", axis=0))
+    b.output(t["i_next"])
+    b.output(t["arr_next"])
+    b.output(v)
+    b.use(0)
+
+
+def _if_case(take_then):
+    @case("IF", "then_branch" if take_then else "else_branch")
+    def _(b):
+        c = b.inp([1], VALUES([take_then]), BOOL)
+        x = b.inp([2, 4], F(-2, 2))
+        y = b.out(shape=[2, 4])
+        b.op("IF", [c, x], [y], options=opts("IfOptions", thenSubgraphIndex=1, elseSubgraphIndex=2))
+        b.subgraph("then")
+        v, t = b.input("x", [2, 4]), b.tensor("sum", [2, 4])
+        b.op("ADD", [v, b.const("w", const_f(b.seed, 1, [4]))], [t], options=opts("AddOptions"))
+        b.output(t)
+        b.subgraph("else")
+        v, t = b.input("x", [2, 4]), b.tensor("square", [2, 4])
+        b.op("MUL", [v, v], [t], options=opts("MulOptions"))
+        b.output(t)
+        b.use(0)
+
+
+_if_case(True)
+_if_case(False)
+
+
+def _var(b, name, dtype=None):
+    """A VAR_HANDLE of variable `name` in the current subgraph."""
+    h = b.tensor(f"handle_{name}", [], "resource")
+    b.op("VAR_HANDLE", [], [h], options=opts("VarHandleOptions", container="", sharedName=name))
+    return h
+
+
+def _init_subgraph(b, values):
+    """Subgraph "init" assigning each {name: array} (a CALL_ONCE's callee)."""
+    idx = b.subgraph("init")
+    for name, array in values.items():
+        b.op("ASSIGN_VARIABLE", [_var(b, name), b.const(f"init_{name}", array)], [])
+    return idx
+
+
+def _accumulate(b, name, x, shape):
+    """y = read(name) + x; assign(name, y); returns y's tensor (an output)."""
+    h = _var(b, name)
+    v = b.tensor(f"{name}_value", shape)
+    b.op("READ_VARIABLE", [h], [v])
+    y = b.out(shape=shape)
+    b.op("ADD", [v, x], [y], options=opts("AddOptions"))
+    b.op("ASSIGN_VARIABLE", [h, y], [])
+    return y
+
+
+@case("CALL_ONCE", "init_accumulator", invokes=3)
+def _(b):
+    """An accumulator initialised once by CALL_ONCE: after three runs, w + 3x."""
+    x = b.inp([2, 3], F(-1, 1))
+    b.op("CALL_ONCE", [], [], options=opts("CallOnceOptions", initSubgraphIndex=1))
+    _accumulate(b, "acc", x, [2, 3])
+    _init_subgraph(b, {"acc": const_f(b.seed, 1, [2, 3])})
+    b.use(0)
+
+
+@case("CALL_ONCE", "two_variables", invokes=2)
+def _(b):
+    """Two variables from one init: y = a * x + c, then a and c both move."""
+    x = b.inp([4], F(-1, 1))
+    b.op("CALL_ONCE", [], [], options=opts("CallOnceOptions", initSubgraphIndex=1))
+    ha, hc = _var(b, "a"), _var(b, "c")
+    a, c, ax = b.tensor("a", [4]), b.tensor("c", [4]), b.tensor("ax", [4])
+    b.op("READ_VARIABLE", [ha], [a])
+    b.op("READ_VARIABLE", [hc], [c])
+    b.op("MUL", [a, x], [ax], options=opts("MulOptions"))
+    y = b.out(shape=[4])
+    b.op("ADD", [ax, c], [y], options=opts("AddOptions"))
+    b.op("ASSIGN_VARIABLE", [ha, y], [])
+    b.op("ASSIGN_VARIABLE", [hc, ax], [])
+    _init_subgraph(b, {"a": const_f(b.seed, 1, [4]), "c": const_f(b.seed, 2, [4])})
+    b.use(0)
+
+
+@case("VAR_HANDLE", "two_names")
+def _(b):
+    """Two variables, assigned x and -x, read back in the other order."""
+    x = b.inp([3], F(-1, 1))
+    ha, hb = _var(b, "a"), _var(b, "b")
+    nx = b.tensor("neg", [3])
+    b.op("NEG", [x], [nx])
+    b.op("ASSIGN_VARIABLE", [ha, x], [])
+    b.op("ASSIGN_VARIABLE", [hb, nx], [])
+    ra, rb = b.out(shape=[3]), b.out(shape=[3])
+    b.op("READ_VARIABLE", [hb], [ra])
+    b.op("READ_VARIABLE", [ha], [rb])
+
+
+@case("VAR_HANDLE", "same_name_shared")
+def _(b):
+    """Two VAR_HANDLE nodes of one name are one variable."""
+    x = b.inp([2, 2], F(-1, 1))
+    h1, h2 = _var(b, "v"), _var(b, "v")
+    b.op("ASSIGN_VARIABLE", [h1, x], [])
+    r = b.tensor("read", [2, 2])
+    b.op("READ_VARIABLE", [h2], [r])
+    y = b.out(shape=[2, 2])
+    b.op("MUL", [r, b.c(np.array(3.0, F32))], [y], options=opts("MulOptions"))
+
+
+@case("READ_VARIABLE", "previous_state", invokes=3)
+def _(b):
+    """The value before this run's assignment: zeros, x, 2x, ... (third run: 2x)."""
+    x = b.inp([1, 5], F(-1, 1))
+    b.op("CALL_ONCE", [], [], options=opts("CallOnceOptions", initSubgraphIndex=1))
+    h = _var(b, "state")
+    prev = b.out(shape=[1, 5])
+    b.op("READ_VARIABLE", [h], [prev])
+    nxt = b.tensor("next", [1, 5])
+    b.op("ADD", [prev, x], [nxt], options=opts("AddOptions"))
+    b.op("ASSIGN_VARIABLE", [h, nxt], [])
+    _init_subgraph(b, {"state": np.zeros([1, 5], F32)})
+    b.use(0)
+
+
+@case("READ_VARIABLE", "after_assign")
+def _(b):
+    x = b.inp([2, 3], F(-2, 2))
+    h = _var(b, "v")
+    b.op("ASSIGN_VARIABLE", [h, x], [])
+    y = b.out(shape=[2, 3])
+    b.op("READ_VARIABLE", [h], [y])
+
+
+@case("ASSIGN_VARIABLE", "overwrite")
+def _(b):
+    """The second assignment wins."""
+    x = b.inp([4, 2], F(-1, 1))
+    h = _var(b, "v")
+    sq = b.tensor("square", [4, 2])
+    b.op("MUL", [x, x], [sq], options=opts("MulOptions"))
+    b.op("ASSIGN_VARIABLE", [h, x], [])
+    b.op("ASSIGN_VARIABLE", [h, sq], [])
+    y = b.out(shape=[4, 2])
+    b.op("READ_VARIABLE", [h], [y])
+
+
+@case("ASSIGN_VARIABLE", "int32_counter", invokes=4)
+def _(b):
+    """An int32 counter stepped by input 0 each run."""
+    step = b.inp([1], INT(1, 5), I32)
+    b.op("CALL_ONCE", [], [], options=opts("CallOnceOptions", initSubgraphIndex=1))
+    h = _var(b, "count")
+    v = b.tensor("count", [1], I32)
+    b.op("READ_VARIABLE", [h], [v])
+    y = b.out(I32, shape=[1])
+    b.op("ADD", [v, step], [y], options=opts("AddOptions"))
+    b.op("ASSIGN_VARIABLE", [h, y], [])
+    _init_subgraph(b, {"count": np.array([10], I32)})
+    b.use(0)
+
 
 # --- converter-made cases -----------------------------------------------------
 # A few models as TensorFlow's converter writes them (tf.function ->
@@ -1042,8 +1338,9 @@ def model_ops(model_bytes):
     return out
 
 
-def run_reference(model_bytes, inputs, resolver):
-    """LiteRT outputs + every tensor's shape; a custom op is run through the rewrite."""
+def run_reference(model_bytes, inputs, resolver, invokes=1):
+    """LiteRT outputs (of the last of `invokes` runs) + every tensor's shape; a
+    custom op is run through the rewrite."""
     run_bytes = model_bytes
     if rtcb.CUSTOM_CODE.decode() in model_ops(model_bytes):
         m = schema.ModelT.InitFromPackedBuf(model_bytes, 0)
@@ -1057,7 +1354,8 @@ def run_reference(model_bytes, inputs, resolver):
                      experimental_op_resolver_type=getattr(OpResolverType, resolver),
                      experimental_preserve_all_tensors=True)
     it.allocate_tensors()
-    outputs = reflib.run_litert(it, inputs)
+    for _ in range(invokes):
+        outputs = reflib.run_litert(it, inputs)
     shapes = {}
     for d in it.get_tensor_details():
         try:
@@ -1094,7 +1392,7 @@ def build_and_run(name, build):
             inputs = b.make_inputs()
             first = b.finish()
             try:
-                outputs, shapes = run_reference(first, inputs, resolver)
+                outputs, shapes = run_reference(first, inputs, resolver, INVOKES.get(name, 1))
                 return b, inputs, outputs, shapes, resolver
             except ValueError as e:
                 m = MIN_VERSION_RE.search(str(e))
@@ -1115,11 +1413,12 @@ def generate_case(name, out_root):
     else:
         b, inputs, outputs, shapes, resolver = build_and_run(name, build)
         seed = b.seed
+        b.use(0)  # the entry subgraph's shapes are the ones LiteRT reports
         for i, t in enumerate(b.sg.tensors):  # write the real shapes back
             if i in shapes and (t.buffer == 0 or i in b.sg.outputs):
                 t.shape = np.array(shapes[i], dtype=np.int32)
         model_bytes = b.finish()
-        again, _ = run_reference(model_bytes, inputs, resolver)
+        again, _ = run_reference(model_bytes, inputs, resolver, INVOKES.get(name, 1))
         for a, c in zip(outputs, again):
             if a.shape != c.shape or not np.array_equal(a, c, equal_nan=a.dtype.kind == "f"):
                 reflib.die(f"{name}: outputs changed after writing the shapes back")
@@ -1141,6 +1440,8 @@ def generate_case(name, out_root):
     }
     if note:
         manifest["note"] = note
+    if name in INVOKES:
+        manifest["invokes"] = INVOKES[name]
     for i, v in enumerate(inputs):
         np.save(os.path.join(d, f"input_{i}.npy"), v)
         manifest["inputs"].append({"index": i, "shape": list(v.shape), "dtype": str(v.dtype),

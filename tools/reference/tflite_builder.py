@@ -9,6 +9,10 @@ cannot emit as-is: custom ops, DENSIFY, a given op version.
     b.op("CONV_2D", [x, w, -1], [y], options=...)   # -1: an absent optional input
     b.output(y)
     data = b.finish()
+
+Several subgraphs (control flow: WHILE, IF, CALL_ONCE name them by index):
+tensor/input/output/op write to the current subgraph, which
+b.subgraph("body") creates (returning its index) and b.use(index) selects.
 """
 
 import flatbuffers
@@ -28,6 +32,7 @@ _TYPES = {
     np.dtype(np.uint8): schema.TensorType.UINT8,
     np.dtype(np.int16): schema.TensorType.INT16,
     np.dtype(np.bool_): schema.TensorType.BOOL,
+    "resource": schema.TensorType.RESOURCE,
 }
 
 
@@ -44,11 +49,24 @@ class TfliteBuilder:
         self.sg.name = "main"
         self.model.subgraphs = [self.sg]
 
+    def subgraph(self, name):
+        """Adds an empty subgraph, makes it current and returns its index."""
+        sg = schema.SubGraphT()
+        sg.tensors, sg.operators, sg.inputs, sg.outputs = [], [], [], []
+        sg.name = name
+        self.model.subgraphs.append(sg)
+        self.sg = sg
+        return len(self.model.subgraphs) - 1
+
+    def use(self, index):
+        """Makes subgraph `index` current."""
+        self.sg = self.model.subgraphs[index]
+
     def tensor(self, name, shape, dtype=np.float32, data=None, quant=None, sparsity=None):
         t = schema.TensorT()
         t.name = name
         t.shape = np.array(shape, dtype=np.int32)
-        t.type = _TYPES[np.dtype(dtype)]
+        t.type = _TYPES[dtype if isinstance(dtype, str) else np.dtype(dtype)]
         t.buffer = 0
         if data is not None:
             buf = schema.BufferT()

@@ -189,5 +189,14 @@ Status TransformLandmarks(RuleContext& ctx);
 Status Landmarks2TransformMatrix(RuleContext& ctx);
 // custom_op.cc: an app's custom op, its registered shape function
 Status Custom(RuleContext& ctx);
+// control_flow.cc: WHILE's outputs are its loop variables; IF keeps the
+// shapes the file declares (the runtime checks both branches against them)
+Status While(RuleContext& ctx);
+Status If(RuleContext& ctx);
+Status CallOnce(RuleContext& ctx);
+// resource_variables.cc
+Status VarHandle(RuleContext& ctx);
+Status ReadVariable(RuleContext& ctx);
+Status AssignVariable(RuleContext& ctx);
 
 }  // namespace gld::shapes

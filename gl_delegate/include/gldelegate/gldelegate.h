@@ -211,6 +211,9 @@ GLD_EXPORT GldStatus GldOptionsSetContextMode(GldOptions* options, GldContextMod
  * library's context. Both NULL: no sharing (the default). */
 GLD_EXPORT GldStatus GldOptionsSetShareContext(GldOptions* options, void* egl_display, void* egl_context);
 GLD_EXPORT GldStatus GldOptionsSetGlLimits(GldOptions* options, GldGlLimits limits);
+/* A WHILE loop whose body has run this many times with its condition still
+ * true fails the invoke (default 10000000; >= 1). */
+GLD_EXPORT GldStatus GldOptionsSetMaxLoopIterations(GldOptions* options, int32_t max_iterations);
 
 /* Each setter above has a getter giving the value back: the strings stay
  * valid until that option is set again or the options are deleted. The
@@ -234,6 +237,7 @@ GLD_EXPORT GldStatus GldOptionsGetTracing(const GldOptions* options, int32_t* ou
 GLD_EXPORT GldStatus GldOptionsGetContextMode(const GldOptions* options, GldContextMode* out);
 GLD_EXPORT GldStatus GldOptionsGetShareContext(const GldOptions* options, void** out_egl_display, void** out_egl_context);
 GLD_EXPORT GldStatus GldOptionsGetGlLimits(const GldOptions* options, GldGlLimits* out);
+GLD_EXPORT GldStatus GldOptionsGetMaxLoopIterations(const GldOptions* options, int32_t* out);
 
 /* `options` may be NULL for the defaults. */
 GLD_EXPORT GldStatus GldInterpreterCreate(const GldModel* model, const GldOptions* options, GldInterpreter** out_interpreter);
@@ -248,6 +252,11 @@ GLD_EXPORT GldStatus GldInterpreterGetOutputInfo(const GldInterpreter* interpret
 GLD_EXPORT GldStatus GldInterpreterSetInput(GldInterpreter* interpreter, int32_t index, const void* data, size_t bytes);
 GLD_EXPORT GldStatus GldInterpreterInvoke(GldInterpreter* interpreter);
 GLD_EXPORT GldStatus GldInterpreterGetOutput(const GldInterpreter* interpreter, int32_t index, void* data, size_t bytes);
+/* The model's state back to a fresh interpreter's, as LiteRT's
+ * ResetVariableTensors: resource variables lose their values (CALL_ONCE
+ * runs its init subgraph again on the next invoke) and variable tensors
+ * get their initial contents. */
+GLD_EXPORT GldStatus GldInterpreterResetVariables(GldInterpreter* interpreter);
 
 /* The report of what runs where; its strings stay valid while the interpreter lives. */
 GLD_EXPORT GldStatus GldInterpreterGetReport(const GldInterpreter* interpreter, GldReport* out_report);

@@ -64,6 +64,8 @@ class Model {
   GLD_EXPORT const std::vector<NodeInfo>& nodes() const;
   // Ops and their counts, in order of first appearance.
   GLD_EXPORT std::vector<std::pair<std::string, int>> OpHistogram() const;
+  // The names of the file's subgraphs other than the one the model runs
+  // (the subgraphs its control-flow nodes call among them).
   GLD_EXPORT std::vector<std::string> OtherSubgraphs() const;
   GLD_EXPORT const std::string& description() const;
   // The model's signatures over the subgraph that was loaded (the first
@@ -109,6 +111,11 @@ class Interpreter {
   GLD_EXPORT Status GetOutput(int index, void* data, size_t bytes) const;
   // Valid until the next Invoke.
   GLD_EXPORT const void* OutputData(int index) const;
+  // The model's state back to a fresh interpreter's (LiteRT's
+  // ResetVariableTensors): resource variables lose their values, so a
+  // CALL_ONCE runs its init subgraph again on the next Invoke, and variable
+  // tensors get their initial contents.
+  GLD_EXPORT Status ResetVariables();
 
   GLD_EXPORT const InterpreterReport& report() const;
 

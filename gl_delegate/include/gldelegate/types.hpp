@@ -106,6 +106,9 @@ struct Options {
   // GL: plan against the driver's limits or the GLES 3.1 minimums
   // (GlLimits; GLD_GL_LIMITS=minimum also selects the minimums).
   GlLimits gl_limits = GlLimits::kDriver;
+  // A WHILE loop whose body has run this many times with its condition
+  // still true fails (naming the loop node, its subgraphs and the count).
+  int max_loop_iterations = 10000000;
 
   // ---- Custom ops (gldelegate/custom_op.hpp) ----
   // The app's kernels for custom ops, added by RegisterCustomOp or

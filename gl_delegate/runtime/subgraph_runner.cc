@@ -1,0 +1,202 @@
+#include "runtime/subgraph_runner.h"
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "graph/node_shapes.h"
+#include "graph/shape_inference.h"
+#include "runtime/runtime.h"
+
+namespace gld {
+
+namespace {
+
+// A callee as a Runtime of its own: its graph inputs and outputs are host
+// buffers (dedicated, so they keep their values between runs).
+class CalleeRuntime : public cpu::PreparedSubgraph {
+ public:
+  CalleeRuntime(std::unique_ptr<Runtime> runtime, std::string label)
+      : runtime_(std::move(runtime)), label_(std::move(label)) {}
+  const std::string& label() const override { return label_; }
+  size_t num_inputs() const override { return runtime_->graph().inputs.size(); }
+  size_t num_outputs() const override { return runtime_->graph().outputs.size(); }
+  cpu::TensorData& input(size_t i) override { return runtime_->io_storage(true, i); }
+  const cpu::TensorData& output(size_t i) const override { return runtime_->io_storage(false, i); }
+  Status Invoke() override { return runtime_->Invoke(); }
+
+ private:
+  std::unique_ptr<Runtime> runtime_;
+  std::string label_;
+};
+
+// Whether `graph`'s shapes depend on values that change from run to run:
+// shape inference with the shapes the file stores for node outputs cleared
+// (IF and READ_VARIABLE keep theirs: they are declared, not placeholders)
+// meets a shape it cannot compute from its inputs' shapes and constants.
+bool ShapesDependOnValues(const Graph& graph) {
+  Graph trial = graph;
+  for (const Node& node : trial.nodes) {
+    if (node.op == OpType::kIf || node.op == OpType::kReadVariable) continue;
+    for (int t : node.outputs) trial.tensors[static_cast<size_t>(t)].shape = {-1};
+  }
+  const Status s = InferShapes(trial, cpu::KnownValueOracle());
+  return s.code() == StatusCode::kUnimplemented && s.message().find("depends on the values") != std::string::npos;
+}
+
+// A callee whose shapes depend on its inputs' values (ShapesDependOnValues)
+// runs node by node: before each node, its shape rule runs with the values
+// its small integer inputs hold now, and its outputs' buffers grow when they
+// must (a run after the largest allocates nothing). Kernels run on the
+// calling thread; a node whose input shapes changed since its prepare is
+// prepared again.
+class StepwiseCallee : public cpu::PreparedSubgraph {
+ public:
+  // Small integer inputs, whose values shape rules may read.
+  static constexpr int64_t kMaxValueElements = 64;
+
+  StepwiseCallee(Graph graph, cpu::ModelServices* model) : graph_(std::move(graph)), model_(model) {
+    label_ = graph_.SubgraphLabel();
+    const size_t n = graph_.tensors.size();
+    tensors_.resize(n);
+    storage_.resize(n);
+    states_.resize(graph_.nodes.size());
+    prepared_shapes_.resize(graph_.nodes.size());
+    for (size_t t = 0; t < n; ++t) {
+      const Tensor& tensor = graph_.tensors[t];
+      cpu::TensorData& td = tensors_[t];
+      td.type = tensor.type;
+      td.shape = tensor.shape;
+      if (tensor.is_constant) {
+        td.data = const_cast<uint8_t*>(tensor.data.data());
+        td.bytes = tensor.data.size();
+      } else if (ShapeIsValid(tensor.shape)) {
+        Fit(t);
+      }
+    }
+  }
+
+  const std::string& label() const override { return label_; }
+  size_t num_inputs() const override { return graph_.inputs.size(); }
+  size_t num_outputs() const override { return graph_.outputs.size(); }
+  cpu::TensorData& input(size_t i) override { return tensors_[static_cast<size_t>(graph_.inputs[i])]; }
+  const cpu::TensorData& output(size_t i) const override { return tensors_[static_cast<size_t>(graph_.outputs[i])]; }
+
+  Status Invoke() override {
+    for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+      Status s = RunNode(i);
+      if (!s.ok()) return s.message().rfind(graph_.NodeLabel(i), 0) == 0 ? s : s.WithContext(graph_.NodeLabel(i));
+    }
+    return OkStatus();
+  }
+
+ private:
+  // Sizes tensor t's buffer for its shape (64 bytes of slack: XNNPACK reads
+  // past a tensor's end).
+  void Fit(size_t t) {
+    cpu::TensorData& td = tensors_[t];
+    td.bytes = static_cast<size_t>(NumElements(td.shape)) * DataTypeSize(td.type);
+    if (storage_[t].size() < td.bytes + 64) storage_[t].resize(td.bytes + 64);
+    td.data = storage_[t].data();
+  }
+
+  Status RunNode(size_t i) {
+    const Node& node = graph_.nodes[i];
+    for (int t : node.inputs) {
+      if (t == kNoTensor) continue;
+      const Tensor& tensor = graph_.tensors[static_cast<size_t>(t)];
+      const cpu::TensorData& td = tensors_[static_cast<size_t>(t)];
+      const bool integer = td.type == DataType::kInt32 || td.type == DataType::kInt64;
+      if (tensor.is_constant || !integer || td.num_elements() > kMaxValueElements) continue;
+      const auto* bytes = static_cast<const uint8_t*>(td.data);
+      values_[t].assign(bytes, bytes + td.bytes);
+      graph_.tensors[static_cast<size_t>(t)].shape = td.shape;
+    }
+    GLD_RETURN_IF_ERROR(InferNodeShapesWithValues(graph_, i, &values_));
+    for (int t : node.outputs) {
+      cpu::TensorData& td = tensors_[static_cast<size_t>(t)];
+      td.type = graph_.tensors[static_cast<size_t>(t)].type;
+      if (td.shape != graph_.tensors[static_cast<size_t>(t)].shape) td.shape = graph_.tensors[static_cast<size_t>(t)].shape;
+      Fit(static_cast<size_t>(t));
+      values_.erase(t);
+    }
+    const cpu::CpuKernel* kernel = cpu::FindCpuKernel(node.op);
+    if (kernel == nullptr) return UnimplementedError("no CPU kernel");
+    cpu::KernelContext& k = ctx_;  // reused: its vectors keep their room
+    k.graph = &graph_;
+    k.node = &node;
+    k.model = model_;
+    k.epilogue = nullptr;
+    k.inputs.clear();
+    k.outputs.clear();
+    for (int t : node.inputs) k.inputs.push_back(t == kNoTensor ? nullptr : &tensors_[static_cast<size_t>(t)]);
+    for (int t : node.outputs) k.outputs.push_back(&tensors_[static_cast<size_t>(t)]);
+    k.state = &states_[i];
+    bool same_shapes = prepared_shapes_[i].size() == node.inputs.size();
+    for (size_t j = 0; same_shapes && j < node.inputs.size(); ++j) {
+      same_shapes = k.inputs[j] == nullptr || prepared_shapes_[i][j] == k.inputs[j]->shape;
+    }
+    if (kernel->prepare != nullptr && (!same_shapes || states_[i] == nullptr)) {
+      states_[i].reset();
+      GLD_RETURN_IF_ERROR(kernel->prepare(k));
+      prepared_shapes_[i].clear();
+      for (const cpu::TensorData* in : k.inputs) prepared_shapes_[i].push_back(in == nullptr ? Shape{} : in->shape);
+    }
+    return kernel->run(k);
+  }
+
+  Graph graph_;
+  cpu::ModelServices* model_;
+  std::string label_;
+  std::vector<cpu::TensorData> tensors_;
+  std::vector<std::vector<uint8_t>> storage_;
+  std::vector<std::unique_ptr<cpu::KernelState>> states_;
+  std::vector<std::vector<Shape>> prepared_shapes_;
+  std::map<int, std::vector<uint8_t>> values_;
+  cpu::KernelContext ctx_;
+};
+
+}  // namespace
+
+SubgraphRunner::SubgraphRunner(std::shared_ptr<const std::vector<Graph>> subgraphs, const Options& options,
+                               ThreadPool* pool)
+    : subgraphs_(std::move(subgraphs)), options_(options), pool_(pool) {}
+
+SubgraphRunner::~SubgraphRunner() = default;
+
+StatusOr<std::unique_ptr<cpu::PreparedSubgraph>> SubgraphRunner::PrepareSubgraph(
+    int index, const std::vector<const cpu::TensorData*>& inputs) {
+  const size_t count = subgraphs_ == nullptr ? 0 : subgraphs_->size();
+  if (index < 0 || static_cast<size_t>(index) >= count) {
+    return InvalidArgumentError("subgraph index " + std::to_string(index) + " is out of range, the model has " +
+                                std::to_string(count == 0 ? 1 : count) + " subgraph(s)");
+  }
+  Graph callee = (*subgraphs_)[static_cast<size_t>(index)];
+  if (!callee.is_callee) {
+    return InvalidArgumentError(callee.SubgraphLabel() + " is the subgraph the model runs; it cannot be called");
+  }
+  if (callee.inputs.size() != inputs.size()) {
+    return InvalidArgumentError(callee.SubgraphLabel() + " has " + std::to_string(callee.inputs.size()) +
+                                " inputs, the node passes " + std::to_string(inputs.size()));
+  }
+  // The callee is planned for the caller's values.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Tensor& t = callee.tensors[static_cast<size_t>(callee.inputs[i])];
+    if (t.type != inputs[i]->type) {
+      return InvalidArgumentError(callee.SubgraphLabel() + " input " + std::to_string(i) + " is " +
+                                  DataTypeName(t.type) + ", the node passes " + DataTypeName(inputs[i]->type));
+    }
+    t.shape = inputs[i]->shape;
+  }
+  callee.subgraphs = subgraphs_;
+  if (ShapesDependOnValues(callee)) {
+    return std::unique_ptr<cpu::PreparedSubgraph>(new StepwiseCallee(std::move(callee), this));
+  }
+  const std::string label = callee.SubgraphLabel();
+  auto runtime = Runtime::CreateCallee(std::move(callee), options_, this, pool_);
+  if (!runtime.ok()) return runtime.status();
+  return std::unique_ptr<cpu::PreparedSubgraph>(new CalleeRuntime(std::move(runtime).value(), label));
+}
+
+}  // namespace gld
