@@ -163,29 +163,38 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
   }
   if (gpu_ != nullptr) gpu_->SetTrace(trace);
   GLD_RETURN_IF_ERROR(CheckSomeBackendRunsEveryNode(popts));
+  if (num_threads_ > 1) {
+    pool_ = std::make_shared<ThreadPool>(num_threads_);
+    num_threads_ = pool_->num_threads();
+  }
+  options_ = options;
+  popts_ = std::move(popts);
+  original_nodes_ = prepared.original_nodes;
+  pass_log_ = prepared.pass_log;
+  return PlanForShapes();
+}
+
+Status Runtime::PlanForShapes() {
+  TraceRecorder* trace = trace_.get();
+  if (gpu_ != nullptr) gpu_->BeginPlan();
   GLD_RETURN_IF_ERROR(InferShapes(graph_, cpu::KnownValueOracle()));
   {
     TraceScope scope(trace, "startup", "partition and plan (GL segments and their programs)");
-    GLD_RETURN_IF_ERROR(PlanSteps(options, popts));
+    GLD_RETURN_IF_ERROR(PlanSteps(options_, popts_));
   }
   GLD_ASSIGN_OR_RETURN(memory_, PlanHostMemory(graph_, plan_.steps, kMaxHostBytes));
   GLD_RETURN_IF_ERROR(AllocateTensors());
   Log().info("memory: CPU arena {} bytes for {} intermediate tensors (naive {} bytes), {} bytes for inputs, "
              "outputs and variables",
              memory_.arena_bytes, memory_.arena_tensors, memory_.arena_naive_bytes, memory_.dedicated_bytes);
-
-  if (num_threads_ > 1) {
-    pool_ = std::make_unique<ThreadPool>(num_threads_);
-    num_threads_ = pool_->num_threads();
-  }
   {
     TraceScope scope(trace, "startup", "prepare the steps (CPU kernels)");
     GLD_RETURN_IF_ERROR(PrepareSteps());
   }
-  profiling_ = options.enable_profiling;
+  profiling_ = options_.enable_profiling;
   step_ns_.assign(plan_.steps.size(), 0);
   step_runs_.assign(plan_.steps.size(), 0);
-  FillReport(options, prepared.original_nodes, prepared.pass_log);
+  FillReport(options_, original_nodes_, pass_log_);
   if (trace != nullptr) {
     trace->Complete("create the interpreter", "startup", 0, trace->NowMicros(), trace->ThreadTrack(),
                     {TraceRecorder::Text("placement", report_.placement_line),
@@ -193,6 +202,48 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
     trace->EndStartup();
   }
   return OkStatus();
+}
+
+std::vector<Shape> Runtime::InputShapes() const {
+  std::vector<Shape> shapes;
+  for (int t : graph_.inputs) shapes.push_back(graph_.tensors[static_cast<size_t>(t)].shape);
+  return shapes;
+}
+
+bool Runtime::HasGlBindings() const {
+  for (const TensorGlIo& io : gl_io_) {
+    if (io.buffer != 0 || io.texture != 0 || io.keep_on_gpu) return true;
+  }
+  return false;
+}
+
+StatusOr<std::unique_ptr<Runtime>> Runtime::Reshaped(const std::vector<Shape>& input_shapes) const {
+  if (input_shapes.size() != graph_.inputs.size()) {
+    return InvalidArgumentError("Reshaped: " + std::to_string(input_shapes.size()) + " shapes for " +
+                                std::to_string(graph_.inputs.size()) + " inputs");
+  }
+  std::unique_ptr<Runtime> rt(new Runtime());
+  rt->graph_ = graph_;
+  // Every tensor a node makes starts from what the file says of it.
+  for (Tensor& t : rt->graph_.tensors) {
+    if (!t.is_constant && !t.signature.empty()) t.shape = t.signature;
+  }
+  for (size_t i = 0; i < input_shapes.size(); ++i) {
+    rt->graph_.tensors[static_cast<size_t>(graph_.inputs[i])].shape = input_shapes[i];
+  }
+  rt->options_ = options_;
+  rt->popts_ = popts_;
+  rt->original_nodes_ = original_nodes_;
+  rt->pass_log_ = pass_log_;
+  rt->gpu_ = gpu_;
+  rt->backend_in_use_ = backend_in_use_;
+  rt->pool_ = pool_;
+  rt->num_threads_ = num_threads_;
+  if (options_.enable_trace) rt->trace_ = std::make_unique<TraceRecorder>();
+  if (rt->gpu_ != nullptr) rt->gpu_->SetTrace(rt->trace_.get());
+  rt->popts_.gpu = rt->gpu_.get();
+  GLD_RETURN_IF_ERROR(rt->PlanForShapes());
+  return rt;
 }
 
 Status Runtime::AllocateTensors() {

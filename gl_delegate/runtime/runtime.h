@@ -57,6 +57,21 @@ class Runtime {
                                                    const GpuBackendFactory& gpu_factory = nullptr);
   ~Runtime();
 
+  // A runtime for the same graph and options planned for other input shapes
+  // (one per graph input): shapes inferred again, then partition, plan, host
+  // memory and step preparation as Create does, sharing this runtime's GPU
+  // backend (its context and program cache) and thread pool. Tensors whose
+  // file gives a shape_signature start from it, so a value-dependent shape
+  // kept from the file (KeepStored) is kept only where the file says it is
+  // fixed. This runtime is left as it was; an error names the node that
+  // refused the shapes.
+  StatusOr<std::unique_ptr<Runtime>> Reshaped(const std::vector<Shape>& input_shapes) const;
+  // The shapes of the graph inputs this runtime is planned for.
+  std::vector<Shape> InputShapes() const;
+  // True while a graph input or output is bound to an app's GL object or
+  // kept on the GPU.
+  bool HasGlBindings() const;
+
   const Graph& graph() const { return graph_; }
 
   // SetInput, Invoke, InvokeAsync and GetOutput hold the runtime for their
@@ -123,6 +138,9 @@ class Runtime {
   Status Initialize(const Options& options, const GpuBackendFactory& gpu_factory, const PreparedGraph& prepared);
   Status SelectBackend(const Options& options, const GpuBackendFactory& gpu_factory, PartitionOptions* popts);
   Status PlanSteps(const Options& options, PartitionOptions& popts);
+  // Everything that depends on the shapes: InferShapes, PlanSteps, host
+  // memory, step preparation, the report (Initialize and Reshaped).
+  Status PlanForShapes();
   Status CheckSomeBackendRunsEveryNode(const PartitionOptions& popts) const;
   Status AllocateTensors();
   Status PrepareSteps();
@@ -131,7 +149,15 @@ class Runtime {
 
   SingleUser in_use_;  // one of SetInput / Invoke / InvokeAsync / GetOutput at a time
   Graph graph_;
-  std::unique_ptr<GpuBackend> gpu_;
+  // What Initialize chose, kept for Reshaped: the options, the partition
+  // options after the backend was selected, the passes' report lines.
+  Options options_;
+  PartitionOptions popts_;
+  int original_nodes_ = 0;
+  std::vector<std::string> pass_log_;
+  // Shared with the runtimes Reshaped makes (one thread uses them at a time:
+  // they serve one Interpreter).
+  std::shared_ptr<GpuBackend> gpu_;
   Backend backend_in_use_ = Backend::kCpu;
   Partition partition_;
   Plan plan_;
@@ -139,7 +165,7 @@ class Runtime {
   AlignedBuffer arena_;
   std::vector<AlignedBuffer> dedicated_;
   std::vector<cpu::TensorData> tensors_;
-  std::unique_ptr<ThreadPool> pool_;
+  std::shared_ptr<ThreadPool> pool_;
   int num_threads_ = 1;
   InterpreterReport report_;
   // Profiling of the steps that do not profile themselves: total ns and runs.
