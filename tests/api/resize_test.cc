@@ -206,6 +206,41 @@ TEST_P(Resize, AShapeTheModelCannotTakeNamesTheNodeAndKeepsThePreviousShapes) {
 INSTANTIATE_TEST_SUITE_P(Backends, Resize, ::testing::Values(Backend::kCpu, Backend::kGl),
                          [](const auto& info) { return std::string(info.param == Backend::kCpu ? "Cpu" : "Gl"); });
 
+// A RESHAPE whose shape is a model input: shape inference cannot know its
+// values, so the plan keeps the file's shape, and a run whose values ask for
+// another shape is refused naming the node instead of running into the plan.
+TEST(DynamicShape, ARunTimeShapeInputMustGiveThePlannedShape) {
+  ModelBuilder b;
+  const int x = b.AddInput("x", ElementType::kFloat32, {2, 3});
+  const int shape = b.AddInput("shape", ElementType::kInt32, {2});
+  const int y = b.AddTensor("y", ElementType::kFloat32, {3, 2});
+  ASSERT_TRUE(b.AddOp("RESHAPE", {x, shape}, {y}).ok());
+  b.SetOutputs({y});
+  auto bytes = b.Finish();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  auto model = Load(*bytes);
+  ASSERT_NE(model, nullptr);
+  auto created = Interpreter::Create(*model, On(Backend::kCpu));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Interpreter& it = **created;
+  const float in[6] = {1, 2, 3, 4, 5, 6};
+  ASSERT_TRUE(it.SetInput(0, in, sizeof in).ok());
+  for (const std::vector<int32_t>& asked : {std::vector<int32_t>{3, 2}, std::vector<int32_t>{-1, 2}}) {
+    ASSERT_TRUE(it.SetInput(1, asked.data(), 8).ok());
+    Status s = it.Invoke();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    float out[6] = {};
+    ASSERT_TRUE(it.GetOutput(0, out, sizeof out).ok());
+    EXPECT_EQ(std::vector<float>(out, out + 6), std::vector<float>(in, in + 6));
+  }
+  const int32_t other[2] = {6, 1};
+  ASSERT_TRUE(it.SetInput(1, other, sizeof other).ok());
+  Status s = it.Invoke();
+  EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
+  EXPECT_NE(s.message().find("RESHAPE"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("asks for [6, 1]"), std::string::npos) << s.message();
+}
+
 TEST(ResizeCApi, ResizesAllocatesAndReportsTheSignature) {
   const std::vector<uint8_t> bytes = DynamicBatchCnn();
   GldModel* model = nullptr;
