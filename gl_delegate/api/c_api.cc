@@ -24,6 +24,7 @@ struct GldInterpreter {
   // the shape signatures; refilled by GldInterpreterAllocateTensors.
   std::vector<std::vector<int32_t>> input_dims, output_dims;
   std::vector<std::vector<int32_t>> input_signature, output_signature;
+  bool dynamic_outputs = false;  // an output's shape_signature has a -1: its shape may change per invoke
 
   void CopyDims() {
     auto copy = [](const std::vector<gld::TensorInfo>& infos, std::vector<std::vector<int32_t>>* dims,
@@ -37,6 +38,8 @@ struct GldInterpreter {
     };
     copy(interpreter->inputs(), &input_dims, &input_signature);
     copy(interpreter->outputs(), &output_dims, &output_signature);
+    dynamic_outputs = false;
+    for (const auto& s : output_signature) dynamic_outputs = dynamic_outputs || std::count(s.begin(), s.end(), -1) > 0;
   }
   // The rows GldInterpreterGetProfile handed out last, and their strings.
   std::vector<gld::ProfileRow> profile;
@@ -428,7 +431,12 @@ GldStatus GldInterpreterSetInput(GldInterpreter* interpreter, int32_t index, con
 
 GldStatus GldInterpreterInvoke(GldInterpreter* interpreter) {
   if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterInvoke: null interpreter");
-  return Guard([&] { return Report(interpreter->interpreter->Invoke()); });
+  return Guard([&] {
+    GldStatus s = Report(interpreter->interpreter->Invoke());
+    // Dynamic tensors: the outputs' shapes are those of this run.
+    if (interpreter->dynamic_outputs) interpreter->CopyDims();
+    return s;
+  });
 }
 
 GldStatus GldInterpreterGetOutput(const GldInterpreter* interpreter, int32_t index, void* data, size_t bytes) {

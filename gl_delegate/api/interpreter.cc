@@ -46,6 +46,15 @@ void Interpreter::Impl::Describe() {
   pending.assign(inputs.size(), std::nullopt);
 }
 
+void Interpreter::Impl::DescribeDynamicOutputs() {
+  const Graph& graph = runtime->graph();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const cpu::TensorData& d = runtime->tensor(graph.outputs[i]);
+    outputs[i].shape.assign(d.shape.begin(), d.shape.end());
+    outputs[i].bytes = static_cast<size_t>(d.num_elements()) * DataTypeSize(d.type);
+  }
+}
+
 bool Interpreter::Impl::HasPending() const {
   for (const auto& shape : pending) {
     if (shape.has_value()) return true;
@@ -165,7 +174,9 @@ Status Interpreter::SetInput(int index, const void* data, size_t bytes) {
 }
 Status Interpreter::Invoke() {
   if (impl_->HasPending()) return WaitingForAllocate("Invoke");
-  return impl_->runtime->Invoke();
+  GLD_RETURN_IF_ERROR(impl_->runtime->Invoke());
+  if (impl_->runtime->HasDynamicTensors()) impl_->DescribeDynamicOutputs();
+  return OkStatus();
 }
 Status Interpreter::GetOutput(int index, void* data, size_t bytes) const {
   return impl_->runtime->GetOutput(index, data, bytes);

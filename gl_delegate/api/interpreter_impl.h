@@ -31,6 +31,8 @@ class Interpreter::Impl {
   // Points inputs, outputs and report at `runtime`'s (after a resize).
   void Describe();
   bool HasPending() const;
+  // After an invoke with dynamic tensors: the outputs' shapes it made.
+  void DescribeDynamicOutputs();
 };
 
 }  // namespace gld

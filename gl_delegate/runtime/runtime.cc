@@ -22,6 +22,26 @@ namespace {
 
 constexpr int kMaxThreads = 256;
 
+// The GPU backend's answers, except for nodes that make a dynamic tensor:
+// those run on the CPU, where their size is known when they have run.
+class DynamicNodesOnCpu : public NodeSupportQuery {
+ public:
+  DynamicNodesOnCpu(const NodeSupportQuery* gpu, const std::vector<uint8_t>& dynamic) : gpu_(gpu), dynamic_(dynamic) {}
+  std::string WhyNotSupported(const Graph& graph, size_t node_index) const override {
+    for (int t : graph.nodes[node_index].outputs) {
+      if (dynamic_[static_cast<size_t>(t)]) {
+        return "output '" + graph.tensors[static_cast<size_t>(t)].name +
+               "' is a dynamic tensor: its shape depends on values computed at run time";
+      }
+    }
+    return gpu_->WhyNotSupported(graph, node_index);
+  }
+
+ private:
+  const NodeSupportQuery* gpu_;
+  const std::vector<uint8_t>& dynamic_;
+};
+
 }  // namespace
 
 std::string DescribeIo(const char* kind, int index, const Tensor& tensor) {
@@ -117,8 +137,14 @@ Status Runtime::CheckSomeBackendRunsEveryNode(const PartitionOptions& popts) con
 // Partitions and builds the steps. In auto mode a GPU backend that fails to
 // build its segments is dropped and every node runs on the CPU.
 Status Runtime::PlanSteps(const Options& options, PartitionOptions& popts) {
-  partition_ = PartitionGraph(graph_, popts);
-  auto plan = BuildPlan(graph_, partition_, gpu_.get());
+  auto partition = [&] {
+    PartitionOptions with_dynamic = popts;
+    DynamicNodesOnCpu query(popts.gpu, dynamic_);
+    if (popts.gpu != nullptr && HasDynamicTensors()) with_dynamic.gpu = &query;
+    partition_ = PartitionGraph(graph_, with_dynamic);
+  };
+  partition();
+  auto plan = BuildPlan(graph_, partition_, gpu_.get(), &dynamic_);
   if (!plan.ok() && gpu_ != nullptr && partition_.gpu_nodes > 0 && options.backend == Backend::kAuto) {
     Log().warn("GPU plan failed, running every node on the CPU: {}", plan.status().message());
     popts.gpu = nullptr;
@@ -126,8 +152,8 @@ Status Runtime::PlanSteps(const Options& options, PartitionOptions& popts) {
     gpu_.reset();
     backend_in_use_ = Backend::kCpu;
     GLD_RETURN_IF_ERROR(CheckSomeBackendRunsEveryNode(popts));
-    partition_ = PartitionGraph(graph_, popts);
-    plan = BuildPlan(graph_, partition_, nullptr);
+    partition();
+    plan = BuildPlan(graph_, partition_, nullptr, &dynamic_);
   }
   if (!plan.ok()) return plan.status();
   plan_ = std::move(plan).value();
@@ -177,12 +203,13 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
 Status Runtime::PlanForShapes() {
   TraceRecorder* trace = trace_.get();
   if (gpu_ != nullptr) gpu_->BeginPlan();
-  GLD_RETURN_IF_ERROR(InferShapes(graph_, cpu::KnownValueOracle()));
+  GLD_RETURN_IF_ERROR(InferShapes(graph_, cpu::KnownValueOracle(), &dynamic_));
+  any_dynamic_ = std::find(dynamic_.begin(), dynamic_.end(), uint8_t{1}) != dynamic_.end();
   {
     TraceScope scope(trace, "startup", "partition and plan (GL segments and their programs)");
     GLD_RETURN_IF_ERROR(PlanSteps(options_, popts_));
   }
-  GLD_ASSIGN_OR_RETURN(memory_, PlanHostMemory(graph_, plan_.steps, kMaxHostBytes));
+  GLD_ASSIGN_OR_RETURN(memory_, PlanHostMemory(graph_, plan_.steps, kMaxHostBytes, &dynamic_));
   GLD_RETURN_IF_ERROR(AllocateTensors());
   Log().info("memory: CPU arena {} bytes for {} intermediate tensors (naive {} bytes), {} bytes for inputs, "
              "outputs and variables",
@@ -259,7 +286,8 @@ Status Runtime::AllocateTensors() {
     td.shape = tensor.shape;
     td.bytes = static_cast<size_t>(memory_.bytes[t]);
     switch (memory_.storage[t]) {
-      case TensorStorage::kNone: td.bytes = 0; break;
+      case TensorStorage::kNone:
+      case TensorStorage::kDynamic: td.bytes = 0; break;
       case TensorStorage::kConstant:
         // Kernels read constants through const TensorData*; nothing writes them.
         td.data = tensor.data.empty() ? arena_.data() : const_cast<uint8_t*>(tensor.data.data());

@@ -71,6 +71,9 @@ class Runtime {
   // True while a graph input or output is bound to an app's GL object or
   // kept on the GPU.
   bool HasGlBindings() const;
+  // True when some tensor's shape is known only once its producer runs
+  // (InferShapes' dynamic tensors); tensor(t).shape then holds the last run's.
+  bool HasDynamicTensors() const { return any_dynamic_; }
 
   const Graph& graph() const { return graph_; }
 
@@ -164,6 +167,9 @@ class Runtime {
   HostMemoryPlan memory_;
   AlignedBuffer arena_;
   std::vector<AlignedBuffer> dedicated_;
+  // Per tensor: its shape depends on values computed at run time (InferShapes).
+  std::vector<uint8_t> dynamic_;
+  bool any_dynamic_ = false;
   std::vector<cpu::TensorData> tensors_;
   std::shared_ptr<ThreadPool> pool_;
   int num_threads_ = 1;

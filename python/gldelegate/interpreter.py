@@ -190,6 +190,9 @@ class Interpreter:
         # resize_tensor_input's requests until allocate_tensors: position ->
         # (shape, strict).
         self._pending = {}
+        # Some output's shape_signature has a free dimension: its shape may
+        # change with each invoke.
+        self._dynamic_outputs = any(-1 in d["shape_signature"] for d in self._outputs)
         self._impl = None
         self._lock = threading.Lock()
 
@@ -287,6 +290,9 @@ class Interpreter:
                 self._impl.set_input(position, self._input_values[position])
             self._output_values.clear()
             self._impl.invoke()
+            if self._dynamic_outputs:
+                # Their shapes are known once the model has run (dynamic tensors).
+                self._outputs = [_details(o) for o in self._impl.outputs]
 
     def _output_array(self, position):
         """The last invoke's values of output `position` (one download per

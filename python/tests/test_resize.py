@@ -138,3 +138,37 @@ def test_a_shape_the_model_cannot_take_raises_and_keeps_the_previous_shapes():
     assert list(ours.get_input_details()[0]["shape"]) == [2, 6, 6, 3]
     assert list(ours.get_output_details()[0]["shape"]) == [2, 5]
     np.testing.assert_array_equal(run(ours, inputs)[0], before[0])
+
+
+def reshape_by_input():
+    """RESHAPE(x[2, 3], shape) + 1, the shape a model input: with
+    shape_signature [-1, -1] the output is a dynamic tensor."""
+    b = TfliteBuilder()
+    x = b.input("x", [2, 3])
+    shape = b.input("shape", [2], np.int32)
+    y = b.tensor("y", [3, 2])
+    one = b.const("one", np.array(1.0, np.float32))
+    z = b.tensor("z", [3, 2])
+    b.op("RESHAPE", [x, shape], [y], options=schema.ReshapeOptionsT())
+    b.op("ADD", [y, one], [z], options=schema.AddOptionsT())
+    b.output(z)
+    for t in (y, z):
+        b.sg.tensors[t].shapeSignature = np.array([-1, -1], np.int32)
+    return b.finish()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dynamic_tensor_matches_litert(backend):
+    data = reshape_by_input()
+    reference = LiteRTInterpreter(model_content=data)
+    ours = Interpreter(model_content=data, backend=backend)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for asked in ([1, 6], [-1, 3], [6, 1]):
+        inputs = [x, np.array(asked, np.int32)]
+        expected = run(reference, inputs)
+        got = run(ours, inputs)
+        assert got[0].shape == expected[0].shape
+        np.testing.assert_array_equal(got[0], expected[0])
+        out = ours.get_output_details()[0]
+        assert list(out["shape"]) == list(expected[0].shape)
+        assert list(out["shape_signature"]) == [-1, -1]

@@ -241,6 +241,60 @@ TEST(DynamicShape, ARunTimeShapeInputMustGiveThePlannedShape) {
   EXPECT_NE(s.message().find("asks for [6, 1]"), std::string::npos) << s.message();
 }
 
+// The same RESHAPE where the file says its output's shape is free
+// (shape_signature [-1, -1]): a dynamic tensor. It and the ADD after it run
+// on the CPU, sized when they run, and outputs() gives each run's shape.
+class DynamicTensor : public ::testing::TestWithParam<Backend> {};
+
+TEST_P(DynamicTensor, TakesItsShapeFromTheRunTimeShapeInput) {
+  ModelBuilder b;
+  const int x = b.AddInput("x", ElementType::kFloat32, {2, 3});
+  const int shape = b.AddInput("shape", ElementType::kInt32, {2});
+  const int y = b.AddTensor("y", ElementType::kFloat32, {3, 2});
+  const int one = b.AddConstantFloat("one", {}, {1.0f});
+  const int z = b.AddTensor("z", ElementType::kFloat32, {3, 2});
+  b.SetShapeSignature(y, {-1, -1});
+  b.SetShapeSignature(z, {-1, -1});
+  ASSERT_TRUE(b.AddOp("RESHAPE", {x, shape}, {y}).ok());
+  ASSERT_TRUE(b.AddOp("ADD", {y, one}, {z}).ok());
+  b.SetOutputs({z});
+  auto bytes = b.Finish();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  auto model = Load(*bytes);
+  ASSERT_NE(model, nullptr);
+  auto created = Interpreter::Create(*model, On(GetParam()));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Interpreter& it = **created;
+  for (const PlacementInfo& node : it.report().nodes) {
+    EXPECT_FALSE(node.on_gpu) << node.label;
+    if (GetParam() == Backend::kGl) {
+      EXPECT_NE(node.reason.find("dynamic tensor"), std::string::npos) << node.reason;
+    }
+  }
+  const float in[6] = {1, 2, 3, 4, 5, 6};
+  ASSERT_TRUE(it.SetInput(0, in, sizeof in).ok());
+  for (const std::vector<int32_t>& asked : {std::vector<int32_t>{1, 6}, std::vector<int32_t>{-1, 3},
+                                            std::vector<int32_t>{6, 1}}) {
+    ASSERT_TRUE(it.SetInput(1, asked.data(), 8).ok());
+    Status s = it.Invoke();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    const std::vector<int> want = {asked[0] == -1 ? 2 : asked[0], asked[1]};
+    EXPECT_EQ(it.outputs()[0].shape, want);
+    ASSERT_EQ(it.outputs()[0].bytes, sizeof in);
+    float out[6] = {};
+    ASSERT_TRUE(it.GetOutput(0, out, sizeof out).ok());
+    for (int k = 0; k < 6; ++k) EXPECT_EQ(out[k], in[k] + 1) << k;
+  }
+  const int32_t bad[2] = {4, 2};
+  ASSERT_TRUE(it.SetInput(1, bad, sizeof bad).ok());
+  Status s = it.Invoke();
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("RESHAPE"), std::string::npos) << s.message();
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, DynamicTensor, ::testing::Values(Backend::kCpu, Backend::kGl),
+                         [](const auto& info) { return std::string(info.param == Backend::kCpu ? "Cpu" : "Gl"); });
+
 TEST(ResizeCApi, ResizesAllocatesAndReportsTheSignature) {
   const std::vector<uint8_t> bytes = DynamicBatchCnn();
   GldModel* model = nullptr;
