@@ -38,6 +38,7 @@ struct TensorSpec {
   std::string name;
   ElementType type = ElementType::kFloat32;
   std::vector<int> shape;
+  std::vector<int> signature;  // shape_signature; empty: none written
   QuantizationInfo quant;
   bool constant = false;
   std::vector<uint8_t> data;
@@ -523,6 +524,12 @@ int ModelBuilder::AddTensor(const std::string& name, ElementType type, std::vect
   return static_cast<int>(state_->tensors.size()) - 1;
 }
 
+void ModelBuilder::SetShapeSignature(int tensor, std::vector<int> signature) {
+  if (tensor >= 0 && static_cast<size_t>(tensor) < state_->tensors.size()) {
+    state_->tensors[static_cast<size_t>(tensor)].signature = std::move(signature);
+  }
+}
+
 int ModelBuilder::AddInput(const std::string& name, ElementType type, std::vector<int> shape,
                            QuantizationInfo quantization) {
   const int index = AddTensor(name, type, std::move(shape), std::move(quantization));
@@ -810,7 +817,8 @@ StatusOr<std::vector<uint8_t>> ModelBuilder::Finish(const BuildOptions& options)
       }
       tensors.push_back(tflite::CreateTensor(*fbb, fbb->CreateVector(t.shape), *type,
                                              static_cast<uint32_t>(tensor_buffer[static_cast<size_t>(i)]),
-                                             fbb->CreateString(t.name), quant, false, sparsity));
+                                             fbb->CreateString(t.name), quant, false, sparsity,
+                                             t.signature.empty() ? 0 : fbb->CreateVector(t.signature)));
     }
     std::vector<Offset<tflite::Operator>> ops;
     for (size_t i = 0; i < s.ops.size(); ++i) {

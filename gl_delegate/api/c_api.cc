@@ -20,8 +20,27 @@ struct GldModel {
 
 struct GldInterpreter {
   std::unique_ptr<gld::Interpreter> interpreter;
-  // Backing storage for GldTensorInfo.dims (int32 copies of the shapes).
+  // Backing storage for GldTensorInfo.dims (int32 copies of the shapes) and
+  // the shape signatures; refilled by GldInterpreterAllocateTensors.
   std::vector<std::vector<int32_t>> input_dims, output_dims;
+  std::vector<std::vector<int32_t>> input_signature, output_signature;
+  bool dynamic_outputs = false;  // an output's shape_signature has a -1: its shape may change per invoke
+
+  void CopyDims() {
+    auto copy = [](const std::vector<gld::TensorInfo>& infos, std::vector<std::vector<int32_t>>* dims,
+                   std::vector<std::vector<int32_t>>* signature) {
+      dims->clear();
+      signature->clear();
+      for (const auto& info : infos) {
+        dims->emplace_back(info.shape.begin(), info.shape.end());
+        signature->emplace_back(info.shape_signature.begin(), info.shape_signature.end());
+      }
+    };
+    copy(interpreter->inputs(), &input_dims, &input_signature);
+    copy(interpreter->outputs(), &output_dims, &output_signature);
+    dynamic_outputs = false;
+    for (const auto& s : output_signature) dynamic_outputs = dynamic_outputs || std::count(s.begin(), s.end(), -1) > 0;
+  }
   // The rows GldInterpreterGetProfile handed out last, and their strings.
   std::vector<gld::ProfileRow> profile;
   std::vector<GldProfileRow> profile_rows;
@@ -314,10 +333,7 @@ GldStatus GldInterpreterCreate(const GldModel* model, const GldOptions* options,
     if (!interp.ok()) return Report(interp.status());
     auto out = std::make_unique<GldInterpreter>();
     out->interpreter = std::move(interp).value();
-    for (const auto& info : out->interpreter->inputs()) out->input_dims.emplace_back(info.shape.begin(), info.shape.end());
-    for (const auto& info : out->interpreter->outputs()) {
-      out->output_dims.emplace_back(info.shape.begin(), info.shape.end());
-    }
+    out->CopyDims();
     *out_interpreter = out.release();
     return GLD_OK;
   });
@@ -355,6 +371,59 @@ GldStatus GldInterpreterGetOutputInfo(const GldInterpreter* interpreter, int32_t
   return GLD_OK;
 }
 
+namespace {
+
+GldStatus GetSignature(const GldInterpreter* interpreter, bool input, int32_t index, int32_t* out_num_dims,
+                       const int32_t** out_dims) {
+  const char* call = input ? "GldInterpreterGetInputShapeSignature" : "GldInterpreterGetOutputShapeSignature";
+  if (interpreter == nullptr || out_num_dims == nullptr || out_dims == nullptr) {
+    return Fail(GLD_INVALID_ARGUMENT, std::string(call) + ": null argument");
+  }
+  const auto& signatures = input ? interpreter->input_signature : interpreter->output_signature;
+  if (index < 0 || static_cast<size_t>(index) >= signatures.size()) {
+    return Fail(GLD_OUT_OF_RANGE, std::string(input ? "input" : "output") + " index " + std::to_string(index) +
+                                      " is out of range: the model has " + std::to_string(signatures.size()) +
+                                      (input ? " input(s)" : " output(s)"));
+  }
+  *out_num_dims = static_cast<int32_t>(signatures[static_cast<size_t>(index)].size());
+  *out_dims = signatures[static_cast<size_t>(index)].data();
+  return GLD_OK;
+}
+
+}  // namespace
+
+GldStatus GldInterpreterGetInputShapeSignature(const GldInterpreter* interpreter, int32_t index, int32_t* out_num_dims,
+                                               const int32_t** out_dims) {
+  return GetSignature(interpreter, true, index, out_num_dims, out_dims);
+}
+
+GldStatus GldInterpreterGetOutputShapeSignature(const GldInterpreter* interpreter, int32_t index,
+                                                int32_t* out_num_dims, const int32_t** out_dims) {
+  return GetSignature(interpreter, false, index, out_num_dims, out_dims);
+}
+
+GldStatus GldInterpreterResizeInputTensor(GldInterpreter* interpreter, int32_t index, const int32_t* dims,
+                                          int32_t num_dims) {
+  if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterResizeInputTensor: null interpreter");
+  if (num_dims < 0 || (num_dims > 0 && dims == nullptr)) {
+    return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterResizeInputTensor: num_dims is " + std::to_string(num_dims) +
+                                          (num_dims > 0 ? " and dims is null" : ""));
+  }
+  return Guard([&] {
+    std::vector<int> shape(dims, dims + num_dims);
+    return Report(interpreter->interpreter->ResizeInput(index, shape));
+  });
+}
+
+GldStatus GldInterpreterAllocateTensors(GldInterpreter* interpreter) {
+  if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterAllocateTensors: null interpreter");
+  return Guard([&] {
+    GldStatus s = Report(interpreter->interpreter->AllocateTensors());
+    interpreter->CopyDims();
+    return s;
+  });
+}
+
 GldStatus GldInterpreterSetInput(GldInterpreter* interpreter, int32_t index, const void* data, size_t bytes) {
   if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterSetInput: null interpreter");
   return Guard([&] { return Report(interpreter->interpreter->SetInput(index, data, bytes)); });
@@ -362,7 +431,12 @@ GldStatus GldInterpreterSetInput(GldInterpreter* interpreter, int32_t index, con
 
 GldStatus GldInterpreterInvoke(GldInterpreter* interpreter) {
   if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterInvoke: null interpreter");
-  return Guard([&] { return Report(interpreter->interpreter->Invoke()); });
+  return Guard([&] {
+    GldStatus s = Report(interpreter->interpreter->Invoke());
+    // Dynamic tensors: the outputs' shapes are those of this run.
+    if (interpreter->dynamic_outputs) interpreter->CopyDims();
+    return s;
+  });
 }
 
 GldStatus GldInterpreterGetOutput(const GldInterpreter* interpreter, int32_t index, void* data, size_t bytes) {

@@ -4,6 +4,9 @@
 #include "api/model_impl.h"
 #include "util/logging.h"
 
+#include <optional>
+#include <string>
+
 namespace gld {
 
 Interpreter::Interpreter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -20,34 +23,166 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(const Model& model, c
   GLD_RETURN_IF_ERROR(ConfigureLogging(options.log_level));
   GLD_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedGraph> prepared, model.impl().Prepared());
   GLD_ASSIGN_OR_RETURN(impl->runtime, Runtime::Create(*prepared, with_token));
-  const Graph& graph = impl->runtime->graph();
   // Inputs and outputs keep their positions through the passes; their file
   // indices are the Model's.
-  auto describe = [&](const std::vector<int>& ids, const std::vector<TensorInfo>& as_read) {
-    std::vector<TensorInfo> infos;
-    for (size_t i = 0; i < ids.size(); ++i) {
-      infos.push_back(MakeTensorInfo(graph.tensors[static_cast<size_t>(ids[i])],
-                                     i < as_read.size() ? as_read[i].index : -1));
-    }
-    return infos;
-  };
-  impl->inputs = describe(graph.inputs, model.inputs());
-  impl->outputs = describe(graph.outputs, model.outputs());
+  for (const TensorInfo& info : model.inputs()) impl->input_file_index.push_back(info.index);
+  for (const TensorInfo& info : model.outputs()) impl->output_file_index.push_back(info.index);
+  impl->Describe();
   return std::unique_ptr<Interpreter>(new Interpreter(std::move(impl)));
+}
+
+void Interpreter::Impl::Describe() {
+  const Graph& graph = runtime->graph();
+  auto describe = [&](const std::vector<int>& ids, const std::vector<int>& file_index, std::vector<TensorInfo>* out) {
+    out->resize(ids.size());  // in place: references to the vector stay valid
+    for (size_t i = 0; i < ids.size(); ++i) {
+      (*out)[i] = MakeTensorInfo(graph.tensors[static_cast<size_t>(ids[i])],
+                                 i < file_index.size() ? file_index[i] : -1);
+    }
+  };
+  describe(graph.inputs, input_file_index, &inputs);
+  describe(graph.outputs, output_file_index, &outputs);
+  report = runtime->report();
+  pending.assign(inputs.size(), std::nullopt);
+}
+
+void Interpreter::Impl::DescribeDynamicOutputs() {
+  const Graph& graph = runtime->graph();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const cpu::TensorData& d = runtime->tensor(graph.outputs[i]);
+    outputs[i].shape.assign(d.shape.begin(), d.shape.end());
+    outputs[i].bytes = static_cast<size_t>(d.num_elements()) * DataTypeSize(d.type);
+  }
+}
+
+bool Interpreter::Impl::HasPending() const {
+  for (const auto& shape : pending) {
+    if (shape.has_value()) return true;
+  }
+  return false;
+}
+
+namespace {
+
+std::string DimsToString(const std::vector<int>& dims) {
+  std::string s = "[";
+  for (size_t d = 0; d < dims.size(); ++d) s += (d ? ", " : "") + std::to_string(dims[d]);
+  return s + "]";
+}
+
+Status WaitingForAllocate(const char* call) {
+  return FailedPreconditionError(std::string(call) +
+                                 ": an input was resized; call AllocateTensors before setting inputs or invoking");
+}
+
+}  // namespace
+
+Status Interpreter::ResizeInput(int index, const std::vector<int>& shape, bool strict) {
+  Impl& impl = *impl_;
+  if (index < 0 || static_cast<size_t>(index) >= impl.inputs.size()) {
+    return OutOfRangeError("ResizeInput: input index " + std::to_string(index) + " is out of range: the model has " +
+                           std::to_string(impl.inputs.size()) + " input(s)");
+  }
+  const TensorInfo& info = impl.inputs[static_cast<size_t>(index)];
+  const std::string who = "ResizeInput: input " + std::to_string(index) + " ('" + info.name + "')";
+  if (impl.runtime->HasGlBindings()) {
+    return FailedPreconditionError(who + ": a GL object is bound to an input or output; unbind it before resizing");
+  }
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] < 0) {
+      return InvalidArgumentError(who + ": dimension " + std::to_string(d) + " of " + DimsToString(shape) +
+                                  " is negative");
+    }
+  }
+  if (strict) {
+    const std::vector<int>& signature = info.shape_signature;
+    bool fits = signature.size() == shape.size();
+    for (size_t d = 0; fits && d < shape.size(); ++d) fits = signature[d] == -1 || signature[d] == shape[d];
+    if (!fits) {
+      return InvalidArgumentError(who + ": strict resize to " + DimsToString(shape) +
+                                  " changes a dimension its shape_signature " + DimsToString(signature) +
+                                  " fixes (only -1 dimensions may change)");
+    }
+  }
+  // A request for the shape it has is no request (LiteRT re-plans nothing either).
+  impl.pending[static_cast<size_t>(index)] = shape == info.shape ? std::nullopt : std::optional(shape);
+  return OkStatus();
+}
+
+Status Interpreter::AllocateTensors() {
+  Impl& impl = *impl_;
+  if (!impl.HasPending()) return OkStatus();
+  if (impl.runtime->HasGlBindings()) {
+    impl.pending.assign(impl.inputs.size(), std::nullopt);
+    return FailedPreconditionError(
+        "AllocateTensors: a GL object is bound to an input or output; unbind it before resizing");
+  }
+  std::vector<Shape> shapes = impl.runtime->InputShapes();
+  std::string asked;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (!impl.pending[i].has_value()) continue;
+    const std::vector<int>& want = *impl.pending[i];
+    shapes[i].assign(want.begin(), want.end());
+    asked += (asked.empty() ? "" : ", ") + std::string("input ") + std::to_string(i) + " ('" + impl.inputs[i].name +
+             "') to " + DimsToString(want);
+  }
+  impl.pending.assign(impl.inputs.size(), std::nullopt);
+  std::unique_ptr<Runtime> next;
+  for (auto it = impl.kept.begin(); it != impl.kept.end(); ++it) {
+    if ((*it)->InputShapes() == shapes) {
+      next = std::move(*it);
+      impl.kept.erase(it);
+      break;
+    }
+  }
+  if (next == nullptr) {
+    auto made = impl.runtime->Reshaped(shapes);
+    if (!made.ok()) {
+      return Status(made.status().code(), "cannot resize " + asked + ": " + made.status().message() +
+                                              " (the interpreter keeps its previous shapes)");
+    }
+    next = std::move(made).value();
+  }
+  impl.kept.push_back(std::move(impl.runtime));
+  if (impl.kept.size() > Impl::kKeptShapePlans) impl.kept.erase(impl.kept.begin());
+  impl.runtime = std::move(next);
+  impl.Describe();
+  return OkStatus();
+}
+
+Status Interpreter::ResizeInputs(const std::vector<std::vector<int>>& shapes) {
+  if (shapes.size() != impl_->inputs.size()) {
+    return InvalidArgumentError("ResizeInputs: " + std::to_string(shapes.size()) + " shapes for " +
+                                std::to_string(impl_->inputs.size()) + " input(s)");
+  }
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    Status s = ResizeInput(static_cast<int>(i), shapes[i]);
+    if (!s.ok()) {
+      impl_->pending.assign(impl_->inputs.size(), std::nullopt);
+      return s;
+    }
+  }
+  return AllocateTensors();
 }
 
 const std::vector<TensorInfo>& Interpreter::inputs() const { return impl_->inputs; }
 const std::vector<TensorInfo>& Interpreter::outputs() const { return impl_->outputs; }
 
 Status Interpreter::SetInput(int index, const void* data, size_t bytes) {
+  if (impl_->HasPending()) return WaitingForAllocate("SetInput");
   return impl_->runtime->SetInput(index, data, bytes);
 }
-Status Interpreter::Invoke() { return impl_->runtime->Invoke(); }
+Status Interpreter::Invoke() {
+  if (impl_->HasPending()) return WaitingForAllocate("Invoke");
+  GLD_RETURN_IF_ERROR(impl_->runtime->Invoke());
+  if (impl_->runtime->HasDynamicTensors()) impl_->DescribeDynamicOutputs();
+  return OkStatus();
+}
 Status Interpreter::GetOutput(int index, void* data, size_t bytes) const {
   return impl_->runtime->GetOutput(index, data, bytes);
 }
 const void* Interpreter::OutputData(int index) const { return impl_->runtime->OutputData(index); }
-const InterpreterReport& Interpreter::report() const { return impl_->runtime->report(); }
+const InterpreterReport& Interpreter::report() const { return impl_->report; }
 std::vector<ProfileRow> Interpreter::profile() const { return impl_->runtime->Profile(); }
 DispatchIssueStats Interpreter::dispatch_issue_stats() const { return impl_->runtime->IssueStats(); }
 void Interpreter::ResetProfile() { impl_->runtime->ResetProfile(); }
@@ -70,6 +205,7 @@ Status Interpreter::UnbindOutput(int index) { return impl_->runtime->UnbindOutpu
 Status Interpreter::InvokeAsync(void** fence) {
   if (fence == nullptr) return InvalidArgumentError("InvokeAsync: fence is null");
   *fence = nullptr;
+  if (impl_->HasPending()) return WaitingForAllocate("InvokeAsync");
   GLD_ASSIGN_OR_RETURN(*fence, impl_->runtime->InvokeAsync());
   return OkStatus();
 }

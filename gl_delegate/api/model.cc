@@ -17,6 +17,8 @@ TensorInfo MakeTensorInfo(const Tensor& tensor, int index) {
   info.name = tensor.name;
   info.type = ToElementType(tensor.type);
   info.shape.assign(tensor.shape.begin(), tensor.shape.end());
+  const Shape& signature = SignatureOf(tensor);
+  info.shape_signature.assign(signature.begin(), signature.end());
   info.quantization.scale = tensor.quant.scale;
   info.quantization.zero_point = tensor.quant.zero_point;
   info.quantization.quantized_dimension = tensor.quant.quantized_dimension;

@@ -89,6 +89,10 @@ struct Tensor {
   std::string name;
   DataType type = DataType::kFloat32;
   Shape shape;
+  // The file's shape_signature: the shape with -1 where the model takes any
+  // size (a free batch dimension). Empty when the file gives none: the shape
+  // is then fixed (SignatureOf).
+  Shape signature;
   QuantizationParams quant;
   // Constant contents (host byte order), shared with the other copies of the
   // graph; empty for activations. Use is_constant, not data.empty(): a
@@ -107,6 +111,10 @@ struct Tensor {
 };
 
 inline constexpr int kNoTensor = -1;  // an absent optional input
+
+// The tensor's shape signature as LiteRT reports it: the file's, or the
+// shape when the file gives none.
+inline const Shape& SignatureOf(const Tensor& t) { return t.signature.empty() ? t.shape : t.signature; }
 
 struct Node {
   OpType op = OpType::kAdd;

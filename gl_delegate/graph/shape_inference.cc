@@ -61,13 +61,14 @@ Status CheckNodeTensors(const RuleContext& ctx) {
 
 // Runs node `index`'s rule, then checks the types it set against the
 // declared ones and every output's size.
-Status RunRule(Graph& graph, size_t index, KnownValues* known) {
-  RuleContext ctx(graph, index, known);
+Status RunRule(Graph& graph, size_t index, KnownValues* known, std::vector<uint8_t>* dynamic = nullptr) {
+  RuleContext ctx(graph, index, known, dynamic);
   GLD_RETURN_IF_ERROR(CheckNodeTensors(ctx));
   GLD_RETURN_IF_ERROR(kShapeRules[static_cast<size_t>(ctx.node().op)](ctx));
   if (!ctx.type_conflict().empty()) return ctx.Err(ctx.type_conflict());
   for (size_t i = 0; i < ctx.node().outputs.size(); ++i) {
     const Tensor& t = ctx.Out(i);
+    if (dynamic != nullptr && (*dynamic)[static_cast<size_t>(ctx.node().outputs[i])]) continue;
     if (!ShapeIsValid(t.shape, kMaxElements)) {
       return ctx.Err("output " + std::to_string(i) + " '" + t.name + "' would have shape " + ShapeToString(t.shape) +
                      ", more than " + std::to_string(kMaxElements) + " elements or invalid");
@@ -114,6 +115,13 @@ void EvaluateKnownValues(const Graph& g, size_t index, const ValueOracle& oracle
   for (size_t i = 0; i < node.outputs.size(); ++i) (*known)[node.outputs[i]] = std::move(outputs[i]);
 }
 
+bool ReadsDynamic(const Graph& g, size_t index, const std::vector<uint8_t>& dynamic) {
+  for (int t : g.nodes[index].inputs) {
+    if (t >= 0 && static_cast<size_t>(t) < dynamic.size() && dynamic[static_cast<size_t>(t)]) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Status InferNodeShapes(Graph& graph, size_t node_index) {
@@ -131,7 +139,20 @@ Status InferNodeShapesWithValues(Graph& graph, size_t node_index, std::map<int, 
   return RunRule(graph, node_index, values);
 }
 
-Status InferShapes(Graph& graph, const ValueOracle& values) {
+Status InferNodeShapes(Graph& graph, size_t node_index, const std::vector<ValueBytes>& input_values) {
+  if (node_index >= graph.nodes.size()) {
+    return InvalidArgumentError("node index " + std::to_string(node_index) + " out of range");
+  }
+  KnownValues known;
+  const Node& node = graph.nodes[node_index];
+  for (size_t i = 0; i < node.inputs.size() && i < input_values.size(); ++i) {
+    if (node.inputs[i] < 0 || input_values[i].data == nullptr) continue;
+    known[node.inputs[i]].assign(input_values[i].data, input_values[i].data + input_values[i].size);
+  }
+  return RunRule(graph, node_index, &known);
+}
+
+Status InferShapes(Graph& graph, const ValueOracle& values, std::vector<uint8_t>* dynamic) {
   const size_t nt = graph.tensors.size();
   for (int t : graph.inputs) {
     if (t < 0 || static_cast<size_t>(t) >= nt) {
@@ -144,9 +165,18 @@ Status InferShapes(Graph& graph, const ValueOracle& values) {
     }
   }
   KnownValues known;
+  if (dynamic != nullptr) dynamic->assign(nt, 0);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    GLD_RETURN_IF_ERROR(RunRule(graph, i, &known));
-    EvaluateKnownValues(graph, i, values, &known);
+    if (dynamic != nullptr && ReadsDynamic(graph, i, *dynamic)) {
+      for (int t : graph.nodes[i].outputs) {
+        if (t >= 0 && static_cast<size_t>(t) < nt) (*dynamic)[static_cast<size_t>(t)] = 1;
+      }
+      continue;
+    }
+    GLD_RETURN_IF_ERROR(RunRule(graph, i, &known, dynamic));
+    bool made_dynamic = false;
+    for (int t : graph.nodes[i].outputs) made_dynamic = made_dynamic || (dynamic != nullptr && (*dynamic)[static_cast<size_t>(t)]);
+    if (!made_dynamic) EvaluateKnownValues(graph, i, values, &known);
   }
   return OkStatus();
 }

@@ -38,12 +38,21 @@ using ValueOracle = std::function<bool(const Graph& graph, size_t node_index, co
 // SHAPE -> RESHAPE); otherwise the shape stored in the tensor is kept when it
 // is fully known, and else the result is an Unimplemented error naming the
 // node. Without `values` only constants are known.
-Status InferShapes(Graph& graph, const ValueOracle& values = nullptr);
+//
+// With `dynamic` (resized to the tensors, one flag each), a value-dependent
+// output whose stored shape or shape_signature is not fully known is marked
+// dynamic instead of failing (TFLite's dynamic tensors: the shape is known
+// once the node has run), and so is every output of a node that reads a
+// dynamic tensor; their shapes stay as stored.
+Status InferShapes(Graph& graph, const ValueOracle& values = nullptr, std::vector<uint8_t>* dynamic = nullptr);
 
 // The same for one node, assuming its inputs' shapes are final. Values of
 // non-constant inputs are not known here, so value-dependent shapes fall back
 // to the stored shape as described above.
 Status InferNodeShapes(Graph& graph, size_t node_index);
+// The same with the values of the node's inputs (ValueBytes; empty ones
+// unknown), as a node reading dynamic tensors learns them when it runs.
+Status InferNodeShapes(Graph& graph, size_t node_index, const std::vector<ValueBytes>& input_values);
 
 // ---- Rules shared with the CPU kernels -------------------------------------
 // Defined with their family's rules: graph/shapes/conv.cc (ConvOutputSize,

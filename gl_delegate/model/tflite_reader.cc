@@ -503,6 +503,7 @@ Status Reader::ReadTensor(int index, Tensor* out, int64_t* total_bytes) {
                                     " is " + std::to_string(sig->Get(d)));
       }
     }
+    out->signature.assign(sig->begin(), sig->end());
   }
   out->is_variable = t->is_variable();
   GLD_RETURN_IF_ERROR(ReadQuantization(t->quantization(), out->shape, who, &out->quant));

@@ -259,6 +259,12 @@ class GlBackend : public GpuBackend {
     return std::unique_ptr<Step>(new GlSegmentStep(device_, graph, std::move(s), std::move(label)));
   }
 
+  void BeginPlan() override {
+    support_.code()->clear();
+    // The last plan's report holds its totals already; this plan counts afresh.
+    stats_ = std::make_shared<SegmentStats>();
+  }
+
   void SetTrace(TraceRecorder* trace) override { trace_ = trace; }
 
   // Zero-copy I/O: the app's objects are named in the library's context,

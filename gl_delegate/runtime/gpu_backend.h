@@ -44,6 +44,11 @@ class GpuBackend : public NodeSupportQuery {
   virtual StatusOr<std::unique_ptr<Step>> CreateSegmentStep(const Graph& graph, const Segment& segment,
                                                             int segment_index) = 0;
 
+  // A new plan begins (Runtime creation, or a Runtime::Reshaped sharing this
+  // backend): what the backend kept of the last plan's nodes (generated code,
+  // the report's segment totals) is for other shapes and is dropped.
+  virtual void BeginPlan() {}
+
   // Options::enable_trace: the recorder the segment steps made from now on
   // record into (it outlives the backend's steps); null: none.
   virtual void SetTrace(TraceRecorder* trace) {}

@@ -52,7 +52,20 @@ std::vector<CpuEpilogueChain> PlanCpuEpilogues(const Graph& graph, const Partiti
   return chains;
 }
 
-StatusOr<Plan> BuildPlan(const Graph& graph, const Partition& partition, GpuBackend* gpu) {
+namespace {
+
+bool MakesDynamic(const Graph& graph, size_t node, const std::vector<uint8_t>* dynamic) {
+  if (dynamic == nullptr) return false;
+  for (int t : graph.nodes[node].outputs) {
+    if (t >= 0 && static_cast<size_t>(t) < dynamic->size() && (*dynamic)[static_cast<size_t>(t)]) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+StatusOr<Plan> BuildPlan(const Graph& graph, const Partition& partition, GpuBackend* gpu,
+                         const std::vector<uint8_t>* dynamic) {
   Plan plan;
   // Per node: the chain it ends (its producer's step goes there), or that it
   // is inside one and has no step of its own.
@@ -60,6 +73,9 @@ StatusOr<Plan> BuildPlan(const Graph& graph, const Partition& partition, GpuBack
   std::vector<int> chain_at(graph.nodes.size(), kNoChain);
   std::vector<CpuEpilogueChain> chains = PlanCpuEpilogues(graph, partition);
   for (size_t c = 0; c < chains.size(); ++c) {
+    bool fixed = true;
+    for (size_t n : chains[c].Members()) fixed = fixed && !MakesDynamic(graph, n, dynamic);
+    if (!fixed) continue;
     for (size_t n : chains[c].Members()) chain_at[n] = kInChain;
     chain_at[chains[c].nodes.back()] = static_cast<int>(c);
   }
@@ -75,6 +91,13 @@ StatusOr<Plan> BuildPlan(const Graph& graph, const Partition& partition, GpuBack
       continue;
     }
     if (chain_at[i] == kInChain) continue;
+    if (MakesDynamic(graph, i, dynamic)) {
+      if (cpu::FindCpuKernel(graph.nodes[i].op) == nullptr) {
+        return UnimplementedError(graph.NodeLabel(i) + ": no CPU kernel");
+      }
+      plan.steps.push_back(std::make_unique<DynamicNodeStep>(graph, i));
+      continue;
+    }
     CpuEpilogueChain chain;
     if (chain_at[i] >= 0) chain = std::move(chains[static_cast<size_t>(chain_at[i])]);
     const size_t node = chain.nodes.empty() ? i : chain.producer;
@@ -87,7 +110,7 @@ StatusOr<Plan> BuildPlan(const Graph& graph, const Partition& partition, GpuBack
 }
 
 StatusOr<HostMemoryPlan> PlanHostMemory(const Graph& graph, const std::vector<std::unique_ptr<Step>>& steps,
-                                        uint64_t max_host_bytes) {
+                                        uint64_t max_host_bytes, const std::vector<uint8_t>* dynamic) {
   const size_t num_tensors = graph.tensors.size();
   HostMemoryPlan plan;
   plan.storage.assign(num_tensors, TensorStorage::kNone);
@@ -116,13 +139,14 @@ StatusOr<HostMemoryPlan> PlanHostMemory(const Graph& graph, const std::vector<st
     } else if (plan.storage[t] == TensorStorage::kNone && first[t] != kUnused) {
       plan.storage[t] = TensorStorage::kArena;
     }
+    if (dynamic != nullptr && t < dynamic->size() && (*dynamic)[t]) plan.storage[t] = TensorStorage::kDynamic;
   }
 
   std::vector<BufferUsage> usages;
   std::vector<int> usage_tensor;
   uint64_t total = 0;
   for (size_t t = 0; t < num_tensors; ++t) {
-    if (plan.storage[t] == TensorStorage::kNone) continue;
+    if (plan.storage[t] == TensorStorage::kNone || plan.storage[t] == TensorStorage::kDynamic) continue;
     const Tensor& tensor = graph.tensors[t];
     if (tensor.type == DataType::kUnknown) {
       return InvalidArgumentError("tensor " + std::to_string(t) + " '" + tensor.name + "' has an unknown type");

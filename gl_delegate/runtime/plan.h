@@ -42,8 +42,10 @@ std::vector<CpuEpilogueChain> PlanCpuEpilogues(const Graph& graph, const Partiti
 
 // One step per CPU node (Unimplemented "node 7 (FOO): no CPU kernel" when the
 // CPU cannot run it), with the chain of PlanCpuEpilogues it produces, and
-// one per GPU segment (made by `gpu`).
-StatusOr<Plan> BuildPlan(const Graph& graph, const Partition& partition, GpuBackend* gpu);
+// one per GPU segment (made by `gpu`). A node that makes a tensor `dynamic`
+// flags (InferShapes) gets a DynamicNodeStep and joins no chain.
+StatusOr<Plan> BuildPlan(const Graph& graph, const Partition& partition, GpuBackend* gpu,
+                         const std::vector<uint8_t>* dynamic = nullptr);
 
 // Where each tensor's host storage comes from.
 enum class TensorStorage : uint8_t {
@@ -51,6 +53,7 @@ enum class TensorStorage : uint8_t {
   kConstant,   // points into Graph::tensors[t].data
   kDedicated,  // its own buffer: graph inputs and outputs, variables
   kArena,      // shares the arena with tensors of disjoint lifetime
+  kDynamic,    // sized when its producer runs (DynamicNodeStep's own buffer)
 };
 
 struct HostMemoryPlan {
@@ -63,10 +66,10 @@ struct HostMemoryPlan {
   int arena_tensors = 0;
 };
 
-// Plans host storage for the tensors the steps touch. InvalidArgument when a
-// tensor's shape or type cannot be stored or the total is beyond
-// `max_host_bytes`.
+// Plans host storage for the tensors the steps touch (kDynamic for those
+// `dynamic` flags). InvalidArgument when a tensor's shape or type cannot be
+// stored or the total is beyond `max_host_bytes`.
 StatusOr<HostMemoryPlan> PlanHostMemory(const Graph& graph, const std::vector<std::unique_ptr<Step>>& steps,
-                                        uint64_t max_host_bytes);
+                                        uint64_t max_host_bytes, const std::vector<uint8_t>* dynamic = nullptr);
 
 }  // namespace gld

@@ -23,6 +23,26 @@ namespace {
 
 constexpr int kMaxThreads = 256;
 
+// The GPU backend's answers, except for nodes that make a dynamic tensor:
+// those run on the CPU, where their size is known when they have run.
+class DynamicNodesOnCpu : public NodeSupportQuery {
+ public:
+  DynamicNodesOnCpu(const NodeSupportQuery* gpu, const std::vector<uint8_t>& dynamic) : gpu_(gpu), dynamic_(dynamic) {}
+  std::string WhyNotSupported(const Graph& graph, size_t node_index) const override {
+    for (int t : graph.nodes[node_index].outputs) {
+      if (dynamic_[static_cast<size_t>(t)]) {
+        return "output '" + graph.tensors[static_cast<size_t>(t)].name +
+               "' is a dynamic tensor: its shape depends on values computed at run time";
+      }
+    }
+    return gpu_->WhyNotSupported(graph, node_index);
+  }
+
+ private:
+  const NodeSupportQuery* gpu_;
+  const std::vector<uint8_t>& dynamic_;
+};
+
 }  // namespace
 
 std::string DescribeIo(const char* kind, int index, const Tensor& tensor) {
@@ -171,8 +191,14 @@ Status Runtime::CheckSomeBackendRunsEveryNode(const PartitionOptions& popts) con
 // Partitions and builds the steps. In auto mode a GPU backend that fails to
 // build its segments is dropped and every node runs on the CPU.
 Status Runtime::PlanSteps(const Options& options, PartitionOptions& popts) {
-  partition_ = PartitionGraph(graph_, popts);
-  auto plan = BuildPlan(graph_, partition_, gpu_.get());
+  auto partition = [&] {
+    PartitionOptions with_dynamic = popts;
+    DynamicNodesOnCpu query(popts.gpu, dynamic_);
+    if (popts.gpu != nullptr && HasDynamicTensors()) with_dynamic.gpu = &query;
+    partition_ = PartitionGraph(graph_, with_dynamic);
+  };
+  partition();
+  auto plan = BuildPlan(graph_, partition_, gpu_.get(), &dynamic_);
   if (!plan.ok() && gpu_ != nullptr && partition_.gpu_nodes > 0 && options.backend == Backend::kAuto) {
     Log().warn("GPU plan failed, running every node on the CPU: {}", plan.status().message());
     popts.gpu = nullptr;
@@ -180,8 +206,8 @@ Status Runtime::PlanSteps(const Options& options, PartitionOptions& popts) {
     gpu_.reset();
     backend_in_use_ = Backend::kCpu;
     GLD_RETURN_IF_ERROR(CheckSomeBackendRunsEveryNode(popts));
-    partition_ = PartitionGraph(graph_, popts);
-    plan = BuildPlan(graph_, partition_, nullptr);
+    partition();
+    plan = BuildPlan(graph_, partition_, nullptr, &dynamic_);
   }
   if (!plan.ok()) return plan.status();
   plan_ = std::move(plan).value();
@@ -224,35 +250,45 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
   }
   if (gpu_ != nullptr) gpu_->SetTrace(trace);
   GLD_RETURN_IF_ERROR(CheckSomeBackendRunsEveryNode(popts));
-  GLD_RETURN_IF_ERROR(InferShapes(graph_, cpu::KnownValueOracle()));
+  if (borrowed_pool_ != nullptr) {
+    num_threads_ = borrowed_pool_->num_threads();
+  } else if (num_threads_ > 1) {
+    pool_ = std::make_shared<ThreadPool>(num_threads_);
+    num_threads_ = pool_->num_threads();
+  }
+  if (!callee_) {
+    subgraph_runner_ = std::make_shared<SubgraphRunner>(graph_.subgraphs, options, pool());
+    model_ = subgraph_runner_.get();
+  }
+  options_ = options;
+  popts_ = std::move(popts);
+  original_nodes_ = prepared.original_nodes;
+  pass_log_ = cpu_form ? prepared.cpu_pass_log : prepared.pass_log;
+  return PlanForShapes();
+}
+
+Status Runtime::PlanForShapes() {
+  TraceRecorder* trace = trace_.get();
+  if (gpu_ != nullptr) gpu_->BeginPlan();
+  GLD_RETURN_IF_ERROR(InferShapes(graph_, cpu::KnownValueOracle(), &dynamic_));
+  any_dynamic_ = std::find(dynamic_.begin(), dynamic_.end(), uint8_t{1}) != dynamic_.end();
   {
     TraceScope scope(trace, "startup", "partition and plan (GL segments and their programs)");
-    GLD_RETURN_IF_ERROR(PlanSteps(options, popts));
+    GLD_RETURN_IF_ERROR(PlanSteps(options_, popts_));
   }
-  GLD_ASSIGN_OR_RETURN(memory_, PlanHostMemory(graph_, plan_.steps, kMaxHostBytes));
+  GLD_ASSIGN_OR_RETURN(memory_, PlanHostMemory(graph_, plan_.steps, kMaxHostBytes, &dynamic_));
   GLD_RETURN_IF_ERROR(AllocateTensors());
   Log().info("memory: CPU arena {} bytes for {} intermediate tensors (naive {} bytes), {} bytes for inputs, "
              "outputs and variables",
              memory_.arena_bytes, memory_.arena_tensors, memory_.arena_naive_bytes, memory_.dedicated_bytes);
-
-  if (borrowed_pool_ != nullptr) {
-    num_threads_ = borrowed_pool_->num_threads();
-  } else if (num_threads_ > 1) {
-    pool_ = std::make_unique<ThreadPool>(num_threads_);
-    num_threads_ = pool_->num_threads();
-  }
-  if (!callee_) {
-    subgraph_runner_ = std::make_unique<SubgraphRunner>(graph_.subgraphs, options, pool());
-    model_ = subgraph_runner_.get();
-  }
   {
     TraceScope scope(trace, "startup", "prepare the steps (CPU kernels)");
     GLD_RETURN_IF_ERROR(PrepareSteps());
   }
-  profiling_ = options.enable_profiling;
+  profiling_ = options_.enable_profiling;
   step_ns_.assign(plan_.steps.size(), 0);
   step_runs_.assign(plan_.steps.size(), 0);
-  FillReport(options, prepared.original_nodes, cpu_form ? prepared.cpu_pass_log : prepared.pass_log);
+  FillReport(options_, original_nodes_, pass_log_);
   if (trace != nullptr) {
     trace->Complete("create the interpreter", "startup", 0, trace->NowMicros(), trace->ThreadTrack(),
                     {TraceRecorder::Text("placement", report_.placement_line),
@@ -260,6 +296,53 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
     trace->EndStartup();
   }
   return OkStatus();
+}
+
+std::vector<Shape> Runtime::InputShapes() const {
+  std::vector<Shape> shapes;
+  for (int t : graph_.inputs) shapes.push_back(graph_.tensors[static_cast<size_t>(t)].shape);
+  return shapes;
+}
+
+bool Runtime::HasGlBindings() const {
+  for (const TensorGlIo& io : gl_io_) {
+    if (io.buffer != 0 || io.texture != 0 || io.keep_on_gpu) return true;
+  }
+  return false;
+}
+
+StatusOr<std::unique_ptr<Runtime>> Runtime::Reshaped(const std::vector<Shape>& input_shapes) const {
+  if (input_shapes.size() != graph_.inputs.size()) {
+    return InvalidArgumentError("Reshaped: " + std::to_string(input_shapes.size()) + " shapes for " +
+                                std::to_string(graph_.inputs.size()) + " inputs");
+  }
+  std::unique_ptr<Runtime> rt(new Runtime());
+  rt->graph_ = graph_;
+  // Every tensor a node makes starts from what the file says of it.
+  for (Tensor& t : rt->graph_.tensors) {
+    if (!t.is_constant && !t.signature.empty()) t.shape = t.signature;
+  }
+  for (size_t i = 0; i < input_shapes.size(); ++i) {
+    rt->graph_.tensors[static_cast<size_t>(graph_.inputs[i])].shape = input_shapes[i];
+  }
+  rt->options_ = options_;
+  rt->popts_ = popts_;
+  rt->original_nodes_ = original_nodes_;
+  rt->pass_log_ = pass_log_;
+  rt->gpu_ = gpu_;
+  rt->backend_in_use_ = backend_in_use_;
+  rt->pool_ = pool_;
+  rt->borrowed_pool_ = borrowed_pool_;
+  rt->num_threads_ = num_threads_;
+  // The model's subgraphs and its resource variables carry over.
+  rt->subgraph_runner_ = subgraph_runner_;
+  rt->model_ = model_;
+  rt->callee_ = callee_;
+  if (options_.enable_trace) rt->trace_ = std::make_unique<TraceRecorder>();
+  if (rt->gpu_ != nullptr) rt->gpu_->SetTrace(rt->trace_.get());
+  rt->popts_.gpu = rt->gpu_.get();
+  GLD_RETURN_IF_ERROR(rt->PlanForShapes());
+  return rt;
 }
 
 Status Runtime::AllocateTensors() {
@@ -275,7 +358,8 @@ Status Runtime::AllocateTensors() {
     td.shape = tensor.shape;
     td.bytes = static_cast<size_t>(memory_.bytes[t]);
     switch (memory_.storage[t]) {
-      case TensorStorage::kNone: td.bytes = 0; break;
+      case TensorStorage::kNone:
+      case TensorStorage::kDynamic: td.bytes = 0; break;
       case TensorStorage::kConstant:
         // Kernels read constants through const TensorData*; nothing writes them.
         td.data = tensor.data.empty() ? arena_.data() : const_cast<uint8_t*>(tensor.data.data());

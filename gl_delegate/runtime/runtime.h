@@ -70,6 +70,24 @@ class Runtime {
                                                          cpu::ModelServices* model, ThreadPool* pool);
   ~Runtime();
 
+  // A runtime for the same graph and options planned for other input shapes
+  // (one per graph input): shapes inferred again, then partition, plan, host
+  // memory and step preparation as Create does, sharing this runtime's GPU
+  // backend (its context and program cache) and thread pool. Tensors whose
+  // file gives a shape_signature start from it, so a value-dependent shape
+  // kept from the file (KeepStored) is kept only where the file says it is
+  // fixed. This runtime is left as it was; an error names the node that
+  // refused the shapes.
+  StatusOr<std::unique_ptr<Runtime>> Reshaped(const std::vector<Shape>& input_shapes) const;
+  // The shapes of the graph inputs this runtime is planned for.
+  std::vector<Shape> InputShapes() const;
+  // True while a graph input or output is bound to an app's GL object or
+  // kept on the GPU.
+  bool HasGlBindings() const;
+  // True when some tensor's shape is known only once its producer runs
+  // (InferShapes' dynamic tensors); tensor(t).shape then holds the last run's.
+  bool HasDynamicTensors() const { return any_dynamic_; }
+
   const Graph& graph() const { return graph_; }
 
   // SetInput, Invoke, InvokeAsync and GetOutput hold the runtime for their
@@ -144,6 +162,9 @@ class Runtime {
   Status Initialize(const Options& options, const GpuBackendFactory& gpu_factory, const PreparedGraph& prepared);
   Status SelectBackend(const Options& options, const GpuBackendFactory& gpu_factory, PartitionOptions* popts);
   Status PlanSteps(const Options& options, PartitionOptions& popts);
+  // Everything that depends on the shapes: InferShapes, PlanSteps, host
+  // memory, step preparation, the report (Initialize and Reshaped).
+  Status PlanForShapes();
   Status CheckSomeBackendRunsEveryNode(const PartitionOptions& popts) const;
   Status AllocateTensors();
   Status PrepareSteps();
@@ -152,20 +173,32 @@ class Runtime {
 
   SingleUser in_use_;  // one of SetInput / Invoke / InvokeAsync / GetOutput at a time
   Graph graph_;
-  std::unique_ptr<GpuBackend> gpu_;
+  // What Initialize chose, kept for Reshaped: the options, the partition
+  // options after the backend was selected, the passes' report lines.
+  Options options_;
+  PartitionOptions popts_;
+  int original_nodes_ = 0;
+  std::vector<std::string> pass_log_;
+  // Shared with the runtimes Reshaped makes (one thread uses them at a time:
+  // they serve one Interpreter).
+  std::shared_ptr<GpuBackend> gpu_;
   Backend backend_in_use_ = Backend::kCpu;
   Partition partition_;
   Plan plan_;
   HostMemoryPlan memory_;
   AlignedBuffer arena_;
   std::vector<AlignedBuffer> dedicated_;
+  // Per tensor: its shape depends on values computed at run time (InferShapes).
+  std::vector<uint8_t> dynamic_;
+  bool any_dynamic_ = false;
   std::vector<cpu::TensorData> tensors_;
-  std::unique_ptr<ThreadPool> pool_;
+  std::shared_ptr<ThreadPool> pool_;  // shared with the Runtimes Reshaped makes
   ThreadPool* borrowed_pool_ = nullptr;  // a callee's: its caller's pool
   ThreadPool* pool() const { return pool_ != nullptr ? pool_.get() : borrowed_pool_; }
   // The model's subgraphs and resource variables: the runner an
-  // Interpreter's Runtime owns, or (a callee) its caller's.
-  std::unique_ptr<SubgraphRunner> subgraph_runner_;
+  // Interpreter's Runtime owns (shared with its Reshaped Runtimes, so
+  // variables survive a resize), or (a callee) its caller's.
+  std::shared_ptr<SubgraphRunner> subgraph_runner_;
   cpu::ModelServices* model_ = nullptr;
   bool callee_ = false;
   int num_threads_ = 1;

@@ -3,6 +3,7 @@
 #include <new>
 
 #include "cpu_kernels/kernel_util.h"
+#include "graph/shape_inference.h"
 #include "util/thread_pool.h"
 
 namespace gld {
@@ -155,6 +156,61 @@ Status CpuNodeStep::Run(StepContext& ctx) {
   cpu::ParallelForElements(kernel_ctx_, e.elements, kEpilogueParallelMin,
                         [&](int64_t b, int64_t end) { cpu::RunEpilogue(e, x, b, end); });
   return OkStatus();
+}
+
+DynamicNodeStep::DynamicNodeStep(const Graph& graph, size_t node_index)
+    : graph_(graph),
+      node_index_(node_index),
+      label_(graph.NodeLabel(node_index) + " (dynamic)"),
+      buffers_(graph.nodes[node_index].outputs.size()) {}
+
+std::vector<int> DynamicNodeStep::host_inputs() const {
+  std::vector<int> v;
+  for (int t : graph_.nodes[node_index_].inputs) {
+    if (t != kNoTensor) v.push_back(t);
+  }
+  return v;
+}
+
+std::vector<int> DynamicNodeStep::host_outputs() const { return graph_.nodes[node_index_].outputs; }
+
+Status DynamicNodeStep::Run(StepContext& ctx) {
+  // Values a shape rule may read: small integer inputs (a shape, an axis).
+  constexpr int64_t kMaxValues = 1024;
+  const Node& node = graph_.nodes[node_index_];
+  std::vector<ValueBytes> values(node.inputs.size());
+  std::vector<const cpu::TensorData*> ins;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const int t = node.inputs[i];
+    if (t == kNoTensor) {
+      ins.push_back(nullptr);
+      continue;
+    }
+    const cpu::TensorData& d = (*ctx.tensors)[static_cast<size_t>(t)];
+    graph_.tensors[static_cast<size_t>(t)].shape = d.shape;
+    const bool integer = d.type == DataType::kInt32 || d.type == DataType::kInt64;
+    if (integer && d.data != nullptr && d.num_elements() <= kMaxValues) {
+      values[i] = {static_cast<const uint8_t*>(d.data), static_cast<size_t>(d.num_elements()) * DataTypeSize(d.type)};
+    }
+    ins.push_back(&d);
+  }
+  GLD_RETURN_IF_ERROR(InferNodeShapes(graph_, node_index_, values));
+  std::vector<cpu::TensorData*> outs;
+  for (size_t k = 0; k < node.outputs.size(); ++k) {
+    const Tensor& tensor = graph_.tensors[static_cast<size_t>(node.outputs[k])];
+    cpu::TensorData& d = (*ctx.tensors)[static_cast<size_t>(node.outputs[k])];
+    const uint64_t bytes = static_cast<uint64_t>(tensor.num_elements()) * DataTypeSize(tensor.type);
+    // 64 bytes more, as every host buffer: kernels may read a vector past the end.
+    if (buffers_[k].data() == nullptr || buffers_[k].size() < bytes + 64) {
+      GLD_RETURN_IF_ERROR(buffers_[k].Allocate(bytes + 64, "dynamic tensor '" + tensor.name + "'"));
+    }
+    d.type = tensor.type;
+    d.shape = tensor.shape;
+    d.bytes = static_cast<size_t>(bytes);
+    d.data = buffers_[k].data();
+    outs.push_back(&d);
+  }
+  return cpu::EvaluateNode(graph_, node_index_, std::move(ins), std::move(outs));
 }
 
 }  // namespace gld

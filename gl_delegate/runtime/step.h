@@ -14,6 +14,7 @@
 #include "gldelegate/types.hpp"
 #include "gldelegate/status.hpp"
 #include "graph/graph.h"
+#include "util/aligned_buffer.h"
 
 namespace gld {
 
@@ -131,6 +132,29 @@ class CpuNodeStep : public Step {
   const std::vector<cpu::TensorData>* ctx_tensors_ = nullptr;  // what kernel_ctx_ was built for
   ThreadPool* ctx_pool_ = nullptr;
   int ctx_threads_ = 0;
+};
+
+// A node that makes a dynamic tensor (InferShapes: its output shape depends
+// on values computed at run time, or it reads such a tensor). Each run infers
+// its shapes from its inputs' shapes and values, sizes its outputs' buffers
+// (kept, grown when a run needs more; never in the arena) and runs the CPU
+// kernel's own code, nothing prepared.
+class DynamicNodeStep : public Step {
+ public:
+  DynamicNodeStep(const Graph& graph, size_t node_index);
+  std::string label() const override { return label_; }
+  std::vector<int> host_inputs() const override;
+  std::vector<int> host_outputs() const override;
+  Status Run(StepContext& ctx) override;
+  size_t node_index() const { return node_index_; }
+
+ private:
+  // The graph's metadata (constants shared), whose shapes of this node's
+  // tensors each run sets.
+  Graph graph_;
+  size_t node_index_;
+  std::string label_;
+  std::vector<AlignedBuffer> buffers_;  // per output
 };
 
 }  // namespace gld

@@ -41,7 +41,7 @@ Status ConvToFullyConnected(Graph& graph, PassLog& log) {
     // Groups would need a block-diagonal weight matrix: only I == C.
     if (!filter.is_constant || filter.type != DataType::kFloat32 || !IsOnePixel(filter.shape) ||
         !IsOnePixel(xs) || !IsOnePixel(ys) || filter.shape[3] != xs[3] || ys[3] != filter.shape[0] ||
-        ys[0] != xs[0]) {
+        ys[0] != xs[0] || !DimsFixed(graph, x, {1, 2}) || !DimsFixed(graph, y, {1, 2})) {
       continue;
     }
     const Shape weights_shape = {filter.shape[0], filter.shape[3]};

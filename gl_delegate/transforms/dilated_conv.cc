@@ -64,7 +64,10 @@ Status DilatedConv(Graph& graph, PassLog& log) {
       continue;
     }
     const int x = stb.inputs[0], y = bts.outputs[0];
-    if (!ValidTensor(graph, x) || !ValidTensor(graph, y) || !ValidTensor(graph, conv.inputs[1])) continue;
+    if (!ValidTensor(graph, x) || !ValidTensor(graph, y) || !ValidTensor(graph, conv.inputs[1]) ||
+        !DimsFixed(graph, x, {1, 2}) || !DimsFixed(graph, y, {1, 2})) {
+      continue;
+    }
     const Shape& xs = graph.tensors[static_cast<size_t>(x)].shape;
     const Shape& ys = graph.tensors[static_cast<size_t>(y)].shape;
     const Shape& f = graph.tensors[static_cast<size_t>(conv.inputs[1])].shape;

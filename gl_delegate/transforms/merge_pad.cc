@@ -70,8 +70,9 @@ Status MergePad(Graph& graph, PassLog& log) {
     bool sane = true;  // shape inference has not run yet: check what the merge relies on
     for (size_t k = 2; k < 6; ++k) sane = sane && pads[k] >= 0 && pads[k] <= kMaxPad;
     const Shape& t_out = graph.tensors[static_cast<size_t>(out)].shape;
+    // SAME's equivalence depends on the spatial size: only where no resize changes it.
     if (!sane || t_out.size() != 4 || t_out[1] != t_in.shape[1] + pads[2] + pads[3] ||
-        t_out[2] != t_in.shape[2] + pads[4] + pads[5]) {
+        t_out[2] != t_in.shape[2] + pads[4] + pads[5] || !DimsFixed(graph, in, {1, 2})) {
       continue;
     }
     const std::vector<size_t> readers = graph.Consumers(out);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ void EraseNodes(Graph& graph, const std::vector<bool>& remove);
 // Helpers for rewrites. Tensor indices are checked: an index outside
 // graph.tensors is never "constant", "float32" or "private".
 bool ValidTensor(const Graph& graph, int tensor);
+// True when dimensions `dims` of `tensor` are fixed: its shape_signature has
+// no -1 there, so no resize of the inputs changes them (a rewrite that relies
+// on a spatial size checks this; a free batch dimension changes nothing).
+bool DimsFixed(const Graph& graph, int tensor, std::initializer_list<size_t> dims);
 // True when `tensor` is an activation read only by `node` and is not a
 // graph output, so the node may swallow it.
 bool OnlyReadBy(const Graph& graph, int tensor, size_t node);

@@ -26,6 +26,15 @@ bool ValidTensor(const Graph& graph, int tensor) {
   return tensor >= 0 && static_cast<size_t>(tensor) < graph.tensors.size();
 }
 
+bool DimsFixed(const Graph& graph, int tensor, std::initializer_list<size_t> dims) {
+  if (!ValidTensor(graph, tensor)) return false;
+  const Shape& signature = SignatureOf(graph.tensors[static_cast<size_t>(tensor)]);
+  for (size_t d : dims) {
+    if (d >= signature.size() || signature[d] < 0) return false;
+  }
+  return true;
+}
+
 bool OnlyReadBy(const Graph& graph, int tensor, size_t node) {
   if (!ValidTensor(graph, tensor) || graph.IsGraphOutput(tensor)) return false;
   const Tensor& t = graph.tensors[static_cast<size_t>(tensor)];

@@ -51,6 +51,7 @@ int AddFloatTensor(Graph& graph, int like, const std::string& suffix, bool keep_
   t.name = src.name + suffix;
   t.type = DataType::kFloat32;
   t.shape = src.shape;
+  t.signature = src.signature;
   if (keep_quantization) t.quant = src.quant;
   graph.tensors.push_back(std::move(t));
   return static_cast<int>(graph.tensors.size()) - 1;

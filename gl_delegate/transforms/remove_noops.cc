@@ -69,7 +69,9 @@ Status RemoveNoops(Graph& graph, PassLog& log) {
     if (!ValidTensor(graph, in) || !ValidTensor(graph, out) || in == out) continue;
     const Tensor& t_in = graph.tensors[static_cast<size_t>(in)];
     const Tensor& t_out = graph.tensors[static_cast<size_t>(out)];
-    if (t_in.type != t_out.type || t_in.shape != t_out.shape || !ShapeIsValid(t_in.shape) || t_out.is_variable ||
+    // Same shape under every resize of the inputs too (a slice of one batch row is no identity at batch 4).
+    if (t_in.type != t_out.type || t_in.shape != t_out.shape || SignatureOf(t_in) != SignatureOf(t_out) ||
+        !ShapeIsValid(t_in.shape) || t_out.is_variable ||
         t_in.quant.scale != t_out.quant.scale || t_in.quant.zero_point != t_out.quant.zero_point) {
       continue;
     }

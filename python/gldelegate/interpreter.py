@@ -21,8 +21,13 @@ Differences from LiteRT, each raising a clear error rather than guessing:
   LiteRT copies the raw bytes.
 - ``model_path`` holding a NUL byte raises ValueError (LiteRT loads the path
   cut at the NUL).
-- Input shapes are fixed: ``resize_tensor_input`` accepts the current shape
-  and raises ValueError for any other.
+- ``resize_tensor_input`` + ``allocate_tensors`` re-plan the model for the
+  new input shapes as LiteRT does (``strict=True``: only the -1 dimensions of
+  ``shape_signature`` may change); the inputs' arrays are then new zero
+  arrays of the new shapes (an input array ``tensor(i)()`` handed out before
+  is no longer the one ``invoke`` reads). A shape the model cannot take
+  raises at ``allocate_tensors`` naming the node, and the interpreter keeps
+  its previous shapes.
 - ``experimental_delegates`` cannot be used: gldelegate is the GPU delegate.
 - Signatures are those over the subgraph gldelegate runs (the first
   signature's).
@@ -75,12 +80,13 @@ def _details(info):
     scales = np.array(info["scales"], dtype=np.float32)
     zero_points = np.array(info["zero_points"], dtype=np.int32)
     shape = np.array(info["shape"], dtype=np.int32)
+    signature = np.array(info["shape_signature"], dtype=np.int32)
     quantization = (float(scales[0]), int(zero_points[0])) if scales.size == 1 else (0.0, 0)
     return {
         "name": info["name"],
         "index": int(info["index"]),
         "shape": shape,
-        "shape_signature": shape.copy(),
+        "shape_signature": signature,
         "dtype": dtype,
         "quantization": quantization,
         "quantization_parameters": {
@@ -181,6 +187,12 @@ class Interpreter:
         self._exposed_inputs = set()
         # Each output's values since the last invoke, read on first use.
         self._output_values = {}
+        # resize_tensor_input's requests until allocate_tensors: position ->
+        # (shape, strict).
+        self._pending = {}
+        # Some output's shape_signature has a free dimension: its shape may
+        # change with each invoke.
+        self._dynamic_outputs = any(-1 in d["shape_signature"] for d in self._outputs)
         self._impl = None
         self._lock = threading.Lock()
 
@@ -191,6 +203,32 @@ class Interpreter:
         cache_dir) and the buffers made. Needed once before set_tensor/invoke."""
         if self._impl is None:
             self._impl = _gldelegate.create_interpreter(self._model, self._options)
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, {}
+        with self._lock:
+            try:
+                for position, (shape, strict) in sorted(pending.items()):
+                    self._impl.resize_input(position, shape, strict)
+                self._impl.allocate_tensors()
+            except BaseException:
+                # Drop what was asked: the interpreter keeps its shapes.
+                for position, detail in enumerate(self._impl.inputs):
+                    self._impl.resize_input(position, detail["shape"])
+                raise
+            finally:
+                self._describe()
+
+    def _describe(self):
+        """Details and input arrays from the interpreter's current shapes;
+        the caller holds the lock."""
+        self._inputs = [_details(i) for i in self._impl.inputs]
+        self._outputs = [_details(o) for o in self._impl.outputs]
+        for position, detail in enumerate(self._inputs):
+            shape = tuple(int(d) for d in detail["shape"])
+            if self._input_values[position].shape != shape:
+                self._input_values[position] = np.zeros(shape, dtype=detail["dtype"])
+        self._output_values.clear()
 
     def get_input_details(self):
         return [dict(d) for d in self._inputs]
@@ -252,6 +290,9 @@ class Interpreter:
                 self._impl.set_input(position, self._input_values[position])
             self._output_values.clear()
             self._impl.invoke()
+            if self._dynamic_outputs:
+                # Their shapes are known once the model has run (dynamic tensors).
+                self._outputs = [_details(o) for o in self._impl.outputs]
 
     def _output_array(self, position):
         """The last invoke's values of output `position` (one download per
@@ -304,17 +345,25 @@ class Interpreter:
         return array
 
     def resize_tensor_input(self, input_index, tensor_size, strict=False):
+        """Input `input_index` takes shape `tensor_size` from the next
+        allocate_tensors on (get_input_details shows it at once). With
+        `strict`, only its shape_signature's -1 dimensions may change."""
         position = self._input_position.get(input_index)
         if position is None:
             raise ValueError("Cannot resize: tensor %r is not an input of the model" % (input_index,))
         detail = self._inputs[position]
         want = [int(d) for d in np.asarray(tensor_size).reshape(-1)]
-        have = [int(d) for d in detail["shape"]]
-        if want != have:
-            raise ValueError(
-                "Cannot resize input %d '%s' from %s to %s: gldelegate plans its buffers and GPU programs for "
-                "the model's own input shapes" % (input_index, detail["name"], have, want)
+        if any(d < 0 for d in want):
+            raise ValueError("Cannot resize input %d '%s' to %s: negative dimension" % (input_index, detail["name"], want))
+        signature = [int(d) for d in detail["shape_signature"]]
+        if strict and (len(signature) != len(want) or any(s not in (-1, w) for s, w in zip(signature, want))):
+            # RuntimeError, as LiteRT's.
+            raise RuntimeError(
+                "Cannot resize input %d '%s' to %s: ResizeInputTensorStrict only allows mutating unknown "
+                "dimensions identified by -1 (shape_signature %s)" % (input_index, detail["name"], want, signature)
             )
+        self._pending[position] = (want, strict)
+        self._inputs[position] = dict(detail, shape=np.array(want, dtype=np.int32))
 
     def get_signature_list(self):
         return {

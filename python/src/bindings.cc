@@ -165,6 +165,7 @@ nb::dict Describe(const gld::TensorInfo& t) {
   d["index"] = t.index;
   d["dtype"] = std::string(gld::ElementTypeName(t.type));
   d["shape"] = t.shape;
+  d["shape_signature"] = t.shape_signature;
   d["bytes"] = t.bytes;
   d["scales"] = t.quantization.scale;
   d["zero_points"] = t.quantization.zero_point;
@@ -342,6 +343,23 @@ NB_MODULE(_gldelegate, m) {
       .def("set_input", &PyInterpreter::set_input, nb::arg("index"), nb::arg("value"))
       .def("get_output", &PyInterpreter::get_output, nb::arg("index"), nb::arg("into"))
       .def("invoke", &PyInterpreter::invoke, nb::call_guard<nb::gil_scoped_release>())
+      .def(
+          "resize_input",
+          [](PyInterpreter& p, int index, const std::vector<int>& shape, bool strict) {
+            Check(p.interpreter->ResizeInput(index, shape, strict));
+          },
+          nb::arg("index"), nb::arg("shape"), nb::arg("strict") = false)
+      // Re-plans (shapes, memory, GL programs): let other Python threads run.
+      .def("allocate_tensors",
+           [](PyInterpreter& p) {
+             gld::Status s;
+             {
+               nb::gil_scoped_release release;
+               s = p.interpreter->AllocateTensors();
+             }
+             // As LiteRT's allocate_tensors: RuntimeError for a shape the model cannot take.
+             if (!s.ok()) throw std::runtime_error(ValidUtf8(s.message()));
+           })
       .def("report", &PyInterpreter::report)
       .def("profile", &PyInterpreter::profile)
       .def("reset_profile", [](PyInterpreter& p) { p.interpreter->ResetProfile(); })

@@ -75,8 +75,9 @@ def test_get_tensor_and_resize(hand):
     with pytest.raises(ValueError, match="subgraph_index"):
         hand.get_tensor(hand.get_output_details()[0]["index"], subgraph_index=1)
     hand.resize_tensor_input(0, [1, 224, 224, 3])
-    with pytest.raises(ValueError, match="Cannot resize input 0 'input_1' from \\[1, 224, 224, 3\\] to \\[2, 224, 224, 3\\]"):
-        hand.resize_tensor_input(0, [2, 224, 224, 3])
+    # No free dimension in its shape_signature: strict mode refuses any change.
+    with pytest.raises(RuntimeError, match="Cannot resize input 0 'input_1' to \\[2, 224, 224, 3\\]: ResizeInputTensorStrict"):
+        hand.resize_tensor_input(0, [2, 224, 224, 3], strict=True)
 
 
 def test_signature_errors(hand):

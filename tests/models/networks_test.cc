@@ -128,8 +128,8 @@ using Outputs = std::vector<std::vector<double>>;
   for (size_t k = 0; k < net.invocations.size(); ++k) {
     const Invocation& inv = net.invocations[k];
     if (!inv.resize.empty()) {
-      return ::testing::AssertionFailure() << "invocation " << k << " resizes the inputs, which the Interpreter "
-                                           << "cannot do";
+      const Status resized = it.ResizeInputs(inv.resize);
+      if (!resized.ok()) return ::testing::AssertionFailure() << "invocation " << k << ": " << resized.ToString();
     }
     for (size_t i = 0; i < it.inputs().size(); ++i) {
       auto bytes = inv.inputs.empty()
@@ -316,6 +316,14 @@ TEST_P(NetworkTest, CpuBackendMatchesLiteRT) {
       EXPECT_LE(a.max_steps, 1) << What("cpu", k) << " " << infos()[i].name;
     }
   }
+}
+
+// LiteRT's shape_signature of each input, where the manifest records it.
+TEST_P(NetworkTest, ShapeSignaturesAreLiteRTs) {
+  if (!net_.manifest.contains("shape_signatures")) GTEST_SKIP() << "the manifest records no shape_signatures";
+  const auto want = net_.manifest["shape_signatures"].get<std::vector<std::vector<int>>>();
+  ASSERT_EQ(want.size(), net_.model->inputs().size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(net_.model->inputs()[i].shape_signature, want[i]) << i;
 }
 
 TEST_P(NetworkTest, GlBackendMatches) {

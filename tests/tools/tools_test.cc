@@ -189,6 +189,26 @@ TEST_F(ToolsTest, InspectPrintsModelPassesAndPlacement) {
   EXPECT_EQ(CountLines(r.err), 1) << r.err;
 }
 
+TEST_F(ToolsTest, InspectPrintsAFreeDimensionsShapeSignature) {
+  ModelBuilder b;
+  int x = b.AddInput("x", ElementType::kFloat32, {1, 4});
+  int c = b.AddConstantFloat("c", {4}, {1, 2, 3, 4});
+  int y = b.AddTensor("y", ElementType::kFloat32, {1, 4});
+  b.SetShapeSignature(x, {-1, 4});
+  b.SetShapeSignature(y, {-1, 4});
+  ASSERT_TRUE(b.AddOp("ADD", {x, c}, {y}).ok());
+  b.SetOutputs({y});
+  std::string model = (dir_ / "free_batch.tflite").string();
+  ASSERT_TRUE(b.WriteFile(model).ok());
+  Result r = Run(GLD_INSPECT_PATH, "--graph=" + model + " --backend=cpu");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("0 'x' [1, 4] float32 signature [-1, 4]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0 'y' [1, 4] float32 signature [-1, 4]"), std::string::npos) << r.out;
+  // A fixed shape prints none.
+  r = Run(GLD_INSPECT_PATH, "--graph=" + WriteAddReluModel() + " --backend=cpu");
+  EXPECT_EQ(r.out.find("signature"), std::string::npos) << r.out;
+}
+
 // With GLD_EGL_DEVICE naming a device no machine has, no GL context can be
 // made (the GL interpreter below fails); the plan still comes out, so
 // making it needed none.

@@ -70,6 +70,18 @@ TEST(ConvToFullyConnected, ASharedFilterIsCopiedNotReshaped) {
   EXPECT_EQ(m.g.tensors[static_cast<size_t>(m.g.nodes[1].inputs[1])].shape, (Shape{3, 5}));
 }
 
+TEST(ConvToFullyConnected, LeavesOnePixelThatAResizeMayGrow) {
+  // A free batch changes nothing; free spatial dimensions do.
+  for (bool spatial_free : {false, true}) {
+    Conv m(1, 1, 1, Conv2dAttributes{});
+    m.g.tensors[static_cast<size_t>(m.x)].signature = {-1, spatial_free ? -1 : 1, spatial_free ? -1 : 1, 5};
+    m.g.tensors[static_cast<size_t>(m.y)].signature = {-1, spatial_free ? -1 : 1, spatial_free ? -1 : 1, 3};
+    PassLog log;
+    ASSERT_TRUE(ConvToFullyConnected(m.g, log).ok());
+    EXPECT_EQ(m.g.nodes[0].op, spatial_free ? OpType::kConv2d : OpType::kFullyConnected) << spatial_free;
+  }
+}
+
 TEST(ConvToFullyConnected, LeavesOtherConvolutions) {
   {
     SCOPED_TRACE("1x1 kernel over 2x2 pixels");

@@ -67,6 +67,20 @@ TEST(RemoveNoops, KeepsAReshapeThatChangesTheShape) {
   EXPECT_TRUE(log.lines.empty());
 }
 
+TEST(RemoveNoops, KeepsAReshapeThatAResizeMakesChangeTheShape) {
+  // [1, 3, 4] -> [1, 3, 4] at the file's batch, but the input's batch is free
+  // and the target fixes it at 1: at batch 2 the node refuses.
+  Chain c({1, 3, 4}, {1, 3, 4});
+  c.g.tensors[static_cast<size_t>(c.x)].signature = {-1, 3, 4};
+  c.g.tensors[static_cast<size_t>(c.a)].signature = {-1, 3, 4};
+  c.Build(OpType::kReshape, {AddConstant<int32_t>(c.g, "shape", {3}, DataType::kInt32, {1, 3, 4})},
+          ReshapeAttributes{});
+  PassLog log;
+  ASSERT_TRUE(RemoveNoops(c.g, log).ok());
+  EXPECT_EQ(c.g.nodes.size(), 3u);
+  EXPECT_TRUE(log.lines.empty());
+}
+
 TEST(RemoveNoops, RemovesSingleInputConcatenationAndAddN) {
   for (OpType op : {OpType::kConcatenation, OpType::kAddN}) {
     Chain c({2, 3}, {2, 3});

@@ -117,6 +117,10 @@ std::string FormatShape(const std::vector<int>& shape) {
 std::string DescribeTensor(const TensorInfo& info) {
   std::ostringstream os;
   os << "'" << info.name << "' " << FormatShape(info.shape) << " " << ElementTypeName(info.type);
+  // A free dimension (-1): the shapes the input may be resized to.
+  if (!info.shape_signature.empty() && info.shape_signature != info.shape) {
+    os << " signature " << FormatShape(info.shape_signature);
+  }
   const auto& q = info.quantization;
   if (q.scale.size() == 1) {
     os << " q(scale=" << q.scale[0] << ", zero_point=" << (q.zero_point.empty() ? 0 : q.zero_point[0]) << ")";

@@ -31,7 +31,8 @@ StatusOr<TensorStats> ComputeStats(ElementType type, const void* data, size_t by
 
 // "[1, 224, 224, 3]"
 std::string FormatShape(const std::vector<int>& shape);
-// "'x' [1, 4] float32" (+ " q(scale=0.5, zero_point=3)" when quantized)
+// "'x' [1, 4] float32" (+ " signature [-1, 4]" when the shape_signature has a
+// free dimension, + " q(scale=0.5, zero_point=3)" when quantized)
 std::string DescribeTensor(const TensorInfo& info);
 // File-name-safe version of a tensor name: [A-Za-z0-9._-], others become '_'.
 std::string SanitizeName(const std::string& name);

@@ -134,6 +134,11 @@ DataType RuleContext::StoredType(size_t i, DataType fallback) const {
 }
 
 Status RuleContext::KeepStored(size_t i, DataType type, const std::string& why) {
+  if (dynamic_ != nullptr && (!ShapeIsKnown(Out(i).shape) || !ShapeIsKnown(SignatureOf(Out(i))))) {
+    (*dynamic_)[static_cast<size_t>(node_.outputs[i])] = 1;
+    MutableOut(i).type = type;
+    return OkStatus();
+  }
   if (!ShapeIsKnown(Out(i).shape)) {
     return Unimpl("output shape depends on the values of " + why + ", which are not constant, and the stored shape " +
                   ShapeToString(Out(i).shape) + " is not fully known");

@@ -39,8 +39,10 @@ std::string Join(const std::vector<int64_t>& v);
 // indices are in range before a rule runs.
 class RuleContext {
  public:
-  RuleContext(Graph& graph, size_t index, KnownValues* known)
-      : graph_(graph), index_(index), node_(graph.nodes[index]), known_(known) {}
+  // `dynamic` (may be null): per tensor, set for outputs whose shape is only
+  // known once the node runs (KeepStored).
+  RuleContext(Graph& graph, size_t index, KnownValues* known, std::vector<uint8_t>* dynamic = nullptr)
+      : graph_(graph), index_(index), node_(graph.nodes[index]), known_(known), dynamic_(dynamic) {}
 
   const Graph& graph() const { return graph_; }
   size_t index() const { return index_; }
@@ -96,7 +98,9 @@ class RuleContext {
   DataType StoredType(size_t i, DataType fallback) const;
   // For shapes that depend on values that cannot be known (`why`): keeps
   // output i's stored shape if it is fully known, setting its type, else
-  // Unimplemented.
+  // Unimplemented. Where the driver takes dynamic tensors, an output whose
+  // stored shape or shape_signature is not fully known is marked dynamic
+  // instead (its shape is known when the node runs).
   Status KeepStored(size_t i, DataType type, const std::string& why);
   const std::string& type_conflict() const { return type_conflict_; }
 
@@ -107,6 +111,7 @@ class RuleContext {
   size_t index_;
   const Node& node_;
   KnownValues* known_;
+  std::vector<uint8_t>* dynamic_;
   std::string type_conflict_;  // the first output whose declared type differs
 };
 

@@ -248,6 +248,23 @@ GLD_EXPORT int32_t GldInterpreterGetOutputCount(const GldInterpreter* interprete
 GLD_EXPORT GldStatus GldInterpreterGetInputInfo(const GldInterpreter* interpreter, int32_t index, GldTensorInfo* out_info);
 GLD_EXPORT GldStatus GldInterpreterGetOutputInfo(const GldInterpreter* interpreter, int32_t index, GldTensorInfo* out_info);
 
+/* LiteRT's shape_signature of an input or output: its shape with -1 where the
+ * model takes any size; the shape when the file gives none. `*out_dims` stays
+ * valid while the interpreter lives. */
+GLD_EXPORT GldStatus GldInterpreterGetInputShapeSignature(const GldInterpreter* interpreter, int32_t index,
+                                                          int32_t* out_num_dims, const int32_t** out_dims);
+GLD_EXPORT GldStatus GldInterpreterGetOutputShapeSignature(const GldInterpreter* interpreter, int32_t index,
+                                                           int32_t* out_num_dims, const int32_t** out_dims);
+/* As TFLite's TfLiteInterpreterResizeInputTensor: input `index` takes the
+ * shape `dims[0..num_dims)` from the next GldInterpreterAllocateTensors on,
+ * which plans for it (gld::Interpreter::ResizeInput / AllocateTensors). After
+ * GldInterpreterAllocateTensors, what earlier GldInterpreterGet*Info,
+ * GldInterpreterGetReport and GldInterpreterGetNodePlacement calls gave
+ * (dims, bytes, the report's strings) is stale: ask again. */
+GLD_EXPORT GldStatus GldInterpreterResizeInputTensor(GldInterpreter* interpreter, int32_t index,
+                                                     const int32_t* dims, int32_t num_dims);
+GLD_EXPORT GldStatus GldInterpreterAllocateTensors(GldInterpreter* interpreter);
+
 /* `bytes` must equal the tensor's size. */
 GLD_EXPORT GldStatus GldInterpreterSetInput(GldInterpreter* interpreter, int32_t index, const void* data, size_t bytes);
 GLD_EXPORT GldStatus GldInterpreterInvoke(GldInterpreter* interpreter);

@@ -119,6 +119,25 @@ class Interpreter {
 
   GLD_EXPORT const InterpreterReport& report() const;
 
+  // ---- Inputs that change shape (LiteRT's ResizeInputTensor + AllocateTensors) ----
+  // Asks for input `index` to take `shape` from the next AllocateTensors on.
+  // With `strict`, only the dimensions that are -1 in the input's
+  // shape_signature may change (LiteRT's ResizeInputTensorStrict). The index
+  // and the dimensions (none negative) are checked here; whether the model
+  // takes the shape, at AllocateTensors. Refused while a GL object is bound.
+  GLD_EXPORT Status ResizeInput(int index, const std::vector<int>& shape, bool strict = false);
+  // Plans for the shapes ResizeInput asked for: shapes inferred again, host
+  // memory and GL segments planned again (the program cache keeps that
+  // cheap; the last few shapes' plans are kept, so going back to one reuses
+  // it). inputs(), outputs() and report() then describe the new shapes;
+  // inputs and outputs must be set and read again. A shape the model cannot
+  // take fails naming the input and the node that refused it; the
+  // interpreter then keeps its previous shapes and drops the request.
+  // Nothing asked: OK. SetInput and Invoke refuse while a resize waits.
+  GLD_EXPORT Status AllocateTensors();
+  // ResizeInput for each input (one shape per input), then AllocateTensors.
+  GLD_EXPORT Status ResizeInputs(const std::vector<std::vector<int>>& shapes);
+
   // With Options::enable_profiling: one row per CPU node and per GPU
   // dispatch, in plan order, averaged over the Invoke calls since Create or
   // the last ResetProfile. Empty without profiling.

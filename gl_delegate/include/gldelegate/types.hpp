@@ -126,6 +126,10 @@ struct TensorInfo {
   std::string name;
   ElementType type = ElementType::kUnknown;
   std::vector<int> shape;
+  // LiteRT's shape_signature: the shape with -1 where the model takes any
+  // size (Interpreter::ResizeInput may change those); the shape when the
+  // file gives none.
+  std::vector<int> shape_signature;
   QuantizationInfo quantization;
   size_t bytes = 0;  // element count x element size
   int index = -1;    // the tensor's index in the model file's subgraph (LiteRT's tensor index)

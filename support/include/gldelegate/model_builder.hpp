@@ -139,6 +139,10 @@ class ModelBuilder {
                         const SparsityInfo& sparsity, const void* values, size_t bytes,
                         QuantizationInfo quantization = {});
 
+  // Writes `signature` as the tensor's shape_signature (-1: a dimension the
+  // model takes at any size, as converters write a free batch dimension).
+  void SetShapeSignature(int tensor, std::vector<int> signature);
+
   // `op_name` is a TFLite builtin name ("CONV_2D") or one of the custom ops
   // gldelegate knows ("Convolution2DTransposeBias"); -1 marks an absent
   // optional input. Unknown ops and option names are errors.
