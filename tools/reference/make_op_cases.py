@@ -435,6 +435,15 @@ simple("BATCH_MATMUL", "adj_x", [In([2, 4, 3]), In([2, 4, 5])], opts("BatchMatMu
 simple("BATCH_MATMUL", "adj_y_const_rhs", [In([1, 3, 4]), W([1, 5, 4])], opts("BatchMatMulOptions", adjY=True))
 simple("BATCH_MATMUL", "broadcast_batch", [In([2, 1, 3, 4]), In([3, 4, 2])], opts("BatchMatMulOptions"))
 simple("BATCH_MATMUL", "2d", [In([3, 6]), In([6, 2])], opts("BatchMatMulOptions"))
+# Attention's shapes (both operands activations) and the remaining forms;
+# these also run on the GL backend (tests/conformance, kGlCheckedOps).
+simple("BATCH_MATMUL", "attention_adj_y", [In([1, 3, 7, 8]), In([1, 3, 7, 8])],
+       opts("BatchMatMulOptions", adjY=True))
+simple("BATCH_MATMUL", "attention_values", [In([1, 3, 7, 7]), In([1, 3, 7, 9])], opts("BatchMatMulOptions"))
+simple("BATCH_MATMUL", "adj_x_adj_y", [In([2, 5, 3]), In([2, 6, 5])], opts("BatchMatMulOptions", adjX=True, adjY=True))
+simple("BATCH_MATMUL", "broadcast_lhs_2d", [In([5, 6]), In([2, 3, 6, 7])], opts("BatchMatMulOptions"))
+simple("BATCH_MATMUL", "broadcast_both", [In([2, 1, 4, 5]), In([1, 3, 5, 2])], opts("BatchMatMulOptions", adjX=False))
+simple("BATCH_MATMUL", "const_rhs_4d_adj_x", [In([1, 2, 6, 3]), W([1, 2, 6, 5])], opts("BatchMatMulOptions", adjX=True))
 
 
 def tconv_opts(padding, sw, sh, act=ACT.NONE):

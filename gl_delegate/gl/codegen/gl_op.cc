@@ -232,6 +232,7 @@ const std::vector<GlBuilder>& GlBuilders() {
         {OpType::kTransposeConv, BuildTransposeConv},
         {OpType::kConvolution2DTransposeBias, BuildTransposeConv},
         {OpType::kFullyConnected, BuildFullyConnected},
+        {OpType::kBatchMatMul, BuildBatchMatMul},
         {OpType::kAveragePool2d, BuildPooling},
         {OpType::kMaxPool2d, BuildPooling},
         {OpType::kMaxPoolingWithArgmax2D, BuildPooling},

@@ -169,6 +169,7 @@ Status BuildConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildDepthwiseConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildTransposeConv(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildFullyConnected(OpBuildContext& ctx, std::vector<Dispatch>* out);
+Status BuildBatchMatMul(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildPooling(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildMaxUnpooling(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildReduce(OpBuildContext& ctx, std::vector<Dispatch>* out);
