@@ -61,5 +61,7 @@ Status FuseActivation(Graph& graph, PassLog& log);
 Status DilatedConv(Graph& graph, PassLog& log);
 Status ConvToFullyConnected(Graph& graph, PassLog& log);
 Status QuantizedFloatView(Graph& graph, PassLog& log);
+// Transformer patterns (fuse_layer_norm.cc).
+Status FuseLayerNorm(Graph& graph, PassLog& log);
 
 }  // namespace gld

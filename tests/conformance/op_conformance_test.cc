@@ -59,7 +59,18 @@ std::vector<std::string> RequiredOps() {
 
 // Ops whose GL kernels are checked against LiteRT's outputs here, on every
 // case of theirs (GlBackendMatchesLiteRT).
-const std::set<std::string> kGlCheckedOps = {"BATCH_MATMUL"};
+const std::set<std::string> kGlCheckedOps = {
+    "BATCH_MATMUL", "GATHER",      "SELECT",      "SELECT_V2",   "LESS",        "LESS_EQUAL", "GREATER",
+    "GREATER_EQUAL", "EQUAL",      "NOT_EQUAL",   "LOGICAL_AND", "LOGICAL_OR",  "LOGICAL_NOT", "CAST"};
+// And these cases of other ops: converter graphs a pass turns into one of the
+// library's own GL ops (fuse_layer_norm).
+const std::set<std::string> kGlCheckedCases = {"mean__tf_layer_norm", "mean__tf_layer_norm_no_offset"};
+// Their cases the GL backend leaves (partly) to the CPU, on purpose: integer
+// data (the GPU holds int32 only as indices or a CAST's input), int64
+// outputs, SELECT's row-picking rank-1 condition. They still run and match.
+const std::set<std::string> kGlPartlyCpuCases = {
+    "cast__float_to_int32", "cast__int64_to_int32", "equal__int32", "greater__int32", "greater_equal__int32",
+    "less__int32", "less_equal__int32", "not_equal__int32", "gather__int32_params", "select__rank1_condition"};
 constexpr double kGlFp32Tolerance = 1e-4;
 constexpr double kGlFp16Tolerance = 1e-2;
 
@@ -102,7 +113,8 @@ CaseResult RunCase(const std::string& name, Backend backend = Backend::kCpu,
   auto interp = Interpreter::Create(**model, options);
   if (!interp.ok()) return fail("create: " + interp.status().ToString());
   Interpreter& it = **interp;
-  if (backend == Backend::kGl && it.report().gpu_nodes != it.report().total_nodes) {
+  if (backend == Backend::kGl && !kGlPartlyCpuCases.count(name) &&
+      it.report().gpu_nodes != it.report().total_nodes) {
     return fail("not every node runs on the GPU: " + it.report().placement_line);
   }
 
@@ -211,14 +223,14 @@ TEST_P(OpConformanceTest, CpuBackendMatchesLiteRT) {
 INSTANTIATE_TEST_SUITE_P(Ops, OpConformanceTest, ::testing::ValuesIn(ListOpCases()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
-// The cases of kGlCheckedOps on the GL backend, in fp32 and fp16 storage.
+// The cases of kGlCheckedOps and kGlCheckedCases on the GL backend, in fp32 and fp16 storage.
 std::vector<std::string> GlCheckedCases() {
   std::vector<std::string> cases;
   for (const std::string& name : ListOpCases()) {
     auto manifest = ReadManifest(OpCasesDir() + "/" + name);
     if (!manifest.ok()) continue;
     auto op = ManifestString(*manifest, "op");
-    if (op.ok() && kGlCheckedOps.count(*op)) cases.push_back(name);
+    if ((op.ok() && kGlCheckedOps.count(*op)) || kGlCheckedCases.count(name)) cases.push_back(name);
   }
   return cases;
 }

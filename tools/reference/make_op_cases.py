@@ -831,6 +831,19 @@ tf_case("CONV_2D", "bias_relu_fp16_weights",
 tf_case("DEPTHWISE_CONV_2D", "stride2",
         lambda x: _tf().nn.depthwise_conv2d(x, _tf_weights("dw__tf", (3, 3, 4, 1)), (1, 2, 2, 1), "SAME"),
         [(F(), (1, 6, 6, 4))])
+# Keras' LayerNormalization as the converter writes it (tf.nn.moments and
+# tf.nn.batch_normalization over the last axis): the chain the fuse_layer_norm
+# pass makes one GLD_LAYER_NORM node of; with and without the offset (NEG).
+tf_case("MEAN", "layer_norm",
+        lambda x: _tf().nn.batch_normalization(x, *_tf().nn.moments(x, axes=[-1], keepdims=True),
+                                                offset=_tf_weights("ln__tf_b", (20,)),
+                                                scale=_tf_weights("ln__tf_g", (20,)), variance_epsilon=1e-3),
+        [(F(-2, 3), (1, 7, 20))])
+tf_case("MEAN", "layer_norm_no_offset",
+        lambda x: _tf().nn.batch_normalization(x, *_tf().nn.moments(x, axes=[-1], keepdims=True),
+                                                offset=None, scale=_tf_weights("ln__tf_g2", (6,)),
+                                                variance_epsilon=1e-6),
+        [(F(), (2, 3, 6))])
 tf_case("FULLY_CONNECTED", "matmul_bias",
         lambda x: _tf().matmul(x, _tf_weights("fc__tf", (6, 4))) + _tf_weights("fc__tf_b", (4,)),
         [(F(), (2, 6))])
