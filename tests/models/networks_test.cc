@@ -1,9 +1,16 @@
-// Whole networks made by tools/reference/make_networks.py (a MobileNetV2 cut
-// after block 12 and an EfficientNet-lite-style network, seeded random
-// weights and BatchNorm statistics), each converted float32 and full-integer
-// (int8 input/output; effnet_lite also uint8), with LiteRT's outputs
-// (BUILTIN_REF resolver: the reference kernels) on seeded inputs, stored in
-// tests/data/networks/<name>/.
+// Whole networks made by tools/reference/make_networks.py with seeded random
+// weights, with LiteRT's outputs (BUILTIN_REF resolver: the reference
+// kernels) on seeded inputs, stored in tests/data/networks/<name>_<variant>/:
+// vision CNNs (a MobileNetV2 cut after block 12, an EfficientNet-lite-style
+// network) float32 and integer; sequence and stateful models (Keras 3 LSTM /
+// GRU / SimpleRNN as WHILE loops, tf_keras LSTM as
+// UNIDIRECTIONAL_SEQUENCE_LSTM, bidirectional LSTM, resource variables, IF,
+// keyword spotting, a free batch dimension); transformers (ViT, DeiT, BERT,
+// a Whisper-style block). Every folder with a manifest.json is a test.
+//
+// A manifest's "steps" are further invokes on the same Interpreter (state
+// carries over; a step may resize the inputs first), each compared like the
+// first.
 //
 // Float networks: max|ours - ref| / max|ref| <= 1e-4 on the CPU backend; the
 // GL backend against the CPU backend within 1e-4 (fp32) and 1e-2 (fp16).
@@ -11,7 +18,8 @@
 // at least 99% of the output elements within one quantization step of
 // LiteRT's integer kernels, on the CPU backend and on the GL backend in fp32;
 // GL fp16 against the CPU backend within the same rule. Every measured figure
-// is printed as a "[ measure  ]" line.
+// is printed as a "[ measure  ]" line, for integer outputs also against
+// LiteRT's default kernels (outputs_default).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -35,21 +43,35 @@ constexpr double kFp32Tolerance = 1e-4;
 constexpr double kFp16Tolerance = 1e-2;
 constexpr double kWithinOneStepFraction = 0.99;
 
-const std::vector<std::string>& NetworkNames() {
-  static const std::vector<std::string> names = {"mobilenet_v2_float32", "mobilenet_v2_int8", "effnet_lite_float32",
-                                                 "effnet_lite_int8", "effnet_lite_uint8"};
-  return names;
-}
+std::string NetworksDir() { return std::string(GLD_TEST_DATA_DIR) + "/networks"; }
+std::string NetworkDir(const std::string& name) { return NetworksDir() + "/" + name; }
 
-std::string NetworkDir(const std::string& name) { return std::string(GLD_TEST_DATA_DIR) + "/networks/" + name; }
+std::vector<std::string> NetworkNames() { return ListCaseDirs(NetworksDir()); }
 
 bool IsInteger(ElementType t) { return t == ElementType::kInt8 || t == ElementType::kUInt8; }
+
+// One invoke of a network's reference: its input and LiteRT's output files
+// (the first from the manifest's inputs/outputs, later ones from "steps"),
+// and the input shapes set before it when it resizes.
+struct Invocation {
+  std::vector<std::string> inputs;  // .npy paths; empty: regenerate the first's
+  std::vector<std::string> outputs;
+  std::vector<std::string> default_outputs;  // LiteRT's default kernels, integer models
+  std::vector<std::vector<int>> resize;
+};
 
 struct Network {
   std::string dir;
   nlohmann::json manifest;
   std::shared_ptr<const Model> model;
+  std::vector<Invocation> invocations;
 };
+
+std::vector<std::string> Paths(const std::string& dir, const nlohmann::json& files) {
+  std::vector<std::string> paths;
+  for (const auto& f : files) paths.push_back(dir + "/" + f.get<std::string>());
+  return paths;
+}
 
 ::testing::AssertionResult LoadNetwork(const std::string& name, Network* net) {
   net->dir = NetworkDir(name);
@@ -62,52 +84,93 @@ struct Network {
   auto model = Model::FromFile(net->dir + "/model.tflite");
   if (!model.ok()) return ::testing::AssertionFailure() << model.status().ToString();
   net->model = std::move(model).value();
+  Invocation first;
+  for (size_t i = 0; i < net->model->outputs().size(); ++i) {
+    first.outputs.push_back(net->dir + "/output_" + std::to_string(i) + ".npy");
+  }
+  if (net->manifest.contains("outputs_default")) first.default_outputs = Paths(net->dir, net->manifest["outputs_default"]);
+  net->invocations.push_back(first);
+  if (net->manifest.contains("steps")) {
+    for (const auto& step : net->manifest["steps"]) {
+      Invocation inv;
+      inv.inputs = Paths(net->dir, step.at("inputs"));
+      inv.outputs = Paths(net->dir, step.at("outputs"));
+      if (!step.at("resize").is_null()) inv.resize = step.at("resize").get<std::vector<std::vector<int>>>();
+      net->invocations.push_back(std::move(inv));
+    }
+  }
   return ::testing::AssertionSuccess();
 }
 
-// Runs `net` with `options` on the stored inputs; the outputs as doubles (the
-// integer values for integer outputs).
-::testing::AssertionResult RunNetwork(const Network& net, const Options& options, std::vector<std::vector<double>>* outs,
-                               std::string* placement = nullptr) {
+StatusOr<std::vector<uint8_t>> ReadInput(const std::string& path, const TensorInfo& info) {
+  GLD_ASSIGN_OR_RETURN(NpyArray array, ReadNpy(path));
+  if (array.type != info.type || array.shape != info.shape) {
+    return InvalidArgumentError(path + ": " + ElementTypeName(array.type) + ShapeString(array.shape) +
+                                ", the model wants " + ElementTypeName(info.type) + ShapeString(info.shape));
+  }
+  return std::move(array.data);
+}
+
+// The outputs of each invocation of `net`, in order, on one Interpreter made
+// with `options`, as doubles (the integer values for integer outputs).
+using Outputs = std::vector<std::vector<double>>;
+::testing::AssertionResult RunNetwork(const Network& net, const Options& options, std::vector<Outputs>* runs,
+                                      std::string* placement = nullptr) {
   auto interp = Interpreter::Create(*net.model, options);
   if (!interp.ok()) return ::testing::AssertionFailure() << interp.status().ToString();
   Interpreter& it = **interp;
-  for (size_t i = 0; i < it.inputs().size(); ++i) {
-    auto bytes = LoadReferenceInput(net.dir, net.manifest, static_cast<int>(i), it.inputs()[i]);
-    if (!bytes.ok()) return ::testing::AssertionFailure() << bytes.status().ToString();
-    const Status set = it.SetInput(static_cast<int>(i), bytes->data(), bytes->size());
-    if (!set.ok()) return ::testing::AssertionFailure() << set.ToString();
-  }
-  const Status invoked = it.Invoke();
-  if (!invoked.ok()) return ::testing::AssertionFailure() << invoked.ToString();
-  outs->clear();
-  for (size_t i = 0; i < it.outputs().size(); ++i) {
-    const TensorInfo& info = it.outputs()[i];
-    std::vector<uint8_t> bytes(info.bytes);
-    const Status got = it.GetOutput(static_cast<int>(i), bytes.data(), bytes.size());
-    if (!got.ok()) return ::testing::AssertionFailure() << got.ToString();
-    auto d = ToDoubles(bytes.data(), info.type, ElementCount(info.shape));
-    if (!d.ok()) return ::testing::AssertionFailure() << d.status().ToString();
-    outs->push_back(std::move(d).value());
+  runs->clear();
+  for (size_t k = 0; k < net.invocations.size(); ++k) {
+    const Invocation& inv = net.invocations[k];
+    if (!inv.resize.empty()) {
+      return ::testing::AssertionFailure() << "invocation " << k << " resizes the inputs, which the Interpreter "
+                                           << "cannot do";
+    }
+    for (size_t i = 0; i < it.inputs().size(); ++i) {
+      auto bytes = inv.inputs.empty()
+                       ? LoadReferenceInput(net.dir, net.manifest, static_cast<int>(i), it.inputs()[i])
+                       : ReadInput(inv.inputs.at(i), it.inputs()[i]);
+      if (!bytes.ok()) return ::testing::AssertionFailure() << bytes.status().ToString();
+      const Status set = it.SetInput(static_cast<int>(i), bytes->data(), bytes->size());
+      if (!set.ok()) return ::testing::AssertionFailure() << set.ToString();
+    }
+    const Status invoked = it.Invoke();
+    if (!invoked.ok()) return ::testing::AssertionFailure() << "invocation " << k << ": " << invoked.ToString();
+    Outputs outs;
+    for (size_t i = 0; i < it.outputs().size(); ++i) {
+      const TensorInfo& info = it.outputs()[i];
+      std::vector<uint8_t> bytes(info.bytes);
+      const Status got = it.GetOutput(static_cast<int>(i), bytes.data(), bytes.size());
+      if (!got.ok()) return ::testing::AssertionFailure() << got.ToString();
+      auto d = ToDoubles(bytes.data(), info.type, ElementCount(info.shape));
+      if (!d.ok()) return ::testing::AssertionFailure() << d.status().ToString();
+      outs.push_back(std::move(d).value());
+    }
+    runs->push_back(std::move(outs));
   }
   if (placement != nullptr) *placement = it.report().placement_line;
   return ::testing::AssertionSuccess();
 }
 
-::testing::AssertionResult LoadReferenceOutputs(const Network& net, std::vector<std::vector<double>>* outs,
-                                                std::vector<TensorInfo>* infos) {
-  *infos = net.model->outputs();
+// LiteRT's outputs in `files`, checked against the model's outputs (their
+// element counts too unless `resized`: then the outputs' shapes follow the
+// inputs').
+::testing::AssertionResult LoadOutputs(const std::vector<std::string>& files, const std::vector<TensorInfo>& infos,
+                                       Outputs* outs, bool resized = false) {
   outs->clear();
-  for (size_t i = 0; i < infos->size(); ++i) {
-    const TensorInfo& info = (*infos)[i];
-    auto ref = ReadNpy(net.dir + "/output_" + std::to_string(i) + ".npy");
+  if (files.size() != infos.size()) {
+    return ::testing::AssertionFailure() << files.size() << " reference outputs, the model has " << infos.size();
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    auto ref = ReadNpy(files[i]);
     if (!ref.ok()) return ::testing::AssertionFailure() << ref.status().ToString();
-    if (ref->shape != info.shape || ref->type != info.type) {
-      return ::testing::AssertionFailure() << "output " << i << " (" << info.name << "): reference "
-                                           << ElementTypeName(ref->type) << ShapeString(ref->shape) << ", model "
-                                           << ElementTypeName(info.type) << ShapeString(info.shape);
+    if (ref->type != infos[i].type ||
+        (!resized && static_cast<size_t>(ref->num_elements()) != ElementCount(infos[i].shape))) {
+      return ::testing::AssertionFailure() << files[i] << ": " << ElementTypeName(ref->type)
+                                           << ShapeString(ref->shape) << ", model output "
+                                           << ElementTypeName(infos[i].type) << ShapeString(infos[i].shape);
     }
-    auto d = ToDoubles(ref->data.data(), ref->type, ref->num_elements());
+    auto d = ToDoubles(ref->data.data(), ref->type, static_cast<size_t>(ref->num_elements()));
     if (!d.ok()) return ::testing::AssertionFailure() << d.status().ToString();
     outs->push_back(std::move(d).value());
   }
@@ -163,21 +226,52 @@ class NetworkTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     ASSERT_TRUE(LoadNetwork(GetParam(), &net_));
-    ASSERT_TRUE(LoadReferenceOutputs(net_, &ref_, &infos_));
+    for (const Invocation& inv : net_.invocations) {
+      ref_.emplace_back();
+      ASSERT_TRUE(LoadOutputs(inv.outputs, net_.model->outputs(), &ref_.back(), !inv.resize.empty()));
+      defaults_.emplace_back();
+      if (!inv.default_outputs.empty()) {
+        ASSERT_TRUE(LoadOutputs(inv.default_outputs, infos(), &defaults_.back()));
+      }
+    }
     Options options;
     options.backend = Backend::kCpu;
     ASSERT_TRUE(RunNetwork(net_, options, &cpu_));
     ASSERT_EQ(cpu_.size(), ref_.size());
   }
 
+  // "vit_tiny_float32 cpu", "... step 2" for the later invocations.
+  std::string What(const std::string& backend, size_t k) const {
+    return GetParam() + " " + backend + (k == 0 ? "" : " step " + std::to_string(k));
+  }
+
+  const std::vector<TensorInfo>& infos() const { return net_.model->outputs(); }
+
+  // The tolerance of float output i of invocation k: 1e-4 of the output's
+  // range; for a quantized model's float output (float I/O, 16-bit
+  // activations, dynamic range) twice the spread between LiteRT's own two
+  // kernel sets (reference and default), where larger.
+  double FloatTolerance(size_t k, size_t i) const {
+    if (defaults_[k].empty()) return kFp32Tolerance;
+    return std::max(kFp32Tolerance, 2 * Compare(defaults_[k][i], ref_[k][i]).relative);
+  }
+
   Network net_;
-  std::vector<std::vector<double>> ref_, cpu_;
-  std::vector<TensorInfo> infos_;
+  // LiteRT's outputs per invocation (reference kernels; default kernels
+  // where the manifest has them, else empty), ours on the CPU backend.
+  std::vector<Outputs> ref_, defaults_, cpu_;
 };
 
 TEST_P(NetworkTest, CpuBackendMatchesLiteRT) {
-  for (size_t i = 0; i < ref_.size(); ++i) {
-    ExpectAgreement(GetParam() + " cpu vs LiteRT", infos_[i], cpu_[i], ref_[i], kFp32Tolerance);
+  for (size_t k = 0; k < ref_.size(); ++k) {
+    for (size_t i = 0; i < ref_[k].size(); ++i) {
+      ExpectAgreement(What("cpu", k) + " vs LiteRT", infos()[i], cpu_[k][i], ref_[k][i], FloatTolerance(k, i));
+      if (defaults_[k].empty() || !IsInteger(infos()[i].type)) continue;
+      const StepAgreement a = CompareSteps(cpu_[k][i], defaults_[k][i]);
+      std::printf("[ measure  ] %s vs LiteRT default kernels %s: %.2f%% of %zu elements equal, max %.0f steps\n",
+                  What("cpu", k).c_str(), infos()[i].name.c_str(),
+                  100.0 * static_cast<double>(a.exact) / static_cast<double>(a.count), a.count, a.max_steps);
+    }
   }
 }
 
@@ -190,18 +284,21 @@ TEST_P(NetworkTest, GlBackendMatches) {
     Options options;
     options.backend = Backend::kGl;
     options.precision = p;
-    std::vector<std::vector<double>> gl;
+    std::vector<Outputs> gl;
     std::string placement;
     ASSERT_TRUE(RunNetwork(net_, options, &gl, &placement)) << PrecisionName(p);
     std::printf("[ measure  ] %s gl %s %s\n", GetParam().c_str(), PrecisionName(p), placement.c_str());
-    for (size_t i = 0; i < cpu_.size(); ++i) {
-      // Integer outputs are held to LiteRT in fp32; fp16 rounds activations
-      // off the quantization grid, so there the CPU backend is the reference.
-      if (IsInteger(infos_[i].type) && fp32) {
-        ExpectAgreement(GetParam() + " gl fp32 vs LiteRT", infos_[i], gl[i], ref_[i], kFp32Tolerance);
+    for (size_t k = 0; k < gl.size(); ++k) {
+      for (size_t i = 0; i < cpu_[k].size(); ++i) {
+        // Integer outputs are held to LiteRT in fp32; fp16 rounds activations
+        // off the quantization grid, so there the CPU backend is the reference.
+        const std::string what = What(std::string("gl ") + PrecisionName(p), k);
+        if (IsInteger(infos()[i].type) && fp32) {
+          ExpectAgreement(what + " vs LiteRT", infos()[i], gl[k][i], ref_[k][i], kFp32Tolerance);
+        }
+        ExpectAgreement(what + " vs cpu", infos()[i], gl[k][i], cpu_[k][i],
+                        fp32 ? FloatTolerance(k, i) : kFp16Tolerance);
       }
-      ExpectAgreement(GetParam() + " gl " + PrecisionName(p) + " vs cpu", infos_[i], gl[i], cpu_[i],
-                      fp32 ? kFp32Tolerance : kFp16Tolerance);
     }
   }
 }

@@ -53,22 +53,24 @@ inline bool DirExists(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// The per-op cases under tests/data/ops (tools/reference/make_op_cases.py):
-// the folder names holding a manifest.json, sorted.
-inline std::string OpCasesDir() { return std::string(GLD_TEST_DATA_DIR) + "/ops"; }
-inline std::vector<std::string> ListOpCases() {
+// The folders under `root` holding a manifest.json, sorted.
+inline std::vector<std::string> ListCaseDirs(const std::string& root) {
   std::vector<std::string> names;
-  DIR* dir = opendir(OpCasesDir().c_str());
+  DIR* dir = opendir(root.c_str());
   if (dir == nullptr) return names;
   while (dirent* e = readdir(dir)) {
     const std::string name = e->d_name;
     if (name.empty() || name[0] == '.') continue;
-    if (FileExists(OpCasesDir() + "/" + name + "/manifest.json")) names.push_back(name);
+    if (FileExists(root + "/" + name + "/manifest.json")) names.push_back(name);
   }
   closedir(dir);
   std::sort(names.begin(), names.end());
   return names;
 }
+
+// The per-op cases under tests/data/ops (tools/reference/make_op_cases.py).
+inline std::string OpCasesDir() { return std::string(GLD_TEST_DATA_DIR) + "/ops"; }
+inline std::vector<std::string> ListOpCases() { return ListCaseDirs(OpCasesDir()); }
 
 // A case's manifest.json, written by tools/reference (reflib.write_json).
 inline StatusOr<nlohmann::json> ReadManifest(const std::string& dir) {

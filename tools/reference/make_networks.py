@@ -25,16 +25,36 @@ The networks:
                    the shape allows; ReLU6; no squeeze-excite), 1x1 head,
                    pooling, Dense(10) + softmax, on 96x96x3; outputs: the
                    probabilities and the head's feature map [1, 6, 6, 128]
-Weights come from Keras initializers under keras.utils.set_random_seed; every
-BatchNormalization gets random gamma/beta/mean/variance from a seeded NumPy
-generator, so the converter folds non-trivial statistics into the convolutions.
+    the families of keras_networks.py: sequence and stateful models
+                   (lstm_keras3, lstm_fused, bilstm, gru, simple_rnn,
+                   streaming, cond, kws, dynamic_batch) and transformers
+                   (vit_tiny, deit_tiny, bert_tiny, whisper_block,
+                   transformer_block); each builder's docstring says what it is
+Weights come from Keras initializers under keras.utils.set_random_seed (both
+Keras 3 and tf_keras); every BatchNormalization gets random
+gamma/beta/mean/variance from a seeded NumPy generator, so the converter folds
+non-trivial statistics into the convolutions.
 
 Variants: `float32` (plain conversion), `int8` (full-integer quantization,
 TFLITE_BUILTINS_INT8, int8 input and output; the representative dataset is 16
-seeded splitmix64 images), `uint8` (the same with uint8 input and output,
-effnet_lite only). The input is the splitmix64_pm1 image of reflib.py (seed 0,
-stream 0); for an integer model that image quantized with the input's scale and
-zero point (round half away from zero, clamped), stored as input_0.npy.
+seeded inputs of the builder's own rule), `uint8` (the same with uint8 input
+and output), `int8_float_io` (full-integer inside, float32 input and output),
+`int16x8` (16-bit activations, 8-bit weights, float32 I/O), `dynamic_range`
+(int8 weights, float activations). The input is the builder's rule at seed 0
+(images: the splitmix64_pm1 image of reflib.py, stream 0); for an integer
+input that value quantized with the input's scale and zero point (round half
+away from zero, clamped), stored as input_<i>.npy.
+
+Beyond make_reference.py's manifest:
+    shape_signatures   each input's shape_signature as LiteRT reports it
+    outputs_default    quantized variants: output_<i>_default.npy, LiteRT's
+                       default kernels (resolver BUILTIN, XNNPACK) on the same
+                       inputs, besides the reference kernels' output_<i>.npy
+    steps              models with state or a resize: further invokes on the
+                       same interpreter, in order — {"seed", "resize" (input
+                       shapes set before the invoke, or null), "inputs",
+                       "outputs": step<k>_{input,output}_<i>.npy}
+Needs TensorFlow and tf_keras (tools/reference/README.md: its own venv).
 """
 
 import argparse
@@ -46,6 +66,7 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import keras_networks  # noqa: E402
 import make_reference  # noqa: E402
 import reflib  # noqa: E402
 
@@ -126,51 +147,124 @@ def build_effnet_lite():
     return tf.keras.Model(inputs, {"probabilities": x, "features": features}, name="effnet_lite")
 
 
+CNN_INTEGER_VARIANTS = ["int8", "int8_float_io"]
 NETWORKS = {
-    "mobilenet_v2": (build_mobilenet_v2, ["float32", "int8"]),
-    "effnet_lite": (build_effnet_lite, ["float32", "int8", "uint8"]),
+    "mobilenet_v2": (build_mobilenet_v2, ["float32"] + CNN_INTEGER_VARIANTS + ["int16x8", "dynamic_range"]),
+    "effnet_lite": (build_effnet_lite, ["float32", "uint8"] + CNN_INTEGER_VARIANTS),
+    "transformer_block": (keras_networks.build_int8_transformer, ["float32", "int8"]),
 }
+for _family, _builder in keras_networks.FAMILIES.items():
+    NETWORKS.setdefault(_family, (_builder, ["float32"]))
 
 
 def build(name, seed):
+    """The network as a keras_networks.Built (CNNs: the model and the
+    splitmix64 image)."""
     import tensorflow as tf
+    import tf_keras
     tf.keras.backend.clear_session()  # layer and tensor names restart for every network
+    tf_keras.backend.clear_session()
     tf.keras.utils.set_random_seed(seed)
-    model = NETWORKS[name][0]()
-    randomize_batchnorm(model, seed + 1)
-    return model
+    tf_keras.utils.set_random_seed(seed)
+    built = NETWORKS[name][0]()
+    if not isinstance(built, keras_networks.Built):
+        built = keras_networks.Built(built, inputs=keras_networks.float_inputs([(1,) + INPUT_SHAPE]))
+    if built.model is not None:
+        randomize_batchnorm(built.model, seed + 1)
+    return built
 
 
-def representative_dataset():
-    for k in range(REPRESENTATIVE_IMAGES):
-        yield [reflib.uniform_pm1(REPRESENTATIVE_SEED + k, 0, (1,) + INPUT_SHAPE)]
-
-
-def convert(model, variant):
+def convert(built, variant):
     import tensorflow as tf
-    conv = tf.lite.TFLiteConverter.from_keras_model(model)
-    if variant != "float32":
-        conv.optimizations = [tf.lite.Optimize.DEFAULT]
-        conv.representative_dataset = representative_dataset
-        conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    if built.model is not None:
+        conv = tf.lite.TFLiteConverter.from_keras_model(built.model)
+    else:
+        fn = built.module.serve.get_concrete_function()
+        conv = tf.lite.TFLiteConverter.from_concrete_functions([fn], built.module)
+        conv.experimental_enable_resource_variables = True
+    if variant == "float32":
+        return conv.convert()
+    conv.optimizations = [tf.lite.Optimize.DEFAULT]
+    if variant == "dynamic_range":  # int8 weights, float activations
+        return conv.convert()
+
+    def representative_dataset():
+        for k in range(REPRESENTATIVE_IMAGES):
+            yield built.inputs(REPRESENTATIVE_SEED + k)
+
+    conv.representative_dataset = representative_dataset
+    if variant == "int16x8":
+        conv.target_spec.supported_ops = [
+            tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
+        return conv.convert()
+    conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    if variant in ("int8", "uint8"):
         io_type = tf.int8 if variant == "int8" else tf.uint8
         conv.inference_input_type = io_type
         conv.inference_output_type = io_type
     return conv.convert()
 
 
-def quantize_input(image, detail):
-    scale, zero_point = detail["quantization"]
+def quantize_input(value, detail):
+    """A float input as the model's integer input type wants it; other
+    inputs as they are."""
     dtype = np.dtype(detail["dtype"])
+    if value.dtype != np.float32 or dtype == np.float32:
+        return value
+    scale, zero_point = detail["quantization"]
     info = np.iinfo(dtype)
-    q = image.astype(np.float64) / scale
+    q = value.astype(np.float64) / scale
     q = np.sign(q) * np.floor(np.abs(q) + 0.5) + zero_point  # half away from zero, as TFLite
     return np.clip(q, info.min, info.max).astype(dtype)
 
 
+def model_inputs(built, interpreter, seed):
+    return [quantize_input(v, d) for v, d in zip(built.inputs(seed), interpreter.get_input_details())]
+
+
+def record_default_outputs(tflite, inputs, out_dir):
+    """LiteRT's default kernels (resolver BUILTIN: XNNPACK where it applies)
+    on the same inputs, for integer models: output_<i>_default.npy."""
+    it = reflib.make_interpreter(model_content=tflite, resolver="BUILTIN")
+    files = []
+    for i, v in enumerate(reflib.run_litert(it, inputs)):
+        files.append(f"output_{i}_default.npy")
+        np.save(os.path.join(out_dir, files[-1]), v)
+    return files
+
+
+def record_steps(built, tflite, first_inputs, out_dir):
+    """The extra invokes of `built.steps` on one interpreter after the first
+    (state carries over): step<k>_input_<i>.npy, step<k>_output_<i>.npy."""
+    it = reflib.make_interpreter(model_content=tflite)
+    reflib.run_litert(it, first_inputs)
+    steps = []
+    for k, (seed, resize) in enumerate(built.steps, start=1):
+        if resize is not None:
+            for d, shape in zip(it.get_input_details(), resize):
+                it.resize_tensor_input(d["index"], shape, strict=True)
+            it.allocate_tensors()
+        details = it.get_input_details()
+        inputs = []
+        for v, d in zip(built.inputs(seed), details):
+            shape = tuple(int(s) for s in d["shape"])
+            if v.shape != shape:  # a resized input: the same rule, the new shape
+                v = reflib.uniform_pm1(seed, len(inputs), shape) if v.dtype == np.float32 else np.resize(v, shape)
+            inputs.append(quantize_input(v, d))
+        outputs = reflib.run_litert(it, inputs)
+        entry = {"seed": seed, "resize": resize, "inputs": [], "outputs": []}
+        for kind, values in (("input", inputs), ("output", outputs)):
+            for i, v in enumerate(values):
+                name = f"step{k}_{kind}_{i}.npy"
+                np.save(os.path.join(out_dir, name), v)
+                entry[kind + "s"].append(name)
+        steps.append(entry)
+    return steps
+
+
 def make(name, variant, out_root, seed=0):
-    model = build(name, seed)
-    tflite = convert(model, variant)
+    built = build(name, seed)
+    tflite = convert(built, variant)
     out_dir = os.path.join(out_root, f"{name}_{variant}")
     if os.path.isdir(out_dir):
         shutil.rmtree(out_dir)
@@ -179,16 +273,21 @@ def make(name, variant, out_root, seed=0):
     with open(model_path, "wb") as f:
         f.write(tflite)
     it = reflib.make_interpreter(model_content=tflite)
-    detail = it.get_input_details()[0]
-    image = reflib.uniform_pm1(seed, 0, tuple(int(s) for s in detail["shape"]))
-    inputs = None if variant == "float32" else [quantize_input(image, detail)]
-    out_details = it.get_output_details()
+    inputs = model_inputs(built, it, seed)
+    in_details, out_details = it.get_input_details(), it.get_output_details()
+    extra = {"network": name, "variant": variant,
+             "input_quantization": [list(d["quantization"]) for d in in_details],
+             "output_quantization": [list(d["quantization"]) for d in out_details],
+             "shape_signatures": [[int(s) for s in d["shape_signature"]] for d in in_details]}
+    # Stored inputs for all but float CNN images (regenerated by the C++ test).
+    stored = None if (name in ("mobilenet_v2", "effnet_lite") and inputs[0].dtype == np.float32) else inputs
     manifest = make_reference.generate(model_path, out_dir, seed=seed, model_name="model.tflite",
-                                       inputs=inputs,
-                                       extra={"network": name, "variant": variant,
-                                              "input_quantization": list(detail["quantization"]),
-                                              "output_quantization": [list(d["quantization"])
-                                                                      for d in out_details]})
+                                       inputs=stored, extra=extra)
+    if variant != "float32":
+        manifest["outputs_default"] = record_default_outputs(tflite, inputs, out_dir)
+    if built.steps:
+        manifest["steps"] = record_steps(built, tflite, inputs, out_dir)
+    reflib.write_json(os.path.join(out_dir, "manifest.json"), manifest)
     return manifest
 
 
