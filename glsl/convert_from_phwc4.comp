@@ -5,7 +5,8 @@
 // and saturated here.
 //
 // Grid: (u_row, ceil(words / u_row), 1); word = gid.y * u_row + gid.x.
-// Defines: DEST  DST_FLOAT32, DST_INT8, DST_UINT8 or DST_INT16.
+// Bool tensors leave as DST_UINT8 (0 or 1), int32 ones as DST_INT32.
+// Defines: DEST  DST_FLOAT32, DST_INT8, DST_UINT8, DST_INT16 or DST_INT32.
 // Bindings: 0 destination words, 1 input (PHWC4).
 // Uniforms: u_shape; u_words (words to write); u_row.
 
@@ -13,6 +14,7 @@
 #define DST_INT8 1
 #define DST_UINT8 2
 #define DST_INT16 3
+#define DST_INT32 4
 
 layout(std430, binding = 0) writeonly restrict buffer Destination { uint data[]; } dst;
 layout(std430, binding = 1) readonly restrict buffer Input { STORAGE data[]; } in_t;
@@ -33,6 +35,8 @@ void main() {
   int n = u_shape.x * u_shape.y * u_shape.z * u_shape.w;
 #if DEST == DST_FLOAT32
   dst.data[word] = floatBitsToUint(element(word));
+#elif DEST == DST_INT32
+  dst.data[word] = uint(int(round_away(element(word))));
 #else
 #if DEST == DST_INT16
   const int per_word = 2, bits = 16;

@@ -3,7 +3,10 @@
 // floats holding their integer values (elementwise.comp's DEQUANTIZE reads
 // them). One invocation per output vec4.
 //
-// Defines: SOURCE  SRC_FLOAT32, SRC_INT8, SRC_UINT8 or SRC_INT16.
+// Bool tensors come as SRC_UINT8 (0 or 1); int32 ones (index tensors) as
+// SRC_INT32, exact up to 2^24 (their readers check the range they need).
+//
+// Defines: SOURCE  SRC_FLOAT32, SRC_INT8, SRC_UINT8, SRC_INT16 or SRC_INT32.
 // Bindings: 0 output (PHWC4), 1 source words.
 // Uniforms: u_shape.
 
@@ -11,6 +14,7 @@
 #define SRC_INT8 1
 #define SRC_UINT8 2
 #define SRC_INT16 3
+#define SRC_INT32 4
 
 layout(std430, binding = 0) writeonly restrict buffer Output { STORAGE data[]; } out_t;
 layout(std430, binding = 1) readonly restrict buffer Source { uint data[]; } src;
@@ -26,6 +30,8 @@ float element(int i) {
   return float(bitfieldExtract(src.data[i >> 2], (i & 3) * 8, 8));
 #elif SOURCE == SRC_INT16
   return float(bitfieldExtract(int(src.data[i >> 1]), (i & 1) * 16, 16));
+#elif SOURCE == SRC_INT32
+  return float(int(src.data[i]));
 #else
 #error "convert_to_phwc4.comp: unknown SOURCE"
 #endif

@@ -49,6 +49,19 @@ StatusOr<std::vector<float>> ConstantValues(const Tensor& t) {
         v[i] = static_cast<float>(x);
         break;
       }
+      case DataType::kInt32: {  // index tensors; their readers bound the values
+        int32_t x;
+        std::memcpy(&x, p + 4 * i, 4);
+        v[i] = static_cast<float>(x);
+        break;
+      }
+      case DataType::kInt64: {
+        int64_t x;
+        std::memcpy(&x, p + 8 * i, 8);
+        v[i] = static_cast<float>(x);
+        break;
+      }
+      case DataType::kBool: v[i] = p[i] != 0 ? 1.0f : 0.0f; break;
       default:
         return UnimplementedError(std::string(DataTypeName(t.type)) + " constant '" + t.name +
                                   "' cannot be a GPU tensor");
@@ -65,6 +78,8 @@ StatusOr<std::string> EdgeType(const Tensor& t, bool to_gpu) {
     case DataType::kInt8: return std::string(prefix) + "INT8";
     case DataType::kUInt8: return std::string(prefix) + "UINT8";
     case DataType::kInt16: return std::string(prefix) + "INT16";
+    case DataType::kInt32: return std::string(prefix) + "INT32";
+    case DataType::kBool: return std::string(prefix) + "UINT8";  // one byte, 0 or 1
     default:
       return UnimplementedError(std::string(DataTypeName(t.type)) + " tensor '" + t.name +
                                 "' cannot cross a GPU segment edge");

@@ -144,6 +144,12 @@ struct BatchMatMulAttributes {
 
 struct CastAttributes {};
 
+// GLD_LAYER_NORM (a pass's op): (x - mean) * rsqrt(variance + epsilon) *
+// gamma + beta over the last axis.
+struct LayerNormAttributes {
+  float epsilon = 0.0f;
+};
+
 // MediaPipe's TransformTensorBilinear. Version 2 samples pixel centres
 // (aligned corners).
 struct TransformTensorBilinearAttributes {
@@ -229,7 +235,7 @@ using Attributes =
                  ReduceAttributes, ResizeAttributes, BlockSizeAttributes,
                  SoftmaxAttributes, LeakyReluAttributes, GeluAttributes,
                  MirrorPadAttributes, StridedSliceAttributes, AxisAttributes,
-                 SqueezeAttributes, LrnAttributes, BatchMatMulAttributes,
+                 SqueezeAttributes, LrnAttributes, BatchMatMulAttributes, LayerNormAttributes,
                  TransformTensorBilinearAttributes, TransformLandmarksAttributes,
                  Landmarks2TransformMatrixAttributes, CustomAttributes, RecurrentAttributes,
                  WhileAttributes, IfAttributes, CallOnceAttributes, VarHandleAttributes>;

@@ -67,5 +67,7 @@ Status DilatedConv(Graph& graph, PassLog& log);
 Status ConvToFullyConnected(Graph& graph, PassLog& log);
 Status QuantizedFloatView(Graph& graph, PassLog& log);
 Status CpuIntegerView(Graph& graph, PassLog& log);
+// Transformer patterns (fuse_layer_norm.cc).
+Status FuseLayerNorm(Graph& graph, PassLog& log);
 
 }  // namespace gld

@@ -19,6 +19,8 @@ const std::vector<Pass>& DefaultPasses() {
       {"merge_pad", MergePad},
       {"fold_mul_add_into_conv", FoldMulAddIntoConv},
       {"fuse_activation", FuseActivation},  // after folding: a MUL/ADD's activation may move to the layer
+      // Transformer patterns: the converter's layer norm chain as one node.
+      {"fuse_layer_norm", FuseLayerNorm},
       {"conv_to_fully_connected", ConvToFullyConnected},  // last: folding and fusion see one CONV_2D form
       {"release_unused_constants", ReleaseUnusedConstants},
   };

@@ -14,10 +14,14 @@
 // mark ops as known missing, list them in kKnownUnimplementedOps: their cases
 // are skipped, and fail as soon as they pass, so the list only shrinks.
 // Running the binary directly prints a per-op summary at the end.
+// The ops of kGlCheckedOps also run on the GL backend (every node on the GPU)
+// and are compared with LiteRT's outputs: fp32 at 1e-4, fp16 storage at 1e-2
+// of the reference's largest magnitude.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
@@ -61,6 +65,23 @@ std::vector<std::string> RequiredOps() {
   return ops;
 }
 
+// Ops whose GL kernels are checked against LiteRT's outputs here, on every
+// case of theirs (GlBackendMatchesLiteRT).
+const std::set<std::string> kGlCheckedOps = {
+    "BATCH_MATMUL", "GATHER",      "SELECT",      "SELECT_V2",   "LESS",        "LESS_EQUAL", "GREATER",
+    "GREATER_EQUAL", "EQUAL",      "NOT_EQUAL",   "LOGICAL_AND", "LOGICAL_OR",  "LOGICAL_NOT", "CAST"};
+// And these cases of other ops: converter graphs a pass turns into one of the
+// library's own GL ops (fuse_layer_norm).
+const std::set<std::string> kGlCheckedCases = {"mean__tf_layer_norm", "mean__tf_layer_norm_no_offset"};
+// Their cases the GL backend leaves (partly) to the CPU, on purpose: integer
+// data (the GPU holds int32 only as indices or a CAST's input), int64
+// outputs, SELECT's row-picking rank-1 condition. They still run and match.
+const std::set<std::string> kGlPartlyCpuCases = {
+    "cast__float_to_int32", "cast__int64_to_int32", "equal__int32", "greater__int32", "greater_equal__int32",
+    "less__int32", "less_equal__int32", "not_equal__int32", "gather__int32_params", "select__rank1_condition"};
+constexpr double kGlFp32Tolerance = 1e-4;
+constexpr double kGlFp16Tolerance = 1e-2;
+
 struct CaseResult {
   std::string op;
   bool passed = false;
@@ -76,7 +97,8 @@ struct Invocation {
 
 // Everything one case needs, without gtest assertions, so that known
 // unimplemented ops can be told apart from passing ones.
-CaseResult RunCase(const std::string& name) {
+CaseResult RunCase(const std::string& name, Backend backend = Backend::kCpu,
+                   Precision precision = Precision::kFp32) {
   CaseResult result;
   const std::string dir = OpCasesDir() + "/" + name;
   auto manifest = ReadManifest(dir);
@@ -90,7 +112,8 @@ CaseResult RunCase(const std::string& name) {
     return result;
   }
   result.op = *op;
-  const double tolerance = kTranscendentalOps.count(result.op) ? kTranscendentalTolerance : kExactTolerance;
+  double tolerance = kTranscendentalOps.count(result.op) ? kTranscendentalTolerance : kExactTolerance;
+  if (backend == Backend::kGl) tolerance = precision == Precision::kFp32 ? kGlFp32Tolerance : kGlFp16Tolerance;
 
   auto fail = [&](const std::string& why) {
     result.failure = why;
@@ -99,10 +122,15 @@ CaseResult RunCase(const std::string& name) {
   auto model = Model::FromFile(dir + "/model.tflite");
   if (!model.ok()) return fail("load: " + model.status().ToString());
   Options options;
-  options.backend = Backend::kCpu;
+  options.backend = backend;
+  options.precision = precision;
   auto interp = Interpreter::Create(**model, options);
   if (!interp.ok()) return fail("create: " + interp.status().ToString());
   Interpreter& it = **interp;
+  if (backend == Backend::kGl && !kGlPartlyCpuCases.count(name) &&
+      it.report().gpu_nodes != it.report().total_nodes) {
+    return fail("not every node runs on the GPU: " + it.report().placement_line);
+  }
 
   // The first invoke, then the manifest's "steps" (stateful cases: further
   // invokes on the same Interpreter, whose state carries over).
@@ -247,6 +275,34 @@ TEST_P(OpConformanceTest, CpuBackendMatchesLiteRT) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, OpConformanceTest, ::testing::ValuesIn(ListOpCases()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// The cases of kGlCheckedOps and kGlCheckedCases on the GL backend, in fp32 and fp16 storage.
+std::vector<std::string> GlCheckedCases() {
+  std::vector<std::string> cases;
+  for (const std::string& name : ListOpCases()) {
+    auto manifest = ReadManifest(OpCasesDir() + "/" + name);
+    if (!manifest.ok()) continue;
+    auto op = ManifestString(*manifest, "op");
+    if ((op.ok() && kGlCheckedOps.count(*op)) || kGlCheckedCases.count(name)) cases.push_back(name);
+  }
+  return cases;
+}
+
+class OpConformanceGlTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OpConformanceGlTest, GlBackendMatchesLiteRT) {
+  if (const char* v = std::getenv("GLD_SKIP_GL_TESTS"); v != nullptr && *v != '\0' && std::string(v) != "0") {
+    GTEST_SKIP() << "GLD_SKIP_GL_TESTS is set";
+  }
+  for (Precision p : {Precision::kFp32, Precision::kFp16}) {
+    const CaseResult r = RunCase(GetParam(), Backend::kGl, p);
+    for (const std::string& m : r.measures) std::printf("[ measure  ] gl %s %s\n", GetParam().c_str(), m.c_str());
+    EXPECT_TRUE(r.passed) << GetParam() << " (" << r.op << ") on GL, " << PrecisionName(p) << ": " << r.failure;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, OpConformanceGlTest, ::testing::ValuesIn(GlCheckedCases()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 // The stored cases cover every op of the list, at least twice each.

@@ -246,7 +246,10 @@ class GlOpTest {
       }
       EXPECT_FALSE(nan_mismatch) << tensor.name << ": NaN on one side only";
       const bool integer = tensor.type != DataType::kFloat32;
-      if (integer) {
+      if (tensor.type == DataType::kBool) {
+        EXPECT_EQ(max_err, 0.0) << tensor.name << ": worst at " << worst << ": cpu " << c[worst] << " gpu "
+                                << g[worst];
+      } else if (integer) {
         EXPECT_LE(max_err, 1.0) << tensor.name << ": worst at " << worst << ": cpu " << c[worst]
                                 << " gpu " << g[worst];
       } else {

@@ -440,6 +440,15 @@ simple("BATCH_MATMUL", "adj_x", [In([2, 4, 3]), In([2, 4, 5])], opts("BatchMatMu
 simple("BATCH_MATMUL", "adj_y_const_rhs", [In([1, 3, 4]), W([1, 5, 4])], opts("BatchMatMulOptions", adjY=True))
 simple("BATCH_MATMUL", "broadcast_batch", [In([2, 1, 3, 4]), In([3, 4, 2])], opts("BatchMatMulOptions"))
 simple("BATCH_MATMUL", "2d", [In([3, 6]), In([6, 2])], opts("BatchMatMulOptions"))
+# Attention's shapes (both operands activations) and the remaining forms;
+# these also run on the GL backend (tests/conformance, kGlCheckedOps).
+simple("BATCH_MATMUL", "attention_adj_y", [In([1, 3, 7, 8]), In([1, 3, 7, 8])],
+       opts("BatchMatMulOptions", adjY=True))
+simple("BATCH_MATMUL", "attention_values", [In([1, 3, 7, 7]), In([1, 3, 7, 9])], opts("BatchMatMulOptions"))
+simple("BATCH_MATMUL", "adj_x_adj_y", [In([2, 5, 3]), In([2, 6, 5])], opts("BatchMatMulOptions", adjX=True, adjY=True))
+simple("BATCH_MATMUL", "broadcast_lhs_2d", [In([5, 6]), In([2, 3, 6, 7])], opts("BatchMatMulOptions"))
+simple("BATCH_MATMUL", "broadcast_both", [In([2, 1, 4, 5]), In([1, 3, 5, 2])], opts("BatchMatMulOptions", adjX=False))
+simple("BATCH_MATMUL", "const_rhs_4d_adj_x", [In([1, 2, 6, 3]), W([1, 2, 6, 5])], opts("BatchMatMulOptions", adjX=True))
 
 
 def tconv_opts(padding, sw, sh, act=ACT.NONE):
@@ -1320,6 +1329,19 @@ tf_case("CONV_2D", "bias_relu_fp16_weights",
 tf_case("DEPTHWISE_CONV_2D", "stride2",
         lambda x: _tf().nn.depthwise_conv2d(x, _tf_weights("dw__tf", (3, 3, 4, 1)), (1, 2, 2, 1), "SAME"),
         [(F(), (1, 6, 6, 4))])
+# Keras' LayerNormalization as the converter writes it (tf.nn.moments and
+# tf.nn.batch_normalization over the last axis): the chain the fuse_layer_norm
+# pass makes one GLD_LAYER_NORM node of; with and without the offset (NEG).
+tf_case("MEAN", "layer_norm",
+        lambda x: _tf().nn.batch_normalization(x, *_tf().nn.moments(x, axes=[-1], keepdims=True),
+                                                offset=_tf_weights("ln__tf_b", (20,)),
+                                                scale=_tf_weights("ln__tf_g", (20,)), variance_epsilon=1e-3),
+        [(F(-2, 3), (1, 7, 20))])
+tf_case("MEAN", "layer_norm_no_offset",
+        lambda x: _tf().nn.batch_normalization(x, *_tf().nn.moments(x, axes=[-1], keepdims=True),
+                                                offset=None, scale=_tf_weights("ln__tf_g2", (6,)),
+                                                variance_epsilon=1e-6),
+        [(F(), (2, 3, 6))])
 tf_case("FULLY_CONNECTED", "matmul_bias",
         lambda x: _tf().matmul(x, _tf_weights("fc__tf", (6, 4))) + _tf_weights("fc__tf_b", (4,)),
         [(F(), (2, 6))])

@@ -98,7 +98,7 @@ StatusOr<Bhwc> OpBuildContext::GpuShape(int tensor, bool allow_quantized) const 
     return Invalid("missing tensor (index " + std::to_string(tensor) + ")");
   }
   const Tensor& t = graph_.tensors[static_cast<size_t>(tensor)];
-  bool type_ok = t.type == DataType::kFloat32 ||
+  bool type_ok = t.type == DataType::kFloat32 || t.type == DataType::kBool ||
                  (t.is_constant && t.type == DataType::kFloat16);
   if (allow_quantized) {
     type_ok = type_ok || t.type == DataType::kInt8 || t.type == DataType::kUInt8 ||
@@ -123,6 +123,31 @@ StatusOr<Bhwc> OpBuildContext::GpuShape(int tensor, bool allow_quantized) const 
   }
   if (!ShapeIsValid(t.shape, int64_t{1} << 31)) {
     return Unsupported("tensor '" + t.name + "' is too large: " + ShapeToString(t.shape));
+  }
+  return ToBhwc(t.shape);
+}
+
+StatusOr<Bhwc> OpBuildContext::IndexShape(int tensor, int64_t bound) const {
+  if (tensor < 0 || static_cast<size_t>(tensor) >= graph_.tensors.size()) {
+    return Invalid("missing tensor (index " + std::to_string(tensor) + ")");
+  }
+  const Tensor& t = graph_.tensors[static_cast<size_t>(tensor)];
+  if (t.type != DataType::kInt32 && !(t.is_constant && t.type == DataType::kInt64)) {
+    return Unsupported(std::string(DataTypeName(t.type)) + " index tensor '" + t.name +
+                       "' (the GPU path takes int32 indices, or int64 constants)");
+  }
+  const int64_t exact = precision_ == Precision::kFp32 ? (int64_t{1} << 24) : 2048;
+  if (bound > exact) {
+    return Unsupported("indices '" + t.name + "' range over " + std::to_string(bound) + " values; " +
+                       PrecisionName(precision_) + " storage holds integers exactly only up to " +
+                       std::to_string(exact));
+  }
+  if (t.shape.size() > 4) {
+    return Unsupported("tensor '" + t.name + "' has rank " + std::to_string(t.shape.size()) +
+                       "; the GPU layout takes rank <= 4");
+  }
+  for (int32_t d : t.shape) {
+    if (d <= 0) return Unsupported("tensor '" + t.name + "' has shape " + ShapeToString(t.shape));
   }
   return ToBhwc(t.shape);
 }
@@ -232,6 +257,11 @@ const std::vector<GlBuilder>& GlBuilders() {
         {OpType::kTransposeConv, BuildTransposeConv},
         {OpType::kConvolution2DTransposeBias, BuildTransposeConv},
         {OpType::kFullyConnected, BuildFullyConnected},
+        {OpType::kBatchMatMul, BuildBatchMatMul},
+        {OpType::kGather, BuildGather},
+        {OpType::kSelect, BuildSelect},
+        {OpType::kSelectV2, BuildSelect},
+        {OpType::kLayerNorm, BuildLayerNorm},
         {OpType::kAveragePool2d, BuildPooling},
         {OpType::kMaxPool2d, BuildPooling},
         {OpType::kMaxPoolingWithArgmax2D, BuildPooling},

@@ -92,7 +92,12 @@ class OpBuildContext {
   // The BHWC view of a tensor that lives on the GPU (an activation, or a
   // constant used as one): checks type (float32, or `allow_quantized` int8 /
   // uint8 / int16 for the quantize ops), rank <= 4, known and non-empty shape.
+  // Bool tensors are GPU tensors too, held as 0.0 / 1.0.
   StatusOr<Bhwc> GpuShape(int tensor, bool allow_quantized = false) const;
+  // An index tensor on the GPU (int32, or an int64 constant), held as floats:
+  // exact for the values a reader accepts, [0, bound), only while bound fits
+  // the storage (2^24 in fp32, 2048 in fp16); Unimplemented otherwise.
+  StatusOr<Bhwc> IndexShape(int tensor, int64_t bound) const;
   StatusOr<Bhwc> InputShape(size_t i) const;
   StatusOr<Bhwc> OutputShape(size_t i) const;
 
@@ -169,6 +174,10 @@ Status BuildConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildDepthwiseConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildTransposeConv(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildFullyConnected(OpBuildContext& ctx, std::vector<Dispatch>* out);
+Status BuildBatchMatMul(OpBuildContext& ctx, std::vector<Dispatch>* out);
+Status BuildGather(OpBuildContext& ctx, std::vector<Dispatch>* out);
+Status BuildSelect(OpBuildContext& ctx, std::vector<Dispatch>* out);
+Status BuildLayerNorm(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildPooling(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildMaxUnpooling(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildReduce(OpBuildContext& ctx, std::vector<Dispatch>* out);

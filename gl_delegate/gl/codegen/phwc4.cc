@@ -1,5 +1,7 @@
 #include "gl/codegen/phwc4.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -79,9 +81,14 @@ std::vector<uint8_t> PackVec4s(const std::vector<float>& v, Precision precision)
     if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());
     return out;
   }
+  // fp16: a finite constant beyond half's range saturates to +-65504 instead
+  // of becoming an infinity: attention masks' -1e9 adders (times a 0 of an
+  // unmasked position) would otherwise give 0 * -inf = NaN.
+  constexpr float kHalfMax = 65504.0f;
   out.resize(v.size() * sizeof(uint16_t));
   for (size_t i = 0; i < v.size(); ++i) {
-    uint16_t h = FloatToHalf(v[i]);
+    const float x = std::isfinite(v[i]) ? std::min(std::max(v[i], -kHalfMax), kHalfMax) : v[i];
+    uint16_t h = FloatToHalf(x);
     std::memcpy(out.data() + 2 * i, &h, 2);  // little-endian: low half first
   }
   return out;

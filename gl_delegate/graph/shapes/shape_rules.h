@@ -143,6 +143,8 @@ Status TransposeConvBias(RuleContext& ctx);
 // fully_connected.cc, batch_matmul.cc
 Status FullyConnected(RuleContext& ctx);
 Status BatchMatMul(RuleContext& ctx);
+// layer_norm.cc
+Status LayerNorm(RuleContext& ctx);
 // pooling.cc
 Status Pool(RuleContext& ctx);
 // concat.cc

@@ -50,10 +50,22 @@ Domain DomainOf(OpType op, bool binary) {
 // meets its halves both ways).
 bool TakesExactInputs(OpType op) { return op == OpType::kCeil || op == OpType::kRound; }
 
-// The table's ops with a GL kernel, once each.
+// Comparisons and logical ops: bool outputs (LogicalOpsTest below).
+bool GivesBool(OpType op) {
+  switch (op) {
+    case OpType::kLess: case OpType::kLessEqual: case OpType::kGreater: case OpType::kGreaterEqual:
+    case OpType::kEqual: case OpType::kNotEqual: case OpType::kLogicalAnd: case OpType::kLogicalOr:
+    case OpType::kLogicalNot:
+      return true;
+    default: return false;
+  }
+}
+
+// The table's ops with a GL kernel and a float output, once each.
 std::vector<OpType> GlElementwiseOps(bool binary) {
   std::vector<OpType> ops;
   for (const gl::ElementwiseGlRow& r : gl::ElementwiseGlRows()) {
+    if (GivesBool(r.op)) continue;
     if (r.binary == binary && std::find(ops.begin(), ops.end(), r.op) == ops.end()) ops.push_back(r.op);
   }
   return ops;
@@ -179,6 +191,57 @@ INSTANTIATE_TEST_SUITE_P(Ops, BinaryTest, ::testing::ValuesIn(BinaryCases()),
                          [](const ::testing::TestParamInfo<BinaryCase>& info) {
                            return std::string(OpTypeName(info.param.op));
                          });
+
+// Comparisons of eighths (exact in fp16, many ties) and logical ops of bool
+// tensors, broadcast; bool outputs must equal the CPU's exactly.
+TEST(ElementwiseTest, ComparisonsAndLogicalOpsGiveTheCpusBools) {
+  GLD_REQUIRE_GL(env);
+  std::vector<OpType> ops;
+  for (const gl::ElementwiseGlRow& r : gl::ElementwiseGlRows()) {
+    if (GivesBool(r.op)) ops.push_back(r.op);
+  }
+  ASSERT_EQ(ops.size(), 9u);
+  auto bools = [](const Shape& shape, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<uint8_t> v(static_cast<size_t>(NumElements(shape)));
+    for (uint8_t& b : v) b = static_cast<uint8_t>(rng() & 1u);
+    return v;
+  };
+  for (Precision p : BothPrecisions()) {
+    for (OpType op : ops) {
+      const bool logical = op == OpType::kLogicalAnd || op == OpType::kLogicalOr || op == OpType::kLogicalNot;
+      for (const BinaryShapes& s : {BinaryShapes{{1, 3, 4, 6}, {1, 3, 4, 6}, false},
+                                    BinaryShapes{{2, 3, 5}, {3, 1}, false}}) {
+        GlOpTest t(31);
+        int a = logical ? t.InputBytes(s.a, DataType::kBool, bools(s.a, 1))
+                        : t.InputValues(s.a, Eighths(s.a, 1, -1, 1));
+        std::vector<int> ins = {a};
+        if (op != OpType::kLogicalNot) {
+          ins.push_back(logical ? t.InputBytes(s.b, DataType::kBool, bools(s.b, 2))
+                                : t.InputValues(s.b, Eighths(s.b, 2, -1, 1)));
+        }
+        t.Op(op, ins);
+        t.ExpectGpuMatchesCpu(*env, p, std::string(OpTypeName(op)) + " " + ShapeToString(s.a));
+      }
+    }
+  }
+}
+
+// SELECT_V2 with a comparison's condition, all three operands broadcast.
+TEST(ElementwiseTest, SelectV2OfAComparison) {
+  GLD_REQUIRE_GL(env);
+  for (Precision p : BothPrecisions()) {
+    GlOpTest t(41);
+    int a = t.Input({2, 1, 5});
+    int zero = t.ConstValues({}, {0.0f});
+    int cond = t.Tensor();
+    t.Node(OpType::kGreater, {a, zero}, {cond});
+    int x = t.Input({2, 3, 5});
+    int y = t.Input({3, 1});
+    t.Op(OpType::kSelectV2, {cond, x, y});
+    t.ExpectGpuMatchesCpu(*env, p, "SELECT_V2(GREATER) broadcast");
+  }
+}
 
 TEST(ElementwiseTest, PowOfNegativeBaseWithIntegerExponents) {
   GLD_REQUIRE_GL(env);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <set>
 
 #include "gl/codegen/phwc4.h"
@@ -69,6 +70,17 @@ TEST(Phwc4Test, Fp16PackingMatchesPackHalf2x16) {
   EXPECT_EQ(w1 & 0xffffu, 0x7bffu);
   EXPECT_EQ(w1 >> 16, FloatToHalf(0.1f));
   EXPECT_EQ(PackVec4s(v, Precision::kFp32).size(), 16u);
+  // Finite values beyond half's range saturate; infinities and NaN stay.
+  const std::vector<float> big = {-1e9f, 7e4f, std::numeric_limits<float>::infinity(),
+                                  std::numeric_limits<float>::quiet_NaN()};
+  packed = PackVec4s(big, Precision::kFp16);
+  std::memcpy(&w0, packed.data(), 4);
+  std::memcpy(&w1, packed.data() + 4, 4);
+  EXPECT_EQ(w0 & 0xffffu, 0xfbffu);
+  EXPECT_EQ(w0 >> 16, 0x7bffu);
+  EXPECT_EQ(w1 & 0xffffu, 0x7c00u);
+  EXPECT_EQ((w1 >> 16) & 0x7c00u, 0x7c00u);
+  EXPECT_NE((w1 >> 16) & 0x03ffu, 0u) << "NaN";
   EXPECT_EQ(Vec4Bytes(Precision::kFp16), 8u);
   EXPECT_EQ(Phwc4Bytes(Bhwc{1, 2, 2, 5}, Precision::kFp32), 2u * 4 * 16);
 }

@@ -1,6 +1,7 @@
 // Elementwise ops (glsl/elementwise.comp): the elementwise table's rows with
 // GLSL (gl/codegen/elementwise_table.h), unary, or binary with broadcasting;
-// and their steps in fused epilogues.
+// and their steps in fused epilogues. SELECT / SELECT_V2 (select.comp)
+// broadcast their three operands the same way.
 #include <string>
 #include <vector>
 
@@ -18,12 +19,30 @@ const ElementwiseGlRow* LookUp(const Node& node) {
   return FindElementwiseGlRow(node.op, gelu != nullptr && gelu->approximate);
 }
 
+// CAST's row: float32, bool or int32 in, float32 or bool out; nullptr for
+// other types.
+const ElementwiseGlRow* CastRow(OpBuildContext& ctx) {
+  const Tensor* in = ctx.input(0);
+  const int out = ctx.output_index(0);
+  if (in == nullptr || out < 0) return nullptr;
+  const DataType to = ctx.graph().tensors[static_cast<size_t>(out)].type;
+  const bool from_ok = in->type == DataType::kFloat32 || in->type == DataType::kBool || in->type == DataType::kInt32;
+  if (!from_ok || (to != DataType::kFloat32 && to != DataType::kBool)) return nullptr;
+  const char* code = to == DataType::kBool ? "OP_CAST_TO_BOOL" : "OP_CAST";
+  for (const ElementwiseGlRow& r : ElementwiseGlRows()) {
+    if (r.op == OpType::kCast && std::string(r.code) == code) return &r;
+  }
+  return nullptr;
+}
+
 // Sets the shader's view of operand `input` broadcast to the output.
 Status BindOperand(OpBuildContext& ctx, size_t input, const char* shape_name,
                    const char* map_name, Dispatch& d) {
   const Tensor* t = ctx.input(input);
   const Tensor& out = ctx.graph().tensors[static_cast<size_t>(ctx.output_index(0))];
-  GLD_ASSIGN_OR_RETURN(Bhwc stored, ctx.InputShape(input));
+  // CAST's int32 input: float(x) on the GPU is what the CPU's cast gives.
+  const bool int_cast = ctx.node().op == OpType::kCast && t != nullptr && t->type == DataType::kInt32;
+  GLD_ASSIGN_OR_RETURN(Bhwc stored, int_cast ? ctx.IndexShape(ctx.input_index(input), 1) : ctx.InputShape(input));
   std::array<int, 3> map;
   std::string why;
   if (!MakeBroadcastMap(t->shape, out.shape, &map, &why)) {
@@ -39,7 +58,10 @@ Status BindOperand(OpBuildContext& ctx, size_t input, const char* shape_name,
 
 Status BuildElementwise(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   const Node& node = ctx.node();
-  const ElementwiseGlRow* op = LookUp(node);
+  const ElementwiseGlRow* op = node.op == OpType::kCast ? CastRow(ctx) : LookUp(node);
+  if (op == nullptr && node.op == OpType::kCast) {
+    return ctx.Unsupported("the GPU path casts float32, bool or int32 to float32 or bool");
+  }
   if (op == nullptr) return UnimplementedError(std::string("op ") + ctx.op_name() + " has no GL kernel");
   const size_t want_inputs = op->binary ? 2 : 1;
   if (ctx.num_inputs() < want_inputs || ctx.num_outputs() < 1) {
@@ -61,8 +83,9 @@ Status BuildElementwise(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   if (op->binary) {
     GLD_RETURN_IF_ERROR(BindOperand(ctx, 1, "u_in1", "u_in1_map", d));
   } else {
-    // Unary ops keep the shape: a broadcasting input would be a malformed node.
-    GLD_ASSIGN_OR_RETURN(Bhwc in_shape, ctx.InputShape(0));
+    // Unary ops keep the shape: a broadcasting input would be a malformed node
+    // (BindOperand checked the input's type and shape).
+    GLD_ASSIGN_OR_RETURN(Bhwc in_shape, ToBhwc(ShapeOf(ctx, ctx.input_index(0))));
     if (in_shape.elements() != out_shape.elements()) {
       return ctx.Invalid("input " + in_shape.ToString() + " and output " + out_shape.ToString() +
                          " differ in size");
@@ -75,6 +98,28 @@ Status BuildElementwise(OpBuildContext& ctx, std::vector<Dispatch>* out) {
     alpha = a->alpha;
   }
   d.Vec4("u_params", alpha, 0, 0, 0);
+  d.GridOver(out_shape);
+  out->push_back(std::move(d));
+  return OkStatus();
+}
+
+Status BuildSelect(OpBuildContext& ctx, std::vector<Dispatch>* out) {
+  GLD_RETURN_IF_ERROR(NeedIo(ctx, 3, 1));
+  const Shape& cond = ShapeOf(ctx, ctx.input_index(0));
+  const Shape& x = ShapeOf(ctx, ctx.input_index(1));
+  if (ctx.node().op == OpType::kSelect && cond != x) {
+    return ctx.Unsupported("condition " + ShapeToString(cond) + " picks whole rows of x " + ShapeToString(x) +
+                           " (the GPU path takes a condition of x's shape)");
+  }
+  GLD_ASSIGN_OR_RETURN(Bhwc out_shape, ctx.OutputShape(0));
+  Dispatch d;
+  d.shader.template_name = "select.comp";
+  d.shader.Library("elementwise_ops.comp");
+  d.Bind(0, DispatchBufferRef{DispatchBufferRef::kTensor, ctx.output_index(0)});
+  d.IVec4("u_out", out_shape);
+  GLD_RETURN_IF_ERROR(BindOperand(ctx, 0, "u_in0", "u_in0_map", d));
+  GLD_RETURN_IF_ERROR(BindOperand(ctx, 1, "u_in1", "u_in1_map", d));
+  GLD_RETURN_IF_ERROR(BindOperand(ctx, 2, "u_in2", "u_in2_map", d));
   d.GridOver(out_shape);
   out->push_back(std::move(d));
   return OkStatus();

@@ -1,0 +1,62 @@
+// GATHER (gather.comp): rows of the params tensor (an activation or a
+// constant, e.g. an embedding table) picked along any axis, with batch_dims,
+// by an int32 index tensor on the GPU (or an int32 / int64 constant).
+#include <string>
+#include <vector>
+
+#include "gl/codegen/gl_op.h"
+#include "gl/codegen/ops/op_util.h"
+
+namespace gld::gl {
+
+namespace {
+
+int64_t Product(const Shape& s, size_t from, size_t to) {
+  int64_t p = 1;
+  for (size_t i = from; i < to && i < s.size(); ++i) p *= s[i];
+  return p;
+}
+
+}  // namespace
+
+Status BuildGather(OpBuildContext& ctx, std::vector<Dispatch>* out) {
+  GLD_RETURN_IF_ERROR(NeedIo(ctx, 2, 1));
+  int32_t axis_attr = 0, bd_attr = 0;
+  if (const auto* a = std::get_if<AxisAttributes>(&ctx.node().attributes)) {
+    axis_attr = a->axis;
+    bd_attr = a->batch_dims;
+  }
+  const Shape& params = ShapeOf(ctx, ctx.input_index(0));
+  const Shape& indices = ShapeOf(ctx, ctx.input_index(1));
+  const int64_t rank = static_cast<int64_t>(params.size());
+  const int64_t axis = axis_attr < 0 ? axis_attr + rank : axis_attr;
+  const int64_t bd = bd_attr < 0 ? bd_attr + static_cast<int64_t>(indices.size()) : bd_attr;
+  if (axis < 0 || axis >= rank) return ctx.Invalid("axis " + std::to_string(axis_attr) + " out of range");
+  if (bd < 0 || bd > axis || bd > static_cast<int64_t>(indices.size())) {
+    return ctx.Invalid("invalid batch_dims " + std::to_string(bd_attr));
+  }
+  const size_t a = static_cast<size_t>(axis), b = static_cast<size_t>(bd);
+  const int64_t n = params[a];
+  GLD_ASSIGN_OR_RETURN(Bhwc p, ctx.InputShape(0));
+  GLD_ASSIGN_OR_RETURN(Bhwc idx, ctx.IndexShape(ctx.input_index(1), n));
+  GLD_ASSIGN_OR_RETURN(Bhwc o, ctx.OutputShape(0));
+  const int64_t batch = Product(params, 0, b), outer = Product(params, b, a);
+  const int64_t inner = Product(params, a + 1, params.size()), per_batch = Product(indices, b, indices.size());
+  if (Product(indices, 0, b) != batch || o.elements() != batch * outer * per_batch * inner) {
+    return ctx.Invalid("output " + o.ToString() + " does not match params " + ShapeToString(params) +
+                       " and indices " + ShapeToString(indices));
+  }
+  Dispatch d;
+  d.shader.template_name = "gather.comp";
+  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
+      .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)})
+      .Bind(2, {DispatchBufferRef::kTensor, ctx.input_index(1)});
+  d.IVec4("u_out", o).IVec4("u_params", p).IVec4("u_indices", idx);
+  d.IVec4("u_dims", static_cast<int32_t>(outer), static_cast<int32_t>(n), static_cast<int32_t>(inner),
+          static_cast<int32_t>(per_batch));
+  d.GridOver(o);
+  out->push_back(std::move(d));
+  return OkStatus();
+}
+
+}  // namespace gld::gl
