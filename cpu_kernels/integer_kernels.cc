@@ -113,6 +113,39 @@ bool TakesMean(const Graph& graph, const Node& node) {
   return XnnAvailable() && IsSpatialMean(*axes);
 }
 
+// MAX_POOL_2D: values keep their quantization (output's equal to the
+// input's), clamped by the fused activation.
+bool TakesMaxPool(const Graph& graph, const Node& node) {
+  if (node.inputs.size() != 1 || node.outputs.size() != 1) return false;
+  const Tensor* in = TensorAt(graph, node.inputs[0]);
+  const Tensor* out = TensorAt(graph, node.outputs[0]);
+  if (in == nullptr || out == nullptr || in->shape.size() != 4) return false;
+  const DataType type = in->type;
+  if (type != DataType::kInt8 && type != DataType::kUInt8) return false;
+  if (!IsIntegerActivation(in, type) || !IsIntegerActivation(out, type) || !SameQuantization(in->quant, out->quant)) {
+    return false;
+  }
+  return XnnAvailable() && ActivationFits<Pool2dAttributes>(node, *out);
+}
+
+// LOGISTIC and TANH with TFLite's fixed output grids (XNNPACK's operators
+// take only those): 1/256 from 0 (int8 zero point -128) and 1/128 around 0.
+bool TakesSigmoidOrTanh(const Graph& graph, const Node& node, float out_scale, int int8_zero_point,
+                        int uint8_zero_point) {
+  if (node.inputs.size() != 1 || node.outputs.size() != 1) return false;
+  const Tensor* in = TensorAt(graph, node.inputs[0]);
+  const Tensor* out = TensorAt(graph, node.outputs[0]);
+  if (in == nullptr || out == nullptr) return false;
+  const DataType type = in->type;
+  if (type != DataType::kInt8 && type != DataType::kUInt8) return false;
+  if (!IsIntegerActivation(in, type) || !IsIntegerActivation(out, type)) return false;
+  const TensorQuant q = QuantOf(*out);
+  return XnnAvailable() && q.scale == out_scale &&
+         q.zero_point == (type == DataType::kInt8 ? int8_zero_point : uint8_zero_point);
+}
+bool TakesLogistic(const Graph& g, const Node& n) { return TakesSigmoidOrTanh(g, n, 1.f / 256, -128, 0); }
+bool TakesTanh(const Graph& g, const Node& n) { return TakesSigmoidOrTanh(g, n, 1.f / 128, 0, 128); }
+
 struct IntegerKernel {
   CpuKernel kernel;
   bool (*takes)(const Graph& graph, const Node& node);
@@ -126,6 +159,9 @@ const IntegerKernel kIntegerKernels[] = {
     {{OpType::kSub, RunIntegerKernel, PrepareIntegerSub}, TakesBinary},
     {{OpType::kMul, RunIntegerKernel, PrepareIntegerMul}, TakesBinary},
     {{OpType::kMean, RunIntegerKernel, PrepareIntegerMean}, TakesMean},
+    {{OpType::kMaxPool2d, RunIntegerKernel, PrepareIntegerMaxPool2d}, TakesMaxPool},
+    {{OpType::kLogistic, RunIntegerKernel, PrepareIntegerLogistic}, TakesLogistic},
+    {{OpType::kTanh, RunIntegerKernel, PrepareIntegerTanh}, TakesTanh},
 };
 
 // Ops that only move values (MovesValuesOnly) and whose own kernel moves
