@@ -49,6 +49,9 @@ bool IsStoredConstant(const Tensor* t, DataType storage, int64_t channels, int32
   return true;
 }
 
+// lo <= v < hi.
+bool InRange(float v, float lo, float hi) { return v >= lo && v < hi; }
+
 template <typename Attrs>
 bool ActivationFits(const Node& node, const Tensor& out) {
   const auto* a = std::get_if<Attrs>(&node.attributes);
@@ -77,6 +80,12 @@ bool TakesLinear(const Graph& graph, const Node& node, size_t weight_rank, int32
       !IsStoredConstant(TensorAt(graph, node.inputs[2]), DataType::kInt32, oc, 0, false)) {
     return false;
   }
+  // The requantization scale of every channel below 1, as XNNPACK's
+  // operators require (others keep the float view).
+  const float in_scale = QuantOf(*in).scale, out_scale = QuantOf(*out).scale;
+  for (float ws : w->quant.scale) {
+    if (!(in_scale * ws / out_scale < 1.f)) return false;
+  }
   return XnnAvailable() && ActivationFits<Attrs>(node, *out);
 }
 
@@ -97,7 +106,12 @@ bool TakesBinary(const Graph& graph, const Node& node) {
   if (type != DataType::kInt8 && type != DataType::kUInt8) return false;
   if (!IsIntegerActivation(a, type) || !IsIntegerActivation(b, type) || !IsIntegerActivation(out, type)) return false;
   if (a->shape.size() > XNN_MAX_TENSOR_DIMS || b->shape.size() > XNN_MAX_TENSOR_DIMS) return false;
-  return XnnAvailable() && ActivationFits<BinaryAttributes>(node, *out);
+  // XNNPACK's fixed-point multipliers take these ratios only.
+  const float sa = QuantOf(*a).scale, sb = QuantOf(*b).scale, so = QuantOf(*out).scale;
+  const bool fits = node.op == OpType::kMul ? InRange(sa * sb / so, 0x1.0p-16f, 0x1.0p+8f)
+                                            : InRange(sa / so, 0x1.0p-10f, 0x1.0p+8f) &&
+                                                  InRange(sb / so, 0x1.0p-10f, 0x1.0p+8f);
+  return fits && XnnAvailable() && ActivationFits<BinaryAttributes>(node, *out);
 }
 
 // MEAN over the two spatial axes of a 4-D tensor.
@@ -110,7 +124,8 @@ bool TakesMean(const Graph& graph, const Node& node) {
   const DataType type = in->type;
   if (type != DataType::kInt8 && type != DataType::kUInt8) return false;
   if (!IsIntegerActivation(in, type) || !IsIntegerActivation(out, type)) return false;
-  return XnnAvailable() && IsSpatialMean(*axes);
+  const float ratio = QuantOf(*in).scale / QuantOf(*out).scale;
+  return InRange(ratio, 0x1.0p-8f, 0x1.0p+8f) && XnnAvailable() && IsSpatialMean(*axes);
 }
 
 // MAX_POOL_2D: values keep their quantization (output's equal to the

@@ -435,6 +435,9 @@ TEST(IntegerKernels, RefusesWhatTheyDoNotTake) {
   EXPECT_EQ(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
   t.graph.nodes[0].attributes = FullyConnectedAttributes{};
   EXPECT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+  // A requantization scale of 1 or more (XNNPACK's operators refuse it).
+  t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.01f}, {0});
+  EXPECT_EQ(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
 }
 
 TEST(IntegerKernels, StoredIntegersComeBackExactly) {
