@@ -177,6 +177,15 @@ void GatherRow(const int8_t* x, const Int8Window& g, int64_t n, int64_t oy, int6
   const int64_t tap = g.ic, run = g.kw * g.ic;
   const int64_t ix0 = ox * g.sw - g.pad_l;
   const bool row_inside = g.dw == 1 && ix0 >= 0 && ix0 + g.kw <= g.iw;
+  const int64_t iy0 = oy * g.sh - g.pad_t;
+  if (row_inside && run <= 16 && iy0 >= 0 && iy0 + (g.kh - 1) * g.dh < g.ih) {
+    // The whole window inside, each of its rows one run of at most 16 bytes:
+    // one 16-byte move per row (reading up to 15 bytes past a run, inside
+    // the buffer's slack, and writing past it into bytes written next).
+    const int8_t* src = x + ((n * g.ih + iy0) * g.iw + ix0) * g.ic;
+    for (int64_t fy = 0; fy < g.kh; ++fy) std::memcpy(row + fy * run, src + fy * g.dh * g.iw * g.ic, 16);
+    return;
+  }
   for (int64_t fy = 0; fy < g.kh; ++fy) {
     const int64_t iy = oy * g.sh - g.pad_t + fy * g.dh;
     int8_t* d = row + fy * run;
@@ -205,8 +214,9 @@ void GatherRow(const int8_t* x, const Int8Window& g, int64_t n, int64_t oy, int6
 void Int8ConvPixels(const int8_t* x, int64_t p0, int64_t p1, const Int8GemmWeights& p, int8_t* y,
                     std::vector<int8_t>* scratch) {
   constexpr int64_t kBlock = 64;
-  // Each row holds k4 values and 4 more bytes the GEMM may read past it.
-  scratch->resize(static_cast<size_t>(kBlock * p.k4 + 4));
+  // Each row holds k4 values; 16 more bytes for the GEMM's reads past the
+  // last and GatherRow's 16-byte moves.
+  scratch->resize(static_cast<size_t>(kBlock * p.k4 + 16));
   const Int8Window& g = p.window;
   int64_t n = p0 / (g.oh * g.ow), oy = (p0 / g.ow) % g.oh, ox = p0 % g.ow;
   for (int64_t b0 = p0; b0 < p1; b0 += kBlock) {

@@ -49,6 +49,9 @@ bool IsStoredConstant(const Tensor* t, DataType storage, int64_t channels, int32
   return true;
 }
 
+// lo <= v < hi.
+bool InRange(float v, float lo, float hi) { return v >= lo && v < hi; }
+
 template <typename Attrs>
 bool ActivationFits(const Node& node, const Tensor& out) {
   const auto* a = std::get_if<Attrs>(&node.attributes);
@@ -77,6 +80,12 @@ bool TakesLinear(const Graph& graph, const Node& node, size_t weight_rank, int32
       !IsStoredConstant(TensorAt(graph, node.inputs[2]), DataType::kInt32, oc, 0, false)) {
     return false;
   }
+  // The requantization scale of every channel below 1, as XNNPACK's
+  // operators require (others keep the float view).
+  const float in_scale = QuantOf(*in).scale, out_scale = QuantOf(*out).scale;
+  for (float ws : w->quant.scale) {
+    if (!(in_scale * ws / out_scale < 1.f)) return false;
+  }
   return XnnAvailable() && ActivationFits<Attrs>(node, *out);
 }
 
@@ -97,7 +106,12 @@ bool TakesBinary(const Graph& graph, const Node& node) {
   if (type != DataType::kInt8 && type != DataType::kUInt8) return false;
   if (!IsIntegerActivation(a, type) || !IsIntegerActivation(b, type) || !IsIntegerActivation(out, type)) return false;
   if (a->shape.size() > XNN_MAX_TENSOR_DIMS || b->shape.size() > XNN_MAX_TENSOR_DIMS) return false;
-  return XnnAvailable() && ActivationFits<BinaryAttributes>(node, *out);
+  // XNNPACK's fixed-point multipliers take these ratios only.
+  const float sa = QuantOf(*a).scale, sb = QuantOf(*b).scale, so = QuantOf(*out).scale;
+  const bool fits = node.op == OpType::kMul ? InRange(sa * sb / so, 0x1.0p-16f, 0x1.0p+8f)
+                                            : InRange(sa / so, 0x1.0p-10f, 0x1.0p+8f) &&
+                                                  InRange(sb / so, 0x1.0p-10f, 0x1.0p+8f);
+  return fits && XnnAvailable() && ActivationFits<BinaryAttributes>(node, *out);
 }
 
 // MEAN over the two spatial axes of a 4-D tensor.
@@ -110,8 +124,42 @@ bool TakesMean(const Graph& graph, const Node& node) {
   const DataType type = in->type;
   if (type != DataType::kInt8 && type != DataType::kUInt8) return false;
   if (!IsIntegerActivation(in, type) || !IsIntegerActivation(out, type)) return false;
-  return XnnAvailable() && IsSpatialMean(*axes);
+  const float ratio = QuantOf(*in).scale / QuantOf(*out).scale;
+  return InRange(ratio, 0x1.0p-8f, 0x1.0p+8f) && XnnAvailable() && IsSpatialMean(*axes);
 }
+
+// MAX_POOL_2D: values keep their quantization (output's equal to the
+// input's), clamped by the fused activation.
+bool TakesMaxPool(const Graph& graph, const Node& node) {
+  if (node.inputs.size() != 1 || node.outputs.size() != 1) return false;
+  const Tensor* in = TensorAt(graph, node.inputs[0]);
+  const Tensor* out = TensorAt(graph, node.outputs[0]);
+  if (in == nullptr || out == nullptr || in->shape.size() != 4) return false;
+  const DataType type = in->type;
+  if (type != DataType::kInt8 && type != DataType::kUInt8) return false;
+  if (!IsIntegerActivation(in, type) || !IsIntegerActivation(out, type) || !SameQuantization(in->quant, out->quant)) {
+    return false;
+  }
+  return XnnAvailable() && ActivationFits<Pool2dAttributes>(node, *out);
+}
+
+// LOGISTIC and TANH with TFLite's fixed output grids (XNNPACK's operators
+// take only those): 1/256 from 0 (int8 zero point -128) and 1/128 around 0.
+bool TakesSigmoidOrTanh(const Graph& graph, const Node& node, float out_scale, int int8_zero_point,
+                        int uint8_zero_point) {
+  if (node.inputs.size() != 1 || node.outputs.size() != 1) return false;
+  const Tensor* in = TensorAt(graph, node.inputs[0]);
+  const Tensor* out = TensorAt(graph, node.outputs[0]);
+  if (in == nullptr || out == nullptr) return false;
+  const DataType type = in->type;
+  if (type != DataType::kInt8 && type != DataType::kUInt8) return false;
+  if (!IsIntegerActivation(in, type) || !IsIntegerActivation(out, type)) return false;
+  const TensorQuant q = QuantOf(*out);
+  return XnnAvailable() && q.scale == out_scale &&
+         q.zero_point == (type == DataType::kInt8 ? int8_zero_point : uint8_zero_point);
+}
+bool TakesLogistic(const Graph& g, const Node& n) { return TakesSigmoidOrTanh(g, n, 1.f / 256, -128, 0); }
+bool TakesTanh(const Graph& g, const Node& n) { return TakesSigmoidOrTanh(g, n, 1.f / 128, 0, 128); }
 
 struct IntegerKernel {
   CpuKernel kernel;
@@ -126,6 +174,9 @@ const IntegerKernel kIntegerKernels[] = {
     {{OpType::kSub, RunIntegerKernel, PrepareIntegerSub}, TakesBinary},
     {{OpType::kMul, RunIntegerKernel, PrepareIntegerMul}, TakesBinary},
     {{OpType::kMean, RunIntegerKernel, PrepareIntegerMean}, TakesMean},
+    {{OpType::kMaxPool2d, RunIntegerKernel, PrepareIntegerMaxPool2d}, TakesMaxPool},
+    {{OpType::kLogistic, RunIntegerKernel, PrepareIntegerLogistic}, TakesLogistic},
+    {{OpType::kTanh, RunIntegerKernel, PrepareIntegerTanh}, TakesTanh},
 };
 
 // Ops that only move values (MovesValuesOnly) and whose own kernel moves

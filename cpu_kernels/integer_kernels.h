@@ -6,7 +6,8 @@
 // A node runs on integers when its quantized activation tensors stay
 // int8/uint8 and the CPU has a kernel for it that way: an integer kernel of
 // the table in integer_kernels.cc (convolutions, fully connected, ADD / SUB /
-// MUL, MEAN over the spatial axes: XNNPACK's QS8 / QC8 / QU8 operators), or
+// MUL, MEAN over the spatial axes, MAX_POOL_2D, LOGISTIC, TANH: XNNPACK's
+// QS8 / QC8 / QU8 operators and the VNNI kernels), or
 // an op whose own kernel takes integers as they are (QUANTIZE, DEQUANTIZE,
 // CAST, and the ops that only move values when every quantized tensor they
 // touch has one quantization). Every other node keeps the float view.

@@ -36,6 +36,9 @@ Status PrepareIntegerAdd(KernelContext& ctx);
 Status PrepareIntegerSub(KernelContext& ctx);
 Status PrepareIntegerMul(KernelContext& ctx);
 Status PrepareIntegerMean(KernelContext& ctx);
+Status PrepareIntegerMaxPool2d(KernelContext& ctx);
+Status PrepareIntegerLogistic(KernelContext& ctx);
+Status PrepareIntegerTanh(KernelContext& ctx);
 Status RunIntegerKernel(KernelContext& ctx);
 
 }  // namespace gld::cpu

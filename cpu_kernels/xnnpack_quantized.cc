@@ -391,6 +391,99 @@ Status PrepareIntegerMean(KernelContext& ctx) {
   });
 }
 
+Status PrepareIntegerMaxPool2d(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 1, 1, 1));
+  const Pool2dAttributes* attrs = nullptr;
+  GLD_RETURN_IF_ERROR(GetAttrs(ctx, &attrs));
+  int32_t lo = 0, hi = 0;
+  if (!QuantizedActivationRange(attrs->activation, *OutputTensor(ctx, 0), &lo, &hi)) {
+    return KernelError(ctx, "the output needs one scale and zero point and a clamp activation");
+  }
+  const Shape& in = ctx.inputs[0]->shape;
+  const Shape& out = ctx.outputs[0]->shape;
+  if (in.size() != 4 || out.size() != 4 || in[3] != out[3] || in[0] != out[0]) {
+    return KernelError(ctx, "input " + ShapeToString(in) + " and output " + ShapeToString(out) + " do not match");
+  }
+  XnnWindow w{attrs->filter_h, attrs->filter_w, attrs->stride_h, attrs->stride_w, 1, 1, 0, 0};
+  w.pad_t = ComputePadding(attrs->padding, in[1], attrs->filter_h, attrs->stride_h, 1, out[1]).before;
+  w.pad_l = ComputePadding(attrs->padding, in[2], attrs->filter_w, attrs->stride_w, 1, out[2]).before;
+  // A window wholly in the padding has no element: TFLite's result there is
+  // not XNNPACK's.
+  if (!CompleteXnnWindow(in, out, &w) || w.pad_t >= w.kh || w.pad_b >= w.kh || w.pad_l >= w.kw || w.pad_r >= w.kw) {
+    return KernelUnimplemented(ctx, "a window XNNPACK cannot express");
+  }
+  const auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
+  const size_t ch = static_cast<size_t>(in[3]);
+  xnn_operator_t op = nullptr;
+  xnn_status status;
+  if (ctx.inputs[0]->type == DataType::kInt8) {
+    status = xnn_create_max_pooling2d_nhwc_s8(u(w.pad_t), u(w.pad_r), u(w.pad_b), u(w.pad_l), u(w.kh), u(w.kw),
+                                              u(w.sh), u(w.sw), 1, 1, ch, ch, ch, static_cast<int8_t>(lo),
+                                              static_cast<int8_t>(hi), 0, &op);
+  } else {
+    status = xnn_create_max_pooling2d_nhwc_u8(u(w.pad_t), u(w.pad_r), u(w.pad_b), u(w.pad_l), u(w.kh), u(w.kw),
+                                              u(w.sh), u(w.sw), 1, 1, ch, ch, ch, static_cast<uint8_t>(lo),
+                                              static_cast<uint8_t>(hi), 0, &op);
+  }
+  return KeepOperator(ctx, status, op, [](const KernelContext& c, xnn_operator_t o, pthreadpool_t p) {
+    const TensorData& x = *c.inputs[0];
+    const auto z = [](int64_t v) { return static_cast<size_t>(v); };
+    if (x.type == DataType::kInt8) {
+      return xnn_setup_max_pooling2d_nhwc_s8(o, z(x.shape[0]), z(x.shape[1]), z(x.shape[2]), x.as<int8_t>(),
+                                             c.outputs[0]->as<int8_t>(), p);
+    }
+    return xnn_setup_max_pooling2d_nhwc_u8(o, z(x.shape[0]), z(x.shape[1]), z(x.shape[2]), x.as<uint8_t>(),
+                                           c.outputs[0]->as<uint8_t>(), p);
+  });
+}
+
+namespace {
+
+// LOGISTIC and TANH: XNNPACK's table-driven operators, over rows of the
+// last dimension.
+struct UnaryOps {
+  decltype(&xnn_create_sigmoid_nc_qs8) create_s8;
+  decltype(&xnn_setup_sigmoid_nc_qs8) setup_s8;
+  decltype(&xnn_create_sigmoid_nc_qu8) create_u8;
+  decltype(&xnn_setup_sigmoid_nc_qu8) setup_u8;
+};
+
+Status PrepareUnary(KernelContext& ctx, const UnaryOps& ops) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 1, 1, 1));
+  const TensorQuant in = QuantOf(*InputTensor(ctx, 0)), out = QuantOf(*OutputTensor(ctx, 0));
+  if (!in.valid || !out.valid || ctx.inputs[0]->num_elements() != ctx.outputs[0]->num_elements()) {
+    return KernelError(ctx, "input and output need one scale and zero point each and one size");
+  }
+  const Shape& shape = ctx.inputs[0]->shape;
+  const size_t channels = shape.empty() ? 1 : static_cast<size_t>(std::max<int64_t>(1, shape.back()));
+  xnn_operator_t op = nullptr;
+  xnn_status status;
+  if (ctx.inputs[0]->type == DataType::kInt8) {
+    status = ops.create_s8(channels, channels, channels, static_cast<int8_t>(in.zero_point), in.scale,
+                           static_cast<int8_t>(out.zero_point), out.scale, -128, 127, 0, &op);
+  } else {
+    status = ops.create_u8(channels, channels, channels, static_cast<uint8_t>(in.zero_point), in.scale,
+                           static_cast<uint8_t>(out.zero_point), out.scale, 0, 255, 0, &op);
+  }
+  return KeepOperator(ctx, status, op, [ops, channels](const KernelContext& c, xnn_operator_t o, pthreadpool_t p) {
+    const TensorData& x = *c.inputs[0];
+    const size_t rows = static_cast<size_t>(x.num_elements()) / channels;
+    if (x.type == DataType::kInt8) return ops.setup_s8(o, rows, x.as<int8_t>(), c.outputs[0]->as<int8_t>(), p);
+    return ops.setup_u8(o, rows, x.as<uint8_t>(), c.outputs[0]->as<uint8_t>(), p);
+  });
+}
+
+}  // namespace
+
+Status PrepareIntegerLogistic(KernelContext& ctx) {
+  return PrepareUnary(ctx, {xnn_create_sigmoid_nc_qs8, xnn_setup_sigmoid_nc_qs8, xnn_create_sigmoid_nc_qu8,
+                            xnn_setup_sigmoid_nc_qu8});
+}
+Status PrepareIntegerTanh(KernelContext& ctx) {
+  return PrepareUnary(ctx, {xnn_create_tanh_nc_qs8, xnn_setup_tanh_nc_qs8, xnn_create_tanh_nc_qu8,
+                            xnn_setup_tanh_nc_qu8});
+}
+
 Status RunIntegerKernel(KernelContext& ctx) {
   if (const auto* dw = ctx.state != nullptr ? dynamic_cast<const Int8DepthwiseState*>(ctx.state->get()) : nullptr) {
     const int8_t* x = ctx.inputs[0]->as<int8_t>();

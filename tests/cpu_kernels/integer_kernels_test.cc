@@ -333,6 +333,89 @@ TEST(IntegerKernels, MeanOverSpatialAxesInt8) {
   ExpectRequantized(t.Get<int8_t>(out), real, 0.02f, 2, -128, 127);
 }
 
+TEST(IntegerKernels, MaxPoolInt8AndUint8AreExact) {
+  for (bool int8 : {true, false}) {
+    OpTest t;
+    const auto raw = RandomInts<int>(2 * 7 * 6 * 5, int8 ? -128 : 0, int8 ? 127 : 255, 31);
+    int in = -1;
+    if (int8) {
+      in = t.Input<int8_t>({2, 7, 6, 5}, std::vector<int8_t>(raw.begin(), raw.end()));
+    } else {
+      in = t.Input<uint8_t>({2, 7, 6, 5}, std::vector<uint8_t>(raw.begin(), raw.end()));
+    }
+    const int zp = int8 ? -10 : 118;
+    t.graph.tensors[static_cast<size_t>(in)].quant = Quant({0.05f}, {zp});
+    const int out = t.Output(int8 ? DataType::kInt8 : DataType::kUInt8);
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.05f}, {zp});
+    Pool2dAttributes a;
+    a.padding = Padding::kSame;
+    a.filter_h = a.filter_w = 3;
+    a.stride_h = a.stride_w = 2;
+    a.activation = Activation::kRelu6;
+    t.Node(OpType::kMaxPool2d, {in}, {out}, a);
+    ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+    GLD_ASSERT_OK(t.RunPrepared());
+    ASSERT_EQ(t.ShapeOf(out), (Shape{2, 4, 3, 5}));
+    const int lo = zp, hi = zp + static_cast<int>(std::round(6.0f / 0.05f));
+    std::vector<int> got;
+    if (int8) {
+      for (int8_t v : t.Get<int8_t>(out)) got.push_back(v);
+    } else {
+      for (uint8_t v : t.Get<uint8_t>(out)) got.push_back(v);
+    }
+    size_t i = 0;
+    for (int n = 0; n < 2; ++n) {
+      for (int oy = 0; oy < 4; ++oy) {
+        for (int ox = 0; ox < 3; ++ox) {
+          for (int c = 0; c < 5; ++c, ++i) {
+            int m = -1000;
+            for (int fy = 0; fy < 3; ++fy) {
+              for (int fx = 0; fx < 3; ++fx) {
+                // SAME: 7 rows -> 4 (padding 1 on top... total (4-1)*2+3-7 = 2), 6 columns -> 3 (total 1, none left)
+                const int iy = oy * 2 - 1 + fy, ix = ox * 2 + fx;
+                if (iy < 0 || iy >= 7 || ix < 0 || ix >= 6) continue;
+                m = std::max(m, raw[static_cast<size_t>(((n * 7 + iy) * 6 + ix) * 5 + c)]);
+              }
+            }
+            ASSERT_EQ(got[i], std::min(std::max(m, lo), hi)) << (int8 ? "int8" : "uint8") << " element " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(IntegerKernels, LogisticAndTanhOnTfliteGrids) {
+  for (bool logistic : {true, false}) {
+    OpTest t;
+    std::vector<int8_t> x(256);
+    for (int v = 0; v < 256; ++v) x[static_cast<size_t>(v)] = static_cast<int8_t>(v - 128);
+    const int in = t.Input<int8_t>({4, 64}, x);
+    t.graph.tensors[static_cast<size_t>(in)].quant = Quant({0.06f}, {3});
+    const int out = t.Output(DataType::kInt8);
+    const float os = logistic ? 1.f / 256 : 1.f / 128;
+    const int oz = logistic ? -128 : 0;
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({os}, {oz});
+    t.Node(logistic ? OpType::kLogistic : OpType::kTanh, {in}, {out});
+    ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+    GLD_ASSERT_OK(t.RunPrepared());
+    std::vector<double> real;
+    for (int8_t v : x) {
+      const double r = (v - 3) * 0.06;
+      real.push_back(logistic ? 1 / (1 + std::exp(-r)) : std::tanh(r));
+    }
+    ExpectRequantized(t.Get<int8_t>(out), real, os, oz, -128, 127);
+  }
+  // Another output grid: the float view.
+  OpTest t;
+  const int in = t.Input<int8_t>({4}, std::vector<int8_t>{1, 2, 3, 4});
+  t.graph.tensors[static_cast<size_t>(in)].quant = Quant({0.06f}, {3});
+  const int out = t.Output(DataType::kInt8);
+  t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.01f}, {0});
+  t.Node(OpType::kLogistic, {in}, {out});
+  EXPECT_EQ(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+}
+
 // What the integer kernels do not take stays on the float view.
 TEST(IntegerKernels, RefusesWhatTheyDoNotTake) {
   OpTest t;
@@ -352,6 +435,9 @@ TEST(IntegerKernels, RefusesWhatTheyDoNotTake) {
   EXPECT_EQ(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
   t.graph.nodes[0].attributes = FullyConnectedAttributes{};
   EXPECT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+  // A requantization scale of 1 or more (XNNPACK's operators refuse it).
+  t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.01f}, {0});
+  EXPECT_EQ(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
 }
 
 TEST(IntegerKernels, StoredIntegersComeBackExactly) {

@@ -18,8 +18,8 @@ using testing::Ops;
 using testing::Quant;
 
 
-// int8 x -> ADD(x, x) -> a -> TANH -> t -> RESHAPE -> int8 output r; a is
-// also an output. ADD has an integer kernel, TANH none, RESHAPE moves
+// int8 x -> ADD(x, x) -> a -> EXP -> t -> RESHAPE -> int8 output r; a is
+// also an output. ADD has an integer kernel, EXP none, RESHAPE moves
 // values.
 struct Mixed {
   Graph g;
@@ -31,7 +31,7 @@ struct Mixed {
     r = AddQuantized(g, "r", {4}, DataType::kInt8, Quant(1.f / 128, 0));
     const int shape = AddConstant<int32_t>(g, "shape", {1}, DataType::kInt32, {4});
     AddNode(g, OpType::kAdd, {x, x}, {a}, -1, BinaryAttributes{});
-    AddNode(g, OpType::kTanh, {a}, {t});
+    AddNode(g, OpType::kExp, {a}, {t});
     AddNode(g, OpType::kReshape, {t, shape}, {r});
     g.inputs = {x};
     g.outputs = {r, a};
@@ -42,9 +42,9 @@ TEST(IntegerView, IntegerNodesKeepIntegersAndTheFloatViewMeetsThemAtSeams) {
   Mixed m;
   PassLog log;
   ASSERT_TRUE(CpuIntegerView(m.g, log).ok());
-  // ADD on integers; TANH reads a's float view and writes an unrounded
+  // ADD on integers; EXP reads a's float view and writes an unrounded
   // float that a QUANTIZE turns into the integer t, which RESHAPE moves.
-  EXPECT_EQ(Ops(m.g), (std::vector<OpType>{OpType::kAdd, OpType::kDequantize, OpType::kTanh, OpType::kQuantize,
+  EXPECT_EQ(Ops(m.g), (std::vector<OpType>{OpType::kAdd, OpType::kDequantize, OpType::kExp, OpType::kQuantize,
                                            OpType::kReshape}));
   for (int t : {m.x, m.a, m.t, m.r}) EXPECT_EQ(m.g.tensors[static_cast<size_t>(t)].type, DataType::kInt8) << t;
   const Node& dequantize = m.g.nodes[1];
@@ -66,12 +66,12 @@ TEST(IntegerView, FloatGraphIsUnchanged) {
   Graph g;
   const int x = AddTensor(g, "x", {1, 4}, DataType::kFloat32);
   const int y = AddTensor(g, "y", {1, 4}, DataType::kFloat32);
-  AddNode(g, OpType::kTanh, {x}, {y});
+  AddNode(g, OpType::kExp, {x}, {y});
   g.inputs = {x};
   g.outputs = {y};
   PassLog log;
   ASSERT_TRUE(CpuIntegerView(g, log).ok());
-  EXPECT_EQ(Ops(g), std::vector<OpType>{OpType::kTanh});
+  EXPECT_EQ(Ops(g), std::vector<OpType>{OpType::kExp});
   EXPECT_TRUE(log.lines.empty());
   EXPECT_FALSE(HasQuantizedActivations(g));
 }
@@ -83,14 +83,14 @@ TEST(IntegerView, WithoutIntegerNodesItIsTheFloatView) {
   const int x = AddQuantized(g, "x", {1, 4}, DataType::kInt8, Quant(0.5f, -1));
   const int t = AddQuantized(g, "t", {1, 4}, DataType::kInt8, Quant(1.f / 128, 0));
   const int u = AddQuantized(g, "u", {1, 4}, DataType::kInt8, Quant(1.f / 128, 0));
-  AddNode(g, OpType::kTanh, {x}, {t});
-  AddNode(g, OpType::kLogistic, {t}, {u});
+  AddNode(g, OpType::kExp, {x}, {t});
+  AddNode(g, OpType::kNeg, {t}, {u});
   g.inputs = {x};
   g.outputs = {u};
   ASSERT_TRUE(HasQuantizedActivations(g));
   PassLog log;
   ASSERT_TRUE(CpuIntegerView(g, log).ok());
-  EXPECT_EQ(Ops(g), (std::vector<OpType>{OpType::kDequantize, OpType::kTanh, OpType::kQuantize, OpType::kLogistic,
+  EXPECT_EQ(Ops(g), (std::vector<OpType>{OpType::kDequantize, OpType::kExp, OpType::kQuantize, OpType::kNeg,
                                          OpType::kQuantize}));
   EXPECT_EQ(g.tensors[static_cast<size_t>(t)].type, DataType::kFloat32);  // the float view, fake-quantized
   EXPECT_EQ(g.tensors[static_cast<size_t>(u)].type, DataType::kInt8);
