@@ -68,6 +68,7 @@ bool Eq(const LrnAttributes& a, const LrnAttributes& b) {
 bool Eq(const BatchMatMulAttributes& a, const BatchMatMulAttributes& b) {
   return a.adj_x == b.adj_x && a.adj_y == b.adj_y;
 }
+bool Eq(const LayerNormAttributes& a, const LayerNormAttributes& b) { return a.epsilon == b.epsilon; }
 bool Eq(const TransformTensorBilinearAttributes& a, const TransformTensorBilinearAttributes& b) {
   return a.output_height == b.output_height && a.output_width == b.output_width &&
          a.align_corners == b.align_corners;
