@@ -33,7 +33,10 @@ void main() {
   highp float shift = sum / n;
   highp float mean = x0 + shift;
   highp float variance = sq / n - shift * shift;
-  variance = variance < 0.0 ? 0.0 : variance;  // rounding; NaN stays NaN
+  // Rounding may leave it below 0; an infinity in the row makes it NaN
+  // (inf - inf), as on the CPU, and NaN must stay (compilers may turn a
+  // comparison into a max that drops it).
+  variance = mix(max(variance, 0.0), variance, isnan(variance));
   highp float r = inversesqrt(variance + u_epsilon);
   for (int s = 0; s < slices; ++s) {
     int i = phwc4_index(u_shape, b, gid.y, gid.x, s);

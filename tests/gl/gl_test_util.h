@@ -314,6 +314,7 @@ class GlOpTest {
         }
         case DataType::kInt8: v[i] = static_cast<int8_t>(b[i]); break;
         case DataType::kUInt8: v[i] = b[i]; break;
+        case DataType::kBool: v[i] = b[i]; break;  // the byte itself: a 2 is no true
         case DataType::kInt16: {
           int16_t x;
           std::memcpy(&x, b.data() + 2 * i, 2);

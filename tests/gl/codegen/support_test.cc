@@ -133,7 +133,7 @@ TEST(SupportTest, RandomMalformedNodesNeverCrash) {
                               BlockSizeAttributes{0}, SoftmaxAttributes{}, LeakyReluAttributes{},
                               MirrorPadAttributes{}, StridedSliceAttributes{}, AxisAttributes{}};
   int supported = 0;
-  for (int round = 0; round < 3000; ++round) {
+  for (int round = 0; round < 20000; ++round) {
     Graph g;
     const int num_tensors = 1 + static_cast<int>(rng() % 6);
     for (int i = 0; i < num_tensors; ++i) {

@@ -105,13 +105,14 @@ Status BuildElementwise(OpBuildContext& ctx, std::vector<Dispatch>* out) {
 
 Status BuildSelect(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   GLD_RETURN_IF_ERROR(NeedIo(ctx, 3, 1));
-  const Shape& cond = ShapeOf(ctx, ctx.input_index(0));
-  const Shape& x = ShapeOf(ctx, ctx.input_index(1));
-  if (ctx.node().op == OpType::kSelect && cond != x) {
-    return ctx.Unsupported("condition " + ShapeToString(cond) + " picks whole rows of x " + ShapeToString(x) +
-                           " (the GPU path takes a condition of x's shape)");
-  }
   GLD_ASSIGN_OR_RETURN(Bhwc out_shape, ctx.OutputShape(0));
+  const Tensor* cond = ctx.input(0);
+  const Tensor* x = ctx.input(1);
+  if (cond == nullptr || x == nullptr) return ctx.Invalid("condition or x missing");
+  if (ctx.node().op == OpType::kSelect && cond->shape != x->shape) {
+    return ctx.Unsupported("condition " + ShapeToString(cond->shape) + " picks whole rows of x " +
+                           ShapeToString(x->shape) + " (the GPU path takes a condition of x's shape)");
+  }
   Dispatch d;
   d.shader.template_name = "select.comp";
   d.shader.Library("elementwise_ops.comp");

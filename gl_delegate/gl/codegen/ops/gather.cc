@@ -26,8 +26,11 @@ Status BuildGather(OpBuildContext& ctx, std::vector<Dispatch>* out) {
     axis_attr = a->axis;
     bd_attr = a->batch_dims;
   }
-  const Shape& params = ShapeOf(ctx, ctx.input_index(0));
-  const Shape& indices = ShapeOf(ctx, ctx.input_index(1));
+  GLD_ASSIGN_OR_RETURN(Bhwc p, ctx.InputShape(0));
+  GLD_ASSIGN_OR_RETURN(Bhwc o, ctx.OutputShape(0));
+  if (ctx.input(1) == nullptr) return ctx.Invalid("indices missing");
+  const Shape& params = ctx.input(0)->shape;
+  const Shape& indices = ctx.input(1)->shape;
   const int64_t rank = static_cast<int64_t>(params.size());
   const int64_t axis = axis_attr < 0 ? axis_attr + rank : axis_attr;
   const int64_t bd = bd_attr < 0 ? bd_attr + static_cast<int64_t>(indices.size()) : bd_attr;
@@ -37,9 +40,7 @@ Status BuildGather(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   }
   const size_t a = static_cast<size_t>(axis), b = static_cast<size_t>(bd);
   const int64_t n = params[a];
-  GLD_ASSIGN_OR_RETURN(Bhwc p, ctx.InputShape(0));
   GLD_ASSIGN_OR_RETURN(Bhwc idx, ctx.IndexShape(ctx.input_index(1), n));
-  GLD_ASSIGN_OR_RETURN(Bhwc o, ctx.OutputShape(0));
   const int64_t batch = Product(params, 0, b), outer = Product(params, b, a);
   const int64_t inner = Product(params, a + 1, params.size()), per_batch = Product(indices, b, indices.size());
   if (Product(indices, 0, b) != batch || o.elements() != batch * outer * per_batch * inner) {
