@@ -23,7 +23,10 @@
 // kernels). The GL backend
 // runs them in float view (transforms/quantized_float_view.cc): at least 99%
 // of the integer output elements within one quantization step of LiteRT's
-// reference kernels in fp32, and fp16 within the same rule of GL fp32. Every
+// reference kernels in fp32, and in fp16 within two steps of GL fp32 (float
+// outputs: 2e-2 of the CPU backend's). Float outputs of quantized models
+// (float I/O, int16x8, dynamic range): within twice the spread between
+// LiteRT's own two kernel sets (at least 1e-4) of the nearer of them. Every
 // measured figure is printed as a "[ measure  ]" line.
 #include <gtest/gtest.h>
 
@@ -47,6 +50,10 @@ namespace {
 constexpr double kFp32Tolerance = 1e-4;
 constexpr double kFp16Tolerance = 1e-2;
 constexpr double kWithinOneStepFraction = 0.99;
+// GL fp16 on quantized models (float view): integer outputs within two steps
+// of GL fp32, float outputs within 2e-2 of the CPU backend's.
+constexpr double kFp16QuantizedSteps = 2;
+constexpr double kFp16QuantizedTolerance = 2e-2;
 
 std::string NetworksDir() { return std::string(GLD_TEST_DATA_DIR) + "/networks"; }
 std::string NetworkDir(const std::string& name) { return NetworksDir() + "/" + name; }
@@ -220,9 +227,10 @@ StepAgreement CompareSteps(const std::vector<double>& ours, const std::vector<do
 }
 
 // Checks one output against a reference with the rule for its type and
-// prints the measured figure.
+// prints the measured figure. Integer outputs: 99% within one quantization
+// step, and (`max_steps` > 0) none further than `max_steps`.
 void ExpectAgreement(const std::string& what, const TensorInfo& info, const std::vector<double>& ours,
-                     const std::vector<double>& ref, double float_tolerance) {
+                     const std::vector<double>& ref, double float_tolerance, double max_steps = 0) {
   ASSERT_EQ(ours.size(), ref.size()) << what;
   if (IsInteger(info.type)) {
     const StepAgreement a = CompareSteps(ours, ref);
@@ -230,6 +238,10 @@ void ExpectAgreement(const std::string& what, const TensorInfo& info, const std:
                 "max %.0f steps\n",
                 what.c_str(), info.name.c_str(), ElementTypeName(info.type), 100.0 * a.within_one, a.count,
                 100.0 * static_cast<double>(a.exact) / static_cast<double>(a.count), a.max_steps);
+    if (max_steps > 0) {
+      EXPECT_LE(a.max_steps, max_steps) << what << " " << info.name;
+      return;
+    }
     EXPECT_GE(a.within_one, kWithinOneStepFraction) << what << " " << info.name << ": max " << a.max_steps
                                                     << " steps";
     return;
@@ -278,6 +290,16 @@ class NetworkTest : public ::testing::TestWithParam<std::string> {
     if (defaults_[k].empty()) return kFp32Tolerance;
     return std::max(kFp32Tolerance, 2 * Compare(defaults_[k][i], ref_[k][i]).relative);
   }
+  // The LiteRT output a float output of a quantized model is held to: the
+  // nearer of LiteRT's two kernel sets (the CPU backend computes a
+  // dynamic-range model's layers in float32 on dequantized weights, which
+  // neither of LiteRT's hybrid kernels does).
+  const std::vector<double>& NearestLiteRT(size_t k, size_t i, const std::vector<double>& ours) const {
+    if (defaults_[k].empty()) return ref_[k][i];
+    return Compare(ours, defaults_[k][i]).relative < Compare(ours, ref_[k][i]).relative ? defaults_[k][i]
+                                                                                          : ref_[k][i];
+  }
+  bool Quantized() const { return net_.manifest.value("variant", "float32") != "float32"; }
 
   Network net_;
   // LiteRT's outputs per invocation (reference kernels; default kernels
@@ -290,7 +312,9 @@ TEST_P(NetworkTest, CpuBackendMatchesLiteRT) {
   for (size_t k = 0; k < ref_.size(); ++k) {
     for (size_t i = 0; i < ref_[k].size(); ++i) {
       if (defaults_[k].empty() || !IsInteger(infos()[i].type)) {
-        ExpectAgreement(What("cpu", k) + " vs LiteRT", infos()[i], cpu_[k][i], ref_[k][i], FloatTolerance(k, i));
+        const bool nearer_default = &NearestLiteRT(k, i, cpu_[k][i]) != &ref_[k][i];
+        ExpectAgreement(What("cpu", k) + (nearer_default ? " vs LiteRT default kernels" : " vs LiteRT"), infos()[i],
+                        cpu_[k][i], NearestLiteRT(k, i, cpu_[k][i]), FloatTolerance(k, i));
         continue;
       }
       // The CPU's integer kernels requantize in float, as LiteRT's default
@@ -351,12 +375,18 @@ TEST_P(NetworkTest, GlBackendMatches) {
           if (fp32) {
             ExpectAgreement(what + " vs LiteRT", infos()[i], gl[k][i], ref_[k][i], kFp32Tolerance);
           } else {
-            ExpectAgreement(what + " vs gl fp32", infos()[i], gl[k][i], gl_fp32[k][i], kFp16Tolerance);
+            // fp16 storage moves a float-view activation off the grid, and
+            // a value that rounds the other way at one layer can move the
+            // next layers' by a step: two steps at most.
+            ExpectAgreement(what + " vs gl fp32", infos()[i], gl[k][i], gl_fp32[k][i], kFp16Tolerance,
+                            kFp16QuantizedSteps);
           }
           continue;
         }
+        // A quantized model's float output in fp16: two steps of its last
+        // quantized tensor can be 2% of the output's range.
         ExpectAgreement(what + " vs cpu", infos()[i], gl[k][i], cpu_[k][i],
-                        fp32 ? FloatTolerance(k, i) : kFp16Tolerance);
+                        fp32 ? FloatTolerance(k, i) : (Quantized() ? kFp16QuantizedTolerance : kFp16Tolerance));
       }
     }
   }
