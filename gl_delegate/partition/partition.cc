@@ -119,6 +119,65 @@ std::string ControlFlowReason(const Node& node) {
          callees + ") run on the CPU too (GPU segments inside subgraphs are not supported yet)";
 }
 
+// A node that may run earlier than its place in the graph: no subgraphs, no
+// app op, no variable (its order against other nodes matters).
+bool MayMove(const Graph& graph, const Node& node) {
+  switch (node.op) {
+    case OpType::kCustom:
+    case OpType::kCallOnce:
+    case OpType::kVarHandle:
+    case OpType::kReadVariable:
+    case OpType::kAssignVariable:
+      return false;
+    default:
+      break;
+  }
+  if (!CalledSubgraphs(node).empty()) return false;
+  for (const std::vector<int>* list : {&node.inputs, &node.outputs}) {
+    for (int t : *list) {
+      if (t >= 0 && static_cast<size_t>(t) < graph.tensors.size() && graph.tensors[t].is_variable) return false;
+    }
+  }
+  return true;
+}
+
+// The run order: graph order, but a movable CPU node that depends on no GPU
+// node and lies between GPU nodes moves to the input edge (before the first
+// GPU node), keeping its order among the moved nodes; its reason says so.
+std::vector<int> RunOrder(const Graph& graph, std::vector<NodePlacement>& placement) {
+  const size_t n = graph.nodes.size();
+  std::vector<bool> from_edge(n, false);  // depends on no GPU node
+  std::vector<bool> gpu_made(graph.tensors.size(), false);  // written by a node not from_edge
+  for (size_t i = 0; i < n; ++i) {
+    bool edge = !placement[i].on_gpu;
+    for (int t : graph.nodes[i].inputs) {
+      edge = edge && !(t >= 0 && static_cast<size_t>(t) < gpu_made.size() && gpu_made[static_cast<size_t>(t)]);
+    }
+    from_edge[i] = edge;
+    for (int t : graph.nodes[i].outputs) {
+      if (t >= 0 && static_cast<size_t>(t) < gpu_made.size()) gpu_made[static_cast<size_t>(t)] = !edge;
+    }
+  }
+  size_t first_gpu = n, last_gpu = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!placement[i].on_gpu) continue;
+    first_gpu = std::min(first_gpu, i);
+    last_gpu = i;
+  }
+  std::vector<int> moved, rest;
+  for (size_t i = 0; i < n; ++i) {
+    const bool move = from_edge[i] && i > first_gpu && i < last_gpu && MayMove(graph, graph.nodes[i]);
+    (move ? moved : rest).push_back(static_cast<int>(i));
+    if (move) placement[i].reason += " (runs at the input edge, before the GPU nodes: it depends on none)";
+  }
+  std::vector<int> order;
+  for (int i : rest) {
+    if (static_cast<size_t>(i) == first_gpu) order.insert(order.end(), moved.begin(), moved.end());
+    order.push_back(i);
+  }
+  return order;
+}
+
 }  // namespace
 
 Partition PartitionGraph(const Graph& graph, const PartitionOptions& options) {
@@ -136,10 +195,15 @@ Partition PartitionGraph(const Graph& graph, const PartitionOptions& options) {
     } else {
       place.reason = options.gpu->WhyNotSupported(graph, i);
     }
-    if (!place.reason.empty()) continue;
-    place.on_gpu = true;
+    place.on_gpu = place.reason.empty();
+  }
+  p.order = RunOrder(graph, p.nodes);
+  for (size_t k = 0; k < p.order.size(); ++k) {
+    const size_t i = static_cast<size_t>(p.order[k]);
+    NodePlacement& place = p.nodes[i];
+    if (!place.on_gpu) continue;
     ++p.gpu_nodes;
-    if (i == 0 || !p.nodes[i - 1].on_gpu) p.segments.emplace_back();
+    if (k == 0 || !p.nodes[static_cast<size_t>(p.order[k - 1])].on_gpu) p.segments.emplace_back();
     place.segment = static_cast<int>(p.segments.size()) - 1;
     p.segments.back().nodes.push_back(static_cast<int>(i));
   }

@@ -1,5 +1,8 @@
 // Partitioning: which nodes run on the GPU and which on the CPU (and why), and
-// the GPU segments: maximal runs of consecutive GPU nodes.
+// the GPU segments: maximal runs of consecutive GPU nodes in run order. A CPU
+// node that depends on no GPU node (only on graph inputs, constants and other
+// such nodes) and lies between GPU nodes runs at the input edge, before the
+// first segment, so that it does not split the GPU part.
 #pragma once
 
 #include <set>
@@ -29,7 +32,7 @@ struct NodePlacement {
 };
 
 struct Segment {
-  std::vector<int> nodes;    // node indices, in graph order, consecutive
+  std::vector<int> nodes;    // node indices, in graph order, consecutive in Partition::order
   std::vector<int> inputs;   // non-constant tensors read in the segment but written outside it
   std::vector<int> outputs;  // tensors written in the segment and read after it, or graph outputs
 };
@@ -37,6 +40,9 @@ struct Segment {
 struct Partition {
   std::vector<NodePlacement> nodes;  // one per graph node
   std::vector<Segment> segments;
+  // Every node index once, in the order the nodes run: a topological order,
+  // graph order but for the CPU nodes moved to the input edge.
+  std::vector<int> order;
   int gpu_nodes = 0;
   // "placement: G/N nodes on GPU in K segments"
   std::string PlacementLine() const;

@@ -79,7 +79,12 @@ StatusOr<Plan> BuildPlan(const Graph& graph, const Partition& partition, GpuBack
     for (size_t n : chains[c].Members()) chain_at[n] = kInChain;
     chain_at[chains[c].nodes.back()] = static_cast<int>(c);
   }
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+  if (partition.order.size() != graph.nodes.size()) {
+    return InternalError("partition orders " + std::to_string(partition.order.size()) + " of " +
+                         std::to_string(graph.nodes.size()) + " nodes");
+  }
+  for (const int node_index : partition.order) {
+    const size_t i = static_cast<size_t>(node_index);
     const NodePlacement& place = partition.nodes[i];
     if (place.on_gpu) {
       const Segment& segment = partition.segments[place.segment];

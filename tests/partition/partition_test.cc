@@ -92,6 +92,69 @@ TEST(Partition, SegmentOfGivesThePartitionEdges) {
   EXPECT_TRUE(bad.outputs.empty());
 }
 
+// x -RELU-> a -TANH-> b -ADD(b, e)-> y, with the CPU-only branch
+// m -FLOOR-> f -CEIL-> e written between the RELU and the TANH: it depends on
+// no GPU node, so it runs at the input edge and the GPU nodes stay one segment.
+Graph TwoBranches() {
+  Graph g;
+  int x = AddTensor(g, "x", {4});
+  int m = AddTensor(g, "m", {4});
+  int a = AddTensor(g, "a", {4});
+  int f = AddTensor(g, "f", {4});
+  int e = AddTensor(g, "e", {4});
+  int b = AddTensor(g, "b", {4});
+  int y = AddTensor(g, "y", {4});
+  AddNode(g, OpType::kRelu, {x}, {a});
+  AddNode(g, OpType::kFloor, {m}, {f});
+  AddNode(g, OpType::kCeil, {f}, {e});
+  AddNode(g, OpType::kTanh, {a}, {b});
+  AddNode(g, OpType::kAdd, {b, e}, {y}, -1, BinaryAttributes{});
+  g.inputs = {x, m};
+  g.outputs = {y};
+  return g;
+}
+
+// `g` partitioned for a GPU that refuses FLOOR and CEIL.
+Partition WithoutFloorAndCeil(const Graph& g) {
+  FakeGpu gpu({OpType::kFloor, OpType::kCeil});
+  PartitionOptions o;
+  o.gpu = &gpu;
+  return PartitionGraph(g, o);
+}
+
+TEST(Partition, CpuNodesThatDependOnNoGpuNodeRunAtTheInputEdge) {
+  Graph g = TwoBranches();
+  Partition p = WithoutFloorAndCeil(g);
+  EXPECT_EQ(p.PlacementLine(), "placement: 3/5 nodes on GPU in 1 segments");
+  EXPECT_EQ(p.order, (std::vector<int>{1, 2, 0, 3, 4}));
+  ASSERT_EQ(p.segments.size(), 1u);
+  EXPECT_EQ(p.segments[0].nodes, (std::vector<int>{0, 3, 4}));
+  EXPECT_EQ(p.segments[0].inputs, (std::vector<int>{0, 4}));  // x and e
+  EXPECT_EQ(p.segments[0].outputs, (std::vector<int>{6}));
+  EXPECT_EQ(p.nodes[1].reason,
+            "FLOOR is not supported on fake (runs at the input edge, before the GPU nodes: it depends on none)");
+  // Without a GPU nothing moves.
+  EXPECT_EQ(PartitionGraph(g, PartitionOptions{}).order, (std::vector<int>{0, 1, 2, 3, 4}));
+}
+
+TEST(Partition, CpuNodeThatReadsAGpuNodeStaysInPlace) {
+  Graph g = TwoBranches();
+  // The CEIL reads the RELU's output: it depends on a GPU node and splits.
+  g.nodes[2].inputs = {2};
+  Partition p = WithoutFloorAndCeil(g);
+  EXPECT_EQ(p.order, (std::vector<int>{1, 0, 2, 3, 4}));
+  EXPECT_EQ(p.PlacementLine(), "placement: 3/5 nodes on GPU in 2 segments");
+  EXPECT_EQ(p.nodes[2].reason, "CEIL is not supported on fake");
+}
+
+TEST(Partition, CpuNodeWithAVariableStaysInPlace) {
+  Graph g = TwoBranches();
+  g.tensors[4].is_variable = true;  // e: its order against other nodes matters
+  Partition p = WithoutFloorAndCeil(g);
+  EXPECT_EQ(p.order, (std::vector<int>{1, 0, 2, 3, 4}));
+  EXPECT_EQ(p.PlacementLine(), "placement: 3/5 nodes on GPU in 2 segments");
+}
+
 TEST(Partition, DenyOpsForceNodesToTheCpu) {
   Graph g = Chain();
   FakeGpu gpu({});

@@ -23,9 +23,7 @@ using testing::AddNode;
 using testing::AddTensor;
 
 Partition AllOnCpu(const Graph& g) {
-  Partition p;
-  p.nodes.assign(g.nodes.size(), NodePlacement{});
-  return p;
+  return PartitionGraph(g, PartitionOptions{});
 }
 
 // c = CONV 1x1 of x (ch -> ch channels) with small integer weights, so
