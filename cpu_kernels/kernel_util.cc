@@ -4,11 +4,21 @@ namespace gld::cpu {
 
 namespace {
 Status CheckBuffer(const KernelContext& ctx, const TensorData& t, const char* role, size_t i) {
-  if (!ShapeIsValid(t.shape)) {
+  // Every kernel checks every buffer on every run: the element count comes
+  // from the same pass as ShapeIsValid's test (no overflow, at most 2^40).
+  constexpr int64_t kMaxElements = int64_t{1} << 40;
+  int64_t n = 1;
+  bool valid = true;
+  for (int32_t d : t.shape) {
+    if (d < 0 || __builtin_mul_overflow(n, static_cast<int64_t>(d), &n) || n > kMaxElements) {
+      valid = false;
+      break;
+    }
+  }
+  if (!valid) {
     return KernelError(ctx, std::string(role) + " " + std::to_string(i) + " has invalid shape " +
                                 ShapeToString(t.shape));
   }
-  const int64_t n = NumElements(t.shape);
   const size_t need = static_cast<size_t>(n) * DataTypeSize(t.type);
   if (t.bytes < need || (need > 0 && t.data == nullptr)) {
     return KernelError(ctx, std::string(role) + " " + std::to_string(i) + " buffer holds " +
