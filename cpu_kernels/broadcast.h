@@ -148,6 +148,10 @@ Status BroadcastBinary(const KernelContext& ctx, const TensorData& a, const Tens
                                 " do not broadcast to output " + ShapeToString(out.shape));
   }
   if (out.num_elements() == 0) return OkStatus();
+  if (out.num_elements() == 1) {  // a scalar (a loop counter, a condition): no plan, no dispatch
+    *out.as<O>() = op(*a.as<A>(), *b.as<B>());
+    return OkStatus();
+  }
   BroadcastPlan plan;
   if (!plan.Build({&a.shape, &b.shape}, out.shape)) {
     return KernelError(ctx, "cannot broadcast " + ShapeToString(a.shape) + " and " + ShapeToString(b.shape));
