@@ -78,30 +78,14 @@ Status ReadInts(const KernelContext& ctx, const TensorData& t, const char* what,
   return OkStatus();
 }
 
-void ParallelForGrain(const KernelContext& ctx, int64_t n, int64_t grain,
-                      const std::function<void(int64_t, int64_t)>& fn) {
-  if (n <= 0) return;
-  grain = std::max<int64_t>(grain, 1);
+void ParallelForChunks(const KernelContext& ctx, int64_t n, int64_t grain,
+                       const std::function<void(int64_t, int64_t)>& fn) {
   const int64_t chunks = (n + grain - 1) / grain;
-  if (chunks <= 1 || ctx.num_threads <= 1 || !ctx.parallel_for) {
-    fn(0, n);
-    return;
-  }
   ctx.ParallelFor(chunks, [&](int64_t b, int64_t e) {
     const int64_t lo = b * grain;
     const int64_t hi = std::min(n, e * grain);
     if (lo < hi) fn(lo, hi);
   });
-}
-
-void ParallelForElements(const KernelContext& ctx, int64_t n, int64_t min_parallel,
-                         const std::function<void(int64_t, int64_t)>& fn) {
-  if (n <= 0) return;
-  if (n < min_parallel) {
-    fn(0, n);
-    return;
-  }
-  ParallelForGrain(ctx, n, kElementwiseChunk, fn);
 }
 
 const Tensor* InputTensor(const KernelContext& ctx, size_t i) {
