@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <vector>
 
@@ -12,15 +13,49 @@
 
 namespace gld::cpu {
 
+// A short list of dims or strides, held inline up to kInline entries (a plan
+// is built on every run of a node; most have rank <= 6), on the heap beyond.
+class DimList {
+ public:
+  static constexpr size_t kInline = 8;
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  void clear() {
+    size_ = 0;
+    heap_.clear();
+  }
+  void push_back(int64_t v) {
+    if (size_ < kInline && heap_.empty()) {
+      inline_[size_++] = v;
+      return;
+    }
+    if (heap_.empty()) heap_.assign(inline_, inline_ + size_);
+    heap_.push_back(v);
+    ++size_;
+  }
+  int64_t& operator[](size_t i) { return heap_.empty() ? inline_[i] : heap_[i]; }
+  int64_t operator[](size_t i) const { return heap_.empty() ? inline_[i] : heap_[i]; }
+  int64_t& back() { return (*this)[size_ - 1]; }
+  int64_t back() const { return (*this)[size_ - 1]; }
+
+ private:
+  int64_t inline_[kInline] = {};
+  std::vector<int64_t> heap_;
+  size_t size_ = 0;
+};
+
 // Up to 3 operands broadcast into `out`. After Build():
 //   dims: coalesced output dims (outermost first, at least one),
 //   strides[k][d]: element stride of operand k along dims[d] (0 = broadcast).
 struct BroadcastPlan {
-  std::vector<int64_t> dims;
-  std::vector<std::vector<int64_t>> strides;
+  static constexpr size_t kMaxOperands = 3;
+  DimList dims;
+  DimList strides[kMaxOperands];
+  size_t count = 0;  // operands
 
-  // False when an operand shape does not broadcast to `out`.
-  bool Build(const std::vector<const Shape*>& operands, const Shape& out);
+  // False when an operand shape does not broadcast to `out` (or there are
+  // more than kMaxOperands).
+  bool Build(std::initializer_list<const Shape*> operands, const Shape& out);
 
   int64_t inner() const { return dims.back(); }
   int64_t outer() const {
@@ -30,11 +65,11 @@ struct BroadcastPlan {
   }
   // Offsets of each operand at the start of outer run `o` (o < outer()).
   void Offsets(int64_t o, int64_t* offs) const {
-    for (size_t k = 0; k < strides.size(); ++k) offs[k] = 0;
+    for (size_t k = 0; k < count; ++k) offs[k] = 0;
     for (size_t d = dims.size() - 1; d-- > 0;) {
       const int64_t i = o % dims[d];
       o /= dims[d];
-      for (size_t k = 0; k < strides.size(); ++k) offs[k] += i * strides[k][d];
+      for (size_t k = 0; k < count; ++k) offs[k] += i * strides[k][d];
     }
   }
 };
@@ -113,6 +148,10 @@ Status BroadcastBinary(const KernelContext& ctx, const TensorData& a, const Tens
                                 " do not broadcast to output " + ShapeToString(out.shape));
   }
   if (out.num_elements() == 0) return OkStatus();
+  if (out.num_elements() == 1) {  // a scalar (a loop counter, a condition): no plan, no dispatch
+    *out.as<O>() = op(*a.as<A>(), *b.as<B>());
+    return OkStatus();
+  }
   BroadcastPlan plan;
   if (!plan.Build({&a.shape, &b.shape}, out.shape)) {
     return KernelError(ctx, "cannot broadcast " + ShapeToString(a.shape) + " and " + ShapeToString(b.shape));

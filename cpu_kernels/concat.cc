@@ -136,12 +136,14 @@ Status SplitInto(KernelContext& ctx, const TensorData& in, int64_t axis_value, b
   const int64_t inner = Product(in.shape, a + 1, in.shape.size());
   std::vector<int64_t> part_inner;
   std::vector<uint8_t*> parts;
+  part_inner.reserve(ctx.outputs.size());
+  parts.reserve(ctx.outputs.size());
   int64_t total = 0;
   for (size_t i = 0; i < ctx.outputs.size(); ++i) {
     TensorData& o = *ctx.outputs[i];
-    Shape expected_rest = in.shape;
     int64_t len = 1;
     if (drop_axis) {
+      Shape expected_rest = in.shape;
       expected_rest.erase(expected_rest.begin() + axis);
       if (o.shape != expected_rest) {
         return KernelError(ctx, "output " + std::to_string(i) + " " + ShapeToString(o.shape) + " should be " +

@@ -167,13 +167,20 @@ Status RunSlice(KernelContext& ctx) {
   return OkStatus();
 }
 
-Status RunStridedSlice(KernelContext& ctx) {
-  GLD_RETURN_IF_ERROR(CheckIo(ctx, 4, 4, 1));
+namespace {
+
+// A strided slice as a strided copy: the first element and, per output
+// dimension, the count and the step (in elements) through the input.
+struct StridedCopy {
+  int64_t start = 0;
+  Shape counts;
+  std::vector<int64_t> steps;
+};
+
+Status PlanStridedSlice(const KernelContext& ctx, StridedCopy* copy) {
   const StridedSliceAttributes* attrs = nullptr;
   GLD_RETURN_IF_ERROR(GetAttrs(ctx, &attrs));
   const TensorData& in = *ctx.inputs[0];
-  TensorData& out = *ctx.outputs[0];
-  GLD_RETURN_IF_ERROR(CheckTypeMatch(ctx, in, out));
   std::vector<int64_t> begin, end, strides;
   GLD_RETURN_IF_ERROR(ReadInts(ctx, *ctx.inputs[1], "begin", &begin));
   GLD_RETURN_IF_ERROR(ReadInts(ctx, *ctx.inputs[2], "end", &end));
@@ -181,20 +188,60 @@ Status RunStridedSlice(KernelContext& ctx) {
   StridedSliceSpec spec;
   std::string error;
   if (!ComputeStridedSlice(in.shape, begin, end, strides, *attrs, &spec, &error)) return KernelError(ctx, error);
+  const TensorData& out = *ctx.outputs[0];
   if (spec.output_shape != out.shape) {
     return KernelError(ctx, "output " + ShapeToString(out.shape) + " should be " + ShapeToString(spec.output_shape));
   }
   const std::vector<int64_t> is = Strides(in.shape);
-  int64_t start = 0;
-  Shape counts(in.shape.size());
-  std::vector<int64_t> steps(in.shape.size());
+  copy->start = 0;
+  copy->counts.assign(in.shape.size(), 0);
+  copy->steps.assign(in.shape.size(), 0);
   for (size_t d = 0; d < in.shape.size(); ++d) {
-    if (spec.count[d] > 0) start += spec.start[d] * is[d];
-    counts[d] = static_cast<int32_t>(spec.count[d]);
-    steps[d] = spec.stride[d] * is[d];
+    if (spec.count[d] > 0) copy->start += spec.start[d] * is[d];
+    copy->counts[d] = static_cast<int32_t>(spec.count[d]);
+    copy->steps[d] = spec.stride[d] * is[d];
   }
-  CopyStrided(ctx, static_cast<const uint8_t*>(in.data), start, steps, counts, static_cast<uint8_t*>(out.data),
-              DataTypeSize(in.type));
+  return OkStatus();
+}
+
+// The copy of a node whose begin, end and strides are constants, planned
+// once for the input and output shapes it was prepared with.
+struct StridedSliceState : KernelState {
+  Shape in_shape, out_shape;
+  StridedCopy copy;
+};
+
+}  // namespace
+
+Status PrepareStridedSlice(KernelContext& ctx) {
+  // Anything amiss is left for the run to report.
+  if (ctx.state == nullptr || ctx.inputs.size() != 4 || ctx.outputs.size() != 1 || ctx.inputs[0] == nullptr ||
+      ctx.outputs[0] == nullptr || !ctx.InputIsConstant(1) || !ctx.InputIsConstant(2) || !ctx.InputIsConstant(3)) {
+    return OkStatus();
+  }
+  auto state = std::make_unique<StridedSliceState>();
+  if (!PlanStridedSlice(ctx, &state->copy).ok()) return OkStatus();
+  state->in_shape = ctx.inputs[0]->shape;
+  state->out_shape = ctx.outputs[0]->shape;
+  *ctx.state = std::move(state);
+  return OkStatus();
+}
+
+Status RunStridedSlice(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 4, 4, 1));
+  const TensorData& in = *ctx.inputs[0];
+  TensorData& out = *ctx.outputs[0];
+  GLD_RETURN_IF_ERROR(CheckTypeMatch(ctx, in, out));
+  const auto* state = ctx.state != nullptr ? dynamic_cast<const StridedSliceState*>(ctx.state->get()) : nullptr;
+  StridedCopy planned;
+  const StridedCopy* copy = &planned;
+  if (state != nullptr && state->in_shape == in.shape && state->out_shape == out.shape) {
+    copy = &state->copy;
+  } else {
+    GLD_RETURN_IF_ERROR(PlanStridedSlice(ctx, &planned));
+  }
+  CopyStrided(ctx, static_cast<const uint8_t*>(in.data), copy->start, copy->steps, copy->counts,
+              static_cast<uint8_t*>(out.data), DataTypeSize(in.type));
   return OkStatus();
 }
 

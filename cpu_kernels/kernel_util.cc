@@ -4,11 +4,21 @@ namespace gld::cpu {
 
 namespace {
 Status CheckBuffer(const KernelContext& ctx, const TensorData& t, const char* role, size_t i) {
-  if (!ShapeIsValid(t.shape)) {
+  // Every kernel checks every buffer on every run: the element count comes
+  // from the same pass as ShapeIsValid's test (no overflow, at most 2^40).
+  constexpr int64_t kMaxElements = int64_t{1} << 40;
+  int64_t n = 1;
+  bool valid = true;
+  for (int32_t d : t.shape) {
+    if (d < 0 || __builtin_mul_overflow(n, static_cast<int64_t>(d), &n) || n > kMaxElements) {
+      valid = false;
+      break;
+    }
+  }
+  if (!valid) {
     return KernelError(ctx, std::string(role) + " " + std::to_string(i) + " has invalid shape " +
                                 ShapeToString(t.shape));
   }
-  const int64_t n = NumElements(t.shape);
   const size_t need = static_cast<size_t>(n) * DataTypeSize(t.type);
   if (t.bytes < need || (need > 0 && t.data == nullptr)) {
     return KernelError(ctx, std::string(role) + " " + std::to_string(i) + " buffer holds " +
@@ -68,30 +78,14 @@ Status ReadInts(const KernelContext& ctx, const TensorData& t, const char* what,
   return OkStatus();
 }
 
-void ParallelForGrain(const KernelContext& ctx, int64_t n, int64_t grain,
-                      const std::function<void(int64_t, int64_t)>& fn) {
-  if (n <= 0) return;
-  grain = std::max<int64_t>(grain, 1);
+void ParallelForChunks(const KernelContext& ctx, int64_t n, int64_t grain,
+                       const std::function<void(int64_t, int64_t)>& fn) {
   const int64_t chunks = (n + grain - 1) / grain;
-  if (chunks <= 1 || ctx.num_threads <= 1 || !ctx.parallel_for) {
-    fn(0, n);
-    return;
-  }
   ctx.ParallelFor(chunks, [&](int64_t b, int64_t e) {
     const int64_t lo = b * grain;
     const int64_t hi = std::min(n, e * grain);
     if (lo < hi) fn(lo, hi);
   });
-}
-
-void ParallelForElements(const KernelContext& ctx, int64_t n, int64_t min_parallel,
-                         const std::function<void(int64_t, int64_t)>& fn) {
-  if (n <= 0) return;
-  if (n < min_parallel) {
-    fn(0, n);
-    return;
-  }
-  ParallelForGrain(ctx, n, kElementwiseChunk, fn);
 }
 
 const Tensor* InputTensor(const KernelContext& ctx, size_t i) {

@@ -146,8 +146,21 @@ inline int64_t ApplyActivationInt(Activation a, int64_t x) {
 }
 
 // Splits [0, n) into chunks of at least `grain` items for ctx.ParallelFor.
-void ParallelForGrain(const KernelContext& ctx, int64_t n, int64_t grain,
-                      const std::function<void(int64_t, int64_t)>& fn);
+// Work of one chunk, or a context without threads, runs fn on the calling
+// thread directly (templates: no std::function is made, so a tiny node, such
+// as each step of a WHILE body, allocates nothing).
+void ParallelForChunks(const KernelContext& ctx, int64_t n, int64_t grain,
+                       const std::function<void(int64_t, int64_t)>& fn);
+template <typename Fn>
+void ParallelForGrain(const KernelContext& ctx, int64_t n, int64_t grain, Fn&& fn) {
+  if (n <= 0) return;
+  grain = grain < 1 ? 1 : grain;
+  if ((n + grain - 1) / grain <= 1 || ctx.num_threads <= 1 || !ctx.parallel_for) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  ParallelForChunks(ctx, n, grain, fn);
+}
 
 // Values per chunk of ParallelForElements: a few microseconds of a pass.
 constexpr int64_t kElementwiseChunk = 1 << 12;
@@ -156,8 +169,15 @@ constexpr int64_t kElementwiseChunk = 1 << 12;
 // costs more than it saves; above, in chunks of kElementwiseChunk, so that
 // the threads finish together (chunks of 32K values could leave one thread
 // a whole chunk, about 10-15 us, behind the other on a 150K-value output).
-void ParallelForElements(const KernelContext& ctx, int64_t n, int64_t min_parallel,
-                         const std::function<void(int64_t, int64_t)>& fn);
+template <typename Fn>
+void ParallelForElements(const KernelContext& ctx, int64_t n, int64_t min_parallel, Fn&& fn) {
+  if (n <= 0) return;
+  if (n < min_parallel) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  ParallelForGrain(ctx, n, kElementwiseChunk, fn);
+}
 
 // The graph tensor behind input i / output i (for names and quant params);
 // nullptr when unknown.

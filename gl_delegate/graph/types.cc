@@ -43,11 +43,10 @@ int64_t NumElements(const Shape& shape) {
 }
 
 bool ShapeIsValid(const Shape& shape, int64_t max_elements) {
+  // (No division: kernels check their buffers' shapes on every run.)
   int64_t n = 1;
   for (int32_t d : shape) {
-    if (d < 0) return false;
-    if (d != 0 && n > max_elements / d) return false;
-    n *= d;
+    if (d < 0 || __builtin_mul_overflow(n, static_cast<int64_t>(d), &n) || n > max_elements) return false;
   }
   return n <= max_elements;
 }
