@@ -337,6 +337,14 @@ def compare_model(args, model_path):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def model_label(path):
+    """The file's name, or its folder's for the networks' model.tflite."""
+    name = os.path.basename(path)
+    if name == "model.tflite" and os.path.dirname(path):
+        return os.path.basename(os.path.dirname(os.path.abspath(path)))
+    return name
+
+
 def fmt_ms(us):
     # Three decimals below a millisecond (the recurrent models run in tens of us).
     return ("%.3f" if us < 1000.0 else "%.1f") % (us / 1000.0)
@@ -443,7 +451,7 @@ def main():
              args.seed, args.precision), flush=True)
     table, slowdowns, all_notes, report, failed = [], [], [], [], False
     for g in args.graph:
-        name = os.path.basename(g)
+        name = model_label(g)
         rows, notes = compare_model(args, g)
         failed = failed or any(not isinstance(r, dict) for _, r in rows)
         table.extend(table_rows(name, rows))
