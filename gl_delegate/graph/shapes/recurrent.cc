@@ -141,6 +141,18 @@ Shape SequenceShape(const Sequence& s, bool time_major, int64_t features) {
   return time_major ? Shape{t, b, static_cast<int32_t>(features)} : Shape{b, t, static_cast<int32_t>(features)};
 }
 
+// The bidirectional ops' outputs: one of fw + bw features (merge_outputs),
+// or the forward and the backward sequences.
+void SetBidirectionalOutputs(RuleContext& ctx, const Sequence& s, const RecurrentAttributes& a, int64_t fw,
+                             int64_t bw) {
+  if (a.merge_outputs) {
+    ctx.Set(0, SequenceShape(s, a.time_major, fw + bw), DataType::kFloat32);
+  } else {
+    ctx.Set(0, SequenceShape(s, a.time_major, fw), DataType::kFloat32);
+    ctx.Set(1, SequenceShape(s, a.time_major, bw), DataType::kFloat32);
+  }
+}
+
 // A basic RNN cell: weights, recurrent weights, bias and hidden state at
 // inputs w..w+3. Finds the units.
 Status CheckRnnCell(const RuleContext& ctx, size_t w, size_t state, int64_t batch, int64_t n_input, int64_t* units) {
@@ -225,12 +237,7 @@ Status BidirectionalSequenceLstm(RuleContext& ctx) {
   int64_t fw_cell = 0, fw_out = 0, bw_cell = 0, bw_out = 0;
   GLD_RETURN_IF_ERROR(CheckLstmCell(ctx, {1, 35, 36, -1}, s.batch, s.features, &fw_cell, &fw_out));
   GLD_RETURN_IF_ERROR(CheckLstmCell(ctx, {18, 37, 38, -1}, s.batch, s.features, &bw_cell, &bw_out));
-  if (a->merge_outputs) {
-    ctx.Set(0, SequenceShape(s, a->time_major, fw_out + bw_out), DataType::kFloat32);
-  } else {
-    ctx.Set(0, SequenceShape(s, a->time_major, fw_out), DataType::kFloat32);
-    ctx.Set(1, SequenceShape(s, a->time_major, bw_out), DataType::kFloat32);
-  }
+  SetBidirectionalOutputs(ctx, s, *a, fw_out, bw_out);
   return OkStatus();
 }
 
@@ -269,12 +276,7 @@ Status BidirectionalSequenceRnn(RuleContext& ctx) {
   int64_t fw = 0, bw = 0;
   GLD_RETURN_IF_ERROR(CheckRnnCell(ctx, 1, 4, s.batch, s.features, &fw));
   GLD_RETURN_IF_ERROR(CheckRnnCell(ctx, 5, 8, s.batch, s.features, &bw));
-  if (a->merge_outputs) {
-    ctx.Set(0, SequenceShape(s, a->time_major, fw + bw), DataType::kFloat32);
-  } else {
-    ctx.Set(0, SequenceShape(s, a->time_major, fw), DataType::kFloat32);
-    ctx.Set(1, SequenceShape(s, a->time_major, bw), DataType::kFloat32);
-  }
+  SetBidirectionalOutputs(ctx, s, *a, fw, bw);
   return OkStatus();
 }
 
