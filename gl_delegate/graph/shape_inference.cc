@@ -152,7 +152,8 @@ Status InferNodeShapes(Graph& graph, size_t node_index, const std::vector<ValueB
   return RunRule(graph, node_index, &known);
 }
 
-Status InferShapes(Graph& graph, const ValueOracle& values, std::vector<uint8_t>* dynamic) {
+Status InferShapes(Graph& graph, const ValueOracle& values, std::vector<uint8_t>* dynamic,
+                   std::map<int, std::vector<uint8_t>>* known_out) {
   const size_t nt = graph.tensors.size();
   for (int t : graph.inputs) {
     if (t < 0 || static_cast<size_t>(t) >= nt) {
@@ -178,6 +179,7 @@ Status InferShapes(Graph& graph, const ValueOracle& values, std::vector<uint8_t>
     for (int t : graph.nodes[i].outputs) made_dynamic = made_dynamic || (dynamic != nullptr && (*dynamic)[static_cast<size_t>(t)]);
     if (!made_dynamic) EvaluateKnownValues(graph, i, values, &known);
   }
+  if (known_out != nullptr) *known_out = std::move(known);
   return OkStatus();
 }
 

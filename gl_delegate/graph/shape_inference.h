@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -44,7 +45,12 @@ using ValueOracle = std::function<bool(const Graph& graph, size_t node_index, co
 // dynamic instead of failing (TFLite's dynamic tensors: the shape is known
 // once the node has run), and so is every output of a node that reads a
 // dynamic tensor; their shapes stay as stored.
-Status InferShapes(Graph& graph, const ValueOracle& values = nullptr, std::vector<uint8_t>* dynamic = nullptr);
+//
+// With `known` (may be null), receives the values computed for non-constant
+// tensors (tensor index -> bytes in the tensor's type): the shape arithmetic
+// whose results these input shapes fix.
+Status InferShapes(Graph& graph, const ValueOracle& values = nullptr, std::vector<uint8_t>* dynamic = nullptr,
+                   std::map<int, std::vector<uint8_t>>* known = nullptr);
 
 // The same for one node, assuming its inputs' shapes are final. Values of
 // non-constant inputs are not known here, so value-dependent shapes fall back

@@ -11,6 +11,7 @@
 #include "runtime/step.h"
 #include "runtime/subgraph_runner.h"
 #include "graph/graph_check.h"
+#include "transforms/pass.h"
 #include "transforms/pass_list.h"
 #include "util/logging.h"
 #include "util/single_user.h"
@@ -270,7 +271,11 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
 Status Runtime::PlanForShapes() {
   TraceRecorder* trace = trace_.get();
   if (gpu_ != nullptr) gpu_->BeginPlan();
-  GLD_RETURN_IF_ERROR(InferShapes(graph_, cpu::KnownValueOracle(), &dynamic_));
+  unfolded_ = graph_;
+  std::map<int, std::vector<uint8_t>> known;
+  GLD_RETURN_IF_ERROR(InferShapes(graph_, cpu::KnownValueOracle(), &dynamic_, &known));
+  PassLog folded;
+  GLD_RETURN_IF_ERROR(FoldKnownValues(graph_, known, folded));
   any_dynamic_ = std::find(dynamic_.begin(), dynamic_.end(), uint8_t{1}) != dynamic_.end();
   {
     TraceScope scope(trace, "startup", "partition and plan (GL segments and their programs)");
@@ -288,7 +293,9 @@ Status Runtime::PlanForShapes() {
   profiling_ = options_.enable_profiling;
   step_ns_.assign(plan_.steps.size(), 0);
   step_runs_.assign(plan_.steps.size(), 0);
-  FillReport(options_, original_nodes_, pass_log_);
+  std::vector<std::string> log = pass_log_;
+  log.insert(log.end(), folded.lines.begin(), folded.lines.end());
+  FillReport(options_, original_nodes_, log);
   if (trace != nullptr) {
     trace->Complete("create the interpreter", "startup", 0, trace->NowMicros(), trace->ThreadTrack(),
                     {TraceRecorder::Text("placement", report_.placement_line),
@@ -317,7 +324,7 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Reshaped(const std::vector<Shape>& i
                                 std::to_string(graph_.inputs.size()) + " inputs");
   }
   std::unique_ptr<Runtime> rt(new Runtime());
-  rt->graph_ = graph_;
+  rt->graph_ = unfolded_;
   // Every tensor a node makes starts from what the file says of it.
   for (Tensor& t : rt->graph_.tensors) {
     if (!t.is_constant && !t.signature.empty()) t.shape = t.signature;
