@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "cpu_kernels/integer_ops.h"
 #include "cpu_kernels/kernels.h"
 #include "cpu_kernels/quantized.h"
 #include "cpu_kernels/xnnpack_op.h"
@@ -177,6 +178,17 @@ const IntegerKernel kIntegerKernels[] = {
     {{OpType::kMaxPool2d, RunIntegerKernel, PrepareIntegerMaxPool2d}, TakesMaxPool},
     {{OpType::kLogistic, RunIntegerKernel, PrepareIntegerLogistic}, TakesLogistic},
     {{OpType::kTanh, RunIntegerKernel, PrepareIntegerTanh}, TakesTanh},
+    // integer_ops.cc: what LiteRT runs on its builtin int8 kernels, or on
+    // XNNPACK operators in forms the ones above do not take.
+    {{OpType::kAdd, RunInt8Op, PrepareInt8Op}, TakesInt8Binary},
+    {{OpType::kSub, RunInt8Op, PrepareInt8Op}, TakesInt8Binary},
+    {{OpType::kMul, RunInt8Op, PrepareInt8Op}, TakesInt8Binary},
+    {{OpType::kSquaredDifference, RunInt8Op, PrepareInt8Op}, TakesInt8Binary},
+    {{OpType::kRsqrt, RunInt8Op, PrepareInt8Op}, TakesInt8Table},
+    {{OpType::kGelu, RunInt8Op, PrepareInt8Op}, TakesInt8Table},
+    {{OpType::kSoftmax, RunInt8Op, PrepareInt8Op}, TakesInt8Softmax},
+    {{OpType::kBatchMatMul, RunInt8Op, PrepareInt8Op}, TakesInt8BatchMatMul},
+    {{OpType::kMean, RunInt8Op, PrepareInt8Op}, TakesInt8Mean},
 };
 
 // Ops that only move values (MovesValuesOnly) and whose own kernel moves

@@ -1,0 +1,41 @@
+// The int8 kernels of integer_ops.cc: ops that LiteRT's default kernels run
+// either on XNNPACK operators the Debian XNNPACK lacks in that form, or on
+// TFLite's own builtin int8 kernels (those XNNPACK's delegate does not take),
+// reproduced here with the same arithmetic so the CPU backend's integers
+// are LiteRT's:
+//   ADD / SUB / MUL / SQUARED_DIFFERENCE in TFLite's fixed point (its
+//     builtin kernels: ADD and SUB with 20 bits of headroom, SQUARED_
+//     DIFFERENCE with 7, MUL on one multiplier), where XNNPACK's delegate
+//     refuses the scales; MUL with a constant operand as XNNPACK's QS8
+//     multiply (float requantization, rounded half to even) where it takes
+//     them; constant operands as their stored integers;
+//   RSQRT (TFLite's fixed-point Newton iteration) and GELU (TFLite's table:
+//     the float function of each of the 256 inputs, rounded half away from
+//     zero), both as a 256-entry table;
+//   SOFTMAX over the last axis (TFLite's optimized int8 kernel: a float table
+//     of exp(-scale x beta x d) for the 256 distances to the row's maximum,
+//     summed in float, each probability rounded half away from zero);
+//   BATCH_MATMUL (int32 sums requantized with TFLite's multiplier);
+//   MEAN over any axes (XNNPACK's QS8 mean: the int32 sum less the zero
+//     points, times input scale / (output scale x count) in float, rounded
+//     half to even).
+// All take int8 activations with one scale and zero point per tensor.
+#pragma once
+
+#include "cpu_kernels/cpu_kernel.h"
+
+namespace gld::cpu {
+
+bool TakesInt8Binary(const Graph& graph, const Node& node);
+bool TakesInt8Table(const Graph& graph, const Node& node);
+bool TakesInt8Softmax(const Graph& graph, const Node& node);
+bool TakesInt8BatchMatMul(const Graph& graph, const Node& node);
+bool TakesInt8Mean(const Graph& graph, const Node& node);
+
+// One prepare and run for all of them (by the node's op): prepare keeps the
+// tables, multipliers and constant integers in the node's state slot; run
+// computes them itself when there is no slot.
+Status PrepareInt8Op(KernelContext& ctx);
+Status RunInt8Op(KernelContext& ctx);
+
+}  // namespace gld::cpu
