@@ -505,14 +505,15 @@ Status RunMean(KernelContext& ctx, const MeanParams& p) {
       index[d] = 0;
     }
   }
+  // XNNPACK's: the raw sum times the scale, plus one float bias holding the
+  // input zero points' share and the output zero point, rounded half to even.
   const float scale = p.in_scale / (p.out_scale * static_cast<float>(std::max<int64_t>(count, 1)));
-  const int32_t bias = -static_cast<int32_t>(count) * p.in_zero_point;
+  const float bias =
+      static_cast<float>(p.out_zero_point) - static_cast<float>(count * p.in_zero_point) * scale;
   int8_t* y = out.as<int8_t>();
   for (int64_t j = 0; j < out_count; ++j) {
-    const float scaled = static_cast<float>(sums[static_cast<size_t>(j)] + bias) * scale;
-    const float clamped = std::min(std::max(scaled, static_cast<float>(-128 - p.out_zero_point)),
-                                   static_cast<float>(127 - p.out_zero_point));
-    y[j] = static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(clamped)) + p.out_zero_point);
+    const float v = static_cast<float>(sums[static_cast<size_t>(j)]) * scale + bias;
+    y[j] = static_cast<int8_t>(std::nearbyint(std::min(std::max(v, -128.f), 127.f)));
   }
   return OkStatus();
 }

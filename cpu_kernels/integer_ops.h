@@ -16,9 +16,9 @@
 //     of exp(-scale x beta x d) for the 256 distances to the row's maximum,
 //     summed in float, each probability rounded half away from zero);
 //   BATCH_MATMUL (int32 sums requantized with TFLite's multiplier);
-//   MEAN over any axes (XNNPACK's QS8 mean: the int32 sum less the zero
-//     points, times input scale / (output scale x count) in float, rounded
-//     half to even).
+//   MEAN over any axes (XNNPACK's QS8 mean: the int32 sum times input
+//     scale / (output scale x count) in float, plus one float bias for the
+//     zero points, rounded half to even).
 // All take int8 activations with one scale and zero point per tensor.
 #pragma once
 

@@ -650,6 +650,92 @@ simple("TRANSPOSE", "2d", [In([3, 4]), C(i32(1, 0))], opts("TransposeOptions"))
 simple("TRANSPOSE", "3d_rotate", [In([2, 3, 4]), C(i32(2, 0, 1))], opts("TransposeOptions"))
 simple("TRANSPOSE", "5d", [In([1, 2, 3, 2, 2]), C(i32(0, 4, 2, 1, 3))], opts("TransposeOptions"))
 
+# --- int8 ops (the CPU's integer kernels) ---------------------------------------
+# Full-integer models' ops with int8 activations, one scale and zero point per
+# tensor; constants stored as int8. Their manifests also hold LiteRT's default
+# kernels' outputs (outputs_default: resolver BUILTIN, XNNPACK where its
+# delegate takes the node), which the CPU's integer kernels are held to.
+
+def q8(scale, zero_point):
+    return {"scale": [scale], "zero_point": [zero_point]}
+
+
+def int8_case(op, variant, inputs, options, out_q, lo=-128, hi=128):
+    """A one-op int8 case. inputs: list of (shape, quant) for an int8 input
+    (values in [lo, hi)), ("c", int8 array, quant) for a constant, or
+    ("axes", int32 array)."""
+    @case(op, variant)
+    def build(b):
+        ins = []
+        for spec in inputs:
+            if spec[0] == "c":
+                ins.append(b.c(np.asarray(spec[1], dtype=I8), quant=spec[2]))
+            elif spec[0] == "axes":
+                ins.append(b.c(np.asarray(spec[1], dtype=np.int32)))
+            else:
+                ins.append(b.inp(spec[0], INT(lo, hi), I8, quant=spec[1]))
+        b.op(op, ins, [b.out(I8, out_q)], options=options)
+
+
+def int8_values(name, shape, lo=-127, hi=128):
+    return reflib.uniform_int(zlib.crc32(name.encode()) & 0xFFFFFFFF, 77, tuple(shape), lo, hi).astype(I8)
+
+
+int8_case("SQUARED_DIFFERENCE", "int8_broadcast", [([1, 4, 8], q8(0.02, 3)), ([1, 4, 1], q8(0.015, -5))],
+          opts("SquaredDifferenceOptions"), q8(0.005, -128))
+int8_case("SQUARED_DIFFERENCE", "int8_same_shape", [([2, 3, 5], q8(0.05, 0)), ([2, 3, 5], q8(0.05, 0))],
+          opts("SquaredDifferenceOptions"), q8(0.1, -128))
+int8_case("RSQRT", "int8", [([2, 3, 8], q8(0.01, -128))], None, q8(0.05, -128))
+int8_case("RSQRT", "int8_zero_point", [([4, 16], q8(0.004, -20))], None, q8(0.1, -100), lo=-20)
+int8_case("GELU", "int8_exact", [([2, 4, 16], q8(0.03, 5))], opts("GeluOptions", approximate=False),
+          q8(0.02, -110))
+int8_case("GELU", "int8_approximate", [([2, 4, 16], q8(0.03, 5))], opts("GeluOptions", approximate=True),
+          q8(0.02, -110))
+int8_case("SOFTMAX", "int8_beta1", [([2, 3, 16], q8(0.1, 3))], opts("SoftmaxOptions", beta=1.0),
+          q8(1.0 / 256, -128))
+int8_case("SOFTMAX", "int8_beta0_5_long_rows", [([2, 300], q8(0.05, -10))], opts("SoftmaxOptions", beta=0.5),
+          q8(1.0 / 256, -128))
+int8_case("BATCH_MATMUL", "int8_attention_adj_y", [([1, 2, 5, 8], q8(0.03, 4)), ([1, 2, 7, 8], q8(0.02, -3))],
+          opts("BatchMatMulOptions", adjY=True), q8(0.15, -3))
+# Power-of-two scales: many sums land half way between two steps, where
+# the rounding rules of LiteRT's kernels (fixed point: half away from zero;
+# XNNPACK: half to even) tell them apart.
+int8_case("BATCH_MATMUL", "int8_pow2_scales_ties", [([1, 2, 8, 16], q8(0.5, 3)), ([1, 2, 16, 8], q8(0.25, -2))],
+          opts("BatchMatMulOptions"), q8(16.0, 1))
+int8_case("BATCH_MATMUL", "int8_attention_16x16", [([1, 4, 16, 16], q8(0.0295, 8)), ([1, 4, 16, 16], q8(0.0296, 4))],
+          opts("BatchMatMulOptions", adjY=True), q8(0.1446, -3))
+int8_case("MUL", "int8_const_pow2_scales_ties",
+          [([1, 8, 32], q8(0.5, 3)), ("c", int8_values("mul__int8_const_pow2_scales_ties", [32]), q8(0.25, 0))],
+          opts("MulOptions"), q8(4.0, -1))
+int8_case("MUL", "int8_pow2_small_product_ties", [([4, 32], q8(2.0 ** -10, 2)), ([4, 32], q8(2.0 ** -10, -1))],
+          opts("MulOptions"), q8(2.0 ** -3, 0))
+int8_case("ADD", "int8_far_scales_pow2_ties", [([4, 32], q8(1.0, 3)), ([4, 32], q8(2.0 ** -12, -7))],
+          opts("AddOptions"), q8(2.0, 1))
+int8_case("BATCH_MATMUL", "int8_broadcast_batch", [([2, 1, 3, 6], q8(0.02, 0)), ([3, 6, 4], q8(0.025, 7))],
+          opts("BatchMatMulOptions"), q8(0.05, 2))
+int8_case("MEAN", "int8_last_axis_keepdims", [([1, 16, 64], q8(0.02, -3)), ("axes", [2])],
+          opts("ReducerOptions", keepDims=True), q8(0.004, -20))
+int8_case("MEAN", "int8_axis1_pow2_ties", [([1, 16, 64], q8(0.5, -5)), ("axes", [1])],
+          opts("ReducerOptions", keepDims=False), q8(0.25, -13))
+int8_case("MEAN", "int8_axis1", [([1, 16, 64], q8(0.03, -5)), ("axes", [1])],
+          opts("ReducerOptions", keepDims=False), q8(0.012, -13))
+int8_case("MEAN", "int8_axes_1_3", [([2, 3, 4, 5], q8(0.02, 6)), ("axes", [1, 3])],
+          opts("ReducerOptions", keepDims=False), q8(0.01, 1))
+int8_case("MUL", "int8_const_row", [([1, 4, 8], q8(0.008, -128)),
+                                     ("c", int8_values("mul__int8_const_row", [1, 1, 8]), q8(0.004, -128))],
+          opts("MulOptions"), q8(0.008, -128))
+int8_case("MUL", "int8_scalar_const", [([1, 2, 4, 4], q8(0.14, -3)), ("c", np.array(25, dtype=I8), q8(0.001, -128))],
+          opts("MulOptions"), q8(0.036, -3))
+int8_case("MUL", "int8_small_product_scale", [([2, 8], q8(0.001, 2)), ([2, 8], q8(0.001, -1))],
+          opts("MulOptions"), q8(1.0, 0))
+int8_case("ADD", "int8_tiny_const", [([1, 4, 1], q8(0.0016, -128)), ("c", np.array(-43, dtype=I8), q8(5.9e-9, -43))],
+          opts("AddOptions"), q8(0.0016, -128))
+int8_case("ADD", "int8_far_scales", [([2, 6], q8(0.5, 3)), ([2, 6], q8(0.0001, -7))], opts("AddOptions"),
+          q8(0.5, 1))
+int8_case("SUB", "int8_far_scales", [([2, 6], q8(0.5, 3)), ([1, 6], q8(0.0001, -7))], opts("SubOptions"),
+          q8(0.5, 1))
+
+
 # --- quantization and sparsity ------------------------------------------------
 
 simple("QUANTIZE", "int8", [In([2, 3, 4], F(-3, 3))], opts("QuantizeOptions"), out_dtype=I8,
@@ -1387,6 +1473,18 @@ def run_reference(model_bytes, inputs, resolver, invokes=1):
     return outputs, shapes
 
 
+def record_default_outputs(model_bytes, inputs, d):
+    """LiteRT's default kernels (resolver BUILTIN: XNNPACK where its delegate
+    takes the node) on the same inputs, for cases with 8-bit integer outputs:
+    output_<i>_default.npy."""
+    it = reflib.make_interpreter(model_content=model_bytes, resolver="BUILTIN")
+    files = []
+    for i, v in enumerate(reflib.run_litert(it, inputs)):
+        files.append(f"output_{i}_default.npy")
+        np.save(os.path.join(d, files[-1]), v)
+    return files
+
+
 # Ops whose BUILTIN_REF kernel departs from TFLite's definition: their cases run
 # on the builtin kernels without default delegates (still no XNNPACK).
 # LOCAL_RESPONSE_NORMALIZATION: the reference kernel sums channels [c-r, c+r),
@@ -1474,6 +1572,8 @@ def generate_case(name, out_root):
         if v.dtype.kind == "f" and v.size:
             e["max_abs"] = float(np.max(np.abs(v)))
         manifest["outputs"].append(e)
+    if any(v.dtype in (np.int8, np.uint8) for v in again):
+        manifest["outputs_default"] = record_default_outputs(model_bytes, inputs, d)
     if name in STATEFUL_STEPS:
         record_steps(name, model_bytes, resolver, seed, b.gens, d, manifest)
     reflib.write_json(os.path.join(d, "manifest.json"), manifest)
