@@ -14,8 +14,9 @@
 
 namespace gld::cpu::fixed_point {
 
-// (a x b x 2) / 2^32 rounded to nearest (ties away from zero), saturated
-// for the one overflowing case (INT32_MIN squared).
+// (a x b x 2) / 2^32 rounded to nearest (positive ties up, negative ones
+// toward zero: gemmlowp's nudge), saturated for the one overflowing case
+// (INT32_MIN squared).
 inline int32_t SaturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
   if (a == b && a == std::numeric_limits<int32_t>::min()) return std::numeric_limits<int32_t>::max();
   const int64_t ab = static_cast<int64_t>(a) * static_cast<int64_t>(b);
