@@ -28,14 +28,6 @@ QuantizationParams Quant(float scale, int64_t zp, DataType storage = DataType::k
   return q;
 }
 
-std::vector<int8_t> RandomInt8(size_t n, int lo, int hi, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> d(lo, hi);
-  std::vector<int8_t> v(n);
-  for (int8_t& x : v) x = static_cast<int8_t>(d(rng));
-  return v;
-}
-
 int QuantInput(OpTest& t, const Shape& shape, const std::vector<int8_t>& v, float scale, int zp) {
   const int id = t.Input<int8_t>(shape, v);
   t.graph.tensors[static_cast<size_t>(id)].quant = Quant(scale, zp);
@@ -152,7 +144,7 @@ TEST(IntegerOps, GeluTablesMatchTheFunction) {
 TEST(IntegerOps, SoftmaxRowsAreProbabilities) {
   OpTest t;
   const int rows = 6, n = 40;
-  const auto x = RandomInt8(rows * n, -128, 127, 7);
+  const auto x = RandomInts<int8_t>(rows * n, -128, 127, 7);
   const float xs = 0.07f, beta = 0.8f;
   const int in = QuantInput(t, {2, 3, n}, x, xs, 3);
   const int out = QuantOutput(t, 1.f / 256, -128);
@@ -173,8 +165,8 @@ TEST(IntegerOps, SoftmaxRowsAreProbabilities) {
 TEST(IntegerOps, BatchMatMulWithBroadcastAndAdjoints) {
   OpTest t;
   const int m = 5, k = 12, n = 7;
-  const auto xa = RandomInt8(2 * k * m, -128, 127, 11);  // [2, 1, k, m]: adj_x
-  const auto xb = RandomInt8(3 * n * k, -128, 127, 12);  // [3, n, k]: adj_y
+  const auto xa = RandomInts<int8_t>(2 * k * m, -128, 127, 11);  // [2, 1, k, m]: adj_x
+  const auto xb = RandomInts<int8_t>(3 * n * k, -128, 127, 12);  // [3, n, k]: adj_y
   const float as = 0.03f, bs = 0.02f, os = 0.2f;
   const int az = 4, bz = -3, oz = -2;
   const int a = QuantInput(t, {2, 1, k, m}, xa, as, az);
@@ -206,7 +198,7 @@ TEST(IntegerOps, BatchMatMulWithBroadcastAndAdjoints) {
 
 TEST(IntegerOps, MeanOverAMiddleAxis) {
   OpTest t;
-  const auto x = RandomInt8(2 * 9 * 5, -128, 127, 21);
+  const auto x = RandomInts<int8_t>(2 * 9 * 5, -128, 127, 21);
   const float xs = 0.03f, os = 0.012f;
   const int in = QuantInput(t, {2, 9, 5}, x, xs, -5);
   const int axes = t.Const<int32_t>({1}, {-2});
@@ -228,8 +220,8 @@ TEST(IntegerOps, MeanOverAMiddleAxis) {
 
 TEST(IntegerOps, SquaredDifferenceBroadcast) {
   OpTest t;
-  const auto xa = RandomInt8(4 * 8, -128, 127, 31);
-  const auto xb = RandomInt8(4, -128, 127, 32);
+  const auto xa = RandomInts<int8_t>(4 * 8, -128, 127, 31);
+  const auto xb = RandomInts<int8_t>(4, -128, 127, 32);
   const int a = QuantInput(t, {1, 4, 8}, xa, 0.02f, 3);
   const int b = QuantInput(t, {1, 4, 1}, xb, 0.015f, -5);
   const int out = QuantOutput(t, 0.01f, -128);
@@ -248,8 +240,8 @@ TEST(IntegerOps, SquaredDifferenceBroadcast) {
 
 TEST(IntegerOps, MulByAConstantRequantizesAsXnnpack) {
   OpTest t;
-  const auto x = RandomInt8(3 * 16, -128, 127, 41);
-  const auto c = RandomInt8(16, -127, 127, 42);
+  const auto x = RandomInts<int8_t>(3 * 16, -128, 127, 41);
+  const auto c = RandomInts<int8_t>(16, -127, 127, 42);
   const float xs = 0.5f, cs = 0.25f, os = 4.f;  // powers of two: half-way cases
   const int in = QuantInput(t, {3, 16}, x, xs, 3);
   const int k = StoredInt8Constant(t, {16}, c, cs, 0);
