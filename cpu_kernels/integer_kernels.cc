@@ -189,12 +189,16 @@ const IntegerKernel kIntegerKernels[] = {
     {{OpType::kSoftmax, RunInt8Op, PrepareInt8Op}, TakesInt8Softmax},
     {{OpType::kBatchMatMul, RunInt8Op, PrepareInt8Op}, TakesInt8BatchMatMul},
     {{OpType::kMean, RunInt8Op, PrepareInt8Op}, TakesInt8Mean},
+    {{OpType::kAveragePool2d, RunInt8AveragePool}, TakesInt8AveragePool},
+    {{OpType::kTransposeConv, RunInt8TransposeConv, PrepareInt8TransposeConv}, TakesInt8TransposeConv},
+    {{OpType::kResizeBilinear, RunInt8ResizeBilinear}, TakesInt8ResizeBilinear},
 };
 
 // Ops that only move values (MovesValuesOnly) and whose own kernel moves
-// int8/uint8 elements as they are; the others of that list compute in
-// float here (pooling, reductions, MAXIMUM / MINIMUM, resizing) or were not
-// checked with 8-bit types, and keep the float view.
+// int8/uint8 elements as they are (RESIZE_NEAREST_NEIGHBOR copies elements
+// of any size); the others of that list compute in float here (pooling,
+// reductions, MAXIMUM / MINIMUM) or were not checked with 8-bit types, and
+// keep the float view.
 bool OwnKernelTakesIntegers(OpType op) {
   switch (op) {
     case OpType::kMaxPool2d:
@@ -202,7 +206,6 @@ bool OwnKernelTakesIntegers(OpType op) {
     case OpType::kReduceMin:
     case OpType::kMaximum:
     case OpType::kMinimum:
-    case OpType::kResizeNearestNeighbor:
     case OpType::kMirrorPad:
     case OpType::kBroadcastTo:
     case OpType::kReverseV2:

@@ -19,6 +19,14 @@
 //   MEAN over any axes (XNNPACK's QS8 mean: the int32 sum times input
 //     scale / (output scale x count) in float, plus one float bias for the
 //     zero points, rounded half to even).
+// And in integer_window_ops.cc:
+//   AVERAGE_POOL_2D (TFLite's builtin: the average of the stored integers
+//     over the window's valid elements, rounded half away from zero, with no
+//     rescaling to the output's quantization, clamped by the activation);
+//   TRANSPOSE_CONV with int8 weights per tensor or per output channel
+//     (XNNPACK's QC8 deconvolution: float requantization per channel);
+//   RESIZE_BILINEAR with one quantization in and out (XNNPACK's: weights
+//     of the two neighbours in Q11 per axis, the Q22 blend rounded half up).
 // All take int8 activations with one scale and zero point per tensor.
 #pragma once
 
@@ -31,11 +39,18 @@ bool TakesInt8Table(const Graph& graph, const Node& node);
 bool TakesInt8Softmax(const Graph& graph, const Node& node);
 bool TakesInt8BatchMatMul(const Graph& graph, const Node& node);
 bool TakesInt8Mean(const Graph& graph, const Node& node);
+bool TakesInt8AveragePool(const Graph& graph, const Node& node);
+bool TakesInt8TransposeConv(const Graph& graph, const Node& node);
+bool TakesInt8ResizeBilinear(const Graph& graph, const Node& node);
 
 // One prepare and run for all of them (by the node's op): prepare keeps the
 // tables, multipliers and constant integers in the node's state slot; run
 // computes them itself when there is no slot.
 Status PrepareInt8Op(KernelContext& ctx);
 Status RunInt8Op(KernelContext& ctx);
+Status RunInt8AveragePool(KernelContext& ctx);
+Status PrepareInt8TransposeConv(KernelContext& ctx);
+Status RunInt8TransposeConv(KernelContext& ctx);
+Status RunInt8ResizeBilinear(KernelContext& ctx);
 
 }  // namespace gld::cpu

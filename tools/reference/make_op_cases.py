@@ -663,14 +663,14 @@ def q8(scale, zero_point):
 def int8_case(op, variant, inputs, options, out_q, lo=-128, hi=128):
     """A one-op int8 case. inputs: list of (shape, quant) for an int8 input
     (values in [lo, hi)), ("c", int8 array, quant) for a constant, or
-    ("axes", int32 array)."""
+    ("i32", int32 array) for an int32 constant (axes, sizes)."""
     @case(op, variant)
     def build(b):
         ins = []
         for spec in inputs:
             if spec[0] == "c":
                 ins.append(b.c(np.asarray(spec[1], dtype=I8), quant=spec[2]))
-            elif spec[0] == "axes":
+            elif spec[0] == "i32":
                 ins.append(b.c(np.asarray(spec[1], dtype=np.int32)))
             else:
                 ins.append(b.inp(spec[0], INT(lo, hi), I8, quant=spec[1]))
@@ -713,14 +713,57 @@ int8_case("ADD", "int8_far_scales_pow2_ties", [([4, 32], q8(1.0, 3)), ([4, 32], 
           opts("AddOptions"), q8(2.0, 1))
 int8_case("BATCH_MATMUL", "int8_broadcast_batch", [([2, 1, 3, 6], q8(0.02, 0)), ([3, 6, 4], q8(0.025, 7))],
           opts("BatchMatMulOptions"), q8(0.05, 2))
-int8_case("MEAN", "int8_last_axis_keepdims", [([1, 16, 64], q8(0.02, -3)), ("axes", [2])],
+int8_case("MEAN", "int8_last_axis_keepdims", [([1, 16, 64], q8(0.02, -3)), ("i32", [2])],
           opts("ReducerOptions", keepDims=True), q8(0.004, -20))
-int8_case("MEAN", "int8_axis1_pow2_ties", [([1, 16, 64], q8(0.5, -5)), ("axes", [1])],
+int8_case("MEAN", "int8_axis1_pow2_ties", [([1, 16, 64], q8(0.5, -5)), ("i32", [1])],
           opts("ReducerOptions", keepDims=False), q8(0.25, -13))
-int8_case("MEAN", "int8_axis1", [([1, 16, 64], q8(0.03, -5)), ("axes", [1])],
+int8_case("MEAN", "int8_axis1", [([1, 16, 64], q8(0.03, -5)), ("i32", [1])],
           opts("ReducerOptions", keepDims=False), q8(0.012, -13))
-int8_case("MEAN", "int8_axes_1_3", [([2, 3, 4, 5], q8(0.02, 6)), ("axes", [1, 3])],
+int8_case("MEAN", "int8_axes_1_3", [([2, 3, 4, 5], q8(0.02, 6)), ("i32", [1, 3])],
           opts("ReducerOptions", keepDims=False), q8(0.01, 1))
+int8_case("AVERAGE_POOL_2D", "int8_3x3_same_stride2", [([1, 6, 7, 8], q8(0.05, -3))],
+          pool_opts(PAD.SAME, 2, 2, 3, 3), q8(0.05, -3))
+int8_case("AVERAGE_POOL_2D", "int8_2x2_valid_pow2_ties", [([1, 4, 6, 16], q8(0.5, 1))],
+          pool_opts(PAD.VALID, 2, 2, 2, 2), q8(0.5, 1))
+int8_case("AVERAGE_POOL_2D", "int8_global_relu6_rescaled", [([1, 5, 5, 12], q8(0.06, 7))],
+          pool_opts(PAD.VALID, 1, 1, 5, 5, ACT.RELU6), q8(0.03, -128))
+int8_case("HARD_SWISH", "int8", [([2, 4, 32], q8(0.04, -3))], None, q8(0.03, -50))
+int8_case("HARD_SWISH", "int8_wide_input", [([1, 8, 32], q8(0.1, 20))], None, q8(0.06, -90))
+for _op, _opt in (("RESIZE_BILINEAR", "ResizeBilinearOptions"),
+                  ("RESIZE_NEAREST_NEIGHBOR", "ResizeNearestNeighborOptions")):
+    int8_case(_op, "int8_up2x", [([1, 3, 4, 8], q8(0.05, -3)), ("i32", [6, 8])], opts(_opt), q8(0.05, -3))
+    int8_case(_op, "int8_half_pixel_centers", [([1, 3, 4, 8], q8(0.05, -3)), ("i32", [7, 6])],
+              opts(_opt, halfPixelCenters=True), q8(0.05, -3))
+    int8_case(_op, "int8_align_corners", [([1, 3, 4, 8], q8(0.05, -3)), ("i32", [5, 7])],
+              opts(_opt, alignCorners=True), q8(0.05, -3))
+
+
+@case("TRANSPOSE_CONV", "int8_per_channel_same_stride2")
+def _tconv_int8(b):
+    oc, ic = 6, 5
+    w_scales = [0.01, 0.02, 0.015, 0.03, 0.008, 0.012]
+    w = reflib.uniform_int(b.seed, 60, (oc, 3, 3, ic), -127, 128).astype(I8)
+    wq = b.c(w, quant={"scale": w_scales, "zero_point": [0] * oc, "axis": 0})
+    x = b.inp([1, 4, 3, ic], INT(-128, 128), I8, quant=q8(0.04, 2))
+    bias = b.c(reflib.uniform_int(b.seed, 61, (oc,), -2000, 2000).astype(np.int32),
+               quant={"scale": [0.04 * s for s in w_scales], "zero_point": [0] * oc, "axis": 0})
+    shape = b.c(i32(1, 8, 6, oc))
+    b.op("TRANSPOSE_CONV", [shape, wq, x, bias], [b.out(I8, q8(0.08, -4))],
+         options=opts("TransposeConvOptions", padding=PAD.SAME, strideW=2, strideH=2), version=3)
+
+
+@case("TRANSPOSE_CONV", "int8_per_channel_valid_no_bias")
+def _tconv_int8_nobias(b):
+    oc, ic = 3, 4
+    w_scales = [0.02, 0.01, 0.025]
+    w = reflib.uniform_int(b.seed, 60, (oc, 2, 2, ic), -127, 128).astype(I8)
+    wq = b.c(w, quant={"scale": w_scales, "zero_point": [0] * oc, "axis": 0})
+    x = b.inp([1, 3, 4, ic], INT(-128, 128), I8, quant=q8(0.05, -6))
+    shape = b.c(i32(1, 6, 8, oc))
+    b.op("TRANSPOSE_CONV", [shape, wq, x], [b.out(I8, q8(0.1, 3))],
+         options=opts("TransposeConvOptions", padding=PAD.VALID, strideW=2, strideH=2), version=3)
+
+
 int8_case("MUL", "int8_const_row", [([1, 4, 8], q8(0.008, -128)),
                                      ("c", int8_values("mul__int8_const_row", [1, 1, 8]), q8(0.004, -128))],
           opts("MulOptions"), q8(0.008, -128))
