@@ -186,6 +186,7 @@ const IntegerKernel kIntegerKernels[] = {
     {{OpType::kSquaredDifference, RunInt8Op, PrepareInt8Op}, TakesInt8Binary},
     {{OpType::kRsqrt, RunInt8Op, PrepareInt8Op}, TakesInt8Table},
     {{OpType::kGelu, RunInt8Op, PrepareInt8Op}, TakesInt8Table},
+    {{OpType::kHardSwish, RunInt8Op, PrepareInt8Op}, TakesInt8Table},
     {{OpType::kSoftmax, RunInt8Op, PrepareInt8Op}, TakesInt8Softmax},
     {{OpType::kBatchMatMul, RunInt8Op, PrepareInt8Op}, TakesInt8BatchMatMul},
     {{OpType::kMean, RunInt8Op, PrepareInt8Op}, TakesInt8Mean},

@@ -251,6 +251,54 @@ void RsqrtTable(const TensorQuant& in, const TensorQuant& out, Table* t) {
   }
 }
 
+// gemmlowp's rounding doubling high multiply on int16 values, and TFLite's
+// truncating one (ARM's SQDMULH) and saturating left shift.
+int32_t RoundingDoublingHighMul16(int32_t a, int32_t b) {
+  if (a == b && a == -32768) return 32767;
+  const int32_t ab = a * b;
+  const int32_t nudge = ab >= 0 ? (1 << 14) : (1 - (1 << 14));
+  return (ab + nudge) / (1 << 15);
+}
+int32_t DoublingHighMul16(int32_t a, int32_t b) {
+  if (a == b && a == -32768) return 32767;
+  return (a * b) / (1 << 15);
+}
+int32_t SaturatingLeftShift16(int32_t v, int amount) {
+  return std::min<int32_t>(std::max<int32_t>(v * (1 << amount), -32768), 32767);
+}
+
+// A 32-bit multiplier rounded to its top 16 bits (TFLite's
+// DownScaleInt32ToInt16Multiplier).
+int32_t Int16Multiplier(double real, int* exponent) {
+  int32_t m32 = 0;
+  fp::QuantizeMultiplier(real, &m32, exponent);
+  if (m32 >= std::numeric_limits<int32_t>::max() - (1 << 15)) return 32767;
+  return (m32 + (1 << 15)) >> 16;
+}
+
+// TFLite's int8 HARD_SWISH: x on a 128x finer input scale, times a
+// "relu-ish" factor in [0, 1] that is relu6(x + 3) / 6 in 16-bit fixed
+// point, on the output scale.
+void HardSwishTable(const TensorQuant& in, const TensorQuant& out, Table* t) {
+  const float hires_scale = in.scale / 128.f;
+  int out_exp = 0, relu_exp = 0;
+  const int32_t out_mult = Int16Multiplier(hires_scale / out.scale, &out_exp);
+  const int32_t relu_mult = Int16Multiplier(hires_scale / (3.f / 32768.f), &relu_exp);
+  for (int v = -128; v <= 127; ++v) {
+    const int32_t hires = (v - in.zero_point) * 128;
+    const int32_t on_output = RoundingDoublingHighMul16(hires, out_mult);
+    int32_t relu = hires;
+    if (relu_exp > 0) relu = SaturatingLeftShift16(relu, relu_exp - 1);
+    relu = RoundingDoublingHighMul16(relu, relu_mult);
+    if (relu_exp > 0) relu = SaturatingLeftShift16(relu, 1);
+    if (relu_exp < 0) relu = fp::RoundingDivideByPOT(relu, -relu_exp);
+    relu = (relu + (1 << 15)) >> 1;
+    const int32_t pre = DoublingHighMul16(relu, on_output);
+    const int32_t q = fp::RoundingDivideByPOT(pre, -out_exp) + out.zero_point;
+    t->values[static_cast<uint8_t>(static_cast<int8_t>(v))] = static_cast<int8_t>(std::min(std::max(q, -128), 127));
+  }
+}
+
 float Gelu(float x) { return 0.5f * x * std::erfc(x * static_cast<float>(-M_SQRT1_2)); }
 float GeluTanh(float x) {
   return 0.5f * x * (1.f + std::tanh(static_cast<float>(M_2_SQRTPI * M_SQRT1_2) * (x + 0.044715f * x * x * x)));
@@ -273,6 +321,10 @@ Status MakeTable(const KernelContext& ctx, Table* t) {
   if (!in.valid || !out.valid) return KernelUnimplemented(ctx, "int8 input and output with one scale each expected");
   if (ctx.node->op == OpType::kRsqrt) {
     RsqrtTable(in, out, t);
+    return OkStatus();
+  }
+  if (ctx.node->op == OpType::kHardSwish) {
+    HardSwishTable(in, out, t);
     return OkStatus();
   }
   const GeluAttributes* attrs = nullptr;
@@ -393,6 +445,7 @@ Status MakeState(const KernelContext& ctx, Int8OpState* s) {
       return OkStatus();
     case OpType::kRsqrt:
     case OpType::kGelu:
+    case OpType::kHardSwish:
       return MakeTable(ctx, &s->table);
     case OpType::kSoftmax:
       return MakeSoftmaxParams(ctx, &s->softmax);
@@ -521,7 +574,8 @@ Status RunMean(KernelContext& ctx, const MeanParams& p) {
 Status RunWithState(KernelContext& ctx, const Int8OpState& s) {
   switch (ctx.node->op) {
     case OpType::kRsqrt:
-    case OpType::kGelu: {
+    case OpType::kGelu:
+    case OpType::kHardSwish: {
       const int8_t* x = ctx.inputs[0]->as<int8_t>();
       int8_t* y = ctx.outputs[0]->as<int8_t>();
       const int64_t n = ctx.inputs[0]->num_elements();
@@ -564,7 +618,8 @@ bool TakesInt8Binary(const Graph& graph, const Node& node) {
 }
 
 bool TakesInt8Table(const Graph& graph, const Node& node) {
-  return (node.op == OpType::kRsqrt || node.op == OpType::kGelu) && node.inputs.size() == 1 &&
+  return (node.op == OpType::kRsqrt || node.op == OpType::kGelu || node.op == OpType::kHardSwish) &&
+         node.inputs.size() == 1 &&
          node.outputs.size() == 1 && IsInt8Activation(TensorAt(graph, node.inputs[0])) &&
          IsInt8Activation(TensorAt(graph, node.outputs[0]));
 }

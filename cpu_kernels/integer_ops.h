@@ -9,9 +9,10 @@
 //     refuses the scales; MUL with a constant operand as XNNPACK's QS8
 //     multiply (float requantization, rounded half to even) where it takes
 //     them; constant operands as their stored integers;
-//   RSQRT (TFLite's fixed-point Newton iteration) and GELU (TFLite's table:
-//     the float function of each of the 256 inputs, rounded half away from
-//     zero), both as a 256-entry table;
+//   RSQRT (TFLite's fixed-point Newton iteration), HARD_SWISH (TFLite's
+//     16-bit fixed point) and GELU (TFLite's table: the float function of
+//     each of the 256 inputs, rounded half away from zero), each as a
+//     256-entry table;
 //   SOFTMAX over the last axis (TFLite's optimized int8 kernel: a float table
 //     of exp(-scale x beta x d) for the 256 distances to the row's maximum,
 //     summed in float, each probability rounded half away from zero);

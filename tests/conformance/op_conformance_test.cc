@@ -10,7 +10,8 @@
 //                   (XNNPACK's delegate where it takes the node, else the
 //                   builtin kernels), as the integer kernels reproduce them:
 //                   at least 99% equal and none more than one step apart;
-//                   the reference kernels' agreement is printed only
+//                   the reference kernels' agreement is printed only; and
+//                   every node of such a case must run on integers
 // A stateful case (the recurrent ops) lists further invokes in its
 // manifest's "steps"; they run on the same Interpreter and are compared the
 // same way, so the state one invoke leaves for the next is LiteRT's.
@@ -187,6 +188,16 @@ CaseResult RunCase(const std::string& name, Backend backend = Backend::kCpu,
   std::vector<std::string> defaults;
   if (manifest->contains("outputs_default")) {
     for (const auto& f : (*manifest)["outputs_default"]) defaults.push_back(dir + "/" + f.get<std::string>());
+  }
+
+  // The int8 op cases are the integer kernels': none of their nodes may keep
+  // the float view (the integer_view pass's line says how many do).
+  if (!defaults.empty() && backend == Backend::kCpu) {
+    for (const std::string& line : it.report().pass_log) {
+      if (line.rfind("integer_view: ", 0) == 0 && line.find(", 0 in the float view") == std::string::npos) {
+        return fail("not every node runs on integers: " + line);
+      }
+    }
   }
 
   bool all_ok = true;
