@@ -273,6 +273,135 @@ TEST(IntegerOps, AddOfATinyConstantKeepsTheInput) {
   EXPECT_EQ(t.Get<int8_t>(out), x);
 }
 
+TEST(IntegerOps, HardSwishTableFollowsTheFunction) {
+  OpTest t;
+  std::vector<int8_t> x(256);
+  for (int v = 0; v < 256; ++v) x[static_cast<size_t>(v)] = static_cast<int8_t>(v - 128);
+  const float xs = 0.04f, os = 0.03f;
+  const int in = QuantInput(t, {256}, x, xs, -3);
+  const int out = QuantOutput(t, os, -50);
+  t.Node(OpType::kHardSwish, {in}, {out});
+  ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+  GLD_ASSERT_OK(t.RunPrepared());
+  std::vector<double> real;
+  for (int8_t v : x) {
+    const double r = Dequant(v, xs, -3);
+    real.push_back(r * std::min(6.0, std::max(0.0, r + 3)) / 6);
+  }
+  ExpectNearExact(t.Get<int8_t>(out), real, os, -50, 0.95);
+}
+
+TEST(IntegerOps, AveragePoolCountsOnlyTheInputUnderTheWindow) {
+  OpTest t;
+  const auto x = RandomInts<int8_t>(5 * 7 * 3, -128, 127, 51);
+  const int in = QuantInput(t, {1, 5, 7, 3}, x, 0.05f, -3);
+  const int out = QuantOutput(t, 0.05f, -3);
+  Pool2dAttributes a;
+  a.padding = Padding::kSame;
+  a.stride_h = a.stride_w = 2;
+  a.filter_h = a.filter_w = 3;
+  t.Node(OpType::kAveragePool2d, {in}, {out}, a);
+  ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+  GLD_ASSERT_OK(t.Run());
+  ASSERT_EQ(t.ShapeOf(out), (Shape{1, 3, 4, 3}));
+  const auto got = t.Get<int8_t>(out);
+  // SAME, 3x3 stride 2 over 5x7: one row and one column of padding before.
+  for (int oy = 0; oy < 3; ++oy) {
+    for (int ox = 0; ox < 4; ++ox) {
+      for (int c = 0; c < 3; ++c) {
+        int sum = 0, count = 0;
+        for (int iy = std::max(0, oy * 2 - 1); iy < std::min(5, oy * 2 + 2); ++iy) {
+          for (int ix = std::max(0, ox * 2 - 1); ix < std::min(7, ox * 2 + 2); ++ix) {
+            sum += x[static_cast<size_t>((iy * 7 + ix) * 3 + c)];
+            ++count;
+          }
+        }
+        const double avg = static_cast<double>(sum) / count;  // half away from zero
+        EXPECT_EQ(got[static_cast<size_t>((oy * 4 + ox) * 3 + c)], static_cast<int>(std::round(avg)))
+            << oy << " " << ox << " " << c;
+      }
+    }
+  }
+}
+
+TEST(IntegerOps, TransposeConvPerChannel) {
+  OpTest t;
+  const int oc = 3, ic = 4, kh = 3, kw = 3;
+  const auto x = RandomInts<int8_t>(3 * 2 * ic, -128, 127, 61);
+  const auto w = RandomInts<int8_t>(oc * kh * kw * ic, -127, 127, 62);
+  const std::vector<float> ws{0.01f, 0.02f, 0.015f};
+  const float xs = 0.04f, os = 0.08f;
+  const int shape = t.Const<int32_t>({4}, {1, 6, 4, oc});
+  std::vector<float> wreal(w.size());
+  for (size_t i = 0; i < w.size(); ++i) wreal[i] = static_cast<float>(w[i] * static_cast<double>(ws[i / (kh * kw * ic)]));
+  const int weights = t.Const<float>({oc, kh, kw, ic}, wreal);
+  QuantizationParams wq;
+  wq.scale = ws;
+  wq.zero_point = {0, 0, 0};
+  wq.storage_type = DataType::kInt8;
+  t.graph.tensors[static_cast<size_t>(weights)].quant = wq;
+  const int in = QuantInput(t, {1, 3, 2, ic}, x, xs, 2);
+  const int out = QuantOutput(t, os, -4);
+  TransposeConvAttributes a;
+  a.padding = Padding::kSame;
+  a.stride_h = a.stride_w = 2;
+  t.Node(OpType::kTransposeConv, {shape, weights, in}, {out}, a);
+  ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+  GLD_ASSERT_OK(t.RunPrepared());
+  ASSERT_EQ(t.ShapeOf(out), (Shape{1, 6, 4, oc}));
+  // Output 6x4 from 3x2 at stride 2, 3x3 SAME: total padding 1, none before.
+  std::vector<double> real(static_cast<size_t>(6 * 4 * oc), 0.0);
+  for (int iy = 0; iy < 3; ++iy) {
+    for (int ix = 0; ix < 2; ++ix) {
+      for (int ky = 0; ky < kh; ++ky) {
+        for (int kx = 0; kx < kw; ++kx) {
+          const int oy = iy * 2 + ky, ox = ix * 2 + kx;
+          if (oy >= 6 || ox >= 4) continue;
+          for (int c = 0; c < oc; ++c) {
+            for (int k = 0; k < ic; ++k) {
+              real[static_cast<size_t>((oy * 4 + ox) * oc + c)] +=
+                  Dequant(x[static_cast<size_t>((iy * 2 + ix) * ic + k)], xs, 2) *
+                  wreal[static_cast<size_t>(((c * kh + ky) * kw + kx) * ic + k)];
+            }
+          }
+        }
+      }
+    }
+  }
+  ExpectNearExact(t.Get<int8_t>(out), real, os, -4);
+}
+
+TEST(IntegerOps, ResizeBilinearBlendsNeighbours) {
+  OpTest t;
+  const auto x = RandomInts<int8_t>(3 * 4 * 2, -128, 127, 71);
+  const int in = QuantInput(t, {1, 3, 4, 2}, x, 0.05f, -3);
+  const int size = t.Const<int32_t>({2}, {6, 8});
+  const int out = QuantOutput(t, 0.05f, -3);
+  t.Node(OpType::kResizeBilinear, {in, size}, {out}, ResizeAttributes{});
+  ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+  GLD_ASSERT_OK(t.Run());
+  ASSERT_EQ(t.ShapeOf(out), (Shape{1, 6, 8, 2}));
+  // Legacy sampling at o / 2: even outputs copy an input, odd ones average
+  // two (or four) neighbours, the last row and column repeat the edge. One
+  // quantization in and out: the blend of the stored integers, its halves
+  // rounded up (the weights 0 and 1/2 are exact in Q11).
+  const auto got = t.Get<int8_t>(out);
+  for (int oy = 0; oy < 6; ++oy) {
+    for (int ox = 0; ox < 8; ++ox) {
+      for (int c = 0; c < 2; ++c) {
+        const double fy = oy / 2.0, fx = ox / 2.0;
+        const int y0 = static_cast<int>(fy), x0 = static_cast<int>(fx);
+        const int y1 = std::min(y0 + 1, 2), x1 = std::min(x0 + 1, 3);
+        auto at = [&](int y, int xx) { return static_cast<double>(x[static_cast<size_t>((y * 4 + xx) * 2 + c)]); };
+        const double top = at(y0, x0) + (at(y0, x1) - at(y0, x0)) * (fx - x0);
+        const double bottom = at(y1, x0) + (at(y1, x1) - at(y1, x0)) * (fx - x0);
+        EXPECT_EQ(got[static_cast<size_t>((oy * 8 + ox) * 2 + c)], std::floor(top + (bottom - top) * (fy - y0) + 0.5))
+            << oy << " " << ox << " " << c;
+      }
+    }
+  }
+}
+
 TEST(IntegerOps, XnnpackAddWithAConstantKeepsTheFloatView) {
   // In XNNPACK's scale range LiteRT adds on XNNPACK's fixed point, which no
   // kernel here reproduces with a constant operand: no integer kernel.
