@@ -7,7 +7,9 @@
 // int8/uint8 and the CPU has a kernel for it that way: an integer kernel of
 // the table in integer_kernels.cc (convolutions, fully connected, ADD / SUB /
 // MUL, MEAN over the spatial axes, MAX_POOL_2D, LOGISTIC, TANH: XNNPACK's
-// QS8 / QC8 / QU8 operators and the VNNI kernels), or
+// QS8 / QC8 / QU8 operators and the VNNI kernels; and the int8 kernels of
+// integer_ops.h, which reproduce LiteRT's builtin int8 kernels or XNNPACK's
+// arithmetic where the operators here do not), or
 // an op whose own kernel takes integers as they are (QUANTIZE, DEQUANTIZE,
 // CAST, and the ops that only move values when every quantized tensor they
 // touch has one quantization). Every other node keeps the float view.
