@@ -57,14 +57,13 @@ bool InRange(float v, float lo, float hi) { return v >= lo && v < hi; }
 
 // --- ADD / SUB / MUL / SQUARED_DIFFERENCE ------------------------------------
 
-enum class BinaryKind { kAdd, kSub, kMul, kSquaredDifference, kXnnMul };
+enum class BinaryKind { kAdd, kSub, kMul, kSquaredDifference, kXnnAdd, kXnnSub, kXnnMul };
 
 // How LiteRT's default kernels run the node: XNNPACK's delegate takes ADD
 // and SUB with input / output scale ratios in [2^-10, 2^8) and MUL with a
 // product ratio in [2^-16, 2^8) (with or without constants); TFLite's
-// builtin kernels run the rest and every SQUARED_DIFFERENCE. False when
-// that is XNNPACK's ADD / SUB with a constant (not reproduced here) or the
-// XNNPACK operator between activations (the table's XNNPACK kernel).
+// builtin kernels run the rest and every SQUARED_DIFFERENCE. False for the
+// XNNPACK operators between activations (the table's XNNPACK kernels).
 bool BinaryKindOf(const Graph& graph, const Node& node, BinaryKind* kind) {
   if (node.inputs.size() != 2 || node.outputs.size() != 1) return false;
   const Tensor* a = TensorAt(graph, node.inputs[0]);
@@ -88,7 +87,9 @@ bool BinaryKindOf(const Graph& graph, const Node& node, BinaryKind* kind) {
     case OpType::kAdd:
     case OpType::kSub:
       if (InRange(qa.scale / qo.scale, 0x1.0p-10f, 0x1.0p+8f) && InRange(qb.scale / qo.scale, 0x1.0p-10f, 0x1.0p+8f)) {
-        return false;
+        if (!constant) return false;
+        *kind = node.op == OpType::kAdd ? BinaryKind::kXnnAdd : BinaryKind::kXnnSub;
+        return true;
       }
       *kind = node.op == OpType::kAdd ? BinaryKind::kAdd : BinaryKind::kSub;
       return true;
@@ -104,12 +105,19 @@ struct BinaryParams {
   int32_t a_mult = 0, b_mult = 0, out_mult = 0;
   int a_shift = 0, b_shift = 0, out_shift = 0;
   float xnn_scale = 0.f;
+  int64_t xnn_bias = 0;  // XNNPACK's add: rounding less the zero points' share
   int32_t lo = -128, hi = 127;
 
   int32_t operator()(int32_t x, int32_t y) const {
     const int32_t xv = x + a_offset, yv = y + b_offset;
     int32_t raw = 0;
     switch (kind) {
+      case BinaryKind::kXnnAdd:
+      case BinaryKind::kXnnSub: {
+        const int64_t acc = xnn_bias + int64_t{x} * a_mult + int64_t{y} * b_mult;
+        raw = static_cast<int32_t>(acc >> out_shift);
+        break;
+      }
       case BinaryKind::kXnnMul: {
         const float scaled = static_cast<float>(xv * yv) * xnn_scale;
         const float clamped = std::min(std::max(scaled, static_cast<float>(lo - out_offset)),
@@ -151,6 +159,22 @@ Status MakeBinaryParams(const KernelContext& ctx, BinaryParams* p) {
     case BinaryKind::kXnnMul:
       p->xnn_scale = qa.scale * qb.scale / qo.scale;
       break;
+    case BinaryKind::kXnnAdd:
+    case BinaryKind::kXnnSub: {
+      // XNNPACK's: both ratios to the output scale as integer multipliers
+      // with 20 bits below the larger one's leading bit, one rounding bias
+      // holding the zero points, an arithmetic right shift.
+      const float sa = qa.scale / qo.scale;
+      const float sb = (p->kind == BinaryKind::kXnnSub ? -qb.scale : qb.scale) / qo.scale;
+      int exponent = 0;
+      std::frexp(std::max(std::fabs(sa), std::fabs(sb)), &exponent);  // value in [2^(e-1), 2^e)
+      p->out_shift = 20 - (exponent - 1);
+      p->a_mult = static_cast<int32_t>(std::lrint(std::ldexp(sa, p->out_shift)));
+      p->b_mult = static_cast<int32_t>(std::lrint(std::ldexp(sb, p->out_shift)));
+      p->xnn_bias = (int64_t{1} << (p->out_shift - 1)) - int64_t{p->a_mult} * qa.zero_point -
+                    int64_t{p->b_mult} * qb.zero_point;
+      break;
+    }
     case BinaryKind::kMul: {
       const double real = static_cast<double>(qa.scale * qb.scale) / static_cast<double>(qo.scale);
       fp::QuantizeMultiplier(real, &p->out_mult, &p->out_shift);

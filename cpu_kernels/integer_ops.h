@@ -6,9 +6,11 @@
 //   ADD / SUB / MUL / SQUARED_DIFFERENCE in TFLite's fixed point (its
 //     builtin kernels: ADD and SUB with 20 bits of headroom, SQUARED_
 //     DIFFERENCE with 7, MUL on one multiplier), where XNNPACK's delegate
-//     refuses the scales; MUL with a constant operand as XNNPACK's QS8
-//     multiply (float requantization, rounded half to even) where it takes
-//     them; constant operands as their stored integers;
+//     refuses the scales; with a constant operand where it takes them,
+//     as XNNPACK's QS8 operators: MUL with float requantization (rounded
+//     half to even), ADD / SUB with integer multipliers (20 bits below the
+//     larger ratio's leading bit) and a rounding arithmetic shift; constant
+//     operands as their stored integers;
 //   RSQRT (TFLite's fixed-point Newton iteration), HARD_SWISH (TFLite's
 //     16-bit fixed point) and GELU (TFLite's table: the float function of
 //     each of the 256 inputs, rounded half away from zero), each as a

@@ -402,15 +402,26 @@ TEST(IntegerOps, ResizeBilinearBlendsNeighbours) {
   }
 }
 
-TEST(IntegerOps, XnnpackAddWithAConstantKeepsTheFloatView) {
-  // In XNNPACK's scale range LiteRT adds on XNNPACK's fixed point, which no
-  // kernel here reproduces with a constant operand: no integer kernel.
-  OpTest t;
-  const int in = QuantInput(t, {4}, {1, 2, 3, 4}, 0.02f, 0);
-  const int k = StoredInt8Constant(t, {4}, {5, 6, 7, 8}, 0.03f, 0);
-  const int out = QuantOutput(t, 0.05f, 0);
-  t.Node(OpType::kAdd, {in, k}, {out}, BinaryAttributes{});
-  EXPECT_EQ(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+TEST(IntegerOps, AddAndSubOfAConstantInXnnpacksRange) {
+  // XNNPACK's integer multipliers: within one step of the exact sum, on it
+  // for nearly every element.
+  for (OpType op : {OpType::kAdd, OpType::kSub}) {
+    OpTest t;
+    const auto x = RandomInts<int8_t>(4 * 32, -128, 127, 81);
+    const auto c = RandomInts<int8_t>(32, -127, 127, 82);
+    const int in = QuantInput(t, {4, 32}, x, 0.017f, 8);
+    const int k = StoredInt8Constant(t, {32}, c, 0.012f, -5);
+    const int out = QuantOutput(t, 0.024f, 1);
+    t.Node(op, {in, k}, {out}, BinaryAttributes{});
+    ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+    GLD_ASSERT_OK(t.RunPrepared());
+    std::vector<double> real;
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double a = Dequant(x[i], 0.017f, 8), b = Dequant(c[i % 32], 0.012f, -5);
+      real.push_back(op == OpType::kAdd ? a + b : a - b);
+    }
+    ExpectNearExact(t.Get<int8_t>(out), real, 0.024f, 1);
+  }
 }
 
 }  // namespace

@@ -773,6 +773,18 @@ int8_case("MUL", "int8_small_product_scale", [([2, 8], q8(0.001, 2)), ([2, 8], q
           opts("MulOptions"), q8(1.0, 0))
 int8_case("ADD", "int8_tiny_const", [([1, 4, 1], q8(0.0016, -128)), ("c", np.array(-43, dtype=I8), q8(5.9e-9, -43))],
           opts("AddOptions"), q8(0.0016, -128))
+int8_case("ADD", "int8_const_row", [([1, 4, 8], q8(0.017, 8)),
+                                     ("c", int8_values("add__int8_const_row", [1, 1, 8]), q8(0.012, -5))],
+          opts("AddOptions"), q8(0.024, 1))
+int8_case("ADD", "int8_const_pow2_scales_ties", [([4, 32], q8(0.25, 3)),
+                                                  ("c", int8_values("add__int8_const_pow2_scales_ties", [32]), q8(0.5, 0))],
+          opts("AddOptions"), q8(1.0, -1))
+int8_case("SUB", "int8_const_row", [([1, 4, 8], q8(0.017, 8)),
+                                     ("c", int8_values("sub__int8_const_row", [1, 1, 8]), q8(0.012, -5))],
+          opts("SubOptions"), q8(0.024, 1))
+int8_case("SUB", "int8_const_first_pow2_ties", [("c", int8_values("sub__int8_const_first_pow2_ties", [32]), q8(0.5, 2)),
+                                                 ([4, 32], q8(0.25, 3))],
+          opts("SubOptions"), q8(1.0, -1))
 int8_case("ADD", "int8_far_scales", [([2, 6], q8(0.5, 3)), ([2, 6], q8(0.0001, -7))], opts("AddOptions"),
           q8(0.5, 1))
 int8_case("SUB", "int8_far_scales", [([2, 6], q8(0.5, 3)), ([1, 6], q8(0.0001, -7))], opts("SubOptions"),
