@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cpu_kernels/broadcast.h"
@@ -107,35 +108,35 @@ struct BinaryParams {
   float xnn_scale = 0.f;
   int64_t xnn_bias = 0;  // XNNPACK's add: rounding less the zero points' share
   int32_t lo = -128, hi = 127;
+  // ADD / SUB / SQUARED_DIFFERENCE: each operand's value (by its int8 bits)
+  // shifted left and scaled onto twice the larger input scale.
+  int32_t a_scaled[256] = {}, b_scaled[256] = {};
 
-  int32_t operator()(int32_t x, int32_t y) const {
+  // One element of `K` (a template parameter, so the runs' loops carry no
+  // switch).
+  template <BinaryKind K>
+  int32_t Apply(int32_t x, int32_t y) const {
     const int32_t xv = x + a_offset, yv = y + b_offset;
     int32_t raw = 0;
-    switch (kind) {
-      case BinaryKind::kXnnAdd:
-      case BinaryKind::kXnnSub: {
-        const int64_t acc = xnn_bias + int64_t{x} * a_mult + int64_t{y} * b_mult;
-        raw = static_cast<int32_t>(acc >> out_shift);
-        break;
-      }
-      case BinaryKind::kXnnMul: {
-        const float scaled = static_cast<float>(xv * yv) * xnn_scale;
-        const float clamped = std::min(std::max(scaled, static_cast<float>(lo - out_offset)),
-                                       static_cast<float>(hi - out_offset));
-        return static_cast<int32_t>(std::nearbyint(clamped)) + out_offset;
-      }
-      case BinaryKind::kMul:
-        raw = fp::MultiplyByQuantizedMultiplier(xv * yv, out_mult, out_shift);
-        break;
-      default: {
-        const int32_t sx = fp::MultiplyByQuantizedMultiplier(xv * (1 << left_shift), a_mult, a_shift);
-        const int32_t sy = fp::MultiplyByQuantizedMultiplier(yv * (1 << left_shift), b_mult, b_shift);
-        int32_t combined = 0;
-        if (kind == BinaryKind::kAdd) combined = sx + sy;
-        if (kind == BinaryKind::kSub) combined = sx - sy;
-        if (kind == BinaryKind::kSquaredDifference) combined = (sx - sy) * (sx - sy);
-        raw = fp::MultiplyByQuantizedMultiplier(combined, out_mult, out_shift);
-      }
+    if constexpr (K == BinaryKind::kXnnAdd || K == BinaryKind::kXnnSub) {
+      const int64_t acc = xnn_bias + int64_t{x} * a_mult + int64_t{y} * b_mult;
+      raw = static_cast<int32_t>(acc >> out_shift);
+    } else if constexpr (K == BinaryKind::kXnnMul) {
+      const float scaled = static_cast<float>(xv * yv) * xnn_scale;
+      const float clamped =
+          std::min(std::max(scaled, static_cast<float>(lo - out_offset)), static_cast<float>(hi - out_offset));
+      return static_cast<int32_t>(std::nearbyint(clamped)) + out_offset;
+    } else if constexpr (K == BinaryKind::kMul) {
+      raw = fp::MultiplyByQuantizedMultiplier(xv * yv, out_mult, out_shift);
+    } else {
+      // Each operand on the common scale, from its table.
+      const int32_t sx = a_scaled[static_cast<uint8_t>(x)];
+      const int32_t sy = b_scaled[static_cast<uint8_t>(y)];
+      int32_t combined = 0;
+      if constexpr (K == BinaryKind::kAdd) combined = sx + sy;
+      if constexpr (K == BinaryKind::kSub) combined = sx - sy;
+      if constexpr (K == BinaryKind::kSquaredDifference) combined = (sx - sy) * (sx - sy);
+      raw = fp::MultiplyByQuantizedMultiplier(combined, out_mult, out_shift);
     }
     return std::min(std::max(raw + out_offset, lo), hi);
   }
@@ -193,6 +194,13 @@ Status MakeBinaryParams(const KernelContext& ctx, BinaryParams* p) {
                                             (static_cast<double>(int64_t{1} << (2 * p->left_shift)) * qo.scale)
                                        : twice_max / (static_cast<double>(int64_t{1} << p->left_shift) * qo.scale);
       fp::QuantizeMultiplier(out_real, &p->out_mult, &p->out_shift);
+      for (int v = -128; v <= 127; ++v) {
+        const size_t i = static_cast<uint8_t>(static_cast<int8_t>(v));
+        p->a_scaled[i] = fp::MultiplyByQuantizedMultiplier((v + p->a_offset) * (1 << p->left_shift), p->a_mult,
+                                                           p->a_shift);
+        p->b_scaled[i] = fp::MultiplyByQuantizedMultiplier((v + p->b_offset) * (1 << p->left_shift), p->b_mult,
+                                                           p->b_shift);
+      }
     }
   }
   return OkStatus();
@@ -496,9 +504,23 @@ Status RunBinary(KernelContext& ctx, const Int8OpState& s) {
   }
   int8_t* po = out.as<int8_t>();
   const BinaryParams& p = s.binary;
-  ForEachBinaryRun(ctx, plan, [&](int64_t ao, int64_t as, int64_t bo, int64_t bs, int64_t oo, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) po[oo + i] = static_cast<int8_t>(p(pa[ao + i * as], pb[bo + i * bs]));
-  });
+  auto run = [&](auto kind) {
+    constexpr BinaryKind K = decltype(kind)::value;
+    ForEachBinaryRun(ctx, plan, [&](int64_t ao, int64_t as, int64_t bo, int64_t bs, int64_t oo, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) po[oo + i] = static_cast<int8_t>(p.Apply<K>(pa[ao + i * as], pb[bo + i * bs]));
+    });
+  };
+  switch (p.kind) {
+    case BinaryKind::kAdd: run(std::integral_constant<BinaryKind, BinaryKind::kAdd>{}); break;
+    case BinaryKind::kSub: run(std::integral_constant<BinaryKind, BinaryKind::kSub>{}); break;
+    case BinaryKind::kMul: run(std::integral_constant<BinaryKind, BinaryKind::kMul>{}); break;
+    case BinaryKind::kSquaredDifference:
+      run(std::integral_constant<BinaryKind, BinaryKind::kSquaredDifference>{});
+      break;
+    case BinaryKind::kXnnAdd: run(std::integral_constant<BinaryKind, BinaryKind::kXnnAdd>{}); break;
+    case BinaryKind::kXnnSub: run(std::integral_constant<BinaryKind, BinaryKind::kXnnSub>{}); break;
+    case BinaryKind::kXnnMul: run(std::integral_constant<BinaryKind, BinaryKind::kXnnMul>{}); break;
+  }
   return OkStatus();
 }
 
@@ -526,6 +548,7 @@ Status RunMatMul(KernelContext& ctx, const MatMulParams& p) {
   const int64_t a_stride_m = attrs->adj_x ? 1 : k, a_stride_k = attrs->adj_x ? m : 1;
   const int64_t b_stride_k = attrs->adj_y ? 1 : n, b_stride_n = attrs->adj_y ? k : 1;
   ParallelForGrain(ctx, batches, 1, [&](int64_t begin, int64_t end) {
+    std::vector<int16_t> xs, ws;
     for (int64_t batch = begin; batch < end; ++batch) {
       int64_t offs[3] = {0, 0, 0};
       if (!o_batch.empty()) {
@@ -538,12 +561,26 @@ Status RunMatMul(KernelContext& ctx, const MatMulParams& p) {
       const int8_t* x = pa + offs[0] * m * k;
       const int8_t* w = pb + offs[1] * k * n;
       int8_t* y = po + batch * m * n;
+      // Both operands less their zero points as int16 rows with k
+      // contiguous, so the dot products vectorize.
+      xs.resize(static_cast<size_t>(m * k));
+      ws.resize(static_cast<size_t>(n * k));
       for (int64_t i = 0; i < m; ++i) {
+        for (int64_t t = 0; t < k; ++t) {
+          xs[static_cast<size_t>(i * k + t)] = static_cast<int16_t>(x[i * a_stride_m + t * a_stride_k] - p.a_zero_point);
+        }
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        for (int64_t t = 0; t < k; ++t) {
+          ws[static_cast<size_t>(j * k + t)] = static_cast<int16_t>(w[t * b_stride_k + j * b_stride_n] - p.b_zero_point);
+        }
+      }
+      for (int64_t i = 0; i < m; ++i) {
+        const int16_t* xr = xs.data() + i * k;
         for (int64_t j = 0; j < n; ++j) {
+          const int16_t* wr = ws.data() + j * k;
           int32_t acc = 0;
-          for (int64_t t = 0; t < k; ++t) {
-            acc += (x[i * a_stride_m + t * a_stride_k] - p.a_zero_point) * (w[t * b_stride_k + j * b_stride_n] - p.b_zero_point);
-          }
+          for (int64_t t = 0; t < k; ++t) acc += int32_t{xr[t]} * int32_t{wr[t]};
           const int32_t q = fp::MultiplyByQuantizedMultiplier(acc, p.mult, p.shift) + p.out_zero_point;
           y[i * n + j] = static_cast<int8_t>(std::min(std::max(q, -128), 127));
         }
@@ -570,16 +607,40 @@ Status RunMean(KernelContext& ctx, const MeanParams& p) {
   const int64_t total = in.num_elements();
   const int64_t count = out_count == 0 ? 0 : total / out_count;
   std::vector<int32_t> sums(static_cast<size_t>(out_count), 0);
-  std::vector<int64_t> index(rank, 0);
   const int8_t* x = in.as<int8_t>();
-  int64_t o = 0;
-  for (int64_t i = 0; i < total; ++i) {
-    sums[static_cast<size_t>(o)] += x[i];
-    for (size_t d = rank; d-- > 0;) {
-      o += ostride[d];
-      if (++index[d] < in.shape[d]) break;
-      o -= ostride[d] * in.shape[d];
-      index[d] = 0;
+  // Reduced axes in one block: [outer, reduced, inner] sums of rows.
+  size_t first = rank, last = 0;
+  for (size_t d = 0; d < rank; ++d) {
+    if (p.reduced[d]) {
+      first = std::min(first, d);
+      last = d;
+    }
+  }
+  bool block = first < rank;
+  for (size_t d = first; block && d <= last; ++d) block = p.reduced[d];
+  if (block) {
+    int64_t outer = 1, reduced = 1, inner = 1;
+    for (size_t d = 0; d < rank; ++d) {
+      (d < first ? outer : d <= last ? reduced : inner) *= in.shape[d];
+    }
+    for (int64_t o = 0; o < outer; ++o) {
+      int32_t* s = sums.data() + o * inner;
+      for (int64_t r = 0; r < reduced; ++r) {
+        const int8_t* row = x + (o * reduced + r) * inner;
+        for (int64_t i = 0; i < inner; ++i) s[i] += row[i];
+      }
+    }
+  } else {
+    std::vector<int64_t> index(rank, 0);
+    int64_t o = 0;
+    for (int64_t i = 0; i < total; ++i) {
+      sums[static_cast<size_t>(o)] += x[i];
+      for (size_t d = rank; d-- > 0;) {
+        o += ostride[d];
+        if (++index[d] < in.shape[d]) break;
+        o -= ostride[d] * in.shape[d];
+        index[d] = 0;
+      }
     }
   }
   // XNNPACK's: the raw sum times the scale, plus one float bias holding the
