@@ -67,4 +67,12 @@ inline void QuantizeMultiplier(double m, int32_t* multiplier, int* shift) {
   *multiplier = static_cast<int32_t>(q_fixed);
 }
 
+// v rounded half to even, for |v| < 2^22 (XNNPACK's "magic bias": adding
+// 1.5 x 2^23 leaves no fraction bits, so the float addition rounds in the
+// default mode); inline arithmetic instead of a nearbyint call.
+inline int32_t RoundHalfEvenSmall(float v) {
+  constexpr float kMagic = 12582912.f;
+  return static_cast<int32_t>((v + kMagic) - kMagic);
+}
+
 }  // namespace gld::cpu::fixed_point

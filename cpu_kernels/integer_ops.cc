@@ -125,7 +125,7 @@ struct BinaryParams {
       const float scaled = static_cast<float>(xv * yv) * xnn_scale;
       const float clamped =
           std::min(std::max(scaled, static_cast<float>(lo - out_offset)), static_cast<float>(hi - out_offset));
-      return static_cast<int32_t>(std::nearbyint(clamped)) + out_offset;
+      return fp::RoundHalfEvenSmall(clamped) + out_offset;
     } else if constexpr (K == BinaryKind::kMul) {
       raw = fp::MultiplyByQuantizedMultiplier(xv * yv, out_mult, out_shift);
     } else {
@@ -651,7 +651,7 @@ Status RunMean(KernelContext& ctx, const MeanParams& p) {
   int8_t* y = out.as<int8_t>();
   for (int64_t j = 0; j < out_count; ++j) {
     const float v = static_cast<float>(sums[static_cast<size_t>(j)]) * scale + bias;
-    y[j] = static_cast<int8_t>(std::nearbyint(std::min(std::max(v, -128.f), 127.f)));
+    y[j] = static_cast<int8_t>(fp::RoundHalfEvenSmall(std::min(std::max(v, -128.f), 127.f)));
   }
   return OkStatus();
 }

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "cpu_kernels/fixed_point.h"
 #include "cpu_kernels/integer_kernels.h"
 #include "cpu_kernels/integer_ops.h"
 #include "cpu_kernels/kernel_util.h"
@@ -213,7 +214,7 @@ Status RunTransposeConvWith(KernelContext& ctx, const TransposeConvState& s) {
           const float f = static_cast<float>(acc[static_cast<size_t>(p * oc + c)]) * s.scale[static_cast<size_t>(c)];
           const float clamped = std::min(std::max(f, static_cast<float>(s.lo - s.out_zero_point)),
                                          static_cast<float>(s.hi - s.out_zero_point));
-          o[p * oc + c] = static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(clamped)) + s.out_zero_point);
+          o[p * oc + c] = static_cast<int8_t>(fixed_point::RoundHalfEvenSmall(clamped) + s.out_zero_point);
         }
       }
     }

@@ -80,6 +80,12 @@ TEST(FixedPoint, RoundingHelpersRoundAsGemmlowp) {
   EXPECT_EQ(fp::SaturatingRoundingDoublingHighMul(3, 1 << 30), 2);
 }
 
+TEST(FixedPoint, RoundHalfEvenSmallIsNearbyint) {
+  for (float v : {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 127.49f, -128.5f, 3.0000002f, -255.5f, 0.f}) {
+    EXPECT_EQ(fp::RoundHalfEvenSmall(v), static_cast<int32_t>(std::nearbyint(v))) << v;
+  }
+}
+
 TEST(FixedPoint, QuantizedMultiplierScalesLikeTheReal) {
   int32_t m = 0;
   int shift = 0;
