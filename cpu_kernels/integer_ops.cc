@@ -406,6 +406,7 @@ struct MatMulParams {
   int32_t a_zero_point = 0, b_zero_point = 0, out_zero_point = 0;
   int32_t mult = 0;
   int shift = 0;
+  float xnn_scale = 0.f;  // a scale x b scale / output scale, in float
 };
 
 Status MakeMatMulParams(const KernelContext& ctx, MatMulParams* p) {
@@ -416,6 +417,7 @@ Status MakeMatMulParams(const KernelContext& ctx, MatMulParams* p) {
   p->b_zero_point = b.zero_point;
   p->out_zero_point = o.zero_point;
   fp::QuantizeMultiplier(static_cast<double>(a.scale * b.scale) / static_cast<double>(o.scale), &p->mult, &p->shift);
+  p->xnn_scale = a.scale * b.scale / o.scale;
   return OkStatus();
 }
 
@@ -581,7 +583,17 @@ Status RunMatMul(KernelContext& ctx, const MatMulParams& p) {
           const int16_t* wr = ws.data() + j * k;
           int32_t acc = 0;
           for (int64_t t = 0; t < k; ++t) acc += int32_t{xr[t]} * int32_t{wr[t]};
-          const int32_t q = fp::MultiplyByQuantizedMultiplier(acc, p.mult, p.shift) + p.out_zero_point;
+          // XNNPACK's delegate takes the node when the second operand's zero
+          // point is 0 (float requantization, half to even); TFLite's kernel
+          // the others (fixed point).
+          int32_t q = 0;
+          if (p.b_zero_point == 0) {
+            const float f = std::min(std::max(static_cast<float>(acc) * p.xnn_scale, -128.f - p.out_zero_point),
+                                     127.f - p.out_zero_point);
+            q = fp::RoundHalfEvenSmall(f) + p.out_zero_point;
+          } else {
+            q = fp::MultiplyByQuantizedMultiplier(acc, p.mult, p.shift) + p.out_zero_point;
+          }
           y[i * n + j] = static_cast<int8_t>(std::min(std::max(q, -128), 127));
         }
       }

@@ -18,7 +18,9 @@
 //   SOFTMAX over the last axis (TFLite's optimized int8 kernel: a float table
 //     of exp(-scale x beta x d) for the 256 distances to the row's maximum,
 //     summed in float, each probability rounded half away from zero);
-//   BATCH_MATMUL (int32 sums requantized with TFLite's multiplier);
+//   BATCH_MATMUL (int32 sums; XNNPACK's delegate takes the node when the
+//     second operand's zero point is 0: float requantization, half to even;
+//     else TFLite's kernel: its multiplier in fixed point);
 //   MEAN over any axes (XNNPACK's QS8 mean: the int32 sum times input
 //     scale / (output scale x count) in float, plus one float bias for the
 //     zero points, rounded half to even).

@@ -711,6 +711,14 @@ int8_case("MUL", "int8_pow2_small_product_ties", [([4, 32], q8(2.0 ** -10, 2)), 
           opts("MulOptions"), q8(2.0 ** -3, 0))
 int8_case("ADD", "int8_far_scales_pow2_ties", [([4, 32], q8(1.0, 3)), ([4, 32], q8(2.0 ** -12, -7))],
           opts("AddOptions"), q8(2.0, 1))
+# The second operand's zero point 0: XNNPACK's delegate takes the node (float
+# requantization, half to even); the others run TFLite's fixed point.
+int8_case("BATCH_MATMUL", "int8_rhs_zero_point_0", [([1, 3, 18, 32], q8(0.0304, -3)), ([1, 3, 32, 18], q8(0.0335, 0))],
+          opts("BatchMatMulOptions"), q8(0.1776, -3))
+int8_case("BATCH_MATMUL", "int8_rhs_zero_point_0_pow2_ties", [([1, 2, 8, 16], q8(0.5, 3)), ([1, 2, 16, 8], q8(0.25, 0))],
+          opts("BatchMatMulOptions"), q8(2.0, 1), lo=-8, hi=8)
+int8_case("BATCH_MATMUL", "int8_rhs_zero_point_0_adj_y", [([1, 2, 24, 40], q8(0.02, 5)), ([1, 2, 24, 40], q8(0.025, 0))],
+          opts("BatchMatMulOptions", adjY=True), q8(0.1, 0))
 int8_case("BATCH_MATMUL", "int8_broadcast_batch", [([2, 1, 3, 6], q8(0.02, 0)), ([3, 6, 4], q8(0.025, 7))],
           opts("BatchMatMulOptions"), q8(0.05, 2))
 int8_case("MEAN", "int8_last_axis_keepdims", [([1, 16, 64], q8(0.02, -3)), ("i32", [2])],
