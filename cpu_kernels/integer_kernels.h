@@ -40,6 +40,16 @@ bool RunsOnIntegers(const Graph& graph, const Node& node);
 // else its op's (FindCpuKernel).
 const CpuKernel* FindNodeKernel(const Graph& graph, const Node& node);
 
+// A constant the reader decoded to float32 from int8/uint8 integers, one
+// scale and zero point per tensor, whose stored integers can be recovered.
+// An op whose own kernel moves values takes one (RunsOnIntegers) once the
+// integer view has given the node an 8-bit copy of it (IntegerCopyOf).
+bool IsDecodedByteConstant(const Tensor& t);
+
+// That 8-bit copy: the tensor's metadata with its storage type and its
+// stored integers as data.
+Tensor IntegerCopyOf(const Tensor& t);
+
 // The integers a quantized constant was stored as, from its decoded float32
 // values and its quantization: round(v / scale) + zero_point per element,
 // checked by decoding them again (DequantizeAffine must give v back bit for

@@ -746,6 +746,34 @@ for _op, _opt in (("RESIZE_BILINEAR", "ResizeBilinearOptions"),
               opts(_opt, alignCorners=True), q8(0.05, -3))
 
 
+# Ops that move int8 values, reading an int8 constant (a class token, an
+# embedding table, an attention mask's fill value): the integer view gives
+# them its stored integers.
+@case("CONCATENATION", "int8_const_class_token")
+def _concat_int8_const(b):
+    q = q8(0.05, -3)
+    token = b.c(int8_values("concatenation__int8_const_class_token", [1, 2, 16]), quant=q)
+    x = b.inp([1, 9, 16], INT(-128, 128), I8, quant=q)
+    b.op("CONCATENATION", [token, x], [b.out(I8, q)], options=opts("ConcatenationOptions", axis=1))
+
+
+@case("GATHER", "int8_const_table")
+def _gather_int8_table(b):
+    q = q8(0.02, 4)
+    table = b.c(int8_values("gather__int8_const_table", [40, 16]), quant=q)
+    ids = b.inp([1, 12], INT(0, 40), I32)
+    b.op("GATHER", [table, ids], [b.out(I8, q)], options=opts("GatherOptions", axis=0))
+
+
+@case("SELECT_V2", "int8_const_fill")
+def _select_int8_fill(b):
+    q = q8(0.1, -5)
+    cond = b.inp([1, 1, 8], BOOLS(), BOOL)
+    x = b.inp([1, 3, 8], INT(-128, 128), I8, quant=q)
+    fill = b.c(np.array(-128, dtype=I8), quant=q)
+    b.op("SELECT_V2", [cond, x, fill], [b.out(I8, q)], options=opts("SelectV2Options"))
+
+
 @case("TRANSPOSE_CONV", "int8_per_channel_same_stride2")
 def _tconv_int8(b):
     oc, ic = 6, 5
