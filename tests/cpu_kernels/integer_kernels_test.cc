@@ -42,15 +42,6 @@ int StoredConstant(OpTest& t, const Shape& shape, const std::vector<int32_t>& st
   return id;
 }
 
-template <typename T>
-std::vector<T> RandomInts(size_t n, int lo, int hi, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> d(lo, hi);
-  std::vector<T> v(n);
-  for (T& x : v) x = static_cast<T>(d(rng));
-  return v;
-}
-
 // Requantizes exact reals and compares.
 template <typename T>
 void ExpectRequantized(const std::vector<T>& got, const std::vector<double>& real, float out_scale, int out_zp,
