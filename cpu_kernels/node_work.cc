@@ -67,6 +67,27 @@ int64_t WorkPerOutput(const Graph& graph, const Node& node) {
   }
 }
 
+// The work of an integer kernel in float32 multiply-adds' time, from its
+// multiply-adds (1-thread medians of the int8 networks' layers, AVX-512
+// VNNI): the GEMM of a 1x1 convolution or fully connected layer does about
+// four in the time of a float32 one (VPDPBUSD: four byte products a lane;
+// 10-15 ps each), a convolution that gathers its windows first two (22 ps);
+// a depthwise convolution (XNNPACK's, or 16 channels a VPDPWSSD) is slower
+// than a float32 multiply-add (60-120 ps against the float figure's 46, a
+// larger share of its time in loads and requantizing each output): twice.
+// Elementwise integer ops move a quarter of the bytes of float32 ones.
+int64_t IntegerWork(const Graph& graph, const Node& node, int64_t work) {
+  switch (node.op) {
+    case OpType::kDepthwiseConv2d: return work * 2;
+    case OpType::kConv2d: {
+      const Shape* f = InputShape(graph, node, 1);
+      const bool gathers = f == nullptr || f->size() != 4 || (*f)[1] * (*f)[2] != 1;
+      return gathers ? work / 2 : work / 4;
+    }
+    default: return work / 4;
+  }
+}
+
 }  // namespace
 
 int64_t EstimateNodeWork(const Graph& graph, size_t node_index) {
@@ -74,9 +95,7 @@ int64_t EstimateNodeWork(const Graph& graph, size_t node_index) {
   int64_t outputs = 0;
   for (int t : node.outputs) outputs += Elements(graph, t);
   const int64_t work = outputs * std::max<int64_t>(1, WorkPerOutput(graph, node));
-  // An integer kernel does about four int8 multiply-adds in the time of one
-  // float32 one (VPDPBUSD: four byte products per lane): a quarter of the work.
-  return FindIntegerKernel(graph, node) != nullptr ? work / 4 : work;
+  return FindIntegerKernel(graph, node) != nullptr ? IntegerWork(graph, node, work) : work;
 }
 
 }  // namespace gld::cpu
