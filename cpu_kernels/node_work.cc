@@ -67,23 +67,36 @@ int64_t WorkPerOutput(const Graph& graph, const Node& node) {
   }
 }
 
-// The work of an integer kernel in float32 multiply-adds' time, from its
-// multiply-adds (1-thread medians of the int8 networks' layers, AVX-512
-// VNNI): the GEMM of a 1x1 convolution or fully connected layer does about
-// four in the time of a float32 one (VPDPBUSD: four byte products a lane;
-// 10-15 ps each), a convolution that gathers its windows first two (22 ps);
-// a depthwise convolution (XNNPACK's, or 16 channels a VPDPWSSD) is slower
-// than a float32 multiply-add (60-120 ps against the float figure's 46, a
-// larger share of its time in loads and requantizing each output): twice.
-// Elementwise integer ops move a quarter of the bytes of float32 ones.
+// The work of an integer kernel in float32 multiply-adds' time (the float
+// figure: about 46 ps a unit), from 1-thread medians of the int8 networks'
+// layers on AVX-512 VNNI:
+// - the GEMM of a 1x1 convolution or a fully connected layer (int8_gemm.h):
+//   5.4 ps a multiply-add of its lanes (the channels rounded up to 16, the
+//   depth to 4: VPDPBUSD does four byte products a lane) and 90 ps an
+//   output (requantizing and storing it): an eighth of a unit and two. The
+//   two terms fit the MobileNetV2 layers from 0.9 us (6x6, 144 -> 24) to
+//   14.7 us (48x48, 8 -> 48) within 15%;
+// - a convolution that gathers its windows first: half its multiply-adds
+//   (22 ps each);
+// - a depthwise convolution (XNNPACK's, or 16 channels a VPDPWSSD): twice
+//   (60-120 ps each: loads and requantizing dominate);
+// - the others (elementwise, pooling) move a quarter of float32's bytes.
 int64_t IntegerWork(const Graph& graph, const Node& node, int64_t work) {
+  const Shape* f = InputShape(graph, node, 1);
+  const auto round_up = [](int64_t v, int64_t m) { return (v + m - 1) / m * m; };
+  const auto gemm = [&](int64_t n, int64_t k) {
+    const int64_t outputs = Elements(graph, node.outputs.empty() ? kNoTensor : node.outputs[0]);
+    const int64_t rows = n > 0 ? outputs / n : 0;
+    return rows * round_up(n, 16) * round_up(k, 4) / 8 + outputs * 2;
+  };
   switch (node.op) {
     case OpType::kDepthwiseConv2d: return work * 2;
-    case OpType::kConv2d: {
-      const Shape* f = InputShape(graph, node, 1);
-      const bool gathers = f == nullptr || f->size() != 4 || (*f)[1] * (*f)[2] != 1;
-      return gathers ? work / 2 : work / 4;
-    }
+    case OpType::kConv2d:
+      if (f != nullptr && f->size() == 4 && (*f)[1] * (*f)[2] == 1) return gemm((*f)[0], (*f)[3]);
+      return work / 2;
+    case OpType::kFullyConnected:
+      if (f != nullptr && f->size() == 2) return gemm((*f)[0], (*f)[1]);
+      return work / 4;
     default: return work / 4;
   }
 }

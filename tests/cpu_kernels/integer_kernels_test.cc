@@ -530,10 +530,12 @@ TEST(IntegerKernels, LayersGiveTheSameBytesOnOneTwoAndThreeThreads) {
 }
 
 // The runtime splits a step across threads from cpu::kParallelMinWork of
-// estimated work; an integer layer's estimate follows its kernel's speed:
-// a 1x1 GEMM a quarter of its multiply-adds, a gathered convolution half,
-// a depthwise convolution twice (the networks' 24x24x48 3x3 layer took 15
-// us on one thread: split; a 6x6x32 1x1 layer, 1 us: not).
+// estimated work; an integer layer's estimate follows its kernel's speed
+// (node_work.cc): a 1x1 GEMM an eighth of its lanes' multiply-adds and two
+// per output, a gathered convolution half its multiply-adds, a depthwise
+// convolution twice. MobileNetV2's 24x24x48 3x3 depthwise layer (15 us on
+// one thread) and its 24x24 8 -> 48 1x1 layer (3.7 us) split; its 6x6
+// 32 -> 192 1x1 layer (1.6 us) does not.
 TEST(IntegerKernels, EstimatedWorkFollowsTheKernelsSpeed) {
   struct Layer {
     OpType op;
@@ -565,8 +567,10 @@ TEST(IntegerKernels, EstimatedWorkFollowsTheKernelsSpeed) {
   const int64_t macs = 24 * 24 * 48 * 9;
   EXPECT_EQ(work({OpType::kDepthwiseConv2d, 24, 48, 48, 3}), 2 * macs);
   EXPECT_EQ(work({OpType::kConv2d, 24, 1, 48, 3}), macs / 2);  // gathered 3x3 windows of one channel
-  EXPECT_EQ(work({OpType::kConv2d, 24, 9, 48, 1}), macs / 4);
+  // 576 rows; 8 channels are computed as 16, a depth of 9 as 12.
+  EXPECT_EQ(work({OpType::kConv2d, 24, 9, 8, 1}), 576 * 16 * 12 / 8 + 576 * 8 * 2);
   EXPECT_GE(work({OpType::kDepthwiseConv2d, 24, 48, 48, 3}), cpu::kParallelMinWork);
+  EXPECT_GE(work({OpType::kConv2d, 24, 8, 48, 1}), cpu::kParallelMinWork);
   EXPECT_LT(work({OpType::kConv2d, 6, 32, 192, 1}), cpu::kParallelMinWork);
 }
 
