@@ -67,6 +67,8 @@ Status DilatedConv(Graph& graph, PassLog& log);
 Status ConvToFullyConnected(Graph& graph, PassLog& log);
 Status QuantizedFloatView(Graph& graph, PassLog& log);
 Status CpuIntegerView(Graph& graph, PassLog& log);
+// Keras 3's UpSampling2D as RESHAPE/TILE chains: one RESIZE_NEAREST_NEIGHBOR.
+Status RepeatAsResize(Graph& graph, PassLog& log);
 // Transformer patterns (fuse_layer_norm.cc).
 Status FuseLayerNorm(Graph& graph, PassLog& log);
 

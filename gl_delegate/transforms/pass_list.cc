@@ -15,6 +15,7 @@ const std::vector<Pass>& DefaultPasses() {
       {"remove_dead_nodes", RemoveDeadNodes},
       // Rewrites of the float graph; each keeps results within fp32 rounding.
       {"remove_noops", RemoveNoops},
+      {"repeat_as_resize", RepeatAsResize},  // rank-5 RESHAPE/TILE upsampling -> 4-D resize
       {"dilated_conv", DilatedConv},  // before merge_pad: both set explicit padding
       {"merge_pad", MergePad},
       {"fold_mul_add_into_conv", FoldMulAddIntoConv},

@@ -348,6 +348,27 @@ def build_int8_transformer():
     return Built(tf.keras.Model(x, y, name="transformer_block"), inputs=float_inputs([(1, 16, 64)]))
 
 
+def build_unet():
+    """A small U-Net as Keras users write segmentation models: separable and
+    transposed convolutions, skip concatenations, UpSampling2D (Keras 3 writes
+    it as RESHAPE/TILE over rank-5 tensors), and a classification head whose
+    depthwise convolution (multiplier 2, VALID, stride 2 over 32 pixels)
+    leaves the last row and column unread."""
+    import tensorflow as tf
+    L = tf.keras.layers
+    x = tf.keras.Input((32, 32, 3), batch_size=1, name="image")
+    c1 = L.Conv2D(8, 3, padding="same", activation="relu")(x)
+    c2 = L.SeparableConv2D(16, 3, padding="same", activation="relu", depth_multiplier=2)(L.MaxPooling2D()(c1))
+    b = L.Conv2D(32, 3, padding="same", activation="relu")(L.MaxPooling2D()(c2))
+    u2 = L.Concatenate()([L.Conv2DTranspose(16, 2, strides=2, padding="same")(b), c2])
+    c3 = L.Conv2D(16, 3, padding="same", activation="relu")(u2)
+    u1 = L.Concatenate()([L.UpSampling2D()(c3), c1])
+    mask = L.Conv2D(2, 1, activation="sigmoid", name="mask")(u1)
+    h = L.DepthwiseConv2D(3, strides=2, padding="valid", depth_multiplier=2)(c1)
+    label = L.Dense(3, name="label")(L.GlobalAveragePooling2D()(h))
+    return Built(tf.keras.Model(x, [mask, label], name="unet"), inputs=float_inputs([(1, 32, 32, 3)]))
+
+
 FAMILIES = {
     "lstm_keras3": build_lstm_keras3,
     "lstm_fused": build_lstm_fused,
