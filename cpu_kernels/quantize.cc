@@ -72,8 +72,8 @@ Status MakeQuantView(const KernelContext& ctx, const Tensor* t, const Shape& sha
 
 // The quantize and dequantize passes go on the pool from this many values
 // (a float32 network's input of 96x96x3, 27648 values, took 8.5 us to int8
-// on one thread, and a uint8 input's table 17.6 us before MapBytes: worth
-// splitting; ParallelForElements cuts chunks of 4K values).
+// on one thread: worth splitting; ParallelForElements cuts chunks of 4K
+// values).
 constexpr int64_t kQuantizeParallelMin = 1 << 13;
 
 // round(x / scale) + zero_point, clamped to [lo, hi]; TFLite rounds half away
@@ -193,9 +193,21 @@ void QuantizeFloatsParallel(const KernelContext& ctx, const float* x, int64_t n,
   });
 }
 
-// y[i] = table[x[i]] (no pointer aliases another: the loop keeps the table
-// in cache and the stores in flight).
-void MapBytes(const uint8_t* __restrict x, int64_t n, const uint8_t* __restrict table, uint8_t* __restrict y) {
+// y[i] = table[x[i]]. A table that adds one constant to every byte
+// (modulo 256: the same scale, zero points 128 apart, as a uint8 model's
+// int8 body has) is that addition, which the compiler vectorizes; another
+// is looked up byte by byte (no pointer aliases another; not inlined, so
+// that the compiler keeps that knowledge and vectorizes the addition: 1.7
+// us instead of 15-18 for a 96x96x3 uint8 input).
+__attribute__((noinline)) void MapBytes(const uint8_t* __restrict x, int64_t n, const uint8_t* __restrict table,
+                                        uint8_t* __restrict y) {
+  bool shift = true;
+  for (int v = 1; v < 256 && shift; ++v) shift = static_cast<uint8_t>(table[v] - v) == table[0];
+  if (shift) {
+    const uint8_t d = table[0];
+    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<uint8_t>(x[i] + d);
+    return;
+  }
   for (int64_t i = 0; i < n; ++i) y[i] = table[x[i]];
 }
 
@@ -297,7 +309,11 @@ Status RunQuantize(KernelContext& ctx) {
     }
     const uint8_t* x = static_cast<const uint8_t*>(in.data);
     uint8_t* y = static_cast<uint8_t*>(out.data);
-    ParallelForElements(ctx, n, kQuantizeParallelMin, [&](int64_t b, int64_t e) { MapBytes(x + b, e - b, table, y + b); });
+    // 16 bytes a step where the table is a shift: 1.7 us for 96x96x3 on one
+    // thread, less than handing half to another thread saves.
+    ParallelForElements(ctx, n, kQuantizeParallelMin * 16, [&](int64_t b, int64_t e) {
+      MapBytes(x + b, e - b, table, y + b);
+    });
     return OkStatus();
   }
   // Integer or half inputs, int32 outputs, zero points outside the range:

@@ -469,7 +469,9 @@ TEST(IntegerKernels, Int8GemmItemsInAnyRunsGiveTheWholeGemmsBytes) {
   }
   for (int64_t len = 1; len <= items; ++len) {
     std::vector<int8_t> y(whole.size(), 0x55);
-    for (int64_t i = 0; i < items; i += len) cpu::Int8GemmItems(x.data(), rows, p, i, std::min(items, i + len), y.data());
+    for (int64_t i = 0; i < items; i += len) {
+      cpu::Int8GemmItems(x.data(), rows, p, i, std::min(items, i + len), y.data());
+    }
     ASSERT_EQ(y, whole) << "runs of " << len << " items";
   }
 }
