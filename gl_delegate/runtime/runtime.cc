@@ -564,8 +564,9 @@ void Runtime::TraceStep(size_t i, double start_us, double end_us) {
     category = "cpu";
     args.push_back(TraceRecorder::Text("op", NodeOpName(node)));
     args.push_back(TraceRecorder::Number("node", static_cast<double>(cpu_step->node_index())));
-    // The node runs on this thread; with a pool, its workers share the work.
-    args.push_back(TraceRecorder::Number("threads", num_threads_));
+    // The node runs on this thread; with a pool, its workers share the work
+    // unless the step is too small to split.
+    args.push_back(TraceRecorder::Number("threads", cpu_step->serial() ? 1 : num_threads_));
     std::string fused;
     for (const std::string& f : node.fused_names) fused += (fused.empty() ? "" : ", ") + f;
     if (!fused.empty()) args.push_back(TraceRecorder::Text("fused", fused));

@@ -107,6 +107,9 @@ class CpuNodeStep : public Step {
   Status Prepare(StepContext& ctx) override;
   Status Run(StepContext& ctx) override;
   size_t node_index() const { return node_index_; }
+  // True when the step runs on the calling thread alone (less work than
+  // cpu::kParallelMinWork).
+  bool serial() const { return serial_; }
 
  private:
   // Builds the kernel's context for `ctx` (and binds the epilogue) when it

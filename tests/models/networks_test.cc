@@ -334,6 +334,32 @@ TEST_P(NetworkTest, CpuBackendMatchesLiteRT) {
   }
 }
 
+// The integer steps split across threads (the GEMM's row blocks and
+// channel panels, output rows, XNNPACK's tiles), each output value computed
+// alike whatever its chunk: a quantized network gives the same values on 2
+// threads as on 1, bit for bit.
+TEST_P(NetworkTest, QuantizedNetworkGivesTheSameValuesOnTwoThreads) {
+  if (!Quantized()) GTEST_SKIP() << "a float32 network";
+  Options options;
+  options.backend = Backend::kCpu;
+  options.num_threads = 2;
+  std::vector<Outputs> two;
+  ASSERT_TRUE(RunNetwork(net_, options, &two));
+  ASSERT_EQ(two.size(), cpu_.size());
+  for (size_t k = 0; k < two.size(); ++k) {
+    ASSERT_EQ(two[k].size(), cpu_[k].size());
+    for (size_t i = 0; i < two[k].size(); ++i) {
+      ASSERT_EQ(two[k][i].size(), cpu_[k][i].size());
+      size_t differ = 0, first = 0;
+      for (size_t e = 0; e < two[k][i].size(); ++e) {
+        if (two[k][i][e] == cpu_[k][i][e]) continue;
+        if (differ++ == 0) first = e;
+      }
+      EXPECT_EQ(differ, 0u) << What("cpu", k) << " output " << infos()[i].name << ": first at " << first;
+    }
+  }
+}
+
 // LiteRT's shape_signature of each input, where the manifest records it.
 TEST_P(NetworkTest, ShapeSignaturesAreLiteRTs) {
   if (!net_.manifest.contains("shape_signatures")) GTEST_SKIP() << "the manifest records no shape_signatures";
