@@ -1,4 +1,4 @@
-// Vectorized transcendental rows for the transformer kernels (GELU, SOFTMAX):
+// Vectorized rows for the transformer kernels (GELU, SOFTMAX, layer norm):
 // 16-wide where the CPU has AVX-512F, else 8-wide (AVX2 with FMA where
 // present, see simd.h). Accuracy: exp within 2 ulp of std::exp over the
 // normal range (overflow to +inf above ~88.72, flush to 0 below ~-103.9);
@@ -23,7 +23,16 @@ void GeluRow(const float* x, float* y, int64_t n, bool approximate);
 
 // Softmax of one row of n > 0 values: y = exp((x - max x) * beta) / sum
 // (y may be x). A NaN anywhere, or +inf, makes the row NaN, as the scalar
-// formula does.
+// formula does. Terms whose exponent is below -87.34 (a denormal exp) are 0,
+// as in XNNPACK's softmax.
 void SoftmaxRow(const float* x, float* y, int64_t n, float beta);
+
+// Layer norm of `rows` consecutive rows of c > 0 values (y may be x): per
+// row, mean = sum / c, var = sum((x - mean)^2) / c (float sums, several
+// lanes), s = gamma / sqrt(var + epsilon), y = x * s + (beta - mean * s).
+// gamma and beta hold c values each. A NaN or infinity in a row makes the
+// whole row NaN, as the converter's MEAN / SQUARED_DIFFERENCE chain does.
+void LayerNormRows(const float* x, float* y, int64_t rows, int64_t c, const float* gamma, const float* beta,
+                   float epsilon);
 
 }  // namespace gld::cpu
