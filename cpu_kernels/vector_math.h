@@ -21,11 +21,12 @@ void ExpRow(const float* x, float* y, int64_t n);
 // within 3e-7.
 void GeluRow(const float* x, float* y, int64_t n, bool approximate);
 
-// Softmax of one row of n > 0 values: y = exp((x - max x) * beta) / sum
-// (y may be x). A NaN anywhere, or +inf, makes the row NaN, as the scalar
+// Softmax of each of `rows` consecutive rows of n > 0 values (SoftmaxRow:
+// one): y = exp((x - max x) * beta) / sum (y may be x). A NaN anywhere, or +inf, makes the row NaN, as the scalar
 // formula does. Terms whose exponent is below -87.34 (a denormal exp) are 0,
 // as in XNNPACK's softmax.
-void SoftmaxRow(const float* x, float* y, int64_t n, float beta);
+void SoftmaxRows(const float* x, float* y, int64_t rows, int64_t n, float beta);
+inline void SoftmaxRow(const float* x, float* y, int64_t n, float beta) { SoftmaxRows(x, y, 1, n, beta); }
 
 // Layer norm of `rows` consecutive rows of c > 0 values (y may be x): per
 // row, mean = sum / c, var = sum((x - mean)^2) / c (float sums, several
