@@ -62,7 +62,9 @@ void CopyStrided(const KernelContext& ctx, const uint8_t* src, int64_t start, co
         }
       }
       uint8_t* o = dst + r * inner * static_cast<int64_t>(es);
-      if (istride == 1) {
+      if (istride == 1 && es == 4) {
+        CopyWords(o, src + off * 4, inner);
+      } else if (istride == 1) {
         std::memcpy(o, src + off * static_cast<int64_t>(es), static_cast<size_t>(inner) * es);
       } else if (es == 4) {
         const uint32_t* s = reinterpret_cast<const uint32_t*>(src) + off;
