@@ -186,8 +186,9 @@ GLD_INLINE float ReduceLanes(const typename Lanes<W>::Type& v) {
 constexpr float kExpDenormalCutoff = -87.336544f;
 
 // The row's max, then y = exp((x - max) * beta) and their sum, then y / sum.
-// The tail (n not a multiple of W) runs as one vector padded with zeros,
-// the padding's lanes left out of the sum. Any NaN in the row makes the
+// The tail (n not a multiple of W) runs as the row's last W values where
+// n > W, else as one vector padded with zeros, the padding's lanes left
+// out of the sum. Any NaN in the row makes the
 // sum, and so the row, NaN; max's order does not matter. Exponents below
 // kExpDenormalCutoff give 0.
 template <typename V, typename I>
@@ -209,6 +210,45 @@ GLD_INLINE void Softmax(const float* x, float* y, int64_t n, float beta) {
     }
     v = tiny ? zero : v;
   };
+  if (n > w && n % w != 0) {
+    // The tail as the row's last W values, overlapping the vector before:
+    // read before anything is stored (y may be x), its exps computed once,
+    // its lanes before the tail left out of the sum, and stored last, over
+    // lanes that hold the same values (no stack copy: a narrow store then
+    // a wide load stalled each short row, DeiT's 18 keys).
+    const int64_t full = n / w * w, left = n - full;
+    V m, last;
+    M::Load(m, x);
+    for (int64_t i = w; i < full; i += w) {
+      V v;
+      M::Load(v, x + i);
+      m = v > m ? v : m;
+    }
+    M::Load(last, x + n - w);
+    m = last > m ? last : m;
+    const float mx = ReduceLanes<true, w>(m);
+    exp_shifted(last, mx);
+    I lane;
+    for (int j = 0; j < w; ++j) lane[j] = j;
+    V sum = lane >= static_cast<int>(w - left) ? last : zero;
+    for (int64_t i = 0; i < full; i += w) {
+      V v;
+      M::Load(v, x + i);
+      exp_shifted(v, mx);
+      sum += v;
+      M::Store(y + i, v);
+    }
+    const float inv = 1.f / ReduceLanes<false, w>(sum);
+    for (int64_t i = 0; i < full; i += w) {
+      V v;
+      M::Load(v, y + i);
+      v *= inv;
+      M::Store(y + i, v);
+    }
+    last *= inv;
+    M::Store(y + n - w, last);
+    return;
+  }
   float mx = x[0];
   int64_t i = 0;
   if (n >= w) {

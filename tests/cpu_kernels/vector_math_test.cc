@@ -112,6 +112,9 @@ TEST(VectorMath, SoftmaxRowsAndSpecials) {
       const std::vector<double> want = SoftmaxRef(x, 0, n, beta);
       for (size_t i = 0; i < n; ++i) ExpectClose(y[i], want[i], rel, 1e-9, "n " + std::to_string(n));
       EXPECT_EQ(y[n], 42.f);
+      // In place: the same values.
+      cpu::SoftmaxRow(x.data(), x.data(), static_cast<int64_t>(n), beta);
+      for (size_t i = 0; i < n; ++i) EXPECT_EQ(x[i], y[i]) << "in place, n " << n << " i " << i;
     }
   }
   // A NaN anywhere or a +inf makes the row NaN; -inf entries are 0.
