@@ -3,10 +3,14 @@
 #include <cstring>
 
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/simd.h"
 
 namespace gld::cpu {
 
 namespace {
+
+// Ranks CopyStrided counts rows over (its index array's size).
+constexpr size_t kMaxCopyRank = 16;
 
 // dst (row-major over out_shape) = src[start + sum_d i_d * strides[d]];
 // strides in elements, may be negative or zero.
@@ -19,18 +23,48 @@ void CopyStrided(const KernelContext& ctx, const uint8_t* src, int64_t start, co
     std::memcpy(dst, src + start * static_cast<int64_t>(es), es);
     return;
   }
+  if (rank > kMaxCopyRank) {
+    // Ranks beyond the row counters' array: one element at a time.
+    for (int64_t i = 0; i < total; ++i) {
+      int64_t rem = i, off = start;
+      for (size_t d = rank; d-- > 0;) {
+        off += (rem % out_shape[d]) * strides[d];
+        rem /= out_shape[d];
+      }
+      std::memcpy(dst + i * static_cast<int64_t>(es), src + off * static_cast<int64_t>(es), es);
+    }
+    return;
+  }
   const int64_t inner = out_shape[rank - 1];
   const int64_t istride = strides[rank - 1];
   const int64_t rows = total / inner;
   ParallelForGrain(ctx, rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      int64_t rem = r, off = start;
+    // The row's index over the outer dimensions, divided out once per chunk
+    // and then counted up (a division per dimension and row cost more than
+    // the copy of a 32-value row: attention's head transposes).
+    int64_t idx[kMaxCopyRank] = {};
+    int64_t off = start;
+    {
+      int64_t rem = b;
       for (size_t d = rank - 1; d-- > 0;) {
-        off += (rem % out_shape[d]) * strides[d];
+        idx[d] = rem % out_shape[d];
         rem /= out_shape[d];
+        off += idx[d] * strides[d];
+      }
+    }
+    for (int64_t r = b; r < e; ++r) {
+      if (r > b) {
+        for (size_t d = rank - 1; d-- > 0;) {
+          off += strides[d];
+          if (++idx[d] < out_shape[d]) break;
+          off -= idx[d] * strides[d];
+          idx[d] = 0;
+        }
       }
       uint8_t* o = dst + r * inner * static_cast<int64_t>(es);
-      if (istride == 1) {
+      if (istride == 1 && es == 4) {
+        CopyWords(o, src + off * 4, inner);
+      } else if (istride == 1) {
         std::memcpy(o, src + off * static_cast<int64_t>(es), static_cast<size_t>(inner) * es);
       } else if (es == 4) {
         const uint32_t* s = reinterpret_cast<const uint32_t*>(src) + off;
@@ -43,6 +77,46 @@ void CopyStrided(const KernelContext& ctx, const uint8_t* src, int64_t start, co
       }
     }
   });
+}
+
+typedef uint32_t Uint8x32 __attribute__((vector_size(32)));
+
+// One tile of TransposeTiled: o[r * o_stride + c] = s[r + c * s_stride] for
+// r < rows, c < cols; 8 x 8 blocks as eight 8-lane loads, a transpose in
+// registers (three rounds of shuffles) and eight 8-lane stores, the edges
+// element by element. Elements move as bits (NaN payloads kept).
+GLD_MULTIVERSION void TransposeTile(const uint32_t* s, int64_t s_stride, uint32_t* o, int64_t o_stride, int64_t rows,
+                                    int64_t cols) {
+  int64_t r = 0;
+  for (; r + 8 <= rows; r += 8) {
+    int64_t c = 0;
+    for (; c + 8 <= cols; c += 8) {
+      Uint8x32 v[8], t[8], u[8];
+      for (int j = 0; j < 8; ++j) std::memcpy(&v[j], s + r + (c + j) * s_stride, sizeof(Uint8x32));
+      for (int j = 0; j < 8; j += 2) {
+        t[j] = __builtin_shufflevector(v[j], v[j + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+        t[j + 1] = __builtin_shufflevector(v[j], v[j + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+      }
+      for (int j = 0; j < 8; j += 4) {
+        u[j] = __builtin_shufflevector(t[j], t[j + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+        u[j + 1] = __builtin_shufflevector(t[j], t[j + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+        u[j + 2] = __builtin_shufflevector(t[j + 1], t[j + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+        u[j + 3] = __builtin_shufflevector(t[j + 1], t[j + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+      }
+      for (int j = 0; j < 4; ++j) {
+        const Uint8x32 lo = __builtin_shufflevector(u[j], u[j + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+        const Uint8x32 hi = __builtin_shufflevector(u[j], u[j + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+        std::memcpy(o + (r + j) * o_stride + c, &lo, sizeof(Uint8x32));
+        std::memcpy(o + (r + j + 4) * o_stride + c, &hi, sizeof(Uint8x32));
+      }
+    }
+    for (int64_t i = r; i < r + 8; ++i) {
+      for (int64_t k = c; k < cols; ++k) o[i * o_stride + k] = s[i + k * s_stride];
+    }
+  }
+  for (; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) o[r * o_stride + c] = s[r + c * s_stride];
+  }
 }
 
 // A TRANSPOSE of 4-byte elements whose output's last dimension is not the
@@ -87,11 +161,8 @@ bool TransposeTiled(const KernelContext& ctx, const uint32_t* src, const std::ve
       const int64_t r0 = (item % row_tiles) * kTile, r1 = std::min(rows, r0 + kTile);
       for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
         const int64_t c1 = std::min(cols, c0 + kTile);
-        for (int64_t r = r0; r < r1; ++r) {
-          const uint32_t* s = src + in_off + r;
-          uint32_t* o = dst + out_off + r * row_out_stride;
-          for (int64_t c = c0; c < c1; ++c) o[c] = s[c * col_stride];
-        }
+        TransposeTile(src + in_off + r0 + c0 * col_stride, col_stride, dst + out_off + r0 * row_out_stride + c0,
+                      row_out_stride, r1 - r0, c1 - c0);
       }
     }
   });

@@ -114,6 +114,47 @@ StatusOr<Plan> BuildPlan(const Graph& graph, const Partition& partition, GpuBack
   return plan;
 }
 
+namespace {
+
+// For each tensor, the arena tensor whose bytes it uses: itself, or, for
+// the output of a CPU step that only relabels the shape (RESHAPE, SQUEEZE,
+// EXPAND_DIMS with no epilogue) where input and output are both arena
+// tensors of one size, its input's (followed through chains of them). The
+// kernel then finds its output at its input's address and moves nothing
+// (cpu_kernels/reshape_like.cc); nothing writes either tensor afterwards
+// (each tensor has one producer). first / last of each root grow to cover
+// its aliases' steps.
+std::vector<int> RelabelAliases(const Graph& graph, const std::vector<std::unique_ptr<Step>>& steps,
+                                const HostMemoryPlan& plan, std::vector<int>& first, std::vector<int>& last) {
+  std::vector<int> alias(graph.tensors.size());
+  for (size_t t = 0; t < alias.size(); ++t) alias[t] = static_cast<int>(t);
+  for (const std::unique_ptr<Step>& step : steps) {
+    const auto* cpu = dynamic_cast<const CpuNodeStep*>(step.get());
+    if (cpu == nullptr || cpu->host_outputs().size() != 1) continue;  // two: an epilogue's output
+    const Node& node = graph.nodes[cpu->node_index()];
+    if ((node.op != OpType::kReshape && node.op != OpType::kSqueeze && node.op != OpType::kExpandDims) ||
+        node.inputs.empty() || node.outputs.size() != 1) {
+      continue;
+    }
+    const int in = node.inputs[0], out = node.outputs[0];
+    const int count = static_cast<int>(graph.tensors.size());
+    if (in < 0 || out < 0 || in >= count || out >= count || in == out) continue;
+    const auto i = static_cast<size_t>(in), o = static_cast<size_t>(out);
+    if (plan.storage[i] != TensorStorage::kArena || plan.storage[o] != TensorStorage::kArena ||
+        plan.bytes[i] != plan.bytes[o] || alias[o] != out) {
+      continue;
+    }
+    const int root = alias[i];
+    const auto r = static_cast<size_t>(root);
+    alias[o] = root;
+    first[r] = std::min(first[r], first[o]);
+    last[r] = std::max(last[r], last[o]);
+  }
+  return alias;
+}
+
+}  // namespace
+
 StatusOr<HostMemoryPlan> PlanHostMemory(const Graph& graph, const std::vector<std::unique_ptr<Step>>& steps,
                                         uint64_t max_host_bytes, const std::vector<uint8_t>* dynamic) {
   const size_t num_tensors = graph.tensors.size();
@@ -177,14 +218,22 @@ StatusOr<HostMemoryPlan> PlanHostMemory(const Graph& graph, const std::vector<st
     } else if (plan.storage[t] == TensorStorage::kDedicated) {
       plan.dedicated_bytes += bytes;
       total += bytes;
-    } else {
-      usages.push_back({bytes, first[t], last[t]});
-      usage_tensor.push_back(static_cast<int>(t));
     }
     if (total > max_host_bytes) break;
   }
+  // Relabelling steps' outputs share their input's bytes: one usage over
+  // both lifetimes.
+  const std::vector<int> alias = RelabelAliases(graph, steps, plan, first, last);
+  for (size_t t = 0; t < num_tensors; ++t) {
+    if (plan.storage[t] != TensorStorage::kArena || alias[t] != static_cast<int>(t)) continue;
+    usages.push_back({plan.bytes[t], first[t], last[t]});
+    usage_tensor.push_back(static_cast<int>(t));
+  }
   ArenaPlan arena = PlanArena(usages);
   for (size_t u = 0; u < usages.size(); ++u) plan.arena_offset[usage_tensor[u]] = arena.offsets[u];
+  for (size_t t = 0; t < num_tensors; ++t) {
+    if (plan.storage[t] == TensorStorage::kArena) plan.arena_offset[t] = plan.arena_offset[alias[t]];
+  }
   plan.arena_bytes = arena.arena_bytes;
   plan.arena_naive_bytes = arena.naive_bytes;
   plan.arena_tensors = static_cast<int>(usages.size());
