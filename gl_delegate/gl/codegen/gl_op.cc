@@ -287,6 +287,8 @@ const std::vector<GlBuilder>& GlBuilders() {
         {OpType::kTranspose, BuildTranspose},
         {OpType::kQuantize, BuildQuantize},
         {OpType::kDequantize, BuildQuantize},
+        {OpType::kLstm, BuildLstm},
+        {OpType::kUnidirectionalSequenceLstm, BuildUnidirectionalSequenceLstm},
         // MediaPipe's custom ops.
         {OpType::kTransformTensorBilinear, BuildTransformTensorBilinear},
         {OpType::kTransformLandmarks, BuildTransformLandmarks},
