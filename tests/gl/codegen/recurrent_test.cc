@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gl/gl_test_util.h"
+#include "gldelegate/gldelegate.hpp"
 
 namespace gld::testing {
 namespace {
@@ -152,6 +153,105 @@ TEST(RecurrentGlTest, SegmentKeepsStateAcrossRuns) {
   ASSERT_TRUE(t.segment->ResetVariables().ok());
   ASSERT_TRUE(run(&third).ok());
   EXPECT_EQ(third, first) << "after ResetVariables a run starts from zeros again";
+}
+
+std::string Reason(GlOpTest& t, size_t node) {
+  std::string reason;
+  EXPECT_FALSE(gl::IsNodeSupported(t.graph, node, &reason, Precision::kFp32));
+  return reason;
+}
+
+void ExpectIn(const std::string& text, const std::string& part) {
+  EXPECT_NE(text.find(part), std::string::npos) << "'" << part << "' not in: " << text;
+}
+
+// The variants the GL cell does not compute are refused, each with its
+// reason (and run on the CPU between segments).
+TEST(RecurrentGlTest, RefusesWhatTheCellDoesNotCompute) {
+  CellCase c;
+  {
+    GlOpTest t;
+    const size_t n = AddCell(t, c);
+    for (size_t k = 9; k <= 11; ++k) t.graph.nodes[n].inputs[k] = t.Const({c.units});
+    ASSERT_TRUE(InferShapes(t.graph).ok());
+    ExpectIn(Reason(t, n), "peephole");
+  }
+  {
+    GlOpTest t;
+    c.units = 5;
+    const size_t n = AddCell(t, c);
+    t.graph.nodes[n].inputs[16] = t.Const({c.units, c.units});
+    ASSERT_TRUE(InferShapes(t.graph).ok());
+    ExpectIn(Reason(t, n), "projection");
+  }
+  {
+    GlOpTest t;
+    const size_t n = AddCell(t, c);
+    for (size_t k = 20; k < 24; ++k) t.graph.nodes[n].inputs.push_back(t.Const({c.units}));
+    ASSERT_TRUE(InferShapes(t.graph).ok());
+    ExpectIn(Reason(t, n), "layer normalisation");
+  }
+  {
+    // A state another node reads: the segment could not keep it.
+    GlOpTest t;
+    int h = -1;
+    const size_t n = AddCell(t, c, &h);
+    t.Op(OpType::kRelu, {h});
+    ASSERT_TRUE(InferShapes(t.graph).ok());
+    ExpectIn(Reason(t, n), "also used by node 1 (RELU)");
+  }
+  {
+    // Hybrid: int8 weights.
+    GlOpTest t;
+    const size_t n = AddCell(t, c);
+    gld::Tensor& w = t.graph.tensors[static_cast<size_t>(t.graph.nodes[n].inputs[2])];
+    w.type = DataType::kInt8;
+    w.data = std::vector<uint8_t>(static_cast<size_t>(c.units * c.n_input), 1);
+    ExpectIn(Reason(t, n), "hybrid");
+  }
+}
+
+// Through the public API: the segment's state carries over from one
+// Invoke to the next and ResetVariables starts it again; the states cross
+// no segment edge; the same at the GLES 3.1 minimum limits.
+TEST(RecurrentGlTest, InterpreterKeepsAndResetsTheState) {
+  GLD_REQUIRE_GL(env);
+  (void)env;
+  auto model = Model::FromFile(std::string(GLD_TEST_DATA_DIR) + "/ops/unidirectional_sequence_lstm__basic/model.tflite");
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  for (GlLimits limits : {GlLimits::kDriver, GlLimits::kMinimum}) {
+    SCOPED_TRACE(GlLimitsName(limits));
+    Options options;
+    options.backend = Backend::kGl;
+    options.gl_limits = limits;
+    auto gl = Interpreter::Create(**model, options);
+    ASSERT_TRUE(gl.ok()) << gl.status().ToString();
+    ASSERT_EQ((*gl)->report().gpu_nodes, (*gl)->report().total_nodes) << (*gl)->report().placement_line;
+    options.backend = Backend::kCpu;
+    auto cpu = Interpreter::Create(**model, options);
+    ASSERT_TRUE(cpu.ok()) << cpu.status().ToString();
+    const std::vector<float> x = RandomValues(2 * 3 * 4, 5, -1.f, 1.f);
+    std::vector<std::vector<float>> gl_out(4, std::vector<float>(2 * 3 * 5)), cpu_out = gl_out;
+    for (size_t k = 0; k < 4; ++k) {
+      if (k == 2) {
+        ASSERT_TRUE((*gl)->ResetVariables().ok());
+        ASSERT_TRUE((*cpu)->ResetVariables().ok());
+      }
+      for (auto* it : {gl->get(), cpu->get()}) {
+        ASSERT_TRUE(it->SetInput(0, x.data(), x.size() * 4).ok());
+        ASSERT_TRUE(it->Invoke().ok());
+      }
+      ASSERT_TRUE((*gl)->GetOutput(0, gl_out[k].data(), gl_out[k].size() * 4).ok());
+      ASSERT_TRUE((*cpu)->GetOutput(0, cpu_out[k].data(), cpu_out[k].size() * 4).ok());
+      for (size_t i = 0; i < gl_out[k].size(); ++i) EXPECT_NEAR(gl_out[k][i], cpu_out[k][i], 1e-5) << k << " " << i;
+    }
+    EXPECT_NE(gl_out[1], gl_out[0]) << "the second invoke continues the state";
+    EXPECT_EQ(gl_out[2], gl_out[0]) << "ResetVariables starts from zeros";
+    EXPECT_EQ(gl_out[3], gl_out[1]);
+    const TransferStats stats = (*gl)->transfer_stats();
+    EXPECT_EQ(stats.uploaded_bytes, x.size() * 4) << "only the input crosses; the states stay on the GPU";
+    EXPECT_EQ(stats.downloaded_bytes, gl_out[0].size() * 4);
+  }
 }
 
 }  // namespace
