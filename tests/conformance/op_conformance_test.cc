@@ -70,7 +70,7 @@ std::vector<std::string> RequiredOps() {
 const std::set<std::string> kGlCheckedOps = {
     "BATCH_MATMUL", "GATHER",      "SELECT",      "SELECT_V2",   "LESS",        "LESS_EQUAL", "GREATER",
     "GREATER_EQUAL", "EQUAL",      "NOT_EQUAL",   "LOGICAL_AND", "LOGICAL_OR",  "LOGICAL_NOT", "CAST",
-    "LSTM", "UNIDIRECTIONAL_SEQUENCE_LSTM"};
+    "LSTM", "UNIDIRECTIONAL_SEQUENCE_LSTM", "REVERSE_V2"};
 // And these cases of other ops: converter graphs a pass turns into one of the
 // library's own GL ops (fuse_layer_norm).
 const std::set<std::string> kGlCheckedCases = {"mean__tf_layer_norm", "mean__tf_layer_norm_no_offset"};

@@ -284,6 +284,7 @@ const std::vector<GlBuilder>& GlBuilders() {
         {OpType::kDepthToSpace, BuildDepthSpace},
         {OpType::kSpaceToDepth, BuildDepthSpace},
         {OpType::kTile, BuildTile},
+        {OpType::kReverseV2, BuildReverse},
         {OpType::kTranspose, BuildTranspose},
         {OpType::kQuantize, BuildQuantize},
         {OpType::kDequantize, BuildQuantize},

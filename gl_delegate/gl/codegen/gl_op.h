@@ -189,6 +189,7 @@ Status BuildResize(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildSlice(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildDepthSpace(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildTile(OpBuildContext& ctx, std::vector<Dispatch>* out);
+Status BuildReverse(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildTranspose(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildQuantize(OpBuildContext& ctx, std::vector<Dispatch>* out);
 // LSTM (basic and full kernel) and UNIDIRECTIONAL_SEQUENCE_LSTM (ops/recurrent.cc).
