@@ -257,21 +257,25 @@ TEST(RecurrentGlTest, InterpreterKeepsAndResetsTheState) {
 // tools/reference's conv_lstm network (Conv1D, LSTM, Conv1D, Dense from
 // tf_keras): the recurrent layer stays in the convolutions' segment, at the
 // driver's limits and at the GLES 3.1 minimums (its outputs against LiteRT
-// and the invokes after the first: tests/models/networks_test.cc).
+// and the invokes after the first: tests/models/networks_test.cc); so does
+// bilstm (two sequence LSTMs, REVERSE_V2, CONCATENATION, a Dense).
 TEST(RecurrentGlTest, LstmBetweenConvolutionsIsOneSegment) {
   GLD_REQUIRE_GL(env);
   (void)env;
-  auto model = Model::FromFile(std::string(GLD_TEST_DATA_DIR) + "/networks/conv_lstm_float32/model.tflite");
-  ASSERT_TRUE(model.ok()) << model.status().ToString();
-  for (GlLimits limits : {GlLimits::kDriver, GlLimits::kMinimum}) {
-    Options options;
-    options.backend = Backend::kGl;
-    options.gl_limits = limits;
-    auto it = Interpreter::Create(**model, options);
-    ASSERT_TRUE(it.ok()) << it.status().ToString();
-    const InterpreterReport& r = (*it)->report();
-    EXPECT_EQ(r.segments, 1) << GlLimitsName(limits) << ": " << r.placement_line;
-    EXPECT_EQ(r.gpu_nodes, r.total_nodes) << GlLimitsName(limits) << ": " << r.placement_line;
+  for (const char* name : {"conv_lstm_float32", "bilstm_float32"}) {
+    SCOPED_TRACE(name);
+    auto model = Model::FromFile(std::string(GLD_TEST_DATA_DIR) + "/networks/" + name + "/model.tflite");
+    ASSERT_TRUE(model.ok()) << model.status().ToString();
+    for (GlLimits limits : {GlLimits::kDriver, GlLimits::kMinimum}) {
+      Options options;
+      options.backend = Backend::kGl;
+      options.gl_limits = limits;
+      auto it = Interpreter::Create(**model, options);
+      ASSERT_TRUE(it.ok()) << it.status().ToString();
+      const InterpreterReport& r = (*it)->report();
+      EXPECT_EQ(r.segments, 1) << GlLimitsName(limits) << ": " << r.placement_line;
+      EXPECT_EQ(r.gpu_nodes, r.total_nodes) << GlLimitsName(limits) << ": " << r.placement_line;
+    }
   }
 }
 
