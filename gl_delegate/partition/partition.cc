@@ -10,6 +10,21 @@ namespace {
 
 bool Contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
+// A variable tensor that only the segment's nodes touch, and that is no
+// graph input or output: the segment keeps it across runs (a recurrent op's
+// state; gl/segment_plan.h, SegmentPlan::variables), so it is no edge.
+bool SegmentOwnsVariable(const Graph& graph, const std::vector<int>& members, int t) {
+  if (!graph.tensors[static_cast<size_t>(t)].is_variable || graph.IsGraphInput(t) || graph.IsGraphOutput(t)) {
+    return false;
+  }
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
+    const bool uses = Contains(node.inputs, t) || Contains(node.outputs, t);
+    if (uses && !Contains(members, static_cast<int>(n))) return false;
+  }
+  return true;
+}
+
 // Fills segment.inputs / outputs from the graph's data flow.
 void ComputeSegmentEdges(const Graph& graph, Segment& segment) {
   const std::vector<int>& members = segment.nodes;
@@ -21,6 +36,7 @@ void ComputeSegmentEdges(const Graph& graph, Segment& segment) {
     for (int t : node.inputs) {
       if (t < 0 || static_cast<size_t>(t) >= graph.tensors.size()) continue;
       if (graph.tensors[t].is_constant || Contains(written, t) || Contains(segment.inputs, t)) continue;
+      if (SegmentOwnsVariable(graph, members, t)) continue;
       segment.inputs.push_back(t);
     }
     for (int t : node.outputs) written.push_back(t);

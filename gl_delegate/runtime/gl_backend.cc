@@ -120,6 +120,7 @@ class GlSegmentStep : public Step {
 
   bool ProfilesItself() const override { return segment_->profiling(); }
   void ResetProfile() override { segment_->ResetProfile(); }
+  Status ResetVariables() override { return segment_->ResetVariables(); }
   void AddIssueStats(DispatchIssueStats* stats) const override {
     const IssueCost& c = segment_->issue_cost();
     stats->segment_runs += c.runs;

@@ -520,6 +520,7 @@ Status Runtime::ResetVariables() {
       std::memset(td.data, 0, td.bytes);
     }
   }
+  for (const auto& step : plan_.steps) GLD_RETURN_IF_ERROR(step->ResetVariables());
   return OkStatus();
 }
 

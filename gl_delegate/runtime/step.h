@@ -89,6 +89,9 @@ class Step {
   // The GL buffer object holding output tensor `tensor` in the host layout
   // after a run (a GPU step's staging buffer); 0 when the step has none.
   virtual uint32_t OutputGlBuffer(int tensor) const { return 0; }
+  // Variable tensors the step keeps in storage of its own (a GPU segment's
+  // recurrent state) get their initial contents again (ResetVariables).
+  virtual Status ResetVariables() { return OkStatus(); }
 };
 
 // One node run by its CPU kernel, and the elementwise nodes of its epilogue

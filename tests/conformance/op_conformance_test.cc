@@ -79,7 +79,8 @@ std::vector<std::string> RequiredOps() {
 // case of theirs (GlBackendMatchesLiteRT).
 const std::set<std::string> kGlCheckedOps = {
     "BATCH_MATMUL", "GATHER",      "SELECT",      "SELECT_V2",   "LESS",        "LESS_EQUAL", "GREATER",
-    "GREATER_EQUAL", "EQUAL",      "NOT_EQUAL",   "LOGICAL_AND", "LOGICAL_OR",  "LOGICAL_NOT", "CAST"};
+    "GREATER_EQUAL", "EQUAL",      "NOT_EQUAL",   "LOGICAL_AND", "LOGICAL_OR",  "LOGICAL_NOT", "CAST",
+    "LSTM", "UNIDIRECTIONAL_SEQUENCE_LSTM", "REVERSE_V2"};
 // And these cases of other ops: converter graphs a pass turns into one of the
 // library's own GL ops (fuse_layer_norm).
 const std::set<std::string> kGlCheckedCases = {"mean__tf_layer_norm", "mean__tf_layer_norm_no_offset"};
@@ -88,7 +89,13 @@ const std::set<std::string> kGlCheckedCases = {"mean__tf_layer_norm", "mean__tf_
 // outputs, SELECT's row-picking rank-1 condition. They still run and match.
 const std::set<std::string> kGlPartlyCpuCases = {
     "cast__float_to_int32", "cast__int64_to_int32", "equal__int32", "greater__int32", "greater_equal__int32",
-    "less__int32", "less_equal__int32", "not_equal__int32", "gather__int32_params", "select__rank1_condition"};
+    "less__int32", "less_equal__int32", "not_equal__int32", "gather__int32_params", "select__rank1_condition",
+    // LSTM variants the GL cell does not compute (peephole, projection, layer
+    // normalisation): the support query refuses them with the reason
+    // (tests/gl/codegen/recurrent_test.cc).
+    "lstm__cifg_layer_norm", "lstm__peephole_projection_clip", "unidirectional_sequence_lstm__cifg_layer_norm_projection",
+    "unidirectional_sequence_lstm__cifg_peephole", "unidirectional_sequence_lstm__layer_norm",
+    "unidirectional_sequence_lstm__peephole_projection_clip"};
 constexpr double kGlFp32Tolerance = 1e-4;
 constexpr double kGlFp16Tolerance = 1e-2;
 

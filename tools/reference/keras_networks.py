@@ -79,6 +79,21 @@ def build_bilstm():
     return Built(_seq_model(tf_keras, layer), inputs=float_inputs([(1,) + SEQ]), steps=[(1, None), (2, None)])
 
 
+def build_conv_lstm():
+    """tf_keras: a recurrent layer between convolutions, as speech and
+    time-series models stack them: Conv1D, LSTM returning sequences
+    (UNIDIRECTIONAL_SEQUENCE_LSTM), Conv1D, then a per-step Dense. On GL the
+    whole model is one segment; the LSTM's states stay in it across invokes."""
+    import tf_keras
+    L = tf_keras.layers
+    x = tf_keras.Input(SEQ, batch_size=1, name="sequence")
+    y = L.Conv1D(16, 3, padding="same", activation="relu")(x)
+    y = L.LSTM(24, return_sequences=True)(y)
+    y = L.Conv1D(12, 3, padding="same", activation="relu")(y)
+    y = L.Dense(4)(y)
+    return Built(tf_keras.Model(x, y), inputs=float_inputs([(1,) + SEQ]), steps=[(1, None), (2, None)])
+
+
 def build_gru():
     """Keras 3 GRU (reset_after): a WHILE loop."""
     import tensorflow as tf
@@ -373,6 +388,7 @@ FAMILIES = {
     "lstm_keras3": build_lstm_keras3,
     "lstm_fused": build_lstm_fused,
     "bilstm": build_bilstm,
+    "conv_lstm": build_conv_lstm,
     "gru": build_gru,
     "simple_rnn": build_simple_rnn,
     "streaming": build_streaming,

@@ -26,7 +26,7 @@ The networks:
                    pooling, Dense(10) + softmax, on 96x96x3; outputs: the
                    probabilities and the head's feature map [1, 6, 6, 128]
     the families of keras_networks.py: sequence and stateful models
-                   (lstm_keras3, lstm_fused, bilstm, gru, simple_rnn,
+                   (lstm_keras3, lstm_fused, bilstm, conv_lstm, gru, simple_rnn,
                    streaming, cond, kws, dynamic_batch) and transformers
                    (vit_tiny, deit_tiny, bert_tiny, whisper_block,
                    transformer_block); each builder's docstring says what it is

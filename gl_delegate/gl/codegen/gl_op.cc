@@ -284,9 +284,12 @@ const std::vector<GlBuilder>& GlBuilders() {
         {OpType::kDepthToSpace, BuildDepthSpace},
         {OpType::kSpaceToDepth, BuildDepthSpace},
         {OpType::kTile, BuildTile},
+        {OpType::kReverseV2, BuildReverse},
         {OpType::kTranspose, BuildTranspose},
         {OpType::kQuantize, BuildQuantize},
         {OpType::kDequantize, BuildQuantize},
+        {OpType::kLstm, BuildLstm},
+        {OpType::kUnidirectionalSequenceLstm, BuildUnidirectionalSequenceLstm},
         // MediaPipe's custom ops.
         {OpType::kTransformTensorBilinear, BuildTransformTensorBilinear},
         {OpType::kTransformLandmarks, BuildTransformLandmarks},

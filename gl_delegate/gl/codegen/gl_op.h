@@ -189,8 +189,12 @@ Status BuildResize(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildSlice(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildDepthSpace(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildTile(OpBuildContext& ctx, std::vector<Dispatch>* out);
+Status BuildReverse(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildTranspose(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildQuantize(OpBuildContext& ctx, std::vector<Dispatch>* out);
+// LSTM (basic and full kernel) and UNIDIRECTIONAL_SEQUENCE_LSTM (ops/recurrent.cc).
+Status BuildLstm(OpBuildContext& ctx, std::vector<Dispatch>* out);
+Status BuildUnidirectionalSequenceLstm(OpBuildContext& ctx, std::vector<Dispatch>* out);
 // An app's custom op with a GL kernel (gldelegate/custom_op.hpp).
 Status BuildCustom(OpBuildContext& ctx, std::vector<Dispatch>* out);
 

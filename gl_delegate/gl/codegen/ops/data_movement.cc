@@ -1,7 +1,8 @@
 // Data movement ops: concat.comp, reshape.comp, slice.comp,
-// depth_space.comp, tile.comp, transpose.comp. Axes named by the model are
+// depth_space.comp, tile.comp, reverse.comp, transpose.comp. Axes named by the model are
 // translated to BHWC axes with the rank rule of gl/phwc4.h.
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -241,6 +242,28 @@ Status BuildTile(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   }
   Dispatch d = SimpleDispatch(ctx, "tile.comp", in, o);
   d.shader.Define("VEC4_PATH", in.c == o.c ? 1 : 0);
+  out->push_back(std::move(d));
+  return OkStatus();
+}
+
+Status BuildReverse(OpBuildContext& ctx, std::vector<Dispatch>* out) {
+  GLD_RETURN_IF_ERROR(NeedIo(ctx, 2, 1));
+  GLD_ASSIGN_OR_RETURN(Bhwc in, ctx.InputShape(0));
+  GLD_ASSIGN_OR_RETURN(Bhwc o, ctx.OutputShape(0));
+  const Shape& shape = ShapeOf(ctx, ctx.input_index(0));
+  if (shape != ShapeOf(ctx, ctx.output_index(0))) return ctx.Invalid("output shape differs from input shape");
+  GLD_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ctx.ConstantInts(1));
+  std::array<int32_t, 4> flip = {0, 0, 0, 0};
+  for (int64_t a : axes) {
+    int axis = 0;
+    if (!BhwcAxisOf(shape, a, &axis)) {
+      return ctx.Invalid("axis " + std::to_string(a) + " out of range for " + ShapeToString(shape));
+    }
+    flip[static_cast<size_t>(axis)] = 1;
+  }
+  Dispatch d = SimpleDispatch(ctx, "reverse.comp", in, o);
+  d.shader.Define("VEC4_PATH", flip[3] == 0 ? 1 : 0);
+  d.IVec4("u_flip", flip);
   out->push_back(std::move(d));
   return OkStatus();
 }
