@@ -68,6 +68,8 @@ Status DilatedConv(Graph& graph, PassLog& log);
 Status ConvToFullyConnected(Graph& graph, PassLog& log);
 Status QuantizedFloatView(Graph& graph, PassLog& log);
 Status CpuIntegerView(Graph& graph, PassLog& log);
+// CONV_2D with one input channel per group: DEPTHWISE_CONV_2D.
+Status GroupedConvAsDepthwise(Graph& graph, PassLog& log);
 // Keras 3's UpSampling2D as RESHAPE/TILE chains: one RESIZE_NEAREST_NEIGHBOR.
 Status RepeatAsResize(Graph& graph, PassLog& log);
 // Not a default pass: nodes whose outputs shape inference computed for the
