@@ -38,6 +38,15 @@ class FakeSegmentStep : public Step {
     // Private storage for tensors written inside the segment.
     std::vector<cpu::TensorData> local = *ctx.tensors;
     std::vector<std::vector<uint8_t>> owned;
+    // Constants come from the graph, as a GL segment uploads its own.
+    for (int n : segment_.nodes) {
+      for (int t : graph_.nodes[n].inputs) {
+        if (t < 0) continue;
+        const Tensor& c = graph_.tensors[static_cast<size_t>(t)];
+        if (!c.is_constant || local[t].data != nullptr) continue;
+        local[t] = {c.type, c.shape, const_cast<uint8_t*>(c.data.data()), c.data.size()};
+      }
+    }
     for (int n : segment_.nodes) {
       for (int t : graph_.nodes[n].outputs) {
         EXPECT_TRUE(IsEdgeOutput(t) || (*ctx.tensors)[t].data == nullptr)
