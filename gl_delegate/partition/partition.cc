@@ -157,6 +157,34 @@ bool MayMove(const Graph& graph, const Node& node) {
   return true;
 }
 
+// The GPU holds an int32 tensor as float(x), exact only for the values its
+// GPU readers take (gl::Int32ReadersBound). A GPU node whose int32 output is
+// read on the CPU or is a graph output would hand back rounded values, so it
+// runs on the CPU too; repeated until no such node is left (moving one may
+// expose the int32 input it read from another GPU node).
+void KeepInt32ExactOffGpu(const Graph& graph, std::vector<NodePlacement>& placement) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      if (!placement[i].on_gpu) continue;
+      for (int t : graph.nodes[i].outputs) {
+        if (t < 0 || static_cast<size_t>(t) >= graph.tensors.size()) continue;
+        if (graph.tensors[static_cast<size_t>(t)].type != DataType::kInt32) continue;
+        std::string reader = graph.IsGraphOutput(t) ? "the graph (an output)" : "";
+        for (size_t c : graph.Consumers(t)) {
+          if (reader.empty() && !placement[c].on_gpu) reader = graph.NodeLabel(c) + " on the CPU";
+        }
+        if (reader.empty()) continue;
+        placement[i].on_gpu = false;
+        placement[i].reason = "its int32 output '" + graph.tensors[static_cast<size_t>(t)].name + "' is read by " +
+                              reader + ", and the GPU holds int32 values as floats (exact only for its GPU readers)";
+        changed = true;
+        break;
+      }
+    }
+  }
+}
+
 // The run order: graph order, but a movable CPU node that depends on no GPU
 // node and lies between GPU nodes moves to the input edge (before the first
 // GPU node), keeping its order among the moved nodes; its reason says so.
@@ -213,6 +241,7 @@ Partition PartitionGraph(const Graph& graph, const PartitionOptions& options) {
     }
     place.on_gpu = place.reason.empty();
   }
+  KeepInt32ExactOffGpu(graph, p.nodes);
   p.order = RunOrder(graph, p.nodes);
   for (size_t k = 0; k < p.order.size(); ++k) {
     const size_t i = static_cast<size_t>(p.order[k]);

@@ -424,6 +424,12 @@ void Runtime::FillReport(const Options& options, int original_nodes, const std::
     p.reason = partition_.nodes[i].reason;
     r.nodes.push_back(std::move(p));
   }
+  r.steps.clear();
+  r.cpu_steps = 0;
+  for (const std::unique_ptr<Step>& step : plan_.steps) {
+    r.steps.push_back((step->RunsOnGpu() ? "GPU: " : "CPU: ") + step->label());
+    if (!step->RunsOnGpu()) ++r.cpu_steps;
+  }
   if (gpu_) gpu_->FillReport(r);
 }
 

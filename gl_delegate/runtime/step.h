@@ -64,6 +64,8 @@ class Step {
   virtual ~Step() = default;
   // "node 3 (ADD)", "GL segment 0 (nodes 0-11)".
   virtual std::string label() const = 0;
+  // True for a GPU segment's step (the report counts the others as CPU steps).
+  virtual bool RunsOnGpu() const { return false; }
   // Tensors the step reads / writes through host buffers: they decide the
   // memory plan. Constants may be listed; they are never planned.
   virtual std::vector<int> host_inputs() const = 0;
@@ -138,6 +140,46 @@ class CpuNodeStep : public Step {
   const std::vector<cpu::TensorData>* ctx_tensors_ = nullptr;  // what kernel_ctx_ was built for
   ThreadPool* ctx_pool_ = nullptr;
   int ctx_threads_ = 0;
+};
+
+// A group of CPU elementwise nodes of one element count (runtime/plan.h,
+// PlanCpuGroups) run as one step: block by block (cpu::kEpilogueBlock
+// values), every node in turn over the block while it is in L1, each by its
+// own kernel on views of the block (an input of one value is read whole), so
+// the results are the kernels' own. Every member's output is stored (a later
+// step may read it). Runs on the calling thread: groups are small.
+class CpuGroupStep : public Step {
+ public:
+  CpuGroupStep(const Graph& graph, std::vector<size_t> nodes, std::vector<const cpu::CpuKernel*> kernels);
+  // "node 4 (LESS) + node 5 (ADD) + node 6 (SELECT)".
+  std::string label() const override { return label_; }
+  std::vector<int> host_inputs() const override;
+  std::vector<int> host_outputs() const override;
+  Status Run(StepContext& ctx) override;
+  const std::vector<size_t>& nodes() const { return nodes_; }
+
+ private:
+  struct Member {
+    size_t node = 0;
+    const cpu::CpuKernel* kernel = nullptr;
+    // Views of the block, and the buffers they look into (nullptr: absent).
+    std::vector<cpu::TensorData> in_views, out_views;
+    std::vector<const cpu::TensorData*> in_buffers;
+    std::vector<cpu::TensorData*> out_buffers;
+    std::vector<bool> in_whole;  // one value, read whole by every block
+    std::unique_ptr<cpu::KernelState> state;
+    cpu::KernelContext k;
+  };
+  // Points the views at `ctx`'s buffers when they moved; InvalidArgument when
+  // a buffer's size is not the planned one.
+  Status Bind(StepContext& ctx);
+
+  const Graph* graph_;
+  std::vector<size_t> nodes_;
+  std::string label_;
+  std::vector<Member> members_;
+  int64_t elements_ = 0;
+  const std::vector<cpu::TensorData>* bound_ = nullptr;
 };
 
 // A node that makes a dynamic tensor (InferShapes: its output shape depends
