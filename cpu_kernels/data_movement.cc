@@ -1,6 +1,8 @@
 // Ops that move elements without arithmetic, as strided copies: TRANSPOSE,
-// SLICE, STRIDED_SLICE, REVERSE_V2, BROADCAST_TO, TILE; and SHAPE.
+// SLICE, STRIDED_SLICE, REVERSE_V2, BROADCAST_TO, TILE; SHAPE and RANGE.
+#include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "cpu_kernels/kernels.h"
 #include "cpu_kernels/simd.h"
@@ -407,6 +409,59 @@ Status RunTile(KernelContext& ctx) {
       std::memcpy(dst + (r * out_inner + m * inner) * static_cast<int64_t>(es), src + off * static_cast<int64_t>(es),
                   static_cast<size_t>(inner) * es);
     }
+  }
+  return OkStatus();
+}
+
+namespace {
+// RANGE's values: start, then start + delta added once per element (as
+// TFLite accumulates), as many as shape inference counted.
+template <typename T>
+void RangeT(const KernelContext& ctx, TensorData& out) {
+  const T start = *ctx.inputs[0]->as<T>();
+  const T delta = *ctx.inputs[2]->as<T>();
+  T* o = out.as<T>();
+  T v = start;
+  for (int64_t i = 0; i < out.num_elements(); ++i) {
+    o[i] = v;
+    if constexpr (std::is_integral_v<T>) {  // wrapping, never undefined
+      v = static_cast<T>(static_cast<std::make_unsigned_t<T>>(v) + static_cast<std::make_unsigned_t<T>>(delta));
+    } else {
+      v = v + delta;
+    }
+  }
+}
+}  // namespace
+
+Status RunRange(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 3, 3, 1));
+  TensorData& out = *ctx.outputs[0];
+  for (size_t i = 0; i < 3; ++i) {
+    GLD_RETURN_IF_ERROR(CheckType(ctx, *ctx.inputs[i], out.type, "start, limit and delta"));
+    if (ctx.inputs[i]->num_elements() != 1) return KernelError(ctx, "start, limit and delta must be scalars");
+  }
+  // The count the values give (as shape inference counts it): a shape the
+  // file fixed for values not known before the run must hold it.
+  double count = 0;
+  if (out.type == DataType::kFloat32) {
+    const float st = *ctx.inputs[0]->as<float>(), li = *ctx.inputs[1]->as<float>(), de = *ctx.inputs[2]->as<float>();
+    count = std::ceil(std::fabs((li - st) / de));
+  } else {
+    std::vector<int64_t> v[3];
+    for (size_t i = 0; i < 3; ++i) GLD_RETURN_IF_ERROR(ReadInts(ctx, *ctx.inputs[i], "start, limit and delta", &v[i]));
+    const double span = std::fabs(static_cast<double>(v[1][0]) - static_cast<double>(v[0][0]));
+    const double step = std::fabs(static_cast<double>(v[2][0]));
+    count = std::floor((span + step - 1) / step);
+  }
+  if (count != static_cast<double>(out.num_elements())) {
+    return KernelError(ctx, "start, limit and delta give " + std::to_string(static_cast<int64_t>(count)) +
+                                " values in this run, but the output holds " + ShapeToString(out.shape));
+  }
+  switch (out.type) {
+    case DataType::kFloat32: RangeT<float>(ctx, out); break;
+    case DataType::kInt32: RangeT<int32_t>(ctx, out); break;
+    case DataType::kInt64: RangeT<int64_t>(ctx, out); break;
+    default: return KernelUnimplemented(ctx, std::string("type ") + DataTypeName(out.type) + " is not supported");
   }
   return OkStatus();
 }

@@ -42,8 +42,10 @@ inline const TensorData* OptionalInput(const KernelContext& ctx, size_t i) {
 
 // Checks that the node has [min_inputs, max_inputs] inputs, of which the
 // first min_inputs are present, and at least `outputs` outputs (all present),
-// and that every present tensor's buffer holds its shape.
-Status CheckIo(const KernelContext& ctx, size_t min_inputs, size_t max_inputs, size_t outputs);
+// and that every present tensor's buffer holds its shape. Output
+// `sized_by_kernel` (if below `outputs`) is left to KernelContext::SizeOutput.
+Status CheckIo(const KernelContext& ctx, size_t min_inputs, size_t max_inputs, size_t outputs,
+               size_t sized_by_kernel = SIZE_MAX);
 
 // Typed attributes, or an error when the node carries another kind.
 template <typename A>

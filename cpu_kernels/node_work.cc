@@ -32,6 +32,10 @@ int64_t WorkPerOutput(const Graph& graph, const Node& node) {
       if (f == nullptr || f->size() != 4) return 1;
       return (*f)[1] * (*f)[2] * (node.op == OpType::kConv2d ? (*f)[3] : 1);
     }
+    case OpType::kConv3d: {
+      const Shape* f = InputShape(graph, node, 1);  // [kd, kh, kw, ic, oc]
+      return f != nullptr && f->size() == 5 ? int64_t{(*f)[0]} * (*f)[1] * (*f)[2] * (*f)[3] : 1;
+    }
     case OpType::kFullyConnected: {
       const Shape* w = InputShape(graph, node, 1);  // [units, depth]
       return w != nullptr && w->size() == 2 ? (*w)[1] : 1;

@@ -54,7 +54,10 @@ Status InferShapes(Graph& graph, const ValueOracle& values = nullptr, std::vecto
 
 // The same for one node, assuming its inputs' shapes are final. Values of
 // non-constant inputs are not known here, so value-dependent shapes fall back
-// to the stored shape as described above.
+// to the stored shape as described above. An output whose size only the
+// kernel knows (WHERE, UNIQUE; RuleContext::SizedByKernel) and whose shape
+// the file does not fix comes back with -1 where the kernel decides: the
+// caller runs the kernel with KernelContext::size_output.
 Status InferNodeShapes(Graph& graph, size_t node_index);
 // The same with the values of the node's inputs (ValueBytes; empty ones
 // unknown), as a node reading dynamic tensors learns them when it runs.

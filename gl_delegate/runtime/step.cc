@@ -302,18 +302,39 @@ Status DynamicNodeStep::Run(StepContext& ctx) {
   for (size_t k = 0; k < node.outputs.size(); ++k) {
     const Tensor& tensor = graph_.tensors[static_cast<size_t>(node.outputs[k])];
     cpu::TensorData& d = (*ctx.tensors)[static_cast<size_t>(node.outputs[k])];
-    const uint64_t bytes = static_cast<uint64_t>(tensor.num_elements()) * DataTypeSize(tensor.type);
-    // 64 bytes more, as every host buffer: kernels may read a vector past the end.
-    if (buffers_[k].data() == nullptr || buffers_[k].size() < bytes + 64) {
-      GLD_RETURN_IF_ERROR(buffers_[k].Allocate(bytes + 64, "dynamic tensor '" + tensor.name + "'"));
-    }
     d.type = tensor.type;
     d.shape = tensor.shape;
-    d.bytes = static_cast<size_t>(bytes);
-    d.data = buffers_[k].data();
+    d.bytes = 0;
+    d.data = nullptr;
+    // A shape with -1 (SizedByKernel) is sized by the kernel (SizeOutput).
+    if (ShapeIsValid(tensor.shape)) GLD_RETURN_IF_ERROR(SizeOutput(k, tensor.shape, d));
     outs.push_back(&d);
   }
-  return cpu::EvaluateNode(graph_, node_index_, std::move(ins), std::move(outs));
+  cpu::NodeRunOptions options;
+  options.size_output = [this, &outs](size_t k, const Shape& shape) { return SizeOutput(k, shape, *outs[k]); };
+  GLD_RETURN_IF_ERROR(cpu::EvaluateNode(graph_, node_index_, std::move(ins), outs, options));
+  for (size_t k = 0; k < outs.size(); ++k) {
+    if (outs[k]->data == nullptr) {
+      return InternalError(label_ + ": the kernel did not size output " + std::to_string(k));
+    }
+  }
+  return OkStatus();
+}
+
+Status DynamicNodeStep::SizeOutput(size_t k, const Shape& shape, cpu::TensorData& d) {
+  const Tensor& tensor = graph_.tensors[static_cast<size_t>(graph_.nodes[node_index_].outputs[k])];
+  if (!ShapeIsValid(shape)) {
+    return InvalidArgumentError(label_ + ": output '" + tensor.name + "' cannot have shape " + ShapeToString(shape));
+  }
+  const uint64_t bytes = static_cast<uint64_t>(NumElements(shape)) * DataTypeSize(d.type);
+  // 64 bytes more, as every host buffer: kernels may read a vector past the end.
+  if (buffers_[k].data() == nullptr || buffers_[k].size() < bytes + 64) {
+    GLD_RETURN_IF_ERROR(buffers_[k].Allocate(bytes + 64, "dynamic tensor '" + tensor.name + "'"));
+  }
+  d.shape = shape;
+  d.bytes = static_cast<size_t>(bytes);
+  d.data = buffers_[k].data();
+  return OkStatus();
 }
 
 }  // namespace gld

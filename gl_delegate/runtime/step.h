@@ -186,7 +186,8 @@ class CpuGroupStep : public Step {
 // on values computed at run time, or it reads such a tensor). Each run infers
 // its shapes from its inputs' shapes and values, sizes its outputs' buffers
 // (kept, grown when a run needs more; never in the arena) and runs the CPU
-// kernel's own code, nothing prepared.
+// kernel's own code, nothing prepared. An output whose size only the kernel
+// knows (WHERE, UNIQUE) is sized when the kernel calls SizeOutput.
 class DynamicNodeStep : public Step {
  public:
   DynamicNodeStep(const Graph& graph, size_t node_index);
@@ -197,6 +198,10 @@ class DynamicNodeStep : public Step {
   size_t node_index() const { return node_index_; }
 
  private:
+  // Gives output k `shape` in its own buffer (grown when needed) and points
+  // `d` at it; the kernel's KernelContext::size_output.
+  Status SizeOutput(size_t k, const Shape& shape, cpu::TensorData& d);
+
   // The graph's metadata (constants shared), whose shapes of this node's
   // tensors each run sets.
   Graph graph_;

@@ -57,6 +57,8 @@ const std::set<std::string> kTranscendentalOps = {
     // the recurrent ops' gates (sigmoid, tanh)
     "LSTM", "UNIDIRECTIONAL_SEQUENCE_LSTM", "BIDIRECTIONAL_SEQUENCE_LSTM", "RNN", "UNIDIRECTIONAL_SEQUENCE_RNN",
     "BIDIRECTIONAL_SEQUENCE_RNN",
+    // soft suppression scales scores by exp(-0.5 iou^2 / sigma)
+    "NON_MAX_SUPPRESSION_V5",
 };
 
 // Ops known to have no CPU kernel yet. Their cases are skipped (and fail once

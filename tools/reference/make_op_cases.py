@@ -1450,6 +1450,119 @@ def _(b):
     b.use(0)
 
 
+# --- sorting, selection, ranges, scatter, 3-D convolution ------------------------
+# (TOPK_V2, UNIQUE, WHERE, BUCKETIZE, the non-max suppressions, RANGE,
+# SCATTER_ND, REDUCE_ANY / REDUCE_ALL, CONV_3D.) The builder's cases get the
+# shapes LiteRT computed written back, so WHERE's and UNIQUE's outputs are
+# fixed there; their tf_ cases keep the converter's -1 (dynamic tensors).
+
+for _op in ("REDUCE_ANY", "REDUCE_ALL"):
+    simple(_op, "last_axis", [In([3, 5], BOOLS(), BOOL), C(i32(-1))], opts("ReducerOptions"), out_dtype=BOOL)
+    simple(_op, "axes_0_2_keepdims", [In([2, 3, 4], BOOLS(), BOOL), C(i32(0, 2))],
+           opts("ReducerOptions", keepDims=True), out_dtype=BOOL)
+
+
+def _topk(shape, k, gen, dtype=F32):
+    def build(b):
+        x = b.inp(shape, gen, dtype)
+        b.op("TOPK_V2", [x, b.c(np.array(k, np.int32))], [b.out(dtype), b.out(I32)])
+    return build
+
+
+case("TOPK_V2", "rows_ties")(_topk([3, 7], 3, PICK([0.5, -1.0, 2.0, 0.25, 2.0, -3.0])))
+case("TOPK_V2", "last_axis_4d")(_topk([1, 2, 3, 6], 4, F()))
+case("TOPK_V2", "int32_k_all")(_topk([2, 5], 5, INT(-50, 50), I32))
+
+
+def _unique(n, gen, dtype, idx_type):
+    def build(b):
+        x = b.inp([n], gen, dtype)
+        b.op("UNIQUE", [x], [b.out(dtype), b.out(idx_type)],
+             options=opts("UniqueOptions", idxOutType=schema.TensorType.INT64 if idx_type == I64
+                          else schema.TensorType.INT32))
+    return build
+
+
+case("UNIQUE", "float_int32_index")(_unique(9, PICK([1.5, -2.0, 0.0, 1.5, 7.0]), F32, I32))
+case("UNIQUE", "int32_int64_index")(_unique(7, INT(0, 4), I32, I64))
+
+
+def _where(shape, gen, dtype):
+    def build(b):
+        b.op("WHERE", [b.inp(shape, gen, dtype)], [b.out(I64)])
+    return build
+
+
+case("WHERE", "bool_2d")(_where([3, 4], BOOLS(), BOOL))
+case("WHERE", "float_3d")(_where([2, 2, 3], PICK([0.0, 1.5, -2.0]), F32))
+
+simple("BUCKETIZE", "float", [In([2, 6], F(-2, 2))],
+       opts("BucketizeOptions", boundaries=[-1.0, 0.0, 0.5, 1.0]), out_dtype=I32)
+simple("BUCKETIZE", "int32_on_boundaries", [In([7], PICK([-3, 0, 1, 2, 5, 9]), I32)],
+       opts("BucketizeOptions", boundaries=[0.0, 2.0, 5.0]), out_dtype=I32)
+
+
+def _boxes(seed, stream, shape, dtype):
+    """[n, 4] boxes: corners in [0, 1), every other box given y2 < y1 (TFLite takes either order)."""
+    u = (reflib.uniform_pm1(seed, stream, shape).astype(np.float64) + 1.0) * 0.5
+    b = np.stack([u[:, 0], u[:, 1], u[:, 0] + 0.2 + 0.4 * u[:, 2], u[:, 1] + 0.2 + 0.4 * u[:, 3]], axis=1)
+    b[1::2] = b[1::2][:, [2, 1, 0, 3]]
+    return b.astype(dtype)
+
+
+def _nms(n, max_out, iou, score, sigma=None):
+    def build(b):
+        boxes = b.inp([n, 4], _boxes)
+        scores = b.inp([n], F(0.0, 1.0))
+        ins = [boxes, scores, b.c(np.array(max_out, np.int32)), b.c(np.array(iou, F32)),
+               b.c(np.array(score, F32))]
+        if sigma is None:
+            b.op("NON_MAX_SUPPRESSION_V4", ins, [b.out(I32), b.out(I32)])
+        else:
+            b.op("NON_MAX_SUPPRESSION_V5", ins + [b.c(np.array(sigma, F32))], [b.out(I32), b.out(F32), b.out(I32)])
+    return build
+
+
+case("NON_MAX_SUPPRESSION_V4", "padded")(_nms(10, 8, 0.3, 0.2))
+case("NON_MAX_SUPPRESSION_V4", "all_boxes")(_nms(6, 6, 0.6, -1.0))
+case("NON_MAX_SUPPRESSION_V5", "soft")(_nms(10, 6, 0.7, 0.1, sigma=0.5))
+case("NON_MAX_SUPPRESSION_V5", "hard")(_nms(8, 5, 0.4, 0.0, sigma=0.0))
+
+
+@case("RANGE", "int32_limit_input")
+def _(b):
+    limit = b.inp([], VALUES([11]), I32)
+    b.op("RANGE", [b.c(np.array(2, np.int32)), limit, b.c(np.array(3, np.int32))], [b.out(I32)])
+
+
+@case("RANGE", "float_negative_delta")
+def _(b):
+    start = b.inp([], VALUES([1.5]), F32)
+    b.op("RANGE", [start, b.c(np.array(-2.0, F32)), b.c(np.array(-0.5, F32))], [b.out(F32)])
+
+
+@case("SCATTER_ND", "rows")
+def _(b):
+    b.op("SCATTER_ND", [b.c(np.array([[1], [3]], np.int32)), b.inp([2, 4]), b.c(i32(5, 4))], [b.out()])
+
+
+@case("SCATTER_ND", "elements_duplicates")
+def _(b):
+    idx = b.inp([4, 2], VALUES([0, 1, 2, 2, 0, 1, 1, 0]), I32)
+    b.op("SCATTER_ND", [idx, b.inp([4]), b.c(i32(3, 3))], [b.out()])
+
+
+def conv3d_opts(padding, sd, sh, sw, act=ACT.NONE, dd=1, dh=1, dw=1):
+    return opts("Conv3DOptions", padding=padding, strideD=sd, strideH=sh, strideW=sw,
+                fusedActivationFunction=act, dilationDFactor=dd, dilationHFactor=dh, dilationWFactor=dw)
+
+
+simple("CONV_3D", "same_strided_bias_relu", [In([1, 4, 5, 5, 2]), W([2, 3, 3, 2, 3]), W([3])],
+       conv3d_opts(PAD.SAME, 1, 2, 2, ACT.RELU))
+simple("CONV_3D", "valid_dilated_no_bias", [In([2, 5, 6, 4, 3]), W([2, 2, 2, 3, 4])],
+       conv3d_opts(PAD.VALID, 1, 1, 1, dd=2, dh=2))
+
+
 # --- converter-made cases -----------------------------------------------------
 # A few models as TensorFlow's converter writes them (tf.function ->
 # TFLiteConverter.from_concrete_functions, TFLITE_BUILTINS only, no Flex):
@@ -1497,6 +1610,9 @@ tf_case("LOG_SOFTMAX", "rows", lambda x: _tf().nn.log_softmax(x), [(F(-3, 3), (3
 tf_case("LOCAL_RESPONSE_NORMALIZATION", "defaults", lambda x: _tf().nn.local_response_normalization(x),
         [(F(), (1, 3, 3, 6))])
 tf_case("STRIDED_SLICE", "python_slice", lambda x: x[:, 1:3, ::2], [(F(), (1, 4, 5, 3))])
+tf_case("WHERE", "dynamic", lambda x: _tf().where(x > 0.25), [(F(), (3, 5))])
+tf_case("UNIQUE", "dynamic", lambda x: _tf().unique(_tf().reshape(_tf().cast(x * 2.0, _tf().int32), [-1])),
+        [(F(-2, 2), (2, 6))])
 tf_case("RESIZE_BILINEAR", "image_resize", lambda x: _tf().image.resize(x, (6, 8)), [(F(), (1, 3, 4, 2))])
 tf_case("MEAN", "reduce_mean_hw", lambda x: _tf().reduce_mean(x, axis=[1, 2], keepdims=True), [(F(), (1, 4, 4, 6))])
 tf_case("CONV_2D", "bias_relu_fp16_weights",
