@@ -7,8 +7,8 @@
 # build); builds the unit tests under AddressSanitizer + UBSan and runs
 # them, and fuzzes the model loader, the .npy reader and the program cache
 # entry reader (clang, libFuzzer, ASan + UBSan) for 60 s each, the three at
-# once. This is what CI runs. At the end (also when a stage fails) a table gives each stage's
-# wall time and the CPU time of its commands.
+# once. This is what CI runs. At the end (also when a stage fails) a table
+# gives each stage's wall time and the CPU time of its commands.
 #   GLD_JOBS     parallel build jobs (default: nproc)
 #   GLD_SKIP_SANITIZE=1, GLD_SKIP_FUZZ=1, GLD_SKIP_PYTHON=1   skip those stages
 #   GLD_STAGES="..."   run only these stages (default: all), of
@@ -56,9 +56,11 @@ stage() {
 summary() {
   local rc=$? failed=$stage_name
   # A stage that failed leaves no background stage running behind it.
-  local left
-  left=$(jobs -p)
-  [ -z "$left" ] || kill $left 2>/dev/null || true
+  local pid
+  for pid in $(jobs -p); do
+    pkill -TERM -P "$pid" 2>/dev/null || true
+    kill "$pid" 2>/dev/null || true
+  done
   end_stage
   printf '\n=== stage times (%s jobs)\n    wall      CPU   stage\n' "$jobs"
   printf '%s\n' "${stage_rows[@]}"
@@ -71,7 +73,7 @@ summary() {
 trap summary EXIT
 
 # A stage run in the background (its output kept in a log and printed when
-# it ends); wait_stage NAME returns its exit status.
+# it ends); wait_bg NAME returns its exit status.
 declare -A bg_pid bg_log bg_start
 start_bg() {
   local name=$1
