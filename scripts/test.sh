@@ -146,6 +146,10 @@ fi
 #   GLD_SANITIZER_CC=clang: one clang build under ASan + UBSan with
 #     libFuzzer's instrumentation (-fsanitize=fuzzer-no-link) serves both
 #     (build-sanitize).
+# Their debug information is line tables only (GCC -g1, clang
+# -gline-tables-only): the sanitizers' reports still name function, file and
+# line, and a file compiles in about 30% less time than with -g (GCC ASan,
+# cpu_kernels/activations.cc: 7.5 -> 5.3 CPU-s); the code is the same -O2.
 san_cc=${GLD_SANITIZER_CC:-gcc}
 case $san_cc in
   gcc) fuzz_dir=build-fuzz ;;
@@ -158,18 +162,20 @@ if want sanbuild && [ "$san_cc" = clang ] && { want sanitize || want fuzz; }; th
   if want fuzz; then san_targets+=(gld_fuzzers); fi
   stage "build (clang, ASan + UBSan + libFuzzer instrumentation, -Werror): ${san_targets[*]}"
   CC=clang CXX=clang++ cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGLD_WERROR=ON \
-    -DGLD_SANITIZE=ON -DGLD_FUZZ=ON
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" -DGLD_SANITIZE=ON -DGLD_FUZZ=ON
   cmake --build build-sanitize -j "$jobs" --target "${san_targets[@]}"
 fi
 if want sanbuild && [ "$san_cc" = gcc ] && want sanitize; then
   stage "build (GCC, ASan + UBSan, -Werror): gld_unit_tests"
-  cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGLD_WERROR=ON -DGLD_SANITIZE=ON
+  cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGLD_WERROR=ON \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DGLD_SANITIZE=ON
   cmake --build build-sanitize -j "$jobs" --target gld_unit_tests
 fi
 if want sanbuild && [ "$san_cc" = gcc ] && want fuzz; then
   stage "build (clang, ASan + UBSan + libFuzzer instrumentation): gld_fuzzers"
   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DGLD_FUZZ=ON -DGLD_BUILD_TOOLS=OFF -DGLD_BUILD_TESTS=ON
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" -DGLD_FUZZ=ON -DGLD_BUILD_TOOLS=OFF \
+    -DGLD_BUILD_TESTS=ON
   cmake --build build-fuzz -j "$jobs" --target gld_fuzzers
 fi
 
