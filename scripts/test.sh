@@ -189,6 +189,18 @@ if want sanitize; then
   # llvmpipe and the EGL loader keep allocations alive until exit on purpose.
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-sanitize --output-on-failure -j "$jobs" -L unit --timeout 900
+  # The same unit tests as the Release tree's: a GoogleTest binary that
+  # gld_unit_tests does not build would drop out of `-L unit` unnoticed.
+  if [ -f build/CTestTestfile.cmake ]; then
+    release_units=$(ctest --test-dir build -N -L unit | sed -n 's/^Total Tests: //p')
+    sanitized_units=$(ctest --test-dir build-sanitize -N -L unit | sed -n 's/^Total Tests: //p')
+    if [ "$release_units" != "$sanitized_units" ]; then
+      echo "=== the sanitizer build has $sanitized_units unit tests, the Release build $release_units" \
+        "(an executable gld_unit_tests does not build?)"
+      exit 1
+    fi
+    echo "=== $sanitized_units unit tests, as in the Release build"
+  fi
 fi
 
 if want fuzz; then
