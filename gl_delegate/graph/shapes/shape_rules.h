@@ -15,6 +15,7 @@
 
 #include "gldelegate/status.hpp"
 #include "graph/graph.h"
+#include "graph/shape_inference.h"
 
 namespace gld::shapes {
 
@@ -40,9 +41,17 @@ std::string Join(const std::vector<int64_t>& v);
 class RuleContext {
  public:
   // `dynamic` (may be null): per tensor, set for outputs whose shape is only
-  // known once the node runs (KeepStored).
-  RuleContext(Graph& graph, size_t index, KnownValues* known, std::vector<uint8_t>* dynamic = nullptr)
-      : graph_(graph), index_(index), node_(graph.nodes[index]), known_(known), dynamic_(dynamic) {}
+  // known once the node runs (KeepStored). `input_values` (may be null): the
+  // values the node's inputs hold now, by input (InferNodeShapes of one
+  // node; an empty one is unknown), read before `known`.
+  RuleContext(Graph& graph, size_t index, KnownValues* known, std::vector<uint8_t>* dynamic = nullptr,
+              const std::vector<ValueBytes>* input_values = nullptr)
+      : graph_(graph),
+        index_(index),
+        node_(graph.nodes[index]),
+        known_(known),
+        dynamic_(dynamic),
+        input_values_(input_values) {}
 
   const Graph& graph() const { return graph_; }
   size_t index() const { return index_; }
@@ -112,6 +121,7 @@ class RuleContext {
   const Node& node_;
   KnownValues* known_;
   std::vector<uint8_t>* dynamic_;
+  const std::vector<ValueBytes>* input_values_;
   std::string type_conflict_;  // the first output whose declared type differs
 };
 
