@@ -11,7 +11,9 @@
 // GCC 12 reports the _mm512_undefined_*() placeholders inside the AVX-512
 // intrinsics' headers as uninitialized (a known false positive).
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#ifndef __clang__  // clang has no such group (and no such false positive)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #define GLD_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
 #endif
 

@@ -53,9 +53,10 @@ dump_one() {
 export -f dump_one
 printf '%s\n' "${list[@]}" | xargs -P "$jobs" -I{} bash -c 'dump_one "$@"' _ "$inspect" "$out" {}
 
-# One copy of each distinct program (named by its content hash).
-find "$out/dump" -type f ! -name '*.log' -print0 | while IFS= read -r -d '' f; do
-  h=$(sha1sum "$f" | cut -c1-16)
+# One copy of each distinct program (named by its content hash; one
+# sha1sum run hashes them all).
+find "$out/dump" -type f ! -name '*.log' -print0 | xargs -0 sha1sum | while read -r h f; do
+  h=${h:0:16}
   [ -e "$out/unique/$h.comp" ] || { cp "$f" "$out/unique/$h.comp"; echo "$f" > "$out/unique/$h.from"; }
 done
 programs=$(find "$out/dump" -type f ! -name '*.log' | wc -l)
@@ -65,17 +66,20 @@ unique=$(find "$out/unique" -name '*.comp' | wc -l)
 # line and the .comp stage); its output names errors and warnings.
 find "$out/unique" -name '*.comp' -print0 |
   xargs -0 -P "$jobs" -n 16 sh -c 'for f; do glslangValidator "$f" > "${f%.comp}.out" 2>&1 || echo "$f" >> "${f%.comp}.failed"; done' _
+# The programs with errors (a failed run or an ERROR line) and with
+# warnings, each list from one grep over every output.
 errors=0; warnings=0
-for f in "$out"/unique/*.comp; do
+while read -r f; do
+  [ -n "$f" ] || continue
   o=${f%.comp}.out
-  if [ -e "${f%.comp}.failed" ] || grep -q "ERROR" "$o"; then
-    errors=$((errors + 1))
-    echo "== ERROR in $(cat "${f%.comp}.from") ($f):"; grep -E "ERROR|error" "$o" | head -10
-  fi
-  if grep -q "WARNING" "$o"; then
-    warnings=$((warnings + 1))
-    echo "== warning in $(cat "${f%.comp}.from"):"; grep "WARNING" "$o" | head -5
-  fi
-done
+  errors=$((errors + 1))
+  echo "== ERROR in $(cat "${f%.comp}.from") ($f):"; grep -E "ERROR|error" "$o" | head -10
+done < <({ find "$out/unique" -name '*.failed' | sed 's/\.failed$/.comp/'
+           grep -l "ERROR" "$out"/unique/*.out | sed 's/\.out$/.comp/'; } | sort -u)
+while read -r o; do
+  [ -n "$o" ] || continue
+  warnings=$((warnings + 1))
+  echo "== warning in $(cat "${o%.out}.from"):"; grep "WARNING" "$o" | head -5
+done < <(grep -l "WARNING" "$out"/unique/*.out || true)
 echo "validate_shaders: ${#list[@]} models x 3 precisions: $programs programs, $unique distinct; $errors with errors, $warnings with warnings"
 [ "$errors" -eq 0 ]

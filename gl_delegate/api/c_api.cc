@@ -214,6 +214,17 @@ static_assert(sizeof(ReportFromTable) == sizeof(GldReport), "report.inc lists ev
 
 void gld::SetCLastError(const gld::Status& s) { Report(s); }
 
+namespace {
+// A GldGlLayout as gld::GlLayout (outside extern "C": it returns a C++ type).
+// Reads the enum's bytes as an int (gld::RawEnum): a C caller may pass any int.
+gld::StatusOr<gld::GlLayout> ToLayout(const GldGlLayout* layout, const char* function) {
+  const int32_t raw = gld::RawEnum(*layout);
+  if (raw == GLD_LAYOUT_BHWC) return gld::GlLayout::kBhwc;
+  if (raw == GLD_LAYOUT_PHWC4) return gld::GlLayout::kPhwc4;
+  return gld::InvalidArgumentError(std::string(function) + ": unknown layout " + std::to_string(raw));
+}
+}  // namespace
+
 extern "C" {
 
 const char* GldVersion(void) { return gld::VersionString(); }
@@ -530,16 +541,6 @@ GldStatus GldInterpreterResetProfile(GldInterpreter* interpreter) {
 }
 
 // ---- Zero-copy GL I/O ----
-
-namespace {
-// Reads the enum's bytes as an int (gld::RawEnum): a C caller may pass any int.
-gld::StatusOr<gld::GlLayout> ToLayout(const GldGlLayout* layout, const char* function) {
-  const int32_t raw = gld::RawEnum(*layout);
-  if (raw == GLD_LAYOUT_BHWC) return gld::GlLayout::kBhwc;
-  if (raw == GLD_LAYOUT_PHWC4) return gld::GlLayout::kPhwc4;
-  return gld::InvalidArgumentError(std::string(function) + ": unknown layout " + std::to_string(raw));
-}
-}  // namespace
 
 GldStatus GldInterpreterBindInputBuffer(GldInterpreter* interpreter, int32_t index, uint32_t buffer,
                                         GldGlLayout layout) {

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "graph/node_shapes.h"
 #include "graph/shapes/shape_rules.h"
 
 namespace gld {
@@ -62,8 +61,8 @@ Status CheckNodeTensors(const RuleContext& ctx) {
 // Runs node `index`'s rule, then checks the types it set against the
 // declared ones and every output's size.
 Status RunRule(Graph& graph, size_t index, KnownValues* known, std::vector<uint8_t>* dynamic = nullptr,
-               bool node_alone = false) {
-  RuleContext ctx(graph, index, known, dynamic, node_alone);
+               bool node_alone = false, const std::vector<ValueBytes>* input_values = nullptr) {
+  RuleContext ctx(graph, index, known, dynamic, node_alone, input_values);
   GLD_RETURN_IF_ERROR(CheckNodeTensors(ctx));
   GLD_RETURN_IF_ERROR(kShapeRules[static_cast<size_t>(ctx.node().op)](ctx));
   if (!ctx.type_conflict().empty()) return ctx.Err(ctx.type_conflict());
@@ -142,24 +141,12 @@ Status InferNodeShapes(Graph& graph, size_t node_index) {
   return RunRule(graph, node_index, &known, nullptr, /*node_alone=*/true);
 }
 
-Status InferNodeShapesWithValues(Graph& graph, size_t node_index, std::map<int, std::vector<uint8_t>>* values) {
-  if (node_index >= graph.nodes.size()) {
-    return InvalidArgumentError("node index " + std::to_string(node_index) + " out of range");
-  }
-  return RunRule(graph, node_index, values, nullptr, /*node_alone=*/true);
-}
-
 Status InferNodeShapes(Graph& graph, size_t node_index, const std::vector<ValueBytes>& input_values) {
   if (node_index >= graph.nodes.size()) {
     return InvalidArgumentError("node index " + std::to_string(node_index) + " out of range");
   }
-  KnownValues known;
-  const Node& node = graph.nodes[node_index];
-  for (size_t i = 0; i < node.inputs.size() && i < input_values.size(); ++i) {
-    if (node.inputs[i] < 0 || input_values[i].data == nullptr) continue;
-    known[node.inputs[i]].assign(input_values[i].data, input_values[i].data + input_values[i].size);
-  }
-  return RunRule(graph, node_index, &known, nullptr, /*node_alone=*/true);
+  KnownValues known;  // the values the rule records for the node's outputs (not kept)
+  return RunRule(graph, node_index, &known, nullptr, /*node_alone=*/true, &input_values);
 }
 
 Status InferShapes(Graph& graph, const ValueOracle& values, std::vector<uint8_t>* dynamic,

@@ -1,11 +1,9 @@
 #include "runtime/subgraph_runner.h"
 
 #include <cstring>
-#include <map>
 #include <string>
 #include <utility>
 
-#include "graph/node_shapes.h"
 #include "graph/shape_inference.h"
 #include "runtime/runtime.h"
 
@@ -103,24 +101,24 @@ class StepwiseCallee : public cpu::PreparedSubgraph {
 
   Status RunNode(size_t i) {
     const Node& node = graph_.nodes[i];
-    for (int t : node.inputs) {
+    values_.assign(node.inputs.size(), ValueBytes{});  // reused: no allocation once it is large enough
+    for (size_t k = 0; k < node.inputs.size(); ++k) {
+      const int t = node.inputs[k];
       if (t == kNoTensor) continue;
       const Tensor& tensor = graph_.tensors[static_cast<size_t>(t)];
       const cpu::TensorData& td = tensors_[static_cast<size_t>(t)];
       const bool integer = td.type == DataType::kInt32 || td.type == DataType::kInt64;
       if (tensor.is_constant || !integer || td.num_elements() > kMaxValueElements) continue;
-      const auto* bytes = static_cast<const uint8_t*>(td.data);
-      values_[t].assign(bytes, bytes + td.bytes);
+      values_[k] = {static_cast<const uint8_t*>(td.data), td.bytes};
       graph_.tensors[static_cast<size_t>(t)].shape = td.shape;
     }
-    GLD_RETURN_IF_ERROR(InferNodeShapesWithValues(graph_, i, &values_));
+    GLD_RETURN_IF_ERROR(InferNodeShapes(graph_, i, values_));
     for (int t : node.outputs) {
       cpu::TensorData& td = tensors_[static_cast<size_t>(t)];
       td.type = graph_.tensors[static_cast<size_t>(t)].type;
       if (td.shape != graph_.tensors[static_cast<size_t>(t)].shape) td.shape = graph_.tensors[static_cast<size_t>(t)].shape;
       // A shape with -1 is the kernel's to size (KernelContext::size_output).
       if (ShapeIsValid(td.shape)) Fit(static_cast<size_t>(t));
-      values_.erase(t);
     }
     const cpu::CpuKernel* kernel = cpu::FindCpuKernel(node.op);
     if (kernel == nullptr) return UnimplementedError("no CPU kernel");
@@ -160,7 +158,7 @@ class StepwiseCallee : public cpu::PreparedSubgraph {
   std::vector<std::vector<uint8_t>> storage_;
   std::vector<std::unique_ptr<cpu::KernelState>> states_;
   std::vector<std::vector<Shape>> prepared_shapes_;
-  std::map<int, std::vector<uint8_t>> values_;
+  std::vector<ValueBytes> values_;  // RunNode's node's small integer inputs, by input
   cpu::KernelContext ctx_;
 };
 

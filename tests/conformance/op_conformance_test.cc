@@ -12,11 +12,10 @@
 //                   at least 99% equal and none more than one step apart;
 //                   the reference kernels' agreement is printed only; and
 //                   every node of such a case must run on integers
-// A stateful case (the recurrent ops) lists further invokes in its
-// manifest's "steps"; they run on the same Interpreter and are compared the
-// same way, so the state one invoke leaves for the next is LiteRT's.
-// A case whose manifest says "invokes": N (state kept in resource variables)
-// runs N times on its inputs and compares the last run's outputs.
+// A stateful case (variable tensors of the recurrent ops, resource
+// variables) lists further invokes in its manifest's "steps"; they run on the
+// same Interpreter and are compared the same way, so the state one invoke
+// leaves for the next is LiteRT's.
 // A case whose op has no CPU kernel fails like any other wrong result. To
 // mark ops as known missing, list them in kKnownUnimplementedOps: their cases
 // are skipped, and fail as soon as they pass, so the list only shrinks.
@@ -159,24 +158,6 @@ CaseResult RunCase(const std::string& name, Backend backend = Backend::kCpu,
     if (!bytes.ok()) return fail(bytes.status().ToString());
     invocations[0].inputs.push_back(std::move(*bytes));
   }
-  // A case whose manifest says "invokes": N (resource variables) runs its
-  // first inputs N - 1 times before the compared invoke; the reference is
-  // LiteRT's N-th run.
-  int64_t invokes = 1;
-  if (manifest->contains("invokes")) {
-    auto n = ManifestInt(*manifest, "invokes");
-    if (!n.ok()) return fail(n.status().ToString());
-    invokes = *n;
-  }
-  for (int64_t k = 0; k + 1 < invokes; ++k) {
-    for (size_t i = 0; i < invocations[0].inputs.size(); ++i) {
-      const Status set = it.SetInput(static_cast<int>(i), invocations[0].inputs[i].data(), invocations[0].inputs[i].size());
-      if (!set.ok()) return fail("set input " + std::to_string(i) + ": " + set.ToString());
-    }
-    const Status invoked = it.Invoke();
-    if (!invoked.ok()) return fail("invoke " + std::to_string(k) + ": " + invoked.ToString());
-  }
-
   size_t stored = 0;
   while (FileExists(dir + "/output_" + std::to_string(stored) + ".npy")) ++stored;
   for (size_t i = 0; i < stored; ++i) invocations[0].outputs.push_back(dir + "/output_" + std::to_string(i) + ".npy");

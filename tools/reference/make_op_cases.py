@@ -152,20 +152,28 @@ class CaseBuilder(TfliteBuilder):
 
 
 CASES = {}
-INVOKES = {}  # case name -> invokes on the same inputs (state across invokes); absent: 1
+# Stateful cases (recurrent ops' variable tensors, resource variables) record
+# further invokes on the same LiteRT interpreter, new inputs each: the
+# manifest's "steps" (record_steps), which the conformance test runs on one
+# Interpreter as well, comparing every invoke, so the state a run leaves is
+# checked against LiteRT's.
+STATEFUL_STEPS = {}  # case name -> further invokes
 
 
-def case(op, variant, note=None, invokes=1):
+def stateful(name, steps=2):
+    STATEFUL_STEPS[name] = steps
+
+
+def case(op, variant, note=None, steps=0):
     """Registers build(b) as case <op>__<variant>; op is the op under test.
-    invokes > 1: the model runs that many times on the same inputs and the
-    last run's outputs are the reference (manifest "invokes")."""
+    steps > 0: a stateful case with that many further invokes (stateful)."""
     def register(build):
         name = f"{op.lower()}__{variant}"
         if name in CASES:
             raise SystemExit(f"duplicate case {name}")
         CASES[name] = (op, variant, build, note)
-        if invokes != 1:
-            INVOKES[name] = invokes
+        if steps:
+            stateful(name, steps)
         return build
     return register
 
@@ -959,17 +967,8 @@ densify_case("block_2x4_2d", [4, 8], block=(2, 4))
 
 # --- recurrent ops and the embedding lookup -------------------------------------
 # TFLite's input numbering; the states are variable tensors (zero at the
-# start of the run). Weights in [-0.5, 0.5) keep the gates off saturation.
-#
-# Stateful cases record further invokes on the same LiteRT interpreter
-# (STATEFUL_STEPS[name] of them, new inputs each): the manifest's "steps",
-# which the conformance test runs on one Interpreter as well, so the state a
-# run leaves is checked against LiteRT's.
-STATEFUL_STEPS = {}
-
-
-def stateful(name, steps=2):
-    STATEFUL_STEPS[name] = steps
+# start of the run; stateful() records further invokes). Weights in
+# [-0.5, 0.5) keep the gates off saturation.
 
 
 def record_steps(name, model_bytes, resolver, seed, gens, d, manifest):
@@ -1161,7 +1160,7 @@ def _embedding_3d(b):
 # --- control flow and resource variables ---------------------------------------
 # Models of several subgraphs (b.subgraph): WHILE, IF and CALL_ONCE name their
 # callees by index. Shapes are exact (no placeholders: LiteRT reports only the
-# entry subgraph's). Cases with invokes=N keep state across runs.
+# entry subgraph's). Cases with steps=N keep state across N further invokes.
 
 def _while_opts(cond, body):
     return opts("WhileOptions", condSubgraphIndex=cond, bodySubgraphIndex=body)
@@ -1344,9 +1343,9 @@ def _accumulate(b, name, x, shape):
     return y
 
 
-@case("CALL_ONCE", "init_accumulator", invokes=3)
+@case("CALL_ONCE", "init_accumulator", steps=2)
 def _(b):
-    """An accumulator initialised once by CALL_ONCE: after three runs, w + 3x."""
+    """An accumulator initialised once (CALL_ONCE) to w; each run adds its input."""
     x = b.inp([2, 3], F(-1, 1))
     b.op("CALL_ONCE", [], [], options=opts("CallOnceOptions", initSubgraphIndex=1))
     _accumulate(b, "acc", x, [2, 3])
@@ -1354,7 +1353,7 @@ def _(b):
     b.use(0)
 
 
-@case("CALL_ONCE", "two_variables", invokes=2)
+@case("CALL_ONCE", "two_variables", steps=1)
 def _(b):
     """Two variables from one init: y = a * x + c, then a and c both move."""
     x = b.inp([4], F(-1, 1))
@@ -1398,9 +1397,9 @@ def _(b):
     b.op("MUL", [r, b.c(np.array(3.0, F32))], [y], options=opts("MulOptions"))
 
 
-@case("READ_VARIABLE", "previous_state", invokes=3)
+@case("READ_VARIABLE", "previous_state", steps=2)
 def _(b):
-    """The value before this run's assignment: zeros, x, 2x, ... (third run: 2x)."""
+    """The value before this run's assignment: zeros, then the sum of the inputs so far."""
     x = b.inp([1, 5], F(-1, 1))
     b.op("CALL_ONCE", [], [], options=opts("CallOnceOptions", initSubgraphIndex=1))
     h = _var(b, "state")
@@ -1435,7 +1434,7 @@ def _(b):
     b.op("READ_VARIABLE", [h], [y])
 
 
-@case("ASSIGN_VARIABLE", "int32_counter", invokes=4)
+@case("ASSIGN_VARIABLE", "int32_counter", steps=3)
 def _(b):
     """An int32 counter stepped by input 0 each run."""
     step = b.inp([1], INT(1, 5), I32)
@@ -1653,9 +1652,9 @@ def model_ops(model_bytes):
     return out
 
 
-def run_reference(model_bytes, inputs, resolver, invokes=1):
-    """LiteRT outputs (of the last of `invokes` runs) + every tensor's shape; a
-    custom op is run through the rewrite."""
+def run_reference(model_bytes, inputs, resolver):
+    """LiteRT outputs + every tensor's shape; a custom op is run through the
+    rewrite."""
     run_bytes = model_bytes
     if rtcb.CUSTOM_CODE.decode() in model_ops(model_bytes):
         m = schema.ModelT.InitFromPackedBuf(model_bytes, 0)
@@ -1669,8 +1668,7 @@ def run_reference(model_bytes, inputs, resolver, invokes=1):
                      experimental_op_resolver_type=getattr(OpResolverType, resolver),
                      experimental_preserve_all_tensors=True)
     it.allocate_tensors()
-    for _ in range(invokes):
-        outputs = reflib.run_litert(it, inputs)
+    outputs = reflib.run_litert(it, inputs)
     shapes = {}
     for d in it.get_tensor_details():
         try:
@@ -1719,7 +1717,7 @@ def build_and_run(name, build):
             inputs = b.make_inputs()
             first = b.finish()
             try:
-                outputs, shapes = run_reference(first, inputs, resolver, INVOKES.get(name, 1))
+                outputs, shapes = run_reference(first, inputs, resolver)
                 return b, inputs, outputs, shapes, resolver
             except ValueError as e:
                 m = MIN_VERSION_RE.search(str(e))
@@ -1745,7 +1743,7 @@ def generate_case(name, out_root):
             if i in shapes and (t.buffer == 0 or i in b.sg.outputs):
                 t.shape = np.array(shapes[i], dtype=np.int32)
         model_bytes = b.finish()
-        again, _ = run_reference(model_bytes, inputs, resolver, INVOKES.get(name, 1))
+        again, _ = run_reference(model_bytes, inputs, resolver)
         for a, c in zip(outputs, again):
             if a.shape != c.shape or not np.array_equal(a, c, equal_nan=a.dtype.kind == "f"):
                 reflib.die(f"{name}: outputs changed after writing the shapes back")
@@ -1767,8 +1765,6 @@ def generate_case(name, out_root):
     }
     if note:
         manifest["note"] = note
-    if name in INVOKES:
-        manifest["invokes"] = INVOKES[name]
     for i, v in enumerate(inputs):
         np.save(os.path.join(d, f"input_{i}.npy"), v)
         manifest["inputs"].append({"index": i, "shape": list(v.shape), "dtype": str(v.dtype),

@@ -112,6 +112,9 @@ Status RuleContext::WindowReach(const char* axis, int32_t out, int32_t filter, i
 
 bool RuleContext::Values(size_t i, std::vector<int64_t>* v) const {
   if (!Has(i)) return false;
+  if (input_values_ != nullptr && i < input_values_->size() && (*input_values_)[i].data != nullptr) {
+    return DecodeInts((*input_values_)[i].data, (*input_values_)[i].size, In(i).type, v);
+  }
   auto it = known_->find(node_.inputs[i]);
   if (it != known_->end()) return DecodeInts(it->second.data(), it->second.size(), In(i).type, v);
   return ReadConstantInts(In(i), v);

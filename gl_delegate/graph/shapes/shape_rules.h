@@ -15,6 +15,7 @@
 
 #include "gldelegate/status.hpp"
 #include "graph/graph.h"
+#include "graph/shape_inference.h"
 
 namespace gld::shapes {
 
@@ -43,15 +44,19 @@ class RuleContext {
   // known once the node runs (KeepStored, SizedByKernel). `node_alone`: the
   // node is about to run with these shapes (a dynamic node's step), so an
   // output SizedByKernel keeps its -1 dimensions for the kernel to fill.
+  // `input_values` (may be null): the values the node's inputs hold now, by
+  // input (InferNodeShapes of one node; an empty one is unknown), read
+  // before `known`.
   RuleContext(Graph& graph, size_t index, KnownValues* known, std::vector<uint8_t>* dynamic = nullptr,
-              bool node_alone = false)
+              bool node_alone = false, const std::vector<ValueBytes>* input_values = nullptr)
       : graph_(graph),
         index_(index),
         node_(graph.nodes[index]),
         known_(known),
         dynamic_(dynamic),
         node_alone_(node_alone),
-        kernel_sized_(node_.outputs.size(), 0) {}
+        kernel_sized_(node_.outputs.size(), 0),
+        input_values_(input_values) {}
 
   const Graph& graph() const { return graph_; }
   size_t index() const { return index_; }
@@ -134,6 +139,7 @@ class RuleContext {
   std::vector<uint8_t>* dynamic_;
   bool node_alone_;
   std::vector<uint8_t> kernel_sized_;  // per output
+  const std::vector<ValueBytes>* input_values_;
   std::string type_conflict_;  // the first output whose declared type differs
 };
 
