@@ -59,6 +59,10 @@ struct KernelContext {
   // subgraphs control flow runs, the resource variables); nullptr outside
   // a runtime (shape inference's oracle, constant folding).
   ModelServices* model = nullptr;
+  // Set by a runtime step whose buffers and shapes are fixed once a run of
+  // this context passed CheckIo: the later runs' CheckIo would find the same
+  // (kernel_util.h) and returns at once. Cleared when the context is rebuilt.
+  bool io_checked = false;
 
   // True when input i is present and a constant of the graph.
   bool InputIsConstant(size_t i) const {
