@@ -155,6 +155,19 @@ Status BroadcastBinary(const KernelContext& ctx, const TensorData& a, const Tens
                                 " do not broadcast to output " + ShapeToString(out.shape));
   }
   if (out.num_elements() == 0) return OkStatus();
+  // One element against a tensor laid out as the output (1 - z in a GRU
+  // cell): one strided run per chunk, no plan.
+  const int64_t n = out.num_elements();
+  if ((a.num_elements() == 1 && b.num_elements() == n) || (b.num_elements() == 1 && a.num_elements() == n)) {
+    const int64_t sa = a.num_elements() == 1 ? 0 : 1, sb = b.num_elements() == 1 ? 0 : 1;
+    const A* pa = a.as<A>();
+    const B* pb = b.as<B>();
+    O* po = out.as<O>();
+    ParallelForGrain(ctx, n, 16384, [&](int64_t begin, int64_t end) {
+      BinaryRun(pa + begin * sa, sa, pb + begin * sb, sb, po + begin, end - begin, op);
+    });
+    return OkStatus();
+  }
   BroadcastPlan plan;
   if (!plan.Build({&a.shape, &b.shape}, out.shape)) {
     return KernelError(ctx, "cannot broadcast " + ShapeToString(a.shape) + " and " + ShapeToString(b.shape));
