@@ -59,6 +59,15 @@ struct KernelContext {
   // subgraphs control flow runs, the resource variables); nullptr outside
   // a runtime (shape inference's oracle, constant folding).
   ModelServices* model = nullptr;
+  // Sizes output k of a kernel whose output size only its computation
+  // knows (the shape rule declared it SizedByKernel: WHERE, UNIQUE): the
+  // step running a dynamic node sets it, allocates the buffer and updates
+  // *outputs[k]. Unset, SizeOutput requires the planned shape.
+  std::function<Status(size_t k, const Shape& shape)> size_output;
+
+  // Gives output k `shape` (see size_output); InvalidArgument when the
+  // output was planned with another shape (a shape the file fixes).
+  Status SizeOutput(size_t k, const Shape& shape);
   // Set by a runtime step whose buffers and shapes are fixed once a run of
   // this context passed CheckIo: the later runs' CheckIo would find the same
   // (kernel_util.h) and returns at once. Cleared when the context is rebuilt.
@@ -101,6 +110,8 @@ struct NodeRunOptions {
   // runs; without one the kernel runs its own code alone (the oracle of
   // shape inference and constant folding).
   std::unique_ptr<KernelState>* state = nullptr;
+  // KernelContext::size_output, for a node whose outputs the kernel sizes.
+  std::function<Status(size_t k, const Shape& shape)> size_output;
 };
 
 // Runs node `node_index` of `graph` on its op's CPU kernel over the given

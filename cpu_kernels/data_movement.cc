@@ -1,12 +1,18 @@
 // Ops that move elements without arithmetic, as strided copies: TRANSPOSE,
-// SLICE, STRIDED_SLICE, REVERSE_V2, BROADCAST_TO, TILE; and SHAPE.
+// SLICE, STRIDED_SLICE, REVERSE_V2, BROADCAST_TO, TILE; SHAPE and RANGE.
+#include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/simd.h"
 
 namespace gld::cpu {
 
 namespace {
+
+// Ranks CopyStrided counts rows over (its index array's size).
+constexpr size_t kMaxCopyRank = 16;
 
 // dst (row-major over out_shape) = src[start + sum_d i_d * strides[d]];
 // strides in elements, may be negative or zero.
@@ -19,18 +25,48 @@ void CopyStrided(const KernelContext& ctx, const uint8_t* src, int64_t start, co
     std::memcpy(dst, src + start * static_cast<int64_t>(es), es);
     return;
   }
+  if (rank > kMaxCopyRank) {
+    // Ranks beyond the row counters' array: one element at a time.
+    for (int64_t i = 0; i < total; ++i) {
+      int64_t rem = i, off = start;
+      for (size_t d = rank; d-- > 0;) {
+        off += (rem % out_shape[d]) * strides[d];
+        rem /= out_shape[d];
+      }
+      std::memcpy(dst + i * static_cast<int64_t>(es), src + off * static_cast<int64_t>(es), es);
+    }
+    return;
+  }
   const int64_t inner = out_shape[rank - 1];
   const int64_t istride = strides[rank - 1];
   const int64_t rows = total / inner;
   ParallelForGrain(ctx, rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      int64_t rem = r, off = start;
+    // The row's index over the outer dimensions, divided out once per chunk
+    // and then counted up (a division per dimension and row cost more than
+    // the copy of a 32-value row: attention's head transposes).
+    int64_t idx[kMaxCopyRank] = {};
+    int64_t off = start;
+    {
+      int64_t rem = b;
       for (size_t d = rank - 1; d-- > 0;) {
-        off += (rem % out_shape[d]) * strides[d];
+        idx[d] = rem % out_shape[d];
         rem /= out_shape[d];
+        off += idx[d] * strides[d];
+      }
+    }
+    for (int64_t r = b; r < e; ++r) {
+      if (r > b) {
+        for (size_t d = rank - 1; d-- > 0;) {
+          off += strides[d];
+          if (++idx[d] < out_shape[d]) break;
+          off -= idx[d] * strides[d];
+          idx[d] = 0;
+        }
       }
       uint8_t* o = dst + r * inner * static_cast<int64_t>(es);
-      if (istride == 1) {
+      if (istride == 1 && es == 4) {
+        CopyWords(o, src + off * 4, inner);
+      } else if (istride == 1) {
         std::memcpy(o, src + off * static_cast<int64_t>(es), static_cast<size_t>(inner) * es);
       } else if (es == 4) {
         const uint32_t* s = reinterpret_cast<const uint32_t*>(src) + off;
@@ -43,6 +79,46 @@ void CopyStrided(const KernelContext& ctx, const uint8_t* src, int64_t start, co
       }
     }
   });
+}
+
+typedef uint32_t Uint8x32 __attribute__((vector_size(32)));
+
+// One tile of TransposeTiled: o[r * o_stride + c] = s[r + c * s_stride] for
+// r < rows, c < cols; 8 x 8 blocks as eight 8-lane loads, a transpose in
+// registers (three rounds of shuffles) and eight 8-lane stores, the edges
+// element by element. Elements move as bits (NaN payloads kept).
+GLD_MULTIVERSION void TransposeTile(const uint32_t* s, int64_t s_stride, uint32_t* o, int64_t o_stride, int64_t rows,
+                                    int64_t cols) {
+  int64_t r = 0;
+  for (; r + 8 <= rows; r += 8) {
+    int64_t c = 0;
+    for (; c + 8 <= cols; c += 8) {
+      Uint8x32 v[8], t[8], u[8];
+      for (int j = 0; j < 8; ++j) std::memcpy(&v[j], s + r + (c + j) * s_stride, sizeof(Uint8x32));
+      for (int j = 0; j < 8; j += 2) {
+        t[j] = __builtin_shufflevector(v[j], v[j + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+        t[j + 1] = __builtin_shufflevector(v[j], v[j + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+      }
+      for (int j = 0; j < 8; j += 4) {
+        u[j] = __builtin_shufflevector(t[j], t[j + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+        u[j + 1] = __builtin_shufflevector(t[j], t[j + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+        u[j + 2] = __builtin_shufflevector(t[j + 1], t[j + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+        u[j + 3] = __builtin_shufflevector(t[j + 1], t[j + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+      }
+      for (int j = 0; j < 4; ++j) {
+        const Uint8x32 lo = __builtin_shufflevector(u[j], u[j + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+        const Uint8x32 hi = __builtin_shufflevector(u[j], u[j + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+        std::memcpy(o + (r + j) * o_stride + c, &lo, sizeof(Uint8x32));
+        std::memcpy(o + (r + j + 4) * o_stride + c, &hi, sizeof(Uint8x32));
+      }
+    }
+    for (int64_t i = r; i < r + 8; ++i) {
+      for (int64_t k = c; k < cols; ++k) o[i * o_stride + k] = s[i + k * s_stride];
+    }
+  }
+  for (; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) o[r * o_stride + c] = s[r + c * s_stride];
+  }
 }
 
 // A TRANSPOSE of 4-byte elements whose output's last dimension is not the
@@ -87,11 +163,8 @@ bool TransposeTiled(const KernelContext& ctx, const uint32_t* src, const std::ve
       const int64_t r0 = (item % row_tiles) * kTile, r1 = std::min(rows, r0 + kTile);
       for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
         const int64_t c1 = std::min(cols, c0 + kTile);
-        for (int64_t r = r0; r < r1; ++r) {
-          const uint32_t* s = src + in_off + r;
-          uint32_t* o = dst + out_off + r * row_out_stride;
-          for (int64_t c = c0; c < c1; ++c) o[c] = s[c * col_stride];
-        }
+        TransposeTile(src + in_off + r0 + c0 * col_stride, col_stride, dst + out_off + r0 * row_out_stride + c0,
+                      row_out_stride, r1 - r0, c1 - c0);
       }
     }
   });
@@ -336,6 +409,59 @@ Status RunTile(KernelContext& ctx) {
       std::memcpy(dst + (r * out_inner + m * inner) * static_cast<int64_t>(es), src + off * static_cast<int64_t>(es),
                   static_cast<size_t>(inner) * es);
     }
+  }
+  return OkStatus();
+}
+
+namespace {
+// RANGE's values: start, then start + delta added once per element (as
+// TFLite accumulates), as many as shape inference counted.
+template <typename T>
+void RangeT(const KernelContext& ctx, TensorData& out) {
+  const T start = *ctx.inputs[0]->as<T>();
+  const T delta = *ctx.inputs[2]->as<T>();
+  T* o = out.as<T>();
+  T v = start;
+  for (int64_t i = 0; i < out.num_elements(); ++i) {
+    o[i] = v;
+    if constexpr (std::is_integral_v<T>) {  // wrapping, never undefined
+      v = static_cast<T>(static_cast<std::make_unsigned_t<T>>(v) + static_cast<std::make_unsigned_t<T>>(delta));
+    } else {
+      v = v + delta;
+    }
+  }
+}
+}  // namespace
+
+Status RunRange(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 3, 3, 1));
+  TensorData& out = *ctx.outputs[0];
+  for (size_t i = 0; i < 3; ++i) {
+    GLD_RETURN_IF_ERROR(CheckType(ctx, *ctx.inputs[i], out.type, "start, limit and delta"));
+    if (ctx.inputs[i]->num_elements() != 1) return KernelError(ctx, "start, limit and delta must be scalars");
+  }
+  // The count the values give (as shape inference counts it): a shape the
+  // file fixed for values not known before the run must hold it.
+  double count = 0;
+  if (out.type == DataType::kFloat32) {
+    const float st = *ctx.inputs[0]->as<float>(), li = *ctx.inputs[1]->as<float>(), de = *ctx.inputs[2]->as<float>();
+    count = std::ceil(std::fabs((li - st) / de));
+  } else {
+    std::vector<int64_t> v[3];
+    for (size_t i = 0; i < 3; ++i) GLD_RETURN_IF_ERROR(ReadInts(ctx, *ctx.inputs[i], "start, limit and delta", &v[i]));
+    const double span = std::fabs(static_cast<double>(v[1][0]) - static_cast<double>(v[0][0]));
+    const double step = std::fabs(static_cast<double>(v[2][0]));
+    count = std::floor((span + step - 1) / step);
+  }
+  if (count != static_cast<double>(out.num_elements())) {
+    return KernelError(ctx, "start, limit and delta give " + std::to_string(static_cast<int64_t>(count)) +
+                                " values in this run, but the output holds " + ShapeToString(out.shape));
+  }
+  switch (out.type) {
+    case DataType::kFloat32: RangeT<float>(ctx, out); break;
+    case DataType::kInt32: RangeT<int32_t>(ctx, out); break;
+    case DataType::kInt64: RangeT<int64_t>(ctx, out); break;
+    default: return KernelUnimplemented(ctx, std::string("type ") + DataTypeName(out.type) + " is not supported");
   }
   return OkStatus();
 }

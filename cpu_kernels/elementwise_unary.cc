@@ -11,6 +11,7 @@
 #include "cpu_kernels/elementwise_math.h"
 #include "cpu_kernels/elementwise_unary.h"
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/simd.h"
 
 namespace gld::cpu {
 
@@ -197,17 +198,63 @@ Status RunAddN(KernelContext& ctx) {
 
 namespace {
 // out = cond ? x : y over the plan's broadcast, elements of kSize bytes
-// (a fixed-size copy: one move, where a copy of a run-time size called
-// memmove per element; BERT's attention mask, [1, 2, 32, 32]: 5.7% of a
-// run).
-template <size_t kSize>
+// moved as one unsigned integer each and picked through a mask, not a
+// branch (BERT's attention mask, [1, 2, 32, 32] of random keys: a branch
+// mispredicted on about half of the elements, 2.3 us a node).
+// One run of n elements with the condition's step 1 and x's and y's steps
+// fixed at 0 or 1: a loop the compiler turns into vector blends.
+template <typename U, int kSx, int kSy>
+void SelectRun(const bool* c, const uint8_t* x, const uint8_t* y, uint8_t* o, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    U a, b;
+    std::memcpy(&a, x + i * kSx * static_cast<int64_t>(sizeof(U)), sizeof(U));
+    std::memcpy(&b, y + i * kSy * static_cast<int64_t>(sizeof(U)), sizeof(U));
+    const U mask = static_cast<U>(static_cast<U>(0) - static_cast<U>(c[i]));
+    const U v = static_cast<U>((a & mask) | (b & static_cast<U>(~mask)));
+    std::memcpy(o + i * static_cast<int64_t>(sizeof(U)), &v, sizeof(U));
+  }
+}
+
+typedef uint8_t Bool8 __attribute__((vector_size(8)));
+typedef uint32_t Uint32x8 __attribute__((vector_size(32)));
+
+// SelectRun for 4-byte elements, 8 at a time: the condition's bytes widened
+// to lane masks (the scalar loop above stays scalar: about 2.5 cycles an
+// element, BERT's attention mask 2.7 us a node).
+template <int kSx, int kSy>
+GLD_MULTIVERSION void SelectRun4(const bool* c, const uint8_t* x, const uint8_t* y, uint8_t* o, int64_t n) {
+  int64_t i = 0;
+  Uint32x8 a = {}, b = {};
+  if (kSx == 0) {
+    uint32_t v;
+    std::memcpy(&v, x, sizeof(v));
+    a += v;
+  }
+  if (kSy == 0) {
+    uint32_t v;
+    std::memcpy(&v, y, sizeof(v));
+    b += v;
+  }
+  for (; i + 8 <= n; i += 8) {
+    Bool8 cb;
+    std::memcpy(&cb, c + i, sizeof(cb));
+    const Uint32x8 mask = Uint32x8{} - __builtin_convertvector(cb, Uint32x8);
+    if (kSx == 1) std::memcpy(&a, x + i * 4, sizeof(a));
+    if (kSy == 1) std::memcpy(&b, y + i * 4, sizeof(b));
+    const Uint32x8 v = (a & mask) | (b & ~mask);
+    std::memcpy(o + i * 4, &v, sizeof(v));
+  }
+  SelectRun<uint32_t, kSx, kSy>(c + i, x + i * kSx * 4, y + i * kSy * 4, o + i * 4, n - i);
+}
+
+template <typename U>
 void SelectElements(const BroadcastPlan& plan, const TensorData& cond, const TensorData& x, const TensorData& y,
                     TensorData& out) {
   const bool* c = cond.as<bool>();
   const uint8_t* px = static_cast<const uint8_t*>(x.data);
   const uint8_t* py = static_cast<const uint8_t*>(y.data);
   uint8_t* po = static_cast<uint8_t*>(out.data);
-  constexpr int64_t es = static_cast<int64_t>(kSize);
+  constexpr int64_t es = static_cast<int64_t>(sizeof(U));
   const int64_t inner = plan.inner();
   const int64_t sc = plan.strides[0].back(), sx = plan.strides[1].back(), sy = plan.strides[2].back();
   for (int64_t o = 0; o < plan.outer(); ++o) {
@@ -217,9 +264,26 @@ void SelectElements(const BroadcastPlan& plan, const TensorData& cond, const Ten
     const uint8_t* xo = px + offs[1] * es;
     const uint8_t* yo = py + offs[2] * es;
     uint8_t* oo = po + o * inner * es;
+    if (sc == 1 && (sx | sy) >= 0 && (sx | sy) <= 1) {
+      constexpr bool k4 = sizeof(U) == 4;
+      if (sx == 1 && sy == 1) {
+        k4 ? SelectRun4<1, 1>(co, xo, yo, oo, inner) : SelectRun<U, 1, 1>(co, xo, yo, oo, inner);
+      } else if (sx == 1) {
+        k4 ? SelectRun4<1, 0>(co, xo, yo, oo, inner) : SelectRun<U, 1, 0>(co, xo, yo, oo, inner);
+      } else if (sy == 1) {
+        k4 ? SelectRun4<0, 1>(co, xo, yo, oo, inner) : SelectRun<U, 0, 1>(co, xo, yo, oo, inner);
+      } else {
+        SelectRun<U, 0, 0>(co, xo, yo, oo, inner);
+      }
+      continue;
+    }
     for (int64_t i = 0; i < inner; ++i) {
-      const uint8_t* src = co[i * sc] ? xo + i * sx * es : yo + i * sy * es;
-      std::memcpy(oo + i * es, src, kSize);
+      U a, b;
+      std::memcpy(&a, xo + i * sx * es, sizeof(U));
+      std::memcpy(&b, yo + i * sy * es, sizeof(U));
+      const U mask = static_cast<U>(static_cast<U>(0) - static_cast<U>(co[i * sc]));
+      const U v = static_cast<U>((a & mask) | (b & static_cast<U>(~mask)));
+      std::memcpy(oo + i * es, &v, sizeof(U));
     }
   }
 }
@@ -250,10 +314,10 @@ Status RunSelectImpl(KernelContext& ctx, bool v2) {
   BroadcastPlan plan;
   if (!plan.Build({&cond_shape, &x.shape, &y.shape}, out.shape)) return KernelError(ctx, "cannot broadcast");
   switch (DataTypeSize(out.type)) {
-    case 1: SelectElements<1>(plan, cond, x, y, out); break;
-    case 2: SelectElements<2>(plan, cond, x, y, out); break;
-    case 4: SelectElements<4>(plan, cond, x, y, out); break;
-    case 8: SelectElements<8>(plan, cond, x, y, out); break;
+    case 1: SelectElements<uint8_t>(plan, cond, x, y, out); break;
+    case 2: SelectElements<uint16_t>(plan, cond, x, y, out); break;
+    case 4: SelectElements<uint32_t>(plan, cond, x, y, out); break;
+    case 8: SelectElements<uint64_t>(plan, cond, x, y, out); break;
     default: return KernelUnimplemented(ctx, std::string("type ") + DataTypeName(out.type) + " is not supported");
   }
   return OkStatus();

@@ -17,10 +17,20 @@ Status EvaluateNode(const Graph& graph, size_t node_index, std::vector<const Ten
   ctx.parallel_for = options.parallel_for;
   ctx.threadpool = options.threadpool;
   ctx.state = options.state;
+  ctx.size_output = options.size_output;
   if (kernel->prepare != nullptr && options.state != nullptr && *options.state == nullptr) {
     GLD_RETURN_IF_ERROR(kernel->prepare(ctx));
   }
   return kernel->run(ctx);
+}
+
+Status KernelContext::SizeOutput(size_t k, const Shape& shape) {
+  if (size_output) return size_output(k, shape);
+  if (outputs[k]->shape == shape) return OkStatus();
+  const std::string name =
+      graph != nullptr && node != nullptr ? graph->tensors[static_cast<size_t>(node->outputs[k])].name : "";
+  return InvalidArgumentError("output " + std::to_string(k) + " '" + name + "' has shape " + ShapeToString(shape) +
+                              " in this run, but the model fixes it to " + ShapeToString(outputs[k]->shape));
 }
 
 ValueOracle KnownValueOracle() {

@@ -1,9 +1,10 @@
 // Index-driven ops: GATHER (axis, batch_dims), GATHER_ND, ONE_HOT,
-// EMBEDDING_LOOKUP. Indices
+// EMBEDDING_LOOKUP, SCATTER_ND. Indices
 // out of range are an error (GATHER, GATHER_ND) or give off_value (ONE_HOT),
 // as in TFLite.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "cpu_kernels/kernels.h"
 
@@ -14,6 +15,23 @@ int64_t Product(const Shape& s, size_t b, size_t e) {
   int64_t n = 1;
   for (size_t i = b; i < e; ++i) n *= s[i];
   return n;
+}
+
+// GATHER_ND's and SCATTER_ND's index tuple i (the k values at idx[i * k])
+// as a flat offset into `shape` (row-major `strides`); a value outside its
+// dimension is an error, as in TFLite.
+Status IndexOffset(const KernelContext& ctx, const std::vector<int64_t>& idx, int64_t i, int64_t k,
+                   const Shape& shape, const std::vector<int64_t>& strides, int64_t* off) {
+  *off = 0;
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t v = idx[static_cast<size_t>(i * k + j)];
+    if (v < 0 || v >= shape[static_cast<size_t>(j)]) {
+      return KernelError(ctx, "index " + std::to_string(v) + " out of range for dimension " + std::to_string(j) +
+                                  " of " + ShapeToString(shape));
+    }
+    *off += v * strides[static_cast<size_t>(j)];
+  }
+  return OkStatus();
 }
 }  // namespace
 
@@ -96,17 +114,68 @@ Status RunGatherNd(KernelContext& ctx) {
   uint8_t* dst = static_cast<uint8_t*>(out.data);
   for (int64_t i = 0; i < count; ++i) {
     int64_t off = 0;
-    for (int64_t j = 0; j < k; ++j) {
-      const int64_t v = idx[static_cast<size_t>(i * k + j)];
-      if (v < 0 || v >= params.shape[static_cast<size_t>(j)]) {
-        return KernelError(ctx, "index " + std::to_string(v) + " out of range for dimension " + std::to_string(j) +
-                                    " of " + ShapeToString(params.shape));
-      }
-      off += v * ps[static_cast<size_t>(j)];
-    }
+    GLD_RETURN_IF_ERROR(IndexOffset(ctx, idx, i, k, params.shape, ps, &off));
     if (slice > 0) {
       std::memcpy(dst + i * slice * static_cast<int64_t>(es), src + off * static_cast<int64_t>(es),
                   static_cast<size_t>(slice) * es);
+    }
+  }
+  return OkStatus();
+}
+
+namespace {
+// SCATTER_ND's accumulation: sums, or OR for bool (TFLite adds updates that
+// share an index).
+template <typename T>
+void ScatterAdd(const T* updates, int64_t n, T* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    if constexpr (std::is_same_v<T, bool>) {
+      out[i] = out[i] || updates[i];
+    } else if constexpr (std::is_integral_v<T>) {
+      out[i] = static_cast<T>(static_cast<std::make_unsigned_t<T>>(out[i]) +
+                              static_cast<std::make_unsigned_t<T>>(updates[i]));
+    } else {
+      out[i] += updates[i];
+    }
+  }
+}
+}  // namespace
+
+// SCATTER_ND: inputs (indices, updates, shape); zeros of `shape` with each
+// slice of updates added at its index. An index outside the shape is an
+// error, as in TFLite.
+Status RunScatterNd(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 3, 3, 1));
+  const TensorData& indices = *ctx.inputs[0];
+  const TensorData& updates = *ctx.inputs[1];
+  TensorData& out = *ctx.outputs[0];
+  if (updates.type != out.type) return KernelError(ctx, "updates and output types differ");
+  if (indices.shape.empty()) return KernelError(ctx, "indices must have rank >= 1");
+  std::vector<int64_t> idx;
+  GLD_RETURN_IF_ERROR(ReadInts(ctx, indices, "indices", &idx));
+  const int64_t k = indices.shape.back();
+  if (k < 1 || static_cast<size_t>(k) > out.shape.size()) {
+    return KernelError(ctx, "index depth " + std::to_string(k) + " does not fit output " + ShapeToString(out.shape));
+  }
+  const int64_t slice = Product(out.shape, static_cast<size_t>(k), out.shape.size());
+  const int64_t count = static_cast<int64_t>(idx.size()) / k;
+  if (updates.num_elements() != count * slice) {
+    return KernelError(ctx, "updates " + ShapeToString(updates.shape) + " do not match indices " +
+                                ShapeToString(indices.shape) + " and output " + ShapeToString(out.shape));
+  }
+  std::memset(out.data, 0, out.bytes);
+  const std::vector<int64_t> os = Strides(out.shape);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t off = 0;
+    GLD_RETURN_IF_ERROR(IndexOffset(ctx, idx, i, k, out.shape, os, &off));
+    switch (out.type) {
+      case DataType::kFloat32: ScatterAdd(updates.as<float>() + i * slice, slice, out.as<float>() + off); break;
+      case DataType::kInt32: ScatterAdd(updates.as<int32_t>() + i * slice, slice, out.as<int32_t>() + off); break;
+      case DataType::kInt64: ScatterAdd(updates.as<int64_t>() + i * slice, slice, out.as<int64_t>() + off); break;
+      case DataType::kInt8: ScatterAdd(updates.as<int8_t>() + i * slice, slice, out.as<int8_t>() + off); break;
+      case DataType::kUInt8: ScatterAdd(updates.as<uint8_t>() + i * slice, slice, out.as<uint8_t>() + off); break;
+      case DataType::kBool: ScatterAdd(updates.as<bool>() + i * slice, slice, out.as<bool>() + off); break;
+      default: return KernelUnimplemented(ctx, std::string("type ") + DataTypeName(out.type) + " is not supported");
     }
   }
   return OkStatus();

@@ -20,6 +20,7 @@ namespace gld::cpu {
 namespace {
 constexpr int64_t kPanel = 32;  // output channels per panel: two vectors of 16 int32
 constexpr int kRows = 8;        // rows per tile: 16 accumulators
+static_assert(kInt8GemmBlockRows % kRows == 0, "a parallel item's rows are whole tiles");
 }  // namespace
 
 bool HasInt8Gemm() {
@@ -109,8 +110,9 @@ GLD_VNNI void Tile(const int8_t* x, int64_t sx, const Int8GemmWeights& p, int64_
 }
 
 template <int M>
-GLD_VNNI void Tiles(const int8_t* x, int64_t sx, const Int8GemmWeights& p, int8_t* y, int64_t sy) {
-  for (int64_t panel = 0; panel < p.panels; ++panel) {
+GLD_VNNI void Tiles(const int8_t* x, int64_t sx, const Int8GemmWeights& p, int64_t panel_begin, int64_t panel_end,
+                    int8_t* y, int64_t sy) {
+  for (int64_t panel = panel_begin; panel < panel_end; ++panel) {
     const int64_t valid = std::min(kPanel, p.n - panel * kPanel);
     if (valid <= 16) {
       Tile<M, true>(x, sx, p, panel, y + panel * kPanel, sy, valid);
@@ -123,27 +125,51 @@ GLD_VNNI void Tiles(const int8_t* x, int64_t sx, const Int8GemmWeights& p, int8_
 }  // namespace
 #endif
 
-void Int8GemmRows(const int8_t* x, int64_t stride_x, int64_t rows, const Int8GemmWeights& p, int8_t* y,
-                  int64_t stride_y) {
+void Int8GemmPanels(const int8_t* x, int64_t stride_x, int64_t rows, const Int8GemmWeights& p, int64_t panel_begin,
+                    int64_t panel_end, int8_t* y, int64_t stride_y) {
 #ifdef GLD_INT8_GEMM
+  const int64_t q0 = panel_begin, q1 = panel_end;
   int64_t r = 0;
-  for (; r + kRows <= rows; r += kRows) Tiles<kRows>(x + r * stride_x, stride_x, p, y + r * stride_y, stride_y);
+  for (; r + kRows <= rows; r += kRows) Tiles<kRows>(x + r * stride_x, stride_x, p, q0, q1, y + r * stride_y, stride_y);
   const int64_t left = rows - r;
   const int8_t* xr = x + r * stride_x;
   int8_t* yr = y + r * stride_y;
   switch (left) {
-    case 1: Tiles<1>(xr, stride_x, p, yr, stride_y); break;
-    case 2: Tiles<2>(xr, stride_x, p, yr, stride_y); break;
-    case 3: Tiles<3>(xr, stride_x, p, yr, stride_y); break;
-    case 4: Tiles<4>(xr, stride_x, p, yr, stride_y); break;
-    case 5: Tiles<5>(xr, stride_x, p, yr, stride_y); break;
-    case 6: Tiles<6>(xr, stride_x, p, yr, stride_y); break;
-    case 7: Tiles<7>(xr, stride_x, p, yr, stride_y); break;
+    case 1: Tiles<1>(xr, stride_x, p, q0, q1, yr, stride_y); break;
+    case 2: Tiles<2>(xr, stride_x, p, q0, q1, yr, stride_y); break;
+    case 3: Tiles<3>(xr, stride_x, p, q0, q1, yr, stride_y); break;
+    case 4: Tiles<4>(xr, stride_x, p, q0, q1, yr, stride_y); break;
+    case 5: Tiles<5>(xr, stride_x, p, q0, q1, yr, stride_y); break;
+    case 6: Tiles<6>(xr, stride_x, p, q0, q1, yr, stride_y); break;
+    case 7: Tiles<7>(xr, stride_x, p, q0, q1, yr, stride_y); break;
     default: break;
   }
 #else
-  (void)x, (void)stride_x, (void)rows, (void)p, (void)y, (void)stride_y;
+  (void)x, (void)stride_x, (void)rows, (void)p, (void)panel_begin, (void)panel_end, (void)y, (void)stride_y;
 #endif
+}
+
+void Int8GemmRows(const int8_t* x, int64_t stride_x, int64_t rows, const Int8GemmWeights& p, int8_t* y,
+                  int64_t stride_y) {
+  Int8GemmPanels(x, stride_x, rows, p, 0, p.panels, y, stride_y);
+}
+
+int64_t Int8GemmItemCount(int64_t rows, const Int8GemmWeights& p) {
+  return (rows + kInt8GemmBlockRows - 1) / kInt8GemmBlockRows * p.panels;
+}
+
+int64_t Int8GemmItemWork(const Int8GemmWeights& p) { return kInt8GemmBlockRows * kPanel * p.k4; }
+
+void Int8GemmItems(const int8_t* x, int64_t rows, const Int8GemmWeights& p, int64_t begin, int64_t end, int8_t* y) {
+  // One call per row block: its panels in [begin, end).
+  for (int64_t item = begin; item < end;) {
+    const int64_t block = item / p.panels, q0 = item % p.panels;
+    const int64_t q1 = std::min(p.panels, q0 + (end - item));
+    const int64_t r0 = block * kInt8GemmBlockRows;
+    const int64_t n = std::min(kInt8GemmBlockRows, rows - r0);
+    Int8GemmPanels(x + r0 * p.k, p.k, n, p, q0, q1, y + r0 * p.n, p.n);
+    item += q1 - q0;
+  }
 }
 
 namespace {

@@ -57,6 +57,24 @@ bool PackInt8Gemm(const int8_t* weights, int64_t n, int64_t k, const int32_t* bi
 void Int8GemmRows(const int8_t* x, int64_t stride_x, int64_t rows, const Int8GemmWeights& p, int8_t* y,
                   int64_t stride_y);
 
+// The same for the output channels of panels [panel_begin, panel_end) alone
+// (32 channels a panel; y still points at channel 0). Each output value is
+// computed alike whatever the rows and panels of the call, so any split of
+// the work gives the same bytes.
+void Int8GemmPanels(const int8_t* x, int64_t stride_x, int64_t rows, const Int8GemmWeights& p, int64_t panel_begin,
+                    int64_t panel_end, int8_t* y, int64_t stride_y);
+
+// The work items of an in-place GEMM over `rows` rows, for a parallel loop:
+// blocks of up to kInt8GemmBlockRows rows times single panels, row block by
+// row block (so that a run of items covers whole row blocks where it can,
+// and few rows still split across threads by output channels).
+// Int8GemmItems runs items [begin, end).
+constexpr int64_t kInt8GemmBlockRows = 8;
+int64_t Int8GemmItemCount(int64_t rows, const Int8GemmWeights& p);
+// The multiply-adds of a whole item.
+int64_t Int8GemmItemWork(const Int8GemmWeights& p);
+void Int8GemmItems(const int8_t* x, int64_t rows, const Int8GemmWeights& p, int64_t begin, int64_t end, int8_t* y);
+
 // Output pixels [p0, p1) of a convolution with p.window (p.k = kh * kw *
 // ic), the rows gathered into `scratch` a block at a time.
 void Int8ConvPixels(const int8_t* x, int64_t p0, int64_t p1, const Int8GemmWeights& p, int8_t* y,

@@ -2,9 +2,11 @@
 // (integer_kernels.h); the kernels themselves are in xnnpack_quantized.cc.
 #include "cpu_kernels/integer_kernels.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
+#include "cpu_kernels/integer_ops.h"
 #include "cpu_kernels/kernels.h"
 #include "cpu_kernels/quantized.h"
 #include "cpu_kernels/xnnpack_op.h"
@@ -177,12 +179,28 @@ const IntegerKernel kIntegerKernels[] = {
     {{OpType::kMaxPool2d, RunIntegerKernel, PrepareIntegerMaxPool2d}, TakesMaxPool},
     {{OpType::kLogistic, RunIntegerKernel, PrepareIntegerLogistic}, TakesLogistic},
     {{OpType::kTanh, RunIntegerKernel, PrepareIntegerTanh}, TakesTanh},
+    // integer_ops.cc: what LiteRT runs on its builtin int8 kernels, or on
+    // XNNPACK operators in forms the ones above do not take.
+    {{OpType::kAdd, RunInt8Op, PrepareInt8Op}, TakesInt8Binary},
+    {{OpType::kSub, RunInt8Op, PrepareInt8Op}, TakesInt8Binary},
+    {{OpType::kMul, RunInt8Op, PrepareInt8Op}, TakesInt8Binary},
+    {{OpType::kSquaredDifference, RunInt8Op, PrepareInt8Op}, TakesInt8Binary},
+    {{OpType::kRsqrt, RunInt8Op, PrepareInt8Op}, TakesInt8Table},
+    {{OpType::kGelu, RunInt8Op, PrepareInt8Op}, TakesInt8Table},
+    {{OpType::kHardSwish, RunInt8Op, PrepareInt8Op}, TakesInt8Table},
+    {{OpType::kSoftmax, RunInt8Op, PrepareInt8Op}, TakesInt8Softmax},
+    {{OpType::kBatchMatMul, RunInt8Op, PrepareInt8Op}, TakesInt8BatchMatMul},
+    {{OpType::kMean, RunInt8Op, PrepareInt8Op}, TakesInt8Mean},
+    {{OpType::kAveragePool2d, RunInt8AveragePool}, TakesInt8AveragePool},
+    {{OpType::kTransposeConv, RunInt8TransposeConv, PrepareInt8TransposeConv}, TakesInt8TransposeConv},
+    {{OpType::kResizeBilinear, RunInt8ResizeBilinear}, TakesInt8ResizeBilinear},
 };
 
 // Ops that only move values (MovesValuesOnly) and whose own kernel moves
-// int8/uint8 elements as they are; the others of that list compute in
-// float here (pooling, reductions, MAXIMUM / MINIMUM, resizing) or were not
-// checked with 8-bit types, and keep the float view.
+// int8/uint8 elements as they are (RESIZE_NEAREST_NEIGHBOR copies elements
+// of any size); the others of that list compute in float here (pooling,
+// reductions, MAXIMUM / MINIMUM) or were not checked with 8-bit types, and
+// keep the float view.
 bool OwnKernelTakesIntegers(OpType op) {
   switch (op) {
     case OpType::kMaxPool2d:
@@ -190,7 +208,6 @@ bool OwnKernelTakesIntegers(OpType op) {
     case OpType::kReduceMin:
     case OpType::kMaximum:
     case OpType::kMinimum:
-    case OpType::kResizeNearestNeighbor:
     case OpType::kMirrorPad:
     case OpType::kBroadcastTo:
     case OpType::kReverseV2:
@@ -198,19 +215,27 @@ bool OwnKernelTakesIntegers(OpType op) {
     case OpType::kSpaceToBatchNd:
     case OpType::kBatchToSpaceNd:
       return false;
+    case OpType::kSelect:
+    case OpType::kSelectV2:
+      return true;  // picks x or y elements of any size (an attention mask's)
     default:
       return MovesValuesOnly(op);
   }
 }
 
-// Every int8/uint8 activation the node touches has `q`, and it reads no
-// decoded constant (whose integers the kernel would not see).
+// Every int8/uint8 activation the node touches has `q`, and so has every
+// decoded constant it reads (the integer view gives the node an 8-bit copy:
+// IntegerCopyOf); other decoded constants keep it in the float view.
 bool MovesOneQuantization(const Graph& graph, const Node& node) {
   const QuantizationParams* q = nullptr;
   auto check = [&](int index) {
     const Tensor* t = TensorAt(graph, index);
     if (t == nullptr) return true;
-    if (t->is_constant && t->type == DataType::kFloat32 && !t->quant.empty()) return false;
+    if (t->is_constant && t->type == DataType::kFloat32 && !t->quant.empty()) {
+      if (!IsDecodedByteConstant(*t)) return false;
+      if (q == nullptr) q = &t->quant;
+      return SameQuantization(*q, t->quant);
+    }
     if (t->type != DataType::kInt8 && t->type != DataType::kUInt8) return true;
     if (t->quant.empty()) return false;
     if (q == nullptr) q = &t->quant;
@@ -243,6 +268,30 @@ bool RunsOnIntegers(const Graph& graph, const Node& node) {
 const CpuKernel* FindNodeKernel(const Graph& graph, const Node& node) {
   if (const CpuKernel* k = FindIntegerKernel(graph, node)) return k;
   return FindCpuKernel(node.op);
+}
+
+bool IsDecodedByteConstant(const Tensor& t) {
+  const DataType storage = t.quant.storage_type;
+  std::vector<int32_t> values;
+  int64_t lo = 0, hi = 0;
+  if (!t.is_constant || t.type != DataType::kFloat32 || t.quant.scale.size() != 1 || t.quant.zero_point.size() > 1 ||
+      (storage != DataType::kInt8 && storage != DataType::kUInt8) || !IntegerTypeRange(storage, &lo, &hi) ||
+      !StoredIntegers(t, &values)) {
+    return false;
+  }
+  return std::all_of(values.begin(), values.end(), [&](int32_t v) { return v >= lo && v <= hi; });
+}
+
+Tensor IntegerCopyOf(const Tensor& t) {
+  Tensor copy = t;
+  std::vector<int32_t> values;
+  StoredIntegers(t, &values);
+  std::vector<uint8_t> bytes(values.size());
+  for (size_t i = 0; i < values.size(); ++i) bytes[i] = static_cast<uint8_t>(values[i]);  // two's complement for int8
+  copy.type = t.quant.storage_type;
+  copy.data = std::move(bytes);
+  copy.name = t.name + "/stored";
+  return copy;
 }
 
 bool StoredIntegers(const Tensor& t, std::vector<int32_t>* out) {

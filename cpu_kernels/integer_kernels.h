@@ -7,7 +7,9 @@
 // int8/uint8 and the CPU has a kernel for it that way: an integer kernel of
 // the table in integer_kernels.cc (convolutions, fully connected, ADD / SUB /
 // MUL, MEAN over the spatial axes, MAX_POOL_2D, LOGISTIC, TANH: XNNPACK's
-// QS8 / QC8 / QU8 operators and the VNNI kernels), or
+// QS8 / QC8 / QU8 operators and the VNNI kernels; and the int8 kernels of
+// integer_ops.h, which reproduce LiteRT's builtin int8 kernels or XNNPACK's
+// arithmetic where the operators here do not), or
 // an op whose own kernel takes integers as they are (QUANTIZE, DEQUANTIZE,
 // CAST, and the ops that only move values when every quantized tensor they
 // touch has one quantization). Every other node keeps the float view.
@@ -37,6 +39,16 @@ bool RunsOnIntegers(const Graph& graph, const Node& node);
 // The kernel the CPU runs `node` with: its integer kernel when it has one,
 // else its op's (FindCpuKernel).
 const CpuKernel* FindNodeKernel(const Graph& graph, const Node& node);
+
+// A constant the reader decoded to float32 from int8/uint8 integers, one
+// scale and zero point per tensor, whose stored integers can be recovered.
+// An op whose own kernel moves values takes one (RunsOnIntegers) once the
+// integer view has given the node an 8-bit copy of it (IntegerCopyOf).
+bool IsDecodedByteConstant(const Tensor& t);
+
+// That 8-bit copy: the tensor's metadata with its storage type and its
+// stored integers as data.
+Tensor IntegerCopyOf(const Tensor& t);
 
 // The integers a quantized constant was stored as, from its decoded float32
 // values and its quantization: round(v / scale) + zero_point per element,

@@ -43,10 +43,12 @@ inline const TensorData* OptionalInput(const KernelContext& ctx, size_t i) {
 
 // Checks that the node has [min_inputs, max_inputs] inputs, of which the
 // first min_inputs are present, and at least `outputs` outputs (all present),
-// and that every present tensor's buffer holds its shape. Returns at once
-// when ctx.io_checked (a runtime step's earlier run passed with the same
-// buffers).
-Status CheckIo(const KernelContext& ctx, size_t min_inputs, size_t max_inputs, size_t outputs);
+// and that every present tensor's buffer holds its shape. Output
+// `sized_by_kernel` (if below `outputs`) is left to KernelContext::SizeOutput.
+// Returns at once when ctx.io_checked (a runtime step's earlier run passed
+// with the same buffers).
+Status CheckIo(const KernelContext& ctx, size_t min_inputs, size_t max_inputs, size_t outputs,
+               size_t sized_by_kernel = SIZE_MAX);
 
 // Typed attributes, or an error when the node carries another kind.
 template <typename A>

@@ -32,6 +32,10 @@ int64_t WorkPerOutput(const Graph& graph, const Node& node) {
       if (f == nullptr || f->size() != 4) return 1;
       return (*f)[1] * (*f)[2] * (node.op == OpType::kConv2d ? (*f)[3] : 1);
     }
+    case OpType::kConv3d: {
+      const Shape* f = InputShape(graph, node, 1);  // [kd, kh, kw, ic, oc]
+      return f != nullptr && f->size() == 5 ? int64_t{(*f)[0]} * (*f)[1] * (*f)[2] * (*f)[3] : 1;
+    }
     case OpType::kFullyConnected: {
       const Shape* w = InputShape(graph, node, 1);  // [units, depth]
       return w != nullptr && w->size() == 2 ? (*w)[1] : 1;
@@ -67,6 +71,40 @@ int64_t WorkPerOutput(const Graph& graph, const Node& node) {
   }
 }
 
+// The work of an integer kernel in float32 multiply-adds' time (the float
+// figure: about 46 ps a unit), from 1-thread medians of the int8 networks'
+// layers on AVX-512 VNNI:
+// - the GEMM of a 1x1 convolution or a fully connected layer (int8_gemm.h):
+//   5.4 ps a multiply-add of its lanes (the channels rounded up to 16, the
+//   depth to 4: VPDPBUSD does four byte products a lane) and 90 ps an
+//   output (requantizing and storing it): an eighth of a unit and two. The
+//   two terms fit the MobileNetV2 layers from 0.9 us (6x6, 144 -> 24) to
+//   14.7 us (48x48, 8 -> 48) within 15%;
+// - a convolution that gathers its windows first: half its multiply-adds
+//   (22 ps each);
+// - a depthwise convolution (XNNPACK's, or 16 channels a VPDPWSSD): twice
+//   (60-120 ps each: loads and requantizing dominate);
+// - the others (elementwise, pooling) move a quarter of float32's bytes.
+int64_t IntegerWork(const Graph& graph, const Node& node, int64_t work) {
+  const Shape* f = InputShape(graph, node, 1);
+  const auto round_up = [](int64_t v, int64_t m) { return (v + m - 1) / m * m; };
+  const auto gemm = [&](int64_t n, int64_t k) {
+    const int64_t outputs = Elements(graph, node.outputs.empty() ? kNoTensor : node.outputs[0]);
+    const int64_t rows = n > 0 ? outputs / n : 0;
+    return rows * round_up(n, 16) * round_up(k, 4) / 8 + outputs * 2;
+  };
+  switch (node.op) {
+    case OpType::kDepthwiseConv2d: return work * 2;
+    case OpType::kConv2d:
+      if (f != nullptr && f->size() == 4 && (*f)[1] * (*f)[2] == 1) return gemm((*f)[0], (*f)[3]);
+      return work / 2;
+    case OpType::kFullyConnected:
+      if (f != nullptr && f->size() == 2) return gemm((*f)[0], (*f)[1]);
+      return work / 4;
+    default: return work / 4;
+  }
+}
+
 }  // namespace
 
 int64_t EstimateNodeWork(const Graph& graph, size_t node_index) {
@@ -74,9 +112,7 @@ int64_t EstimateNodeWork(const Graph& graph, size_t node_index) {
   int64_t outputs = 0;
   for (int t : node.outputs) outputs += Elements(graph, t);
   const int64_t work = outputs * std::max<int64_t>(1, WorkPerOutput(graph, node));
-  // An integer kernel does about four int8 multiply-adds in the time of one
-  // float32 one (VPDPBUSD: four byte products per lane): a quarter of the work.
-  return FindIntegerKernel(graph, node) != nullptr ? work / 4 : work;
+  return FindIntegerKernel(graph, node) != nullptr ? IntegerWork(graph, node, work) : work;
 }
 
 }  // namespace gld::cpu

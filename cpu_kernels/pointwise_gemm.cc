@@ -51,7 +51,7 @@ void PackPointwiseB(const float* b, int64_t row_stride, int64_t col_stride, Poin
   for (const PointwisePanel& p : w->panels) {
     float* panel = dst + p.weights;
     if (col_stride == 1) {  // rows of B contiguous: a copy per row of the panel
-      for (int64_t r = 0; r < k; ++r) std::memcpy(panel + r * p.width, b + r * row_stride + p.col, p.cols * sizeof(float));
+      for (int64_t r = 0; r < k; ++r) CopyWords(panel + r * p.width, b + r * row_stride + p.col, p.cols);
     } else {
       for (int64_t j = 0; j < p.cols; ++j) {
         const float* col = b + (p.col + j) * col_stride;

@@ -70,6 +70,12 @@ Status MakeQuantView(const KernelContext& ctx, const Tensor* t, const Shape& sha
   return OkStatus();
 }
 
+// The quantize and dequantize passes go on the pool from this many values
+// (a float32 network's input of 96x96x3, 27648 values, took 8.5 us to int8
+// on one thread: worth splitting; ParallelForElements cuts chunks of 4K
+// values).
+constexpr int64_t kQuantizeParallelMin = 1 << 13;
+
 // round(x / scale) + zero_point, clamped to [lo, hi]; TFLite rounds half away
 // from zero.
 inline int64_t QuantizeValue(float x, float scale, int64_t zp, int64_t lo, int64_t hi) {
@@ -182,9 +188,27 @@ void QuantizeFloats(const float* x, int64_t begin, int64_t end, const QuantView&
 template <typename Out>
 void QuantizeFloatsParallel(const KernelContext& ctx, const float* x, int64_t n, const QuantView& q, int64_t lo,
                             int64_t hi, void* y) {
-  ParallelForElements(ctx, n, 1 << 15, [&](int64_t b, int64_t e) {
+  ParallelForElements(ctx, n, kQuantizeParallelMin, [&](int64_t b, int64_t e) {
     QuantizeFloats(x, b, e, q, lo, hi, static_cast<Out*>(y));
   });
+}
+
+// y[i] = table[x[i]]. A table that adds one constant to every byte
+// (modulo 256: the same scale, zero points 128 apart, as a uint8 model's
+// int8 body has) is that addition, which the compiler vectorizes; another
+// is looked up byte by byte (no pointer aliases another; not inlined, so
+// that the compiler keeps that knowledge and vectorizes the addition: 1.7
+// us instead of 15-18 for a 96x96x3 uint8 input).
+__attribute__((noinline)) void MapBytes(const uint8_t* __restrict x, int64_t n, const uint8_t* __restrict table,
+                                        uint8_t* __restrict y) {
+  bool shift = true;
+  for (int v = 1; v < 256 && shift; ++v) shift = static_cast<uint8_t>(table[v] - v) == table[0];
+  if (shift) {
+    const uint8_t d = table[0];
+    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<uint8_t>(x[i] + d);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) y[i] = table[x[i]];
 }
 
 bool ZeroPointsInRange(const QuantView& q, int64_t lo, int64_t hi) {
@@ -225,7 +249,25 @@ Status RunDequantize(KernelContext& ctx) {
       QuantView v;
       GLD_RETURN_IF_ERROR(MakeQuantView(ctx, InputTensor(ctx, 0), in.shape, "input", &v));
       const AffineQuantization affine = v.Affine();
-      ParallelForElements(ctx, n, 1 << 15, [&](int64_t b, int64_t e) {
+      if ((in.type == DataType::kInt8 || in.type == DataType::kUInt8) && v.count == 1) {
+        // One scale: the 256 results, each DequantizeAffine's, looked up
+        // (0.85 ns a value element by element, in double).
+        float table[256];
+        for (int b = 0; b < 256; ++b) {
+          const uint8_t byte = static_cast<uint8_t>(b);
+          if (in.type == DataType::kInt8) {
+            DequantizeAffine<int8_t>(&byte, 0, 1, affine, &table[b]);
+          } else {
+            DequantizeAffine<uint8_t>(&byte, 0, 1, affine, &table[b]);
+          }
+        }
+        const uint8_t* x = static_cast<const uint8_t*>(in.data);
+        ParallelForElements(ctx, n, kQuantizeParallelMin, [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) y[i] = table[x[i]];
+        });
+        return OkStatus();
+      }
+      ParallelForElements(ctx, n, kQuantizeParallelMin, [&](int64_t b, int64_t e) {
         switch (in.type) {
           case DataType::kInt8: DequantizeAffine<int8_t>(in.data, b, e, affine, y); break;
           case DataType::kUInt8: DequantizeAffine<uint8_t>(in.data, b, e, affine, y); break;
@@ -275,18 +317,20 @@ Status RunQuantize(KernelContext& ctx) {
   // 256 results, each computed as below.
   if ((in.type == DataType::kInt8 || in.type == DataType::kUInt8) && in_q.count == 1 && out_q.count == 1 &&
       (out.type == DataType::kInt8 || out.type == DataType::kUInt8)) {
-    const int offset = in.type == DataType::kInt8 ? 128 : 0;
+    // Indexed by the stored byte as it is (an int8 value's two's complement).
     uint8_t table[256];
     for (int v = 0; v < 256; ++v) {
-      const int64_t stored = v - offset;
+      const int64_t stored = in.type == DataType::kInt8 ? static_cast<int8_t>(static_cast<uint8_t>(v)) : v;
       const float real = static_cast<float>((static_cast<double>(stored) - static_cast<double>(in_q.zero_point[0])) *
                                             static_cast<double>(in_q.scale[0]));
       table[v] = static_cast<uint8_t>(QuantizeValue(real, out_q.scale[0], out_q.zero_point[0], lo, hi));
     }
     const uint8_t* x = static_cast<const uint8_t*>(in.data);
     uint8_t* y = static_cast<uint8_t*>(out.data);
-    ParallelForElements(ctx, n, 1 << 15, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) y[i] = table[static_cast<uint8_t>(x[i] + offset)];
+    // 16 bytes a step where the table is a shift: 1.7 us for 96x96x3 on one
+    // thread, less than handing half to another thread saves.
+    ParallelForElements(ctx, n, kQuantizeParallelMin * 16, [&](int64_t b, int64_t e) {
+      MapBytes(x + b, e - b, table, y + b);
     });
     return OkStatus();
   }

@@ -1,7 +1,8 @@
 // Reductions over a set of axes (input 1, negative and repeated axes allowed):
-// MEAN, SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN; and ARG_MAX / ARG_MIN over
+// MEAN, SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN, REDUCE_ANY, REDUCE_ALL; and ARG_MAX / ARG_MIN over
 // one axis. float32 accumulates in double; integers in int64 (wrapping back
 // to the output type).
+#include <algorithm>
 #include <limits>
 #include <type_traits>
 
@@ -336,6 +337,22 @@ Status RunSum(KernelContext& ctx) { return RunReduce(ctx, ReduceKind::kSum); }
 Status RunReduceProd(KernelContext& ctx) { return RunReduce(ctx, ReduceKind::kProd); }
 Status RunReduceMax(KernelContext& ctx) { return RunReduce(ctx, ReduceKind::kMax); }
 Status RunReduceMin(KernelContext& ctx) { return RunReduce(ctx, ReduceKind::kMin); }
+// REDUCE_ANY and REDUCE_ALL: bool maximum and minimum; over no elements
+// ANY is false and ALL true.
+Status RunReduceAny(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
+  GLD_RETURN_IF_ERROR(CheckType(ctx, *ctx.inputs[0], DataType::kBool, "input"));
+  GLD_RETURN_IF_ERROR(RunReduce(ctx, ReduceKind::kMax));
+  if (ctx.inputs[0]->num_elements() == 0) {
+    std::fill_n(ctx.outputs[0]->as<bool>(), ctx.outputs[0]->num_elements(), false);
+  }
+  return OkStatus();
+}
+Status RunReduceAll(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
+  GLD_RETURN_IF_ERROR(CheckType(ctx, *ctx.inputs[0], DataType::kBool, "input"));
+  return RunReduce(ctx, ReduceKind::kMin);
+}
 Status RunArgMax(KernelContext& ctx) { return RunArg(ctx, true); }
 Status RunArgMin(KernelContext& ctx) { return RunArg(ctx, false); }
 

@@ -5,6 +5,7 @@
 // Vectors use GCC/Clang vector extensions, not intrinsics.
 #pragma once
 
+#include <cstdint>
 #include <cstring>
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && defined(__linux__) && \
@@ -22,6 +23,29 @@
 #endif
 
 namespace gld::cpu {
+
+// Copies n 4-byte values: up to 64 of them as inline moves of 32, 16, 8
+// and 4 bytes, more through memcpy. The rows of attention's head
+// transposes and of a matmul's packed operand are 16-64 values, where a
+// memcpy call each cost more than the copy.
+inline void CopyWords(void* dst, const void* src, int64_t n) {
+  auto* d = static_cast<uint8_t*>(dst);
+  const auto* s = static_cast<const uint8_t*>(src);
+  if (n > 64) {
+    std::memcpy(d, s, static_cast<size_t>(n) * 4);
+    return;
+  }
+  for (; n >= 8; n -= 8, d += 32, s += 32) std::memcpy(d, s, 32);
+  if (n >= 4) {
+    std::memcpy(d, s, 16);
+    n -= 4, d += 16, s += 16;
+  }
+  if (n >= 2) {
+    std::memcpy(d, s, 8);
+    n -= 2, d += 8, s += 8;
+  }
+  if (n >= 1) std::memcpy(d, s, 4);
+}
 
 // 8 floats; lowered to two 4-wide halves where AVX is absent.
 typedef float Float8 __attribute__((vector_size(32)));

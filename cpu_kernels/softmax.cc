@@ -35,7 +35,7 @@ Status RunSoftmax(KernelContext& ctx) {
   const float* x = ctx.inputs[0]->as<float>();
   float* y = ctx.outputs[0]->as<float>();
   ParallelForGrain(ctx, rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(depth, 1)), [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) SoftmaxRow(x + r * depth, y + r * depth, depth, beta);
+    SoftmaxRows(x + b * depth, y + b * depth, e - b, depth, beta);
   });
   return OkStatus();
 }

@@ -58,6 +58,31 @@ struct VecMath {
     x = p * s1 * s2;
   }
 
+  // x = exp(x) for x in [kExpDenormalCutoff, 0] or NaN (softmax's shifted
+  // logits): the reduction of Exp, then a degree 5 polynomial (fitted for
+  // this file by reweighted least squares on Chebyshev nodes of
+  // [-ln2 / 2, ln2 / 2]: 1.0e-7 relative, 1.8e-7 once evaluated in float)
+  // and 2^n as one factor (n >= -126: a normal number). A NaN stays NaN.
+  static GLD_INLINE void ExpNonPositive(V& x) {
+    constexpr float kMagic = 12582912.f;
+    const V t = x * 1.44269504088896341f + kMagic;
+    const V n = t - kMagic;
+    I ni;
+    std::memcpy(&ni, &t, sizeof(I));
+    ni -= 0x4B400000;
+    V r = x - n * 0.693145751953125f;
+    r = r - n * 1.428606765330187e-06f;
+    V p = r * 0.008262364193797112f + 0.04189872369170189f;
+    p = p * r + 0.16668100655078888f;
+    p = p * r + 0.49999141693115234f;
+    p = p * r + 0.9999995231628418f;
+    p = p * r + 1.f;
+    const I b = (ni + 127) << 23;
+    V scale;
+    std::memcpy(&scale, &b, sizeof(V));
+    x = p * scale;
+  }
+
   // z = f(z) for an odd f that saturates at +-1 (erf, tanh): z P(z^2) /
   // Q(z^2) for |z| < limit, exactly +-1 beyond (so that GELU(-inf) is
   // -inf * 0 = NaN as in the formula); a NaN fails both compares and
@@ -142,23 +167,103 @@ GLD_INLINE void MapRow(const float* x, float* y, int64_t n, F f) {
   }
 }
 
-// The lanes combined by f, one after the other.
-template <int kWidth, typename F>
-GLD_INLINE float ReduceLanes(const float (&lanes)[kWidth], F f) {
-  float r = lanes[0];
-  for (int j = 1; j < kWidth; ++j) r = f(r, lanes[j]);
-  return r;
+// Vectors of W floats, for the halving reductions below.
+template <int W>
+struct Lanes {
+  typedef float Type __attribute__((vector_size(W * sizeof(float))));
+};
+
+// The sum (or, with kMax, the max) of v's lanes, by halving: log2(W) vector
+// steps instead of W - 1 scalar ones (short rows, such as attention's 32
+// keys, spent most of their time in the scalar chain). For max, a NaN lane
+// may or may not survive; the callers make a NaN row NaN through the sum.
+template <bool kMax, int W>
+GLD_INLINE float ReduceLanes(const typename Lanes<W>::Type& v) {
+  if constexpr (W == 2) {
+    return kMax ? (v[1] > v[0] ? v[1] : v[0]) : v[0] + v[1];
+  } else {
+    typename Lanes<W / 2>::Type lo, hi;
+    std::memcpy(&lo, &v, sizeof(lo));
+    std::memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof(lo), sizeof(hi));
+    if constexpr (kMax) {
+      lo = hi > lo ? hi : lo;
+    } else {
+      lo += hi;
+    }
+    return ReduceLanes<kMax, W / 2>(lo);
+  }
 }
 
+// Below this, exp(x) is a denormal (or 0): the softmax takes it as 0, as
+// XNNPACK's softmax does, rather than pay the CPU's slow path for
+// denormal products (attention rows with masked or far-apart logits:
+// 1.7x the row's time).
+constexpr float kExpDenormalCutoff = -87.336544f;
+
 // The row's max, then y = exp((x - max) * beta) and their sum, then y / sum.
-// The tail (n not a multiple of W) runs as one vector padded with zeros,
-// the padding's lanes left out of the sum. Any NaN in the row makes the
-// sum, and so the row, NaN; max's order does not matter.
+// The tail (n not a multiple of W) runs as the row's last W values where
+// n > W, else as one vector padded with zeros, the padding's lanes left
+// out of the sum. Any NaN in the row makes the
+// sum, and so the row, NaN; max's order does not matter. Exponents below
+// kExpDenormalCutoff give 0.
 template <typename V, typename I>
 GLD_INLINE void Softmax(const float* x, float* y, int64_t n, float beta) {
   using M = VecMath<V, I>;
-  constexpr int64_t w = M::kWidth;
-  float lanes[w];
+  constexpr int w = M::kWidth;
+  const V zero = {};
+  const V cutoff = zero + kExpDenormalCutoff;
+  // With beta > 0 the shifted logits are <= 0 (or NaN): the shorter exp.
+  const bool non_positive = beta > 0.f;
+  auto exp_shifted = [&](V& v, float mx) {
+    v = (v - mx) * beta;
+    const auto tiny = v < cutoff;
+    v = tiny ? cutoff : v;
+    if (non_positive) {
+      M::ExpNonPositive(v);
+    } else {
+      M::Exp(v);
+    }
+    v = tiny ? zero : v;
+  };
+  if (n > w && n % w != 0) {
+    // The tail as the row's last W values, overlapping the vector before:
+    // read before anything is stored (y may be x), its exps computed once,
+    // its lanes before the tail left out of the sum, and stored last, over
+    // lanes that hold the same values (no stack copy: a narrow store then
+    // a wide load stalled each short row, DeiT's 18 keys).
+    const int64_t full = n / w * w, left = n - full;
+    V m, last;
+    M::Load(m, x);
+    for (int64_t i = w; i < full; i += w) {
+      V v;
+      M::Load(v, x + i);
+      m = v > m ? v : m;
+    }
+    M::Load(last, x + n - w);
+    m = last > m ? last : m;
+    const float mx = ReduceLanes<true, w>(m);
+    exp_shifted(last, mx);
+    I lane;
+    for (int j = 0; j < w; ++j) lane[j] = j;
+    V sum = lane >= static_cast<int>(w - left) ? last : zero;
+    for (int64_t i = 0; i < full; i += w) {
+      V v;
+      M::Load(v, x + i);
+      exp_shifted(v, mx);
+      sum += v;
+      M::Store(y + i, v);
+    }
+    const float inv = 1.f / ReduceLanes<false, w>(sum);
+    for (int64_t i = 0; i < full; i += w) {
+      V v;
+      M::Load(v, y + i);
+      v *= inv;
+      M::Store(y + i, v);
+    }
+    last *= inv;
+    M::Store(y + n - w, last);
+    return;
+  }
   float mx = x[0];
   int64_t i = 0;
   if (n >= w) {
@@ -169,8 +274,7 @@ GLD_INLINE void Softmax(const float* x, float* y, int64_t n, float beta) {
       M::Load(v, x + i);
       m = v > m ? v : m;
     }
-    M::Store(lanes, m);
-    mx = ReduceLanes(lanes, [](float a, float b) { return b > a ? b : a; });
+    mx = ReduceLanes<true, w>(m);
   }
   for (; i < n; ++i) mx = x[i] > mx ? x[i] : mx;
   V sum = {};
@@ -178,21 +282,18 @@ GLD_INLINE void Softmax(const float* x, float* y, int64_t n, float beta) {
   for (; i + w <= n; i += w) {
     V v;
     M::Load(v, x + i);
-    v = (v - mx) * beta;
-    M::Exp(v);
+    exp_shifted(v, mx);
     sum += v;
     M::Store(y + i, v);
   }
-  M::Store(lanes, sum);
-  float s = ReduceLanes(lanes, [](float a, float b) { return a + b; });
+  float s = ReduceLanes<false, w>(sum);
   if (i < n) {
     const int64_t left = n - i;
     float tail[w] = {};
     std::memcpy(tail, x + i, static_cast<size_t>(left) * sizeof(float));
     V v;
     M::Load(v, tail);
-    v = (v - mx) * beta;
-    M::Exp(v);
+    exp_shifted(v, mx);
     M::Store(tail, v);
     for (int64_t j = 0; j < left; ++j) {
       y[i + j] = tail[j];
@@ -208,6 +309,74 @@ GLD_INLINE void Softmax(const float* x, float* y, int64_t n, float beta) {
     M::Store(y + i, v);
   }
   for (; i < n; ++i) y[i] *= inv;
+}
+
+// Layer norm of `rows` rows of c values (see LayerNormRows): the sum, then
+// the squared deviations from the mean (two passes, as the converter's
+// chain), then x * s + (beta - mean * s) with s = rsqrt(var + eps) * gamma.
+// Two accumulators per pass; the tails (c not a multiple of W) in scalars.
+template <typename V, typename I>
+GLD_INLINE void LayerNorm(const float* x, float* y, int64_t rows, int64_t c, const float* gamma, const float* beta,
+                          float epsilon) {
+  using M = VecMath<V, I>;
+  constexpr int w = M::kWidth;
+  const float inv_c = 1.f / static_cast<float>(c);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = x + r * c;
+    float* dst = y + r * c;
+    V a0 = {}, a1 = {};
+    int64_t i = 0;
+    for (; i + 2 * w <= c; i += 2 * w) {
+      V v0, v1;
+      M::Load(v0, row + i);
+      M::Load(v1, row + i + w);
+      a0 += v0;
+      a1 += v1;
+    }
+    for (; i + w <= c; i += w) {
+      V v;
+      M::Load(v, row + i);
+      a0 += v;
+    }
+    a0 += a1;
+    float sum = ReduceLanes<false, w>(a0);
+    for (; i < c; ++i) sum += row[i];
+    const float mean = sum * inv_c;
+    a0 = V{};
+    a1 = V{};
+    for (i = 0; i + 2 * w <= c; i += 2 * w) {
+      V v0, v1;
+      M::Load(v0, row + i);
+      M::Load(v1, row + i + w);
+      v0 -= mean;
+      v1 -= mean;
+      a0 += v0 * v0;
+      a1 += v1 * v1;
+    }
+    for (; i + w <= c; i += w) {
+      V v;
+      M::Load(v, row + i);
+      v -= mean;
+      a0 += v * v;
+    }
+    a0 += a1;
+    float sq = ReduceLanes<false, w>(a0);
+    for (; i < c; ++i) sq += (row[i] - mean) * (row[i] - mean);
+    const float rs = 1.f / std::sqrt(sq * inv_c + epsilon);
+    for (i = 0; i + w <= c; i += w) {
+      V v, g, b;
+      M::Load(v, row + i);
+      M::Load(g, gamma + i);
+      M::Load(b, beta + i);
+      const V s = g * rs;
+      v = v * s + (b - mean * s);
+      M::Store(dst + i, v);
+    }
+    for (; i < c; ++i) {
+      const float s = rs * gamma[i];
+      dst[i] = row[i] * s + (beta[i] - mean * s);
+    }
+  }
 }
 
 #ifdef GLD_AVX512
@@ -227,8 +396,12 @@ GLD_AVX512 void TanhRow16(const float* x, float* y, int64_t n) {
 GLD_AVX512 void SigmoidRow16(const float* x, float* y, int64_t n) {
   MapRow<Float16, Int16>(x, y, n, [](Float16& v) { VecMath<Float16, Int16>::Sigmoid(v); });
 }
-GLD_AVX512 void SoftmaxRow16(const float* x, float* y, int64_t n, float beta) {
-  Softmax<Float16, Int16>(x, y, n, beta);
+GLD_AVX512 void SoftmaxRows16(const float* x, float* y, int64_t rows, int64_t n, float beta) {
+  for (int64_t r = 0; r < rows; ++r) Softmax<Float16, Int16>(x + r * n, y + r * n, n, beta);
+}
+GLD_AVX512 void LayerNormRows16(const float* x, float* y, int64_t rows, int64_t c, const float* gamma,
+                                const float* beta, float epsilon) {
+  LayerNorm<Float16, Int16>(x, y, rows, c, gamma, beta, epsilon);
 }
 #endif
 
@@ -248,8 +421,12 @@ GLD_MULTIVERSION void TanhRow8(const float* x, float* y, int64_t n) {
 GLD_MULTIVERSION void SigmoidRow8(const float* x, float* y, int64_t n) {
   MapRow<Float8, Int8>(x, y, n, [](Float8& v) { VecMath<Float8, Int8>::Sigmoid(v); });
 }
-GLD_MULTIVERSION void SoftmaxRow8(const float* x, float* y, int64_t n, float beta) {
-  Softmax<Float8, Int8>(x, y, n, beta);
+GLD_MULTIVERSION void SoftmaxRows8(const float* x, float* y, int64_t rows, int64_t n, float beta) {
+  for (int64_t r = 0; r < rows; ++r) Softmax<Float8, Int8>(x + r * n, y + r * n, n, beta);
+}
+GLD_MULTIVERSION void LayerNormRows8(const float* x, float* y, int64_t rows, int64_t c, const float* gamma,
+                                     const float* beta, float epsilon) {
+  LayerNorm<Float8, Int8>(x, y, rows, c, gamma, beta, epsilon);
 }
 
 }  // namespace
@@ -282,11 +459,19 @@ void SigmoidRow(const float* x, float* y, int64_t n) {
   SigmoidRow8(x, y, n);
 }
 
-void SoftmaxRow(const float* x, float* y, int64_t n, float beta) {
+void SoftmaxRows(const float* x, float* y, int64_t rows, int64_t n, float beta) {
 #ifdef GLD_AVX512
-  if (HasAvx512f()) return SoftmaxRow16(x, y, n, beta);
+  if (HasAvx512f()) return SoftmaxRows16(x, y, rows, n, beta);
 #endif
-  SoftmaxRow8(x, y, n, beta);
+  SoftmaxRows8(x, y, rows, n, beta);
+}
+
+void LayerNormRows(const float* x, float* y, int64_t rows, int64_t c, const float* gamma, const float* beta,
+                   float epsilon) {
+#ifdef GLD_AVX512
+  if (HasAvx512f()) return LayerNormRows16(x, y, rows, c, gamma, beta, epsilon);
+#endif
+  LayerNormRows8(x, y, rows, c, gamma, beta, epsilon);
 }
 
 }  // namespace gld::cpu

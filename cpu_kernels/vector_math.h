@@ -1,5 +1,5 @@
-// Vectorized transcendental rows for the transformer and recurrent kernels
-// (GELU, SOFTMAX, TANH, LOGISTIC):
+// Vectorized rows for the transformer and recurrent kernels (GELU, SOFTMAX,
+// layer norm, TANH, LOGISTIC):
 // 16-wide where the CPU has AVX-512F, else 8-wide (AVX2 with FMA where
 // present, see simd.h). Accuracy: exp within 2 ulp of std::exp over the
 // normal range (overflow to +inf above ~88.72, flush to 0 below ~-103.9);
@@ -30,9 +30,19 @@ void TanhRow(const float* x, float* y, int64_t n);
 // within a few ulp, 0 for x below about -88, 1 above about 17.
 void SigmoidRow(const float* x, float* y, int64_t n);
 
-// Softmax of one row of n > 0 values: y = exp((x - max x) * beta) / sum
-// (y may be x). A NaN anywhere, or +inf, makes the row NaN, as the scalar
-// formula does.
-void SoftmaxRow(const float* x, float* y, int64_t n, float beta);
+// Softmax of each of `rows` consecutive rows of n > 0 values (SoftmaxRow:
+// one): y = exp((x - max x) * beta) / sum (y may be x). A NaN anywhere, or +inf, makes the row NaN, as the scalar
+// formula does. Terms whose exponent is below -87.34 (a denormal exp) are 0,
+// as in XNNPACK's softmax.
+void SoftmaxRows(const float* x, float* y, int64_t rows, int64_t n, float beta);
+inline void SoftmaxRow(const float* x, float* y, int64_t n, float beta) { SoftmaxRows(x, y, 1, n, beta); }
+
+// Layer norm of `rows` consecutive rows of c > 0 values (y may be x): per
+// row, mean = sum / c, var = sum((x - mean)^2) / c (float sums, several
+// lanes), s = gamma / sqrt(var + epsilon), y = x * s + (beta - mean * s).
+// gamma and beta hold c values each. A NaN or infinity in a row makes the
+// whole row NaN, as the converter's MEAN / SQUARED_DIFFERENCE chain does.
+void LayerNormRows(const float* x, float* y, int64_t rows, int64_t c, const float* gamma, const float* beta,
+                   float epsilon);
 
 }  // namespace gld::cpu

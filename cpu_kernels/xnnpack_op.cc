@@ -172,10 +172,14 @@ bool XnnWeightsAreConstant(const KernelContext& ctx, size_t weights, size_t bias
 
 namespace {
 // The trailing padding that turns `in` positions into `out` ones for a window
-// of `effective_kernel` at `stride` after `before` leading positions.
+// of `effective_kernel` at `stride` after `before` leading positions. A window
+// that leaves fewer than `stride` trailing positions unread (VALID padding
+// where the stride does not divide the extent) needs none: XNNPACK's output
+// size rounds down as TFLite's does, so padding 0 gives `out` positions.
 bool TrailingPadding(int64_t in, int64_t out, int64_t effective_kernel, int64_t stride, int64_t before,
                      int64_t* after) {
   *after = (out - 1) * stride + effective_kernel - in - before;
+  if (*after < 0 && *after > -stride) *after = 0;
   return *after >= 0 && before >= 0;
 }
 }  // namespace

@@ -495,17 +495,21 @@ Status RunIntegerKernel(KernelContext& ctx) {
     const int8_t* x = ctx.inputs[0]->as<int8_t>();
     int8_t* y = ctx.outputs[0]->as<int8_t>();
     if (gemm->gathers) {
+      // Chunks of 64 pixels (a gathered block), fewer where the output has
+      // too few for each thread to take several.
       const int64_t pixels = ctx.outputs[0]->num_elements() / gemm->n;
-      ParallelForGrain(ctx, pixels, 64, [&](int64_t b, int64_t e) {
+      const int64_t grain = std::clamp<int64_t>(pixels / (4 * ctx.num_threads) / 8 * 8, 8, 64);
+      ParallelForGrain(ctx, pixels, grain, [&](int64_t b, int64_t e) {
         thread_local std::vector<int8_t> scratch;  // kept: no allocation per run
         Int8ConvPixels(x, b, e, *gemm, y, &scratch);
       });
       return OkStatus();
     }
+    // Row blocks times output-channel panels (int8_gemm.h), at least ~16K
+    // multiply-adds a chunk: a 6x6 map's 36 rows still split evenly.
     const int64_t rows = ctx.inputs[0]->num_elements() / gemm->k;
-    ParallelForGrain(ctx, rows, 32, [&](int64_t b, int64_t e) {
-      Int8GemmRows(x + b * gemm->k, gemm->k, e - b, *gemm, y + b * gemm->n, gemm->n);
-    });
+    ParallelForGrain(ctx, Int8GemmItemCount(rows, *gemm), std::max<int64_t>(1, 16384 / Int8GemmItemWork(*gemm)),
+                     [&](int64_t b, int64_t e) { Int8GemmItems(x, rows, *gemm, b, e, y); });
     return OkStatus();
   }
   GLD_ASSIGN_OR_RETURN(const bool ran, RunXnnOperator(ctx));

@@ -25,6 +25,11 @@ std::string OptionValue::ToString() const {
       for (size_t i = 0; i < list_.size(); ++i) s += (i ? ", " : "") + std::to_string(list_[i]);
       return s + "]";
     }
+    case Kind::kFloatList: {
+      std::string s = "[";
+      for (size_t i = 0; i < float_list_.size(); ++i) s += (i ? ", " : "") + std::to_string(float_list_[i]);
+      return s + "]";
+    }
   }
   return "?";
 }
@@ -141,6 +146,18 @@ class OptionReader {
       return std::nullopt;
     }
     return std::vector<int32_t>(v->as_int_list().begin(), v->as_int_list().end());
+  }
+  std::optional<std::vector<float>> Floats(const char* name) {
+    const OptionValue* v = Find(name);
+    if (v == nullptr) return std::nullopt;
+    if (v->kind() == OptionValue::Kind::kIntList) {
+      return std::vector<float>(v->as_int_list().begin(), v->as_int_list().end());
+    }
+    if (v->kind() != OptionValue::Kind::kFloatList) {
+      Fail(name, *v, "a list of numbers");
+      return std::nullopt;
+    }
+    return v->as_float_list();
   }
   // An enum by name: index into `names` (nullptr-terminated or of `count`).
   template <typename E>
@@ -297,6 +314,29 @@ StatusOr<EncodedOptions> EncodeOptions(const OpSpec& op, const std::string& op_n
       set(tflite::CreateConv2DOptions(*fbb, padding, sw, sh, act, dw, dh));
       break;
     }
+    case OpType::kConv3d: {
+      auto padding = r.Padding();
+      auto sd = r.Int("stride_d", 1), sw = r.Int("stride_w", 1), sh = r.Int("stride_h", 1);
+      auto act = r.Activation();
+      auto dd = r.Int("dilation_d_factor", 1), dw = r.Int("dilation_w_factor", 1), dh = r.Int("dilation_h_factor", 1);
+      set(tflite::CreateConv3DOptions(*fbb, padding, sd, sw, sh, act, dd, dw, dh));
+      break;
+    }
+    case OpType::kBucketize: {
+      auto boundaries = r.Floats("boundaries");
+      set(tflite::CreateBucketizeOptions(*fbb, boundaries ? fbb->CreateVector(*boundaries) : 0));
+      break;
+    }
+    case OpType::kUnique: {
+      // The index output's type, as output 1 declares it unless named.
+      tflite::TensorType idx = tflite::TensorType::INT32;
+      if (output_types.size() > 1) {
+        auto t = ToTensorType(output_types[1]);
+        if (t.ok() && *t == tflite::TensorType::INT64) idx = *t;
+      }
+      set(tflite::CreateUniqueOptions(*fbb, r.Type("idx_out_type", idx)));
+      break;
+    }
     case OpType::kDepthwiseConv2d: {
       auto padding = r.Padding();
       auto sw = r.Int("stride_w", 1), sh = r.Int("stride_h", 1);
@@ -346,7 +386,7 @@ StatusOr<EncodedOptions> EncodeOptions(const OpSpec& op, const std::string& op_n
       break;
     }
     case OpType::kMean: case OpType::kSum: case OpType::kReduceMax:
-    case OpType::kReduceMin: case OpType::kReduceProd:
+    case OpType::kReduceMin: case OpType::kReduceProd: case OpType::kReduceAny: case OpType::kReduceAll:
       set(tflite::CreateReducerOptions(*fbb, r.Bool("keep_dims", false)));
       break;
     case OpType::kResizeBilinear: {

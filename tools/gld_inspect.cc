@@ -79,10 +79,19 @@ void PrintModel(const std::string& path, const gld::Model& model) {
   for (const std::string& name : model.OtherSubgraphs()) std::cout << "other subgraph: " << name << "\n";
 }
 
-// The figures of the summary: node counts, GL dispatches per inference, GPU
+// The figures of the summary: node counts, the steps of an Invoke (each CPU
+// step named: one node, a node and its epilogue chain, or a group of
+// elementwise nodes run in one pass), GL dispatches per inference, GPU
 // memory, and the elementwise nodes that kept a dispatch of their own.
 void PrintFigures(const gld::InterpreterReport& r) {
   std::cout << "nodes: " << r.original_nodes << " -> " << r.total_nodes << "\n";
+  const size_t gpu_steps = r.steps.size() - static_cast<size_t>(r.cpu_steps);
+  std::cout << "steps: " << r.steps.size() << " (" << r.cpu_steps << " CPU, " << gpu_steps << " GPU)\n";
+  // Beside GPU segments, each CPU step by name (on the CPU alone every node
+  // is listed below anyway).
+  for (const std::string& step : r.steps) {
+    if (gpu_steps > 0 && step.rfind("CPU: ", 0) == 0) std::cout << "  " << step << "\n";
+  }
   std::cout << "dispatches: " << r.dispatches << "\n";
   std::cout << "gpu_bytes: " << r.gpu_bytes_planned << " planned, " << r.gpu_bytes_naive << " naive, "
             << r.gpu_bytes_lower_bound << " lower bound\n";

@@ -116,7 +116,32 @@ Status GlSegment::CreateBuffers(const SegmentPlan& plan) {
     (e.to_gpu ? input_edges_ : output_edges_).push_back(std::move(edge));
   }
   GLD_ASSIGN_OR_RETURN(arena_, make(static_cast<size_t>(plan.arena_bytes), nullptr, "tensor arena"));
+  variables_ = plan.variables;
+  return WriteVariables();
+}
+
+Status GlSegment::WriteVariables() {
+  for (const PlannedVariable& v : variables_) {
+    Status s = arena_.Write(static_cast<size_t>(v.offset), v.bytes.data(), v.bytes.size());
+    if (!s.ok()) return s.WithContext(label_ + ": variable '" + v.name + "'");
+  }
   return OkStatus();
+}
+
+Status GlSegment::ResetVariables() {
+  if (variables_.empty()) return OkStatus();
+  GlEnvironment::ScopedCurrent current(env_);
+  GLD_RETURN_IF_ERROR(current.status());
+  // The last run's shader writes finish before the update replaces them.
+  glMemoryBarrier(GL_ALL_BARRIER_BITS);
+  GLD_RETURN_IF_ERROR(WriteVariables());
+  return CheckGlError("resetting the variables of", label_);
+}
+
+std::vector<int> GlSegment::variable_tensors() const {
+  std::vector<int> v;
+  for (const PlannedVariable& p : variables_) v.push_back(p.tensor);
+  return v;
 }
 
 Status GlSegment::BindDispatches(const SegmentPlan& plan, const std::vector<const GlProgram*>& programs,

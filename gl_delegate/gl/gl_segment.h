@@ -138,6 +138,12 @@ class GlSegment {
   // waits for the GPU (glFinish), unless `async` (the caller then fences).
   Status Run(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs, bool async = false);
 
+  // The variables the segment keeps (SegmentPlan::variables: a recurrent
+  // op's state) get their initial contents again, as when it was made.
+  Status ResetVariables();
+  // Their graph tensors.
+  std::vector<int> variable_tensors() const;
+
   // Non-constant tensors the segment reads and does not produce.
   const std::vector<int>& input_tensors() const { return inputs_; }
   // Tensors it produces that are graph outputs, read outside it, or asked for.
@@ -213,6 +219,8 @@ class GlSegment {
 
   GlSegment(GlEnvironment& env, const SegmentPlan& plan);
   Status CreateBuffers(const SegmentPlan& plan);
+  // The kept variables' initial contents into their arena ranges.
+  Status WriteVariables();
   Status BindDispatches(const SegmentPlan& plan, const std::vector<const GlProgram*>& programs,
                         const std::vector<uint32_t>& barrier_bits);
   // The buffer (range) a planned binding names in this segment.
@@ -262,6 +270,7 @@ class GlSegment {
   std::vector<Edge> input_edges_, output_edges_;
   std::vector<GlBuffer> tensor_buffers_;    // per referenced constant tensor
   GlBuffer arena_;                          // every other referenced tensor
+  std::vector<PlannedVariable> variables_;  // kept in the arena across runs
   std::vector<GlBuffer> constant_buffers_;
   std::vector<BoundDispatch> dispatches_;
   std::vector<DispatchInfo> info_;

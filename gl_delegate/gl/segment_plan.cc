@@ -241,6 +241,10 @@ class SegmentPlanner {
     for (int t : referenced_) {
       const Tensor& tensor = graph_.tensors[static_cast<size_t>(t)];
       if (!produced.count(t) && !tensor.is_constant && !Contains(segment_.inputs, t)) {
+        if (tensor.is_variable) {
+          variables_.push_back(t);
+          continue;
+        }
         return InternalError(plan_.label + ": tensor '" + tensor.name +
                              "' is read but neither made in the segment nor one of its inputs");
       }
@@ -359,6 +363,10 @@ class SegmentPlanner {
           u.last_step = static_cast<int>(i);
         }
       }
+      if (Contains(variables_, t)) {  // kept across runs: live from the first dispatch to the last
+        u.first_step = 0;
+        u.last_step = static_cast<int>(body_.size()) - 1;
+      }
       usages.push_back(u);
     }
     const uint64_t alignment =
@@ -385,6 +393,25 @@ class SegmentPlanner {
       arena_index_[activations_[k]] = static_cast<int>(plan_.arena.size());
       plan_.arena.push_back({activations_[k], arena.offsets[k], std::max<uint64_t>(usages[k].bytes, 16),
                              usages[k].first_step, usages[k].last_step});
+    }
+    return PlanVariables();
+  }
+
+  // The kept variables' initial contents (the file's, else zeros), in PHWC4.
+  Status PlanVariables() {
+    for (int t : variables_) {
+      const Tensor& tensor = graph_.tensors[static_cast<size_t>(t)];
+      GLD_ASSIGN_OR_RETURN(Bhwc shape, ToBhwc(tensor.shape));
+      std::vector<float> values(static_cast<size_t>(shape.elements()), 0.0f);
+      if (!tensor.data.empty()) {
+        auto initial = ConstantValues(tensor);
+        if (!initial.ok()) return Fail(initial.status());
+        values = std::move(initial).value();
+      }
+      std::vector<float> phwc4(static_cast<size_t>(shape.vec4s()) * 4);
+      BhwcToPhwc4(values.data(), shape, phwc4.data());
+      const ArenaSlot& slot = plan_.arena[static_cast<size_t>(arena_index_.at(t))];
+      plan_.variables.push_back({t, tensor.name, slot.offset, PackVec4s(phwc4, plan_.precision)});
     }
     return OkStatus();
   }
@@ -491,6 +518,7 @@ class SegmentPlanner {
   std::vector<DraftDispatch> body_;
   std::vector<int> referenced_;   // tensors bound by the body, in first-use order
   std::vector<int> activations_;  // the non-constant ones among them
+  std::vector<int> variables_;    // the variables among those, kept by the segment
   std::map<int, int> constant_tensor_index_;  // tensor -> plan_.constant_tensors index
   std::map<int, int> arena_index_;            // tensor -> plan_.arena index
 };

@@ -116,11 +116,26 @@ struct ArenaSlot {
   int first_dispatch = 0, last_dispatch = 0;
 };
 
+// A variable tensor the segment keeps (partition's SegmentOwnsVariable: a
+// recurrent op's state, updated in place): its arena range lives through
+// the whole run and shares memory with nothing, so its contents carry over
+// from one run to the next. GlSegment writes `bytes` (the tensor's initial
+// contents, or zeros, in PHWC4 and the storage precision) there when it is
+// made and when the variables are reset.
+struct PlannedVariable {
+  int tensor = -1;
+  std::string name;
+  uint64_t offset = 0;
+  std::vector<uint8_t> bytes;
+};
+
 struct SegmentPlan {
   std::string label;  // "GL segment 0 (nodes 0-11)"
   std::vector<size_t> nodes;
   Precision precision = Precision::kFp32;
-  std::vector<int> inputs;   // non-constant tensors the segment reads and does not produce
+  // non-constant tensors the segment reads and does not produce (its own
+  // variables apart)
+  std::vector<int> inputs;
   std::vector<int> outputs;  // tensors it exports to the host
   // Input conversions (in `inputs` order), then output conversions.
   std::vector<EdgeConversion> edges;
@@ -129,6 +144,7 @@ struct SegmentPlan {
   std::vector<PlannedConstant> constant_tensors;
   std::vector<PlannedConstant> op_constants;
   std::vector<ArenaSlot> arena;
+  std::vector<PlannedVariable> variables;
   uint64_t arena_bytes = 0;              // as planned
   uint64_t tensor_bytes_naive = 0;       // one object per tensor
   uint64_t tensor_bytes_lower_bound = 0; // most bytes live at one dispatch

@@ -37,6 +37,15 @@ struct Conv2dAttributes {
   ExplicitPadding explicit_padding = {};
 };
 
+// CONV_3D: an NDHWC input, a DHWIO filter ([kd, kh, kw, in, out]), an
+// optional bias.
+struct Conv3dAttributes {
+  Padding padding = Padding::kValid;
+  int32_t stride_d = 1, stride_h = 1, stride_w = 1;
+  int32_t dilation_d = 1, dilation_h = 1, dilation_w = 1;
+  Activation activation = Activation::kNone;
+};
+
 struct DepthwiseConv2dAttributes {
   Padding padding = Padding::kValid;
   int32_t stride_h = 1, stride_w = 1;
@@ -144,6 +153,17 @@ struct BatchMatMulAttributes {
 
 struct CastAttributes {};
 
+// BUCKETIZE: ascending boundaries; an element's bucket is the number of
+// boundaries at or below it.
+struct BucketizeAttributes {
+  std::vector<float> boundaries;
+};
+
+// UNIQUE: the type of the index output (UniqueOptions.idx_out_type).
+struct UniqueAttributes {
+  bool idx_int64 = false;  // false: int32
+};
+
 // GLD_LAYER_NORM (a pass's op): (x - mean) * rsqrt(variance + epsilon) *
 // gamma + beta over the last axis.
 struct LayerNormAttributes {
@@ -238,6 +258,7 @@ using Attributes =
                  SqueezeAttributes, LrnAttributes, BatchMatMulAttributes, LayerNormAttributes,
                  TransformTensorBilinearAttributes, TransformLandmarksAttributes,
                  Landmarks2TransformMatrixAttributes, CustomAttributes, RecurrentAttributes,
-                 WhileAttributes, IfAttributes, CallOnceAttributes, VarHandleAttributes>;
+                 WhileAttributes, IfAttributes, CallOnceAttributes, VarHandleAttributes,
+                 Conv3dAttributes, BucketizeAttributes, UniqueAttributes>;
 
 }  // namespace gld

@@ -61,14 +61,24 @@ Status CheckNodeTensors(const RuleContext& ctx) {
 
 // Runs node `index`'s rule, then checks the types it set against the
 // declared ones and every output's size.
-Status RunRule(Graph& graph, size_t index, KnownValues* known, std::vector<uint8_t>* dynamic = nullptr) {
-  RuleContext ctx(graph, index, known, dynamic);
+Status RunRule(Graph& graph, size_t index, KnownValues* known, std::vector<uint8_t>* dynamic = nullptr,
+               bool node_alone = false) {
+  RuleContext ctx(graph, index, known, dynamic, node_alone);
   GLD_RETURN_IF_ERROR(CheckNodeTensors(ctx));
   GLD_RETURN_IF_ERROR(kShapeRules[static_cast<size_t>(ctx.node().op)](ctx));
   if (!ctx.type_conflict().empty()) return ctx.Err(ctx.type_conflict());
   for (size_t i = 0; i < ctx.node().outputs.size(); ++i) {
     const Tensor& t = ctx.Out(i);
     if (dynamic != nullptr && (*dynamic)[static_cast<size_t>(ctx.node().outputs[i])]) continue;
+    if (ctx.kernel_sized(i)) {
+      Shape known_dims;  // the dimensions the rule knows; the kernel sets the others
+      for (int32_t d : t.shape) known_dims.push_back(d < 0 ? 1 : d);
+      if (!ShapeIsValid(known_dims, kMaxElements)) {
+        return ctx.Err("output " + std::to_string(i) + " '" + t.name + "' would have shape " +
+                       ShapeToString(t.shape) + ", invalid or too large");
+      }
+      continue;
+    }
     if (!ShapeIsValid(t.shape, kMaxElements)) {
       return ctx.Err("output " + std::to_string(i) + " '" + t.name + "' would have shape " + ShapeToString(t.shape) +
                      ", more than " + std::to_string(kMaxElements) + " elements or invalid");
@@ -129,14 +139,14 @@ Status InferNodeShapes(Graph& graph, size_t node_index) {
     return InvalidArgumentError("node index " + std::to_string(node_index) + " out of range");
   }
   KnownValues known;
-  return RunRule(graph, node_index, &known);
+  return RunRule(graph, node_index, &known, nullptr, /*node_alone=*/true);
 }
 
 Status InferNodeShapesWithValues(Graph& graph, size_t node_index, std::map<int, std::vector<uint8_t>>* values) {
   if (node_index >= graph.nodes.size()) {
     return InvalidArgumentError("node index " + std::to_string(node_index) + " out of range");
   }
-  return RunRule(graph, node_index, values);
+  return RunRule(graph, node_index, values, nullptr, /*node_alone=*/true);
 }
 
 Status InferNodeShapes(Graph& graph, size_t node_index, const std::vector<ValueBytes>& input_values) {
@@ -149,10 +159,11 @@ Status InferNodeShapes(Graph& graph, size_t node_index, const std::vector<ValueB
     if (node.inputs[i] < 0 || input_values[i].data == nullptr) continue;
     known[node.inputs[i]].assign(input_values[i].data, input_values[i].data + input_values[i].size);
   }
-  return RunRule(graph, node_index, &known);
+  return RunRule(graph, node_index, &known, nullptr, /*node_alone=*/true);
 }
 
-Status InferShapes(Graph& graph, const ValueOracle& values, std::vector<uint8_t>* dynamic) {
+Status InferShapes(Graph& graph, const ValueOracle& values, std::vector<uint8_t>* dynamic,
+                   std::map<int, std::vector<uint8_t>>* known_out) {
   const size_t nt = graph.tensors.size();
   for (int t : graph.inputs) {
     if (t < 0 || static_cast<size_t>(t) >= nt) {
@@ -178,6 +189,7 @@ Status InferShapes(Graph& graph, const ValueOracle& values, std::vector<uint8_t>
     for (int t : graph.nodes[i].outputs) made_dynamic = made_dynamic || (dynamic != nullptr && (*dynamic)[static_cast<size_t>(t)]);
     if (!made_dynamic) EvaluateKnownValues(graph, i, values, &known);
   }
+  if (known_out != nullptr) *known_out = std::move(known);
   return OkStatus();
 }
 

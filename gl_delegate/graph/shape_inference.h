@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -44,11 +45,19 @@ using ValueOracle = std::function<bool(const Graph& graph, size_t node_index, co
 // dynamic instead of failing (TFLite's dynamic tensors: the shape is known
 // once the node has run), and so is every output of a node that reads a
 // dynamic tensor; their shapes stay as stored.
-Status InferShapes(Graph& graph, const ValueOracle& values = nullptr, std::vector<uint8_t>* dynamic = nullptr);
+//
+// With `known` (may be null), receives the values computed for non-constant
+// tensors (tensor index -> bytes in the tensor's type): the shape arithmetic
+// whose results these input shapes fix.
+Status InferShapes(Graph& graph, const ValueOracle& values = nullptr, std::vector<uint8_t>* dynamic = nullptr,
+                   std::map<int, std::vector<uint8_t>>* known = nullptr);
 
 // The same for one node, assuming its inputs' shapes are final. Values of
 // non-constant inputs are not known here, so value-dependent shapes fall back
-// to the stored shape as described above.
+// to the stored shape as described above. An output whose size only the
+// kernel knows (WHERE, UNIQUE; RuleContext::SizedByKernel) and whose shape
+// the file does not fix comes back with -1 where the kernel decides: the
+// caller runs the kernel with KernelContext::size_output.
 Status InferNodeShapes(Graph& graph, size_t node_index);
 // The same with the values of the node's inputs (ValueBytes; empty ones
 // unknown), as a node reading dynamic tensors learns them when it runs.

@@ -179,6 +179,28 @@ Status ParseConv2d(const O* o, Attributes* out) {
 }
 
 template <typename O>
+Status ParseConv3d(const O* o, Attributes* out) {
+  if (o == nullptr) return Missing<O>();
+  Conv3dAttributes a;
+  GLD_ASSIGN_OR_RETURN(a.padding, ToPadding(o->padding()));
+  GLD_ASSIGN_OR_RETURN(a.activation, ToActivation(o->fused_activation_function()));
+  a.stride_d = o->stride_d();
+  a.stride_h = o->stride_h();
+  a.stride_w = o->stride_w();
+  a.dilation_d = o->dilation_d_factor();
+  a.dilation_h = o->dilation_h_factor();
+  a.dilation_w = o->dilation_w_factor();
+  GLD_RETURN_IF_ERROR(CheckFactor("stride_d", a.stride_d));
+  GLD_RETURN_IF_ERROR(CheckFactor("stride_h", a.stride_h));
+  GLD_RETURN_IF_ERROR(CheckFactor("stride_w", a.stride_w));
+  GLD_RETURN_IF_ERROR(CheckFactor("dilation_d_factor", a.dilation_d));
+  GLD_RETURN_IF_ERROR(CheckFactor("dilation_h_factor", a.dilation_h));
+  GLD_RETURN_IF_ERROR(CheckFactor("dilation_w_factor", a.dilation_w));
+  *out = a;
+  return OkStatus();
+}
+
+template <typename O>
 Status ParseDepthwiseConv2d(const O* o, Attributes* out) {
   if (o == nullptr) return Missing<O>();
   DepthwiseConv2dAttributes a;
@@ -445,6 +467,30 @@ Status ParseCumsum(const O* o, Attributes* out) {
   if (o != nullptr) {
     a.exclusive = o->exclusive();
     a.reverse = o->reverse();
+  }
+  *out = a;
+  return OkStatus();
+}
+
+template <typename O>
+Status ParseBucketize(const O* o, Attributes* out) {
+  BucketizeAttributes a;
+  if (o != nullptr && o->boundaries() != nullptr) {
+    a.boundaries.assign(o->boundaries()->begin(), o->boundaries()->end());
+  }
+  *out = std::move(a);
+  return OkStatus();
+}
+
+template <typename O>
+Status ParseUnique(const O* o, Attributes* out) {
+  UniqueAttributes a;
+  if (o != nullptr) {
+    if (o->idx_out_type() != tflite::TensorType::INT32 && o->idx_out_type() != tflite::TensorType::INT64) {
+      return InvalidArgumentError("UniqueOptions.idx_out_type must be INT32 or INT64, got " +
+                                  std::to_string(static_cast<int>(o->idx_out_type())));
+    }
+    a.idx_int64 = o->idx_out_type() == tflite::TensorType::INT64;
   }
   *out = a;
   return OkStatus();
@@ -855,6 +901,8 @@ const OptionParser kOptionParsers[] = {
     GLD_BUILTIN(OpType::kReduceMax, ParseReducer, ReducerView),
     GLD_BUILTIN(OpType::kReduceMin, ParseReducer, ReducerView),
     GLD_BUILTIN(OpType::kReduceProd, ParseReducer, ReducerView),
+    GLD_BUILTIN(OpType::kReduceAny, ParseReducer, ReducerView),
+    GLD_BUILTIN(OpType::kReduceAll, ParseReducer, ReducerView),
     GLD_BUILTIN(OpType::kResizeBilinear, ParseResizeBilinear, ResizeBilinearView),
     GLD_BUILTIN(OpType::kResizeNearestNeighbor, ParseResizeNearestNeighbor, ResizeNearestView),
     GLD_BUILTIN(OpType::kDepthToSpace, ParseDepthToSpace, DepthToSpaceView),
@@ -885,6 +933,9 @@ const OptionParser kOptionParsers[] = {
     GLD_FILE_ONLY(OpType::kIf, ParseIf, IfOptions),
     GLD_FILE_ONLY(OpType::kCallOnce, ParseCallOnce, CallOnceOptions),
     GLD_FILE_ONLY(OpType::kVarHandle, ParseVarHandle, VarHandleOptions),
+    GLD_FILE_ONLY(OpType::kConv3d, ParseConv3d, Conv3DOptions),
+    GLD_FILE_ONLY(OpType::kBucketize, ParseBucketize, BucketizeOptions),
+    GLD_FILE_ONLY(OpType::kUnique, ParseUnique, UniqueOptions),
     GLD_CUSTOM(OpType::kConvolution2DTransposeBias, ParseConvolution2DTransposeBias),
     GLD_CUSTOM(OpType::kMaxPoolingWithArgmax2D, ParseMediaPipePool2d),
     GLD_CUSTOM(OpType::kMaxUnpooling2D, ParseMediaPipePool2d),
@@ -962,7 +1013,10 @@ Status ParseBuiltinOptions(OpType type, const tflite::Operator& op, Attributes* 
 Status ParseBuiltinData(OpType type, const void* builtin_data, Attributes* out) {
   *out = std::monostate{};
   const OptionParser* p = FindOptionParser(type);
-  if (p == nullptr || p->builtin_data == nullptr) return OkStatus();
+  if (p == nullptr || (p->builtin_data == nullptr && p->builtin == nullptr)) return OkStatus();
+  if (p->builtin_data == nullptr) {  // GLD_FILE_ONLY: no view of TFLite's C struct
+    return UnimplementedError(std::string(OpTypeName(type)) + "'s options are read from model files only");
+  }
   return p->builtin_data(builtin_data, out);
 }
 

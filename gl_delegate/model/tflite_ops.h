@@ -35,7 +35,10 @@ const char* BuiltinName(int32_t code);
 Status ParseBuiltinOptions(OpType type, const tflite::Operator& op, Attributes* out);
 // Fills *out from the builtin_data TFLite's interpreter gives a node (the C
 // options struct of model/tflite_abi.h for `type`'s op; may be null when the
-// op has none), through the same parser as ParseBuiltinOptions.
+// op has none), through the same parser as ParseBuiltinOptions. Unimplemented
+// for ops whose options only the file's table gives (the recurrent and
+// control-flow ops, CONV_3D, BUCKETIZE, UNIQUE): the delegate leaves them
+// with TFLite.
 Status ParseBuiltinData(OpType type, const void* builtin_data, Attributes* out);
 // Fills *out for a custom op from its custom_options bytes.
 Status ParseCustomOptions(OpType type, const uint8_t* data, size_t size, int version,

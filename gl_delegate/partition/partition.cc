@@ -10,6 +10,21 @@ namespace {
 
 bool Contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
+// A variable tensor that only the segment's nodes touch, and that is no
+// graph input or output: the segment keeps it across runs (a recurrent op's
+// state; gl/segment_plan.h, SegmentPlan::variables), so it is no edge.
+bool SegmentOwnsVariable(const Graph& graph, const std::vector<int>& members, int t) {
+  if (!graph.tensors[static_cast<size_t>(t)].is_variable || graph.IsGraphInput(t) || graph.IsGraphOutput(t)) {
+    return false;
+  }
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
+    const bool uses = Contains(node.inputs, t) || Contains(node.outputs, t);
+    if (uses && !Contains(members, static_cast<int>(n))) return false;
+  }
+  return true;
+}
+
 // Fills segment.inputs / outputs from the graph's data flow.
 void ComputeSegmentEdges(const Graph& graph, Segment& segment) {
   const std::vector<int>& members = segment.nodes;
@@ -21,6 +36,7 @@ void ComputeSegmentEdges(const Graph& graph, Segment& segment) {
     for (int t : node.inputs) {
       if (t < 0 || static_cast<size_t>(t) >= graph.tensors.size()) continue;
       if (graph.tensors[t].is_constant || Contains(written, t) || Contains(segment.inputs, t)) continue;
+      if (SegmentOwnsVariable(graph, members, t)) continue;
       segment.inputs.push_back(t);
     }
     for (int t : node.outputs) written.push_back(t);
@@ -141,6 +157,34 @@ bool MayMove(const Graph& graph, const Node& node) {
   return true;
 }
 
+// The GPU holds an int32 tensor as float(x), exact only for the values its
+// GPU readers take (gl::Int32ReadersBound). A GPU node whose int32 output is
+// read on the CPU or is a graph output would hand back rounded values, so it
+// runs on the CPU too; repeated until no such node is left (moving one may
+// expose the int32 input it read from another GPU node).
+void KeepInt32ExactOffGpu(const Graph& graph, std::vector<NodePlacement>& placement) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      if (!placement[i].on_gpu) continue;
+      for (int t : graph.nodes[i].outputs) {
+        if (t < 0 || static_cast<size_t>(t) >= graph.tensors.size()) continue;
+        if (graph.tensors[static_cast<size_t>(t)].type != DataType::kInt32) continue;
+        std::string reader = graph.IsGraphOutput(t) ? "the graph (an output)" : "";
+        for (size_t c : graph.Consumers(t)) {
+          if (reader.empty() && !placement[c].on_gpu) reader = graph.NodeLabel(c) + " on the CPU";
+        }
+        if (reader.empty()) continue;
+        placement[i].on_gpu = false;
+        placement[i].reason = "its int32 output '" + graph.tensors[static_cast<size_t>(t)].name + "' is read by " +
+                              reader + ", and the GPU holds int32 values as floats (exact only for its GPU readers)";
+        changed = true;
+        break;
+      }
+    }
+  }
+}
+
 // The run order: graph order, but a movable CPU node that depends on no GPU
 // node and lies between GPU nodes moves to the input edge (before the first
 // GPU node), keeping its order among the moved nodes; its reason says so.
@@ -197,6 +241,7 @@ Partition PartitionGraph(const Graph& graph, const PartitionOptions& options) {
     }
     place.on_gpu = place.reason.empty();
   }
+  KeepInt32ExactOffGpu(graph, p.nodes);
   p.order = RunOrder(graph, p.nodes);
   for (size_t k = 0; k < p.order.size(); ++k) {
     const size_t i = static_cast<size_t>(p.order[k]);

@@ -33,7 +33,9 @@ struct NodePlacement {
 
 struct Segment {
   std::vector<int> nodes;    // node indices, in graph order, consecutive in Partition::order
-  std::vector<int> inputs;   // non-constant tensors read in the segment but written outside it
+  // non-constant tensors read in the segment but written outside it (not a
+  // variable tensor that only the segment touches: the segment keeps that one)
+  std::vector<int> inputs;
   std::vector<int> outputs;  // tensors written in the segment and read after it, or graph outputs
 };
 

@@ -61,6 +61,7 @@ class GlSegmentStep : public Step {
   ~GlSegmentStep() override { segment_.reset(); }  // before the device
 
   std::string label() const override { return label_; }
+  bool RunsOnGpu() const override { return true; }
   std::vector<int> host_inputs() const override { return segment_->input_tensors(); }
   std::vector<int> host_outputs() const override { return segment_->output_tensors(); }
 
@@ -120,6 +121,7 @@ class GlSegmentStep : public Step {
 
   bool ProfilesItself() const override { return segment_->profiling(); }
   void ResetProfile() override { segment_->ResetProfile(); }
+  Status ResetVariables() override { return segment_->ResetVariables(); }
   void AddIssueStats(DispatchIssueStats* stats) const override {
     const IssueCost& c = segment_->issue_cost();
     stats->segment_runs += c.runs;

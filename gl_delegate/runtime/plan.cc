@@ -54,6 +54,73 @@ std::vector<CpuEpilogueChain> PlanCpuEpilogues(const Graph& graph, const Partiti
 
 namespace {
 
+// The element count of node `n`'s one output when it may join a CPU group
+// (PlanCpuGroups); -1 when it may not.
+int64_t GroupableElements(const Graph& graph, size_t n) {
+  const Node& node = graph.nodes[n];
+  switch (node.op) {
+    case OpType::kLess: case OpType::kLessEqual: case OpType::kGreater: case OpType::kGreaterEqual:
+    case OpType::kEqual: case OpType::kNotEqual: case OpType::kLogicalAnd: case OpType::kLogicalOr:
+    case OpType::kLogicalNot: case OpType::kSelect: case OpType::kSelectV2: case OpType::kCast:
+      break;
+    default:
+      if (ElementwiseArity(node.op) == 0) return -1;
+  }
+  const cpu::CpuKernel* kernel = cpu::FindNodeKernel(graph, node);
+  if (kernel == nullptr || kernel->prepare != nullptr || node.outputs.size() != 1) return -1;
+  auto plain = [&](int t) {
+    const Tensor& x = graph.tensors[static_cast<size_t>(t)];
+    const bool type_ok = x.type == DataType::kFloat32 || x.type == DataType::kInt32 ||
+                         x.type == DataType::kInt64 || x.type == DataType::kBool;
+    return type_ok && x.quant.scale.empty() && !x.is_variable && ShapeIsValid(x.shape, int64_t{1} << 40);
+  };
+  const int out = node.outputs[0];
+  if (out < 0 || !plain(out)) return -1;
+  const Shape& shape = graph.tensors[static_cast<size_t>(out)].shape;
+  for (int t : node.inputs) {
+    if (t < 0 || !plain(t)) return -1;
+    const Shape& in = graph.tensors[static_cast<size_t>(t)].shape;
+    const bool one = NumElements(in) == 1 && node.op != OpType::kSelect;
+    if (in != shape && !one) return -1;
+  }
+  const int64_t elements = NumElements(shape);
+  return elements > 0 ? elements : -1;
+}
+
+}  // namespace
+
+std::vector<std::vector<size_t>> PlanCpuGroups(const Graph& graph, const Partition& partition,
+                                               const std::vector<CpuEpilogueChain>& chains) {
+  std::vector<bool> chained(graph.nodes.size(), false);
+  for (const CpuEpilogueChain& c : chains) {
+    for (size_t n : c.Members()) chained[n] = true;
+  }
+  std::vector<std::vector<size_t>> groups;
+  if (partition.gpu_nodes == 0) return groups;
+  std::vector<size_t> group;
+  int64_t group_elements = 0, work = 0;
+  auto flush = [&] {
+    if (group.size() >= 2) groups.push_back(group);
+    group.clear();
+    work = 0;
+  };
+  for (const int index : partition.order) {
+    const size_t n = static_cast<size_t>(index);
+    if (partition.nodes[n].on_gpu) break;  // the input edge ends at the first GPU node
+    const int64_t elements = chained[n] ? -1 : GroupableElements(graph, n);
+    const int64_t node_work = elements < 0 ? 0 : cpu::EstimateNodeWork(graph, n);
+    if (elements < 0 || elements != group_elements || work + node_work >= cpu::kParallelMinWork) flush();
+    if (elements < 0) continue;
+    group.push_back(n);
+    group_elements = elements;
+    work += node_work;
+  }
+  flush();
+  return groups;
+}
+
+namespace {
+
 bool MakesDynamic(const Graph& graph, size_t node, const std::vector<uint8_t>* dynamic) {
   if (dynamic == nullptr) return false;
   for (int t : graph.nodes[node].outputs) {
@@ -79,6 +146,18 @@ StatusOr<Plan> BuildPlan(const Graph& graph, const Partition& partition, GpuBack
     for (size_t n : chains[c].Members()) chain_at[n] = kInChain;
     chain_at[chains[c].nodes.back()] = static_cast<int>(c);
   }
+  // Per node: the group whose step stands at its first node, or that it is
+  // a later member of one.
+  constexpr int kNoGroup = -1, kInGroup = -2;
+  std::vector<int> group_at(graph.nodes.size(), kNoGroup);
+  std::vector<std::vector<size_t>> groups = PlanCpuGroups(graph, partition, chains);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    bool fixed = true;
+    for (size_t n : groups[g]) fixed = fixed && !MakesDynamic(graph, n, dynamic) && chain_at[n] == kNoChain;
+    if (!fixed) continue;
+    for (size_t n : groups[g]) group_at[n] = kInGroup;
+    group_at[groups[g].front()] = static_cast<int>(g);
+  }
   if (partition.order.size() != graph.nodes.size()) {
     return InternalError("partition orders " + std::to_string(partition.order.size()) + " of " +
                          std::to_string(graph.nodes.size()) + " nodes");
@@ -96,6 +175,16 @@ StatusOr<Plan> BuildPlan(const Graph& graph, const Partition& partition, GpuBack
       continue;
     }
     if (chain_at[i] == kInChain) continue;
+    if (group_at[i] >= 0) {
+      std::vector<const cpu::CpuKernel*> kernels;
+      for (size_t n : groups[static_cast<size_t>(group_at[i])]) {
+        kernels.push_back(cpu::FindNodeKernel(graph, graph.nodes[n]));
+      }
+      plan.steps.push_back(
+          std::make_unique<CpuGroupStep>(graph, std::move(groups[static_cast<size_t>(group_at[i])]), std::move(kernels)));
+      continue;
+    }
+    if (group_at[i] == kInGroup) continue;
     if (MakesDynamic(graph, i, dynamic)) {
       if (cpu::FindCpuKernel(graph.nodes[i].op) == nullptr) {
         return UnimplementedError(graph.NodeLabel(i) + ": no CPU kernel");
@@ -113,6 +202,47 @@ StatusOr<Plan> BuildPlan(const Graph& graph, const Partition& partition, GpuBack
   }
   return plan;
 }
+
+namespace {
+
+// For each tensor, the arena tensor whose bytes it uses: itself, or, for
+// the output of a CPU step that only relabels the shape (RESHAPE, SQUEEZE,
+// EXPAND_DIMS with no epilogue) where input and output are both arena
+// tensors of one size, its input's (followed through chains of them). The
+// kernel then finds its output at its input's address and moves nothing
+// (cpu_kernels/reshape_like.cc); nothing writes either tensor afterwards
+// (each tensor has one producer). first / last of each root grow to cover
+// its aliases' steps.
+std::vector<int> RelabelAliases(const Graph& graph, const std::vector<std::unique_ptr<Step>>& steps,
+                                const HostMemoryPlan& plan, std::vector<int>& first, std::vector<int>& last) {
+  std::vector<int> alias(graph.tensors.size());
+  for (size_t t = 0; t < alias.size(); ++t) alias[t] = static_cast<int>(t);
+  for (const std::unique_ptr<Step>& step : steps) {
+    const auto* cpu = dynamic_cast<const CpuNodeStep*>(step.get());
+    if (cpu == nullptr || cpu->host_outputs().size() != 1) continue;  // two: an epilogue's output
+    const Node& node = graph.nodes[cpu->node_index()];
+    if ((node.op != OpType::kReshape && node.op != OpType::kSqueeze && node.op != OpType::kExpandDims) ||
+        node.inputs.empty() || node.outputs.size() != 1) {
+      continue;
+    }
+    const int in = node.inputs[0], out = node.outputs[0];
+    const int count = static_cast<int>(graph.tensors.size());
+    if (in < 0 || out < 0 || in >= count || out >= count || in == out) continue;
+    const auto i = static_cast<size_t>(in), o = static_cast<size_t>(out);
+    if (plan.storage[i] != TensorStorage::kArena || plan.storage[o] != TensorStorage::kArena ||
+        plan.bytes[i] != plan.bytes[o] || alias[o] != out) {
+      continue;
+    }
+    const int root = alias[i];
+    const auto r = static_cast<size_t>(root);
+    alias[o] = root;
+    first[r] = std::min(first[r], first[o]);
+    last[r] = std::max(last[r], last[o]);
+  }
+  return alias;
+}
+
+}  // namespace
 
 StatusOr<HostMemoryPlan> PlanHostMemory(const Graph& graph, const std::vector<std::unique_ptr<Step>>& steps,
                                         uint64_t max_host_bytes, const std::vector<uint8_t>* dynamic) {
@@ -177,14 +307,22 @@ StatusOr<HostMemoryPlan> PlanHostMemory(const Graph& graph, const std::vector<st
     } else if (plan.storage[t] == TensorStorage::kDedicated) {
       plan.dedicated_bytes += bytes;
       total += bytes;
-    } else {
-      usages.push_back({bytes, first[t], last[t]});
-      usage_tensor.push_back(static_cast<int>(t));
     }
     if (total > max_host_bytes) break;
   }
+  // Relabelling steps' outputs share their input's bytes: one usage over
+  // both lifetimes.
+  const std::vector<int> alias = RelabelAliases(graph, steps, plan, first, last);
+  for (size_t t = 0; t < num_tensors; ++t) {
+    if (plan.storage[t] != TensorStorage::kArena || alias[t] != static_cast<int>(t)) continue;
+    usages.push_back({plan.bytes[t], first[t], last[t]});
+    usage_tensor.push_back(static_cast<int>(t));
+  }
   ArenaPlan arena = PlanArena(usages);
   for (size_t u = 0; u < usages.size(); ++u) plan.arena_offset[usage_tensor[u]] = arena.offsets[u];
+  for (size_t t = 0; t < num_tensors; ++t) {
+    if (plan.storage[t] == TensorStorage::kArena) plan.arena_offset[t] = plan.arena_offset[alias[t]];
+  }
   plan.arena_bytes = arena.arena_bytes;
   plan.arena_naive_bytes = arena.naive_bytes;
   plan.arena_tensors = static_cast<int>(usages.size());

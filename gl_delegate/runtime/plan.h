@@ -40,8 +40,24 @@ constexpr size_t kMaxEpilogueNodes = 4;
 // most. Pure: reads the graph and the placement.
 std::vector<CpuEpilogueChain> PlanCpuEpilogues(const Graph& graph, const Partition& partition);
 
+// CPU elementwise nodes at the input edge (before the first GPU node in
+// Partition::order: BERT's int32 id wrap, ids < 0 ? ids + vocab : ids) that
+// run as one step, block by block (CpuGroupStep), instead of one step and
+// one pass over memory per node. A group is a run of at least two nodes,
+// consecutive in the run order, each an elementwise op (the elementwise
+// table's rows, comparisons, logical ops, SELECT / SELECT_V2, CAST) whose
+// kernel has no prepare stage, with one output of the group's element count
+// and every input of the output's shape or one value (SELECT: the output's
+// shape), on unquantized float32 / int32 / int64 / bool tensors, not in an
+// epilogue chain, altogether less work than cpu::kParallelMinWork (the group
+// runs on the calling thread). Empty when the partition has no GPU node.
+// Pure: reads the graph and the placement.
+std::vector<std::vector<size_t>> PlanCpuGroups(const Graph& graph, const Partition& partition,
+                                               const std::vector<CpuEpilogueChain>& chains);
+
 // One step per CPU node (Unimplemented "node 7 (FOO): no CPU kernel" when the
 // CPU cannot run it), with the chain of PlanCpuEpilogues it produces, and
+// one step per group of PlanCpuGroups (where its first node stood), and
 // one per GPU segment (made by `gpu`). A node that makes a tensor `dynamic`
 // flags (InferShapes) gets a DynamicNodeStep and joins no chain.
 StatusOr<Plan> BuildPlan(const Graph& graph, const Partition& partition, GpuBackend* gpu,

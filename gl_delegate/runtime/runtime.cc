@@ -11,6 +11,7 @@
 #include "runtime/step.h"
 #include "runtime/subgraph_runner.h"
 #include "graph/graph_check.h"
+#include "transforms/pass.h"
 #include "transforms/pass_list.h"
 #include "util/logging.h"
 #include "util/single_user.h"
@@ -270,7 +271,11 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
 Status Runtime::PlanForShapes() {
   TraceRecorder* trace = trace_.get();
   if (gpu_ != nullptr) gpu_->BeginPlan();
-  GLD_RETURN_IF_ERROR(InferShapes(graph_, cpu::KnownValueOracle(), &dynamic_));
+  unfolded_ = graph_;
+  std::map<int, std::vector<uint8_t>> known;
+  GLD_RETURN_IF_ERROR(InferShapes(graph_, cpu::KnownValueOracle(), &dynamic_, &known));
+  PassLog folded;
+  GLD_RETURN_IF_ERROR(FoldKnownValues(graph_, known, folded));
   any_dynamic_ = std::find(dynamic_.begin(), dynamic_.end(), uint8_t{1}) != dynamic_.end();
   {
     TraceScope scope(trace, "startup", "partition and plan (GL segments and their programs)");
@@ -288,7 +293,9 @@ Status Runtime::PlanForShapes() {
   profiling_ = options_.enable_profiling;
   step_ns_.assign(plan_.steps.size(), 0);
   step_runs_.assign(plan_.steps.size(), 0);
-  FillReport(options_, original_nodes_, pass_log_);
+  std::vector<std::string> log = pass_log_;
+  log.insert(log.end(), folded.lines.begin(), folded.lines.end());
+  FillReport(options_, original_nodes_, log);
   if (trace != nullptr) {
     trace->Complete("create the interpreter", "startup", 0, trace->NowMicros(), trace->ThreadTrack(),
                     {TraceRecorder::Text("placement", report_.placement_line),
@@ -317,7 +324,7 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Reshaped(const std::vector<Shape>& i
                                 std::to_string(graph_.inputs.size()) + " inputs");
   }
   std::unique_ptr<Runtime> rt(new Runtime());
-  rt->graph_ = graph_;
+  rt->graph_ = unfolded_;
   // Every tensor a node makes starts from what the file says of it.
   for (Tensor& t : rt->graph_.tensors) {
     if (!t.is_constant && !t.signature.empty()) t.shape = t.signature;
@@ -417,6 +424,12 @@ void Runtime::FillReport(const Options& options, int original_nodes, const std::
     p.reason = partition_.nodes[i].reason;
     r.nodes.push_back(std::move(p));
   }
+  r.steps.clear();
+  r.cpu_steps = 0;
+  for (const std::unique_ptr<Step>& step : plan_.steps) {
+    r.steps.push_back((step->RunsOnGpu() ? "GPU: " : "CPU: ") + step->label());
+    if (!step->RunsOnGpu()) ++r.cpu_steps;
+  }
   if (gpu_) gpu_->FillReport(r);
 }
 
@@ -513,6 +526,7 @@ Status Runtime::ResetVariables() {
       std::memset(td.data, 0, td.bytes);
     }
   }
+  for (const auto& step : plan_.steps) GLD_RETURN_IF_ERROR(step->ResetVariables());
   return OkStatus();
 }
 
@@ -557,8 +571,9 @@ void Runtime::TraceStep(size_t i, double start_us, double end_us) {
     category = "cpu";
     args.push_back(TraceRecorder::Text("op", NodeOpName(node)));
     args.push_back(TraceRecorder::Number("node", static_cast<double>(cpu_step->node_index())));
-    // The node runs on this thread; with a pool, its workers share the work.
-    args.push_back(TraceRecorder::Number("threads", num_threads_));
+    // The node runs on this thread; with a pool, its workers share the work
+    // unless the step is too small to split.
+    args.push_back(TraceRecorder::Number("threads", cpu_step->serial() ? 1 : num_threads_));
     std::string fused;
     for (const std::string& f : node.fused_names) fused += (fused.empty() ? "" : ", ") + f;
     if (!fused.empty()) args.push_back(TraceRecorder::Text("fused", fused));

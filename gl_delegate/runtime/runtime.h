@@ -172,7 +172,11 @@ class Runtime {
   void FillReport(const Options& options, int original_nodes, const std::vector<std::string>& pass_log);
 
   SingleUser in_use_;  // one of SetInput / Invoke / InvokeAsync / GetOutput at a time
+  // The graph planned for the current input shapes: shape arithmetic those
+  // shapes decide is folded into constants (fold_known_values).
   Graph graph_;
+  // graph_ before that folding: what Reshaped plans other shapes from.
+  Graph unfolded_;
   // What Initialize chose, kept for Reshaped: the options, the partition
   // options after the backend was selected, the passes' report lines.
   Options options_;

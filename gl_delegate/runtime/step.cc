@@ -1,5 +1,6 @@
 #include "runtime/step.h"
 
+#include <algorithm>
 #include <new>
 
 #include "cpu_kernels/kernel_util.h"
@@ -162,6 +163,108 @@ Status CpuNodeStep::Run(StepContext& ctx) {
   return OkStatus();
 }
 
+CpuGroupStep::CpuGroupStep(const Graph& graph, std::vector<size_t> nodes, std::vector<const cpu::CpuKernel*> kernels)
+    : graph_(&graph), nodes_(std::move(nodes)), members_(nodes_.size()) {
+  for (size_t m = 0; m < nodes_.size(); ++m) {
+    label_ += (m == 0 ? "" : " + ") + graph.NodeLabel(nodes_[m]);
+    members_[m].node = nodes_[m];
+    members_[m].kernel = kernels[m];
+  }
+}
+
+std::vector<int> CpuGroupStep::host_inputs() const {
+  std::vector<int> v;
+  for (size_t n : nodes_) {
+    for (int t : graph_->nodes[n].inputs) {
+      if (t != kNoTensor) v.push_back(t);
+    }
+  }
+  return v;
+}
+
+std::vector<int> CpuGroupStep::host_outputs() const {
+  std::vector<int> v;
+  for (size_t n : nodes_) v.insert(v.end(), graph_->nodes[n].outputs.begin(), graph_->nodes[n].outputs.end());
+  return v;
+}
+
+Status CpuGroupStep::Bind(StepContext& ctx) {
+  if (bound_ == ctx.tensors) return OkStatus();
+  const Node& last = graph_->nodes[nodes_.back()];
+  elements_ = (*ctx.tensors)[static_cast<size_t>(last.outputs[0])].num_elements();
+  for (Member& m : members_) {
+    const Node& node = graph_->nodes[m.node];
+    if (m.kernel == nullptr) return UnimplementedError(graph_->NodeLabel(m.node) + ": no CPU kernel");
+    m.in_buffers.clear();
+    m.in_whole.clear();
+    m.in_views.assign(node.inputs.size(), cpu::TensorData());
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const int t = node.inputs[i];
+      const cpu::TensorData* b = t == kNoTensor ? nullptr : &(*ctx.tensors)[static_cast<size_t>(t)];
+      m.in_buffers.push_back(b);
+      const bool whole = b != nullptr && b->num_elements() == 1 && elements_ != 1;
+      if (b != nullptr && !whole && b->num_elements() != elements_) {
+        return InvalidArgumentError(label_ + ": " + graph_->NodeLabel(m.node) + " input " + std::to_string(i) + " has " +
+                                    std::to_string(b->num_elements()) + " values, the group " +
+                                    std::to_string(elements_));
+      }
+      m.in_whole.push_back(whole);
+      if (b != nullptr) m.in_views[i] = {b->type, Shape{1}, b->data, b->bytes};
+    }
+    m.out_buffers.clear();
+    m.out_views.assign(node.outputs.size(), cpu::TensorData());
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      cpu::TensorData* b = &(*ctx.tensors)[static_cast<size_t>(node.outputs[o])];
+      if (b->num_elements() != elements_) {
+        return InvalidArgumentError(label_ + ": " + graph_->NodeLabel(m.node) + " output has " +
+                                    std::to_string(b->num_elements()) + " values, the group " +
+                                    std::to_string(elements_));
+      }
+      m.out_buffers.push_back(b);
+      m.out_views[o] = {b->type, Shape{1}, b->data, b->bytes};
+    }
+    m.k = cpu::KernelContext();
+    m.k.graph = ctx.graph;
+    m.k.node = &node;
+    m.k.model = ctx.model;
+    m.k.state = &m.state;
+    for (cpu::TensorData& v : m.in_views) m.k.inputs.push_back(v.data == nullptr ? nullptr : &v);
+    for (cpu::TensorData& v : m.out_views) m.k.outputs.push_back(&v);
+  }
+  bound_ = ctx.tensors;
+  return OkStatus();
+}
+
+Status CpuGroupStep::Run(StepContext& ctx) {
+  GLD_RETURN_IF_ERROR(Bind(ctx));
+  for (int64_t begin = 0; begin < elements_; begin += cpu::kEpilogueBlock) {
+    const int64_t n = std::min(cpu::kEpilogueBlock, elements_ - begin);
+    for (Member& m : members_) {
+      // Views of [begin, begin + n): no allocation, the shapes keep one dimension.
+      for (size_t i = 0; i < m.in_views.size(); ++i) {
+        const cpu::TensorData* b = m.in_buffers[i];
+        if (b == nullptr || m.in_whole[i]) continue;
+        const size_t size = DataTypeSize(b->type);
+        m.in_views[i].data = const_cast<uint8_t*>(static_cast<const uint8_t*>(b->data)) + begin * size;
+        m.in_views[i].shape[0] = static_cast<int32_t>(n);
+        m.in_views[i].bytes = static_cast<size_t>(n) * size;
+      }
+      for (size_t o = 0; o < m.out_views.size(); ++o) {
+        const size_t size = DataTypeSize(m.out_buffers[o]->type);
+        m.out_views[o].data = static_cast<uint8_t*>(m.out_buffers[o]->data) + begin * size;
+        m.out_views[o].shape[0] = static_cast<int32_t>(n);
+        m.out_views[o].bytes = static_cast<size_t>(n) * size;
+      }
+      const Status s = m.kernel->run(m.k);
+      if (!s.ok()) {
+        const std::string node_label = graph_->NodeLabel(m.node);
+        return s.message().rfind(node_label, 0) == 0 ? s : s.WithContext(node_label);
+      }
+    }
+  }
+  return OkStatus();
+}
+
 DynamicNodeStep::DynamicNodeStep(const Graph& graph, size_t node_index)
     : graph_(graph),
       node_index_(node_index),
@@ -203,18 +306,39 @@ Status DynamicNodeStep::Run(StepContext& ctx) {
   for (size_t k = 0; k < node.outputs.size(); ++k) {
     const Tensor& tensor = graph_.tensors[static_cast<size_t>(node.outputs[k])];
     cpu::TensorData& d = (*ctx.tensors)[static_cast<size_t>(node.outputs[k])];
-    const uint64_t bytes = static_cast<uint64_t>(tensor.num_elements()) * DataTypeSize(tensor.type);
-    // 64 bytes more, as every host buffer: kernels may read a vector past the end.
-    if (buffers_[k].data() == nullptr || buffers_[k].size() < bytes + 64) {
-      GLD_RETURN_IF_ERROR(buffers_[k].Allocate(bytes + 64, "dynamic tensor '" + tensor.name + "'"));
-    }
     d.type = tensor.type;
     d.shape = tensor.shape;
-    d.bytes = static_cast<size_t>(bytes);
-    d.data = buffers_[k].data();
+    d.bytes = 0;
+    d.data = nullptr;
+    // A shape with -1 (SizedByKernel) is sized by the kernel (SizeOutput).
+    if (ShapeIsValid(tensor.shape)) GLD_RETURN_IF_ERROR(SizeOutput(k, tensor.shape, d));
     outs.push_back(&d);
   }
-  return cpu::EvaluateNode(graph_, node_index_, std::move(ins), std::move(outs));
+  cpu::NodeRunOptions options;
+  options.size_output = [this, &outs](size_t k, const Shape& shape) { return SizeOutput(k, shape, *outs[k]); };
+  GLD_RETURN_IF_ERROR(cpu::EvaluateNode(graph_, node_index_, std::move(ins), outs, options));
+  for (size_t k = 0; k < outs.size(); ++k) {
+    if (outs[k]->data == nullptr) {
+      return InternalError(label_ + ": the kernel did not size output " + std::to_string(k));
+    }
+  }
+  return OkStatus();
+}
+
+Status DynamicNodeStep::SizeOutput(size_t k, const Shape& shape, cpu::TensorData& d) {
+  const Tensor& tensor = graph_.tensors[static_cast<size_t>(graph_.nodes[node_index_].outputs[k])];
+  if (!ShapeIsValid(shape)) {
+    return InvalidArgumentError(label_ + ": output '" + tensor.name + "' cannot have shape " + ShapeToString(shape));
+  }
+  const uint64_t bytes = static_cast<uint64_t>(NumElements(shape)) * DataTypeSize(d.type);
+  // 64 bytes more, as every host buffer: kernels may read a vector past the end.
+  if (buffers_[k].data() == nullptr || buffers_[k].size() < bytes + 64) {
+    GLD_RETURN_IF_ERROR(buffers_[k].Allocate(bytes + 64, "dynamic tensor '" + tensor.name + "'"));
+  }
+  d.shape = shape;
+  d.bytes = static_cast<size_t>(bytes);
+  d.data = buffers_[k].data();
+  return OkStatus();
 }
 
 }  // namespace gld

@@ -64,6 +64,8 @@ class Step {
   virtual ~Step() = default;
   // "node 3 (ADD)", "GL segment 0 (nodes 0-11)".
   virtual std::string label() const = 0;
+  // True for a GPU segment's step (the report counts the others as CPU steps).
+  virtual bool RunsOnGpu() const { return false; }
   // Tensors the step reads / writes through host buffers: they decide the
   // memory plan. Constants may be listed; they are never planned.
   virtual std::vector<int> host_inputs() const = 0;
@@ -89,6 +91,9 @@ class Step {
   // The GL buffer object holding output tensor `tensor` in the host layout
   // after a run (a GPU step's staging buffer); 0 when the step has none.
   virtual uint32_t OutputGlBuffer(int tensor) const { return 0; }
+  // Variable tensors the step keeps in storage of its own (a GPU segment's
+  // recurrent state) get their initial contents again (ResetVariables).
+  virtual Status ResetVariables() { return OkStatus(); }
 };
 
 // One node run by its CPU kernel, and the elementwise nodes of its epilogue
@@ -107,6 +112,9 @@ class CpuNodeStep : public Step {
   Status Prepare(StepContext& ctx) override;
   Status Run(StepContext& ctx) override;
   size_t node_index() const { return node_index_; }
+  // True when the step runs on the calling thread alone (less work than
+  // cpu::kParallelMinWork).
+  bool serial() const { return serial_; }
 
  private:
   // Builds the kernel's context for `ctx` (and binds the epilogue) when it
@@ -134,11 +142,52 @@ class CpuNodeStep : public Step {
   int ctx_threads_ = 0;
 };
 
+// A group of CPU elementwise nodes of one element count (runtime/plan.h,
+// PlanCpuGroups) run as one step: block by block (cpu::kEpilogueBlock
+// values), every node in turn over the block while it is in L1, each by its
+// own kernel on views of the block (an input of one value is read whole), so
+// the results are the kernels' own. Every member's output is stored (a later
+// step may read it). Runs on the calling thread: groups are small.
+class CpuGroupStep : public Step {
+ public:
+  CpuGroupStep(const Graph& graph, std::vector<size_t> nodes, std::vector<const cpu::CpuKernel*> kernels);
+  // "node 4 (LESS) + node 5 (ADD) + node 6 (SELECT)".
+  std::string label() const override { return label_; }
+  std::vector<int> host_inputs() const override;
+  std::vector<int> host_outputs() const override;
+  Status Run(StepContext& ctx) override;
+  const std::vector<size_t>& nodes() const { return nodes_; }
+
+ private:
+  struct Member {
+    size_t node = 0;
+    const cpu::CpuKernel* kernel = nullptr;
+    // Views of the block, and the buffers they look into (nullptr: absent).
+    std::vector<cpu::TensorData> in_views, out_views;
+    std::vector<const cpu::TensorData*> in_buffers;
+    std::vector<cpu::TensorData*> out_buffers;
+    std::vector<bool> in_whole;  // one value, read whole by every block
+    std::unique_ptr<cpu::KernelState> state;
+    cpu::KernelContext k;
+  };
+  // Points the views at `ctx`'s buffers when they moved; InvalidArgument when
+  // a buffer's size is not the planned one.
+  Status Bind(StepContext& ctx);
+
+  const Graph* graph_;
+  std::vector<size_t> nodes_;
+  std::string label_;
+  std::vector<Member> members_;
+  int64_t elements_ = 0;
+  const std::vector<cpu::TensorData>* bound_ = nullptr;
+};
+
 // A node that makes a dynamic tensor (InferShapes: its output shape depends
 // on values computed at run time, or it reads such a tensor). Each run infers
 // its shapes from its inputs' shapes and values, sizes its outputs' buffers
 // (kept, grown when a run needs more; never in the arena) and runs the CPU
-// kernel's own code, nothing prepared.
+// kernel's own code, nothing prepared. An output whose size only the kernel
+// knows (WHERE, UNIQUE) is sized when the kernel calls SizeOutput.
 class DynamicNodeStep : public Step {
  public:
   DynamicNodeStep(const Graph& graph, size_t node_index);
@@ -149,6 +198,10 @@ class DynamicNodeStep : public Step {
   size_t node_index() const { return node_index_; }
 
  private:
+  // Gives output k `shape` in its own buffer (grown when needed) and points
+  // `d` at it; the kernel's KernelContext::size_output.
+  Status SizeOutput(size_t k, const Shape& shape, cpu::TensorData& d);
+
   // The graph's metadata (constants shared), whose shapes of this node's
   // tensors each run sets.
   Graph graph_;

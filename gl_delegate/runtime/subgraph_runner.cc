@@ -132,7 +132,8 @@ class StepwiseCallee : public cpu::PreparedSubgraph {
       cpu::TensorData& td = tensors_[static_cast<size_t>(t)];
       td.type = graph_.tensors[static_cast<size_t>(t)].type;
       if (td.shape != graph_.tensors[static_cast<size_t>(t)].shape) td.shape = graph_.tensors[static_cast<size_t>(t)].shape;
-      Fit(static_cast<size_t>(t));
+      // A shape with -1 is the kernel's to size (KernelContext::size_output).
+      if (ShapeIsValid(td.shape)) Fit(static_cast<size_t>(t));
       values_.erase(t);
     }
     inferred_shapes_[i].resize(node.inputs.size());
@@ -157,6 +158,12 @@ class StepwiseCallee : public cpu::PreparedSubgraph {
     for (int t : node.inputs) k.inputs.push_back(t == kNoTensor ? nullptr : &tensors_[static_cast<size_t>(t)]);
     for (int t : node.outputs) k.outputs.push_back(&tensors_[static_cast<size_t>(t)]);
     k.state = &states_[i];
+    k.size_output = [this, &node](size_t out, const Shape& shape) {
+      const auto t = static_cast<size_t>(node.outputs[out]);
+      tensors_[t].shape = shape;
+      Fit(t);
+      return OkStatus();
+    };
     bool same_shapes = prepared_shapes_[i].size() == node.inputs.size();
     for (size_t j = 0; same_shapes && j < node.inputs.size(); ++j) {
       same_shapes = k.inputs[j] == nullptr || prepared_shapes_[i][j] == k.inputs[j]->shape;

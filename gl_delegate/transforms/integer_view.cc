@@ -13,7 +13,9 @@
 //    DEQUANTIZE writes right after the integer tensor is made (after its
 //    producer, or first for a graph input).
 // With no integer node it is the float view, with the integer graph inputs
-// and outputs converted where they are made.
+// and outputs converted where they are made. An integer node whose own
+// kernel moves values (a GATHER from an embedding table, a CONCATENATION
+// with a class token) reads an 8-bit copy of a decoded constant.
 #include <algorithm>
 
 #include "cpu_kernels/integer_kernels.h"
@@ -126,6 +128,15 @@ Status CpuIntegerView(Graph& graph, PassLog& log) {
     } else {
       for (int out : node.outputs) {
         if (valid(out) && quantized[static_cast<size_t>(out)]) made.push_back(out);
+      }
+      // An own kernel that moves values reads a decoded 8-bit constant
+      // through an 8-bit copy of it (integer kernels take the decoded one).
+      if (cpu::FindIntegerKernel(graph, node) == nullptr) {
+        for (int& t : node.inputs) {
+          if (!valid(t) || !cpu::IsDecodedByteConstant(graph.tensors[static_cast<size_t>(t)])) continue;
+          graph.tensors.push_back(cpu::IntegerCopyOf(graph.tensors[static_cast<size_t>(t)]));
+          t = static_cast<int>(graph.tensors.size()) - 1;
+        }
       }
     }
     nodes.push_back(std::move(node));

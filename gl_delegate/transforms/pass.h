@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,14 @@ Status DilatedConv(Graph& graph, PassLog& log);
 Status ConvToFullyConnected(Graph& graph, PassLog& log);
 Status QuantizedFloatView(Graph& graph, PassLog& log);
 Status CpuIntegerView(Graph& graph, PassLog& log);
+// CONV_2D with one input channel per group: DEPTHWISE_CONV_2D.
+Status GroupedConvAsDepthwise(Graph& graph, PassLog& log);
+// Keras 3's UpSampling2D as RESHAPE/TILE chains: one RESIZE_NEAREST_NEIGHBOR.
+Status RepeatAsResize(Graph& graph, PassLog& log);
+// Not a default pass: nodes whose outputs shape inference computed for the
+// shapes being planned (`known`, InferShapes' values) become constants; the
+// Runtime runs it on each plan's graph (fold_known_values.cc).
+Status FoldKnownValues(Graph& graph, const std::map<int, std::vector<uint8_t>>& known, PassLog& log);
 // Transformer patterns (fuse_layer_norm.cc).
 Status FuseLayerNorm(Graph& graph, PassLog& log);
 

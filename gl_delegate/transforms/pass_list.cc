@@ -15,6 +15,8 @@ const std::vector<Pass>& DefaultPasses() {
       {"remove_dead_nodes", RemoveDeadNodes},
       // Rewrites of the float graph; each keeps results within fp32 rounding.
       {"remove_noops", RemoveNoops},
+      {"repeat_as_resize", RepeatAsResize},  // rank-5 RESHAPE/TILE upsampling -> 4-D resize
+      {"grouped_conv_as_depthwise", GroupedConvAsDepthwise},  // before the passes that match depthwise layers
       {"dilated_conv", DilatedConv},  // before merge_pad: both set explicit padding
       {"merge_pad", MergePad},
       {"fold_mul_add_into_conv", FoldMulAddIntoConv},

@@ -1,5 +1,6 @@
 // Binary (broadcasting), unary, activation and select/fill ops.
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "op_test_util.h"
@@ -337,6 +338,56 @@ TEST(SelectV2, ScalarConditionInt32) {
   GLD_ASSERT_OK(t.Run());
   EXPECT_EQ(t.ShapeOf(out), (Shape{2, 2}));
   EXPECT_EQ(t.Get<int32_t>(out), (std::vector<int32_t>{7, 7, 8, 8}));
+}
+
+// Every combination of a full or a one-value x and y against a full
+// condition (the vector runs), for each element size; values move as bits.
+template <typename T>
+void ExpectSelectRuns(DataType type, const std::vector<T>& xs, const std::vector<T>& ys) {
+  const Shape shape = {3, 37};
+  const size_t n = 3 * 37;
+  std::vector<bool> cond(n);
+  for (size_t i = 0; i < n; ++i) cond[i] = (i * 7 + i / 5) % 3 == 0;
+  for (bool x_full : {true, false}) {
+    for (bool y_full : {true, false}) {
+      OpTest t;
+      const int c = t.Input<bool>(shape, std::vector<bool>(cond));
+      const std::vector<T> xv(xs.begin(), xs.begin() + (x_full ? static_cast<long>(n) : 1));
+      const std::vector<T> yv(ys.begin(), ys.begin() + (y_full ? static_cast<long>(n) : 1));
+      const int x = t.Input<T>(x_full ? shape : Shape{}, xv, type);
+      const int y = t.Input<T>(y_full ? shape : Shape{1, 1}, yv, type);
+      const int out = t.Output(type);
+      t.Node(OpType::kSelectV2, {c, x, y}, {out});
+      GLD_ASSERT_OK(t.Run());
+      const std::vector<T> got = t.Get<T>(out);
+      ASSERT_EQ(got.size(), n);
+      for (size_t i = 0; i < n; ++i) {
+        const T want = cond[i] ? xv[x_full ? i : 0] : yv[y_full ? i : 0];
+        ASSERT_EQ(std::memcmp(&got[i], &want, sizeof(T)), 0) << "x_full " << x_full << " y_full " << y_full << " at " << i;
+      }
+    }
+  }
+}
+
+TEST(SelectV2, FullConditionEveryElementSize) {
+  std::vector<float> xf = RandomFloats(111, 1), yf = RandomFloats(111, 2);
+  xf[0] = std::numeric_limits<float>::quiet_NaN();
+  yf[5] = -std::numeric_limits<float>::infinity();
+  ExpectSelectRuns<float>(DataType::kFloat32, xf, yf);
+  std::vector<int64_t> xl(111), yl(111);
+  std::vector<int16_t> xs(111), ys(111);
+  std::vector<int8_t> xb(111), yb(111);
+  for (size_t i = 0; i < 111; ++i) {
+    xl[i] = static_cast<int64_t>(i) * 1000003LL * 1000003LL;
+    yl[i] = -static_cast<int64_t>(i) - 1;
+    xs[i] = static_cast<int16_t>(i * 301);
+    ys[i] = static_cast<int16_t>(-static_cast<int>(i));
+    xb[i] = static_cast<int8_t>(i);
+    yb[i] = static_cast<int8_t>(-static_cast<int>(i) - 1);
+  }
+  ExpectSelectRuns<int64_t>(DataType::kInt64, xl, yl);
+  ExpectSelectRuns<int16_t>(DataType::kInt16, xs, ys);
+  ExpectSelectRuns<int8_t>(DataType::kInt8, xb, yb);
 }
 
 TEST(Fill, FloatAndInt) {

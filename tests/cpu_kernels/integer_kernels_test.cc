@@ -11,6 +11,7 @@
 
 #include "cpu_kernels/int8_gemm.h"
 #include "cpu_kernels/integer_kernels.h"
+#include "graph/shape_inference.h"
 #include "op_test_util.h"
 
 namespace gld::testing {
@@ -40,15 +41,6 @@ int StoredConstant(OpTest& t, const Shape& shape, const std::vector<int32_t>& st
   const int id = t.Const<float>(shape, real);
   t.graph.tensors[static_cast<size_t>(id)].quant = std::move(q);
   return id;
-}
-
-template <typename T>
-std::vector<T> RandomInts(size_t n, int lo, int hi, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> d(lo, hi);
-  std::vector<T> v(n);
-  for (T& x : v) x = static_cast<T>(d(rng));
-  return v;
 }
 
 // Requantizes exact reals and compares.
@@ -197,7 +189,9 @@ TEST(IntegerKernels, DepthwisePerChannelInt8MatchesQC8Exactly) {
     Padding padding;
   };
   for (const Case& cs : {Case{6, 3, 1, 5, 5, Padding::kValid}, Case{40, 5, 1, 9, 11, Padding::kSame},
-                         Case{21, 5, 2, 8, 7, Padding::kSame}, Case{48, 3, 2, 7, 9, Padding::kSame}}) {
+                         Case{21, 5, 2, 8, 7, Padding::kSame}, Case{48, 3, 2, 7, 9, Padding::kSame},
+                         // VALID at stride 2 leaves the last row and column unread
+                         Case{48, 3, 2, 8, 8, Padding::kValid}}) {
     OpTest t;
     const int c = cs.c, k = cs.k;
     const auto x = RandomInts<int8_t>(static_cast<size_t>(cs.h * cs.w * c), -128, 127, 4);
@@ -438,6 +432,141 @@ TEST(IntegerKernels, RefusesWhatTheyDoNotTake) {
   // A requantization scale of 1 or more (XNNPACK's operators refuse it).
   t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.01f}, {0});
   EXPECT_EQ(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+}
+
+// The GEMM's parallel items (row blocks times output-channel panels): any
+// cut of the items into consecutive runs gives the bytes of one call over
+// every row, partial row blocks and panels included.
+TEST(IntegerKernels, Int8GemmItemsInAnyRunsGiveTheWholeGemmsBytes) {
+  if (!cpu::HasInt8Gemm()) GTEST_SKIP() << "no AVX-512 VNNI";
+  const int64_t rows = 21, k = 13, n = 100;  // 3 row blocks (the last of 5), 4 panels (the last of 4)
+  const auto w = RandomInts<int8_t>(static_cast<size_t>(n * k), -127, 127, 31);
+  const auto b = RandomInts<int32_t>(static_cast<size_t>(n), -4000, 4000, 32);
+  auto x = RandomInts<int8_t>(static_cast<size_t>(rows * k + 16), -128, 127, 33);  // 16: the GEMM's slack
+  std::vector<float> scale(static_cast<size_t>(n));
+  for (int64_t c = 0; c < n; ++c) scale[static_cast<size_t>(c)] = 0.002f + 0.0001f * static_cast<float>(c % 9);
+  cpu::Int8GemmWeights p;
+  ASSERT_TRUE(cpu::PackInt8Gemm(w.data(), n, k, b.data(), 3, scale.data(), -5, -128, 127, &p));
+  std::vector<int8_t> whole(static_cast<size_t>(rows * n), 0);
+  cpu::Int8GemmRows(x.data(), k, rows, p, whole.data(), n);
+  const int64_t items = cpu::Int8GemmItemCount(rows, p);
+  ASSERT_EQ(items, 3 * 4);
+  // Two runs cut anywhere, and runs of every length.
+  for (int64_t cut = 0; cut <= items; ++cut) {
+    std::vector<int8_t> y(whole.size(), 0x55);
+    cpu::Int8GemmItems(x.data(), rows, p, 0, cut, y.data());
+    cpu::Int8GemmItems(x.data(), rows, p, cut, items, y.data());
+    ASSERT_EQ(y, whole) << "cut at item " << cut;
+  }
+  for (int64_t len = 1; len <= items; ++len) {
+    std::vector<int8_t> y(whole.size(), 0x55);
+    for (int64_t i = 0; i < items; i += len) {
+      cpu::Int8GemmItems(x.data(), rows, p, i, std::min(items, i + len), y.data());
+    }
+    ASSERT_EQ(y, whole) << "runs of " << len << " items";
+  }
+}
+
+// Each integer layer of the networks' kinds gives the same bytes on 1, 2 and
+// 3 threads, on maps as small as the networks' last (6x6), where the work
+// splits by output channels or by few rows: the 1x1 GEMM (36 rows, 5
+// panels), a fully connected layer of one row, the gathered 3x3
+// convolution, the own 5x5 depthwise kernel and XNNPACK's 3x3 one.
+TEST(IntegerKernels, LayersGiveTheSameBytesOnOneTwoAndThreeThreads) {
+  enum Kind { kPointwise, kFullyConnected, kGathered, kDepthwise5, kDepthwise3 };
+  for (Kind kind : {kPointwise, kFullyConnected, kGathered, kDepthwise5, kDepthwise3}) {
+    std::vector<int8_t> first;
+    for (int threads : {1, 2, 3}) {
+      OpTest t;
+      const bool depthwise = kind == kDepthwise5 || kind == kDepthwise3;
+      const int ic = depthwise ? 72 : 24, oc = depthwise ? 72 : kind == kFullyConnected ? 100 : 144;
+      const int kh = kind == kDepthwise5 ? 5 : kind == kGathered || kind == kDepthwise3 ? 3 : 1;
+      const Shape in_shape = kind == kFullyConnected ? Shape{1, ic} : Shape{1, 6, 6, ic};
+      const auto x = RandomInts<int8_t>(static_cast<size_t>(NumElements(in_shape)), -128, 127, 41);
+      const int in = t.Input<int8_t>(in_shape, x);
+      t.graph.tensors[static_cast<size_t>(in)].quant = Quant({0.02f}, {4});
+      const Shape w_shape = kind == kFullyConnected ? Shape{oc, ic}
+                            : depthwise             ? Shape{1, kh, kh, oc}
+                                                    : Shape{oc, kh, kh, ic};
+      const auto w = RandomInts<int32_t>(static_cast<size_t>(NumElements(w_shape)), -127, 127, 42);
+      std::vector<float> ws(static_cast<size_t>(oc)), bs(static_cast<size_t>(oc));
+      for (int c = 0; c < oc; ++c) {
+        ws[static_cast<size_t>(c)] = 0.0005f * static_cast<float>(c % 7 + 1);
+        bs[static_cast<size_t>(c)] = 0.02f * ws[static_cast<size_t>(c)];
+      }
+      const int filter = StoredConstant(t, w_shape, w, Quant(ws, std::vector<int64_t>(static_cast<size_t>(oc), 0),
+                                                             depthwise ? 3 : 0, DataType::kInt8));
+      const int bias = StoredConstant(t, {oc}, RandomInts<int32_t>(static_cast<size_t>(oc), -3000, 3000, 43),
+                                      Quant(bs, std::vector<int64_t>(static_cast<size_t>(oc), 0), 0, DataType::kInt32));
+      const int out = t.Output(DataType::kInt8);
+      t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.05f}, {-3});
+      if (kind == kFullyConnected) {
+        t.Node(OpType::kFullyConnected, {in, filter, bias}, {out}, FullyConnectedAttributes{});
+      } else if (depthwise) {
+        DepthwiseConv2dAttributes a;
+        a.padding = Padding::kSame;
+        t.Node(OpType::kDepthwiseConv2d, {in, filter, bias}, {out}, a);
+      } else {
+        Conv2dAttributes a;
+        a.padding = Padding::kSame;
+        a.activation = Activation::kRelu6;
+        t.Node(OpType::kConv2d, {in, filter, bias}, {out}, a);
+      }
+      ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr) << "kind " << kind;
+      GLD_ASSERT_OK(t.RunPrepared(threads));
+      const std::vector<int8_t> got = t.Get<int8_t>(out);
+      if (threads == 1) {
+        first = got;
+        continue;
+      }
+      ASSERT_EQ(got, first) << "kind " << kind << " on " << threads << " threads";
+    }
+  }
+}
+
+// The runtime splits a step across threads from cpu::kParallelMinWork of
+// estimated work; an integer layer's estimate follows its kernel's speed
+// (node_work.cc): a 1x1 GEMM an eighth of its lanes' multiply-adds and two
+// per output, a gathered convolution half its multiply-adds, a depthwise
+// convolution twice. MobileNetV2's 24x24x48 3x3 depthwise layer (15 us on
+// one thread) and its 24x24 8 -> 48 1x1 layer (3.7 us) split; its 6x6
+// 32 -> 192 1x1 layer (1.6 us) does not.
+TEST(IntegerKernels, EstimatedWorkFollowsTheKernelsSpeed) {
+  struct Layer {
+    OpType op;
+    int hw, ic, oc, k;
+  };
+  auto work = [](const Layer& l) -> int64_t {
+    OpTest t;
+    const int in = t.Input<int8_t>({1, l.hw, l.hw, l.ic}, std::vector<int8_t>(static_cast<size_t>(l.hw * l.hw * l.ic)));
+    t.graph.tensors[static_cast<size_t>(in)].quant = Quant({0.02f}, {0});
+    const bool dw = l.op == OpType::kDepthwiseConv2d;
+    const Shape w_shape = dw ? Shape{1, l.k, l.k, l.oc} : Shape{l.oc, l.k, l.k, l.ic};
+    const int filter = StoredConstant(t, w_shape, std::vector<int32_t>(static_cast<size_t>(NumElements(w_shape)), 1),
+                                      Quant({0.01f}, {0}, 0, DataType::kInt8));
+    const int out = t.Output(DataType::kInt8);
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.05f}, {0});
+    if (dw) {
+      DepthwiseConv2dAttributes a;
+      a.padding = Padding::kSame;
+      t.Node(l.op, {in, filter}, {out}, a);
+    } else {
+      Conv2dAttributes a;
+      a.padding = Padding::kSame;
+      t.Node(l.op, {in, filter}, {out}, a);
+    }
+    EXPECT_TRUE(InferShapes(t.graph, cpu::KnownValueOracle()).ok());
+    EXPECT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
+    return cpu::EstimateNodeWork(t.graph, 0);
+  };
+  const int64_t macs = 24 * 24 * 48 * 9;
+  EXPECT_EQ(work({OpType::kDepthwiseConv2d, 24, 48, 48, 3}), 2 * macs);
+  EXPECT_EQ(work({OpType::kConv2d, 24, 1, 48, 3}), macs / 2);  // gathered 3x3 windows of one channel
+  // 576 rows; 8 channels are computed as 16, a depth of 9 as 12.
+  EXPECT_EQ(work({OpType::kConv2d, 24, 9, 8, 1}), 576 * 16 * 12 / 8 + 576 * 8 * 2);
+  EXPECT_GE(work({OpType::kDepthwiseConv2d, 24, 48, 48, 3}), cpu::kParallelMinWork);
+  EXPECT_GE(work({OpType::kConv2d, 24, 8, 48, 1}), cpu::kParallelMinWork);
+  EXPECT_LT(work({OpType::kConv2d, 6, 32, 192, 1}), cpu::kParallelMinWork);
 }
 
 TEST(IntegerKernels, StoredIntegersComeBackExactly) {

@@ -266,6 +266,16 @@ inline std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo = -1.f,
   return v;
 }
 
+// n integers uniform in [lo, hi], as T.
+template <typename T>
+std::vector<T> RandomInts(size_t n, int lo, int hi, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(lo, hi);
+  std::vector<T> v(n);
+  for (T& x : v) x = static_cast<T>(d(rng));
+  return v;
+}
+
 // Elementwise comparison with an absolute + relative tolerance.
 inline void ExpectNear(const std::vector<float>& actual, const std::vector<float>& expected, float tol = 1e-5f) {
   ASSERT_EQ(actual.size(), expected.size());

@@ -36,6 +36,30 @@ TEST(Dequantize, Int8AndUint8PerTensor) {
   ExpectNear(t.Get(ob), {-1, 0, 127.f / 128});
 }
 
+// Every 8-bit value of a per-tensor quantization (looked up in a table of
+// the 256 results): float(double(v - zero point) * scale), bit for bit.
+TEST(Dequantize, Every8BitValueExactly) {
+  for (bool int8 : {true, false}) {
+    OpTest t;
+    std::vector<int> values(256);
+    for (int v = 0; v < 256; ++v) values[static_cast<size_t>(v)] = int8 ? v - 128 : v;
+    const int in = int8 ? t.Input<int8_t>({256}, std::vector<int8_t>(values.begin(), values.end()))
+                        : t.Input<uint8_t>({256}, std::vector<uint8_t>(values.begin(), values.end()));
+    const float scale = 0.0173f;
+    const int zp = int8 ? -7 : 133;
+    t.graph.tensors[static_cast<size_t>(in)].quant = Quant({scale}, {zp});
+    const int out = t.Output();
+    t.Node(OpType::kDequantize, {in}, {out});
+    GLD_ASSERT_OK(t.Run());
+    const std::vector<float> got = t.Get(out);
+    for (int v = 0; v < 256; ++v) {
+      const float want = static_cast<float>(static_cast<double>(values[static_cast<size_t>(v)] - zp) *
+                                            static_cast<double>(scale));
+      EXPECT_EQ(got[static_cast<size_t>(v)], want) << "value " << values[static_cast<size_t>(v)];
+    }
+  }
+}
+
 TEST(Dequantize, PerChannelBothDims) {
   for (int32_t dim : {0, 1}) {
     OpTest t;
@@ -192,29 +216,37 @@ TEST(Quantize, RequantizeInt8) {
 }
 
 // Every 8-bit value requantized between int8 and uint8 (the table path):
-// round(real / out_scale) + out_zp of the input's real value, clamped.
+// round(real / out_scale) + out_zp of the input's real value, clamped. With
+// one scale and zero points 128 apart (a uint8 model's int8 body) the table
+// is one addition to every byte, which runs as that addition.
 TEST(Quantize, RequantizesEvery8BitValue) {
-  for (bool from_int8 : {true, false}) {
-    OpTest t;
-    std::vector<int> values(256);
-    for (int v = 0; v < 256; ++v) values[static_cast<size_t>(v)] = from_int8 ? v - 128 : v;
-    int in = -1;
-    if (from_int8) {
-      in = t.Input<int8_t>({256}, std::vector<int8_t>(values.begin(), values.end()));
-    } else {
-      in = t.Input<uint8_t>({256}, std::vector<uint8_t>(values.begin(), values.end()));
-    }
-    t.graph.tensors[static_cast<size_t>(in)].quant = Quant({0.05f}, {from_int8 ? -3 : 131});
-    const int out = t.Output(from_int8 ? DataType::kUInt8 : DataType::kInt8);
-    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.07f}, {from_int8 ? 120 : 5});
-    t.Node(OpType::kQuantize, {in}, {out});
-    GLD_ASSERT_OK(t.Run());
-    for (int v = 0; v < 256; ++v) {
-      const double real = (values[static_cast<size_t>(v)] - (from_int8 ? -3.0 : 131.0)) * 0.05f;
-      double q = std::round(static_cast<float>(real) / 0.07f) + (from_int8 ? 120 : 5);
-      q = std::min(std::max(q, from_int8 ? 0.0 : -128.0), from_int8 ? 255.0 : 127.0);
-      const int got = from_int8 ? t.Get<uint8_t>(out)[static_cast<size_t>(v)] : t.Get<int8_t>(out)[static_cast<size_t>(v)];
-      EXPECT_EQ(got, static_cast<int>(q)) << "input " << values[static_cast<size_t>(v)];
+  for (bool shift : {false, true}) {
+    for (bool from_int8 : {true, false}) {
+      OpTest t;
+      std::vector<int> values(256);
+      for (int v = 0; v < 256; ++v) values[static_cast<size_t>(v)] = from_int8 ? v - 128 : v;
+      int in = -1;
+      if (from_int8) {
+        in = t.Input<int8_t>({256}, std::vector<int8_t>(values.begin(), values.end()));
+      } else {
+        in = t.Input<uint8_t>({256}, std::vector<uint8_t>(values.begin(), values.end()));
+      }
+      const double in_zp = from_int8 ? -3.0 : 131.0;
+      const float in_scale = 0.05f, out_scale = shift ? 0.05f : 0.07f;
+      const double out_zp = shift ? in_zp + (from_int8 ? 128 : -128) : (from_int8 ? 120 : 5);
+      t.graph.tensors[static_cast<size_t>(in)].quant = Quant({in_scale}, {static_cast<int64_t>(in_zp)});
+      const int out = t.Output(from_int8 ? DataType::kUInt8 : DataType::kInt8);
+      t.graph.tensors[static_cast<size_t>(out)].quant = Quant({out_scale}, {static_cast<int64_t>(out_zp)});
+      t.Node(OpType::kQuantize, {in}, {out});
+      GLD_ASSERT_OK(t.Run());
+      for (int v = 0; v < 256; ++v) {
+        const double real = (values[static_cast<size_t>(v)] - in_zp) * in_scale;
+        double q = std::round(static_cast<float>(real) / out_scale) + out_zp;
+        q = std::min(std::max(q, from_int8 ? 0.0 : -128.0), from_int8 ? 255.0 : 127.0);
+        const int got =
+            from_int8 ? t.Get<uint8_t>(out)[static_cast<size_t>(v)] : t.Get<int8_t>(out)[static_cast<size_t>(v)];
+        EXPECT_EQ(got, static_cast<int>(q)) << "input " << values[static_cast<size_t>(v)] << (shift ? " (shift)" : "");
+      }
     }
   }
 }

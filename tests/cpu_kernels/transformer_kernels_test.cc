@@ -221,7 +221,9 @@ TEST(TransformerKernels, TransposeTiles) {
                                    {{1, 37, 3, 20}, {0, 2, 1, 3}},  // heads out: rows stay contiguous
                                    {{33, 17}, {1, 0}},
                                    {{3, 4, 5, 6}, {3, 1, 0, 2}},
-                                   {{2, 1, 18, 1}, {3, 2, 1, 0}}};
+                                   {{2, 1, 18, 1}, {3, 2, 1, 0}},
+                                   {{1, 64, 2, 32}, {0, 2, 3, 1}},  // whole 8 x 8 blocks only
+                                   {{2, 300, 3, 20}, {0, 2, 1, 3}}};  // rows split mid-index across threads
   for (const Case& c : cases) {
     for (int threads : {1, 2}) {
       SCOPED_TRACE(ShapeToString(c.in) + " perm " + ShapeToString(Shape(c.perm.begin(), c.perm.end())) +

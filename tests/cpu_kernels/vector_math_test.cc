@@ -1,7 +1,9 @@
 // The vectorized rows of cpu_kernels/vector_math.h against double-precision
 // formulas (std::exp, std::erf, std::tanh): every length up to 70 (vector
 // body and tail), arguments across the whole range, NaN, infinities,
-// overflow and underflow; and through the GELU and SOFTMAX kernels.
+// overflow and underflow; layer norm rows of every width up to 70 against
+// a double-precision mean / variance; and through the GELU, SOFTMAX and
+// GLD_LAYER_NORM kernels.
 #include "cpu_kernels/vector_math.h"
 
 #include <cmath>
@@ -150,14 +152,20 @@ std::vector<double> SoftmaxRef(const std::vector<float>& x, size_t begin, size_t
 }
 
 TEST(VectorMath, SoftmaxRowsAndSpecials) {
-  for (float beta : {1.f, 0.5f, 2.f}) {
+  // beta -0.5: exponents up to +20 on the general exp, whose float
+  // argument (x - max) * beta carries 20 * 2^-24 of rounding into exp.
+  for (float beta : {1.f, 0.5f, 2.f, -0.5f}) {
+    const double rel = beta > 0 ? 1e-6 : 3e-6;
     for (size_t n = 1; n <= 70; ++n) {
       std::vector<float> x = RandomFloats(n, static_cast<uint32_t>(n), -20.f, 20.f);
       std::vector<float> y(n + 1, 42.f);
       cpu::SoftmaxRow(x.data(), y.data(), static_cast<int64_t>(n), beta);
       const std::vector<double> want = SoftmaxRef(x, 0, n, beta);
-      for (size_t i = 0; i < n; ++i) ExpectClose(y[i], want[i], 1e-6, 1e-9, "n " + std::to_string(n));
+      for (size_t i = 0; i < n; ++i) ExpectClose(y[i], want[i], rel, 1e-9, "n " + std::to_string(n));
       EXPECT_EQ(y[n], 42.f);
+      // In place: the same values.
+      cpu::SoftmaxRow(x.data(), x.data(), static_cast<int64_t>(n), beta);
+      for (size_t i = 0; i < n; ++i) EXPECT_EQ(x[i], y[i]) << "in place, n " << n << " i " << i;
     }
   }
   // A NaN anywhere or a +inf makes the row NaN; -inf entries are 0.
@@ -216,6 +224,115 @@ TEST(VectorMath, GeluAndSoftmaxKernels) {
   for (size_t r = 0; r < n / 96; ++r) {
     const std::vector<double> want = SoftmaxRef(logits, r * 96, 96, 0.7);
     for (size_t i = 0; i < 96; ++i) ExpectClose(got[r * 96 + i], want[i], 1e-6, 1e-9, "row " + std::to_string(r));
+  }
+}
+
+// Attention rows whose logits lie far apart (masked keys): terms under the
+// denormal cutoff are exactly 0, the rest as the formula.
+TEST(VectorMath, SoftmaxFarApartLogitsFlushToZero) {
+  for (size_t n : {2, 17, 32, 33}) {
+    std::vector<float> x = RandomFloats(n, 9, -1.f, 1.f);
+    for (size_t i = 1; i < n; i += 2) x[i] = -1e9f;
+    if (n > 2) x[n - 1] = -95.f;  // exp(-95 - max) is a denormal
+    std::vector<float> y(n);
+    cpu::SoftmaxRow(x.data(), y.data(), static_cast<int64_t>(n), 1.f);
+    const std::vector<double> want = SoftmaxRef(x, 0, n, 1.0);
+    for (size_t i = 0; i < n; ++i) {
+      if (x[i] < -90.f) {
+        EXPECT_EQ(y[i], 0.f) << "n " << n << " i " << i;
+      } else {
+        ExpectClose(y[i], want[i], 1e-6, 1e-9, "n " + std::to_string(n));
+      }
+    }
+  }
+}
+
+// Layer norm of x's rows (c values each) in double precision, with gamma
+// and beta of c values.
+std::vector<double> LayerNormRef(const std::vector<float>& x, size_t c, const std::vector<float>& gamma,
+                                 const std::vector<float>& beta, double eps) {
+  std::vector<double> y(x.size());
+  for (size_t r = 0; r < x.size() / c; ++r) {
+    double mean = 0, var = 0;
+    for (size_t i = 0; i < c; ++i) mean += x[r * c + i];
+    mean /= static_cast<double>(c);
+    for (size_t i = 0; i < c; ++i) var += (x[r * c + i] - mean) * (x[r * c + i] - mean);
+    var /= static_cast<double>(c);
+    for (size_t i = 0; i < c; ++i) {
+      y[r * c + i] = (x[r * c + i] - mean) / std::sqrt(var + eps) * gamma[i] + beta[i];
+    }
+  }
+  return y;
+}
+
+TEST(VectorMath, LayerNormRowsEveryWidthAndSpecials) {
+  for (size_t c = 1; c <= 70; ++c) {
+    const size_t rows = 3;
+    std::vector<float> x = RandomFloats(rows * c, static_cast<uint32_t>(c), 2.f, 6.f);  // mean far from 0
+    const std::vector<float> gamma = RandomFloats(c, 100 + static_cast<uint32_t>(c), 0.5f, 1.5f);
+    const std::vector<float> beta = RandomFloats(c, 200 + static_cast<uint32_t>(c), -1.f, 1.f);
+    std::vector<float> y(rows * c + 1, 42.f);
+    cpu::LayerNormRows(x.data(), y.data(), static_cast<int64_t>(rows), static_cast<int64_t>(c), gamma.data(),
+                       beta.data(), 1e-3f);
+    const std::vector<double> want = LayerNormRef(x, c, gamma, beta, 1e-3);
+    for (size_t i = 0; i < rows * c; ++i) ExpectClose(y[i], want[i], 1e-5, 1e-5, "c " + std::to_string(c));
+    EXPECT_EQ(y[rows * c], 42.f);
+    // In place.
+    cpu::LayerNormRows(x.data(), x.data(), static_cast<int64_t>(rows), static_cast<int64_t>(c), gamma.data(),
+                       beta.data(), 1e-3f);
+    for (size_t i = 0; i < rows * c; ++i) EXPECT_EQ(x[i], y[i]) << "in place, c " << c;
+  }
+  // A NaN or an infinity anywhere in a row makes that row NaN; the other
+  // rows keep their values.
+  for (size_t c : {5, 16, 37, 64}) {
+    for (float special : {kNan, kInf, -kInf}) {
+      for (size_t at : {size_t{0}, c / 2, c - 1}) {
+        std::vector<float> x = RandomFloats(2 * c, 5, -1.f, 1.f);
+        x[c + at] = special;
+        const std::vector<float> gamma(c, 1.f), beta(c, 0.f);
+        std::vector<float> y(2 * c);
+        cpu::LayerNormRows(x.data(), y.data(), 2, static_cast<int64_t>(c), gamma.data(), beta.data(), 1e-5f);
+        const std::vector<double> want = LayerNormRef(x, c, gamma, beta, 1e-5);
+        for (size_t i = 0; i < c; ++i) ExpectClose(y[i], want[i], 1e-5, 1e-5, "clean row");
+        for (size_t i = c; i < 2 * c; ++i) EXPECT_TRUE(std::isnan(y[i])) << "c " << c << " at " << at << " i " << i;
+      }
+    }
+  }
+}
+
+// GLD_LAYER_NORM over [B, T, C] with odd C: one and two threads (rows
+// split across them), gamma and beta of C values or of one.
+TEST(VectorMath, LayerNormKernel) {
+  const Shape shape = {2, 300, 67};
+  const size_t n = static_cast<size_t>(NumElements(shape)), c = 67;
+  std::vector<float> x = RandomFloats(n, 21, -4.f, 8.f);
+  x[c * 7 + 3] = kNan;
+  for (bool per_channel : {true, false}) {
+    const size_t ng = per_channel ? c : 1;
+    const std::vector<float> gamma = RandomFloats(ng, 22, 0.5f, 1.5f), beta = RandomFloats(ng, 23, -1.f, 1.f);
+    std::vector<float> gamma_c(c), beta_c(c);
+    for (size_t i = 0; i < c; ++i) {
+      gamma_c[i] = gamma[per_channel ? i : 0];
+      beta_c[i] = beta[per_channel ? i : 0];
+    }
+    const std::vector<double> want = LayerNormRef(x, c, gamma_c, beta_c, 1e-6);
+    for (int threads : {1, 2}) {
+      OpTest t;
+      const int in = t.Input<float>(shape, x);
+      const int g = t.Const<float>({static_cast<int32_t>(ng)}, gamma);
+      const int b = t.Const<float>({static_cast<int32_t>(ng)}, beta);
+      const int out = t.Output();
+      LayerNormAttributes attrs;
+      attrs.epsilon = 1e-6f;
+      t.Node(OpType::kLayerNorm, {in, g, b}, {out}, attrs);
+      GLD_ASSERT_OK(t.RunPrepared(threads));
+      const std::vector<float> got = t.Get(out);
+      ASSERT_EQ(got.size(), n);
+      for (size_t i = 0; i < n; ++i) {
+        ExpectClose(got[i], want[i], 1e-5, 1e-5, "at " + std::to_string(i) + " threads " + std::to_string(threads));
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
   }
 }
 

@@ -146,6 +146,12 @@ TEST_F(Xnnpack, DepthwiseConv2dMatchesTheOwnKernel) {
   Check(Depthwise("3x3 stride 3", {2, 11, 9, 17}, 1, 3, 3, Padding::kSame, Activation::kNone));
   Check(Depthwise("multiplier 2 valid", {1, 8, 8, 3}, 2, 3, 1, Padding::kValid, Activation::kRelu6));
   Check(Depthwise("3x3 on 4 channels", {1, 9, 9, 4}, 1, 3, 1, Padding::kSame, Activation::kNone));
+  // VALID at stride 2 over 8 rows reads 7 of them: no trailing padding, one
+  // row never read (XNNPACK's output size rounds down as TFLite's does).
+  Check(Depthwise("3x3 valid stride 2, an unread last row", {1, 8, 8, 32}, 1, 3, 2, Padding::kValid,
+                  Activation::kNone));
+  Check(Depthwise("multiplier 2 valid stride 2, an unread last row", {1, 8, 10, 3}, 2, 3, 2, Padding::kValid,
+                  Activation::kRelu));
   Check(Depthwise("3x3 fixed kernel", {1, 12, 12, 32}, 1, 3, 1, Padding::kSame, Activation::kRelu, false));
   Check(Depthwise("5x5 stride 2 fixed kernel", {2, 11, 9, 17}, 1, 5, 2, Padding::kSame, Activation::kNone, false));
 }
@@ -185,6 +191,7 @@ TEST_F(Xnnpack, PoolingMatchesTheOwnKernel) {
     Check(Pool(n + " 2x2 valid", op, {1, 8, 8, 16}, 2, 2, Padding::kValid, xnnpack));
     Check(Pool(n + " 3x3 same stride 2", op, {2, 9, 7, 5}, 3, 2, Padding::kSame, xnnpack));
     Check(Pool(n + " 3x3 same stride 1", op, {1, 5, 5, 8}, 3, 1, Padding::kSame, xnnpack));
+    Check(Pool(n + " 3x3 valid stride 2, an unread last row", op, {1, 8, 8, 8}, 3, 2, Padding::kValid, xnnpack));
   }
 }
 

@@ -220,7 +220,7 @@ class FakeTfLite {
   std::unique_ptr<TfLiteIntArray, Free> plan_;
 };
 
-constexpr int32_t kAdd = 0, kMul = 18, kTopKV2 = 48;
+constexpr int32_t kAdd = 0, kMul = 18, kMatrixDiag = 113;
 
 TEST(TfLiteDelegate, TakesWhatItRunsAndRunsItThroughTheKernel) {
   FakeTfLite tfl;
@@ -231,7 +231,7 @@ TEST(TfLiteDelegate, TakesWhatItRunsAndRunsItThroughTheKernel) {
   TfLiteMulParams none = {kTfLiteActNone};
   tfl.Node(kAdd, {x, k}, {a}, &relu);
   tfl.Node(kMul, {a, k}, {y}, &none);
-  tfl.Node(kTopKV2, {y, k}, {z});  // not in the op table: stays with TFLite
+  tfl.Node(kMatrixDiag, {y}, {z});  // not in the op table: stays with TFLite
   TfLiteContext* context = tfl.Finish();
 
   char key[] = "backend", value[] = "cpu";

@@ -20,6 +20,13 @@ bool Eq(const Conv2dAttributes& a, const Conv2dAttributes& b) {
   return a.padding == b.padding && a.stride_h == b.stride_h && a.stride_w == b.stride_w &&
          a.dilation_h == b.dilation_h && a.dilation_w == b.dilation_w && a.activation == b.activation;
 }
+bool Eq(const Conv3dAttributes& a, const Conv3dAttributes& b) {
+  return a.padding == b.padding && a.stride_d == b.stride_d && a.stride_h == b.stride_h && a.stride_w == b.stride_w &&
+         a.dilation_d == b.dilation_d && a.dilation_h == b.dilation_h && a.dilation_w == b.dilation_w &&
+         a.activation == b.activation;
+}
+bool Eq(const BucketizeAttributes& a, const BucketizeAttributes& b) { return a.boundaries == b.boundaries; }
+bool Eq(const UniqueAttributes& a, const UniqueAttributes& b) { return a.idx_int64 == b.idx_int64; }
 bool Eq(const DepthwiseConv2dAttributes& a, const DepthwiseConv2dAttributes& b) {
   return a.padding == b.padding && a.stride_h == b.stride_h && a.stride_w == b.stride_w &&
          a.dilation_h == b.dilation_h && a.dilation_w == b.dilation_w &&
@@ -229,7 +236,27 @@ std::map<std::string, Case> Cases() {
     a.new_shape = {2, -1};
     c["RESHAPE"] = {{{"new_shape", std::vector<int>{2, -1}}}, a};
   }
-  for (const char* op : {"MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD"}) {
+  {
+    Conv3dAttributes a;
+    a.padding = Padding::kSame;
+    a.stride_d = 2;
+    a.stride_h = 3;
+    a.stride_w = 1;
+    a.dilation_d = 1;
+    a.dilation_h = 2;
+    a.dilation_w = 3;
+    a.activation = Activation::kRelu;
+    c["CONV_3D"] = {{{"padding", "SAME"}, {"stride_d", 2}, {"stride_h", 3}, {"stride_w", 1},
+                     {"dilation_h_factor", 2}, {"dilation_w_factor", 3}, {"fused_activation_function", "RELU"}},
+                    a};
+    BucketizeAttributes bucketize;
+    bucketize.boundaries = {-1.5f, 0.f, 2.25f};
+    c["BUCKETIZE"] = {{{"boundaries", std::vector<float>{-1.5f, 0.f, 2.25f}}}, bucketize};
+    UniqueAttributes unique;
+    unique.idx_int64 = true;
+    c["UNIQUE"] = {{{"idx_out_type", "INT64"}}, unique};
+  }
+  for (const char* op : {"MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD", "REDUCE_ANY", "REDUCE_ALL"}) {
     ReduceAttributes a;
     a.keep_dims = true;
     c[op] = {{{"keep_dims", true}}, a};
@@ -468,7 +495,8 @@ TEST(OpMapping, BuiltinCodesMatchTheSchema) {
       {OpType::kDequantize, 6}, {OpType::kMaxPool2d, 17},  {OpType::kPrelu, 54},
       {OpType::kHardSwish, 117}, {OpType::kDensify, 124},  {OpType::kBatchMatMul, 126},
       {OpType::kCumsum, 128},   {OpType::kBroadcastTo, 130}, {OpType::kGelu, 150},
-      {OpType::kRelu0To1, 152}, {OpType::kSign, 158}};
+      {OpType::kRelu0To1, 152}, {OpType::kSign, 158},  {OpType::kTopkV2, 48},
+      {OpType::kWhere, 109}};
   for (const auto& [op, code] : known) {
     int32_t got = -1;
     EXPECT_TRUE(tflite_ops::BuiltinFromOpType(op, &got)) << OpTypeName(op);
@@ -480,7 +508,7 @@ TEST(OpMapping, BuiltinCodesMatchTheSchema) {
   int32_t code;
   EXPECT_FALSE(tflite_ops::BuiltinFromOpType(OpType::kConvolution2DTransposeBias, &code));
   OpType op;
-  EXPECT_FALSE(tflite_ops::OpTypeFromBuiltin(109, &op));  // WHERE: not in the IR
+  EXPECT_FALSE(tflite_ops::OpTypeFromBuiltin(113, &op));  // MATRIX_DIAG: not in the IR
   EXPECT_FALSE(tflite_ops::OpTypeFromBuiltin(-1, &op));
   EXPECT_FALSE(tflite_ops::OpTypeFromBuiltin(100000, &op));
 }

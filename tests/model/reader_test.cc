@@ -529,9 +529,9 @@ TEST(ReaderErrors, UnknownBuiltinOps) {
   int y = b.AddTensor("y", ElementType::kFloat32, {2});
   int z = b.AddTensor("z", ElementType::kFloat32, {2});
   ASSERT_TRUE(b.AddOp("RELU", {x}, {y}).ok());
-  ASSERT_TRUE(b.AddOp("WHERE", {y}, {z}).ok());
+  ASSERT_TRUE(b.AddOp("MATRIX_DIAG", {y}, {z}).ok());
   b.SetOutputs({z});
-  GLD_EXPECT_ERROR(ReadBytes(*b.Finish()), "node 1: unsupported builtin op 'WHERE'");
+  GLD_EXPECT_ERROR(ReadBytes(*b.Finish()), "node 1: unsupported builtin op 'MATRIX_DIAG'");
 }
 
 // A custom_code the op table does not name is read as an app's custom op

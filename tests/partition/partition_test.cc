@@ -114,13 +114,16 @@ Graph TwoBranches() {
   return g;
 }
 
-// `g` partitioned for a GPU that refuses FLOOR and CEIL.
-Partition WithoutFloorAndCeil(const Graph& g) {
-  FakeGpu gpu({OpType::kFloor, OpType::kCeil});
+// `g` partitioned for a GPU that refuses the ops `refuse`.
+Partition Refusing(const Graph& g, std::set<OpType> refuse) {
+  FakeGpu gpu(std::move(refuse));
   PartitionOptions o;
   o.gpu = &gpu;
   return PartitionGraph(g, o);
 }
+
+// `g` partitioned for a GPU that refuses FLOOR and CEIL.
+Partition WithoutFloorAndCeil(const Graph& g) { return Refusing(g, {OpType::kFloor, OpType::kCeil}); }
 
 TEST(Partition, CpuNodesThatDependOnNoGpuNodeRunAtTheInputEdge) {
   Graph g = TwoBranches();
@@ -153,6 +156,48 @@ TEST(Partition, CpuNodeWithAVariableStaysInPlace) {
   Partition p = WithoutFloorAndCeil(g);
   EXPECT_EQ(p.order, (std::vector<int>{1, 0, 2, 3, 4}));
   EXPECT_EQ(p.PlacementLine(), "placement: 3/5 nodes on GPU in 2 segments");
+}
+
+// ids (int32) -RESHAPE-> r -RESHAPE-> s -CAST-> f (float32) -EXP-> y: the
+// GPU holds int32 as floats, so an int32 value may not leave it for the CPU.
+Graph Int32Moves() {
+  Graph g;
+  int ids = AddTensor(g, "ids", {1, 4}, DataType::kInt32);
+  int r = AddTensor(g, "r", {4}, DataType::kInt32);
+  int s = AddTensor(g, "s", {2, 2}, DataType::kInt32);
+  int f = AddTensor(g, "f", {2, 2});
+  int y = AddTensor(g, "y", {2, 2});
+  AddNode(g, OpType::kReshape, {ids}, {r});
+  AddNode(g, OpType::kReshape, {r}, {s});
+  AddNode(g, OpType::kCast, {s}, {f});
+  AddNode(g, OpType::kExp, {f}, {y});
+  g.inputs = {ids};
+  g.outputs = {y};
+  return g;
+}
+
+TEST(Partition, Int32MovedOnTheGpuIsReadOnTheGpu) {
+  EXPECT_EQ(Refusing(Int32Moves(), {}).PlacementLine(), "placement: 4/4 nodes on GPU in 1 segments");
+}
+
+TEST(Partition, Int32ReadOnTheCpuIsNotMadeOnTheGpu) {
+  // The CAST runs on the CPU: both RESHAPEs before it follow, one after the
+  // other, since each would hand its int32 output to the CPU.
+  Partition p = Refusing(Int32Moves(), {OpType::kCast});
+  EXPECT_EQ(p.PlacementLine(), "placement: 1/4 nodes on GPU in 1 segments");
+  EXPECT_FALSE(p.nodes[0].on_gpu);
+  EXPECT_FALSE(p.nodes[1].on_gpu);
+  EXPECT_EQ(p.nodes[1].reason,
+            "its int32 output 's' is read by node 2 (CAST) on the CPU, and the GPU holds int32 values as floats "
+            "(exact only for its GPU readers)");
+  EXPECT_EQ(p.nodes[0].reason.find("its int32 output 'r' is read by node 1 (RESHAPE) on the CPU"), 0u);
+  // An int32 graph output is not made on the GPU either.
+  Graph h = Int32Moves();
+  h.outputs.push_back(2);  // s
+  Partition q = Refusing(h, {});
+  EXPECT_FALSE(q.nodes[1].on_gpu);
+  EXPECT_EQ(q.nodes[1].reason.find("its int32 output 's' is read by the graph (an output)"), 0u);
+  EXPECT_TRUE(q.nodes[2].on_gpu);
 }
 
 TEST(Partition, DenyOpsForceNodesToTheCpu) {

@@ -9,6 +9,7 @@
 
 #include "transforms/graph_builder.h"
 #include "runtime/gpu_backend.h"
+#include "runtime/plan.h"
 #include "runtime/runtime.h"
 
 namespace gld {
@@ -29,6 +30,7 @@ class FakeSegmentStep : public Step {
   FakeSegmentStep(const Graph& g, const Segment& s, int index, FakeGpuState* state)
       : graph_(g), segment_(s), index_(index), state_(state) {}
   std::string label() const override { return "fake segment " + std::to_string(index_); }
+  bool RunsOnGpu() const override { return true; }
   std::vector<int> host_inputs() const override { return segment_.inputs; }
   std::vector<int> host_outputs() const override { return segment_.outputs; }
   Status Run(StepContext& ctx) override {
@@ -36,6 +38,15 @@ class FakeSegmentStep : public Step {
     // Private storage for tensors written inside the segment.
     std::vector<cpu::TensorData> local = *ctx.tensors;
     std::vector<std::vector<uint8_t>> owned;
+    // Constants come from the graph, as a GL segment uploads its own.
+    for (int n : segment_.nodes) {
+      for (int t : graph_.nodes[n].inputs) {
+        if (t < 0) continue;
+        const Tensor& c = graph_.tensors[static_cast<size_t>(t)];
+        if (!c.is_constant || local[t].data != nullptr) continue;
+        local[t] = {c.type, c.shape, const_cast<uint8_t*>(c.data.data()), c.data.size()};
+      }
+    }
     for (int n : segment_.nodes) {
       for (int t : graph_.nodes[n].outputs) {
         EXPECT_TRUE(IsEdgeOutput(t) || (*ctx.tensors)[t].data == nullptr)
@@ -71,8 +82,17 @@ class FakeGpu : public GpuBackend {
   explicit FakeGpu(FakeGpuState* state) : state_(state) {}
   std::string name() const override { return "fake"; }
   std::string renderer() const override { return "fake renderer"; }
-  std::vector<OpType> SupportedOps() const override { return {OpType::kTanh, OpType::kRelu, OpType::kAdd}; }
+  std::vector<OpType> SupportedOps() const override {
+    return {OpType::kTanh, OpType::kRelu, OpType::kAdd, OpType::kGather};
+  }
   std::string WhyNotSupported(const Graph& g, size_t i) const override {
+    // As the GL backend: int32 only as GATHER's indices.
+    const Node& node = g.nodes[i];
+    for (size_t k = 0; k < node.inputs.size() + node.outputs.size(); ++k) {
+      const bool indices = node.op == OpType::kGather && k == 1;
+      const int t = k < node.inputs.size() ? node.inputs[k] : node.outputs[k - node.inputs.size()];
+      if (!indices && t >= 0 && g.tensors[static_cast<size_t>(t)].type == DataType::kInt32) return "int32 on fake";
+    }
     auto ops = SupportedOps();
     if (std::find(ops.begin(), ops.end(), g.nodes[i].op) != ops.end()) return "";
     return std::string(OpTypeName(g.nodes[i].op)) + " is not supported on fake";
@@ -152,6 +172,82 @@ TEST(GpuSeam, SegmentsAndCpuNodesMix) {
   std::vector<float> out = RunOnce(**rt, kInput), want = Expected(kInput);
   for (size_t i = 0; i < out.size(); ++i) EXPECT_NEAR(out[i], want[i], 1e-6f) << i;
   EXPECT_EQ(state.segment_runs, 2);
+}
+
+// BERT's input edge: ids < 0 ? ids + vocab : ids (LESS, ADD, SELECT on int32,
+// CPU nodes), then the embedding GATHER and a TANH on the GPU.
+Graph IdWrap(int tokens, int vocab) {
+  Graph g;
+  int ids = AddTensor(g, "ids", {1, tokens}, DataType::kInt32);
+  int zero = AddConstant<int32_t>(g, "zero", {}, DataType::kInt32, {0});
+  int size = AddConstant<int32_t>(g, "vocab", {}, DataType::kInt32, {vocab});
+  std::vector<float> rows(static_cast<size_t>(vocab) * 2);
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = 0.01f * static_cast<float>(i % 97) - 0.3f;
+  int table = AddConstant<float>(g, "table", {vocab, 2}, DataType::kFloat32, rows);
+  int negative = AddTensor(g, "negative", {1, tokens}, DataType::kBool);
+  int wrapped = AddTensor(g, "wrapped", {1, tokens}, DataType::kInt32);
+  int fixed = AddTensor(g, "fixed", {1, tokens}, DataType::kInt32);
+  int rows_out = AddTensor(g, "rows", {1, tokens, 2});
+  int y = AddTensor(g, "y", {1, tokens, 2});
+  AddNode(g, OpType::kLess, {ids, zero}, {negative});
+  AddNode(g, OpType::kAdd, {ids, size}, {wrapped}, -1, BinaryAttributes{});
+  AddNode(g, OpType::kSelect, {negative, wrapped, ids}, {fixed});
+  AddNode(g, OpType::kGather, {table, fixed}, {rows_out}, -1, AxisAttributes{});
+  AddNode(g, OpType::kTanh, {rows_out}, {y});
+  g.inputs = {ids};
+  g.outputs = {y};
+  return g;
+}
+
+std::vector<float> RunIds(Runtime& rt, const std::vector<int32_t>& ids) {
+  EXPECT_TRUE(rt.SetInput(0, ids.data(), ids.size() * 4).ok());
+  Status s = rt.Invoke();
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  std::vector<float> out(ids.size() * 2);
+  EXPECT_TRUE(rt.GetOutput(0, out.data(), out.size() * 4).ok());
+  return out;
+}
+
+TEST(GpuSeam, InputEdgeElementwiseNodesRunAsOneCpuStep) {
+  // 2500 tokens: three blocks of the group, the last one partial.
+  for (int tokens : {7, 2500}) {
+    SCOPED_TRACE("tokens " + std::to_string(tokens));
+    const int vocab = 300;
+    std::vector<int32_t> ids(static_cast<size_t>(tokens));
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>((i * 37) % (2 * vocab)) - vocab;
+    FakeGpuState state;
+    Options o;
+    o.backend = Backend::kGl;
+    auto rt = Runtime::Create(IdWrap(tokens, vocab), o, Factory(&state));
+    ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+    const InterpreterReport& r = (*rt)->report();
+    EXPECT_EQ(r.placement_line, "placement: 2/5 nodes on GPU in 1 segments");
+    EXPECT_EQ(r.cpu_steps, 1);
+    EXPECT_EQ(r.steps, (std::vector<std::string>{"CPU: node 0 (LESS) + node 1 (ADD) + node 2 (SELECT)",
+                                                 "GPU: fake segment 0"}));
+    o.backend = Backend::kCpu;
+    auto cpu = Runtime::Create(IdWrap(tokens, vocab), o);
+    ASSERT_TRUE(cpu.ok()) << cpu.status().ToString();
+    EXPECT_EQ((*cpu)->report().cpu_steps, 5);  // no GPU: no input edge, no group
+    EXPECT_EQ(RunIds(**rt, ids), RunIds(**cpu, ids));
+  }
+}
+
+TEST(GpuSeam, CpuGroupsAreRunsOfElementwiseNodesOfOneSize) {
+  Graph g = IdWrap(7, 300);
+  FakeGpuState state;
+  FakeGpu gpu(&state);
+  PartitionOptions o;
+  o.gpu = &gpu;
+  Partition p = PartitionGraph(g, o);
+  EXPECT_EQ(PlanCpuGroups(g, p, {}), (std::vector<std::vector<size_t>>{{0, 1, 2}}));
+  // An ADD broadcasting a [7] operand to [1, 7] does not join, and ends the
+  // run: the LESS and the SELECT are each alone, no group.
+  Graph h = IdWrap(7, 300);
+  h.nodes[1].inputs[1] = AddConstant<int32_t>(h, "vocab7", {7}, DataType::kInt32, std::vector<int32_t>(7, 300));
+  EXPECT_TRUE(PlanCpuGroups(h, PartitionGraph(h, o), {}).empty());
+  // Without a GPU node there is no input edge.
+  EXPECT_TRUE(PlanCpuGroups(g, PartitionGraph(g, PartitionOptions{}), {}).empty());
 }
 
 TEST(GpuSeam, DenyOpsSplitSegments) {

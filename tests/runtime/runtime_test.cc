@@ -119,6 +119,64 @@ TEST(Runtime, IntermediatesShareTheArena) {
   }
 }
 
+// x -> RESHAPE -> r -> TANH -> a -> RESHAPE -> b -> RESHAPE -> d; d is read by
+// NEG (-> TANH -> f) and by the last ADD: y = tanh(-tanh(x)) + tanh(x). b and
+// d are a's bytes relabelled (no copy), r is not x's (a graph input keeps
+// its own buffer), and f, made while d is still to be read, is elsewhere.
+TEST(Runtime, ReshapeOutputsShareTheirInputsBytes) {
+  Graph g;
+  int x = AddTensor(g, "x", {1, 256});
+  int r = AddTensor(g, "r", {16, 16});
+  int a = AddTensor(g, "a", {16, 16});
+  int b = AddTensor(g, "b", {256});
+  int d = AddTensor(g, "d", {1, 256});
+  int e = AddTensor(g, "e", {1, 256});
+  int f = AddTensor(g, "f", {1, 256});
+  int y = AddTensor(g, "y", {1, 256});
+  auto reshape_to = [](std::vector<int32_t> shape) {
+    ReshapeAttributes attrs;
+    attrs.has_new_shape = true;
+    attrs.new_shape = std::move(shape);
+    return attrs;
+  };
+  AddNode(g, OpType::kReshape, {x}, {r}, -1, reshape_to({16, 16}));
+  AddNode(g, OpType::kTanh, {r}, {a});
+  AddNode(g, OpType::kReshape, {a}, {b}, -1, reshape_to({256}));
+  AddNode(g, OpType::kReshape, {b}, {d}, -1, reshape_to({1, 256}));
+  AddNode(g, OpType::kNeg, {d}, {e});
+  AddNode(g, OpType::kTanh, {e}, {f});
+  AddNode(g, OpType::kAdd, {f, d}, {y}, -1, BinaryAttributes{});
+  g.inputs = {x};
+  g.outputs = {y};
+  auto rt = Runtime::Create(std::move(g), CpuOptions());
+  ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+  const Graph& planned = (*rt)->graph();
+  bool has_b = false, has_d = false;
+  for (const Node& n : planned.nodes) {
+    for (int t : n.outputs) {
+      has_b = has_b || t == b;
+      has_d = has_d || t == d;
+    }
+  }
+  ASSERT_TRUE(has_d) << "the RESHAPE making d must stay";
+  EXPECT_EQ((*rt)->tensor(d).data, (*rt)->tensor(a).data);
+  if (has_b) {
+    EXPECT_EQ((*rt)->tensor(b).data, (*rt)->tensor(a).data);
+  }
+  EXPECT_NE((*rt)->tensor(r).data, (*rt)->tensor(x).data);
+  EXPECT_NE((*rt)->tensor(f).data, (*rt)->tensor(a).data);
+  std::vector<float> in(256);
+  for (int i = 0; i < 256; ++i) in[i] = static_cast<float>(i - 128) / 32.0f;
+  for (int run = 0; run < 2; ++run) {
+    std::vector<float> out = RunOnce(**rt, in);
+    ASSERT_EQ(out.size(), 256u);
+    for (int i = 0; i < 256; ++i) {
+      const float t = std::tanh(in[i]);
+      EXPECT_NEAR(out[i], std::tanh(-t) + t, 1e-6f) << i;
+    }
+  }
+}
+
 Graph Conv(int size) {
   Graph g;
   int x = AddTensor(g, "x", {1, size, size, 8});

@@ -181,7 +181,7 @@ TEST_F(ToolsTest, InspectPrintsModelPassesAndPlacement) {
   r = Run(GLD_INSPECT_PATH, "--graph=" + model + " --backend=cpu --summary");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
-            "placement: 0/1 nodes on GPU in 0 segments\nnodes: 2 -> 1\ndispatches: 0\n"
+            "placement: 0/1 nodes on GPU in 0 segments\nnodes: 2 -> 1\nsteps: 1 (1 CPU, 0 GPU)\ndispatches: 0\n"
             "gpu_bytes: 0 planned, 0 naive, 0 lower bound\nunfused elementwise nodes: 0\n");
 
   r = Run(GLD_INSPECT_PATH, "--graph=" + model + " --precision=fp8");

@@ -96,6 +96,36 @@ TEST(IntegerView, WithoutIntegerNodesItIsTheFloatView) {
   EXPECT_EQ(g.tensors[static_cast<size_t>(u)].type, DataType::kInt8);
 }
 
+TEST(IntegerView, AValueMovingNodeReadsAnInt8CopyOfADecodedConstant) {
+  // GATHER from an embedding table the reader decoded from int8 (scale 0.5,
+  // zero point 2): the node runs on integers and reads the stored integers;
+  // the decoded table stays for whatever else reads it.
+  Graph g;
+  const std::vector<float> decoded{-1.f, 0.f, 0.5f, 62.5f};  // stored q -> (q - 2) x 0.5
+  const int table = AddConstant<float>(g, "table", {2, 2}, DataType::kFloat32, decoded);
+  g.tensors[static_cast<size_t>(table)].quant = Quant(0.5f, 2, DataType::kInt8);
+  const int ids = AddTensor(g, "ids", {3}, DataType::kInt32);
+  const int out = AddQuantized(g, "out", {3, 2}, DataType::kInt8, Quant(0.5f, 2));
+  AddNode(g, OpType::kGather, {table, ids}, {out}, -1, AxisAttributes{});
+  g.inputs = {ids};
+  g.outputs = {out};
+  PassLog log;
+  ASSERT_TRUE(CpuIntegerView(g, log).ok());
+  EXPECT_EQ(Ops(g), (std::vector<OpType>{OpType::kGather}));
+  const int read = g.nodes[0].inputs[0];
+  ASSERT_NE(read, table);
+  const Tensor& copy = g.tensors[static_cast<size_t>(read)];
+  EXPECT_TRUE(copy.is_constant);
+  EXPECT_EQ(copy.type, DataType::kInt8);
+  EXPECT_EQ(copy.shape, (Shape{2, 2}));
+  ASSERT_EQ(copy.data.size(), 4u);
+  const int8_t* stored = reinterpret_cast<const int8_t*>(copy.data.data());
+  EXPECT_EQ((std::vector<int8_t>(stored, stored + 4)), (std::vector<int8_t>{0, 2, 3, 127}));
+  EXPECT_EQ(g.tensors[static_cast<size_t>(table)].type, DataType::kFloat32);
+  ASSERT_EQ(log.lines.size(), 1u);
+  EXPECT_NE(log.lines[0].find("1 node(s) run on integers, 0 in the float view"), std::string::npos) << log.lines[0];
+}
+
 TEST(IntegerView, CpuPassListStartsWithIt) {
   const std::vector<Pass>& passes = CpuIntegerPasses();
   ASSERT_FALSE(passes.empty());

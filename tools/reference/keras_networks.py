@@ -79,6 +79,21 @@ def build_bilstm():
     return Built(_seq_model(tf_keras, layer), inputs=float_inputs([(1,) + SEQ]), steps=[(1, None), (2, None)])
 
 
+def build_conv_lstm():
+    """tf_keras: a recurrent layer between convolutions, as speech and
+    time-series models stack them: Conv1D, LSTM returning sequences
+    (UNIDIRECTIONAL_SEQUENCE_LSTM), Conv1D, then a per-step Dense. On GL the
+    whole model is one segment; the LSTM's states stay in it across invokes."""
+    import tf_keras
+    L = tf_keras.layers
+    x = tf_keras.Input(SEQ, batch_size=1, name="sequence")
+    y = L.Conv1D(16, 3, padding="same", activation="relu")(x)
+    y = L.LSTM(24, return_sequences=True)(y)
+    y = L.Conv1D(12, 3, padding="same", activation="relu")(y)
+    y = L.Dense(4)(y)
+    return Built(tf_keras.Model(x, y), inputs=float_inputs([(1,) + SEQ]), steps=[(1, None), (2, None)])
+
+
 def build_gru():
     """Keras 3 GRU (reset_after): a WHILE loop."""
     import tensorflow as tf
@@ -348,10 +363,89 @@ def build_int8_transformer():
     return Built(tf.keras.Model(x, y, name="transformer_block"), inputs=float_inputs([(1, 16, 64)]))
 
 
+def build_unet():
+    """A small U-Net as Keras users write segmentation models: separable and
+    transposed convolutions, skip concatenations, UpSampling2D (Keras 3 writes
+    it as RESHAPE/TILE over rank-5 tensors), and a classification head whose
+    depthwise convolution (multiplier 2, VALID, stride 2 over 32 pixels)
+    leaves the last row and column unread."""
+    import tensorflow as tf
+    L = tf.keras.layers
+    x = tf.keras.Input((32, 32, 3), batch_size=1, name="image")
+    c1 = L.Conv2D(8, 3, padding="same", activation="relu")(x)
+    c2 = L.SeparableConv2D(16, 3, padding="same", activation="relu", depth_multiplier=2)(L.MaxPooling2D()(c1))
+    b = L.Conv2D(32, 3, padding="same", activation="relu")(L.MaxPooling2D()(c2))
+    u2 = L.Concatenate()([L.Conv2DTranspose(16, 2, strides=2, padding="same")(b), c2])
+    c3 = L.Conv2D(16, 3, padding="same", activation="relu")(u2)
+    u1 = L.Concatenate()([L.UpSampling2D()(c3), c1])
+    mask = L.Conv2D(2, 1, activation="sigmoid", name="mask")(u1)
+    h = L.DepthwiseConv2D(3, strides=2, padding="valid", depth_multiplier=2)(c1)
+    label = L.Dense(3, name="label")(L.GlobalAveragePooling2D()(h))
+    return Built(tf.keras.Model(x, [mask, label], name="unet"), inputs=float_inputs([(1, 32, 32, 3)]))
+
+
+# ------------------------------------------- ops plain TensorFlow code emits
+
+
+def build_var_len_transformer():
+    """A Keras attention block over a free time dimension ([1, None, 8]) with
+    learned position embeddings looked up at tf.range(sequence length): SHAPE
+    -> STRIDED_SLICE -> RANGE -> GATHER. LiteRT plans the free dimension as 1
+    (the first invoke); the recorded invokes resize to 11 and 3 time steps."""
+    import tensorflow as tf
+    L = tf.keras.layers
+    x = tf.keras.Input((None, 8), batch_size=1, name="frames")
+    pos = L.Lambda(lambda t: tf.range(tf.shape(t)[1]))(x)
+    y = x + L.Embedding(32, 8)(pos)
+    y = L.MultiHeadAttention(2, 4)(y, y)
+    y = L.Dense(3)(y)
+    return Built(tf.keras.Model(x, y), inputs=float_inputs([(1, 1, 8)]),
+                 steps=[(1, [[1, 11, 8]]), (2, [[1, 3, 8]])])
+
+
+def build_tf_ops():
+    """tf.math ops as users call them on a [1, 6, 10] tensor: top_k (TOPK_V2),
+    argmax, cumsum, l2_normalize, unstack / stack, tile, reduce_prod, where
+    with three arguments (SELECT_V2), einsum (BATCH_MATMUL), reduce_any /
+    reduce_all of comparisons and tf.tensor_scatter_nd_update (SCATTER_ND)."""
+    import tensorflow as tf
+
+    class Ops(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([1, 6, 10], tf.float32, name="x")])
+        def serve(self, x):
+            v, i = tf.math.top_k(x, k=3)
+            parts = tf.unstack(x, axis=1)
+            row = tf.reduce_mean(x[0], axis=1, keepdims=True)
+            return {"topv": v, "topi": i, "argmax": tf.argmax(x, axis=-1), "cumsum": tf.math.cumsum(x, axis=1),
+                    "l2": tf.math.l2_normalize(x, axis=-1), "stack": tf.stack(parts[::-1], axis=1),
+                    "tile": tf.tile(x[:, :2, :], [1, 2, 1]), "prod": tf.reduce_prod(x, axis=1),
+                    "where": tf.where(x > 0, x, tf.zeros_like(x) - 1.0),
+                    "einsum": tf.einsum("bij,bkj->bik", x, x),
+                    "any": tf.reduce_any(x > 0.8, axis=-1), "all": tf.reduce_all(x > -0.9, axis=-1),
+                    "scatter": tf.tensor_scatter_nd_update(x[0], [[1], [4]], tf.concat([row, row], 0)[:2] * tf.ones([2, 10]))}
+    return Built(module=Ops(), inputs=float_inputs([(1, 6, 10)]))
+
+
+def build_tf_dynamic():
+    """Outputs whose size depends on the values: tf.where(x > 0.2) with one
+    argument (WHERE) and tf.boolean_mask (WHERE -> GATHER_ND), so the
+    converter marks them dynamic (shape_signature -1). The recorded invokes
+    give other counts of true values."""
+    import tensorflow as tf
+
+    class Ops(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([1, 10], tf.float32, name="x")])
+        def serve(self, x):
+            idx = tf.where(x > 0.2)
+            return {"nz": tf.cast(idx, tf.int32), "mask": tf.boolean_mask(x, x > 0.2)}
+    return Built(module=Ops(), inputs=float_inputs([(1, 10)]), steps=[(1, None), (2, None)])
+
+
 FAMILIES = {
     "lstm_keras3": build_lstm_keras3,
     "lstm_fused": build_lstm_fused,
     "bilstm": build_bilstm,
+    "conv_lstm": build_conv_lstm,
     "gru": build_gru,
     "simple_rnn": build_simple_rnn,
     "streaming": build_streaming,
@@ -363,4 +457,7 @@ FAMILIES = {
     "bert_tiny": build_bert_tiny,
     "whisper_block": build_whisper_block,
     "transformer_block": build_int8_transformer,
+    "var_len_transformer": build_var_len_transformer,
+    "tf_ops": build_tf_ops,
+    "tf_dynamic": build_tf_dynamic,
 }

@@ -26,7 +26,7 @@ The networks:
                    pooling, Dense(10) + softmax, on 96x96x3; outputs: the
                    probabilities and the head's feature map [1, 6, 6, 128]
     the families of keras_networks.py: sequence and stateful models
-                   (lstm_keras3, lstm_fused, bilstm, gru, simple_rnn,
+                   (lstm_keras3, lstm_fused, bilstm, conv_lstm, gru, simple_rnn,
                    streaming, cond, kws, dynamic_batch) and transformers
                    (vit_tiny, deit_tiny, bert_tiny, whisper_block,
                    transformer_block); each builder's docstring says what it is
@@ -152,6 +152,7 @@ NETWORKS = {
     "mobilenet_v2": (build_mobilenet_v2, ["float32"] + CNN_INTEGER_VARIANTS + ["int16x8", "dynamic_range"]),
     "effnet_lite": (build_effnet_lite, ["float32", "uint8"] + CNN_INTEGER_VARIANTS),
     "transformer_block": (keras_networks.build_int8_transformer, ["float32", "int8"]),
+    "unet": (keras_networks.build_unet, ["float32"]),  # int8: TILE version 3, which LiteRT 2.3 does not register
 }
 for _family, _builder in keras_networks.FAMILIES.items():
     NETWORKS.setdefault(_family, (_builder, ["float32"]))

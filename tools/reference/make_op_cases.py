@@ -650,6 +650,183 @@ simple("TRANSPOSE", "2d", [In([3, 4]), C(i32(1, 0))], opts("TransposeOptions"))
 simple("TRANSPOSE", "3d_rotate", [In([2, 3, 4]), C(i32(2, 0, 1))], opts("TransposeOptions"))
 simple("TRANSPOSE", "5d", [In([1, 2, 3, 2, 2]), C(i32(0, 4, 2, 1, 3))], opts("TransposeOptions"))
 
+# --- int8 ops (the CPU's integer kernels) ---------------------------------------
+# Full-integer models' ops with int8 activations, one scale and zero point per
+# tensor; constants stored as int8. Their manifests also hold LiteRT's default
+# kernels' outputs (outputs_default: resolver BUILTIN, XNNPACK where its
+# delegate takes the node), which the CPU's integer kernels are held to.
+
+def q8(scale, zero_point):
+    return {"scale": [scale], "zero_point": [zero_point]}
+
+
+def int8_case(op, variant, inputs, options, out_q, lo=-128, hi=128):
+    """A one-op int8 case. inputs: list of (shape, quant) for an int8 input
+    (values in [lo, hi)), ("c", int8 array, quant) for a constant, or
+    ("i32", int32 array) for an int32 constant (axes, sizes)."""
+    @case(op, variant)
+    def build(b):
+        ins = []
+        for spec in inputs:
+            if spec[0] == "c":
+                ins.append(b.c(np.asarray(spec[1], dtype=I8), quant=spec[2]))
+            elif spec[0] == "i32":
+                ins.append(b.c(np.asarray(spec[1], dtype=np.int32)))
+            else:
+                ins.append(b.inp(spec[0], INT(lo, hi), I8, quant=spec[1]))
+        b.op(op, ins, [b.out(I8, out_q)], options=options)
+
+
+def int8_values(name, shape, lo=-127, hi=128):
+    return reflib.uniform_int(zlib.crc32(name.encode()) & 0xFFFFFFFF, 77, tuple(shape), lo, hi).astype(I8)
+
+
+int8_case("SQUARED_DIFFERENCE", "int8_broadcast", [([1, 4, 8], q8(0.02, 3)), ([1, 4, 1], q8(0.015, -5))],
+          opts("SquaredDifferenceOptions"), q8(0.005, -128))
+int8_case("SQUARED_DIFFERENCE", "int8_same_shape", [([2, 3, 5], q8(0.05, 0)), ([2, 3, 5], q8(0.05, 0))],
+          opts("SquaredDifferenceOptions"), q8(0.1, -128))
+int8_case("RSQRT", "int8", [([2, 3, 8], q8(0.01, -128))], None, q8(0.05, -128))
+int8_case("RSQRT", "int8_zero_point", [([4, 16], q8(0.004, -20))], None, q8(0.1, -100), lo=-20)
+int8_case("GELU", "int8_exact", [([2, 4, 16], q8(0.03, 5))], opts("GeluOptions", approximate=False),
+          q8(0.02, -110))
+int8_case("GELU", "int8_approximate", [([2, 4, 16], q8(0.03, 5))], opts("GeluOptions", approximate=True),
+          q8(0.02, -110))
+int8_case("SOFTMAX", "int8_beta1", [([2, 3, 16], q8(0.1, 3))], opts("SoftmaxOptions", beta=1.0),
+          q8(1.0 / 256, -128))
+int8_case("SOFTMAX", "int8_beta0_5_long_rows", [([2, 300], q8(0.05, -10))], opts("SoftmaxOptions", beta=0.5),
+          q8(1.0 / 256, -128))
+int8_case("BATCH_MATMUL", "int8_attention_adj_y", [([1, 2, 5, 8], q8(0.03, 4)), ([1, 2, 7, 8], q8(0.02, -3))],
+          opts("BatchMatMulOptions", adjY=True), q8(0.15, -3))
+# Power-of-two scales: many sums land half way between two steps, where
+# the rounding rules of LiteRT's kernels (fixed point: half away from zero;
+# XNNPACK: half to even) tell them apart.
+int8_case("BATCH_MATMUL", "int8_pow2_scales_ties", [([1, 2, 8, 16], q8(0.5, 3)), ([1, 2, 16, 8], q8(0.25, -2))],
+          opts("BatchMatMulOptions"), q8(16.0, 1))
+int8_case("BATCH_MATMUL", "int8_attention_16x16", [([1, 4, 16, 16], q8(0.0295, 8)), ([1, 4, 16, 16], q8(0.0296, 4))],
+          opts("BatchMatMulOptions", adjY=True), q8(0.1446, -3))
+int8_case("MUL", "int8_const_pow2_scales_ties",
+          [([1, 8, 32], q8(0.5, 3)), ("c", int8_values("mul__int8_const_pow2_scales_ties", [32]), q8(0.25, 0))],
+          opts("MulOptions"), q8(4.0, -1))
+int8_case("MUL", "int8_pow2_small_product_ties", [([4, 32], q8(2.0 ** -10, 2)), ([4, 32], q8(2.0 ** -10, -1))],
+          opts("MulOptions"), q8(2.0 ** -3, 0))
+int8_case("ADD", "int8_far_scales_pow2_ties", [([4, 32], q8(1.0, 3)), ([4, 32], q8(2.0 ** -12, -7))],
+          opts("AddOptions"), q8(2.0, 1))
+# The second operand's zero point 0: XNNPACK's delegate takes the node (float
+# requantization, half to even); the others run TFLite's fixed point.
+int8_case("BATCH_MATMUL", "int8_rhs_zero_point_0", [([1, 3, 18, 32], q8(0.0304, -3)), ([1, 3, 32, 18], q8(0.0335, 0))],
+          opts("BatchMatMulOptions"), q8(0.1776, -3))
+int8_case("BATCH_MATMUL", "int8_rhs_zero_point_0_pow2_ties", [([1, 2, 8, 16], q8(0.5, 3)), ([1, 2, 16, 8], q8(0.25, 0))],
+          opts("BatchMatMulOptions"), q8(2.0, 1), lo=-8, hi=8)
+int8_case("BATCH_MATMUL", "int8_rhs_zero_point_0_adj_y", [([1, 2, 24, 40], q8(0.02, 5)), ([1, 2, 24, 40], q8(0.025, 0))],
+          opts("BatchMatMulOptions", adjY=True), q8(0.1, 0))
+int8_case("BATCH_MATMUL", "int8_broadcast_batch", [([2, 1, 3, 6], q8(0.02, 0)), ([3, 6, 4], q8(0.025, 7))],
+          opts("BatchMatMulOptions"), q8(0.05, 2))
+int8_case("MEAN", "int8_last_axis_keepdims", [([1, 16, 64], q8(0.02, -3)), ("i32", [2])],
+          opts("ReducerOptions", keepDims=True), q8(0.004, -20))
+int8_case("MEAN", "int8_axis1_pow2_ties", [([1, 16, 64], q8(0.5, -5)), ("i32", [1])],
+          opts("ReducerOptions", keepDims=False), q8(0.25, -13))
+int8_case("MEAN", "int8_axis1", [([1, 16, 64], q8(0.03, -5)), ("i32", [1])],
+          opts("ReducerOptions", keepDims=False), q8(0.012, -13))
+int8_case("MEAN", "int8_axes_1_3", [([2, 3, 4, 5], q8(0.02, 6)), ("i32", [1, 3])],
+          opts("ReducerOptions", keepDims=False), q8(0.01, 1))
+int8_case("AVERAGE_POOL_2D", "int8_3x3_same_stride2", [([1, 6, 7, 8], q8(0.05, -3))],
+          pool_opts(PAD.SAME, 2, 2, 3, 3), q8(0.05, -3))
+int8_case("AVERAGE_POOL_2D", "int8_2x2_valid_pow2_ties", [([1, 4, 6, 16], q8(0.5, 1))],
+          pool_opts(PAD.VALID, 2, 2, 2, 2), q8(0.5, 1))
+int8_case("AVERAGE_POOL_2D", "int8_global_relu6_rescaled", [([1, 5, 5, 12], q8(0.06, 7))],
+          pool_opts(PAD.VALID, 1, 1, 5, 5, ACT.RELU6), q8(0.03, -128))
+int8_case("HARD_SWISH", "int8", [([2, 4, 32], q8(0.04, -3))], None, q8(0.03, -50))
+int8_case("HARD_SWISH", "int8_wide_input", [([1, 8, 32], q8(0.1, 20))], None, q8(0.06, -90))
+for _op, _opt in (("RESIZE_BILINEAR", "ResizeBilinearOptions"),
+                  ("RESIZE_NEAREST_NEIGHBOR", "ResizeNearestNeighborOptions")):
+    int8_case(_op, "int8_up2x", [([1, 3, 4, 8], q8(0.05, -3)), ("i32", [6, 8])], opts(_opt), q8(0.05, -3))
+    int8_case(_op, "int8_half_pixel_centers", [([1, 3, 4, 8], q8(0.05, -3)), ("i32", [7, 6])],
+              opts(_opt, halfPixelCenters=True), q8(0.05, -3))
+    int8_case(_op, "int8_align_corners", [([1, 3, 4, 8], q8(0.05, -3)), ("i32", [5, 7])],
+              opts(_opt, alignCorners=True), q8(0.05, -3))
+
+
+# Ops that move int8 values, reading an int8 constant (a class token, an
+# embedding table, an attention mask's fill value): the integer view gives
+# them its stored integers.
+@case("CONCATENATION", "int8_const_class_token")
+def _concat_int8_const(b):
+    q = q8(0.05, -3)
+    token = b.c(int8_values("concatenation__int8_const_class_token", [1, 2, 16]), quant=q)
+    x = b.inp([1, 9, 16], INT(-128, 128), I8, quant=q)
+    b.op("CONCATENATION", [token, x], [b.out(I8, q)], options=opts("ConcatenationOptions", axis=1))
+
+
+@case("GATHER", "int8_const_table")
+def _gather_int8_table(b):
+    q = q8(0.02, 4)
+    table = b.c(int8_values("gather__int8_const_table", [40, 16]), quant=q)
+    ids = b.inp([1, 12], INT(0, 40), I32)
+    b.op("GATHER", [table, ids], [b.out(I8, q)], options=opts("GatherOptions", axis=0))
+
+
+@case("SELECT_V2", "int8_const_fill")
+def _select_int8_fill(b):
+    q = q8(0.1, -5)
+    cond = b.inp([1, 1, 8], BOOLS(), BOOL)
+    x = b.inp([1, 3, 8], INT(-128, 128), I8, quant=q)
+    fill = b.c(np.array(-128, dtype=I8), quant=q)
+    b.op("SELECT_V2", [cond, x, fill], [b.out(I8, q)], options=opts("SelectV2Options"))
+
+
+@case("TRANSPOSE_CONV", "int8_per_channel_same_stride2")
+def _tconv_int8(b):
+    oc, ic = 6, 5
+    w_scales = [0.01, 0.02, 0.015, 0.03, 0.008, 0.012]
+    w = reflib.uniform_int(b.seed, 60, (oc, 3, 3, ic), -127, 128).astype(I8)
+    wq = b.c(w, quant={"scale": w_scales, "zero_point": [0] * oc, "axis": 0})
+    x = b.inp([1, 4, 3, ic], INT(-128, 128), I8, quant=q8(0.04, 2))
+    bias = b.c(reflib.uniform_int(b.seed, 61, (oc,), -2000, 2000).astype(np.int32),
+               quant={"scale": [0.04 * s for s in w_scales], "zero_point": [0] * oc, "axis": 0})
+    shape = b.c(i32(1, 8, 6, oc))
+    b.op("TRANSPOSE_CONV", [shape, wq, x, bias], [b.out(I8, q8(0.08, -4))],
+         options=opts("TransposeConvOptions", padding=PAD.SAME, strideW=2, strideH=2), version=3)
+
+
+@case("TRANSPOSE_CONV", "int8_per_channel_valid_no_bias")
+def _tconv_int8_nobias(b):
+    oc, ic = 3, 4
+    w_scales = [0.02, 0.01, 0.025]
+    w = reflib.uniform_int(b.seed, 60, (oc, 2, 2, ic), -127, 128).astype(I8)
+    wq = b.c(w, quant={"scale": w_scales, "zero_point": [0] * oc, "axis": 0})
+    x = b.inp([1, 3, 4, ic], INT(-128, 128), I8, quant=q8(0.05, -6))
+    shape = b.c(i32(1, 6, 8, oc))
+    b.op("TRANSPOSE_CONV", [shape, wq, x], [b.out(I8, q8(0.1, 3))],
+         options=opts("TransposeConvOptions", padding=PAD.VALID, strideW=2, strideH=2), version=3)
+
+
+int8_case("MUL", "int8_const_row", [([1, 4, 8], q8(0.008, -128)),
+                                     ("c", int8_values("mul__int8_const_row", [1, 1, 8]), q8(0.004, -128))],
+          opts("MulOptions"), q8(0.008, -128))
+int8_case("MUL", "int8_scalar_const", [([1, 2, 4, 4], q8(0.14, -3)), ("c", np.array(25, dtype=I8), q8(0.001, -128))],
+          opts("MulOptions"), q8(0.036, -3))
+int8_case("MUL", "int8_small_product_scale", [([2, 8], q8(0.001, 2)), ([2, 8], q8(0.001, -1))],
+          opts("MulOptions"), q8(1.0, 0))
+int8_case("ADD", "int8_tiny_const", [([1, 4, 1], q8(0.0016, -128)), ("c", np.array(-43, dtype=I8), q8(5.9e-9, -43))],
+          opts("AddOptions"), q8(0.0016, -128))
+int8_case("ADD", "int8_const_row", [([1, 4, 8], q8(0.017, 8)),
+                                     ("c", int8_values("add__int8_const_row", [1, 1, 8]), q8(0.012, -5))],
+          opts("AddOptions"), q8(0.024, 1))
+int8_case("ADD", "int8_const_pow2_scales_ties", [([4, 32], q8(0.25, 3)),
+                                                  ("c", int8_values("add__int8_const_pow2_scales_ties", [32]), q8(0.5, 0))],
+          opts("AddOptions"), q8(1.0, -1))
+int8_case("SUB", "int8_const_row", [([1, 4, 8], q8(0.017, 8)),
+                                     ("c", int8_values("sub__int8_const_row", [1, 1, 8]), q8(0.012, -5))],
+          opts("SubOptions"), q8(0.024, 1))
+int8_case("SUB", "int8_const_first_pow2_ties", [("c", int8_values("sub__int8_const_first_pow2_ties", [32]), q8(0.5, 2)),
+                                                 ([4, 32], q8(0.25, 3))],
+          opts("SubOptions"), q8(1.0, -1))
+int8_case("ADD", "int8_far_scales", [([2, 6], q8(0.5, 3)), ([2, 6], q8(0.0001, -7))], opts("AddOptions"),
+          q8(0.5, 1))
+int8_case("SUB", "int8_far_scales", [([2, 6], q8(0.5, 3)), ([1, 6], q8(0.0001, -7))], opts("SubOptions"),
+          q8(0.5, 1))
+
+
 # --- quantization and sparsity ------------------------------------------------
 
 simple("QUANTIZE", "int8", [In([2, 3, 4], F(-3, 3))], opts("QuantizeOptions"), out_dtype=I8,
@@ -1273,6 +1450,119 @@ def _(b):
     b.use(0)
 
 
+# --- sorting, selection, ranges, scatter, 3-D convolution ------------------------
+# (TOPK_V2, UNIQUE, WHERE, BUCKETIZE, the non-max suppressions, RANGE,
+# SCATTER_ND, REDUCE_ANY / REDUCE_ALL, CONV_3D.) The builder's cases get the
+# shapes LiteRT computed written back, so WHERE's and UNIQUE's outputs are
+# fixed there; their tf_ cases keep the converter's -1 (dynamic tensors).
+
+for _op in ("REDUCE_ANY", "REDUCE_ALL"):
+    simple(_op, "last_axis", [In([3, 5], BOOLS(), BOOL), C(i32(-1))], opts("ReducerOptions"), out_dtype=BOOL)
+    simple(_op, "axes_0_2_keepdims", [In([2, 3, 4], BOOLS(), BOOL), C(i32(0, 2))],
+           opts("ReducerOptions", keepDims=True), out_dtype=BOOL)
+
+
+def _topk(shape, k, gen, dtype=F32):
+    def build(b):
+        x = b.inp(shape, gen, dtype)
+        b.op("TOPK_V2", [x, b.c(np.array(k, np.int32))], [b.out(dtype), b.out(I32)])
+    return build
+
+
+case("TOPK_V2", "rows_ties")(_topk([3, 7], 3, PICK([0.5, -1.0, 2.0, 0.25, 2.0, -3.0])))
+case("TOPK_V2", "last_axis_4d")(_topk([1, 2, 3, 6], 4, F()))
+case("TOPK_V2", "int32_k_all")(_topk([2, 5], 5, INT(-50, 50), I32))
+
+
+def _unique(n, gen, dtype, idx_type):
+    def build(b):
+        x = b.inp([n], gen, dtype)
+        b.op("UNIQUE", [x], [b.out(dtype), b.out(idx_type)],
+             options=opts("UniqueOptions", idxOutType=schema.TensorType.INT64 if idx_type == I64
+                          else schema.TensorType.INT32))
+    return build
+
+
+case("UNIQUE", "float_int32_index")(_unique(9, PICK([1.5, -2.0, 0.0, 1.5, 7.0]), F32, I32))
+case("UNIQUE", "int32_int64_index")(_unique(7, INT(0, 4), I32, I64))
+
+
+def _where(shape, gen, dtype):
+    def build(b):
+        b.op("WHERE", [b.inp(shape, gen, dtype)], [b.out(I64)])
+    return build
+
+
+case("WHERE", "bool_2d")(_where([3, 4], BOOLS(), BOOL))
+case("WHERE", "float_3d")(_where([2, 2, 3], PICK([0.0, 1.5, -2.0]), F32))
+
+simple("BUCKETIZE", "float", [In([2, 6], F(-2, 2))],
+       opts("BucketizeOptions", boundaries=[-1.0, 0.0, 0.5, 1.0]), out_dtype=I32)
+simple("BUCKETIZE", "int32_on_boundaries", [In([7], PICK([-3, 0, 1, 2, 5, 9]), I32)],
+       opts("BucketizeOptions", boundaries=[0.0, 2.0, 5.0]), out_dtype=I32)
+
+
+def _boxes(seed, stream, shape, dtype):
+    """[n, 4] boxes: corners in [0, 1), every other box given y2 < y1 (TFLite takes either order)."""
+    u = (reflib.uniform_pm1(seed, stream, shape).astype(np.float64) + 1.0) * 0.5
+    b = np.stack([u[:, 0], u[:, 1], u[:, 0] + 0.2 + 0.4 * u[:, 2], u[:, 1] + 0.2 + 0.4 * u[:, 3]], axis=1)
+    b[1::2] = b[1::2][:, [2, 1, 0, 3]]
+    return b.astype(dtype)
+
+
+def _nms(n, max_out, iou, score, sigma=None):
+    def build(b):
+        boxes = b.inp([n, 4], _boxes)
+        scores = b.inp([n], F(0.0, 1.0))
+        ins = [boxes, scores, b.c(np.array(max_out, np.int32)), b.c(np.array(iou, F32)),
+               b.c(np.array(score, F32))]
+        if sigma is None:
+            b.op("NON_MAX_SUPPRESSION_V4", ins, [b.out(I32), b.out(I32)])
+        else:
+            b.op("NON_MAX_SUPPRESSION_V5", ins + [b.c(np.array(sigma, F32))], [b.out(I32), b.out(F32), b.out(I32)])
+    return build
+
+
+case("NON_MAX_SUPPRESSION_V4", "padded")(_nms(10, 8, 0.3, 0.2))
+case("NON_MAX_SUPPRESSION_V4", "all_boxes")(_nms(6, 6, 0.6, -1.0))
+case("NON_MAX_SUPPRESSION_V5", "soft")(_nms(10, 6, 0.7, 0.1, sigma=0.5))
+case("NON_MAX_SUPPRESSION_V5", "hard")(_nms(8, 5, 0.4, 0.0, sigma=0.0))
+
+
+@case("RANGE", "int32_limit_input")
+def _(b):
+    limit = b.inp([], VALUES([11]), I32)
+    b.op("RANGE", [b.c(np.array(2, np.int32)), limit, b.c(np.array(3, np.int32))], [b.out(I32)])
+
+
+@case("RANGE", "float_negative_delta")
+def _(b):
+    start = b.inp([], VALUES([1.5]), F32)
+    b.op("RANGE", [start, b.c(np.array(-2.0, F32)), b.c(np.array(-0.5, F32))], [b.out(F32)])
+
+
+@case("SCATTER_ND", "rows")
+def _(b):
+    b.op("SCATTER_ND", [b.c(np.array([[1], [3]], np.int32)), b.inp([2, 4]), b.c(i32(5, 4))], [b.out()])
+
+
+@case("SCATTER_ND", "elements_duplicates")
+def _(b):
+    idx = b.inp([4, 2], VALUES([0, 1, 2, 2, 0, 1, 1, 0]), I32)
+    b.op("SCATTER_ND", [idx, b.inp([4]), b.c(i32(3, 3))], [b.out()])
+
+
+def conv3d_opts(padding, sd, sh, sw, act=ACT.NONE, dd=1, dh=1, dw=1):
+    return opts("Conv3DOptions", padding=padding, strideD=sd, strideH=sh, strideW=sw,
+                fusedActivationFunction=act, dilationDFactor=dd, dilationHFactor=dh, dilationWFactor=dw)
+
+
+simple("CONV_3D", "same_strided_bias_relu", [In([1, 4, 5, 5, 2]), W([2, 3, 3, 2, 3]), W([3])],
+       conv3d_opts(PAD.SAME, 1, 2, 2, ACT.RELU))
+simple("CONV_3D", "valid_dilated_no_bias", [In([2, 5, 6, 4, 3]), W([2, 2, 2, 3, 4])],
+       conv3d_opts(PAD.VALID, 1, 1, 1, dd=2, dh=2))
+
+
 # --- converter-made cases -----------------------------------------------------
 # A few models as TensorFlow's converter writes them (tf.function ->
 # TFLiteConverter.from_concrete_functions, TFLITE_BUILTINS only, no Flex):
@@ -1320,6 +1610,9 @@ tf_case("LOG_SOFTMAX", "rows", lambda x: _tf().nn.log_softmax(x), [(F(-3, 3), (3
 tf_case("LOCAL_RESPONSE_NORMALIZATION", "defaults", lambda x: _tf().nn.local_response_normalization(x),
         [(F(), (1, 3, 3, 6))])
 tf_case("STRIDED_SLICE", "python_slice", lambda x: x[:, 1:3, ::2], [(F(), (1, 4, 5, 3))])
+tf_case("WHERE", "dynamic", lambda x: _tf().where(x > 0.25), [(F(), (3, 5))])
+tf_case("UNIQUE", "dynamic", lambda x: _tf().unique(_tf().reshape(_tf().cast(x * 2.0, _tf().int32), [-1])),
+        [(F(-2, 2), (2, 6))])
 tf_case("RESIZE_BILINEAR", "image_resize", lambda x: _tf().image.resize(x, (6, 8)), [(F(), (1, 3, 4, 2))])
 tf_case("MEAN", "reduce_mean_hw", lambda x: _tf().reduce_mean(x, axis=[1, 2], keepdims=True), [(F(), (1, 4, 4, 6))])
 tf_case("CONV_2D", "bias_relu_fp16_weights",
@@ -1385,6 +1678,18 @@ def run_reference(model_bytes, inputs, resolver, invokes=1):
         except ValueError:
             pass
     return outputs, shapes
+
+
+def record_default_outputs(model_bytes, inputs, d):
+    """LiteRT's default kernels (resolver BUILTIN: XNNPACK where its delegate
+    takes the node) on the same inputs, for cases with 8-bit integer outputs:
+    output_<i>_default.npy."""
+    it = reflib.make_interpreter(model_content=model_bytes, resolver="BUILTIN")
+    files = []
+    for i, v in enumerate(reflib.run_litert(it, inputs)):
+        files.append(f"output_{i}_default.npy")
+        np.save(os.path.join(d, files[-1]), v)
+    return files
 
 
 # Ops whose BUILTIN_REF kernel departs from TFLite's definition: their cases run
@@ -1474,6 +1779,8 @@ def generate_case(name, out_root):
         if v.dtype.kind == "f" and v.size:
             e["max_abs"] = float(np.max(np.abs(v)))
         manifest["outputs"].append(e)
+    if any(v.dtype in (np.int8, np.uint8) for v in again):
+        manifest["outputs_default"] = record_default_outputs(model_bytes, inputs, d)
     if name in STATEFUL_STEPS:
         record_steps(name, model_bytes, resolver, seed, b.gens, d, manifest)
     reflib.write_json(os.path.join(d, "manifest.json"), manifest)

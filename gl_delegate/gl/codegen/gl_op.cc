@@ -1,5 +1,6 @@
 #include "gl/codegen/gl_op.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <iterator>
@@ -152,6 +153,61 @@ StatusOr<Bhwc> OpBuildContext::IndexShape(int tensor, int64_t bound) const {
   return ToBhwc(t.shape);
 }
 
+namespace {
+
+// The size of the axis a GATHER node picks along; -1 when its attributes or
+// params shape do not say.
+int64_t GatherAxisSize(const Graph& graph, const Node& node) {
+  if (node.inputs.empty() || node.inputs[0] < 0 || static_cast<size_t>(node.inputs[0]) >= graph.tensors.size()) {
+    return -1;
+  }
+  const Shape& params = graph.tensors[static_cast<size_t>(node.inputs[0])].shape;
+  int64_t axis = 0;
+  if (const auto* a = std::get_if<AxisAttributes>(&node.attributes)) axis = a->axis;
+  if (axis < 0) axis += static_cast<int64_t>(params.size());
+  if (axis < 0 || axis >= static_cast<int64_t>(params.size())) return -1;
+  return params[static_cast<size_t>(axis)];
+}
+
+StatusOr<int64_t> Int32ReadersBoundAt(const Graph& graph, int tensor, int depth) {
+  const Tensor& t = graph.tensors[static_cast<size_t>(tensor)];
+  if (graph.IsGraphOutput(tensor)) {
+    return UnimplementedError("int32 tensor '" + t.name + "' is a graph output (the GPU holds int32 as floats)");
+  }
+  int64_t bound = 1;
+  for (size_t reader : graph.Consumers(tensor)) {
+    const Node& node = graph.nodes[reader];
+    const int out = node.outputs.empty() ? kNoTensor : node.outputs[0];
+    const DataType out_type = out < 0 ? DataType::kUnknown : graph.tensors[static_cast<size_t>(out)].type;
+    const bool first = !node.inputs.empty() && node.inputs[0] == tensor;
+    const bool second = node.inputs.size() > 1 && node.inputs[1] == tensor;
+    int64_t need = -1;
+    const bool to_float_or_bool = out_type == DataType::kFloat32 || out_type == DataType::kBool;
+    if (node.op == OpType::kCast && first && node.inputs.size() == 1 && to_float_or_bool) {
+      need = 1;
+    } else if (node.op == OpType::kGather && second && !first) {
+      need = GatherAxisSize(graph, node);
+    } else if (node.op == OpType::kReshape && first && !second && out_type == DataType::kInt32 && depth < 8) {
+      GLD_ASSIGN_OR_RETURN(need, Int32ReadersBoundAt(graph, out, depth + 1));
+    }
+    if (need < 0) {
+      return UnimplementedError("int32 tensor '" + t.name + "' is read by " + graph.NodeLabel(reader) +
+                                ", which does not take int32 values held as floats");
+    }
+    bound = std::max(bound, need);
+  }
+  return bound;
+}
+
+}  // namespace
+
+StatusOr<int64_t> Int32ReadersBound(const Graph& graph, int tensor) {
+  if (tensor < 0 || static_cast<size_t>(tensor) >= graph.tensors.size()) {
+    return InvalidArgumentError("missing tensor (index " + std::to_string(tensor) + ")");
+  }
+  return Int32ReadersBoundAt(graph, tensor, 0);
+}
+
 StatusOr<Bhwc> OpBuildContext::InputShape(size_t i) const {
   int t = input_index(i);
   if (t < 0) return Invalid("input " + std::to_string(i) + " is missing");
@@ -284,9 +340,12 @@ const std::vector<GlBuilder>& GlBuilders() {
         {OpType::kDepthToSpace, BuildDepthSpace},
         {OpType::kSpaceToDepth, BuildDepthSpace},
         {OpType::kTile, BuildTile},
+        {OpType::kReverseV2, BuildReverse},
         {OpType::kTranspose, BuildTranspose},
         {OpType::kQuantize, BuildQuantize},
         {OpType::kDequantize, BuildQuantize},
+        {OpType::kLstm, BuildLstm},
+        {OpType::kUnidirectionalSequenceLstm, BuildUnidirectionalSequenceLstm},
         // MediaPipe's custom ops.
         {OpType::kTransformTensorBilinear, BuildTransformTensorBilinear},
         {OpType::kTransformLandmarks, BuildTransformLandmarks},

@@ -125,6 +125,16 @@ class OpBuildContext {
   std::vector<ConstantBuffer> constants_;
 };
 
+// How many values of int32 tensor `tensor` its readers need exact when the
+// GPU holds it as float(x) (OpBuildContext::IndexShape's bound): CAST to
+// float32 or bool reads any value (storage rounds float(x) as it rounds the
+// cast's result, and float(x) is 0 only for 0), so 1; GATHER's indices the gathered axis' size; a RESHAPE moving
+// it what its own output's readers need (the largest bound over all
+// readers). Unimplemented, naming the reader, when the tensor is a graph
+// output or a reader is anything else: an int32 value leaving the GPU as
+// such would come back rounded to the storage.
+StatusOr<int64_t> Int32ReadersBound(const Graph& graph, int tensor);
+
 using GlBuildFn = Status (*)(OpBuildContext& ctx, std::vector<Dispatch>* out);
 
 // One row per op the GL backend runs: the generator of its dispatches. The
@@ -189,8 +199,12 @@ Status BuildResize(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildSlice(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildDepthSpace(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildTile(OpBuildContext& ctx, std::vector<Dispatch>* out);
+Status BuildReverse(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildTranspose(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildQuantize(OpBuildContext& ctx, std::vector<Dispatch>* out);
+// LSTM (basic and full kernel) and UNIDIRECTIONAL_SEQUENCE_LSTM (ops/recurrent.cc).
+Status BuildLstm(OpBuildContext& ctx, std::vector<Dispatch>* out);
+Status BuildUnidirectionalSequenceLstm(OpBuildContext& ctx, std::vector<Dispatch>* out);
 // An app's custom op with a GL kernel (gldelegate/custom_op.hpp).
 Status BuildCustom(OpBuildContext& ctx, std::vector<Dispatch>* out);
 

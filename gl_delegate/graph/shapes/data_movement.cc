@@ -3,6 +3,8 @@
 // (REVERSE_V2 keeps its shape: UnaryWithAxisInput); and ComputeStridedSlice
 // (shape_inference.h).
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -225,6 +227,60 @@ Status ShapeOp(RuleContext& ctx) {
     }
   }
   ctx.SetValues(0, std::move(bytes));
+  return OkStatus();
+}
+
+namespace {
+
+// A scalar input's value: an integer's known value, or a float32 constant.
+bool ScalarValue(const RuleContext& ctx, size_t i, double* v) {
+  std::vector<int64_t> ints;
+  if (ctx.Values(i, &ints)) {
+    if (ints.size() != 1) return false;
+    *v = static_cast<double>(ints[0]);
+    return true;
+  }
+  const Tensor& t = ctx.In(i);
+  if (t.type != DataType::kFloat32 || !t.is_constant || t.data.size() < 4) return false;
+  float f = 0;
+  std::memcpy(&f, t.data.data(), 4);
+  *v = f;
+  return true;
+}
+
+}  // namespace
+
+// RANGE (start, limit, delta): ceil(|limit - start| / |delta|) values, as
+// TFLite counts them (integers exactly, float32 through floats).
+Status Range(RuleContext& ctx) {
+  GLD_RETURN_IF_ERROR(ctx.Inputs(3, 3));
+  GLD_RETURN_IF_ERROR(ctx.Outputs(1));
+  const DataType type = ctx.In(0).type;
+  if (type != DataType::kInt32 && type != DataType::kInt64 && type != DataType::kFloat32) {
+    return ctx.Err(std::string("start must be int32, int64 or float32, got ") + DataTypeName(type));
+  }
+  for (size_t i = 0; i < 3; ++i) {
+    if (ctx.In(i).type != type) return ctx.Err(ctx.Name(i) + " is " + DataTypeName(ctx.In(i).type) + ", start " + DataTypeName(type));
+    if (ctx.In(i).num_elements() != 1) return ctx.Err(ctx.Name(i) + " must be a scalar, got " + ShapeToString(ctx.InShape(i)));
+  }
+  double start = 0, limit = 0, delta = 0;
+  if (!ScalarValue(ctx, 0, &start) || !ScalarValue(ctx, 1, &limit) || !ScalarValue(ctx, 2, &delta)) {
+    return ctx.KeepStored(0, type, "start, limit and delta (inputs 0..2)");
+  }
+  if (delta == 0) return ctx.Err("delta is 0");
+  if ((start > limit && delta > 0) || (start < limit && delta < 0)) {
+    return ctx.Err("delta " + std::to_string(delta) + " moves away from limit " + std::to_string(limit) +
+                   " (start " + std::to_string(start) + ")");
+  }
+  double n = 0;
+  if (type == DataType::kFloat32) {
+    n = std::ceil(std::fabs((static_cast<float>(limit) - static_cast<float>(start)) / static_cast<float>(delta)));
+  } else {
+    const double span = std::fabs(limit - start), step = std::fabs(delta);
+    n = std::floor((span + step - 1) / step);
+  }
+  if (!(n <= kMaxDim)) return ctx.Err("range of " + std::to_string(n) + " values is too long");
+  ctx.Set(0, {static_cast<int32_t>(n)}, type);
   return OkStatus();
 }
 

@@ -41,19 +41,28 @@ Status SameAsInput0(RuleContext& ctx, size_t min_in, size_t max_in, DataType typ
   return OkStatus();
 }
 
+// A constant the reader decoded to float32 from `type` integers (its
+// quantization kept): the CPU's integer kernels take its stored integers,
+// so it pairs with an operand of that type.
+bool DecodedFrom(const Tensor& t, DataType type) {
+  return t.is_constant && t.type == DataType::kFloat32 && !t.quant.empty() && t.quant.storage_type == type;
+}
+
 Status Broadcast(RuleContext& ctx, DataType out_type, bool same_types) {
   GLD_RETURN_IF_ERROR(ctx.Inputs(2, 2));
   GLD_RETURN_IF_ERROR(ctx.Outputs(1));
-  if (same_types && ctx.In(0).type != ctx.In(1).type) {
-    return ctx.Err(std::string("input types differ: ") + DataTypeName(ctx.In(0).type) + " and " +
-                   DataTypeName(ctx.In(1).type));
+  const Tensor& a = ctx.In(0);
+  const Tensor& b = ctx.In(1);
+  if (same_types && a.type != b.type && !DecodedFrom(a, b.type) && !DecodedFrom(b, a.type)) {
+    return ctx.Err(std::string("input types differ: ") + DataTypeName(a.type) + " and " + DataTypeName(b.type));
   }
   Shape out;
   if (!BroadcastShapes(ctx.InShape(0), ctx.InShape(1), &out)) {
     return ctx.Err("shapes " + ShapeToString(ctx.InShape(0)) + " and " + ShapeToString(ctx.InShape(1)) +
                    " do not broadcast");
   }
-  ctx.Set(0, out, out_type == DataType::kUnknown ? ctx.In(0).type : out_type);
+  const DataType in_type = a.type != b.type && DecodedFrom(a, b.type) ? b.type : a.type;
+  ctx.Set(0, out, out_type == DataType::kUnknown ? in_type : out_type);
   return OkStatus();
 }
 

@@ -81,6 +81,41 @@ Status OneHot(RuleContext& ctx) {
   return OkStatus();
 }
 
+// SCATTER_ND (indices, updates, shape): zeros of `shape` with each update
+// added at its index.
+Status ScatterNd(RuleContext& ctx) {
+  GLD_RETURN_IF_ERROR(ctx.Inputs(3, 3));
+  GLD_RETURN_IF_ERROR(ctx.Outputs(1));
+  for (size_t i : {size_t{0}, size_t{2}}) {
+    if (ctx.In(i).type != DataType::kInt32 && ctx.In(i).type != DataType::kInt64) {
+      return ctx.Err(ctx.Name(i) + " must be int32 or int64, got " + DataTypeName(ctx.In(i).type));
+    }
+  }
+  const DataType type = ctx.In(1).type;
+  std::vector<int64_t> dims;
+  if (!ctx.Values(2, &dims)) return ctx.KeepStored(0, type, "shape (input 2)");
+  Shape out;
+  for (int64_t d : dims) {
+    if (d < 0 || d > kMaxDim) return ctx.Err("invalid shape " + Join(dims));
+    out.push_back(static_cast<int32_t>(d));
+  }
+  const Shape& idx = ctx.InShape(0);
+  if (idx.empty()) return ctx.Err("indices must have rank >= 1");
+  const int32_t depth = idx.back();
+  if (depth < 1 || static_cast<size_t>(depth) > out.size()) {
+    return ctx.Err("index depth " + std::to_string(depth) + " does not fit shape " + ShapeToString(out));
+  }
+  Shape want(idx.begin(), idx.end() - 1);
+  want.insert(want.end(), out.begin() + depth, out.end());
+  if (ctx.InShape(1) != want) {
+    return ctx.Err("updates " + ShapeToString(ctx.InShape(1)) + " must be " + ShapeToString(want) + " for indices " +
+                   ShapeToString(idx) + " and shape " + ShapeToString(out));
+  }
+  GLD_RETURN_IF_ERROR(ctx.CheckShape(out, "output"));
+  ctx.Set(0, out, type);
+  return OkStatus();
+}
+
 }  // namespace gld::shapes
 
 namespace gld::shapes {

@@ -147,6 +147,37 @@ Status RuleContext::KeepStored(size_t i, DataType type, const std::string& why) 
   return OkStatus();
 }
 
+Status RuleContext::SizedByKernel(size_t i, Shape shape, DataType type, const std::string& why) {
+  const Tensor& out = Out(i);
+  if (ShapeIsKnown(out.shape) && ShapeIsKnown(SignatureOf(out))) {
+    if (out.shape.size() != shape.size()) {
+      return Err("output " + std::to_string(i) + " '" + out.name + "' is stored as " + ShapeToString(out.shape) +
+                 ", but " + why + " gives a " + std::to_string(shape.size()) + "-D shape " + ShapeToString(shape));
+    }
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] >= 0 && shape[d] != out.shape[d]) {
+        return Err("output " + std::to_string(i) + " '" + out.name + "' is stored as " + ShapeToString(out.shape) +
+                   ", but has shape " + ShapeToString(shape) + " here (-1: " + why + ")");
+      }
+    }
+    Set(i, out.shape, type);
+    return OkStatus();
+  }
+  if (dynamic_ != nullptr) {
+    (*dynamic_)[static_cast<size_t>(node_.outputs[i])] = 1;
+    MutableOut(i).type = type;
+    return OkStatus();
+  }
+  if (node_alone_) {
+    Set(i, std::move(shape), type);
+    kernel_sized_[i] = 1;
+    return OkStatus();
+  }
+  return Unimpl("output " + std::to_string(i) + " '" + out.name + "' is sized by " + why +
+                ", known only when the node runs, and the stored shape " + ShapeToString(out.shape) +
+                " is not fixed");
+}
+
 }  // namespace shapes
 
 }  // namespace gld

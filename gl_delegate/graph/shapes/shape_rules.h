@@ -40,9 +40,18 @@ std::string Join(const std::vector<int64_t>& v);
 class RuleContext {
  public:
   // `dynamic` (may be null): per tensor, set for outputs whose shape is only
-  // known once the node runs (KeepStored).
-  RuleContext(Graph& graph, size_t index, KnownValues* known, std::vector<uint8_t>* dynamic = nullptr)
-      : graph_(graph), index_(index), node_(graph.nodes[index]), known_(known), dynamic_(dynamic) {}
+  // known once the node runs (KeepStored, SizedByKernel). `node_alone`: the
+  // node is about to run with these shapes (a dynamic node's step), so an
+  // output SizedByKernel keeps its -1 dimensions for the kernel to fill.
+  RuleContext(Graph& graph, size_t index, KnownValues* known, std::vector<uint8_t>* dynamic = nullptr,
+              bool node_alone = false)
+      : graph_(graph),
+        index_(index),
+        node_(graph.nodes[index]),
+        known_(known),
+        dynamic_(dynamic),
+        node_alone_(node_alone),
+        kernel_sized_(node_.outputs.size(), 0) {}
 
   const Graph& graph() const { return graph_; }
   size_t index() const { return index_; }
@@ -102,6 +111,17 @@ class RuleContext {
   // stored shape or shape_signature is not fully known is marked dynamic
   // instead (its shape is known when the node runs).
   Status KeepStored(size_t i, DataType type, const std::string& why);
+  // For outputs whose size only the computation knows (WHERE's count of
+  // true values, UNIQUE's distinct values): `shape` holds -1 where the
+  // kernel decides (KernelContext::SizeOutput). Where the file fixes the
+  // output's shape (stored shape and signature fully known) that shape is
+  // kept, and the kernel refuses a run that gives another; else, where the
+  // driver takes dynamic tensors, the output is marked dynamic; for a node
+  // run alone it gets `shape` itself (kernel_sized); otherwise
+  // Unimplemented, as KeepStored.
+  Status SizedByKernel(size_t i, Shape shape, DataType type, const std::string& why);
+  // True for an output SizedByKernel left with -1 dimensions.
+  bool kernel_sized(size_t i) const { return kernel_sized_[i] != 0; }
   const std::string& type_conflict() const { return type_conflict_; }
 
  private:
@@ -112,6 +132,8 @@ class RuleContext {
   const Node& node_;
   KnownValues* known_;
   std::vector<uint8_t>* dynamic_;
+  bool node_alone_;
+  std::vector<uint8_t> kernel_sized_;  // per output
   std::string type_conflict_;  // the first output whose declared type differs
 };
 
@@ -135,8 +157,9 @@ Status LocalResponseNormalization(RuleContext& ctx);
 // quantize.cc
 Status Quantize(RuleContext& ctx);
 Status Dequantize(RuleContext& ctx);
-// conv.cc, depthwise_conv.cc, transpose_conv.cc
+// conv.cc, conv3d.cc, depthwise_conv.cc, transpose_conv.cc
 Status Conv2d(RuleContext& ctx);
+Status Conv3d(RuleContext& ctx);
 Status DepthwiseConv2d(RuleContext& ctx);
 Status TransposeConv(RuleContext& ctx);
 Status TransposeConvBias(RuleContext& ctx);
@@ -176,11 +199,21 @@ Status Slice(RuleContext& ctx);
 Status StridedSlice(RuleContext& ctx);
 Status BroadcastTo(RuleContext& ctx);
 Status ShapeOp(RuleContext& ctx);
-// gather.cc
+Status Range(RuleContext& ctx);
+// sort_select.cc: ops whose outputs are chosen, ordered or counted elements
+// of their input (TOPK_V2, UNIQUE, WHERE, BUCKETIZE, the non-max
+// suppressions)
+Status TopkV2(RuleContext& ctx);
+Status Unique(RuleContext& ctx);
+Status Where(RuleContext& ctx);
+Status Bucketize(RuleContext& ctx);
+Status NonMaxSuppression(RuleContext& ctx);
+// gather.cc (and SCATTER_ND)
 Status Gather(RuleContext& ctx);
 Status GatherNd(RuleContext& ctx);
 Status OneHot(RuleContext& ctx);
 Status EmbeddingLookup(RuleContext& ctx);
+Status ScatterNd(RuleContext& ctx);
 // recurrent.cc
 Status Lstm(RuleContext& ctx);
 Status SequenceLstm(RuleContext& ctx);

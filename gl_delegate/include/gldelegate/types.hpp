@@ -181,6 +181,13 @@ struct InterpreterReport {
   int original_nodes = 0;
   int gpu_nodes = 0, total_nodes = 0, segments = 0;
   int dispatches = 0;  // GL dispatches per Invoke, edge conversions included
+  // The steps an Invoke runs, in order, each "CPU: <label>" or "GPU: <label>":
+  // a CPU step is one node, a node with its elementwise epilogue chain
+  // ("node 10 (CONV_2D) + node 11 (ADD)") or a group of elementwise nodes run
+  // block by block in one pass ("node 4 (LESS) + node 5 (ADD) + node 6
+  // (SELECT)"); a GPU step is one segment. cpu_steps counts the CPU ones.
+  std::vector<std::string> steps;
+  int cpu_steps = 0;
   // Elementwise nodes on the GPU that kept a dispatch of their own instead
   // of running in the epilogue of the dispatch producing their input, each
   // as "node 12 (ADD): <why>".

@@ -28,10 +28,11 @@
 namespace gld {
 
 // One option value: integer, float, bool, name ("SAME", "RELU6", "INT32",
-// "SYMMETRIC") or integer list (new_shape, squeeze_dims).
+// "SYMMETRIC"), integer list (new_shape, squeeze_dims) or float list
+// (BUCKETIZE's boundaries).
 class OptionValue {
  public:
-  enum class Kind { kInt, kFloat, kBool, kString, kIntList };
+  enum class Kind { kInt, kFloat, kBool, kString, kIntList, kFloatList };
   OptionValue(int v) : kind_(Kind::kInt), int_(v) {}  // NOLINT: implicit by design
   OptionValue(int64_t v) : kind_(Kind::kInt), int_(v) {}  // NOLINT
   OptionValue(float v) : kind_(Kind::kFloat), float_(v) {}  // NOLINT
@@ -40,6 +41,7 @@ class OptionValue {
   OptionValue(const char* v) : kind_(Kind::kString), string_(v) {}  // NOLINT
   OptionValue(std::string v) : kind_(Kind::kString), string_(std::move(v)) {}  // NOLINT
   OptionValue(std::vector<int> v) : kind_(Kind::kIntList), list_(std::move(v)) {}  // NOLINT
+  OptionValue(std::vector<float> v) : kind_(Kind::kFloatList), float_list_(std::move(v)) {}  // NOLINT
 
   Kind kind() const { return kind_; }
   int64_t as_int() const { return int_; }
@@ -47,6 +49,7 @@ class OptionValue {
   bool as_bool() const { return bool_; }
   const std::string& as_string() const { return string_; }
   const std::vector<int>& as_int_list() const { return list_; }
+  const std::vector<float>& as_float_list() const { return float_list_; }
   std::string ToString() const;
 
  private:
@@ -56,6 +59,7 @@ class OptionValue {
   bool bool_ = false;
   std::string string_;
   std::vector<int> list_;
+  std::vector<float> float_list_;
 };
 
 struct OpOptions {

@@ -1,6 +1,7 @@
 // GATHER on the GPU vs the CPU kernel: int32 index tensors uploaded to the
 // GPU (embedding lookups), other axes, batch_dims, constant int64 indices;
-// and the refusal of an index range fp16 storage cannot hold.
+// the refusal of an index range fp16 storage cannot hold; int32 moved by a
+// RESHAPE into a GATHER or a CAST.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -76,6 +77,66 @@ TEST(GatherTest, IndexRangeBeyondFp16StorageStaysOnTheCpu) {
   EXPECT_TRUE(gl::IsNodeSupported(t.graph, 0, &why, Precision::kFp32)) << why;
   EXPECT_FALSE(gl::IsNodeSupported(t.graph, 0, &why, Precision::kFp16));
   EXPECT_NE(why.find("only up to 2048"), std::string::npos) << why;
+}
+
+// int32 on the GPU through a RESHAPE: ids reshaped on their way to a GATHER,
+// an attention mask reshaped on its way to a CAST (BERT's input edge).
+TEST(GatherTest, Int32ReshapedIntoGatherAndCast) {
+  GLD_REQUIRE_GL(env);
+  for (Precision p : BothPrecisions()) {
+    GlOpTest t(11);
+    int params = t.Const({50, 12});
+    int ids = t.InputBytes({1, 7}, DataType::kInt32, Bytes(RandomIndices({1, 7}, 50, 3)));
+    int flat = t.Tensor({}, DataType::kInt32);
+    t.Node(OpType::kReshape, {ids, t.ConstInts<int32_t>({1}, {7})}, {flat}, ReshapeAttributes{});
+    t.Op(OpType::kGather, {params, flat}, AxisAttributes{});
+    const std::vector<int32_t> mask_values = {1, 1, 0, 1, 0, 0, 3};
+    int mask = t.InputBytes({1, 7}, DataType::kInt32, Bytes(mask_values));
+    int shaped = t.Tensor({}, DataType::kInt32);
+    t.Node(OpType::kReshape, {mask, t.ConstInts<int32_t>({3}, {1, 1, 7})}, {shaped}, ReshapeAttributes{});
+    t.Op(OpType::kCast, {shaped});
+    // ... and to a bool mask (BERT's attention mask before its LOGICAL_AND).
+    int as_bool = t.Output(t.Tensor({}, DataType::kBool));
+    t.Node(OpType::kCast, {shaped}, {as_bool});
+    t.ExpectGpuMatchesCpu(*env, p, "int32 RESHAPE into GATHER and CAST");
+  }
+}
+
+// An int32 RESHAPE runs on the GPU only where its readers take int32 held as
+// floats, over a range the storage holds exactly.
+TEST(GatherTest, Int32ReshapeNeedsReadersThatTakeFloats) {
+  std::string why;
+  {
+    GlOpTest t;  // read by a GATHER of 3000 rows: fp32 only
+    int ids = t.Placeholder({1, 5}, DataType::kInt32);
+    int flat = t.Tensor({}, DataType::kInt32);
+    t.Node(OpType::kReshape, {ids, t.ConstInts<int32_t>({1}, {5})}, {flat}, ReshapeAttributes{});
+    t.Op(OpType::kGather, {t.Placeholder({3000, 4}), flat}, AxisAttributes{});
+    ASSERT_TRUE(InferShapes(t.graph).ok());
+    EXPECT_TRUE(gl::IsNodeSupported(t.graph, 0, &why, Precision::kFp32)) << why;
+    EXPECT_FALSE(gl::IsNodeSupported(t.graph, 0, &why, Precision::kFp16));
+    EXPECT_NE(why.find("only up to 2048"), std::string::npos) << why;
+  }
+  {
+    GlOpTest t;  // read by an int32 ADD: integer arithmetic, not on the GPU
+    int ids = t.Placeholder({1, 5}, DataType::kInt32);
+    int flat = t.Tensor({}, DataType::kInt32);
+    t.Node(OpType::kReshape, {ids, t.ConstInts<int32_t>({1}, {5})}, {flat}, ReshapeAttributes{});
+    t.Node(OpType::kAdd, {flat, flat}, {t.Output(t.Tensor({}, DataType::kInt32))}, BinaryAttributes{});
+    ASSERT_TRUE(InferShapes(t.graph).ok());
+    EXPECT_FALSE(gl::IsNodeSupported(t.graph, 0, &why, Precision::kFp32));
+    EXPECT_NE(why.find("is read by node 1 (ADD), which does not take int32 values held as floats"),
+              std::string::npos) << why;
+  }
+  {
+    GlOpTest t;  // a graph output: it would come back rounded
+    int ids = t.Placeholder({1, 5}, DataType::kInt32);
+    int flat = t.Output(t.Tensor({}, DataType::kInt32));
+    t.Node(OpType::kReshape, {ids, t.ConstInts<int32_t>({1}, {5})}, {flat}, ReshapeAttributes{});
+    ASSERT_TRUE(InferShapes(t.graph).ok());
+    EXPECT_FALSE(gl::IsNodeSupported(t.graph, 0, &why, Precision::kFp32));
+    EXPECT_NE(why.find("is a graph output"), std::string::npos) << why;
+  }
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Data movement ops: concat.comp, reshape.comp, slice.comp,
-// depth_space.comp, tile.comp, transpose.comp. Axes named by the model are
+// depth_space.comp, tile.comp, reverse.comp, transpose.comp. Axes named by the model are
 // translated to BHWC axes with the rank rule of gl/phwc4.h.
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -86,10 +87,25 @@ Status BuildConcatenation(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   return OkStatus();
 }
 
+// RESHAPE moves values: an int32 tensor (an attention mask on its way to a
+// CAST, ids on their way to a GATHER) moves as the floats the GPU holds it
+// in, exact as far as the readers of its output need (Int32ReadersBound).
 Status BuildReshape(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   GLD_RETURN_IF_ERROR(NeedIo(ctx, 1, 1));
-  GLD_ASSIGN_OR_RETURN(Bhwc in, ctx.InputShape(0));
-  GLD_ASSIGN_OR_RETURN(Bhwc o, ctx.OutputShape(0));
+  Bhwc in, o;
+  const Tensor* x = ctx.input(0);
+  if (x != nullptr && x->type == DataType::kInt32) {
+    const int y = ctx.output_index(0);
+    if (y < 0 || ctx.graph().tensors[static_cast<size_t>(y)].type != DataType::kInt32) {
+      return ctx.Invalid("int32 input '" + x->name + "' with an output of another type");
+    }
+    GLD_ASSIGN_OR_RETURN(int64_t bound, Int32ReadersBound(ctx.graph(), y));
+    GLD_ASSIGN_OR_RETURN(in, ctx.IndexShape(ctx.input_index(0), bound));
+    GLD_ASSIGN_OR_RETURN(o, ctx.IndexShape(y, bound));
+  } else {
+    GLD_ASSIGN_OR_RETURN(in, ctx.InputShape(0));
+    GLD_ASSIGN_OR_RETURN(o, ctx.OutputShape(0));
+  }
   if (in.elements() != o.elements()) {
     return ctx.Invalid("input " + in.ToString() + " and output " + o.ToString() + " differ in size");
   }
@@ -241,6 +257,28 @@ Status BuildTile(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   }
   Dispatch d = SimpleDispatch(ctx, "tile.comp", in, o);
   d.shader.Define("VEC4_PATH", in.c == o.c ? 1 : 0);
+  out->push_back(std::move(d));
+  return OkStatus();
+}
+
+Status BuildReverse(OpBuildContext& ctx, std::vector<Dispatch>* out) {
+  GLD_RETURN_IF_ERROR(NeedIo(ctx, 2, 1));
+  GLD_ASSIGN_OR_RETURN(Bhwc in, ctx.InputShape(0));
+  GLD_ASSIGN_OR_RETURN(Bhwc o, ctx.OutputShape(0));
+  const Shape& shape = ShapeOf(ctx, ctx.input_index(0));
+  if (shape != ShapeOf(ctx, ctx.output_index(0))) return ctx.Invalid("output shape differs from input shape");
+  GLD_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ctx.ConstantInts(1));
+  std::array<int32_t, 4> flip = {0, 0, 0, 0};
+  for (int64_t a : axes) {
+    int axis = 0;
+    if (!BhwcAxisOf(shape, a, &axis)) {
+      return ctx.Invalid("axis " + std::to_string(a) + " out of range for " + ShapeToString(shape));
+    }
+    flip[static_cast<size_t>(axis)] = 1;
+  }
+  Dispatch d = SimpleDispatch(ctx, "reverse.comp", in, o);
+  d.shader.Define("VEC4_PATH", flip[3] == 0 ? 1 : 0);
+  d.IVec4("u_flip", flip);
   out->push_back(std::move(d));
   return OkStatus();
 }

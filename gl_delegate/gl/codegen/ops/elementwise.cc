@@ -140,8 +140,13 @@ StatusOr<EpilogueOp> DescribeEpilogueOp(const Graph& graph, size_t node, int fus
   const Tensor& o = graph.tensors[static_cast<size_t>(out)];
   const Tensor& f = graph.tensors[static_cast<size_t>(fused)];
   if (o.shape != f.shape || o.type != f.type || o.type != DataType::kFloat32) {
-    return ctx.Unsupported("output " + ShapeToString(o.shape) + " is not the fused input's shape " +
-                           ShapeToString(f.shape));
+    if (o.shape != f.shape) {
+      return ctx.Unsupported("output " + ShapeToString(o.shape) + " is not the fused input's shape " +
+                             ShapeToString(f.shape));
+    }
+    return ctx.Unsupported("output " + ShapeToString(o.shape) + " " + DataTypeName(o.type) +
+                           " is not the fused input's shape and type " + ShapeToString(f.shape) + " " +
+                           DataTypeName(f.type) + " (an epilogue keeps float32 values)");
   }
   EpilogueOp e;
   e.op = op->code;

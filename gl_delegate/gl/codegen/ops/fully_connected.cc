@@ -38,17 +38,22 @@ Status BuildFullyConnected(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   DispatchBufferRef weights = ctx.AddConstant("weights", [&ctx, units, depth, k] {
     return RepackOhwiWeights(*ctx.ConstantFloats(1), units, 1, 1, depth, k.block);
   });
+  out->push_back(FullyConnectedDispatch(ctx.output_index(0), ctx.input_index(0), weights, bias, o, in, k, act));
+  return OkStatus();
+}
+
+Dispatch FullyConnectedDispatch(int output, int input, DispatchBufferRef weights, DispatchBufferRef bias,
+                                const Bhwc& o, const Bhwc& in, const Blocking& k, const std::string& act) {
   Dispatch d;
   d.shader.template_name = "fully_connected.comp";
   d.shader.Define("BLOCK", k.block).Define("ACTIVATION", act);
-  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
-      .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)})
+  d.Bind(0, {DispatchBufferRef::kTensor, output})
+      .Bind(1, {DispatchBufferRef::kTensor, input})
       .Bind(2, weights)
       .Bind(3, bias);
   d.IVec4("u_out", o).IVec4("u_in", in);
   GridOverGroups(d, o, k);
-  out->push_back(std::move(d));
-  return OkStatus();
+  return d;
 }
 
 }  // namespace gld::gl

@@ -71,6 +71,11 @@ void GridOverGroups(Dispatch& d, const Bhwc& o, const Blocking& k);
 // `channels` values as RepackVector lays them out in `slices` slices.
 StatusOr<DispatchBufferRef> BiasBuffer(OpBuildContext& ctx, size_t input, int32_t channels, int32_t slices = 0);
 
+// fully_connected.comp over the rows of tensor `input` into tensor `output`
+// (ops/fully_connected.cc; LSTM's basic kernel uses it for its gates).
+Dispatch FullyConnectedDispatch(int output, int input, DispatchBufferRef weights, DispatchBufferRef bias,
+                                const Bhwc& o, const Bhwc& in, const Blocking& k, const std::string& act);
+
 // Invalid unless the output's `axis` ("height", "channels", ...) is what the
 // op gives.
 Status CheckOutputSize(OpBuildContext& ctx, const char* axis, int32_t got, int32_t expected);
