@@ -142,14 +142,30 @@ void RepeatedRowRuns(const KernelContext& ctx, int64_t rows, int64_t inner, cons
 template <typename A, typename B, typename O, typename Op>
 Status BroadcastBinary(const KernelContext& ctx, const TensorData& a, const TensorData& b, TensorData& out,
                        Op op) {
+  // One element each (a loop counter, a condition): the broadcast is all 1s
+  // of the larger rank; no shape is built, no plan, no dispatch.
+  if (a.num_elements() == 1 && b.num_elements() == 1 && out.num_elements() == 1 &&
+      out.shape.size() == std::max(a.shape.size(), b.shape.size())) {
+    *out.as<O>() = op(*a.as<A>(), *b.as<B>());
+    return OkStatus();
+  }
   Shape expected;
   if (!BroadcastShapes(a.shape, b.shape, &expected) || expected != out.shape) {
     return KernelError(ctx, "shapes " + ShapeToString(a.shape) + " and " + ShapeToString(b.shape) +
                                 " do not broadcast to output " + ShapeToString(out.shape));
   }
   if (out.num_elements() == 0) return OkStatus();
-  if (out.num_elements() == 1) {  // a scalar (a loop counter, a condition): no plan, no dispatch
-    *out.as<O>() = op(*a.as<A>(), *b.as<B>());
+  // One element against a tensor laid out as the output (1 - z in a GRU
+  // cell): one strided run per chunk, no plan.
+  const int64_t n = out.num_elements();
+  if ((a.num_elements() == 1 && b.num_elements() == n) || (b.num_elements() == 1 && a.num_elements() == n)) {
+    const int64_t sa = a.num_elements() == 1 ? 0 : 1, sb = b.num_elements() == 1 ? 0 : 1;
+    const A* pa = a.as<A>();
+    const B* pb = b.as<B>();
+    O* po = out.as<O>();
+    ParallelForGrain(ctx, n, 16384, [&](int64_t begin, int64_t end) {
+      BinaryRun(pa + begin * sa, sa, pb + begin * sb, sb, po + begin, end - begin, op);
+    });
     return OkStatus();
   }
   BroadcastPlan plan;

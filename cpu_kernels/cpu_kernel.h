@@ -68,6 +68,10 @@ struct KernelContext {
   // Gives output k `shape` (see size_output); InvalidArgument when the
   // output was planned with another shape (a shape the file fixes).
   Status SizeOutput(size_t k, const Shape& shape);
+  // Set by a runtime step whose buffers and shapes are fixed once a run of
+  // this context passed CheckIo: the later runs' CheckIo would find the same
+  // (kernel_util.h) and returns at once. Cleared when the context is rebuilt.
+  bool io_checked = false;
 
   // True when input i is present and a constant of the graph.
   bool InputIsConstant(size_t i) const {

@@ -4,6 +4,7 @@
 // wraps instead of overflowing. Comparisons and logical ops are in
 // elementwise_compare.cc (a file of their own, so that the two sets of
 // broadcast instantiations compile in parallel).
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 
@@ -57,14 +58,26 @@ Activation BinaryActivation(const KernelContext& ctx) {
 // Elements per chunk of a same-shape float op on the pool.
 constexpr int64_t kVectorGrain = 16384;
 
-// ADD, SUB, MUL and DIV of two float tensors of the output's shape: one
-// vectorized pass with a clamp activation fused (vector_ops.h); false for
-// anything else.
+// Whether `s` is `out` but for leading 1s on either (a [128] bias against
+// a [1, 128] output): the same elements in the same order.
+bool SameLayout(const Shape& s, const Shape& out) {
+  size_t i = 0, j = 0;
+  while (i < s.size() && s[i] == 1) ++i;
+  while (j < out.size() && out[j] == 1) ++j;
+  return s.size() - i == out.size() - j && std::equal(s.begin() + static_cast<std::ptrdiff_t>(i), s.end(),
+                                                       out.begin() + static_cast<std::ptrdiff_t>(j));
+}
+
+// ADD, SUB, MUL and DIV of two float tensors laid out as the output
+// (SameLayout): one vectorized pass with a clamp activation fused
+// (vector_ops.h); false for anything else.
 bool RunSameShapeFloat(KernelContext& ctx, Activation act) {
   const TensorData& a = *ctx.inputs[0];
   const TensorData& b = *ctx.inputs[1];
   TensorData& out = *ctx.outputs[0];
-  if (a.type != DataType::kFloat32 || a.shape != b.shape || a.shape != out.shape) return false;
+  if (a.type != DataType::kFloat32 || !SameLayout(a.shape, out.shape) || !SameLayout(b.shape, out.shape)) {
+    return false;
+  }
   VectorOp vop;
   switch (ctx.node->op) {
     case OpType::kAdd: vop = VectorOp::kAdd; break;

@@ -34,4 +34,15 @@ Status UnaryFloat(KernelContext& ctx, Op op) {
   return OkStatus();
 }
 
+// As UnaryFloat with a vectorized row function (vector_math.h): row(x, y, n)
+// writes y[i] = f(x[i]) for i < n, on pieces of at least `grain` elements.
+template <typename Row>
+Status UnaryFloatRows(KernelContext& ctx, int64_t grain, Row row) {
+  GLD_RETURN_IF_ERROR(CheckUnaryFloat(ctx));
+  const float* x = ctx.inputs[0]->as<float>();
+  float* y = ctx.outputs[0]->as<float>();
+  ParallelForGrain(ctx, ctx.inputs[0]->num_elements(), grain, [&](int64_t b, int64_t e) { row(x + b, y + b, e - b); });
+  return OkStatus();
+}
+
 }  // namespace gld::cpu

@@ -32,6 +32,7 @@ Status CheckBuffer(const KernelContext& ctx, const TensorData& t, const char* ro
 
 Status CheckIo(const KernelContext& ctx, size_t min_inputs, size_t max_inputs, size_t outputs,
                size_t sized_by_kernel) {
+  if (ctx.io_checked) return OkStatus();  // an earlier run of the same buffers passed
   if (ctx.inputs.size() < min_inputs || ctx.inputs.size() > max_inputs) {
     return KernelError(ctx, "expected " + std::to_string(min_inputs) +
                                 (max_inputs != min_inputs ? ".." + std::to_string(max_inputs) : "") +

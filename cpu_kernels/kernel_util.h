@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cpu_kernels/cpu_kernel.h"
+#include "cpu_kernels/vector_math.h"
 #include "graph/shape_inference.h"
 #include "util/half.h"  // gld::HalfToFloat / FloatToHalf / HalfToFloatArray
 
@@ -44,6 +45,8 @@ inline const TensorData* OptionalInput(const KernelContext& ctx, size_t i) {
 // first min_inputs are present, and at least `outputs` outputs (all present),
 // and that every present tensor's buffer holds its shape. Output
 // `sized_by_kernel` (if below `outputs`) is left to KernelContext::SizeOutput.
+// Returns at once when ctx.io_checked (a runtime step's earlier run passed
+// with the same buffers).
 Status CheckIo(const KernelContext& ctx, size_t min_inputs, size_t max_inputs, size_t outputs,
                size_t sized_by_kernel = SIZE_MAX);
 
@@ -121,9 +124,11 @@ inline float ApplyActivation(Activation a, float x) {
     case Activation::kRelu: return std::max(x, 0.f);
     case Activation::kRelu6: return std::min(std::max(x, 0.f), 6.f);
     case Activation::kReluN1To1: return std::min(std::max(x, -1.f), 1.f);
-    case Activation::kTanh: return std::tanh(x);
+    // TANH and SIGMOID as the vectorized rows compute them (vector_math.h),
+    // so that every CPU path gives the same values.
+    case Activation::kTanh: TanhRow(&x, &x, 1); return x;
     case Activation::kSignBit: return std::signbit(x) ? 1.f : 0.f;
-    case Activation::kSigmoid: return 1.f / (1.f + std::exp(-x));
+    case Activation::kSigmoid: SigmoidRow(&x, &x, 1); return x;
   }
   return x;
 }
@@ -135,6 +140,9 @@ inline void ApplyActivationInPlace(Activation a, float* data, int64_t n) {
     for (int64_t i = 0; i < n; ++i) data[i] = std::min(std::max(data[i], r.lo), r.hi);
     return;
   }
+  // TANH and SIGMOID as the TANH and LOGISTIC kernels compute them.
+  if (a == Activation::kTanh) return TanhRow(data, data, n);
+  if (a == Activation::kSigmoid) return SigmoidRow(data, data, n);
   for (int64_t i = 0; i < n; ++i) data[i] = ApplyActivation(a, data[i]);
 }
 // Integer fused activation (int32 ADD/MUL ...): clamps, others unsupported.

@@ -23,6 +23,7 @@
 
 #include "cpu_kernels/gemm.h"
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/vector_math.h"
 #include "cpu_kernels/vector_ops.h"
 
 namespace gld::cpu {
@@ -30,18 +31,6 @@ namespace gld::cpu {
 namespace {
 
 float Sigmoid(float x) { return 1.f / (1.f + std::exp(-x)); }
-
-// An activation over an array in place: the vectorized gate functions for
-// TANH and SIGMOID, the clamps as elsewhere.
-void Activate(Activation a, float* x, int64_t n) {
-  if (a == Activation::kTanh) {
-    TanhInPlace(x, n);
-  } else if (a == Activation::kSigmoid) {
-    SigmoidInPlace(x, n);
-  } else {
-    ApplyActivationInPlace(a, x, n);
-  }
-}
 
 // w [rows, cols] row-major -> [cols, rows].
 std::vector<float> Transposed(const std::vector<float>& w, int64_t rows, int64_t cols) {
@@ -259,9 +248,9 @@ void LstmStep(const LstmCell& c, const RecurrentAttributes& a, const float* xp, 
     LayerNorm(gf, nc, lnc(1), bias(1));
     LayerNorm(gc, nc, lnc(2), bias(2));
   }
-  if (gi) SigmoidInPlace(gi, nc);
-  SigmoidInPlace(gf, nc);
-  Activate(a.activation, gc, nc);
+  if (gi) SigmoidRow(gi, gi, nc);
+  SigmoidRow(gf, gf, nc);
+  ApplyActivationInPlace(a.activation, gc, nc);
   for (int64_t j = 0; j < nc; ++j) {
     const float i = gi ? gi[j] : 1.f - gf[j];
     cell[j] = Clip(gf[j] * cell[j] + i * gc[j], a.cell_clip);
@@ -270,10 +259,10 @@ void LstmStep(const LstmCell& c, const RecurrentAttributes& a, const float* xp, 
     for (int64_t j = 0; j < nc; ++j) go[j] += c.peep[2 * nc + j] * cell[j];
   }
   if (c.layer_norm) LayerNorm(go, nc, lnc(3), bias(3));
-  SigmoidInPlace(go, nc);
+  SigmoidRow(go, go, nc);
   float* hidden = c.projection ? s->hidden.data() : out;
   std::memcpy(hidden, cell, static_cast<size_t>(nc) * sizeof(float));
-  Activate(a.activation, hidden, nc);
+  ApplyActivationInPlace(a.activation, hidden, nc);
   for (int64_t j = 0; j < nc; ++j) hidden[j] *= go[j];
   if (c.projection) {
     std::memcpy(out, c.bp.data(), static_cast<size_t>(no) * sizeof(float));
@@ -539,7 +528,7 @@ Status RunRnnCell(const KernelContext& ctx, const RecurrentAttributes& a, const 
       float* o = out + row * out_stride;
       std::memcpy(o, xproj->data() + row * u, static_cast<size_t>(u) * sizeof(float));
       MatVecTransposedAccumulate(c.wr_t.data(), h, u, u, o);
-      Activate(a.activation, o, u);
+      ApplyActivationInPlace(a.activation, o, u);
       std::memcpy(h, o, static_cast<size_t>(u) * sizeof(float));
     }
   }

@@ -116,16 +116,31 @@ struct VecMath {
     x = 0.5f * x * (1.f + erf);
   }
 
-  // GELU tanh approximation: 0.5 x (1 + tanh(u)), u = sqrt(2 / pi) (x +
-  // 0.044715 x^3), tanh a fit of degrees 4 / 4 on |u| < 9 (as erf's: 7e-8
-  // from tanh, 3e-7 once evaluated in float; tanh(9) = 1 - 3e-8).
-  static GLD_INLINE void GeluTanh(V& x) {
+  // x = tanh(x): a fit of degrees 4 / 4 in x^2 on |x| < 9 (as erf's: 7e-8
+  // from tanh, 3e-7 once evaluated in float; tanh(9) = 1 - 3e-8), +-1
+  // beyond; NaN stays NaN.
+  static GLD_INLINE void Tanh(V& x) {
     static constexpr float kP[] = {1.4013871840745651e-08f, 2.1094669136800803e-05f, 0.0035254748072475195f,
                                    0.1340629905462265f, 1.f};
     static constexpr float kQ[] = {8.049349844441167e-07f, 0.00033342555980198085f, 0.025991030037403107f,
                                    0.46739622950553894f, 1.f};
+    SaturatingRational(x, 9.f, kP, kQ);
+  }
+
+  // x = 1 / (1 + exp(-x)) on Exp (relative error a few ulp: small results
+  // keep their digits, unlike 0.5 + 0.5 tanh(x / 2)); 0 below -89, 1
+  // above 17 (rounds to it), NaN stays NaN.
+  static GLD_INLINE void Sigmoid(V& x) {
+    V e = -x;
+    Exp(e);
+    x = 1.f / (1.f + e);
+  }
+
+  // GELU tanh approximation: 0.5 x (1 + tanh(u)), u = sqrt(2 / pi) (x +
+  // 0.044715 x^3), tanh as Tanh.
+  static GLD_INLINE void GeluTanh(V& x) {
     V tanh = (x + 0.044715f * x * x * x) * 0.7978845608028654f;
-    SaturatingRational(tanh, 9.f, kP, kQ);
+    Tanh(tanh);
     x = 0.5f * x * (1.f + tanh);
   }
 };
@@ -375,6 +390,12 @@ GLD_AVX512 void GeluRow16(const float* x, float* y, int64_t n, bool approximate)
     MapRow<Float16, Int16>(x, y, n, [](Float16& v) { VecMath<Float16, Int16>::GeluExact(v); });
   }
 }
+GLD_AVX512 void TanhRow16(const float* x, float* y, int64_t n) {
+  MapRow<Float16, Int16>(x, y, n, [](Float16& v) { VecMath<Float16, Int16>::Tanh(v); });
+}
+GLD_AVX512 void SigmoidRow16(const float* x, float* y, int64_t n) {
+  MapRow<Float16, Int16>(x, y, n, [](Float16& v) { VecMath<Float16, Int16>::Sigmoid(v); });
+}
 GLD_AVX512 void SoftmaxRows16(const float* x, float* y, int64_t rows, int64_t n, float beta) {
   for (int64_t r = 0; r < rows; ++r) Softmax<Float16, Int16>(x + r * n, y + r * n, n, beta);
 }
@@ -393,6 +414,12 @@ GLD_MULTIVERSION void GeluRow8(const float* x, float* y, int64_t n, bool approxi
   } else {
     MapRow<Float8, Int8>(x, y, n, [](Float8& v) { VecMath<Float8, Int8>::GeluExact(v); });
   }
+}
+GLD_MULTIVERSION void TanhRow8(const float* x, float* y, int64_t n) {
+  MapRow<Float8, Int8>(x, y, n, [](Float8& v) { VecMath<Float8, Int8>::Tanh(v); });
+}
+GLD_MULTIVERSION void SigmoidRow8(const float* x, float* y, int64_t n) {
+  MapRow<Float8, Int8>(x, y, n, [](Float8& v) { VecMath<Float8, Int8>::Sigmoid(v); });
 }
 GLD_MULTIVERSION void SoftmaxRows8(const float* x, float* y, int64_t rows, int64_t n, float beta) {
   for (int64_t r = 0; r < rows; ++r) Softmax<Float8, Int8>(x + r * n, y + r * n, n, beta);
@@ -416,6 +443,20 @@ void GeluRow(const float* x, float* y, int64_t n, bool approximate) {
   if (HasAvx512f()) return GeluRow16(x, y, n, approximate);
 #endif
   GeluRow8(x, y, n, approximate);
+}
+
+void TanhRow(const float* x, float* y, int64_t n) {
+#ifdef GLD_AVX512
+  if (HasAvx512f()) return TanhRow16(x, y, n);
+#endif
+  TanhRow8(x, y, n);
+}
+
+void SigmoidRow(const float* x, float* y, int64_t n) {
+#ifdef GLD_AVX512
+  if (HasAvx512f()) return SigmoidRow16(x, y, n);
+#endif
+  SigmoidRow8(x, y, n);
 }
 
 void SoftmaxRows(const float* x, float* y, int64_t rows, int64_t n, float beta) {

@@ -1,4 +1,5 @@
-// Vectorized rows for the transformer kernels (GELU, SOFTMAX, layer norm):
+// Vectorized rows for the transformer and recurrent kernels (GELU, SOFTMAX,
+// layer norm, TANH, LOGISTIC):
 // 16-wide where the CPU has AVX-512F, else 8-wide (AVX2 with FMA where
 // present, see simd.h). Accuracy: exp within 2 ulp of std::exp over the
 // normal range (overflow to +inf above ~88.72, flush to 0 below ~-103.9);
@@ -20,6 +21,14 @@ void ExpRow(const float* x, float* y, int64_t n);
 // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) with a rational tanh
 // within 3e-7.
 void GeluRow(const float* x, float* y, int64_t n, bool approximate);
+
+// y[i] = tanh(x[i]) for i < n (y may be x): a rational fit within 3e-7
+// of tanh (relative for small |x|), exactly +-1 beyond |x| = 9.
+void TanhRow(const float* x, float* y, int64_t n);
+
+// y[i] = 1 / (1 + exp(-x[i])) for i < n (y may be x), on ExpRow's exp:
+// within a few ulp, 0 for x below about -88, 1 above about 17.
+void SigmoidRow(const float* x, float* y, int64_t n);
 
 // Softmax of each of `rows` consecutive rows of n > 0 values (SoftmaxRow:
 // one): y = exp((x - max x) * beta) / sum (y may be x). A NaN anywhere, or +inf, makes the row NaN, as the scalar

@@ -101,77 +101,9 @@ void PreluSpan(const float* x, const float* alpha, int64_t channels, int64_t c0,
 
 }  // namespace gld::cpu
 
-// ---- Gate functions and the recurrent product (recurrent.cc) --------------------
+// ---- The recurrent product (recurrent.cc) -------------------------------------
 
 namespace gld::cpu {
-
-namespace {
-
-typedef int32_t Int8 __attribute__((vector_size(32)));
-
-// exp(x) lane by lane (Cephes' expf): x = n ln2 + r, |r| <= ln2 / 2, a degree 6
-// polynomial in r, scaled by 2^n built in the exponent bits.
-// (By reference: a vector-typed argument or return would change the ABI
-// between the clones.)
-__attribute__((always_inline)) inline void Exp8(Float8& x) {
-  const Float8 lo = Float8{} - 87.3f, hi = Float8{} + 88.3f;
-  GLD_CLAMP8(x, lo, hi);
-  const Float8 t = x * 1.44269504088896341f + 0.5f;
-  Float8 nf = __builtin_convertvector(__builtin_convertvector(t, Int8), Float8);
-  nf = nf > t ? nf - 1.f : nf;  // floor
-  const Float8 r = x - nf * 0.693359375f + nf * 2.12194440e-4f;
-  Float8 p = Float8{} + 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.f;
-  const Int8 bits = (__builtin_convertvector(nf, Int8) + 127) << 23;
-  Float8 scale;
-  std::memcpy(&scale, &bits, sizeof(scale));
-  x = p * scale;
-}
-
-__attribute__((always_inline)) inline void Sigmoid8(Float8& v) {
-  Float8 e = -v;
-  Exp8(e);
-  v = 1.f / (1.f + e);
-}
-
-// tanh(x) = sign(x) (1 - 2 / (exp(2|x|) + 1)); NaN stays NaN.
-__attribute__((always_inline)) inline void Tanh8(Float8& v) {
-  const Float8 a = v < 0.f ? -v : v;
-  Float8 e = a + a;
-  Exp8(e);
-  const Float8 t = 1.f - 2.f / (e + 1.f);
-  v = v < 0.f ? -t : (v == v ? t : v);
-}
-
-template <void (*kFn)(Float8&)>
-__attribute__((always_inline)) inline void MapInPlace(float* x, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    Float8 v;
-    GLD_LOAD8(v, x + i);
-    kFn(v);
-    GLD_STORE8(x + i, v);
-  }
-  if (i < n) {
-    Float8 v = {};
-    std::memcpy(&v, x + i, static_cast<size_t>(n - i) * sizeof(float));
-    kFn(v);
-    std::memcpy(x + i, &v, static_cast<size_t>(n - i) * sizeof(float));
-  }
-}
-
-}  // namespace
-
-GLD_MULTIVERSION
-void SigmoidInPlace(float* x, int64_t n) { MapInPlace<Sigmoid8>(x, n); }
-
-GLD_MULTIVERSION
-void TanhInPlace(float* x, int64_t n) { MapInPlace<Tanh8>(x, n); }
 
 GLD_MULTIVERSION
 void MatVecTransposedAccumulate(const float* __restrict wt, const float* __restrict h, int64_t k, int64_t n,

@@ -25,13 +25,9 @@ void PreluSpan(const float* x, const float* alpha, int64_t channels, int64_t c0,
 
 }  // namespace gld::cpu
 
-// The recurrent ops' gate functions over arrays, in place (x[i] for i < n),
-// with a polynomial exp (Cephes' expf: within 2 float ulps of exp over
-// [-87, 88], arguments clamped there); NaN stays NaN. Absolute error below
-// 3e-7 against the libm forms 1 / (1 + exp(-x)) and tanh(x).
+// (The recurrent ops' gate functions are vector_math.h's SigmoidRow and
+// TanhRow.)
 namespace gld::cpu {
-void SigmoidInPlace(float* x, int64_t n);
-void TanhInPlace(float* x, int64_t n);
 // g[j] += sum over k of h[k] * wt[k * n + j], for j < n (a matrix-vector
 // product accumulated with the matrix stored transposed, [k][n]).
 void MatVecTransposedAccumulate(const float* wt, const float* h, int64_t k, int64_t n, float* g);

@@ -70,6 +70,7 @@ Status CpuNodeStep::UpdateKernelContext(StepContext& ctx) {
   k.graph = ctx.graph;
   k.node = node_;
   k.model = ctx.model;
+  k.io_checked = false;
   k.inputs.clear();
   for (int t : node_->inputs) k.inputs.push_back(t == kNoTensor ? nullptr : &(*ctx.tensors)[t]);
   k.outputs.clear();
@@ -150,6 +151,9 @@ Status CpuNodeStep::Prepare(StepContext& ctx) {
 Status CpuNodeStep::Run(StepContext& ctx) {
   kernel_ctx_.epilogue_done = false;
   GLD_RETURN_IF_ERROR(CallKernel(kernel_->run, ctx));
+  // The step's buffers and shapes stay as planned: what CheckIo found holds
+  // for the next runs (KernelContext::io_checked).
+  kernel_ctx_.io_checked = true;
   if (kernel_ctx_.epilogue == nullptr || kernel_ctx_.epilogue_done) return OkStatus();
   // The kernel's own code ran: the chain gets a pass of its own.
   const cpu::Epilogue& e = *kernel_ctx_.epilogue;

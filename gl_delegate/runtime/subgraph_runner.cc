@@ -45,7 +45,8 @@ bool ShapesDependOnValues(const Graph& graph) {
 
 // A callee whose shapes depend on its inputs' values (ShapesDependOnValues)
 // runs node by node: before each node, its shape rule runs with the values
-// its small integer inputs hold now, and its outputs' buffers grow when they
+// its small integer inputs hold now (skipped where neither these nor its
+// input shapes can have changed: InferNode), and its outputs' buffers grow when they
 // must (a run after the largest allocates nothing). Kernels run on the
 // calling thread; a node whose input shapes changed since its prepare is
 // prepared again.
@@ -61,6 +62,8 @@ class StepwiseCallee : public cpu::PreparedSubgraph {
     storage_.resize(n);
     states_.resize(graph_.nodes.size());
     prepared_shapes_.resize(graph_.nodes.size());
+    inferred_shapes_.resize(graph_.nodes.size());
+    for (const Node& node : graph_.nodes) kernels_.push_back(cpu::FindCpuKernel(node.op));
     for (size_t t = 0; t < n; ++t) {
       const Tensor& tensor = graph_.tensors[t];
       cpu::TensorData& td = tensors_[t];
@@ -99,19 +102,29 @@ class StepwiseCallee : public cpu::PreparedSubgraph {
     td.data = storage_[t].data();
   }
 
-  Status RunNode(size_t i) {
+  // Runs node i's shape rule unless its last run's still holds: the rule
+  // reads its inputs' shapes, constants and the values of small integer
+  // inputs, so a node none of whose inputs carries such values, run before
+  // with the same input shapes, keeps its outputs' shapes and buffers (in a
+  // loop body: every node but those fed by the loop counter).
+  Status InferNode(size_t i) {
     const Node& node = graph_.nodes[i];
     values_.assign(node.inputs.size(), ValueBytes{});  // reused: no allocation once it is large enough
-    for (size_t k = 0; k < node.inputs.size(); ++k) {
-      const int t = node.inputs[k];
+    bool reads_values = false;
+    bool same_shapes = inferred_shapes_[i].size() == node.inputs.size();
+    for (size_t j = 0; j < node.inputs.size(); ++j) {
+      const int t = node.inputs[j];
       if (t == kNoTensor) continue;
       const Tensor& tensor = graph_.tensors[static_cast<size_t>(t)];
       const cpu::TensorData& td = tensors_[static_cast<size_t>(t)];
+      same_shapes = same_shapes && inferred_shapes_[i][j] == td.shape;
       const bool integer = td.type == DataType::kInt32 || td.type == DataType::kInt64;
       if (tensor.is_constant || !integer || td.num_elements() > kMaxValueElements) continue;
-      values_[k] = {static_cast<const uint8_t*>(td.data), td.bytes};
+      values_[j] = {static_cast<const uint8_t*>(td.data), td.bytes};
       graph_.tensors[static_cast<size_t>(t)].shape = td.shape;
+      reads_values = true;
     }
+    if (same_shapes && !reads_values) return OkStatus();
     GLD_RETURN_IF_ERROR(InferNodeShapes(graph_, i, values_));
     for (int t : node.outputs) {
       cpu::TensorData& td = tensors_[static_cast<size_t>(t)];
@@ -120,7 +133,17 @@ class StepwiseCallee : public cpu::PreparedSubgraph {
       // A shape with -1 is the kernel's to size (KernelContext::size_output).
       if (ShapeIsValid(td.shape)) Fit(static_cast<size_t>(t));
     }
-    const cpu::CpuKernel* kernel = cpu::FindCpuKernel(node.op);
+    inferred_shapes_[i].resize(node.inputs.size());
+    for (size_t j = 0; j < node.inputs.size(); ++j) {
+      if (node.inputs[j] != kNoTensor) inferred_shapes_[i][j] = tensors_[static_cast<size_t>(node.inputs[j])].shape;
+    }
+    return OkStatus();
+  }
+
+  Status RunNode(size_t i) {
+    const Node& node = graph_.nodes[i];
+    GLD_RETURN_IF_ERROR(InferNode(i));
+    const cpu::CpuKernel* kernel = kernels_[i];
     if (kernel == nullptr) return UnimplementedError("no CPU kernel");
     cpu::KernelContext& k = ctx_;  // reused: its vectors keep their room
     k.graph = &graph_;
@@ -158,7 +181,9 @@ class StepwiseCallee : public cpu::PreparedSubgraph {
   std::vector<std::vector<uint8_t>> storage_;
   std::vector<std::unique_ptr<cpu::KernelState>> states_;
   std::vector<std::vector<Shape>> prepared_shapes_;
-  std::vector<ValueBytes> values_;  // RunNode's node's small integer inputs, by input
+  std::vector<std::vector<Shape>> inferred_shapes_;  // input shapes at each node's last shape rule run
+  std::vector<const cpu::CpuKernel*> kernels_;       // per node (nullptr: none)
+  std::vector<ValueBytes> values_;  // InferNode's node's small integer inputs, by input
   cpu::KernelContext ctx_;
 };
 

@@ -83,6 +83,26 @@ TEST(Add, ShortRowsAgainstAWholeTensorEitherSide) {
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(v[i], a[i] && b[i % 3]) << i;
 }
 
+// Operands laid out as the output but for leading 1s (a recurrent cell's
+// [128] bias on a [1, 128] row, either side) take the same-shape vector
+// pass: the values and a fused TANH as the scalar formulas give them.
+TEST(Add, LeadingOnesTakeTheSameShapePath) {
+  const auto a = RandomFloats(128, 3), b = RandomFloats(128, 4);
+  for (bool swap : {false, true}) {
+    Shape s;
+    const Shape sa = swap ? Shape{128} : Shape{1, 128}, sb = swap ? Shape{1, 1, 128} : Shape{128};
+    auto v = Binary<float>(OpType::kAdd, sa, a, sb, b, &s, Activation::kTanh);
+    EXPECT_EQ(s, swap ? (Shape{1, 1, 128}) : (Shape{1, 128}));
+    ASSERT_EQ(v.size(), 128u);
+    for (size_t i = 0; i < 128; ++i) EXPECT_NEAR(v[i], std::tanh(a[i] + b[i]), 3e-7) << i;
+  }
+  // Same element count, different layout: a real broadcast.
+  Shape s;
+  auto v = Binary<float>(OpType::kMul, {2, 1}, {2, 3}, {1, 2}, {5, 7}, &s);
+  EXPECT_EQ(s, (Shape{2, 2}));
+  ExpectNear(v, {10, 14, 15, 21});
+}
+
 TEST(Add, IncompatibleShapesNameTheNode) {
   OpTest t;
   const int a = t.Input<float>({2, 3}, std::vector<float>(6));

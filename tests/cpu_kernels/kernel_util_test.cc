@@ -13,6 +13,29 @@
 namespace gld::testing {
 namespace {
 
+// CheckIo finds a buffer too small for its shape, unless the context says
+// an earlier run of the same buffers passed (KernelContext::io_checked, set
+// by a runtime step whose buffers are fixed).
+TEST(CheckIo, ChecksBuffersUntilTheContextSaysTheyPassed) {
+  std::vector<float> storage(3);
+  cpu::TensorData in, out;
+  in.type = out.type = DataType::kFloat32;
+  in.shape = out.shape = {1, 4};
+  in.data = out.data = storage.data();
+  in.bytes = out.bytes = storage.size() * sizeof(float);  // 12 bytes for 16
+  cpu::KernelContext ctx;
+  ctx.inputs = {&in};
+  ctx.outputs = {&out};
+  const Status s = cpu::CheckIo(ctx, 1, 1, 1);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("input 0 buffer holds 12 bytes"), std::string::npos) << s.message();
+  ctx.io_checked = true;
+  EXPECT_TRUE(cpu::CheckIo(ctx, 1, 1, 1).ok());
+  in.shape = out.shape = {1, 3};
+  ctx.io_checked = false;
+  EXPECT_TRUE(cpu::CheckIo(ctx, 1, 1, 1).ok());
+}
+
 TEST(ParallelForElements, CoversEachValueOnceInChunksAboveTheThreshold) {
   ThreadPool pool(2);
   cpu::KernelContext ctx;

@@ -52,6 +52,57 @@ TEST(VectorMath, ExpWithinTwoUlpAndSpecials) {
   }
 }
 
+// tanh within 3e-7 (relative near 0, where tanh(x) ~ x); sigmoid within a
+// few ulp of its value (small results keep their digits), both with the
+// specials (NaN stays NaN, +-inf saturate).
+TEST(VectorMath, TanhAndSigmoidRowsWithSpecials) {
+  for (size_t n = 0; n <= 70; ++n) {
+    std::vector<float> x = Arguments(n, static_cast<uint32_t>(n + 200), -12.f, 12.f);
+    for (size_t i = 1; i < n; i += 9) x[i] = x[i] * 1e-4f;  // near 0
+    std::vector<float> y(n + 1, 42.f), s(n + 1, 42.f);
+    cpu::TanhRow(x.data(), y.data(), static_cast<int64_t>(n));
+    cpu::SigmoidRow(x.data(), s.data(), static_cast<int64_t>(n));
+    for (size_t i = 0; i < n; ++i) {
+      const double xi = x[i];
+      ExpectClose(y[i], std::tanh(xi), 1e-6, 3e-7, "tanh(" + std::to_string(x[i]) + ")");
+      const double sig = 1.0 / (1.0 + std::exp(-xi));
+      if (sig < 1.2e-38) {  // exp(-x) overflows: 0, or a denormal
+        EXPECT_LE(s[i], 1.2e-38f) << "sigmoid(" << x[i] << ")";
+        continue;
+      }
+      ExpectClose(s[i], sig, 5e-7, 0.0, "sigmoid(" + std::to_string(x[i]) + ")");
+    }
+    EXPECT_EQ(y[n], 42.f) << "tanh wrote past the end, n " << n;
+    EXPECT_EQ(s[n], 42.f) << "sigmoid wrote past the end, n " << n;
+  }
+}
+
+// The TANH and LOGISTIC kernels on those rows, one tensor of a recurrent
+// cell's size (LOGISTIC below XNNPACK's threshold) and a larger one, two
+// threads.
+TEST(VectorMath, TanhAndLogisticKernels) {
+  for (const Shape& shape : {Shape{1, 32}, Shape{2, 37, 96}}) {
+    const size_t n = static_cast<size_t>(NumElements(shape));
+    const std::vector<float> x = Arguments(n, 13, -9.f, 9.f);
+    for (OpType op : {OpType::kTanh, OpType::kLogistic}) {
+      OpTest t;
+      const int in = t.Input<float>(shape, x);
+      const int out = t.Output();
+      t.Node(op, {in}, {out});
+      GLD_ASSERT_OK(t.RunPrepared(2));
+      const std::vector<float> got = t.Get(out);
+      ASSERT_EQ(got.size(), n);
+      for (size_t i = 0; i < n; ++i) {
+        const double xi = x[i];
+        const double want = op == OpType::kTanh ? std::tanh(xi) : 1.0 / (1.0 + std::exp(-xi));
+        // A sigmoid below the normal range may come out 0 or a denormal.
+        ExpectClose(got[i], want, 1e-6, op == OpType::kTanh ? 3e-7 : 1.2e-38, "at " + std::to_string(i));
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+  }
+}
+
 double GeluExact(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
 double GeluTanh(double x) {
   return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));

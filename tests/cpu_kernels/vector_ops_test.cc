@@ -3,6 +3,7 @@
 // tail), NaN of both signs, infinities, signed zeros and overflow, with and
 // without the fused clamp; and through the ADD/SUB/MUL/DIV and PRELU kernels.
 #include "cpu_kernels/vector_ops.h"
+#include "cpu_kernels/vector_math.h"
 
 #include <cmath>
 #include <limits>
@@ -101,7 +102,7 @@ TEST(VectorOps, SameShapeKernelsWithActivations) {
       for (size_t i = 0; i < n; ++i) {
         float want = ScalarOp(vop, a[i], b[i]);
         if (act == Activation::kRelu6) want = std::min(std::max(want, 0.f), 6.f);
-        if (act == Activation::kTanh) want = std::tanh(want);
+        if (act == Activation::kTanh) cpu::TanhRow(&want, &want, 1);  // the CPU's tanh (vector_math_test.cc)
         ExpectSame(got[i], want, "at " + std::to_string(i));
         if (::testing::Test::HasFailure()) return;
       }
@@ -132,36 +133,12 @@ TEST(VectorOps, PreluKernelPerChannelSlopes) {
 }  // namespace
 }  // namespace gld::testing
 
+
 namespace gld::testing {
 namespace {
 
-// The recurrent ops' gate functions against libm's forms, every length up to
-// 40 (vector body and tail), over the range where they are not saturated and
-// beyond it; NaN stays NaN, infinities saturate.
-TEST(VectorOps, SigmoidAndTanhMatchLibm) {
-  for (size_t n = 1; n <= 40; ++n) {
-    std::vector<float> x = RandomFloats(n, static_cast<uint32_t>(n), -12.f, 12.f);
-    if (n > 3) {
-      x[0] = kNan;
-      x[1] = kInf;
-      x[2] = -kInf;
-      x[3] = 200.f;
-    }
-    std::vector<float> s = x, t = x;
-    cpu::SigmoidInPlace(s.data(), static_cast<int64_t>(n));
-    cpu::TanhInPlace(t.data(), static_cast<int64_t>(n));
-    for (size_t i = 0; i < n; ++i) {
-      const float want_s = 1.f / (1.f + std::exp(-x[i])), want_t = std::tanh(x[i]);
-      if (std::isnan(x[i])) {
-        EXPECT_TRUE(std::isnan(s[i]) && std::isnan(t[i])) << n << " " << i;
-        continue;
-      }
-      EXPECT_NEAR(s[i], want_s, 3e-7f) << "sigmoid(" << x[i] << ")";
-      EXPECT_NEAR(t[i], want_t, 3e-7f) << "tanh(" << x[i] << ")";
-    }
-  }
-}
-
+// (The recurrent ops' gate functions are vector_math.h's rows:
+// vector_math_test.cc.)
 TEST(VectorOps, MatVecTransposedAccumulate) {
   // g[j] += sum_k h[k] * wt[k][j], against the plain sum in double.
   const int64_t k = 7, n = 19;

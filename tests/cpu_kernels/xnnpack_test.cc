@@ -136,9 +136,13 @@ Case Depthwise(std::string name, Shape in, int mult, int k, int stride, Padding 
 
 // XNNPACK takes the depthwise layers the fixed 3x3 / 5x5 kernels do not
 // (cpu_kernels/depthwise_conv.cc: measured faster than its operator on
-// every such layer of the shared models).
+// every such layer of the shared models), when it has a depthwise
+// microkernel for the window (3, 4, 9 or 25 taps) or the multiplier is not
+// 1; other windows run the own rows (xnnpack_conv.cc).
 TEST_F(Xnnpack, DepthwiseConv2dMatchesTheOwnKernel) {
-  Check(Depthwise("7x7 same", {1, 12, 12, 32}, 1, 7, 1, Padding::kSame, Activation::kRelu));
+  Check(Depthwise("7x7 same, own rows", {1, 12, 12, 32}, 1, 7, 1, Padding::kSame, Activation::kRelu, false));
+  Check(Depthwise("2x2 same", {1, 12, 12, 32}, 1, 2, 1, Padding::kSame, Activation::kRelu));
+  Check(Depthwise("multiplier 2, 4x4", {1, 8, 8, 3}, 2, 4, 1, Padding::kValid, Activation::kNone));
   Check(Depthwise("3x3 stride 3", {2, 11, 9, 17}, 1, 3, 3, Padding::kSame, Activation::kNone));
   Check(Depthwise("multiplier 2 valid", {1, 8, 8, 3}, 2, 3, 1, Padding::kValid, Activation::kRelu6));
   Check(Depthwise("3x3 on 4 channels", {1, 9, 9, 4}, 1, 3, 1, Padding::kSame, Activation::kNone));
@@ -217,12 +221,20 @@ TEST_F(Xnnpack, TransposeConvMatchesTheOwnKernel) {
   Check(TransposeConv("mediapipe 2x2 stride 2 valid", {1, 6, 6, 4}, 2, 2, 2, Padding::kValid, {}, true));
 }
 
+// LOGISTIC takes XNNPACK from 4096 elements (activations.cc), HARD_SWISH
+// always.
 TEST_F(Xnnpack, LogisticAndHardSwishMatchTheOwnKernel) {
   for (OpType op : {OpType::kLogistic, OpType::kHardSwish}) {
-    Check({OpTypeName(op), [op](OpTest& t) {
-             const int x = t.Input<float>({2, 7, 5, 3}, RandomFloats(210, 15, -8.f, 8.f));
-             t.Node(op, {x}, {t.Output()});
-           }});
+    for (const Shape& shape : {Shape{2, 7, 5, 3}, Shape{2, 7, 5, 64}}) {
+      const bool xnnpack = op == OpType::kHardSwish || NumElements(shape) >= 4096;
+      Check({std::string(OpTypeName(op)) + " " + ShapeToString(shape),
+             [op, shape](OpTest& t) {
+               const size_t n = static_cast<size_t>(NumElements(shape));
+               const int x = t.Input<float>(shape, RandomFloats(n, 15, -8.f, 8.f));
+               t.Node(op, {x}, {t.Output()});
+             },
+             xnnpack});
+    }
   }
 }
 
