@@ -445,6 +445,10 @@ Status RunRange(KernelContext& ctx) {
   double count = 0;
   if (out.type == DataType::kFloat32) {
     const float st = *ctx.inputs[0]->as<float>(), li = *ctx.inputs[1]->as<float>(), de = *ctx.inputs[2]->as<float>();
+    if (!std::isfinite(st) || !std::isfinite(li) || !std::isfinite(de) || de == 0.0f) {
+      return KernelError(ctx, "start " + std::to_string(st) + ", limit " + std::to_string(li) + " and delta " +
+                                  std::to_string(de) + " give no count of values (each must be finite, delta not 0)");
+    }
     count = std::ceil(std::fabs((li - st) / de));
   } else {
     std::vector<int64_t> v[3];

@@ -120,8 +120,20 @@ TEST_P(NanPropagationTest, GlShowsWhatTheCpuShows) {
   ASSERT_TRUE(poisoned) << GetParam() << ": no float32 input";
 
   auto cpu = RunWith(**model, Backend::kCpu, inputs);
-  ASSERT_TRUE(cpu.ok()) << "cpu: " << cpu.status().ToString();
   auto gl = RunWith(**model, Backend::kGl, inputs);
+  // Ops whose output size follows the values (the count of true values, of
+  // distinct values, of steps from start to limit) may find that poisoned
+  // inputs give a size the case's fixed output shape does not hold: they
+  // refuse with InvalidArgument, and GL (which runs them on the CPU) must
+  // refuse in the same words.
+  const std::string op = GetParam().substr(0, GetParam().find("__"));
+  if (!cpu.ok() && (op == "where" || op == "unique" || op == "range")) {
+    EXPECT_EQ(cpu.status().code(), StatusCode::kInvalidArgument) << cpu.status().ToString();
+    ASSERT_FALSE(gl.ok()) << "the CPU refused: " << cpu.status().ToString();
+    EXPECT_EQ(gl.status().message(), cpu.status().message());
+    return;
+  }
+  ASSERT_TRUE(cpu.ok()) << "cpu: " << cpu.status().ToString();
   ASSERT_TRUE(gl.ok()) << "gl: " << gl.status().ToString();
   for (size_t i = 0; i < cpu->outputs.size(); ++i) {
     const std::string diff = CompareSpecials(cpu->outputs[i], gl->outputs[i]);
