@@ -10,6 +10,7 @@
 #include "partition/partition.h"
 #include "runtime/custom_ops.h"
 #include "runtime/runtime.h"
+#include "transforms/pass.h"
 #include "util/logging.h"
 
 namespace gld {
@@ -81,12 +82,19 @@ StatusOr<PlanReport> PlanModel(const Model& model, const Options& options) {
   GLD_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedGraph> prepared, model.impl().Prepared());
   Graph graph = prepared->graph;
   GLD_RETURN_IF_ERROR(BindCustomOps(graph, options.custom_ops));
-  GLD_RETURN_IF_ERROR(InferShapes(graph, cpu::KnownValueOracle()));
+  // As the Runtime plans: dynamic tensors' nodes on the CPU, the values the
+  // shapes decide folded into constants.
+  std::vector<uint8_t> dynamic;
+  std::map<int, std::vector<uint8_t>> known;
+  GLD_RETURN_IF_ERROR(InferShapes(graph, cpu::KnownValueOracle(), &dynamic, &known));
+  PassLog folded;
+  GLD_RETURN_IF_ERROR(FoldKnownValues(graph, known, folded));
 
   const gl::GlInfo limits = gl::MinimumGlLimits();
   gl::GlSupportQuery support(options.precision, limits);
   PartitionOptions popts;
-  popts.gpu = &support;
+  DynamicNodesOnCpu support_or_dynamic(&support, dynamic);
+  popts.gpu = &support_or_dynamic;
   popts.max_segments = options.max_delegated_partitions;
   popts.min_segment_nodes = options.min_nodes_per_partition;
   GLD_ASSIGN_OR_RETURN(popts.gpu_deny_ops, ParseOpNames(options.gpu_deny_ops));

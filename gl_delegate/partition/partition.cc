@@ -265,4 +265,14 @@ Partition PartitionGraph(const Graph& graph, const PartitionOptions& options) {
   return p;
 }
 
+std::string DynamicNodesOnCpu::WhyNotSupported(const Graph& graph, size_t node_index) const {
+  for (int t : graph.nodes[node_index].outputs) {
+    if (t >= 0 && static_cast<size_t>(t) < dynamic_.size() && dynamic_[static_cast<size_t>(t)]) {
+      return "output '" + graph.tensors[static_cast<size_t>(t)].name +
+             "' is a dynamic tensor: its shape depends on values computed at run time";
+    }
+  }
+  return gpu_->WhyNotSupported(graph, node_index);
+}
+
 }  // namespace gld

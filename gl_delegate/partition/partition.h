@@ -25,6 +25,19 @@ class NodeSupportQuery {
   virtual std::string WhyNotSupported(const Graph& graph, size_t node_index) const = 0;
 };
 
+// A query's answers, except for nodes that make a dynamic tensor (flags per
+// tensor, InferShapes' `dynamic`): those run on the CPU, where their size is
+// known when they have run.
+class DynamicNodesOnCpu : public NodeSupportQuery {
+ public:
+  DynamicNodesOnCpu(const NodeSupportQuery* gpu, const std::vector<uint8_t>& dynamic) : gpu_(gpu), dynamic_(dynamic) {}
+  std::string WhyNotSupported(const Graph& graph, size_t node_index) const override;
+
+ private:
+  const NodeSupportQuery* gpu_;
+  const std::vector<uint8_t>& dynamic_;
+};
+
 struct NodePlacement {
   bool on_gpu = false;
   int segment = -1;    // index into Partition::segments; -1 on the CPU

@@ -24,26 +24,6 @@ namespace {
 
 constexpr int kMaxThreads = 256;
 
-// The GPU backend's answers, except for nodes that make a dynamic tensor:
-// those run on the CPU, where their size is known when they have run.
-class DynamicNodesOnCpu : public NodeSupportQuery {
- public:
-  DynamicNodesOnCpu(const NodeSupportQuery* gpu, const std::vector<uint8_t>& dynamic) : gpu_(gpu), dynamic_(dynamic) {}
-  std::string WhyNotSupported(const Graph& graph, size_t node_index) const override {
-    for (int t : graph.nodes[node_index].outputs) {
-      if (dynamic_[static_cast<size_t>(t)]) {
-        return "output '" + graph.tensors[static_cast<size_t>(t)].name +
-               "' is a dynamic tensor: its shape depends on values computed at run time";
-      }
-    }
-    return gpu_->WhyNotSupported(graph, node_index);
-  }
-
- private:
-  const NodeSupportQuery* gpu_;
-  const std::vector<uint8_t>& dynamic_;
-};
-
 }  // namespace
 
 std::string DescribeIo(const char* kind, int index, const Tensor& tensor) {
