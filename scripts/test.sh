@@ -145,15 +145,16 @@ fi
 #     (build-fuzz): two builds of the library.
 #   GLD_SANITIZER_CC=clang: one clang build under ASan + UBSan with
 #     libFuzzer's instrumentation (-fsanitize=fuzzer-no-link) serves both
-#     (build-sanitize).
+#     (build-sanitize-clang: a folder of its own, since CMake keeps the
+#     compiler a build folder was first configured with).
 # Their debug information is line tables only (GCC -g1, clang
 # -gline-tables-only): the sanitizers' reports still name function, file and
 # line, and a file compiles in about 30% less time than with -g (GCC ASan,
 # cpu_kernels/activations.cc: 7.5 -> 5.3 CPU-s); the code is the same -O2.
 san_cc=${GLD_SANITIZER_CC:-gcc}
 case $san_cc in
-  gcc) fuzz_dir=build-fuzz ;;
-  clang) fuzz_dir=build-sanitize ;;
+  gcc) san_dir=build-sanitize fuzz_dir=build-fuzz ;;
+  clang) san_dir=build-sanitize-clang fuzz_dir=build-sanitize-clang ;;
   *) echo "test.sh: GLD_SANITIZER_CC is gcc or clang, not '$san_cc'" >&2; exit 2 ;;
 esac
 if want sanbuild && [ "$san_cc" = clang ] && { want sanitize || want fuzz; }; then
@@ -161,15 +162,15 @@ if want sanbuild && [ "$san_cc" = clang ] && { want sanitize || want fuzz; }; th
   if want sanitize; then san_targets+=(gld_unit_tests); fi
   if want fuzz; then san_targets+=(gld_fuzzers); fi
   stage "build (clang, ASan + UBSan + libFuzzer instrumentation, -Werror): ${san_targets[*]}"
-  CC=clang CXX=clang++ cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGLD_WERROR=ON \
+  CC=clang CXX=clang++ cmake -S . -B "$san_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGLD_WERROR=ON \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" -DGLD_SANITIZE=ON -DGLD_FUZZ=ON
-  cmake --build build-sanitize -j "$jobs" --target "${san_targets[@]}"
+  cmake --build "$san_dir" -j "$jobs" --target "${san_targets[@]}"
 fi
 if want sanbuild && [ "$san_cc" = gcc ] && want sanitize; then
   stage "build (GCC, ASan + UBSan, -Werror): gld_unit_tests"
-  cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGLD_WERROR=ON \
+  cmake -S . -B "$san_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGLD_WERROR=ON \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DGLD_SANITIZE=ON
-  cmake --build build-sanitize -j "$jobs" --target gld_unit_tests
+  cmake --build "$san_dir" -j "$jobs" --target gld_unit_tests
 fi
 if want sanbuild && [ "$san_cc" = gcc ] && want fuzz; then
   stage "build (clang, ASan + UBSan + libFuzzer instrumentation): gld_fuzzers"
@@ -188,12 +189,12 @@ if want sanitize; then
   stage "unit tests under ASan + UBSan"
   # llvmpipe and the EGL loader keep allocations alive until exit on purpose.
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir build-sanitize --output-on-failure -j "$jobs" -L unit --timeout 900
+    ctest --test-dir "$san_dir" --output-on-failure -j "$jobs" -L unit --timeout 900
   # The same unit tests as the Release tree's: a GoogleTest binary that
   # gld_unit_tests does not build would drop out of `-L unit` unnoticed.
   if [ -f build/CTestTestfile.cmake ]; then
     release_units=$(ctest --test-dir build -N -L unit | sed -n 's/^Total Tests: //p')
-    sanitized_units=$(ctest --test-dir build-sanitize -N -L unit | sed -n 's/^Total Tests: //p')
+    sanitized_units=$(ctest --test-dir "$san_dir" -N -L unit | sed -n 's/^Total Tests: //p')
     if [ "$release_units" != "$sanitized_units" ]; then
       echo "=== the sanitizer build has $sanitized_units unit tests, the Release build $release_units" \
         "(an executable gld_unit_tests does not build?)"
