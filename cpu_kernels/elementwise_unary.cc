@@ -220,17 +220,19 @@ typedef uint32_t Uint32x8 __attribute__((vector_size(32)));
 
 // SelectRun for 4-byte elements, 8 at a time: the condition's bytes widened
 // to lane masks (the scalar loop above stays scalar: about 2.5 cycles an
-// element, BERT's attention mask 2.7 us a node).
-template <int kSx, int kSy>
-GLD_MULTIVERSION void SelectRun4(const bool* c, const uint8_t* x, const uint8_t* y, uint8_t* o, int64_t n) {
+// element, BERT's attention mask 2.7 us a node). sx, sy: 1 steps through x
+// / y, 0 repeats its one element. Not a template: clang does not clone
+// function templates for target_clones.
+GLD_MULTIVERSION void SelectRun4(const bool* c, const uint8_t* x, const uint8_t* y, uint8_t* o, int64_t n, int sx,
+                                 int sy) {
   int64_t i = 0;
   Uint32x8 a = {}, b = {};
-  if (kSx == 0) {
+  if (sx == 0) {
     uint32_t v;
     std::memcpy(&v, x, sizeof(v));
     a += v;
   }
-  if (kSy == 0) {
+  if (sy == 0) {
     uint32_t v;
     std::memcpy(&v, y, sizeof(v));
     b += v;
@@ -239,12 +241,21 @@ GLD_MULTIVERSION void SelectRun4(const bool* c, const uint8_t* x, const uint8_t*
     Bool8 cb;
     std::memcpy(&cb, c + i, sizeof(cb));
     const Uint32x8 mask = Uint32x8{} - __builtin_convertvector(cb, Uint32x8);
-    if (kSx == 1) std::memcpy(&a, x + i * 4, sizeof(a));
-    if (kSy == 1) std::memcpy(&b, y + i * 4, sizeof(b));
+    if (sx == 1) std::memcpy(&a, x + i * 4, sizeof(a));
+    if (sy == 1) std::memcpy(&b, y + i * 4, sizeof(b));
     const Uint32x8 v = (a & mask) | (b & ~mask);
     std::memcpy(o + i * 4, &v, sizeof(v));
   }
-  SelectRun<uint32_t, kSx, kSy>(c + i, x + i * kSx * 4, y + i * kSy * 4, o + i * 4, n - i);
+  const bool* ct = c + i;
+  const uint8_t* xt = x + i * sx * 4;
+  const uint8_t* yt = y + i * sy * 4;
+  if (sx == 1 && sy == 1) {
+    SelectRun<uint32_t, 1, 1>(ct, xt, yt, o + i * 4, n - i);
+  } else if (sx == 1) {
+    SelectRun<uint32_t, 1, 0>(ct, xt, yt, o + i * 4, n - i);
+  } else {
+    SelectRun<uint32_t, 0, 1>(ct, xt, yt, o + i * 4, n - i);
+  }
 }
 
 template <typename U>
@@ -267,11 +278,11 @@ void SelectElements(const BroadcastPlan& plan, const TensorData& cond, const Ten
     if (sc == 1 && (sx | sy) >= 0 && (sx | sy) <= 1) {
       constexpr bool k4 = sizeof(U) == 4;
       if (sx == 1 && sy == 1) {
-        k4 ? SelectRun4<1, 1>(co, xo, yo, oo, inner) : SelectRun<U, 1, 1>(co, xo, yo, oo, inner);
+        k4 ? SelectRun4(co, xo, yo, oo, inner, 1, 1) : SelectRun<U, 1, 1>(co, xo, yo, oo, inner);
       } else if (sx == 1) {
-        k4 ? SelectRun4<1, 0>(co, xo, yo, oo, inner) : SelectRun<U, 1, 0>(co, xo, yo, oo, inner);
+        k4 ? SelectRun4(co, xo, yo, oo, inner, 1, 0) : SelectRun<U, 1, 0>(co, xo, yo, oo, inner);
       } else if (sy == 1) {
-        k4 ? SelectRun4<0, 1>(co, xo, yo, oo, inner) : SelectRun<U, 0, 1>(co, xo, yo, oo, inner);
+        k4 ? SelectRun4(co, xo, yo, oo, inner, 0, 1) : SelectRun<U, 0, 1>(co, xo, yo, oo, inner);
       } else {
         SelectRun<U, 0, 0>(co, xo, yo, oo, inner);
       }

@@ -102,7 +102,10 @@ TEST(CpuFeatures, HostIsReadOnceAndAgreesWithTheCompiler) {
   // and AVX-512 state, so on a real machine it answers the same.
   __builtin_cpu_init();
   EXPECT_EQ(host.avx, __builtin_cpu_supports("avx") != 0);
+#if !defined(__clang__)
+  // Debian 12's clang (14) does not know "f16c" here: a compile error.
   EXPECT_EQ(host.f16c, __builtin_cpu_supports("f16c") != 0);
+#endif
   EXPECT_EQ(host.avx512f, __builtin_cpu_supports("avx512f") != 0);
 #else
   EXPECT_FALSE(host.avx || host.f16c || host.avx512f);
