@@ -16,7 +16,7 @@
 #       (a stage needs the build tree of the stages before it: build makes
 #       build/, sanbuild the sanitizer builds of what sanitize and fuzz run,
 #       as far as they are listed)
-#   GLD_SANITIZER_CC=gcc|clang   the sanitizer builds (below; default gcc)
+#   GLD_SANITIZER_CC=clang|gcc   the sanitizer builds (below; default clang)
 #   GLD_FUZZ_SECONDS   how long each fuzzer runs (default 60)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -140,10 +140,10 @@ fi
 
 # The sanitizer builds, of only what the stages after them run: the unit
 # tests (gld_unit_tests) and the fuzzers (gld_fuzzers).
-#   GLD_SANITIZER_CC=gcc (default): GCC builds the unit tests under ASan +
+#   GLD_SANITIZER_CC=gcc: GCC builds the unit tests under ASan +
 #     UBSan (build-sanitize), clang the fuzzers, also under ASan + UBSan
 #     (build-fuzz): two builds of the library.
-#   GLD_SANITIZER_CC=clang: one clang build under ASan + UBSan with
+#   GLD_SANITIZER_CC=clang (default): one clang build under ASan + UBSan with
 #     libFuzzer's instrumentation (-fsanitize=fuzzer-no-link) serves both
 #     (build-sanitize-clang: a folder of its own, since CMake keeps the
 #     compiler a build folder was first configured with).
@@ -151,7 +151,7 @@ fi
 # -gline-tables-only): the sanitizers' reports still name function, file and
 # line, and a file compiles in about 30% less time than with -g (GCC ASan,
 # cpu_kernels/activations.cc: 7.5 -> 5.3 CPU-s); the code is the same -O2.
-san_cc=${GLD_SANITIZER_CC:-gcc}
+san_cc=${GLD_SANITIZER_CC:-clang}
 case $san_cc in
   gcc) san_dir=build-sanitize fuzz_dir=build-fuzz ;;
   clang) san_dir=build-sanitize-clang fuzz_dir=build-sanitize-clang ;;

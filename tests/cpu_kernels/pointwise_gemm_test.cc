@@ -39,9 +39,14 @@ bool TakesPointwise(const OpTest& t) {
 // The node prepared at 1 and 2 threads (on the GEMM) against the kernel's own
 // code: element by element, a NaN where it has a NaN; `exact` where both sum
 // in the same order (the own GEMM, over at most 256 channels, from at least
-// 6 pixels), within 1e-5 otherwise.
+// 6 pixels), within 1e-5 otherwise. Built by clang, whose default
+// -ffp-contract=on fuses fewer of the own code's multiply-adds than GCC's
+// (fast), the two differ in the last bit: within 1e-5 there too.
 void Check(const std::string& name, const std::function<void(OpTest&)>& build, bool exact = true) {
   SCOPED_TRACE(name);
+#if defined(__clang__)
+  exact = false;
+#endif
   OpTest own;
   build(own);
   GLD_ASSERT_OK(own.Run());
