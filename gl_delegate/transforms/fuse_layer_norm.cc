@@ -24,10 +24,8 @@ constexpr char kPass[] = "fuse_layer_norm";
 // The only reader of `tensor` when it is a node of `op` (and the tensor is
 // private to it); -1 otherwise.
 int SoleReader(const Graph& graph, int tensor, OpType op) {
-  if (!ValidTensor(graph, tensor) || graph.IsGraphOutput(tensor)) return -1;
-  const std::vector<size_t> readers = graph.Consumers(tensor);
-  if (readers.size() != 1 || graph.nodes[readers[0]].op != op) return -1;
-  return static_cast<int>(readers[0]);
+  const int reader = SoleReader(graph, tensor);
+  return reader >= 0 && graph.nodes[static_cast<size_t>(reader)].op == op ? reader : -1;
 }
 
 // The operand of binary node `n` other than `t`; kNoTensor when `t` is not

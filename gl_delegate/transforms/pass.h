@@ -41,6 +41,9 @@ bool ValidTensor(const Graph& graph, int tensor);
 // no -1 there, so no resize of the inputs changes them (a rewrite that relies
 // on a spatial size checks this; a free batch dimension changes nothing).
 bool DimsFixed(const Graph& graph, int tensor, std::initializer_list<size_t> dims);
+// The one node reading `tensor` when the tensor is valid, read by exactly
+// one node and no graph output; -1 otherwise.
+int SoleReader(const Graph& graph, int tensor);
 // True when `tensor` is an activation read only by `node` and is not a
 // graph output, so the node may swallow it.
 bool OnlyReadBy(const Graph& graph, int tensor, size_t node);
@@ -76,6 +79,10 @@ Status RepeatAsResize(Graph& graph, PassLog& log);
 // shapes being planned (`known`, InferShapes' values) become constants; the
 // Runtime runs it on each plan's graph (fold_known_values.cc).
 Status FoldKnownValues(Graph& graph, const std::map<int, std::vector<uint8_t>>& known, PassLog& log);
+// How a plan gets its shapes (the Runtime's and PlanModel's one way):
+// InferShapes with the CPU kernels' value oracle (`dynamic`: its per-tensor
+// flags), then FoldKnownValues on the values it computed.
+Status InferShapesAndFold(Graph& graph, std::vector<uint8_t>* dynamic, PassLog& log);
 // Transformer patterns (fuse_layer_norm.cc).
 Status FuseLayerNorm(Graph& graph, PassLog& log);
 

@@ -26,6 +26,12 @@ bool ValidTensor(const Graph& graph, int tensor) {
   return tensor >= 0 && static_cast<size_t>(tensor) < graph.tensors.size();
 }
 
+int SoleReader(const Graph& graph, int tensor) {
+  if (!ValidTensor(graph, tensor) || graph.IsGraphOutput(tensor)) return -1;
+  const std::vector<size_t> readers = graph.Consumers(tensor);
+  return readers.size() == 1 ? static_cast<int>(readers[0]) : -1;
+}
+
 bool DimsFixed(const Graph& graph, int tensor, std::initializer_list<size_t> dims) {
   if (!ValidTensor(graph, tensor)) return false;
   const Shape& signature = SignatureOf(graph.tensors[static_cast<size_t>(tensor)]);

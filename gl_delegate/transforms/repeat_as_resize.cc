@@ -26,14 +26,6 @@ constexpr char kPass[] = "repeat_as_resize";
 // Index maps at most this long are checked (4 Mi elements: 16 MiB).
 constexpr int64_t kMaxElements = int64_t{1} << 22;
 
-// The node reading `tensor` when it is its only reader and the tensor is no
-// graph output; -1 otherwise.
-int SoleReader(const Graph& graph, int tensor) {
-  if (!ValidTensor(graph, tensor) || graph.IsGraphOutput(tensor)) return -1;
-  const std::vector<size_t> readers = graph.Consumers(tensor);
-  return readers.size() == 1 ? static_cast<int>(readers[0]) : -1;
-}
-
 bool FullyFixed(const Graph& graph, int tensor) {
   const Shape& s = graph.tensors[static_cast<size_t>(tensor)].shape;
   for (size_t d = 0; d < s.size(); ++d) {
