@@ -2,11 +2,9 @@
 // creation up to the segment plans, with the GL support query at the
 // GLES 3.1 minimum limits in place of a driver's.
 #include "api/model_impl.h"
-#include "cpu_kernels/cpu_kernel.h"
 #include "gl/codegen/support.h"
 #include "gl/segment_plan.h"
 #include "gldelegate/gldelegate.hpp"
-#include "graph/shape_inference.h"
 #include "partition/partition.h"
 #include "runtime/custom_ops.h"
 #include "runtime/runtime.h"
@@ -85,10 +83,8 @@ StatusOr<PlanReport> PlanModel(const Model& model, const Options& options) {
   // As the Runtime plans: dynamic tensors' nodes on the CPU, the values the
   // shapes decide folded into constants.
   std::vector<uint8_t> dynamic;
-  std::map<int, std::vector<uint8_t>> known;
-  GLD_RETURN_IF_ERROR(InferShapes(graph, cpu::KnownValueOracle(), &dynamic, &known));
   PassLog folded;
-  GLD_RETURN_IF_ERROR(FoldKnownValues(graph, known, folded));
+  GLD_RETURN_IF_ERROR(InferShapesAndFold(graph, &dynamic, folded));
 
   const gl::GlInfo limits = gl::MinimumGlLimits();
   gl::GlSupportQuery support(options.precision, limits);

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <new>
 
-#include "graph/shape_inference.h"
 #include "runtime/custom_ops.h"
 #include "runtime/gpu_backend.h"
 #include "runtime/step.h"
@@ -252,10 +251,8 @@ Status Runtime::PlanForShapes() {
   TraceRecorder* trace = trace_.get();
   if (gpu_ != nullptr) gpu_->BeginPlan();
   unfolded_ = graph_;
-  std::map<int, std::vector<uint8_t>> known;
-  GLD_RETURN_IF_ERROR(InferShapes(graph_, cpu::KnownValueOracle(), &dynamic_, &known));
   PassLog folded;
-  GLD_RETURN_IF_ERROR(FoldKnownValues(graph_, known, folded));
+  GLD_RETURN_IF_ERROR(InferShapesAndFold(graph_, &dynamic_, folded));
   any_dynamic_ = std::find(dynamic_.begin(), dynamic_.end(), uint8_t{1}) != dynamic_.end();
   {
     TraceScope scope(trace, "startup", "partition and plan (GL segments and their programs)");

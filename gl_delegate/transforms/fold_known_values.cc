@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "cpu_kernels/cpu_kernel.h"
+#include "graph/shape_inference.h"
 #include "transforms/pass.h"
 
 namespace gld {
@@ -45,6 +47,12 @@ Status FoldKnownValues(Graph& graph, const std::map<int, std::vector<uint8_t>>& 
   }
   if (any) EraseNodes(graph, remove);
   return OkStatus();
+}
+
+Status InferShapesAndFold(Graph& graph, std::vector<uint8_t>* dynamic, PassLog& log) {
+  std::map<int, std::vector<uint8_t>> known;
+  GLD_RETURN_IF_ERROR(InferShapes(graph, cpu::KnownValueOracle(), dynamic, &known));
+  return FoldKnownValues(graph, known, log);
 }
 
 }  // namespace gld
