@@ -200,15 +200,25 @@ struct pthreadpool {
     current.batch = (loop.items + wanted - 1) / wanted;
     const uint64_t batches = (loop.items + current.batch - 1) / current.batch;
     batches_total = static_cast<uint32_t>(batches);
-    done.store(0);
-    yield_after = (loop.flags & PTHREADPOOL_FLAG_YIELD_WORKERS) != 0;
+    // Plain stores, made visible to the workers by the release store of
+    // `published` (their acquire load of it): a sequentially consistent
+    // store waits for its cache line to come back from the core that last
+    // wrote it (the worker: its count, its share), and the worker would
+    // learn of the loop only after those round trips.
+    done.store(0, std::memory_order_relaxed);
+    yield_after.store((loop.flags & PTHREADPOOL_FLAG_YIELD_WORKERS) != 0, std::memory_order_relaxed);
     ++generation;
     const uint64_t t_count = static_cast<uint64_t>(threads);
     for (uint64_t t = 0; t < t_count; ++t) {
-      shares[t].word.store(Word(generation, t * batches / t_count, (t + 1) * batches / t_count));
+      shares[t].word.store(Word(generation, t * batches / t_count, (t + 1) * batches / t_count),
+                           std::memory_order_relaxed);
     }
-    published.store(generation);
-    if (sleepers.load() > 0) {
+    published.store(generation, std::memory_order_release);
+    // Only a speed-up: the caller needs no worker to finish a loop (it takes
+    // every chunk nobody claimed), so a worker that fell asleep just as the
+    // loop was published and is missed here sleeps through it, and the next
+    // loop's check (or Release, or the destructor) wakes it.
+    if (sleepers.load(std::memory_order_relaxed) > 0) {
       { std::lock_guard<std::mutex> lock(mutex); }
       wake.notify_all();
     }
@@ -243,8 +253,9 @@ struct pthreadpool {
   void Work(uint32_t gen, int self) {
     InLoop in_loop;
     DenormalMode denormals;
-    // Chunks this thread ran, counted into `done` once at the end: a count
-    // per chunk moved its cache line between the cores 32 times a loop.
+    // Chunks this thread ran, counted into `done` after its own share and
+    // after what it took from the others (Count): a count per chunk moved
+    // its cache line between the cores 32 times a loop.
     uint32_t ran = 0;
     auto run = [&](uint64_t chunk) {
       // A claimed chunk keeps loop `gen` alive (its caller waits for it, and
@@ -257,20 +268,38 @@ struct pthreadpool {
     };
     uint64_t chunk = 0;
     while (Claim(gen, self, true, &chunk)) run(chunk);
+    // Its own share counted first: when that ends the loop (the other
+    // threads are done), the others' shares, whose cache lines their owners
+    // wrote last, are not read at all.
+    if (Count(&ran)) return;
     for (int i = 1; i < threads; ++i) {
       const int t = (self + i) % threads;
       while (Claim(gen, t, false, &chunk)) run(chunk);
     }
-    if (ran > 0 && done.fetch_add(ran) + ran == batches_total && caller_waiting.load()) {
+    Count(&ran);
+  }
+
+  // Adds the `ran` chunks a thread ran to the loop's count, once, and wakes
+  // a caller that sleeps waiting for it; true when they were the last.
+  bool Count(uint32_t* ran) {
+    if (*ran == 0) return false;
+    const uint32_t n = *ran;
+    *ran = 0;
+    // Read before the count: once the loop is complete, its caller may
+    // publish the next one.
+    const uint32_t total = batches_total;
+    if (done.fetch_add(n) + n != total) return false;
+    if (caller_waiting.load()) {
       { std::lock_guard<std::mutex> lock(mutex); }
       finished.notify_all();
     }
+    return true;
   }
 
   void WorkerLoop(int self) {
     uint32_t seen = 0;
     for (;;) {
-      const auto news = [&] { return published.load() != seen; };
+      const auto news = [&] { return published.load(std::memory_order_acquire) != seen; };
       if (yield_after || !SpinUntil(kWorkerSpin, news)) {
         std::unique_lock<std::mutex> lock(mutex);
         sleepers.fetch_add(1);
@@ -278,7 +307,7 @@ struct pthreadpool {
         sleepers.fetch_sub(1);
         if (stop) return;
       }
-      seen = published.load();
+      seen = published.load(std::memory_order_acquire);
       Work(seen, self);
     }
   }
