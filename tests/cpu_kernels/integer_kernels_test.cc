@@ -13,6 +13,7 @@
 #include "cpu_kernels/integer_kernels.h"
 #include "graph/shape_inference.h"
 #include "op_test_util.h"
+#include "runtime/step.h"
 
 namespace gld::testing {
 namespace {
@@ -524,13 +525,14 @@ TEST(IntegerKernels, LayersGiveTheSameBytesOnOneTwoAndThreeThreads) {
   }
 }
 
-// The runtime splits a step across threads from cpu::kParallelMinWork of
-// estimated work; an integer layer's estimate follows its kernel's speed
-// (node_work.cc): a 1x1 GEMM an eighth of its lanes' multiply-adds and two
-// per output, a gathered convolution half its multiply-adds, a depthwise
-// convolution twice. MobileNetV2's 24x24x48 3x3 depthwise layer (15 us on
-// one thread) and its 24x24 8 -> 48 1x1 layer (3.7 us) split; its 6x6
-// 32 -> 192 1x1 layer (1.6 us) does not.
+// The runtime splits an integer step across threads from
+// cpu::kIntegerParallelMinWork of estimated work; an integer layer's
+// estimate follows its kernel's speed (node_work.cc): a 1x1 GEMM an eighth
+// of its lanes' multiply-adds and two per output, a gathered convolution
+// half its multiply-adds, a depthwise convolution twice. MobileNetV2's
+// 24x24x48 3x3 depthwise layer (15 us on one thread), its 24x24 8 -> 48 1x1
+// layer (3.7 us) and its 6x6 32 -> 192 1x1 layer (1.6 us) split; its 6x6
+// 144 -> 24 1x1 layer (0.9 us) does not.
 TEST(IntegerKernels, EstimatedWorkFollowsTheKernelsSpeed) {
   struct Layer {
     OpType op;
@@ -564,9 +566,42 @@ TEST(IntegerKernels, EstimatedWorkFollowsTheKernelsSpeed) {
   EXPECT_EQ(work({OpType::kConv2d, 24, 1, 48, 3}), macs / 2);  // gathered 3x3 windows of one channel
   // 576 rows; 8 channels are computed as 16, a depth of 9 as 12.
   EXPECT_EQ(work({OpType::kConv2d, 24, 9, 8, 1}), 576 * 16 * 12 / 8 + 576 * 8 * 2);
-  EXPECT_GE(work({OpType::kDepthwiseConv2d, 24, 48, 48, 3}), cpu::kParallelMinWork);
-  EXPECT_GE(work({OpType::kConv2d, 24, 8, 48, 1}), cpu::kParallelMinWork);
-  EXPECT_LT(work({OpType::kConv2d, 6, 32, 192, 1}), cpu::kParallelMinWork);
+  EXPECT_GE(work({OpType::kDepthwiseConv2d, 24, 48, 48, 3}), cpu::kIntegerParallelMinWork);
+  EXPECT_GE(work({OpType::kConv2d, 24, 8, 48, 1}), cpu::kIntegerParallelMinWork);
+  EXPECT_GE(work({OpType::kConv2d, 6, 32, 192, 1}), cpu::kIntegerParallelMinWork);
+  EXPECT_LT(work({OpType::kConv2d, 6, 144, 24, 1}), cpu::kIntegerParallelMinWork);
+}
+
+// A step goes on the pool from its kernel's bar: an integer layer from
+// cpu::kIntegerParallelMinWork (integer_kernels.h), a float one from
+// cpu::kParallelMinWork. Two 24x24 1x1 layers whose estimates lie between
+// the bars: MobileNetV2's int8 48 -> 8 layer (3.3 us on one thread) splits,
+// a float32 12 -> 8 layer stays on the calling thread.
+TEST(IntegerKernels, IntegerStepsSplitFromTheirOwnBar) {
+  OpTest q;
+  const int qin = q.Input<int8_t>({1, 24, 24, 48}, std::vector<int8_t>(24 * 24 * 48));
+  q.graph.tensors[static_cast<size_t>(qin)].quant = Quant({0.02f}, {0});
+  const int qw = StoredConstant(q, {8, 1, 1, 48}, std::vector<int32_t>(8 * 48, 1), Quant({0.01f}, {0}, 0, DataType::kInt8));
+  const int qout = q.Output(DataType::kInt8);
+  q.graph.tensors[static_cast<size_t>(qout)].quant = Quant({0.05f}, {0});
+  OpTest f;
+  const int fin = f.Input<float>({1, 24, 24, 12}, std::vector<float>(24 * 24 * 12));
+  const int fw = f.Const<float>({8, 1, 1, 12}, std::vector<float>(8 * 12, 0.5f));
+  const int fout = f.Output();
+  Conv2dAttributes a;
+  a.padding = Padding::kSame;
+  q.Node(OpType::kConv2d, {qin, qw}, {qout}, a);
+  f.Node(OpType::kConv2d, {fin, fw}, {fout}, a);
+  for (OpTest* t : {&q, &f}) {
+    ASSERT_TRUE(InferShapes(t->graph, cpu::KnownValueOracle()).ok());
+    const int64_t work = cpu::EstimateNodeWork(t->graph, 0);
+    EXPECT_GE(work, cpu::kIntegerParallelMinWork);
+    EXPECT_LT(work, cpu::kParallelMinWork);
+  }
+  ASSERT_NE(cpu::FindIntegerKernel(q.graph, q.graph.nodes[0]), nullptr);
+  ASSERT_EQ(cpu::FindIntegerKernel(f.graph, f.graph.nodes[0]), nullptr);
+  EXPECT_FALSE(CpuNodeStep(q.graph, 0, cpu::FindCpuKernel(OpType::kConv2d)).serial());
+  EXPECT_TRUE(CpuNodeStep(f.graph, 0, cpu::FindCpuKernel(OpType::kConv2d)).serial());
 }
 
 TEST(IntegerKernels, StoredIntegersComeBackExactly) {
