@@ -135,6 +135,14 @@ struct alignas(64) Share {
   std::atomic<uint64_t> word{0};
 };
 
+// The chunks one thread ran of a loop: generation (32 bits) | count (32
+// bits), written by that thread alone, on a line of its own (the caller
+// reads them all while it waits, and a claim on the share would otherwise
+// have to fetch the line back).
+struct alignas(64) Tally {
+  std::atomic<uint64_t> value{0};
+};
+
 }  // namespace
 
 // The pool. Each loop is cut into up to 16 chunks per thread, and each thread
@@ -152,7 +160,8 @@ struct pthreadpool {
   // starting: the pool runs with the threads it has (`threads`, the caller
   // included) and `start_error` says why. Nothing is thrown once a worker
   // runs, so no std::thread is ever destroyed joinable.
-  explicit pthreadpool(int num_threads) : threads(std::max(1, num_threads)), shares(new Share[threads]) {
+  explicit pthreadpool(int num_threads)
+      : threads(std::max(1, num_threads)), shares(new Share[threads]), tallies(new Tally[threads]) {
     workers.reserve(static_cast<size_t>(threads - 1));
     for (int i = 1; i < threads; ++i) {
       try {
@@ -203,9 +212,8 @@ struct pthreadpool {
     // Plain stores, made visible to the workers by the release store of
     // `published` (their acquire load of it): a sequentially consistent
     // store waits for its cache line to come back from the core that last
-    // wrote it (the worker: its count, its share), and the worker would
+    // wrote it (the worker's share), and the worker would
     // learn of the loop only after those round trips.
-    done.store(0, std::memory_order_relaxed);
     yield_after.store((loop.flags & PTHREADPOOL_FLAG_YIELD_WORKERS) != 0, std::memory_order_relaxed);
     ++generation;
     const uint64_t t_count = static_cast<uint64_t>(threads);
@@ -223,7 +231,8 @@ struct pthreadpool {
       wake.notify_all();
     }
     Work(generation, 0);
-    const auto all_done = [this] { return done.load() == batches_total; };
+    const uint32_t gen = generation;
+    const auto all_done = [this, gen] { return Ran(gen) == batches_total; };
     if (!SpinUntil(kCallerSpin, all_done)) {
       std::unique_lock<std::mutex> lock(mutex);
       caller_waiting.store(true);
@@ -253,13 +262,13 @@ struct pthreadpool {
   void Work(uint32_t gen, int self) {
     InLoop in_loop;
     DenormalMode denormals;
-    // Chunks this thread ran, counted into `done` after its own share and
-    // after what it took from the others (Count): a count per chunk moved
-    // its cache line between the cores 32 times a loop.
+    // Chunks this thread ran, told (Tell) after its own share and again
+    // after what it took from the others; one shared counter took the line
+    // from the caller's core, which was waiting on it, at each count.
     uint32_t ran = 0;
     auto run = [&](uint64_t chunk) {
       // A claimed chunk keeps loop `gen` alive (its caller waits for it, and
-      // it is counted only below), so `current` is that loop's until then.
+      // it is told only below), so `current` is that loop's until then.
       denormals.FlushIf(current.flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS);
       const size_t begin = chunk * current.batch;
       const size_t end = std::min(current.items, begin + current.batch);
@@ -268,32 +277,36 @@ struct pthreadpool {
     };
     uint64_t chunk = 0;
     while (Claim(gen, self, true, &chunk)) run(chunk);
-    // Its own share counted first: when that ends the loop (the other
-    // threads are done), the others' shares, whose cache lines their owners
-    // wrote last, are not read at all.
-    if (Count(&ran)) return;
+    // Told before the others' shares are read (their lines come from the
+    // other cores): the caller may be waiting for just these.
+    if (ran > 0) Tell(gen, self, ran);
+    const uint32_t own = ran;
     for (int i = 1; i < threads; ++i) {
       const int t = (self + i) % threads;
       while (Claim(gen, t, false, &chunk)) run(chunk);
     }
-    Count(&ran);
+    if (ran > own) Tell(gen, self, ran);
   }
 
-  // Adds the `ran` chunks a thread ran to the loop's count, once, and wakes
-  // a caller that sleeps waiting for it; true when they were the last.
-  bool Count(uint32_t* ran) {
-    if (*ran == 0) return false;
-    const uint32_t n = *ran;
-    *ran = 0;
-    // Read before the count: once the loop is complete, its caller may
-    // publish the next one.
-    const uint32_t total = batches_total;
-    if (done.fetch_add(n) + n != total) return false;
+  // Thread `self` has run `ran` chunks of loop `gen` so far; wakes a caller
+  // that sleeps waiting for them. Nothing of the loop may be read after the
+  // store: once every chunk is told, its caller may publish the next one.
+  void Tell(uint32_t gen, int self, uint32_t ran) {
+    tallies[self].value.store((uint64_t{gen} << 32) | ran);
     if (caller_waiting.load()) {
       { std::lock_guard<std::mutex> lock(mutex); }
       finished.notify_all();
     }
-    return true;
+  }
+
+  // The chunks of loop `gen` the threads have told.
+  uint32_t Ran(uint32_t gen) const {
+    uint32_t sum = 0;
+    for (int t = 0; t < threads; ++t) {
+      const uint64_t v = tallies[t].value.load();
+      if (GenerationOf(v) == gen) sum += static_cast<uint32_t>(v);
+    }
+    return sum;
   }
 
   void WorkerLoop(int self) {
@@ -324,8 +337,8 @@ struct pthreadpool {
   uint32_t generation = 0;
   uint32_t batches_total = 0;
   std::unique_ptr<Share[]> shares;  // one per thread
+  std::unique_ptr<Tally[]> tallies;  // one per thread
   std::atomic<uint32_t> published{0};  // the generation of the latest loop
-  std::atomic<uint32_t> done{0};
   std::atomic<int> sleepers{0};
   std::atomic<bool> caller_waiting{false};
   std::atomic<bool> yield_after{false};
@@ -399,8 +412,8 @@ void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t, int64_
   loop.body = &body;
   loop.items = static_cast<size_t>(n);
   pool_->Run(loop);
-  // Every chunk is done (Run waited on the pool's counter), so `error` is
-  // visible here.
+  // Every chunk is done (Run waited until the threads told them all), so
+  // `error` is visible here.
   if (body.error) std::rethrow_exception(body.error);
 }
 
