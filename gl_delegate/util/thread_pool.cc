@@ -121,7 +121,9 @@ constexpr size_t kMaxBatches = 0xFFFF;
 // slower than on pthreadpool's own pool), coarse enough that claiming costs
 // nothing measurable.
 constexpr size_t kChunksPerThread = 16;
-uint64_t Word(uint64_t generation, uint64_t front, uint64_t back) { return (generation << 32) | (front << 16) | back; }
+uint64_t Word(uint64_t generation, uint64_t front, uint64_t back) {
+  return ((generation & 0xFFFFFFFFu) << 32) | (front << 16) | back;
+}
 uint32_t GenerationOf(uint64_t w) { return static_cast<uint32_t>(w >> 32); }
 uint64_t FrontOf(uint64_t w) { return (w >> 16) & 0xFFFF; }
 uint64_t BackOf(uint64_t w) { return w & 0xFFFF; }
@@ -135,10 +137,15 @@ struct alignas(64) Share {
   std::atomic<uint64_t> word{0};
 };
 
-// The chunks one thread ran of a loop: generation (32 bits) | count (32
+// The chunks one thread ran of a loop: generation (48 bits) | count (16
 // bits), written by that thread alone, on a line of its own (the caller
 // reads them all while it waits, and a claim on the share would otherwise
-// have to fetch the line back).
+// have to fetch the line back). 48 bits, because a thread may tell nothing
+// for a long time (a pool of many threads running small loops) and a count
+// whose generation came round again would be taken for the current loop's;
+// a share is never read after its loop, so 32 bits serve there.
+constexpr int kTallyCountBits = 16;
+constexpr uint64_t kTallyGenerationMask = (uint64_t{1} << (64 - kTallyCountBits)) - 1;
 struct alignas(64) Tally {
   std::atomic<uint64_t> value{0};
 };
@@ -231,7 +238,7 @@ struct pthreadpool {
       wake.notify_all();
     }
     Work(generation, 0);
-    const uint32_t gen = generation;
+    const uint64_t gen = generation;
     const auto all_done = [this, gen] { return Ran(gen) == batches_total; };
     if (!SpinUntil(kCallerSpin, all_done)) {
       std::unique_lock<std::mutex> lock(mutex);
@@ -244,11 +251,11 @@ struct pthreadpool {
   // Claims one chunk of loop `gen` from thread t's share (its front when
   // t is the calling thread's own share, else its back); false when none
   // is left.
-  bool Claim(uint32_t gen, int t, bool front, uint64_t* chunk) {
+  bool Claim(uint64_t gen, int t, bool front, uint64_t* chunk) {
     std::atomic<uint64_t>& word = shares[t].word;
     uint64_t w = word.load();
     for (;;) {
-      if (GenerationOf(w) != gen || FrontOf(w) >= BackOf(w)) return false;
+      if (GenerationOf(w) != static_cast<uint32_t>(gen) || FrontOf(w) >= BackOf(w)) return false;
       const uint64_t next = front ? Word(gen, FrontOf(w) + 1, BackOf(w)) : Word(gen, FrontOf(w), BackOf(w) - 1);
       if (word.compare_exchange_weak(w, next)) {
         *chunk = front ? FrontOf(w) : BackOf(w) - 1;
@@ -259,7 +266,7 @@ struct pthreadpool {
 
   // Runs chunks of loop `gen`: thread `self`'s share, then what is left of
   // the others'.
-  void Work(uint32_t gen, int self) {
+  void Work(uint64_t gen, int self) {
     InLoop in_loop;
     DenormalMode denormals;
     // Chunks this thread ran, told (Tell) after its own share and again
@@ -291,8 +298,8 @@ struct pthreadpool {
   // Thread `self` has run `ran` chunks of loop `gen` so far; wakes a caller
   // that sleeps waiting for them. Nothing of the loop may be read after the
   // store: once every chunk is told, its caller may publish the next one.
-  void Tell(uint32_t gen, int self, uint32_t ran) {
-    tallies[self].value.store((uint64_t{gen} << 32) | ran);
+  void Tell(uint64_t gen, int self, uint32_t ran) {
+    tallies[self].value.store(((gen & kTallyGenerationMask) << kTallyCountBits) | ran);
     if (caller_waiting.load()) {
       { std::lock_guard<std::mutex> lock(mutex); }
       finished.notify_all();
@@ -300,17 +307,19 @@ struct pthreadpool {
   }
 
   // The chunks of loop `gen` the threads have told.
-  uint32_t Ran(uint32_t gen) const {
+  uint32_t Ran(uint64_t gen) const {
     uint32_t sum = 0;
     for (int t = 0; t < threads; ++t) {
       const uint64_t v = tallies[t].value.load();
-      if (GenerationOf(v) == gen) sum += static_cast<uint32_t>(v);
+      if (v >> kTallyCountBits == (gen & kTallyGenerationMask)) {
+        sum += static_cast<uint32_t>(v & ((uint64_t{1} << kTallyCountBits) - 1));
+      }
     }
     return sum;
   }
 
   void WorkerLoop(int self) {
-    uint32_t seen = 0;
+    uint64_t seen = 0;
     for (;;) {
       const auto news = [&] { return published.load(std::memory_order_acquire) != seen; };
       if (yield_after || !SpinUntil(kWorkerSpin, news)) {
@@ -334,11 +343,11 @@ struct pthreadpool {
   bool stop = false;
   // The loop in progress; written by its caller before it publishes it.
   Loop current;
-  uint32_t generation = 0;
+  uint64_t generation = 0;
   uint32_t batches_total = 0;
   std::unique_ptr<Share[]> shares;  // one per thread
   std::unique_ptr<Tally[]> tallies;  // one per thread
-  std::atomic<uint32_t> published{0};  // the generation of the latest loop
+  std::atomic<uint64_t> published{0};  // the generation of the latest loop
   std::atomic<int> sleepers{0};
   std::atomic<bool> caller_waiting{false};
   std::atomic<bool> yield_after{false};
