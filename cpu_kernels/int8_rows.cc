@@ -36,8 +36,6 @@ bool HasInt8Rows16() {
 
 namespace {
 
-bool UseVector(Int8Path path) { return path == Int8Path::kAuto && HasInt8Rows16(); }
-
 int8_t ClampToInt8(int32_t v) { return static_cast<int8_t>(std::min(std::max(v, -128), 127)); }
 
 // --- portable loops -------------------------------------------------------------
@@ -76,13 +74,20 @@ template <typename Fn>
 void WithKind(Int8BinaryKind kind, Fn fn) {
   using K = Int8BinaryKind;
   switch (kind) {
-    case K::kAdd: return fn(std::integral_constant<K, K::kAdd>{});
-    case K::kSub: return fn(std::integral_constant<K, K::kSub>{});
-    case K::kMul: return fn(std::integral_constant<K, K::kMul>{});
-    case K::kSquaredDifference: return fn(std::integral_constant<K, K::kSquaredDifference>{});
-    case K::kXnnAdd: return fn(std::integral_constant<K, K::kXnnAdd>{});
-    case K::kXnnSub: return fn(std::integral_constant<K, K::kXnnSub>{});
-    case K::kXnnMul: return fn(std::integral_constant<K, K::kXnnMul>{});
+    case K::kAdd:
+      return fn(std::integral_constant<K, K::kAdd>{});
+    case K::kSub:
+      return fn(std::integral_constant<K, K::kSub>{});
+    case K::kMul:
+      return fn(std::integral_constant<K, K::kMul>{});
+    case K::kSquaredDifference:
+      return fn(std::integral_constant<K, K::kSquaredDifference>{});
+    case K::kXnnAdd:
+      return fn(std::integral_constant<K, K::kXnnAdd>{});
+    case K::kXnnSub:
+      return fn(std::integral_constant<K, K::kXnnSub>{});
+    case K::kXnnMul:
+      return fn(std::integral_constant<K, K::kXnnMul>{});
   }
 }
 
@@ -114,8 +119,8 @@ int8_t RequantizeMatMul(const Int8MatMulParams& p, int32_t acc) {
   // (fixed point).
   int32_t q = 0;
   if (p.b_zero_point == 0) {
-    const float f = std::min(std::max(static_cast<float>(acc) * p.xnn_scale, -128.f - p.out_zero_point),
-                             127.f - p.out_zero_point);
+    const float f =
+        std::min(std::max(static_cast<float>(acc) * p.xnn_scale, -128.f - p.out_zero_point), 127.f - p.out_zero_point);
     q = fp::RoundHalfEvenSmall(f) + p.out_zero_point;
   } else {
     q = fp::MultiplyByQuantizedMultiplier(acc, p.mult, p.shift) + p.out_zero_point;
@@ -173,6 +178,8 @@ void MeanRequantizePortable(const int32_t* sums, int64_t n, float scale, float b
 // --- AVX-512 loops ----------------------------------------------------------------
 
 #ifdef GLD_INT8_ROWS16
+
+bool UseVector(Int8Path path) { return path == Int8Path::kAuto && HasInt8Rows16(); }
 
 // Lanes [0, n) of 16 (n < 16), or all.
 GLD_I8V inline __mmask16 TailMask(int64_t n) {
@@ -255,8 +262,8 @@ GLD_I8V inline __m256i XnnAddHalf(__m256i x, __m256i y, const Int8BinaryParams& 
 }
 
 template <Int8BinaryKind K>
-GLD_I8V void BinaryRun16(const Int8BinaryParams& p, const int8_t* a, int64_t sa, const int8_t* b, int64_t sb,
-                         int8_t* y, int64_t n) {
+GLD_I8V void BinaryRun16(const Int8BinaryParams& p, const int8_t* a, int64_t sa, const int8_t* b, int64_t sb, int8_t* y,
+                         int64_t n) {
   const __m512i a_offset = _mm512_set1_epi32(p.a_offset), b_offset = _mm512_set1_epi32(p.b_offset);
   const __m512i out_offset = _mm512_set1_epi32(p.out_offset);
   const __m512i lo = _mm512_set1_epi32(p.lo), hi = _mm512_set1_epi32(p.hi);
@@ -275,14 +282,14 @@ GLD_I8V void BinaryRun16(const Int8BinaryParams& p, const int8_t* a, int64_t sa,
       const __m256i high = XnnAddHalf(_mm512_extracti64x4_epi64(x, 1), _mm512_extracti64x4_epi64(v, 1), p);
       q = _mm512_add_epi32(_mm512_inserti64x4(_mm512_castsi256_si512(low), high, 1), out_offset);
     } else if constexpr (K == Int8BinaryKind::kXnnMul) {
-      const __m512i product =
-          _mm512_mullo_epi32(_mm512_add_epi32(LoadInt8(pa, sa, k), a_offset), _mm512_add_epi32(LoadInt8(pb, sb, k), b_offset));
+      const __m512i product = _mm512_mullo_epi32(_mm512_add_epi32(LoadInt8(pa, sa, k), a_offset),
+                                                 _mm512_add_epi32(LoadInt8(pb, sb, k), b_offset));
       __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(product), xnn_scale);
       f = _mm512_min_ps(_mm512_max_ps(f, xnn_lo), xnn_hi);
       q = _mm512_add_epi32(_mm512_cvtps_epi32(f), out_offset);  // half to even: the default rounding
     } else if constexpr (K == Int8BinaryKind::kMul) {
-      const __m512i product =
-          _mm512_mullo_epi32(_mm512_add_epi32(LoadInt8(pa, sa, k), a_offset), _mm512_add_epi32(LoadInt8(pb, sb, k), b_offset));
+      const __m512i product = _mm512_mullo_epi32(_mm512_add_epi32(LoadInt8(pa, sa, k), a_offset),
+                                                 _mm512_add_epi32(LoadInt8(pb, sb, k), b_offset));
       q = _mm512_add_epi32(MultiplyByQuantizedMultiplier(product, out_mult, p.out_shift), out_offset);
     } else {
       const __m512i sx = Scaled(p.a_scaled, pa, sa, k), sy = Scaled(p.b_scaled, pb, sb, k);
@@ -313,8 +320,8 @@ GLD_I8V inline __m512 RoundHalfAway(__m512 v) {
   const __m512 fraction = _mm512_sub_ps(v, t);
   const __m512i sign_bit = _mm512_set1_epi32(std::numeric_limits<int32_t>::min());
   const __m512 abs_fraction = _mm512_castsi512_ps(_mm512_andnot_si512(sign_bit, _mm512_castps_si512(fraction)));
-  const __m512 step = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(_mm512_set1_ps(1.f)),
-                                                          _mm512_and_si512(sign_bit, _mm512_castps_si512(v))));
+  const __m512 step = _mm512_castsi512_ps(
+      _mm512_or_si512(_mm512_castps_si512(_mm512_set1_ps(1.f)), _mm512_and_si512(sign_bit, _mm512_castps_si512(v))));
   const __mmask16 up = _mm512_cmp_ps_mask(abs_fraction, _mm512_set1_ps(0.5f), _CMP_GE_OQ);
   return _mm512_mask_add_ps(t, up, t, step);
 }

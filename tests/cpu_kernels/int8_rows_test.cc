@@ -45,26 +45,36 @@ TEST(Int8Rows, MultiplyByQuantizedMultiplierMatchesScalar) {
   const int32_t kMin = std::numeric_limits<int32_t>::min(), kMax = std::numeric_limits<int32_t>::max();
   const std::vector<int32_t> multipliers = {kMin, kMax, 1 << 30, (1 << 30) + 1, 1518500250, 0, 1, -(1 << 30)};
   for (int trial = 0; trial < 400; ++trial) {
-    const int32_t mult = trial < static_cast<int>(multipliers.size()) * 8
-                             ? multipliers[static_cast<size_t>(trial / 8)]
-                             : Uniform(rng, 1 << 30, kMax);
+    const int32_t mult = trial < static_cast<int>(multipliers.size()) * 8 ? multipliers[static_cast<size_t>(trial / 8)]
+                                                                          : Uniform(rng, 1 << 30, kMax);
     const int shift = trial % 8 == 0 ? 0 : Uniform(rng, -31, 8);
     const size_t n = static_cast<size_t>(trial % 41);
     std::vector<int32_t> x(n);
     for (size_t i = 0; i < n; ++i) {
       switch (i % 6) {
-        case 0: x[i] = Uniform(rng, kMin, kMax); break;
-        case 1: x[i] = i % 12 == 1 ? kMin : kMax; break;
-        // Ties of the rounding right shift: odd multiples of 2^(e-1).
-        case 2: x[i] = static_cast<int32_t>((2 * Uniform(rng, -1000, 1000) + 1) * (int64_t{1} << std::max(0, -shift - 1)));
+        case 0:
+          x[i] = Uniform(rng, kMin, kMax);
           break;
-        case 3: x[i] = Uniform(rng, -70000, 70000); break;
-        case 4: x[i] = Uniform(rng, -2, 2); break;
-        default: x[i] = Uniform(rng, -(1 << 20), 1 << 20);
+        case 1:
+          x[i] = i % 12 == 1 ? kMin : kMax;
+          break;
+        // Ties of the rounding right shift: odd multiples of 2^(e-1).
+        case 2:
+          x[i] = static_cast<int32_t>((2 * Uniform(rng, -1000, 1000) + 1) * (int64_t{1} << std::max(0, -shift - 1)));
+          break;
+        case 3:
+          x[i] = Uniform(rng, -70000, 70000);
+          break;
+        case 4:
+          x[i] = Uniform(rng, -2, 2);
+          break;
+        default:
+          x[i] = Uniform(rng, -(1 << 20), 1 << 20);
       }
     }
     std::vector<int32_t> want(n + 1, 42), got(n + 1, 42);
-    cpu::MultiplyByQuantizedMultiplierRow(x.data(), want.data(), static_cast<int64_t>(n), mult, shift, Int8Path::kPortable);
+    cpu::MultiplyByQuantizedMultiplierRow(x.data(), want.data(), static_cast<int64_t>(n), mult, shift,
+                                          Int8Path::kPortable);
     cpu::MultiplyByQuantizedMultiplierRow(x.data(), got.data(), static_cast<int64_t>(n), mult, shift, Int8Path::kAuto);
     for (size_t i = 0; i < n; ++i) {
       ASSERT_EQ(got[i], want[i]) << "x " << x[i] << " multiplier " << mult << " shift " << shift;
@@ -93,8 +103,9 @@ cpu::Int8BinaryParams RandomBinaryParams(cpu::Int8BinaryKind kind, int trial, st
       break;
     case cpu::Int8BinaryKind::kXnnMul: {
       const float ties[] = {0.5f, 0.25f, 1.f / 64.f, 1.f / 65536.f};
-      p.xnn_scale = trial % 3 == 0 ? ties[trial % 4] : std::ldexp(std::uniform_real_distribution<float>(1.f, 2.f)(rng),
-                                                                   Uniform(rng, -16, 7));
+      p.xnn_scale = trial % 3 == 0
+                        ? ties[trial % 4]
+                        : std::ldexp(std::uniform_real_distribution<float>(1.f, 2.f)(rng), Uniform(rng, -16, 7));
       break;
     }
     case cpu::Int8BinaryKind::kXnnAdd:
@@ -134,7 +145,8 @@ TEST(Int8Rows, BinaryRunsMatchScalar) {
       const cpu::Int8BinaryParams p = RandomBinaryParams(kind, trial, rng);
       const int64_t n = trial % 3 == 0 ? 64 : Uniform(rng, 0, 70);
       const int64_t* s = strides[trial % 5];
-      const std::vector<int8_t> a = Bytes(static_cast<size_t>(2 * n + 1), rng), b = Bytes(static_cast<size_t>(n + 1), rng);
+      const std::vector<int8_t> a = Bytes(static_cast<size_t>(2 * n + 1), rng),
+                                b = Bytes(static_cast<size_t>(n + 1), rng);
       std::vector<int8_t> want(static_cast<size_t>(n + 1), 42), got(static_cast<size_t>(n + 1), 42);
       cpu::Int8BinaryRun(p, a.data(), s[0], b.data(), s[1], want.data(), n, Int8Path::kPortable);
       cpu::Int8BinaryRun(p, a.data(), s[0], b.data(), s[1], got.data(), n, Int8Path::kAuto);
@@ -192,7 +204,9 @@ TEST(Int8Rows, MatMulMatchesScalar) {
     p.out_zero_point = trial % 5 == 0 ? -128 : trial % 5 == 1 ? 127 : Uniform(rng, -128, 127);
     p.mult = Uniform(rng, 1 << 30, std::numeric_limits<int32_t>::max());
     p.shift = Uniform(rng, -20, -6);
-    p.xnn_scale = trial % 6 == 0 ? 1.f / 256.f : std::ldexp(std::uniform_real_distribution<float>(1.f, 2.f)(rng), Uniform(rng, -16, -6));
+    p.xnn_scale = trial % 6 == 0
+                      ? 1.f / 256.f
+                      : std::ldexp(std::uniform_real_distribution<float>(1.f, 2.f)(rng), Uniform(rng, -16, -6));
     cpu::Int8MatMulShape s;
     s.m = trial % 8 == 0 ? 16 : Uniform(rng, 1, 21);
     s.k = trial % 8 == 0 ? 16 : Uniform(rng, 1, 37);
@@ -200,13 +214,14 @@ TEST(Int8Rows, MatMulMatchesScalar) {
     const bool adj_x = trial % 3 == 1, adj_y = trial % 4 >= 2;
     s.a_stride_m = adj_x ? 1 : s.k, s.a_stride_k = adj_x ? s.m : 1;
     s.b_stride_k = adj_y ? 1 : s.n, s.b_stride_n = adj_y ? s.k : 1;
-    const std::vector<int8_t> x = Bytes(static_cast<size_t>(s.m * s.k), rng), w = Bytes(static_cast<size_t>(s.k * s.n), rng);
+    const std::vector<int8_t> x = Bytes(static_cast<size_t>(s.m * s.k), rng),
+                              w = Bytes(static_cast<size_t>(s.k * s.n), rng);
     std::vector<int8_t> want(static_cast<size_t>(s.m * s.n + 1), 42), got(want.size(), 42);
     cpu::Int8MatMul(p, s, x.data(), w.data(), want.data(), &scratch, Int8Path::kPortable);
     cpu::Int8MatMul(p, s, x.data(), w.data(), got.data(), &scratch, Int8Path::kAuto);
     for (size_t i = 0; i + 1 < want.size(); ++i) {
-      ASSERT_EQ(int{got[i]}, int{want[i]}) << "trial " << trial << " m " << s.m << " k " << s.k << " n " << s.n
-                                           << " element " << i;
+      ASSERT_EQ(int{got[i]}, int{want[i]})
+          << "trial " << trial << " m " << s.m << " k " << s.k << " n " << s.n << " element " << i;
     }
     EXPECT_EQ(got.back(), 42) << "wrote past the end";
   }
@@ -231,16 +246,17 @@ TEST(Int8Rows, MeanSumsAndRequantizationMatchScalar) {
 
     // The requantization of those sums (and of sums with halves: scale
     // 1/2 and a bias of 0.5 put results on ties).
-    const float scale = trial % 5 == 0 ? 0.5f
-                                       : std::ldexp(std::uniform_real_distribution<float>(1.f, 2.f)(rng),
-                                                    Uniform(rng, -14, 0)) / static_cast<float>(reduced);
+    const float scale = trial % 5 == 0
+                            ? 0.5f
+                            : std::ldexp(std::uniform_real_distribution<float>(1.f, 2.f)(rng), Uniform(rng, -14, 0)) /
+                                  static_cast<float>(reduced);
     const float bias = trial % 5 == 0 ? 0.5f : std::uniform_real_distribution<float>(-300.f, 300.f)(rng);
     std::vector<int8_t> qwant(count + 1, 42), qgot(count + 1, 42);
     cpu::Int8MeanRequantize(want.data(), static_cast<int64_t>(count), scale, bias, qwant.data(), Int8Path::kPortable);
     cpu::Int8MeanRequantize(want.data(), static_cast<int64_t>(count), scale, bias, qgot.data(), Int8Path::kAuto);
     for (size_t i = 0; i < count; ++i) {
-      ASSERT_EQ(int{qgot[i]}, int{qwant[i]}) << "trial " << trial << " sum " << want[i] << " scale " << scale
-                                             << " bias " << bias;
+      ASSERT_EQ(int{qgot[i]}, int{qwant[i]})
+          << "trial " << trial << " sum " << want[i] << " scale " << scale << " bias " << bias;
     }
     EXPECT_EQ(qgot[count], 42) << "wrote past the end";
   }
