@@ -73,22 +73,17 @@ int32_t ApplyBinary(const Int8BinaryParams& p, int32_t x, int32_t y) {
 template <typename Fn>
 void WithKind(Int8BinaryKind kind, Fn fn) {
   using K = Int8BinaryKind;
+  // clang-format off
   switch (kind) {
-    case K::kAdd:
-      return fn(std::integral_constant<K, K::kAdd>{});
-    case K::kSub:
-      return fn(std::integral_constant<K, K::kSub>{});
-    case K::kMul:
-      return fn(std::integral_constant<K, K::kMul>{});
-    case K::kSquaredDifference:
-      return fn(std::integral_constant<K, K::kSquaredDifference>{});
-    case K::kXnnAdd:
-      return fn(std::integral_constant<K, K::kXnnAdd>{});
-    case K::kXnnSub:
-      return fn(std::integral_constant<K, K::kXnnSub>{});
-    case K::kXnnMul:
-      return fn(std::integral_constant<K, K::kXnnMul>{});
+    case K::kAdd: return fn(std::integral_constant<K, K::kAdd>{});
+    case K::kSub: return fn(std::integral_constant<K, K::kSub>{});
+    case K::kMul: return fn(std::integral_constant<K, K::kMul>{});
+    case K::kSquaredDifference: return fn(std::integral_constant<K, K::kSquaredDifference>{});
+    case K::kXnnAdd: return fn(std::integral_constant<K, K::kXnnAdd>{});
+    case K::kXnnSub: return fn(std::integral_constant<K, K::kXnnSub>{});
+    case K::kXnnMul: return fn(std::integral_constant<K, K::kXnnMul>{});
   }
+  // clang-format on
 }
 
 void BinaryRunPortable(const Int8BinaryParams& p, const int8_t* a, int64_t sa, const int8_t* b, int64_t sb, int8_t* y,
