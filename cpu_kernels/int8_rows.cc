@@ -182,26 +182,19 @@ GLD_I8V inline __mmask16 TailMask(int64_t n) {
 }
 
 // gemmlowp's SaturatingRoundingDoublingHighMul of each lane of a by m (every
-// lane the same multiplier): the exact 64-bit product of the even and of
-// the odd lanes, the nudge by the product's sign, a division by 2^31
-// toward zero; INT32_MIN x INT32_MIN saturates.
-// (product + nudge) / 2^31 toward zero on int64 lanes, nudge 2^30 for a
-// non-negative product and 1 - 2^30 for a negative one.
-GLD_I8V inline __m512i NudgedHigh(__m512i product) {
-  const __m512i zero = _mm512_setzero_si512();
-  const __m512i nudge_pos = _mm512_set1_epi64(int64_t{1} << 30);
-  const __m512i nudge_neg = _mm512_set1_epi64(1 - (int64_t{1} << 30));
-  const __m512i toward_zero = _mm512_set1_epi64((int64_t{1} << 31) - 1);
-  product =
-      _mm512_add_epi64(product, _mm512_mask_blend_epi64(_mm512_cmplt_epi64_mask(product, zero), nudge_pos, nudge_neg));
-  product = _mm512_mask_add_epi64(product, _mm512_cmplt_epi64_mask(product, zero), product, toward_zero);
-  return _mm512_srai_epi64(product, 31);
-}
-
+// lane the same multiplier): the exact 64-bit products of the even and of
+// the odd lanes; INT32_MIN x INT32_MIN saturates. gemmlowp adds 2^30 to a
+// non-negative product p and 1 - 2^30 to a negative one, then divides by
+// 2^31 toward zero; for p < 0 that is ceil((p + 1 - 2^30) / 2^31) =
+// floor((p + 2^30) / 2^31), so every lane is bits 31..62 of p + 2^30: the
+// low half of an even lane's sum shifted right by 31, the high half of an
+// odd lane's shifted left by 1.
 GLD_I8V inline __m512i DoublingHighMul(__m512i a, __m512i m) {
-  const __m512i even = NudgedHigh(_mm512_mul_epi32(a, m));
-  const __m512i odd = NudgedHigh(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(m, 32)));
-  __m512i r = _mm512_mask_blend_epi32(static_cast<__mmask16>(0xAAAA), even, _mm512_slli_epi64(odd, 32));
+  const __m512i nudge = _mm512_set1_epi64(int64_t{1} << 30);
+  const __m512i even = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, m), nudge), 31);
+  const __m512i odd_product = _mm512_mul_epi32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(m, 32));
+  const __m512i odd = _mm512_slli_epi64(_mm512_add_epi64(odd_product, nudge), 1);
+  const __m512i r = _mm512_mask_blend_epi32(static_cast<__mmask16>(0xAAAA), even, odd);
   const __m512i int_min = _mm512_set1_epi32(std::numeric_limits<int32_t>::min());
   const __mmask16 both_min = _mm512_cmpeq_epi32_mask(a, int_min) & _mm512_cmpeq_epi32_mask(m, int_min);
   return _mm512_mask_mov_epi32(r, both_min, _mm512_set1_epi32(std::numeric_limits<int32_t>::max()));
@@ -241,11 +234,15 @@ GLD_I8V inline __m512i LoadInt8(const int8_t* p, int64_t stride, __mmask16 k) {
   return _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(k, p));
 }
 
-// The operand's table entries (by its int8 bits) of 16 int8 values.
-GLD_I8V inline __m512i Scaled(const int32_t* table, const int8_t* p, int64_t stride, __mmask16 k) {
+// An operand's values on the common scale (its table's entries, computed:
+// MultiplyByQuantizedMultiplier((x + offset) x 2^left_shift, its
+// multiplier)) of 16 int8 values; a broadcast one from the table.
+GLD_I8V inline __m512i Scaled(const int32_t* table, const int8_t* p, int64_t stride, __mmask16 k, int32_t offset,
+                              int left_shift, int32_t multiplier, int shift) {
   if (stride == 0) return _mm512_set1_epi32(table[static_cast<uint8_t>(p[0])]);
-  const __m512i index = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(k, p));
-  return _mm512_i32gather_epi32(index, table, 4);
+  const __m512i v = _mm512_add_epi32(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(k, p)), _mm512_set1_epi32(offset));
+  return MultiplyByQuantizedMultiplier(_mm512_sll_epi32(v, _mm_cvtsi32_si128(left_shift)),
+                                       _mm512_set1_epi32(multiplier), shift);
 }
 
 // (bias + x a_mult + y b_mult) >> shift on 8 int64 lanes of 8 int32 values.
@@ -287,7 +284,8 @@ GLD_I8V void BinaryRun16(const Int8BinaryParams& p, const int8_t* a, int64_t sa,
                                                  _mm512_add_epi32(LoadInt8(pb, sb, k), b_offset));
       q = _mm512_add_epi32(MultiplyByQuantizedMultiplier(product, out_mult, p.out_shift), out_offset);
     } else {
-      const __m512i sx = Scaled(p.a_scaled, pa, sa, k), sy = Scaled(p.b_scaled, pb, sb, k);
+      const __m512i sx = Scaled(p.a_scaled, pa, sa, k, p.a_offset, p.left_shift, p.a_mult, p.a_shift);
+      const __m512i sy = Scaled(p.b_scaled, pb, sb, k, p.b_offset, p.left_shift, p.b_mult, p.b_shift);
       __m512i combined;
       if constexpr (K == Int8BinaryKind::kAdd) combined = _mm512_add_epi32(sx, sy);
       if constexpr (K == Int8BinaryKind::kSub) combined = _mm512_sub_epi32(sx, sy);
@@ -379,29 +377,74 @@ GLD_I8V inline __m512i RequantizeMatMul16(const Int8MatMulParams& p, __m512i acc
   return _mm512_min_epi32(_mm512_max_epi32(q, _mm512_set1_epi32(-128)), _mm512_set1_epi32(127));
 }
 
+// n int8 values less zp as int16, zeros from n up to `padded` (a multiple
+// of 16).
+GLD_I8V inline void WidenRow(const int8_t* src, int64_t n, int32_t zp, int16_t* dst, int64_t padded) {
+  const __m256i z = _mm256_set1_epi16(static_cast<int16_t>(zp));
+  for (int64_t i = 0; i < padded; i += 16) {
+    const __mmask16 k = i < n ? TailMask(n - i) : static_cast<__mmask16>(0);
+    const __m256i v = _mm256_cvtepi8_epi16(_mm_maskz_loadu_epi8(k, src + i));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm256_maskz_sub_epi16(k, v, z));
+  }
+}
+
 // VPDPWSSD: the second operand packed as int16 pairs [k / 2][n rounded up
-// to 16][2] (zero past k and n), the first as one int32 pair per row and
-// step of 2 along k; each output row's 16-column blocks sum k / 2 pair
-// products per lane, exactly as the int32 dot products.
+// to 16][2] (zero past k and n), the first as rows of k int16 (zero past k,
+// `kp` apart); each output row's 16-column blocks sum k / 2 pair products
+// per lane (one pair of the row broadcast), exactly as the int32 dot
+// products. Rows contiguous in memory pack 16 values at a time (the
+// second operand's two rows interleaved by VPERMT2W), others value by
+// value.
 GLD_I8V void MatMulVector(const Int8MatMulParams& p, const Int8MatMulShape& s, const int8_t* x, const int8_t* w,
                           int8_t* y, std::vector<int16_t>* scratch) {
   const int64_t m = s.m, k = s.k, n = s.n;
-  const int64_t k2 = (k + 1) / 2, n16 = (n + 15) / 16 * 16;
-  scratch->assign(static_cast<size_t>(2 * k2 * (m + n16)), 0);
-  int16_t* xs = scratch->data();  // [m][k2][2]
-  int16_t* ws = xs + 2 * k2 * m;  // [k2][n16][2]
+  const int64_t k2 = (k + 1) / 2, n16 = (n + 15) / 16 * 16, kp = (k + 15) / 16 * 16;
+  const size_t size = static_cast<size_t>(m * kp + 2 * k2 * n16);
+  if (s.a_stride_k == 1 && s.b_stride_n == 1) {
+    scratch->resize(size);
+  } else {
+    scratch->assign(size, 0);
+  }
+  int16_t* xs = scratch->data();  // [m][kp]
+  int16_t* ws = xs + m * kp;      // [k2][n16][2]
   for (int64_t i = 0; i < m; ++i) {
+    if (s.a_stride_k == 1) {
+      WidenRow(x + i * s.a_stride_m, k, p.a_zero_point, xs + i * kp, kp);
+      continue;
+    }
     for (int64_t t = 0; t < k; ++t) {
-      xs[i * 2 * k2 + t] = static_cast<int16_t>(x[i * s.a_stride_m + t * s.a_stride_k] - p.a_zero_point);
+      xs[i * kp + t] = static_cast<int16_t>(x[i * s.a_stride_m + t * s.a_stride_k] - p.a_zero_point);
     }
   }
-  for (int64_t t = 0; t < k; ++t) {
-    int16_t* row = ws + (t / 2) * 2 * n16 + (t % 2);
-    const int8_t* src = w + t * s.b_stride_k;
-    for (int64_t j = 0; j < n; ++j) row[2 * j] = static_cast<int16_t>(src[j * s.b_stride_n] - p.b_zero_point);
+  if (s.b_stride_n == 1) {
+    alignas(64) int16_t interleave[32];
+    for (int i = 0; i < 32; ++i) interleave[i] = static_cast<int16_t>(i / 2 + (i % 2) * 32);
+    const __m512i index = _mm512_load_si512(interleave);
+    const __m256i zp = _mm256_set1_epi16(static_cast<int16_t>(p.b_zero_point));
+    for (int64_t t2 = 0; t2 < k2; ++t2) {
+      const int8_t* r0 = w + 2 * t2 * s.b_stride_k;
+      const bool has_r1 = 2 * t2 + 1 < k;
+      for (int64_t j0 = 0; j0 < n16; j0 += 16) {
+        const __mmask16 mask = TailMask(n - j0);
+        const __m256i v0 = _mm256_maskz_sub_epi16(mask, _mm256_cvtepi8_epi16(_mm_maskz_loadu_epi8(mask, r0 + j0)), zp);
+        __m256i v1 = _mm256_setzero_si256();
+        if (has_r1) {
+          v1 = _mm256_maskz_sub_epi16(mask, _mm256_cvtepi8_epi16(_mm_maskz_loadu_epi8(mask, r0 + s.b_stride_k + j0)),
+                                      zp);
+        }
+        const __m512i pairs = _mm512_permutex2var_epi16(_mm512_castsi256_si512(v0), index, _mm512_castsi256_si512(v1));
+        _mm512_storeu_si512(ws + (t2 * n16 + j0) * 2, pairs);
+      }
+    }
+  } else {
+    for (int64_t t = 0; t < k; ++t) {
+      int16_t* row = ws + (t / 2) * 2 * n16 + (t % 2);
+      const int8_t* src = w + t * s.b_stride_k;
+      for (int64_t j = 0; j < n; ++j) row[2 * j] = static_cast<int16_t>(src[j * s.b_stride_n] - p.b_zero_point);
+    }
   }
   for (int64_t i = 0; i < m; ++i) {
-    const int16_t* xi = xs + i * 2 * k2;
+    const int16_t* xi = xs + i * kp;
     for (int64_t j0 = 0; j0 < n; j0 += 16) {
       __m512i acc = _mm512_setzero_si512();
       for (int64_t t = 0; t < k2; ++t) {
@@ -468,6 +511,14 @@ void MultiplyByQuantizedMultiplierRow(const int32_t* x, int32_t* y, int64_t n, i
   if (UseVector(path)) return MultiplyByQuantizedMultiplierRow16(x, y, n, multiplier, shift);
 #endif
   for (int64_t i = 0; i < n; ++i) y[i] = fp::MultiplyByQuantizedMultiplier(x[i], multiplier, shift);
+}
+
+void FillScaledTables(Int8BinaryParams* p) {
+  for (int v = -128; v <= 127; ++v) {
+    const size_t i = static_cast<uint8_t>(static_cast<int8_t>(v));
+    p->a_scaled[i] = fp::MultiplyByQuantizedMultiplier((v + p->a_offset) * (1 << p->left_shift), p->a_mult, p->a_shift);
+    p->b_scaled[i] = fp::MultiplyByQuantizedMultiplier((v + p->b_offset) * (1 << p->left_shift), p->b_mult, p->b_shift);
+  }
 }
 
 void Int8BinaryRun(const Int8BinaryParams& p, const int8_t* a, int64_t sa, const int8_t* b, int64_t sb, int8_t* y,

@@ -43,9 +43,15 @@ struct Int8BinaryParams {
   int64_t xnn_bias = 0;  // XNNPACK's add: rounding less the zero points' share
   int32_t lo = -128, hi = 127;
   // ADD / SUB / SQUARED_DIFFERENCE: each operand's value (by its int8 bits)
-  // shifted left and scaled onto twice the larger input scale.
+  // shifted left and scaled onto twice the larger input scale
+  // (FillScaledTables; the vector loops compute them the same way).
   int32_t a_scaled[256] = {}, b_scaled[256] = {};
 };
+
+// a_scaled / b_scaled from the offsets, left_shift and the operands'
+// multipliers: MultiplyByQuantizedMultiplier((v + offset) x 2^left_shift,
+// multiplier, shift) for each int8 v.
+void FillScaledTables(Int8BinaryParams* p);
 
 // y[i] = a[i * sa] op b[i * sb] for i < n (strides of any value; the vector
 // loops take 0 and 1).

@@ -149,13 +149,7 @@ Status MakeBinaryParams(const KernelContext& ctx, Int8BinaryParams* p) {
                                             (static_cast<double>(int64_t{1} << (2 * p->left_shift)) * qo.scale)
                                        : twice_max / (static_cast<double>(int64_t{1} << p->left_shift) * qo.scale);
       fp::QuantizeMultiplier(out_real, &p->out_mult, &p->out_shift);
-      for (int v = -128; v <= 127; ++v) {
-        const size_t i = static_cast<uint8_t>(static_cast<int8_t>(v));
-        p->a_scaled[i] = fp::MultiplyByQuantizedMultiplier((v + p->a_offset) * (1 << p->left_shift), p->a_mult,
-                                                           p->a_shift);
-        p->b_scaled[i] = fp::MultiplyByQuantizedMultiplier((v + p->b_offset) * (1 << p->left_shift), p->b_mult,
-                                                           p->b_shift);
-      }
+      FillScaledTables(p);
     }
   }
   return OkStatus();

@@ -119,15 +119,17 @@ cpu::Int8BinaryParams RandomBinaryParams(cpu::Int8BinaryKind kind, int trial, st
       break;
     }
     default: {
-      // The tables hold the operands on the common scale (ADD / SUB: 20
-      // bits of headroom; SQUARED_DIFFERENCE: 7, so the square fits).
+      // The operands on the common scale, as prepare scales them: onto
+      // twice the larger input scale (multipliers of 1/2 to 1/2^8 of the
+      // other), with 20 bits of headroom for ADD / SUB and 7 for
+      // SQUARED_DIFFERENCE (so the square fits).
       const bool squared = kind == cpu::Int8BinaryKind::kSquaredDifference;
-      const int32_t range = squared ? (255 << 7) / 2 : (255 << 20) / 2;
-      for (int i = 0; i < 256; ++i) {
-        p.a_scaled[i] = Uniform(rng, -range, range);
-        p.b_scaled[i] = Uniform(rng, -range, range);
-      }
-      p.a_scaled[0] = range, p.b_scaled[128] = -range;
+      p.left_shift = squared ? 7 : 20;
+      p.a_mult = Uniform(rng, 1 << 30, std::numeric_limits<int32_t>::max());
+      p.b_mult = trial % 2 == 0 ? (1 << 30) : Uniform(rng, 1 << 30, std::numeric_limits<int32_t>::max());
+      p.a_shift = trial % 3 == 0 ? 0 : Uniform(rng, -8, 0);
+      p.b_shift = trial % 2 == 0 ? 0 : Uniform(rng, -8, 0);
+      cpu::FillScaledTables(&p);
       p.out_shift = squared ? Uniform(rng, -31, -8) : Uniform(rng, -31, -15);
     }
   }
