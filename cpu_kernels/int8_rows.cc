@@ -19,6 +19,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 #define GLD_I8V __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+#define GLD_I8VBMI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
 #endif
 
 namespace gld::cpu {
@@ -319,45 +320,70 @@ GLD_I8V inline __m512 RoundHalfAway(__m512 v) {
   return _mm512_mask_add_ps(t, up, t, step);
 }
 
+// v[i] = byte i of each of the 16 input vectors (a 16 x 16 byte transpose):
+// four rounds of interleaving vector i with vector i + 8.
+GLD_I8V inline void Transpose16x16(__m128i* v) {
+  __m128i t[16];
+  for (int round = 0; round < 4; ++round) {
+    for (int i = 0; i < 8; ++i) {
+      t[2 * i] = _mm_unpacklo_epi8(v[i], v[i + 8]);
+      t[2 * i + 1] = _mm_unpackhi_epi8(v[i], v[i + 8]);
+    }
+    for (int i = 0; i < 16; ++i) v[i] = t[i];
+  }
+}
+
 // 16 rows at a time, one per lane: the rows' values transposed into
-// columns, the maximum, the sum of the table's exponentials in the rows'
-// order (the portable loop's float additions, lane by lane), then each
-// probability.
+// columns (16 x 16 byte tiles), the maximum, the sum of the table's
+// exponentials in the rows' order (the portable loop's float additions,
+// lane by lane), each probability, and the columns transposed back.
 GLD_I8V void SoftmaxRowsVector(const Int8SoftmaxParams& p, const int8_t* x, int64_t rows, int64_t n, int8_t* y,
-                               std::vector<int32_t>* columns, std::vector<float>* exps) {
-  columns->resize(static_cast<size_t>(16 * n));
+                               std::vector<int8_t>* columns, std::vector<float>* exps) {
+  const int64_t n16 = (n + 15) / 16 * 16;
+  columns->resize(static_cast<size_t>(16 * n16));
   exps->resize(static_cast<size_t>(16 * n));
-  int32_t* col = columns->data();
+  int8_t* col = columns->data();  // [n16][16 lanes]
   float* e = exps->data();
   const __m512 out_scale = _mm512_set1_ps(p.out_scale);
   const __m512i zp = _mm512_set1_epi32(p.out_zero_point);
   const __m512i lo = _mm512_set1_epi32(-128), hi = _mm512_set1_epi32(127);
   const __m512 limit = _mm512_set1_ps(1024.f);  // past the clamp either way; keeps the conversion defined
+  __m128i v[16];
   for (int64_t r0 = 0; r0 < rows; r0 += 16) {
     const int64_t lanes = std::min<int64_t>(16, rows - r0);
-    const int8_t* xb = x + r0 * n;
-    for (int64_t l = 0; l < 16; ++l) {
-      for (int64_t j = 0; j < n; ++j) col[j * 16 + l] = l < lanes ? xb[l * n + j] : 0;
+    for (int64_t j0 = 0; j0 < n; j0 += 16) {
+      const __mmask16 mask = TailMask(n - j0);
+      for (int64_t l = 0; l < 16; ++l) {
+        v[l] = l < lanes ? _mm_maskz_loadu_epi8(mask, x + (r0 + l) * n + j0) : _mm_setzero_si128();
+      }
+      Transpose16x16(v);
+      for (int64_t c = 0; c < 16; ++c) _mm_storeu_si128(reinterpret_cast<__m128i*>(col + (j0 + c) * 16), v[c]);
     }
     __m512i max = _mm512_set1_epi32(-128);
-    for (int64_t j = 0; j < n; ++j) max = _mm512_max_epi32(max, _mm512_loadu_si512(col + j * 16));
+    for (int64_t j = 0; j < n; ++j) {
+      max =
+          _mm512_max_epi32(max, _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(col + j * 16))));
+    }
     const __m512i base = _mm512_sub_epi32(_mm512_set1_epi32(255), max);
     __m512 sum = _mm512_setzero_ps();
     for (int64_t j = 0; j < n; ++j) {
-      const __m512i index = _mm512_add_epi32(base, _mm512_loadu_si512(col + j * 16));
-      const __m512 v = _mm512_i32gather_ps(index, p.table, 4);
-      _mm512_storeu_ps(e + j * 16, v);
-      sum = _mm512_add_ps(sum, v);
+      const __m512i value = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(col + j * 16)));
+      const __m512 ex = _mm512_i32gather_ps(_mm512_add_epi32(base, value), p.table, 4);
+      _mm512_storeu_ps(e + j * 16, ex);
+      sum = _mm512_add_ps(sum, ex);
     }
     const __m512 inv = _mm512_div_ps(_mm512_set1_ps(1.f), _mm512_mul_ps(sum, out_scale));
     for (int64_t j = 0; j < n; ++j) {
-      __m512 v = RoundHalfAway(_mm512_mul_ps(_mm512_loadu_ps(e + j * 16), inv));
-      v = _mm512_min_ps(v, limit);
-      const __m512i q = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(v), zp), lo), hi);
-      _mm512_storeu_si512(col + j * 16, q);
+      __m512 q = RoundHalfAway(_mm512_mul_ps(_mm512_loadu_ps(e + j * 16), inv));
+      q = _mm512_min_ps(q, limit);
+      const __m512i qi = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(q), zp), lo), hi);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(col + j * 16), _mm512_cvtepi32_epi8(qi));
     }
-    for (int64_t l = 0; l < lanes; ++l) {
-      for (int64_t j = 0; j < n; ++j) y[(r0 + l) * n + j] = static_cast<int8_t>(col[j * 16 + l]);
+    for (int64_t j0 = 0; j0 < n; j0 += 16) {
+      const __mmask16 mask = TailMask(n - j0);
+      for (int64_t c = 0; c < 16; ++c) v[c] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(col + (j0 + c) * 16));
+      Transpose16x16(v);
+      for (int64_t l = 0; l < lanes; ++l) _mm_mask_storeu_epi8(y + (r0 + l) * n + j0, mask, v[l]);
     }
   }
 }
@@ -501,6 +527,19 @@ GLD_I8V void MeanRequantizeVector(const int32_t* sums, int64_t n, float scale, f
   }
 }
 
+GLD_I8VBMI void TableLookupVector(const int8_t* table, const int8_t* x, int64_t n, int8_t* y) {
+  const __m512i t0 = _mm512_loadu_si512(table), t1 = _mm512_loadu_si512(table + 64);
+  const __m512i t2 = _mm512_loadu_si512(table + 128), t3 = _mm512_loadu_si512(table + 192);
+  for (int64_t i = 0; i < n; i += 64) {
+    const int64_t left = n - i;
+    const __mmask64 k = left >= 64 ? ~__mmask64{0} : ((__mmask64{1} << left) - 1);
+    const __m512i index = _mm512_maskz_loadu_epi8(k, x + i);
+    const __m512i low = _mm512_permutex2var_epi8(t0, index, t1);   // entries 0..127 by bits 0..6
+    const __m512i high = _mm512_permutex2var_epi8(t2, index, t3);  // entries 128..255
+    _mm512_mask_storeu_epi8(y + i, k, _mm512_mask_blend_epi8(_mm512_movepi8_mask(index), low, high));
+  }
+}
+
 #endif  // GLD_INT8_ROWS16
 
 }  // namespace
@@ -531,10 +570,17 @@ void Int8BinaryRun(const Int8BinaryParams& p, const int8_t* a, int64_t sa, const
   BinaryRunPortable(p, a, sa, b, sb, y, n);
 }
 
+void Int8TableLookup(const int8_t* table, const int8_t* x, int64_t n, int8_t* y, Int8Path path) {
+#ifdef GLD_INT8_ROWS16
+  if (path == Int8Path::kAuto && HostCpuFeatures().avx512vbmi) return TableLookupVector(table, x, n, y);
+#endif
+  for (int64_t i = 0; i < n; ++i) y[i] = table[static_cast<uint8_t>(x[i])];
+}
+
 void Int8SoftmaxRows(const Int8SoftmaxParams& p, const int8_t* x, int64_t rows, int64_t n, int8_t* y, Int8Path path) {
 #ifdef GLD_INT8_ROWS16
   if (UseVector(path) && rows > 1 && n > 0) {
-    std::vector<int32_t> columns;
+    std::vector<int8_t> columns;
     std::vector<float> exps;
     return SoftmaxRowsVector(p, x, rows, n, y, &columns, &exps);
   }

@@ -4,7 +4,7 @@
 // arithmetic), softmax rows, one batch of a batch matmul, and mean's sums
 // and requantization. Each has a portable loop and, where the CPU has
 // AVX-512 (F, BW, VL, VNNI: HasInt8Rows16), a vector loop that gives the same
-// integers: the fixed-point multiplies on int64 lanes with gemmlowp's
+// integers (table lookups: VBMI's byte permutes): the fixed-point multiplies on int64 lanes with gemmlowp's
 // rounding, float requantizations with the same operations in the same
 // order (no fused multiply-adds), float sums in the same order (softmax's
 // lanes are rows). integer_ops.cc prepares the parameters (its Make*Params)
@@ -57,6 +57,13 @@ void FillScaledTables(Int8BinaryParams* p);
 // loops take 0 and 1).
 void Int8BinaryRun(const Int8BinaryParams& p, const int8_t* a, int64_t sa, const int8_t* b, int64_t sb, int8_t* y,
                    int64_t n, Int8Path path = Int8Path::kAuto);
+
+// --- RSQRT / GELU / HARD_SWISH: 256-entry tables -------------------------------
+
+// y[i] = table[the int8 bits of x[i]] for i < n; where the CPU has AVX-512
+// VBMI, 64 at a time (two VPERMI2B lookups of 128 entries, one blend by the
+// index's top bit).
+void Int8TableLookup(const int8_t* table, const int8_t* x, int64_t n, int8_t* y, Int8Path path = Int8Path::kAuto);
 
 // --- SOFTMAX -------------------------------------------------------------------
 

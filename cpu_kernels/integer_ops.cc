@@ -539,7 +539,7 @@ Status RunWithState(KernelContext& ctx, const Int8OpState& s) {
       int8_t* y = ctx.outputs[0]->as<int8_t>();
       const int64_t n = ctx.inputs[0]->num_elements();
       if (n != ctx.outputs[0]->num_elements()) return KernelError(ctx, "input and output sizes differ");
-      for (int64_t i = 0; i < n; ++i) y[i] = s.table.values[static_cast<uint8_t>(x[i])];
+      Int8TableLookup(s.table.values, x, n, y);
       return OkStatus();
     }
     case OpType::kSoftmax: {

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "util/cpu_features.h"
+
 namespace gld::testing {
 namespace {
 
@@ -79,6 +81,24 @@ TEST(Int8Rows, MultiplyByQuantizedMultiplierMatchesScalar) {
     for (size_t i = 0; i < n; ++i) {
       ASSERT_EQ(got[i], want[i]) << "x " << x[i] << " multiplier " << mult << " shift " << shift;
     }
+    EXPECT_EQ(got[n], 42) << "wrote past the end";
+  }
+}
+
+TEST(Int8Rows, TableLookupMatchesScalar) {
+  if (!HostCpuFeatures().avx512vbmi) GTEST_SKIP() << "no AVX-512 VBMI: only the portable loop runs here";
+  std::mt19937 rng(6);
+  for (int trial = 0; trial < 60; ++trial) {
+    const std::vector<int8_t> table = Bytes(256, rng);
+    const size_t n = trial < 10 ? 256 : static_cast<size_t>(Uniform(rng, 0, 300));
+    std::vector<int8_t> x = Bytes(n, rng);
+    if (trial < 10) {
+      for (size_t i = 0; i < n; ++i) x[i] = static_cast<int8_t>(i);  // every entry
+    }
+    std::vector<int8_t> want(n + 1, 42), got(n + 1, 42);
+    cpu::Int8TableLookup(table.data(), x.data(), static_cast<int64_t>(n), want.data(), Int8Path::kPortable);
+    cpu::Int8TableLookup(table.data(), x.data(), static_cast<int64_t>(n), got.data(), Int8Path::kAuto);
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(int{got[i]}, int{want[i]}) << "trial " << trial << " x " << int{x[i]};
     EXPECT_EQ(got[n], 42) << "wrote past the end";
   }
 }
