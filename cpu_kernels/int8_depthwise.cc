@@ -236,6 +236,7 @@ GLD_DW_TARGET void OutputRow(const uint8_t* const* rows, const Int8DepthwiseStat
 }
 
 GLD_DW_TARGET void Rows(const int8_t* x, const Int8DepthwiseState& s, int64_t r0, int64_t r1, int8_t* y) {
+  if (r0 >= r1 || s.ow <= 0) return;
   const Geometry g = GeometryOf(s);
   // The packed rows of the window's span (input row iy of image n in slot
   // (n ih + iy) mod span) and one of the zero point, kept per thread.
