@@ -227,6 +227,10 @@ GLD_DW_TARGET void OutputRow(const uint8_t* const* rows, const Int8DepthwiseStat
     int8_t* out = y + b * 16;
     int64_t ox = 0;
     for (; ox + 8 <= s.ow; ox += 8) Pixels<kDots, 8>(src, dots, ox * pix, pix, w, r, s.channels, out + ox * s.channels);
+    if (ox + 6 <= s.ow) {  // 6x6 maps: one step of 6 rather than 4 + 1 + 1
+      Pixels<kDots, 6>(src, dots, ox * pix, pix, w, r, s.channels, out + ox * s.channels);
+      ox += 6;
+    }
     if (ox + 4 <= s.ow) {
       Pixels<kDots, 4>(src, dots, ox * pix, pix, w, r, s.channels, out + ox * s.channels);
       ox += 4;
