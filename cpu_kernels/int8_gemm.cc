@@ -33,25 +33,34 @@ bool HasInt8Gemm() {
 #endif
 }
 
-bool PackInt8Gemm(const int8_t* weights, int64_t n, int64_t k, const int32_t* bias, int32_t input_zero_point,
-                  const float* requant_scale, int32_t output_zero_point, int32_t lo, int32_t hi,
-                  Int8GemmWeights* p) {
-  if (n <= 0 || k <= 0 || k > (int64_t{1} << 16)) return false;
+namespace {
+
+// Packs rows of p->groups runs of p->group_len values each (weights [n,
+// groups, group_len]).
+bool PackRuns(const int8_t* weights, int64_t n, const int32_t* bias, int32_t input_zero_point,
+              const float* requant_scale, int32_t output_zero_point, int32_t lo, int32_t hi, Int8GemmWeights* p) {
+  const int64_t k = p->groups * p->group_len;
+  if (n <= 0 || p->group_len <= 0 || p->groups <= 0 || k > (int64_t{1} << 16)) return false;
   p->n = n;
   p->k = k;
-  p->k4 = (k + 3) / 4 * 4;
+  p->steps = (p->group_len + 3) / 4;
+  p->k4 = p->groups * p->steps * 4;
   p->panels = (n + kPanel - 1) / kPanel;
   const int64_t padded = p->panels * kPanel;
   p->w.assign(static_cast<size_t>(p->panels * p->k4 * kPanel), 0);
   p->bias.assign(static_cast<size_t>(padded), 0);
   p->scale.assign(static_cast<size_t>(padded), 0.f);
+  p->packed.resize(static_cast<size_t>(p->groups));
+  for (int64_t g = 0; g < p->groups; ++g) p->packed[static_cast<size_t>(g)] = g * p->steps * 4;
+  p->offset = p->packed;
   for (int64_t c = 0; c < n; ++c) {
     const int64_t panel = c / kPanel, j = c % kPanel;
     int64_t sum = 0;
     for (int64_t i = 0; i < k; ++i) {
       const int8_t v = weights[c * k + i];
       sum += v;
-      p->w[static_cast<size_t>(((panel * (p->k4 / 4) + i / 4) * kPanel + j) * 4 + i % 4)] = v;
+      const int64_t kk = i / p->group_len * p->steps * 4 + i % p->group_len;  // in a packed row
+      p->w[static_cast<size_t>(((panel * (p->k4 / 4) + kk / 4) * kPanel + j) * 4 + kk % 4)] = v;
     }
     const int64_t b = bias != nullptr ? bias[c] : 0;
     p->bias[static_cast<size_t>(c)] = static_cast<int32_t>(b - (128 + static_cast<int64_t>(input_zero_point)) * sum);
@@ -63,14 +72,50 @@ bool PackInt8Gemm(const int8_t* weights, int64_t n, int64_t k, const int32_t* bi
   return true;
 }
 
+}  // namespace
+
+bool PackInt8Gemm(const int8_t* weights, int64_t n, int64_t k, const int32_t* bias, int32_t input_zero_point,
+                  const float* requant_scale, int32_t output_zero_point, int32_t lo, int32_t hi,
+                  Int8GemmWeights* p) {
+  p->groups = 1;
+  p->group_len = k;
+  p->gathers = false;
+  return PackRuns(weights, n, bias, input_zero_point, requant_scale, output_zero_point, lo, hi, p);
+}
+
+bool PackInt8Conv(const int8_t* weights, int64_t n, const Int8Window& g, const int32_t* bias,
+                  int32_t input_zero_point, const float* requant_scale, int32_t output_zero_point, int32_t lo,
+                  int32_t hi, Int8GemmWeights* p) {
+  // Taps that touch (dw == 1) make one run per window row.
+  const bool rows = g.dw == 1;
+  p->groups = rows ? g.kh : g.kh * g.kw;
+  p->group_len = rows ? g.kw * g.ic : g.ic;
+  p->gathers = true;
+  p->window = g;
+  if (!PackRuns(weights, n, bias, input_zero_point, requant_scale, output_zero_point, lo, hi, p)) return false;
+  for (int64_t r = 0; r < p->groups; ++r) {
+    const int64_t fy = rows ? r : r / g.kw, fx = rows ? 0 : r % g.kw;
+    p->offset[static_cast<size_t>(r)] = (fy * g.dh * g.iw + fx * g.dw) * g.ic;
+  }
+  return true;
+}
+
 #ifdef GLD_INT8_GEMM
 namespace {
 
+// acc += the four-byte dot products of a (unsigned) and w (signed). In
+// assembly: GCC 12 copies the accumulator around each VPDPBUSD intrinsic.
+GLD_VNNI inline void Dot(__m512i& acc, __m512i a, __m512i w) {
+  asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(w));
+}
+
 // Rows [0, M) of a tile times one panel; `valid` of its 32 channels stored
-// (kHalf: valid <= 16, and the upper 16 are not computed).
-template <int M, bool kHalf>
-GLD_VNNI void Tile(const int8_t* x, int64_t sx, const Int8GemmWeights& p, int64_t panel, int8_t* y, int64_t sy,
-                   int64_t valid) {
+// (kHalf: valid <= 16, and the upper 16 are not computed). Row m's run r
+// starts at x + m * sx + off[r]; kFlipped: the rows hold x + 128 already
+// (FlipRows), else each four bytes are flipped as they are read.
+template <int M, bool kHalf, bool kFlipped>
+GLD_VNNI void Tile(const int8_t* x, int64_t sx, const int64_t* off, const Int8GemmWeights& p, int64_t panel,
+                   int8_t* y, int64_t sy, int64_t valid) {
   const int32_t* bias = p.bias.data() + panel * kPanel;
   __m512i acc[M][2];
   const __m512i b0 = _mm512_loadu_si512(bias), b1 = _mm512_loadu_si512(bias + 16);
@@ -81,15 +126,19 @@ GLD_VNNI void Tile(const int8_t* x, int64_t sx, const Int8GemmWeights& p, int64_
   }
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
   const int8_t* w = p.w.data() + panel * p.k4 * kPanel;
-  for (int64_t kk = 0; kk < p.k4; kk += 4, w += 4 * kPanel) {
-    const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
+  for (int64_t g = 0; g < p.groups; ++g) {
+    const int8_t* xg = x + off[g];
+    for (int64_t s = 0; s < p.steps; ++s, w += 4 * kPanel) {
+      const __m512i w0 = _mm512_loadu_si512(w);
+      const __m512i w1 = kHalf ? w0 : _mm512_loadu_si512(w + 64);
 #pragma GCC unroll 8
-    for (int m = 0; m < M; ++m) {
-      int32_t four;
-      std::memcpy(&four, x + m * sx + kk, sizeof(four));
-      const __m512i a = _mm512_xor_si512(_mm512_set1_epi32(four), flip);
-      acc[m][0] = _mm512_dpbusd_epi32(acc[m][0], a, w0);
-      if (!kHalf) acc[m][1] = _mm512_dpbusd_epi32(acc[m][1], a, w1);
+      for (int m = 0; m < M; ++m) {
+        int32_t four;
+        std::memcpy(&four, xg + m * sx + 4 * s, sizeof(four));
+        const __m512i a = kFlipped ? _mm512_set1_epi32(four) : _mm512_xor_si512(_mm512_set1_epi32(four), flip);
+        Dot(acc[m][0], a, w0);
+        if (!kHalf) Dot(acc[m][1], a, w1);
+      }
     }
   }
   const float* scale = p.scale.data() + panel * kPanel;
@@ -105,50 +154,75 @@ GLD_VNNI void Tile(const int8_t* x, int64_t sx, const Int8GemmWeights& p, int64_
     for (int h = 0; h < (kHalf ? 1 : 2); ++h) {
       __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[m][h]), s[h]);
       f = _mm512_min_ps(_mm512_max_ps(f, lo), hi);
-      const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(f), zp);
-      _mm_mask_storeu_epi8(y + m * sy + h * 16, mask[h], _mm512_cvtepi32_epi8(q));
+      __m128i q = _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(f), zp));
+      // In a register first: the truncating store to memory is slow (Zen 4).
+      //asm("" : "+v"(q));
+      _mm_mask_storeu_epi8(y + m * sy + h * 16, mask[h], q);
     }
   }
 }
 
-template <int M>
-GLD_VNNI void Tiles(const int8_t* x, int64_t sx, const Int8GemmWeights& p, int64_t panel_begin, int64_t panel_end,
-                    int8_t* y, int64_t sy) {
+template <int M, bool kFlipped>
+GLD_VNNI void Tiles(const int8_t* x, int64_t sx, const int64_t* off, const Int8GemmWeights& p, int64_t panel_begin,
+                    int64_t panel_end, int8_t* y, int64_t sy) {
   for (int64_t panel = panel_begin; panel < panel_end; ++panel) {
     const int64_t valid = std::min(kPanel, p.n - panel * kPanel);
     if (valid <= 16) {
-      Tile<M, true>(x, sx, p, panel, y + panel * kPanel, sy, valid);
+      Tile<M, true, kFlipped>(x, sx, off, p, panel, y + panel * kPanel, sy, valid);
     } else {
-      Tile<M, false>(x, sx, p, panel, y + panel * kPanel, sy, valid);
+      Tile<M, false, kFlipped>(x, sx, off, p, panel, y + panel * kPanel, sy, valid);
     }
+  }
+}
+
+// d = s + 128 (the sign bit flipped), `bytes` of them (no byte of s past
+// them read).
+GLD_VNNI void FlipBytes(int8_t* d, const int8_t* s, int64_t bytes) {
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  int64_t i = 0;
+  for (; i + 64 <= bytes; i += 64) _mm512_storeu_si512(d + i, _mm512_xor_si512(_mm512_loadu_si512(s + i), flip));
+  if (i < bytes) {
+    const __mmask64 m = (~uint64_t{0}) >> (64 - (bytes - i));
+    _mm512_mask_storeu_epi8(d + i, m, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s + i), flip));
   }
 }
 
 }  // namespace
 #endif
 
-void Int8GemmPanels(const int8_t* x, int64_t stride_x, int64_t rows, const Int8GemmWeights& p, int64_t panel_begin,
-                    int64_t panel_end, int8_t* y, int64_t stride_y) {
+namespace {
+
+// Int8GemmPanels with the runs at `off`; kFlipped: rows of x + 128.
+template <bool kFlipped>
+void PanelsAt(const int8_t* x, int64_t stride_x, const int64_t* off, int64_t rows, const Int8GemmWeights& p,
+              int64_t q0, int64_t q1, int8_t* y, int64_t stride_y) {
 #ifdef GLD_INT8_GEMM
-  const int64_t q0 = panel_begin, q1 = panel_end;
   int64_t r = 0;
-  for (; r + kRows <= rows; r += kRows) Tiles<kRows>(x + r * stride_x, stride_x, p, q0, q1, y + r * stride_y, stride_y);
-  const int64_t left = rows - r;
+  for (; r + kRows <= rows; r += kRows) {
+    Tiles<kRows, kFlipped>(x + r * stride_x, stride_x, off, p, q0, q1, y + r * stride_y, stride_y);
+  }
   const int8_t* xr = x + r * stride_x;
   int8_t* yr = y + r * stride_y;
-  switch (left) {
-    case 1: Tiles<1>(xr, stride_x, p, q0, q1, yr, stride_y); break;
-    case 2: Tiles<2>(xr, stride_x, p, q0, q1, yr, stride_y); break;
-    case 3: Tiles<3>(xr, stride_x, p, q0, q1, yr, stride_y); break;
-    case 4: Tiles<4>(xr, stride_x, p, q0, q1, yr, stride_y); break;
-    case 5: Tiles<5>(xr, stride_x, p, q0, q1, yr, stride_y); break;
-    case 6: Tiles<6>(xr, stride_x, p, q0, q1, yr, stride_y); break;
-    case 7: Tiles<7>(xr, stride_x, p, q0, q1, yr, stride_y); break;
+  switch (rows - r) {
+    case 1: Tiles<1, kFlipped>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
+    case 2: Tiles<2, kFlipped>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
+    case 3: Tiles<3, kFlipped>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
+    case 4: Tiles<4, kFlipped>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
+    case 5: Tiles<5, kFlipped>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
+    case 6: Tiles<6, kFlipped>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
+    case 7: Tiles<7, kFlipped>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
     default: break;
   }
 #else
-  (void)x, (void)stride_x, (void)rows, (void)p, (void)panel_begin, (void)panel_end, (void)y, (void)stride_y;
+  (void)x, (void)stride_x, (void)off, (void)rows, (void)p, (void)q0, (void)q1, (void)y, (void)stride_y;
 #endif
+}
+
+}  // namespace
+
+void Int8GemmPanels(const int8_t* x, int64_t stride_x, int64_t rows, const Int8GemmWeights& p, int64_t panel_begin,
+                    int64_t panel_end, int8_t* y, int64_t stride_y) {
+  PanelsAt<false>(x, stride_x, p.offset.data(), rows, p, panel_begin, panel_end, y, stride_y);
 }
 
 void Int8GemmRows(const int8_t* x, int64_t stride_x, int64_t rows, const Int8GemmWeights& p, int8_t* y,
@@ -163,15 +237,25 @@ int64_t Int8GemmItemCount(int64_t rows, const Int8GemmWeights& p) {
 int64_t Int8GemmItemWork(const Int8GemmWeights& p) { return kInt8GemmBlockRows * kPanel * p.k4; }
 
 void Int8GemmItems(const int8_t* x, int64_t rows, const Int8GemmWeights& p, int64_t begin, int64_t end, int8_t* y) {
-  // One call per row block: its panels in [begin, end).
+#ifdef GLD_INT8_GEMM
+  // One call per row block: its panels in [begin, end), over the block's
+  // rows flipped once (x + 128: no flip per four bytes and panel).
+  thread_local std::vector<int8_t> flipped;  // kept: no allocation per run
   for (int64_t item = begin; item < end;) {
     const int64_t block = item / p.panels, q0 = item % p.panels;
     const int64_t q1 = std::min(p.panels, q0 + (end - item));
     const int64_t r0 = block * kInt8GemmBlockRows;
     const int64_t n = std::min(kInt8GemmBlockRows, rows - r0);
-    Int8GemmPanels(x + r0 * p.k, p.k, n, p, q0, q1, y + r0 * p.n, p.n);
+    // The tiles read up to 3 bytes past the last row (times zero weights).
+    const size_t need = static_cast<size_t>(kInt8GemmBlockRows * p.k + 4);
+    if (flipped.size() < need) flipped.resize(need);
+    FlipBytes(flipped.data(), x + r0 * p.k, n * p.k);
+    PanelsAt<true>(flipped.data(), p.k, p.offset.data(), n, p, q0, q1, y + r0 * p.n, p.n);
     item += q1 - q0;
   }
+#else
+  (void)x, (void)rows, (void)p, (void)begin, (void)end, (void)y;
+#endif
 }
 
 namespace {
@@ -200,40 +284,52 @@ inline void FillSmall(int8_t* d, int8_t v, int64_t n) {
   }
 }
 
-// The window of output pixel (n, oy, ox) as one row of the gathered matrix.
-void GatherRow(const int8_t* x, const Int8Window& g, int64_t n, int64_t oy, int64_t ox, int8_t* row) {
-  const int64_t tap = g.ic, run = g.kw * g.ic;
+// The window of output pixel (n, oy, ox) as one gathered row: run r at
+// r * run_stride (Int8GemmWeights::packed).
+void GatherRow(const int8_t* x, const Int8Window& g, int64_t run_stride, int64_t n, int64_t oy, int64_t ox,
+               int8_t* row) {
+  const int64_t tap = g.ic;
+  const bool rows = g.dw == 1;  // one run per window row, else per tap
   const int64_t ix0 = ox * g.sw - g.pad_l;
-  const bool row_inside = g.dw == 1 && ix0 >= 0 && ix0 + g.kw <= g.iw;
-  const int64_t iy0 = oy * g.sh - g.pad_t;
-  if (row_inside && run <= 16 && iy0 >= 0 && iy0 + (g.kh - 1) * g.dh < g.ih) {
-    // The whole window inside, each of its rows one run of at most 16 bytes:
-    // one 16-byte move per row (reading up to 15 bytes past a run, inside
-    // the buffer's slack, and writing past it into bytes written next).
-    const int8_t* src = x + ((n * g.ih + iy0) * g.iw + ix0) * g.ic;
-    for (int64_t fy = 0; fy < g.kh; ++fy) std::memcpy(row + fy * run, src + fy * g.dh * g.iw * g.ic, 16);
-    return;
-  }
+  const bool row_inside = ix0 >= 0 && ix0 + (g.kw - 1) * g.dw < g.iw;
   for (int64_t fy = 0; fy < g.kh; ++fy) {
     const int64_t iy = oy * g.sh - g.pad_t + fy * g.dh;
-    int8_t* d = row + fy * run;
+    int8_t* d = row + fy * (rows ? 1 : g.kw) * run_stride;
+    const int64_t tap_stride = rows ? tap : run_stride;
     if (iy < 0 || iy >= g.ih) {
-      FillSmall(d, g.pad_value, run);
+      for (int64_t fx = 0; fx < g.kw; ++fx) FillSmall(d + fx * tap_stride, g.pad_value, tap);
       continue;
     }
     const int8_t* src = x + ((n * g.ih + iy) * g.iw) * g.ic;
-    if (row_inside) {  // the window's row is one run of the input
-      CopySmall(d, src + ix0 * g.ic, run);
+    if (row_inside && rows) {  // the window's row is one run of the input
+      CopySmall(d, src + ix0 * g.ic, g.kw * tap);
       continue;
     }
     for (int64_t fx = 0; fx < g.kw; ++fx) {
       const int64_t ix = ix0 + fx * g.dw;
       if (ix < 0 || ix >= g.iw) {
-        FillSmall(d + fx * tap, g.pad_value, tap);
+        FillSmall(d + fx * tap_stride, g.pad_value, tap);
       } else {
-        CopySmall(d + fx * tap, src + ix * g.ic, tap);
+        CopySmall(d + fx * tap_stride, src + ix * g.ic, tap);
       }
     }
+  }
+}
+
+// Output pixels (n, oy, ox) for ox in [x0, x1) gathered into scratch, a
+// block at a time.
+void GatheredPixels(const int8_t* x, const Int8GemmWeights& p, int64_t n, int64_t oy, int64_t x0, int64_t x1,
+                    int8_t* y, std::vector<int8_t>* scratch) {
+  constexpr int64_t kBlock = 64;
+  const int64_t run_stride = p.steps * 4;
+  // Rows of k4 values; the bytes past each run stay as left (times zero
+  // weights), zeros at first.
+  if (scratch->size() < static_cast<size_t>(kBlock * p.k4)) scratch->assign(static_cast<size_t>(kBlock * p.k4), 0);
+  for (int64_t b0 = x0; b0 < x1; b0 += kBlock) {
+    const int64_t rows = std::min(kBlock, x1 - b0);
+    for (int64_t r = 0; r < rows; ++r) GatherRow(x, p.window, run_stride, n, oy, b0 + r, scratch->data() + r * p.k4);
+    const int64_t pixel = (n * p.window.oh + oy) * p.window.ow + b0;
+    PanelsAt<false>(scratch->data(), p.k4, p.packed.data(), rows, p, 0, p.panels, y + pixel * p.n, p.n);
   }
 }
 
@@ -241,27 +337,25 @@ void GatherRow(const int8_t* x, const Int8Window& g, int64_t n, int64_t oy, int6
 
 void Int8ConvPixels(const int8_t* x, int64_t p0, int64_t p1, const Int8GemmWeights& p, int8_t* y,
                     std::vector<int8_t>* scratch) {
-  constexpr int64_t kBlock = 64;
-  // Each row holds k4 values; 16 more bytes for the GEMM's reads past the
-  // last and GatherRow's 16-byte moves.
-  scratch->resize(static_cast<size_t>(kBlock * p.k4 + 16));
   const Int8Window& g = p.window;
-  int64_t n = p0 / (g.oh * g.ow), oy = (p0 / g.ow) % g.oh, ox = p0 % g.ow;
-  for (int64_t b0 = p0; b0 < p1; b0 += kBlock) {
-    const int64_t rows = std::min(kBlock, p1 - b0);
-    for (int64_t r = 0; r < rows; ++r) {
-      int8_t* row = scratch->data() + r * p.k4;
-      GatherRow(x, g, n, oy, ox, row);
-      FillSmall(row + p.k, 0, p.k4 - p.k);
-      if (++ox == g.ow) {
-        ox = 0;
-        if (++oy == g.oh) {
-          oy = 0;
-          ++n;
-        }
-      }
+  // The output columns whose windows lie inside the input's columns.
+  const int64_t in_lo = std::min(g.ow, (g.pad_l + g.sw - 1) / g.sw);
+  const int64_t last = g.iw - 1 - (g.kw - 1) * g.dw + g.pad_l;  // ox * sw <= last
+  const int64_t in_hi = std::max(in_lo, std::min(g.ow, last < 0 ? 0 : last / g.sw + 1));
+  for (int64_t pix = p0; pix < p1;) {
+    const int64_t n = pix / (g.oh * g.ow), oy = (pix / g.ow) % g.oh, x0 = pix % g.ow;
+    const int64_t x1 = std::min(g.ow, x0 + (p1 - pix));
+    const int64_t iy0 = oy * g.sh - g.pad_t;
+    const bool row_inside = iy0 >= 0 && iy0 + (g.kh - 1) * g.dh < g.ih;
+    const int64_t a = row_inside ? std::clamp(in_lo, x0, x1) : x1, b = row_inside ? std::clamp(in_hi, a, x1) : x1;
+    if (a > x0) GatheredPixels(x, p, n, oy, x0, a, y, scratch);
+    if (b > a) {  // read in place
+      const int8_t* origin = x + ((n * g.ih + iy0) * g.iw + a * g.sw - g.pad_l) * g.ic;
+      const int64_t first = (n * g.oh + oy) * g.ow + a;
+      PanelsAt<false>(origin, g.sw * g.ic, p.offset.data(), b - a, p, 0, p.panels, y + first * p.n, p.n);
     }
-    Int8GemmRows(scratch->data(), p.k4, rows, p, y + b0 * p.n, p.n);
+    if (x1 > b) GatheredPixels(x, p, n, oy, b, x1, y, scratch);
+    pix += x1 - x0;
   }
 }
 

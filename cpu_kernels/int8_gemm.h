@@ -31,25 +31,40 @@ struct Int8Window {
   int8_t pad_value = 0;
 };
 
+// A row of the GEMM is `groups` runs of `group_len` values each, every run
+// padded with zero weights to a multiple of 4 (`steps` four-byte steps): a
+// 1x1 layer's row is one run of k values; a convolution's window one run per
+// window row (kw * ic values where the window's taps touch, dw == 1) or per
+// tap (ic values). The runs of a window inside the input are read in place,
+// each at its offset from the window's first value (`offset`); rows gathered
+// into scratch (windows that leave the input) lie run after run.
 struct Int8GemmWeights : KernelState {
-  int64_t n = 0, k = 0;
-  int64_t k4 = 0;      // k rounded up to 4
+  int64_t n = 0, k = 0;  // k = groups * group_len
+  int64_t groups = 1, group_len = 0, steps = 0;
+  int64_t k4 = 0;      // a gathered row's length: groups * steps * 4
   int64_t panels = 0;  // of 32 output channels
   std::vector<int8_t> w;         // [panel][k4 / 4][32][4]
   std::vector<int32_t> bias;     // corrected (see above), panels * 32
   std::vector<float> scale;      // panels * 32
   float lo = 0, hi = 0;          // the output range less the zero point
   int32_t zero_point = 0;
-  bool gathers = false;  // rows are gathered through `window`, else read in place
+  bool gathers = false;  // a convolution through `window`, else rows read in place
   Int8Window window;
+  std::vector<int64_t> offset;   // per run: in the input (window rows read in place)
+  std::vector<int64_t> packed;   // per run: in a gathered row (run r at r * steps * 4)
 };
 
 // Packs weights [n, k] (stored integers), the bias (int32 per channel or
-// empty) and the requantization; false for k above 2^16 (int32 sums could
-// overflow).
+// empty) and the requantization for rows of one run of k values; false for
+// k above 2^16 (int32 sums could overflow).
 bool PackInt8Gemm(const int8_t* weights, int64_t n, int64_t k, const int32_t* bias, int32_t input_zero_point,
                   const float* requant_scale, int32_t output_zero_point, int32_t lo, int32_t hi,
                   Int8GemmWeights* packed);
+
+// The same for a convolution over `window` (weights [n, kh, kw, ic]).
+bool PackInt8Conv(const int8_t* weights, int64_t n, const Int8Window& window, const int32_t* bias,
+                  int32_t input_zero_point, const float* requant_scale, int32_t output_zero_point, int32_t lo,
+                  int32_t hi, Int8GemmWeights* packed);
 
 // y[r, c] for rows [0, rows) of x (row stride `stride_x`, k values each; up
 // to 3 bytes past a row's k values are read and multiplied by zeros), into
@@ -75,8 +90,10 @@ int64_t Int8GemmItemCount(int64_t rows, const Int8GemmWeights& p);
 int64_t Int8GemmItemWork(const Int8GemmWeights& p);
 void Int8GemmItems(const int8_t* x, int64_t rows, const Int8GemmWeights& p, int64_t begin, int64_t end, int8_t* y);
 
-// Output pixels [p0, p1) of a convolution with p.window (p.k = kh * kw *
-// ic), the rows gathered into `scratch` a block at a time.
+// Output pixels [p0, p1) of a convolution packed by PackInt8Conv: the
+// windows inside the input read in place (up to 3 bytes past each run, times
+// zero weights), the others gathered into `scratch` a block at a time with
+// the input's zero point as padding.
 void Int8ConvPixels(const int8_t* x, int64_t p0, int64_t p1, const Int8GemmWeights& p, int8_t* y,
                     std::vector<int8_t>* scratch);
 

@@ -467,6 +467,77 @@ TEST(IntegerKernels, Int8GemmItemsInAnyRunsGiveTheWholeGemmsBytes) {
   }
 }
 
+// The convolution path of the GEMM (cpu::PackInt8Conv, Int8ConvPixels):
+// windows inside the input read in place, one run per window row (or per
+// tap where dilated), the others gathered with the zero point as padding.
+// Every output equals QC8's requantization of the exact sum, whatever the
+// window, and any cut of the pixels into ranges gives the same bytes.
+TEST(IntegerKernels, Int8ConvPixelsMatchAPlainConvolution) {
+  if (!cpu::HasInt8Gemm()) GTEST_SKIP() << "no AVX-512 VNNI";
+  struct Case {
+    int64_t batch, ih, iw, ic, oc, kh, kw, sh, sw, dh, dw, pad_t, pad_l, oh, ow;
+  };
+  const Case cases[] = {
+      {1, 17, 19, 3, 16, 3, 3, 2, 2, 1, 1, 0, 0, 8, 9},    // a stem: runs of 9, all padding after
+      {2, 9, 11, 3, 20, 3, 3, 2, 2, 1, 1, 1, 1, 5, 6},     // padding on every side, two images
+      {1, 7, 13, 5, 37, 3, 3, 1, 1, 1, 1, 1, 1, 7, 13},    // runs of 15, 37 channels (a half panel)
+      {1, 10, 12, 8, 8, 3, 3, 1, 1, 2, 2, 2, 2, 10, 12},   // dilated: one run per tap
+      {1, 9, 14, 6, 12, 2, 3, 1, 2, 2, 1, 0, 1, 7, 7},     // dilated rows, kw x ic = 18
+      {1, 6, 7, 16, 48, 1, 1, 2, 2, 1, 1, 0, 0, 3, 4},     // a strided 1x1 layer
+      {1, 5, 5, 4, 33, 5, 5, 1, 1, 1, 1, 2, 2, 5, 5},      // no window wholly inside a row's... few inside
+      {1, 3, 3, 7, 9, 3, 3, 1, 1, 1, 1, 0, 0, 1, 1},       // one pixel, a valid window
+  };
+  int seed = 100;
+  for (const Case& c : cases) {
+    const cpu::Int8Window g{c.batch, c.ih, c.iw, c.ic, c.oh, c.ow, c.kh, c.kw, c.sh, c.sw, c.dh, c.dw,
+                            c.pad_t, c.pad_l, static_cast<int8_t>(-9)};
+    const int32_t xz = g.pad_value, oz = 6, lo = -100, hi = 120;
+    const int64_t k = c.kh * c.kw * c.ic, in_size = c.batch * c.ih * c.iw * c.ic;
+    const auto w = RandomInts<int8_t>(static_cast<size_t>(c.oc * k), -127, 127, ++seed);
+    const auto b = RandomInts<int32_t>(static_cast<size_t>(c.oc), -3000, 3000, ++seed);
+    auto x = RandomInts<int8_t>(static_cast<size_t>(in_size + 64), -128, 127, ++seed);  // 64: a buffer's slack
+    std::vector<float> scale(static_cast<size_t>(c.oc));
+    for (int64_t o = 0; o < c.oc; ++o) scale[static_cast<size_t>(o)] = 0.003f + 0.0004f * static_cast<float>(o % 7);
+    cpu::Int8GemmWeights p;
+    ASSERT_TRUE(cpu::PackInt8Conv(w.data(), c.oc, g, b.data(), xz, scale.data(), oz, lo, hi, &p));
+    const int64_t pixels = c.batch * c.oh * c.ow;
+    std::vector<int8_t> want(static_cast<size_t>(pixels * c.oc));
+    for (int64_t pix = 0; pix < pixels; ++pix) {
+      const int64_t n = pix / (c.oh * c.ow), oy = pix / c.ow % c.oh, ox = pix % c.ow;
+      for (int64_t o = 0; o < c.oc; ++o) {
+        int64_t acc = b[static_cast<size_t>(o)];
+        for (int64_t fy = 0; fy < c.kh; ++fy) {
+          for (int64_t fx = 0; fx < c.kw; ++fx) {
+            const int64_t iy = oy * c.sh - c.pad_t + fy * c.dh, ix = ox * c.sw - c.pad_l + fx * c.dw;
+            const bool inside = iy >= 0 && iy < c.ih && ix >= 0 && ix < c.iw;
+            for (int64_t i = 0; i < c.ic; ++i) {
+              const int64_t v = inside ? x[static_cast<size_t>(((n * c.ih + iy) * c.iw + ix) * c.ic + i)] : xz;
+              acc += (v - xz) * w[static_cast<size_t>(((o * c.kh + fy) * c.kw + fx) * c.ic + i)];
+            }
+          }
+        }
+        float f = static_cast<float>(acc) * scale[static_cast<size_t>(o)];
+        f = std::min(std::max(f, static_cast<float>(lo - oz)), static_cast<float>(hi - oz));
+        want[static_cast<size_t>(pix * c.oc + o)] = static_cast<int8_t>(std::nearbyint(f) + oz);
+      }
+    }
+    // The whole map, then cuts into ranges of every length up to 13 pixels.
+    std::vector<int8_t> scratch;
+    std::vector<int8_t> y(want.size(), 0x55);
+    cpu::Int8ConvPixels(x.data(), 0, pixels, p, y.data(), &scratch);
+    for (size_t i = 0; i < y.size(); ++i) {
+      ASSERT_EQ(y[i], want[i]) << "case " << (&c - cases) << " pixel " << i / c.oc << " channel " << i % c.oc;
+    }
+    for (int64_t len = 1; len <= 13; ++len) {
+      std::vector<int8_t> cut(want.size(), 0x55);
+      for (int64_t p0 = 0; p0 < pixels; p0 += len) {
+        cpu::Int8ConvPixels(x.data(), p0, std::min(pixels, p0 + len), p, cut.data(), &scratch);
+      }
+      ASSERT_EQ(cut, want) << "case " << (&c - cases) << ", ranges of " << len << " pixels";
+    }
+  }
+}
+
 // Each integer layer of the networks' kinds gives the same bytes on 1, 2 and
 // 3 threads, on maps as small as the networks' last (6x6), where the work
 // splits by output channels or by few rows: the 1x1 GEMM (36 rows, 5
