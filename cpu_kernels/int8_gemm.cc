@@ -1,6 +1,8 @@
 #include "cpu_kernels/int8_gemm.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "util/cpu_features.h"
@@ -35,6 +37,14 @@ bool HasInt8Gemm() {
 
 namespace {
 
+// Where the packed weights start in p.w: its first 64-byte boundary (the
+// tiles load them 64 bytes at a time).
+template <typename P>
+auto WeightsOf(P& p) {
+  const auto skip = (64 - reinterpret_cast<uintptr_t>(p.w.data()) % 64) % 64;
+  return p.w.data() + skip;
+}
+
 // Packs rows of p->groups runs of p->group_len values each (weights [n,
 // groups, group_len]).
 bool PackRuns(const int8_t* weights, int64_t n, const int32_t* bias, int32_t input_zero_point,
@@ -43,28 +53,41 @@ bool PackRuns(const int8_t* weights, int64_t n, const int32_t* bias, int32_t inp
   if (n <= 0 || p->group_len <= 0 || p->groups <= 0 || k > (int64_t{1} << 16)) return false;
   p->n = n;
   p->k = k;
+  p->tile_n = n;
+  p->fuse = 1;
   p->steps = (p->group_len + 3) / 4;
   p->k4 = p->groups * p->steps * 4;
   p->panels = (n + kPanel - 1) / kPanel;
   const int64_t padded = p->panels * kPanel;
-  p->w.assign(static_cast<size_t>(p->panels * p->k4 * kPanel), 0);
+  p->w.assign(static_cast<size_t>(p->panels * p->k4 * kPanel + 64), 0);
+  int8_t* packed_w = WeightsOf(*p);
   p->bias.assign(static_cast<size_t>(padded), 0);
   p->scale.assign(static_cast<size_t>(padded), 0.f);
   p->packed.resize(static_cast<size_t>(p->groups));
   for (int64_t g = 0; g < p->groups; ++g) p->packed[static_cast<size_t>(g)] = g * p->steps * 4;
   p->offset = p->packed;
+  p->clamp_in_float = false;
   for (int64_t c = 0; c < n; ++c) {
     const int64_t panel = c / kPanel, j = c % kPanel;
-    int64_t sum = 0;
+    // A whole panel's channel j in lane 4 (j / 8) + j % 4 of vector j % 8 / 4
+    // (as the requantization's packing leaves them in order); a half
+    // panel's in lane j.
+    const int64_t lane = n - panel * kPanel > 16 ? j % 8 / 4 * 16 + j / 8 * 4 + j % 4 : j;
+    int64_t sum = 0, neg = 0, pos = 0;
     for (int64_t i = 0; i < k; ++i) {
       const int8_t v = weights[c * k + i];
       sum += v;
+      (v < 0 ? neg : pos) += v;
       const int64_t kk = i / p->group_len * p->steps * 4 + i % p->group_len;  // in a packed row
-      p->w[static_cast<size_t>(((panel * (p->k4 / 4) + kk / 4) * kPanel + j) * 4 + kk % 4)] = v;
+      packed_w[((panel * (p->k4 / 4) + kk / 4) * kPanel + lane) * 4 + kk % 4] = v;
     }
-    const int64_t b = bias != nullptr ? bias[c] : 0;
-    p->bias[static_cast<size_t>(c)] = static_cast<int32_t>(b - (128 + static_cast<int64_t>(input_zero_point)) * sum);
-    p->scale[static_cast<size_t>(c)] = requant_scale[c];
+    const int64_t b = (bias != nullptr ? bias[c] : 0) - (128 + static_cast<int64_t>(input_zero_point)) * sum;
+    p->bias[static_cast<size_t>(panel * kPanel + lane)] = static_cast<int32_t>(b);
+    p->scale[static_cast<size_t>(panel * kPanel + lane)] = requant_scale[c];
+    // The sums lie in [b + 255 neg, b + 255 pos] (the rows' values + 128 in
+    // [0, 255]); clamp before rounding where a product could leave int32.
+    const double most = static_cast<double>(std::max(std::abs(b + 255 * neg), std::abs(b + 255 * pos)));
+    if (!(most * std::fabs(static_cast<double>(requant_scale[c])) < 1073741824.0)) p->clamp_in_float = true;
   }
   p->lo = static_cast<float>(lo - output_zero_point);
   p->hi = static_cast<float>(hi - output_zero_point);
@@ -78,9 +101,33 @@ bool PackInt8Gemm(const int8_t* weights, int64_t n, int64_t k, const int32_t* bi
                   const float* requant_scale, int32_t output_zero_point, int32_t lo, int32_t hi,
                   Int8GemmWeights* p) {
   p->groups = 1;
-  p->group_len = k;
   p->gathers = false;
-  return PackRuns(weights, n, bias, input_zero_point, requant_scale, output_zero_point, lo, hi, p);
+  if (n > 8 || n <= 0 || k <= 0 || k > (int64_t{1} << 15)) {
+    p->group_len = k;
+    return PackRuns(weights, n, bias, input_zero_point, requant_scale, output_zero_point, lo, hi, p);
+  }
+  // Up to 8 channels: two rows fused into one of 2k values times 2n
+  // channels (the weights block-diagonal), so that a vector's 16 lanes hold
+  // two rows' outputs.
+  std::vector<int8_t> fused(static_cast<size_t>(4 * n * k), 0);
+  std::vector<int32_t> fused_bias(static_cast<size_t>(2 * n), 0);
+  std::vector<float> fused_scale(static_cast<size_t>(2 * n));
+  for (int64_t h = 0; h < 2; ++h) {
+    for (int64_t c = 0; c < n; ++c) {
+      std::memcpy(&fused[static_cast<size_t>((h * n + c) * 2 * k + h * k)], weights + c * k, static_cast<size_t>(k));
+      fused_bias[static_cast<size_t>(h * n + c)] = bias != nullptr ? bias[c] : 0;
+      fused_scale[static_cast<size_t>(h * n + c)] = requant_scale[c];
+    }
+  }
+  p->group_len = 2 * k;
+  if (!PackRuns(fused.data(), 2 * n, fused_bias.data(), input_zero_point, fused_scale.data(), output_zero_point, lo,
+                hi, p)) {
+    return false;
+  }
+  p->n = n;
+  p->k = k;
+  p->fuse = 2;
+  return true;
 }
 
 bool PackInt8Conv(const int8_t* weights, int64_t n, const Int8Window& g, const int32_t* bias,
@@ -109,11 +156,33 @@ GLD_VNNI inline void Dot(__m512i& acc, __m512i a, __m512i w) {
   asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(w));
 }
 
+// acc x scale rounded to the nearest integer (XNNPACK's float
+// requantization); kClamp: clamped to [lo, hi] first, where the product
+// could leave int32 (Int8GemmWeights::clamp_in_float).
+template <bool kClamp>
+GLD_VNNI inline __m512i Scaled(__m512i acc, __m512 scale, __m512 lo, __m512 hi) {
+  __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), scale);
+  if (kClamp) f = _mm512_min_ps(_mm512_max_ps(f, lo), hi);
+  return _mm512_cvtps_epi32(f);
+}
+
+// Four vectors of scaled sums to bytes: saturated to int16, plus the zero
+// point, saturated to int8, clamped to the output range (clamping after the
+// rounding gives the same integers: the bounds are integers). Byte 16L + 4i
+// + t holds lane 4L + t of vector i.
+GLD_VNNI inline __m512i Bytes(__m512i a, __m512i b, __m512i c, __m512i d, __m512i zp16, __m512i lo8, __m512i hi8) {
+  const __m512i ab = _mm512_adds_epi16(_mm512_packs_epi32(a, b), zp16);
+  const __m512i cd = _mm512_adds_epi16(_mm512_packs_epi32(c, d), zp16);
+  return _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(ab, cd), lo8), hi8);
+}
+
 // Rows [0, M) of a tile times one panel; `valid` of its 32 channels stored
 // (kHalf: valid <= 16, and the upper 16 are not computed). Row m's run r
 // starts at x + m * sx + off[r]; kFlipped: the rows hold x + 128 already
-// (FlipRows), else each four bytes are flipped as they are read.
-template <int M, bool kHalf, bool kFlipped>
+// (FlipBytes), else each four bytes are flipped as they are read. A whole
+// panel's channels lie in its two vectors as Bytes leaves them (PackRuns):
+// rows go out two at a time, a half panel's one at a time.
+template <int M, bool kHalf, bool kFlipped, bool kClamp>
 GLD_VNNI void Tile(const int8_t* x, int64_t sx, const int64_t* off, const Int8GemmWeights& p, int64_t panel,
                    int8_t* y, int64_t sy, int64_t valid) {
   const int32_t* bias = p.bias.data() + panel * kPanel;
@@ -125,7 +194,7 @@ GLD_VNNI void Tile(const int8_t* x, int64_t sx, const int64_t* off, const Int8Ge
     acc[m][1] = b1;
   }
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
-  const int8_t* w = p.w.data() + panel * p.k4 * kPanel;
+  const int8_t* w = WeightsOf(p) + panel * p.k4 * kPanel;
   for (int64_t g = 0; g < p.groups; ++g) {
     const int8_t* xg = x + off[g];
     for (int64_t s = 0; s < p.steps; ++s, w += 4 * kPanel) {
@@ -142,22 +211,47 @@ GLD_VNNI void Tile(const int8_t* x, int64_t sx, const int64_t* off, const Int8Ge
     }
   }
   const float* scale = p.scale.data() + panel * kPanel;
-  const __m512 s[2] = {_mm512_loadu_ps(scale), _mm512_loadu_ps(scale + 16)};
+  const __m512 s0 = _mm512_loadu_ps(scale), s1 = _mm512_loadu_ps(scale + 16);
   const __m512 lo = _mm512_set1_ps(p.lo), hi = _mm512_set1_ps(p.hi);
-  const __m512i zp = _mm512_set1_epi32(p.zero_point);
-  const __mmask16 mask[2] = {
-      static_cast<__mmask16>(valid >= 16 ? 0xffff : (1u << valid) - 1),
-      static_cast<__mmask16>(valid >= 32 ? 0xffff : valid <= 16 ? 0 : (1u << (valid - 16)) - 1)};
+  const __m512i zp16 = _mm512_set1_epi16(static_cast<int16_t>(p.zero_point));
+  const __m512i lo8 = _mm512_set1_epi8(static_cast<char>(p.lo + static_cast<float>(p.zero_point)));
+  const __m512i hi8 = _mm512_set1_epi8(static_cast<char>(p.hi + static_cast<float>(p.zero_point)));
+  if (!kHalf) {
+    // Rows m and m + 1: byte 16L + t (t < 8) is row m's channel 8L + t.
+    const __mmask32 mask = valid >= 32 ? ~__mmask32{0} : (__mmask32{1} << valid) - 1;
+    const __m512i rows = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
+#pragma GCC unroll 4
+    for (int m = 0; m < M; m += 2) {
+      const int m1 = m + 1 < M ? m + 1 : m;
+      const __m512i q = _mm512_permutexvar_epi64(
+          rows, Bytes(Scaled<kClamp>(acc[m][0], s0, lo, hi), Scaled<kClamp>(acc[m][1], s1, lo, hi),
+                      Scaled<kClamp>(acc[m1][0], s0, lo, hi), Scaled<kClamp>(acc[m1][1], s1, lo, hi), zp16, lo8, hi8));
+      _mm256_mask_storeu_epi8(y + m * sy, mask, _mm512_castsi512_si256(q));
+      if (m + 1 < M) _mm256_mask_storeu_epi8(y + (m + 1) * sy, mask, _mm512_extracti64x4_epi64(q, 1));
+    }
+  } else {
+    // Row by row: 16 channels, saturated to int8, clamped.
+    const __mmask16 mask = valid >= 16 ? 0xffff : static_cast<__mmask16>((1u << valid) - 1);
+    const __m512i zp = _mm512_set1_epi32(p.zero_point);
+    const __m128i l8 = _mm512_castsi512_si128(lo8), h8 = _mm512_castsi512_si128(hi8);
 #pragma GCC unroll 8
-  for (int m = 0; m < M; ++m) {
-#pragma GCC unroll 2
-    for (int h = 0; h < (kHalf ? 1 : 2); ++h) {
-      __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[m][h]), s[h]);
-      f = _mm512_min_ps(_mm512_max_ps(f, lo), hi);
-      __m128i q = _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(f), zp));
-      // In a register first: the truncating store to memory is slow (Zen 4).
-      //asm("" : "+v"(q));
-      _mm_mask_storeu_epi8(y + m * sy + h * 16, mask[h], q);
+    for (int m = 0; m < M; ++m) {
+      __m128i q = _mm512_cvtsepi32_epi8(_mm512_add_epi32(Scaled<kClamp>(acc[m][0], s0, lo, hi), zp));
+      q = _mm_min_epi8(_mm_max_epi8(q, l8), h8);
+      _mm_mask_storeu_epi8(y + m * sy, mask, q);
+    }
+  }
+}
+
+template <int M, bool kFlipped, bool kClamp>
+GLD_VNNI void PanelTiles(const int8_t* x, int64_t sx, const int64_t* off, const Int8GemmWeights& p,
+                         int64_t panel_begin, int64_t panel_end, int8_t* y, int64_t sy) {
+  for (int64_t panel = panel_begin; panel < panel_end; ++panel) {
+    const int64_t valid = std::min(kPanel, p.tile_n - panel * kPanel);
+    if (valid <= 16) {
+      Tile<M, true, kFlipped, kClamp>(x, sx, off, p, panel, y + panel * kPanel, sy, valid);
+    } else {
+      Tile<M, false, kFlipped, kClamp>(x, sx, off, p, panel, y + panel * kPanel, sy, valid);
     }
   }
 }
@@ -165,13 +259,10 @@ GLD_VNNI void Tile(const int8_t* x, int64_t sx, const int64_t* off, const Int8Ge
 template <int M, bool kFlipped>
 GLD_VNNI void Tiles(const int8_t* x, int64_t sx, const int64_t* off, const Int8GemmWeights& p, int64_t panel_begin,
                     int64_t panel_end, int8_t* y, int64_t sy) {
-  for (int64_t panel = panel_begin; panel < panel_end; ++panel) {
-    const int64_t valid = std::min(kPanel, p.n - panel * kPanel);
-    if (valid <= 16) {
-      Tile<M, true, kFlipped>(x, sx, off, p, panel, y + panel * kPanel, sy, valid);
-    } else {
-      Tile<M, false, kFlipped>(x, sx, off, p, panel, y + panel * kPanel, sy, valid);
-    }
+  if (p.clamp_in_float) {
+    PanelTiles<M, kFlipped, true>(x, sx, off, p, panel_begin, panel_end, y, sy);
+  } else {
+    PanelTiles<M, kFlipped, false>(x, sx, off, p, panel_begin, panel_end, y, sy);
   }
 }
 
@@ -192,7 +283,8 @@ GLD_VNNI void FlipBytes(int8_t* d, const int8_t* s, int64_t bytes) {
 
 namespace {
 
-// Int8GemmPanels with the runs at `off`; kFlipped: rows of x + 128.
+// Rows of x times panels [q0, q1) (32 channels each; y points at channel
+// 0), row r's runs at x + r * stride_x + off[i]; kFlipped: rows of x + 128.
 template <bool kFlipped>
 void PanelsAt(const int8_t* x, int64_t stride_x, const int64_t* off, int64_t rows, const Int8GemmWeights& p,
               int64_t q0, int64_t q1, int8_t* y, int64_t stride_y) {
@@ -220,21 +312,24 @@ void PanelsAt(const int8_t* x, int64_t stride_x, const int64_t* off, int64_t row
 
 }  // namespace
 
-void Int8GemmPanels(const int8_t* x, int64_t stride_x, int64_t rows, const Int8GemmWeights& p, int64_t panel_begin,
-                    int64_t panel_end, int8_t* y, int64_t stride_y) {
-  PanelsAt<false>(x, stride_x, p.offset.data(), rows, p, panel_begin, panel_end, y, stride_y);
+namespace {
+
+// The last rows of a GEMM with fused rows that do not fill one: its outputs
+// computed aside, and those of the rows that exist kept.
+__attribute__((noinline)) void FusedTail(const int8_t* flipped, int64_t rows, const Int8GemmWeights& p, int64_t q0,
+                                         int64_t q1, int8_t* y) {
+  int8_t last[2 * kPanel];
+  PanelsAt<true>(flipped, p.fuse * p.k, p.offset.data(), 1, p, q0, q1, last, p.fuse * p.n);
+  std::memcpy(y, last, static_cast<size_t>(rows * p.n));
 }
 
-void Int8GemmRows(const int8_t* x, int64_t stride_x, int64_t rows, const Int8GemmWeights& p, int8_t* y,
-                  int64_t stride_y) {
-  Int8GemmPanels(x, stride_x, rows, p, 0, p.panels, y, stride_y);
-}
+}  // namespace
 
 int64_t Int8GemmItemCount(int64_t rows, const Int8GemmWeights& p) {
   return (rows + kInt8GemmBlockRows - 1) / kInt8GemmBlockRows * p.panels;
 }
 
-int64_t Int8GemmItemWork(const Int8GemmWeights& p) { return kInt8GemmBlockRows * kPanel * p.k4; }
+int64_t Int8GemmItemWork(const Int8GemmWeights& p) { return kInt8GemmBlockRows / p.fuse * kPanel * p.k4; }
 
 void Int8GemmItems(const int8_t* x, int64_t rows, const Int8GemmWeights& p, int64_t begin, int64_t end, int8_t* y) {
 #ifdef GLD_INT8_GEMM
@@ -246,16 +341,28 @@ void Int8GemmItems(const int8_t* x, int64_t rows, const Int8GemmWeights& p, int6
     const int64_t q1 = std::min(p.panels, q0 + (end - item));
     const int64_t r0 = block * kInt8GemmBlockRows;
     const int64_t n = std::min(kInt8GemmBlockRows, rows - r0);
-    // The tiles read up to 3 bytes past the last row (times zero weights).
-    const size_t need = static_cast<size_t>(kInt8GemmBlockRows * p.k + 4);
+    // The tiles read up to 3 bytes past the last row (times zero weights),
+    // a fused row's second half past an odd count.
+    // From a 64-byte boundary: FlipBytes's stores and the tiles' loads of
+    // them stay in one cache line.
+    const size_t need = static_cast<size_t>((kInt8GemmBlockRows + p.fuse) * p.k + 4 + 64);
     if (flipped.size() < need) flipped.resize(need);
-    FlipBytes(flipped.data(), x + r0 * p.k, n * p.k);
-    PanelsAt<true>(flipped.data(), p.k, p.offset.data(), n, p, q0, q1, y + r0 * p.n, p.n);
+    int8_t* const rows_flipped = flipped.data() + (64 - reinterpret_cast<uintptr_t>(flipped.data()) % 64) % 64;
+    FlipBytes(rows_flipped, x + r0 * p.k, n * p.k);
+    const int64_t whole = n / p.fuse;
+    PanelsAt<true>(rows_flipped, p.fuse * p.k, p.offset.data(), whole, p, q0, q1, y + r0 * p.n, p.fuse * p.n);
+    if (whole * p.fuse < n) {
+      FusedTail(rows_flipped + whole * p.fuse * p.k, n - whole * p.fuse, p, q0, q1, y + (r0 + whole * p.fuse) * p.n);
+    }
     item += q1 - q0;
   }
 #else
   (void)x, (void)rows, (void)p, (void)begin, (void)end, (void)y;
 #endif
+}
+
+void Int8GemmRows(const int8_t* x, int64_t rows, const Int8GemmWeights& p, int8_t* y) {
+  Int8GemmItems(x, rows, p, 0, Int8GemmItemCount(rows, p), y);
 }
 
 namespace {

@@ -38,16 +38,22 @@ struct Int8Window {
 // tap (ic values). The runs of a window inside the input are read in place,
 // each at its offset from the window's first value (`offset`); rows gathered
 // into scratch (windows that leave the input) lie run after run.
+// A 1x1 layer of up to 8 channels fuses rows in pairs (`fuse`): one row of
+// 2k values times 2n channels, the weights block-diagonal.
 struct Int8GemmWeights : KernelState {
-  int64_t n = 0, k = 0;  // k = groups * group_len
+  int64_t n = 0, k = 0;  // the layer's: k = groups * group_len / fuse
+  int64_t fuse = 1, tile_n = 0;  // rows per GEMM row, channels per GEMM row (fuse * n)
   int64_t groups = 1, group_len = 0, steps = 0;
   int64_t k4 = 0;      // a gathered row's length: groups * steps * 4
   int64_t panels = 0;  // of 32 output channels
-  std::vector<int8_t> w;         // [panel][k4 / 4][32][4]
-  std::vector<int32_t> bias;     // corrected (see above), panels * 32
-  std::vector<float> scale;      // panels * 32
+  std::vector<int8_t> w;         // [panel][k4 / 4][32 lanes][4] (lanes: see PackRuns), from a 64-byte boundary
+  std::vector<int32_t> bias;     // corrected (see above), panels * 32, in the weights' lane order
+  std::vector<float> scale;      // panels * 32, likewise
   float lo = 0, hi = 0;          // the output range less the zero point
   int32_t zero_point = 0;
+  // Some channel's sum times its scale could leave int32: clamp in float
+  // before rounding (else the clamp follows the rounding, in bytes).
+  bool clamp_in_float = false;
   bool gathers = false;  // a convolution through `window`, else rows read in place
   Int8Window window;
   std::vector<int64_t> offset;   // per run: in the input (window rows read in place)
@@ -66,18 +72,9 @@ bool PackInt8Conv(const int8_t* weights, int64_t n, const Int8Window& window, co
                   int32_t input_zero_point, const float* requant_scale, int32_t output_zero_point, int32_t lo,
                   int32_t hi, Int8GemmWeights* packed);
 
-// y[r, c] for rows [0, rows) of x (row stride `stride_x`, k values each; up
-// to 3 bytes past a row's k values are read and multiplied by zeros), into
-// y (row stride `stride_y`). Only where HasInt8Gemm().
-void Int8GemmRows(const int8_t* x, int64_t stride_x, int64_t rows, const Int8GemmWeights& p, int8_t* y,
-                  int64_t stride_y);
-
-// The same for the output channels of panels [panel_begin, panel_end) alone
-// (32 channels a panel; y still points at channel 0). Each output value is
-// computed alike whatever the rows and panels of the call, so any split of
-// the work gives the same bytes.
-void Int8GemmPanels(const int8_t* x, int64_t stride_x, int64_t rows, const Int8GemmWeights& p, int64_t panel_begin,
-                    int64_t panel_end, int8_t* y, int64_t stride_y);
+// y[r, c] for rows [0, rows) of x (k values each, one after another) into
+// y (n values a row). Only where HasInt8Gemm().
+void Int8GemmRows(const int8_t* x, int64_t rows, const Int8GemmWeights& p, int8_t* y);
 
 // The work items of an in-place GEMM over `rows` rows, for a parallel loop:
 // blocks of up to kInt8GemmBlockRows rows times single panels, row block by

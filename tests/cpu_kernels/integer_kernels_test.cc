@@ -434,36 +434,74 @@ TEST(IntegerKernels, RefusesWhatTheyDoNotTake) {
   EXPECT_EQ(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
 }
 
-// The GEMM's parallel items (row blocks times output-channel panels): any
-// cut of the items into consecutive runs gives the bytes of one call over
-// every row, partial row blocks and panels included.
-TEST(IntegerKernels, Int8GemmItemsInAnyRunsGiveTheWholeGemmsBytes) {
+// The 1x1 GEMM (cpu::PackInt8Gemm, Int8GemmItems) against a plain one:
+// every output QC8's requantization of the exact sum, for depths that are
+// not multiples of 4, channel counts around a panel's halves (32 a panel)
+// and the fused pairs of rows of up to 8 channels (odd row counts leave a
+// pair half empty), scales large enough that the product leaves int32 (the
+// clamp before rounding); and any cut of the items (row blocks times
+// panels) into consecutive runs gives the bytes of one call over every row.
+TEST(IntegerKernels, Int8GemmItemsMatchAPlainGemmInAnyRuns) {
   if (!cpu::HasInt8Gemm()) GTEST_SKIP() << "no AVX-512 VNNI";
-  const int64_t rows = 21, k = 13, n = 100;  // 3 row blocks (the last of 5), 4 panels (the last of 4)
-  const auto w = RandomInts<int8_t>(static_cast<size_t>(n * k), -127, 127, 31);
-  const auto b = RandomInts<int32_t>(static_cast<size_t>(n), -4000, 4000, 32);
-  auto x = RandomInts<int8_t>(static_cast<size_t>(rows * k + 16), -128, 127, 33);  // 16: the GEMM's slack
-  std::vector<float> scale(static_cast<size_t>(n));
-  for (int64_t c = 0; c < n; ++c) scale[static_cast<size_t>(c)] = 0.002f + 0.0001f * static_cast<float>(c % 9);
-  cpu::Int8GemmWeights p;
-  ASSERT_TRUE(cpu::PackInt8Gemm(w.data(), n, k, b.data(), 3, scale.data(), -5, -128, 127, &p));
-  std::vector<int8_t> whole(static_cast<size_t>(rows * n), 0);
-  cpu::Int8GemmRows(x.data(), k, rows, p, whole.data(), n);
-  const int64_t items = cpu::Int8GemmItemCount(rows, p);
-  ASSERT_EQ(items, 3 * 4);
-  // Two runs cut anywhere, and runs of every length.
-  for (int64_t cut = 0; cut <= items; ++cut) {
-    std::vector<int8_t> y(whole.size(), 0x55);
-    cpu::Int8GemmItems(x.data(), rows, p, 0, cut, y.data());
-    cpu::Int8GemmItems(x.data(), rows, p, cut, items, y.data());
-    ASSERT_EQ(y, whole) << "cut at item " << cut;
-  }
-  for (int64_t len = 1; len <= items; ++len) {
-    std::vector<int8_t> y(whole.size(), 0x55);
-    for (int64_t i = 0; i < items; i += len) {
-      cpu::Int8GemmItems(x.data(), rows, p, i, std::min(items, i + len), y.data());
+  struct Case {
+    int64_t rows, k, n;
+    float scale;  // of channel 0; the others a little above
+    bool clamps;  // clamp_in_float expected
+  };
+  const Case cases[] = {
+      {21, 13, 100, 0.002f, false},  // 3 row blocks (the last of 5), 4 panels (the last of 4)
+      {19, 16, 8, 0.004f, false},    // fused pairs, the last row alone
+      {9, 3, 5, 0.01f, false},       // fused, a depth of 3
+      {1, 20, 7, 0.01f, false},      // one row, fused
+      {36, 12, 16, 0.003f, false},   // a half panel
+      {17, 72, 20, 0.002f, false},   // a whole panel of 20
+      {11, 9, 48, 0.003f, false},    // a panel and a half
+      {13, 40, 37, 3000.f, true},    // sums times scales beyond int32
+      {10, 8, 6, 30000.f, true},     // the same, fused
+  };
+  int seed = 30;
+  for (const Case& c : cases) {
+    const auto w = RandomInts<int8_t>(static_cast<size_t>(c.n * c.k), -127, 127, ++seed);
+    const auto b = RandomInts<int32_t>(static_cast<size_t>(c.n), -4000, 4000, ++seed);
+    const auto x = RandomInts<int8_t>(static_cast<size_t>(c.rows * c.k + 64), -128, 127, ++seed);  // 64: slack
+    std::vector<float> scale(static_cast<size_t>(c.n));
+    for (int64_t o = 0; o < c.n; ++o) scale[static_cast<size_t>(o)] = c.scale * (1.f + 0.05f * static_cast<float>(o % 9));
+    const int32_t xz = 3, oz = -5, lo = -128, hi = 127;
+    cpu::Int8GemmWeights p;
+    ASSERT_TRUE(cpu::PackInt8Gemm(w.data(), c.n, c.k, b.data(), xz, scale.data(), oz, lo, hi, &p));
+    EXPECT_EQ(p.clamp_in_float, c.clamps) << "case " << (&c - cases);
+    std::vector<int8_t> want(static_cast<size_t>(c.rows * c.n));
+    for (int64_t r = 0; r < c.rows; ++r) {
+      for (int64_t o = 0; o < c.n; ++o) {
+        int64_t acc = b[static_cast<size_t>(o)];
+        for (int64_t i = 0; i < c.k; ++i) {
+          acc += (x[static_cast<size_t>(r * c.k + i)] - xz) * static_cast<int64_t>(w[static_cast<size_t>(o * c.k + i)]);
+        }
+        float f = static_cast<float>(acc) * scale[static_cast<size_t>(o)];
+        f = std::min(std::max(f, static_cast<float>(lo - oz)), static_cast<float>(hi - oz));
+        want[static_cast<size_t>(r * c.n + o)] = static_cast<int8_t>(std::nearbyint(f) + oz);
+      }
     }
-    ASSERT_EQ(y, whole) << "runs of " << len << " items";
+    std::vector<int8_t> whole(want.size(), 0x55);
+    cpu::Int8GemmRows(x.data(), c.rows, p, whole.data());
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(whole[i], want[i]) << "case " << (&c - cases) << " row " << i / c.n << " channel " << i % c.n;
+    }
+    const int64_t items = cpu::Int8GemmItemCount(c.rows, p);
+    // Two runs cut anywhere, and runs of every length.
+    for (int64_t cut = 0; cut <= items; ++cut) {
+      std::vector<int8_t> y(want.size(), 0x55);
+      cpu::Int8GemmItems(x.data(), c.rows, p, 0, cut, y.data());
+      cpu::Int8GemmItems(x.data(), c.rows, p, cut, items, y.data());
+      ASSERT_EQ(y, want) << "case " << (&c - cases) << ", cut at item " << cut;
+    }
+    for (int64_t len = 1; len <= items; ++len) {
+      std::vector<int8_t> y(want.size(), 0x55);
+      for (int64_t i = 0; i < items; i += len) {
+        cpu::Int8GemmItems(x.data(), c.rows, p, i, std::min(items, i + len), y.data());
+      }
+      ASSERT_EQ(y, want) << "case " << (&c - cases) << ", runs of " << len << " items";
+    }
   }
 }
 
