@@ -142,7 +142,7 @@ bool PackInt8Conv(const int8_t* weights, int64_t n, const Int8Window& g, const i
   if (!PackRuns(weights, n, bias, input_zero_point, requant_scale, output_zero_point, lo, hi, p)) return false;
   for (int64_t r = 0; r < p->groups; ++r) {
     const int64_t fy = rows ? r : r / g.kw, fx = rows ? 0 : r % g.kw;
-    p->offset[static_cast<size_t>(r)] = (fy * g.dh * g.iw + fx * g.dw) * g.ic;
+    p->offset[static_cast<size_t>(r)] = (fy * g.iw + fx * g.dw) * g.ic;  // in the window's rows, copied (FlippedRows)
   }
   return true;
 }
@@ -178,11 +178,10 @@ GLD_VNNI inline __m512i Bytes(__m512i a, __m512i b, __m512i c, __m512i d, __m512
 
 // Rows [0, M) of a tile times one panel; `valid` of its 32 channels stored
 // (kHalf: valid <= 16, and the upper 16 are not computed). Row m's run r
-// starts at x + m * sx + off[r]; kFlipped: the rows hold x + 128 already
-// (FlipBytes), else each four bytes are flipped as they are read. A whole
+// starts at x + m * sx + off[r]; the rows hold x + 128 (FlipBytes). A whole
 // panel's channels lie in its two vectors as Bytes leaves them (PackRuns):
 // rows go out two at a time, a half panel's one at a time.
-template <int M, bool kHalf, bool kFlipped, bool kClamp>
+template <int M, bool kHalf, bool kClamp>
 GLD_VNNI void Tile(const int8_t* x, int64_t sx, const int64_t* off, const Int8GemmWeights& p, int64_t panel,
                    int8_t* y, int64_t sy, int64_t valid) {
   const int32_t* bias = p.bias.data() + panel * kPanel;
@@ -193,7 +192,6 @@ GLD_VNNI void Tile(const int8_t* x, int64_t sx, const int64_t* off, const Int8Ge
     acc[m][0] = b0;
     acc[m][1] = b1;
   }
-  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
   const int8_t* w = WeightsOf(p) + panel * p.k4 * kPanel;
   for (int64_t g = 0; g < p.groups; ++g) {
     const int8_t* xg = x + off[g];
@@ -204,7 +202,7 @@ GLD_VNNI void Tile(const int8_t* x, int64_t sx, const int64_t* off, const Int8Ge
       for (int m = 0; m < M; ++m) {
         int32_t four;
         std::memcpy(&four, xg + m * sx + 4 * s, sizeof(four));
-        const __m512i a = kFlipped ? _mm512_set1_epi32(four) : _mm512_xor_si512(_mm512_set1_epi32(four), flip);
+        const __m512i a = _mm512_set1_epi32(four);
         Dot(acc[m][0], a, w0);
         if (!kHalf) Dot(acc[m][1], a, w1);
       }
@@ -243,32 +241,32 @@ GLD_VNNI void Tile(const int8_t* x, int64_t sx, const int64_t* off, const Int8Ge
   }
 }
 
-template <int M, bool kFlipped, bool kClamp>
+template <int M, bool kClamp>
 GLD_VNNI void PanelTiles(const int8_t* x, int64_t sx, const int64_t* off, const Int8GemmWeights& p,
                          int64_t panel_begin, int64_t panel_end, int8_t* y, int64_t sy) {
   for (int64_t panel = panel_begin; panel < panel_end; ++panel) {
     const int64_t valid = std::min(kPanel, p.tile_n - panel * kPanel);
     if (valid <= 16) {
-      Tile<M, true, kFlipped, kClamp>(x, sx, off, p, panel, y + panel * kPanel, sy, valid);
+      Tile<M, true, kClamp>(x, sx, off, p, panel, y + panel * kPanel, sy, valid);
     } else {
-      Tile<M, false, kFlipped, kClamp>(x, sx, off, p, panel, y + panel * kPanel, sy, valid);
+      Tile<M, false, kClamp>(x, sx, off, p, panel, y + panel * kPanel, sy, valid);
     }
   }
 }
 
-template <int M, bool kFlipped>
+template <int M>
 GLD_VNNI void Tiles(const int8_t* x, int64_t sx, const int64_t* off, const Int8GemmWeights& p, int64_t panel_begin,
                     int64_t panel_end, int8_t* y, int64_t sy) {
   if (p.clamp_in_float) {
-    PanelTiles<M, kFlipped, true>(x, sx, off, p, panel_begin, panel_end, y, sy);
+    PanelTiles<M, true>(x, sx, off, p, panel_begin, panel_end, y, sy);
   } else {
-    PanelTiles<M, kFlipped, false>(x, sx, off, p, panel_begin, panel_end, y, sy);
+    PanelTiles<M, false>(x, sx, off, p, panel_begin, panel_end, y, sy);
   }
 }
 
 // d = s + 128 (the sign bit flipped), `bytes` of them (no byte of s past
 // them read).
-GLD_VNNI void FlipBytes(int8_t* d, const int8_t* s, int64_t bytes) {
+GLD_VNNI void FlipBytesVnni(int8_t* d, const int8_t* s, int64_t bytes) {
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
   int64_t i = 0;
   for (; i + 64 <= bytes; i += 64) _mm512_storeu_si512(d + i, _mm512_xor_si512(_mm512_loadu_si512(s + i), flip));
@@ -283,26 +281,34 @@ GLD_VNNI void FlipBytes(int8_t* d, const int8_t* s, int64_t bytes) {
 
 namespace {
 
+// d = s + 128 (the sign bit flipped), `bytes` of them; d may be s.
+void FlipBytes(int8_t* d, const int8_t* s, int64_t bytes) {
+#ifdef GLD_INT8_GEMM
+  FlipBytesVnni(d, s, bytes);
+#else
+  for (int64_t i = 0; i < bytes; ++i) d[i] = static_cast<int8_t>(s[i] ^ 0x80);
+#endif
+}
+
 // Rows of x times panels [q0, q1) (32 channels each; y points at channel
-// 0), row r's runs at x + r * stride_x + off[i]; kFlipped: rows of x + 128.
-template <bool kFlipped>
+// 0), row r's runs at x + r * stride_x + off[i]; the rows hold x + 128.
 void PanelsAt(const int8_t* x, int64_t stride_x, const int64_t* off, int64_t rows, const Int8GemmWeights& p,
               int64_t q0, int64_t q1, int8_t* y, int64_t stride_y) {
 #ifdef GLD_INT8_GEMM
   int64_t r = 0;
   for (; r + kRows <= rows; r += kRows) {
-    Tiles<kRows, kFlipped>(x + r * stride_x, stride_x, off, p, q0, q1, y + r * stride_y, stride_y);
+    Tiles<kRows>(x + r * stride_x, stride_x, off, p, q0, q1, y + r * stride_y, stride_y);
   }
   const int8_t* xr = x + r * stride_x;
   int8_t* yr = y + r * stride_y;
   switch (rows - r) {
-    case 1: Tiles<1, kFlipped>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
-    case 2: Tiles<2, kFlipped>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
-    case 3: Tiles<3, kFlipped>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
-    case 4: Tiles<4, kFlipped>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
-    case 5: Tiles<5, kFlipped>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
-    case 6: Tiles<6, kFlipped>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
-    case 7: Tiles<7, kFlipped>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
+    case 1: Tiles<1>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
+    case 2: Tiles<2>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
+    case 3: Tiles<3>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
+    case 4: Tiles<4>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
+    case 5: Tiles<5>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
+    case 6: Tiles<6>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
+    case 7: Tiles<7>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
     default: break;
   }
 #else
@@ -319,7 +325,7 @@ namespace {
 __attribute__((noinline)) void FusedTail(const int8_t* flipped, int64_t rows, const Int8GemmWeights& p, int64_t q0,
                                          int64_t q1, int8_t* y) {
   int8_t last[2 * kPanel];
-  PanelsAt<true>(flipped, p.fuse * p.k, p.offset.data(), 1, p, q0, q1, last, p.fuse * p.n);
+  PanelsAt(flipped, p.fuse * p.k, p.offset.data(), 1, p, q0, q1, last, p.fuse * p.n);
   std::memcpy(y, last, static_cast<size_t>(rows * p.n));
 }
 
@@ -350,7 +356,7 @@ void Int8GemmItems(const int8_t* x, int64_t rows, const Int8GemmWeights& p, int6
     int8_t* const rows_flipped = flipped.data() + (64 - reinterpret_cast<uintptr_t>(flipped.data()) % 64) % 64;
     FlipBytes(rows_flipped, x + r0 * p.k, n * p.k);
     const int64_t whole = n / p.fuse;
-    PanelsAt<true>(rows_flipped, p.fuse * p.k, p.offset.data(), whole, p, q0, q1, y + r0 * p.n, p.fuse * p.n);
+    PanelsAt(rows_flipped, p.fuse * p.k, p.offset.data(), whole, p, q0, q1, y + r0 * p.n, p.fuse * p.n);
     if (whole * p.fuse < n) {
       FusedTail(rows_flipped + whole * p.fuse * p.k, n - whole * p.fuse, p, q0, q1, y + (r0 + whole * p.fuse) * p.n);
     }
@@ -423,20 +429,20 @@ void GatherRow(const int8_t* x, const Int8Window& g, int64_t run_stride, int64_t
   }
 }
 
-// Output pixels (n, oy, ox) for ox in [x0, x1) gathered into scratch, a
-// block at a time.
+// Output pixels (n, oy, ox) for ox in [x0, x1) gathered into `gathered`
+// (kGatherBlock rows of k4 values), a block at a time; the bytes past each
+// run stay as left (times zero weights).
+constexpr int64_t kGatherBlock = 64;
 void GatheredPixels(const int8_t* x, const Int8GemmWeights& p, int64_t n, int64_t oy, int64_t x0, int64_t x1,
-                    int8_t* y, std::vector<int8_t>* scratch) {
-  constexpr int64_t kBlock = 64;
+                    int8_t* y, int8_t* gathered) {
+  constexpr int64_t kBlock = kGatherBlock;
   const int64_t run_stride = p.steps * 4;
-  // Rows of k4 values; the bytes past each run stay as left (times zero
-  // weights), zeros at first.
-  if (scratch->size() < static_cast<size_t>(kBlock * p.k4)) scratch->assign(static_cast<size_t>(kBlock * p.k4), 0);
   for (int64_t b0 = x0; b0 < x1; b0 += kBlock) {
     const int64_t rows = std::min(kBlock, x1 - b0);
-    for (int64_t r = 0; r < rows; ++r) GatherRow(x, p.window, run_stride, n, oy, b0 + r, scratch->data() + r * p.k4);
+    for (int64_t r = 0; r < rows; ++r) GatherRow(x, p.window, run_stride, n, oy, b0 + r, gathered + r * p.k4);
+    FlipBytes(gathered, gathered, rows * p.k4);
     const int64_t pixel = (n * p.window.oh + oy) * p.window.ow + b0;
-    PanelsAt<false>(scratch->data(), p.k4, p.packed.data(), rows, p, 0, p.panels, y + pixel * p.n, p.n);
+    PanelsAt(gathered, p.k4, p.packed.data(), rows, p, 0, p.panels, y + pixel * p.n, p.n);
   }
 }
 
@@ -445,6 +451,16 @@ void GatheredPixels(const int8_t* x, const Int8GemmWeights& p, int64_t n, int64_
 void Int8ConvPixels(const int8_t* x, int64_t p0, int64_t p1, const Int8GemmWeights& p, int8_t* y,
                     std::vector<int8_t>* scratch) {
   const Int8Window& g = p.window;
+  // Scratch: the gathered rows, then the window's kh input rows flipped
+  // (each from a 64-byte boundary; 4 bytes past the rows: the tiles' reads
+  // past a run).
+  const int64_t row_bytes = g.iw * g.ic;
+  const size_t gathered_size = static_cast<size_t>(kGatherBlock * p.k4 + 64);
+  const size_t need = gathered_size + static_cast<size_t>(g.kh * row_bytes + 4 + 64);
+  if (scratch->size() < need) scratch->resize(need);
+  const auto aligned = [](int8_t* q) { return q + (64 - reinterpret_cast<uintptr_t>(q) % 64) % 64; };
+  int8_t* const gathered = aligned(scratch->data());
+  int8_t* const rows = aligned(scratch->data() + gathered_size);
   // The output columns whose windows lie inside the input's columns.
   const int64_t in_lo = std::min(g.ow, (g.pad_l + g.sw - 1) / g.sw);
   const int64_t last = g.iw - 1 - (g.kw - 1) * g.dw + g.pad_l;  // ox * sw <= last
@@ -455,13 +471,16 @@ void Int8ConvPixels(const int8_t* x, int64_t p0, int64_t p1, const Int8GemmWeigh
     const int64_t iy0 = oy * g.sh - g.pad_t;
     const bool row_inside = iy0 >= 0 && iy0 + (g.kh - 1) * g.dh < g.ih;
     const int64_t a = row_inside ? std::clamp(in_lo, x0, x1) : x1, b = row_inside ? std::clamp(in_hi, a, x1) : x1;
-    if (a > x0) GatheredPixels(x, p, n, oy, x0, a, y, scratch);
-    if (b > a) {  // read in place
-      const int8_t* origin = x + ((n * g.ih + iy0) * g.iw + a * g.sw - g.pad_l) * g.ic;
+    if (a > x0) GatheredPixels(x, p, n, oy, x0, a, y, gathered);
+    if (b > a) {  // windows inside the input: its kh rows flipped once, read in place
+      for (int64_t fy = 0; fy < g.kh; ++fy) {
+        FlipBytes(rows + fy * row_bytes, x + (n * g.ih + iy0 + fy * g.dh) * row_bytes, row_bytes);
+      }
       const int64_t first = (n * g.oh + oy) * g.ow + a;
-      PanelsAt<false>(origin, g.sw * g.ic, p.offset.data(), b - a, p, 0, p.panels, y + first * p.n, p.n);
+      PanelsAt(rows + (a * g.sw - g.pad_l) * g.ic, g.sw * g.ic, p.offset.data(), b - a, p, 0, p.panels,
+               y + first * p.n, p.n);
     }
-    if (x1 > b) GatheredPixels(x, p, n, oy, b, x1, y, scratch);
+    if (x1 > b) GatheredPixels(x, p, n, oy, b, x1, y, gathered);
     pix += x1 - x0;
   }
 }

@@ -1,14 +1,15 @@
-// The int8 GEMM of the integer 1x1 convolutions and fully connected layers
-// where the CPU has AVX-512 VNNI (VPDPBUSD: four unsigned x signed byte
-// products summed into int32): rows of int8 activations (one pixel's or
-// row's K values, read in place) times int8 weights symmetric per output
+// The int8 GEMM of the integer convolutions (one group) and fully connected
+// layers where the CPU has AVX-512 VNNI (VPDPBUSD: four unsigned x signed
+// byte products summed into int32): rows of int8 activations (one pixel's
+// window or one row's K values) times int8 weights symmetric per output
 // channel, requantized as XNNPACK's QC8 operators do (and so LiteRT's
 // default kernels): y = clamp(nearbyint(float(acc) * scale_c) + zero point),
 // scale_c = input scale * weight scale_c / output scale in float.
 //
 // VPDPBUSD takes one operand unsigned: the activations enter as x + 128 (a
-// flip of the sign bit), and the bias absorbs the difference,
-// bias_c - (128 + input zero point) * sum_k w_ck. Internal to cpu_kernels/.
+// flip of the sign bit, done once on a copy of the rows a call reads), and
+// the bias absorbs the difference, bias_c - (128 + input zero point) *
+// sum_k w_ck. Internal to cpu_kernels/.
 #pragma once
 
 #include <cstdint>
@@ -35,9 +36,10 @@ struct Int8Window {
 // padded with zero weights to a multiple of 4 (`steps` four-byte steps): a
 // 1x1 layer's row is one run of k values; a convolution's window one run per
 // window row (kw * ic values where the window's taps touch, dw == 1) or per
-// tap (ic values). The runs of a window inside the input are read in place,
-// each at its offset from the window's first value (`offset`); rows gathered
-// into scratch (windows that leave the input) lie run after run.
+// tap (ic values). A window inside the input is read in place from a copy
+// of its kh input rows (flipped, below), each run at its offset from the
+// window's first value (`offset`); rows gathered into scratch (windows that
+// leave the input) lie run after run (`packed`).
 // A 1x1 layer of up to 8 channels fuses rows in pairs (`fuse`): one row of
 // 2k values times 2n channels, the weights block-diagonal.
 struct Int8GemmWeights : KernelState {
@@ -56,7 +58,7 @@ struct Int8GemmWeights : KernelState {
   bool clamp_in_float = false;
   bool gathers = false;  // a convolution through `window`, else rows read in place
   Int8Window window;
-  std::vector<int64_t> offset;   // per run: in the input (window rows read in place)
+  std::vector<int64_t> offset;   // per run: in the window's kh input rows, one after another (1x1: {0})
   std::vector<int64_t> packed;   // per run: in a gathered row (run r at r * steps * 4)
 };
 
@@ -88,9 +90,10 @@ int64_t Int8GemmItemWork(const Int8GemmWeights& p);
 void Int8GemmItems(const int8_t* x, int64_t rows, const Int8GemmWeights& p, int64_t begin, int64_t end, int8_t* y);
 
 // Output pixels [p0, p1) of a convolution packed by PackInt8Conv: the
-// windows inside the input read in place (up to 3 bytes past each run, times
-// zero weights), the others gathered into `scratch` a block at a time with
-// the input's zero point as padding.
+// windows inside the input read in place from the output row's kh input
+// rows copied (as x + 128) into `scratch` (up to 3 bytes past each run read,
+// times zero weights), the others gathered into `scratch` a block at a time
+// with the input's zero point as padding.
 void Int8ConvPixels(const int8_t* x, int64_t p0, int64_t p1, const Int8GemmWeights& p, int8_t* y,
                     std::vector<int8_t>* scratch);
 
