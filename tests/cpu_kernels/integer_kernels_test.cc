@@ -180,64 +180,113 @@ TEST(IntegerKernels, PointwiseConvAndFullyConnectedInt8MatchQC8Exactly) {
   }
 }
 
-// Depthwise layers on either path (the own kernel where the CPU has VNNI
-// for 5x5 windows and up to 16 channels, XNNPACK for the others): exactly
-// QC8's requantization, padding included.
+// Depthwise layers (multiplier 1) against a plain sum, exactly: QC8's
+// requantization of bias + sum (x - input zero point) x w over the taps
+// inside the input. Where the CPU has VNNI the own kernel
+// (int8_depthwise.h) runs every case but the last (more dot products than
+// it takes: XNNPACK's); elsewhere XNNPACK runs them all. The cases cover
+// channel counts around its 16-lane blocks, windows of 1-4 taps a dot
+// product and past, strides 1-3 (packed by the stride or by column),
+// dilation, padding on every side (SAME, and extra explicit padding:
+// whole rows and columns of it), widths around its 8- and 4-pixel steps,
+// two images, the input zero point at both ends and a fused ReLU.
 TEST(IntegerKernels, DepthwisePerChannelInt8MatchesQC8Exactly) {
   struct Case {
-    int c, k, stride, h, w;
+    int c, kh, kw, sh, sw, dh, dw, h, w;
     Padding padding;
+    ExplicitPadding extra = {};
+    int batch = 1, xz = 5;
+    Activation act = Activation::kNone;
   };
-  for (const Case& cs : {Case{6, 3, 1, 5, 5, Padding::kValid}, Case{40, 5, 1, 9, 11, Padding::kSame},
-                         Case{21, 5, 2, 8, 7, Padding::kSame}, Case{48, 3, 2, 7, 9, Padding::kSame},
-                         // VALID at stride 2 leaves the last row and column unread
-                         Case{48, 3, 2, 8, 8, Padding::kValid}}) {
+  const Case cases[] = {
+      {6, 3, 3, 1, 1, 1, 1, 5, 5, Padding::kValid},
+      {40, 5, 5, 1, 1, 1, 1, 9, 11, Padding::kSame},
+      {21, 5, 5, 2, 2, 1, 1, 8, 7, Padding::kSame},
+      {48, 3, 3, 2, 2, 1, 1, 7, 9, Padding::kSame},
+      {48, 3, 3, 2, 2, 1, 1, 8, 8, Padding::kValid},  // VALID at stride 2 leaves the last row and column unread
+      {16, 3, 3, 1, 1, 1, 1, 13, 21, Padding::kSame},  // 16 channels: columns read 64 bytes at a time
+      {16, 3, 3, 2, 2, 1, 1, 12, 19, Padding::kSame},
+      {17, 3, 3, 1, 1, 1, 1, 6, 13, Padding::kSame, {}, 2, -128},
+      {1, 3, 3, 1, 1, 1, 1, 7, 9, Padding::kSame, {}, 1, 127},
+      {15, 5, 5, 1, 1, 1, 1, 6, 12, Padding::kSame, {}, 1, 0, Activation::kRelu},
+      {31, 3, 3, 1, 1, 1, 1, 5, 17, Padding::kSame},
+      {33, 5, 5, 2, 2, 1, 1, 9, 11, Padding::kSame, {}, 2},
+      {72, 3, 3, 1, 1, 1, 1, 10, 10, Padding::kSame},
+      {24, 3, 3, 1, 1, 2, 2, 9, 10, Padding::kSame},  // dilation: taps two columns apart
+      {20, 3, 5, 1, 1, 3, 3, 13, 14, Padding::kSame},
+      {19, 5, 3, 2, 1, 1, 2, 11, 12, Padding::kValid, {2, 3, 4, 1}},
+      {32, 3, 3, 3, 3, 1, 1, 10, 12, Padding::kSame},  // stride 3: packed by column
+      {32, 3, 3, 1, 2, 1, 1, 9, 10, Padding::kSame},
+      {16, 2, 2, 1, 1, 1, 1, 5, 7, Padding::kSame},
+      {9, 1, 1, 2, 2, 1, 1, 5, 7, Padding::kValid, {1, 2, 3, 4}},
+      {48, 3, 3, 1, 1, 1, 1, 6, 6, Padding::kValid, {3, 2, 1, 4}},  // rows and columns of padding only
+      {23, 7, 7, 1, 1, 1, 1, 9, 9, Padding::kSame},
+      {18, 9, 9, 1, 1, 1, 1, 5, 5, Padding::kSame},
+      {3, 17, 17, 1, 1, 1, 1, 17, 18, Padding::kSame},  // 17 x 5 dot products: XNNPACK's
+  };
+  for (const Case& cs : cases) {
     OpTest t;
-    const int c = cs.c, k = cs.k;
-    const auto x = RandomInts<int8_t>(static_cast<size_t>(cs.h * cs.w * c), -128, 127, 4);
-    const auto w = RandomInts<int32_t>(static_cast<size_t>(k * k * c), -127, 127, 5);
+    const int c = cs.c;
+    const auto x = RandomInts<int8_t>(static_cast<size_t>(cs.batch * cs.h * cs.w * c), -128, 127, 4);
+    const auto w = RandomInts<int32_t>(static_cast<size_t>(cs.kh * cs.kw * c), -127, 127, 5);
     const auto b = RandomInts<int32_t>(static_cast<size_t>(c), -3000, 3000, 6);
     std::vector<float> ws(static_cast<size_t>(c)), bs(static_cast<size_t>(c));
     const float xs = 0.02f, os = 0.04f;
-    const int xz = 5, oz = -2;
+    const int xz = cs.xz, oz = -2;
     for (int j = 0; j < c; ++j) {
       ws[static_cast<size_t>(j)] = 0.004f * static_cast<float>(j % 7 + 1);
       bs[static_cast<size_t>(j)] = xs * ws[static_cast<size_t>(j)];
     }
-    const int in = t.Input<int8_t>({1, cs.h, cs.w, c}, x);
+    const int in = t.Input<int8_t>({cs.batch, cs.h, cs.w, c}, x);
     t.graph.tensors[static_cast<size_t>(in)].quant = Quant({xs}, {xz});
-    const int filter = StoredConstant(t, {1, k, k, c}, w, Quant(ws, std::vector<int64_t>(c, 0), 3, DataType::kInt8));
+    const int filter =
+        StoredConstant(t, {1, cs.kh, cs.kw, c}, w, Quant(ws, std::vector<int64_t>(c, 0), 3, DataType::kInt8));
     const int bias = StoredConstant(t, {c}, b, Quant(bs, std::vector<int64_t>(c, 0), 0, DataType::kInt32));
     const int out = t.Output(DataType::kInt8);
     t.graph.tensors[static_cast<size_t>(out)].quant = Quant({os}, {oz});
     DepthwiseConv2dAttributes a;
     a.padding = cs.padding;
-    a.stride_h = a.stride_w = cs.stride;
+    a.stride_h = cs.sh, a.stride_w = cs.sw;
+    a.dilation_h = cs.dh, a.dilation_w = cs.dw;
+    a.explicit_padding = cs.extra;
+    a.activation = cs.act;
     t.Node(OpType::kDepthwiseConv2d, {in, filter, bias}, {out}, a);
     ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
     GLD_ASSERT_OK(t.RunPrepared(2));
-    const Shape& o = t.ShapeOf(out);
-    const int oh = o[1], ow = o[2];
-    // TFLite's SAME: total padding max((out - 1) * stride + k - in, 0), the
-    // smaller half first.
-    const int pad_t = cs.padding == Padding::kSame ? std::max((oh - 1) * cs.stride + k - cs.h, 0) / 2 : 0;
-    const int pad_l = cs.padding == Padding::kSame ? std::max((ow - 1) * cs.stride + k - cs.w, 0) / 2 : 0;
+    // TFLite's windows over the input with the extra padding: SAME:
+    // ceil(in / stride) outputs, total padding max((out - 1) x stride +
+    // window - in, 0), the smaller half first; VALID: no more padding.
+    const auto geometry = [&](int size, int extra_before, int extra_after, int k, int stride, int dilation, int* o,
+                              int* pad) {
+      const int padded = size + extra_before + extra_after, window = (k - 1) * dilation + 1;
+      *o = cs.padding == Padding::kSame ? (padded + stride - 1) / stride : (padded - window) / stride + 1;
+      *pad = extra_before + (cs.padding == Padding::kSame ? std::max((*o - 1) * stride + window - padded, 0) / 2 : 0);
+    };
+    int oh = 0, ow = 0, pad_t = 0, pad_l = 0;
+    geometry(cs.h, cs.extra.top, cs.extra.bottom, cs.kh, cs.sh, cs.dh, &oh, &pad_t);
+    geometry(cs.w, cs.extra.left, cs.extra.right, cs.kw, cs.sw, cs.dw, &ow, &pad_l);
+    ASSERT_EQ(t.ShapeOf(out), (Shape{cs.batch, oh, ow, c}));
+    const int lo = cs.act == Activation::kRelu ? oz : -128;
     const std::vector<int8_t> got = t.Get<int8_t>(out);
-    for (int oy = 0; oy < oh; ++oy) {
-      for (int ox = 0; ox < ow; ++ox) {
-        for (int j = 0; j < c; ++j) {
-          int64_t acc = b[static_cast<size_t>(j)];
-          for (int fy = 0; fy < k; ++fy) {
-            for (int fx = 0; fx < k; ++fx) {
-              const int iy = oy * cs.stride - pad_t + fy, ix = ox * cs.stride - pad_l + fx;
-              if (iy < 0 || iy >= cs.h || ix < 0 || ix >= cs.w) continue;
-              acc += (x[static_cast<size_t>((iy * cs.w + ix) * c + j)] - xz) *
-                     static_cast<int64_t>(w[static_cast<size_t>((fy * k + fx) * c + j)]);
+    for (int n = 0; n < cs.batch; ++n) {
+      for (int oy = 0; oy < oh; ++oy) {
+        for (int ox = 0; ox < ow; ++ox) {
+          for (int j = 0; j < c; ++j) {
+            int64_t acc = b[static_cast<size_t>(j)];
+            for (int fy = 0; fy < cs.kh; ++fy) {
+              for (int fx = 0; fx < cs.kw; ++fx) {
+                const int iy = oy * cs.sh - pad_t + fy * cs.dh, ix = ox * cs.sw - pad_l + fx * cs.dw;
+                if (iy < 0 || iy >= cs.h || ix < 0 || ix >= cs.w) continue;
+                acc += (x[static_cast<size_t>(((n * cs.h + iy) * cs.w + ix) * c + j)] - xz) *
+                       static_cast<int64_t>(w[static_cast<size_t>((fy * cs.kw + fx) * c + j)]);
+              }
             }
+            const int want = QC8Requantize(acc, xs, ws[static_cast<size_t>(j)], os, oz, lo, 127);
+            ASSERT_EQ(got[static_cast<size_t>(((n * oh + oy) * ow + ox) * c + j)], want)
+                << "case c=" << c << " window " << cs.kh << "x" << cs.kw << " stride " << cs.sh << "," << cs.sw
+                << " dilation " << cs.dh << "," << cs.dw << " image " << n << " pixel " << oy << "," << ox
+                << " channel " << j;
           }
-          const int want = QC8Requantize(acc, xs, ws[static_cast<size_t>(j)], os, oz, -128, 127);
-          ASSERT_EQ(got[static_cast<size_t>((oy * ow + ox) * c + j)], want)
-              << "case c=" << c << " k=" << k << " pixel " << oy << "," << ox << " channel " << j;
         }
       }
     }
@@ -580,7 +629,7 @@ TEST(IntegerKernels, Int8ConvPixelsMatchAPlainConvolution) {
 // 3 threads, on maps as small as the networks' last (6x6), where the work
 // splits by output channels or by few rows: the 1x1 GEMM (36 rows, 5
 // panels), a fully connected layer of one row, the gathered 3x3
-// convolution, the own 5x5 depthwise kernel and XNNPACK's 3x3 one.
+// convolution, the 5x5 and 3x3 depthwise kernels.
 TEST(IntegerKernels, LayersGiveTheSameBytesOnOneTwoAndThreeThreads) {
   enum Kind { kPointwise, kFullyConnected, kGathered, kDepthwise5, kDepthwise3 };
   for (Kind kind : {kPointwise, kFullyConnected, kGathered, kDepthwise5, kDepthwise3}) {
@@ -637,7 +686,7 @@ TEST(IntegerKernels, LayersGiveTheSameBytesOnOneTwoAndThreeThreads) {
 // estimated work; an integer layer's estimate follows its kernel's speed
 // (node_work.cc): a 1x1 GEMM an eighth of its lanes' multiply-adds and two
 // per output, a gathered convolution half its multiply-adds, a depthwise
-// convolution twice. MobileNetV2's 24x24x48 3x3 depthwise layer (15 us on
+// convolution half. MobileNetV2's 24x24x48 3x3 depthwise layer (6.4 us on
 // one thread) and its 24x24 8 -> 48 1x1 layer (3.7 us) split; its 6x6
 // 32 -> 192 1x1 layer (1.6 us) does not.
 TEST(IntegerKernels, EstimatedWorkFollowsTheKernelsSpeed) {
@@ -669,7 +718,7 @@ TEST(IntegerKernels, EstimatedWorkFollowsTheKernelsSpeed) {
     return cpu::EstimateNodeWork(t.graph, 0);
   };
   const int64_t macs = 24 * 24 * 48 * 9;
-  EXPECT_EQ(work({OpType::kDepthwiseConv2d, 24, 48, 48, 3}), 2 * macs);
+  EXPECT_EQ(work({OpType::kDepthwiseConv2d, 24, 48, 48, 3}), macs / 2);
   EXPECT_EQ(work({OpType::kConv2d, 24, 1, 48, 3}), macs / 2);  // gathered 3x3 windows of one channel
   // 576 rows; 8 channels are computed as 16, a depth of 9 as 12.
   EXPECT_EQ(work({OpType::kConv2d, 24, 9, 8, 1}), 576 * 16 * 12 / 8 + 576 * 8 * 2);
