@@ -1,11 +1,17 @@
 // The int8 depthwise convolution (multiplier 1, weights per channel) where
-// the CPU has AVX-512 VNNI (HasInt8Gemm): 16 channels at a time, each tap one
-// VPDPWSSD (the int16 dot product; the input sign-extended into 32-bit
-// lanes, the weight in the low half of its lane, so each lane adds x * w),
-// taps outside the input reading the input's zero point, the bias holding
-// - zero point x the window's weight sum; requantized as XNNPACK's QC8
-// depthwise operator does: nearbyint(float(acc) x scale_c) + output zero
-// point, clamped. Internal to cpu_kernels/.
+// the CPU has AVX-512 VNNI (HasInt8Gemm): 16 channels at a time, each
+// 32-bit lane one channel holding four horizontal taps, so one VPDPBUSD
+// (unsigned x signed bytes, four products a lane) takes four taps of 16
+// channels. Each input row is packed once (per thread, in a ring of the
+// window's rows): at every output column the four inputs (x[ix], x[ix + dw],
+// x[ix + 2 dw], x[ix + 3 dw]) of each channel side by side, biased to
+// unsigned (x + 128), the columns outside the input and the rows outside it
+// holding the input's zero point; a window row of kw taps is ceil(kw / 4)
+// dot products (the taps past kw weigh 0). The bias holds - (zero point +
+// 128) x the window's weight sum, so the int32 sum is exactly that of
+// sum (x - zero point) x w + bias; requantized as XNNPACK's QC8 depthwise
+// operator does: nearbyint(float(acc) x scale_c) + output zero point,
+// clamped. Internal to cpu_kernels/.
 #pragma once
 
 #include <cstdint>
@@ -19,16 +25,21 @@ struct Int8DepthwiseState : KernelState {
   int64_t channels = 0, padded = 0;  // padded to 16
   int64_t batch = 0, ih = 0, iw = 0, oh = 0, ow = 0;
   int64_t kh = 0, kw = 0, sh = 1, sw = 1, dh = 1, dw = 1, pad_t = 0, pad_l = 0;
-  std::vector<int32_t> weights;  // [kh * kw][padded], each weight in its lane's low 16 bits
-  std::vector<int32_t> bias;     // [padded]: bias - input zero point x sum of the channel's weights
-  std::vector<float> scale;      // [padded]
+  int64_t groups = 0;           // ceil(kw / 4): dot products per window row
+  std::vector<int8_t> weights;  // [padded / 16][kh * groups][16 channels][4 taps]
+  std::vector<int32_t> bias;    // [padded]: bias - (input zero point + 128) x sum of the channel's weights
+  std::vector<float> scale;     // [padded]
   int32_t input_zero_point = 0, output_zero_point = 0;
   float lo = 0, hi = 0;  // the output range less the zero point
 };
 
-// Fills the state's weights and bias from weights [kh * kw][channels] and
-// an optional bias.
-void PackInt8Depthwise(const int8_t* weights, const int32_t* bias, Int8DepthwiseState* s);
+// The most dot products a window may take (kh x ceil(kw / 4)).
+inline constexpr int64_t kInt8DepthwiseMaxDots = 64;
+
+// Fills the state's groups, weights and bias from weights [kh * kw][channels]
+// and an optional bias (the window and zero points set); false where the
+// window takes more than kInt8DepthwiseMaxDots dot products.
+bool PackInt8Depthwise(const int8_t* weights, const int32_t* bias, Int8DepthwiseState* s);
 
 // Output rows [r0, r1) (over batch x oh) of the convolution.
 void Int8DepthwiseRows(const int8_t* x, const Int8DepthwiseState& s, int64_t r0, int64_t r1, int8_t* y);

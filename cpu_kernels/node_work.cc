@@ -80,10 +80,12 @@ int64_t WorkPerOutput(const Graph& graph, const Node& node) {
 //   output (requantizing and storing it): an eighth of a unit and two. The
 //   two terms fit the MobileNetV2 layers from 0.9 us (6x6, 144 -> 24) to
 //   14.7 us (48x48, 8 -> 48) within 15%;
-// - a convolution that gathers its windows first: half its multiply-adds
-//   (22 ps each);
-// - a depthwise convolution (XNNPACK's, or 16 channels a VPDPWSSD): twice
-//   (60-120 ps each: loads and requantizing dominate);
+// - a convolution over other windows: half its multiply-adds (22 ps each
+//   when its windows were gathered; MobileNetV2's first layer, its windows
+//   now read in place, takes about 12 ps: still far above the threshold);
+// - a depthwise convolution (int8_depthwise.h: four taps a VPDPBUSD lane):
+//   half its multiply-adds (20-30 ps each on the 24x24 and larger maps,
+//   up to 40 on 6x6; XNNPACK's, where there is no VNNI, is some 3x slower);
 // - the others (elementwise, pooling) move a quarter of float32's bytes.
 int64_t IntegerWork(const Graph& graph, const Node& node, int64_t work) {
   const Shape* f = InputShape(graph, node, 1);
@@ -94,7 +96,7 @@ int64_t IntegerWork(const Graph& graph, const Node& node, int64_t work) {
     return rows * round_up(n, 16) * round_up(k, 4) / 8 + outputs * 2;
   };
   switch (node.op) {
-    case OpType::kDepthwiseConv2d: return work * 2;
+    case OpType::kDepthwiseConv2d: return work / 2;
     case OpType::kConv2d:
       if (f != nullptr && f->size() == 4 && (*f)[1] * (*f)[2] == 1) return gemm((*f)[0], (*f)[3]);
       return work / 2;

@@ -131,32 +131,31 @@ StatusOr<bool> KeepInt8Gemm(KernelContext& ctx, const IntegerLinear& l, int64_t 
   std::vector<float> scale(static_cast<size_t>(n));
   for (size_t c = 0; c < scale.size(); ++c) scale[c] = l.in.scale * wscale[c] / l.out.scale;  // as XNNPACK
   auto packed = std::make_unique<Int8GemmWeights>();
-  if (!PackInt8Gemm(weights.data(), n, k, l.bias.empty() ? nullptr : l.bias.data(), l.in.zero_point, scale.data(),
-                    l.out.zero_point, l.lo, l.hi, packed.get())) {
-    return false;
-  }
-  if (window != nullptr) {
-    packed->gathers = true;
-    packed->window = *window;
-  }
+  const int32_t* bias = l.bias.empty() ? nullptr : l.bias.data();
+  const bool ok = window != nullptr ? PackInt8Conv(weights.data(), n, *window, bias, l.in.zero_point, scale.data(),
+                                                   l.out.zero_point, l.lo, l.hi, packed.get())
+                                    : PackInt8Gemm(weights.data(), n, k, bias, l.in.zero_point, scale.data(),
+                                                   l.out.zero_point, l.lo, l.hi, packed.get());
+  if (!ok) return false;
   *ctx.state = std::move(packed);
   return true;
 }
 
 // An int8 depthwise convolution with multiplier 1 runs on
-// int8_depthwise.h's kernel where the CPU has VNNI and the layer is one it
-// was measured faster on. True when it was kept.
+// int8_depthwise.h's kernel where the CPU has VNNI (XNNPACK's QC8 operator
+// elsewhere, and for windows of more than kInt8DepthwiseMaxDots dot
+// products). True when it was kept.
 StatusOr<bool> KeepInt8Depthwise(KernelContext& ctx, const IntegerLinear& l, const XnnWindow& w, const Shape& in,
                                  const Shape& out) {
   if (ctx.inputs[0]->type != DataType::kInt8 || !HasInt8Gemm() || ctx.state == nullptr || in[3] != out[3]) {
     return false;
   }
-  // Measured on the networks' layers (1 thread): faster than the Debian
-  // XNNPACK on 5x5 windows (72-216 channels: 15 against 25 us, 22 against
-  // 38) and on 16 channels (17 against 25); on 3x3 windows of 48 or more
-  // channels, where XNNPACK's kernel takes 32 channels a step, the two
-  // measured the same (whole networks within 1%), and XNNPACK keeps them.
-  if (w.kh * w.kw < 25 && in[3] > 16) return false;
+  // Measured on every depthwise layer of the int8 networks (1 thread, one
+  // layer at a time, median us, the machine shared): faster than Debian's
+  // XNNPACK and the former own kernel (one VPDPWSSD a tap) on each, e.g.
+  // 48x48x16 3x3: 7.3 against 24.6 (XNNPACK) and 16.9 (former); 24x24x72
+  // 3x3: 11.0 / 24.1 / 22.8; 48x48x48 3x3 stride 2: 8.2 / 14.5 / 12.3;
+  // 12x12x120 5x5: 9.2 / 37.5 / 21.9; 6x6x144 3x3: 1.9 / 2.8 / 3.7.
   std::vector<int8_t> weights;
   GLD_RETURN_IF_ERROR(ConstantIntegers(ctx, 1, "filter", &weights));
   auto s = std::make_unique<Int8DepthwiseState>();
@@ -170,7 +169,7 @@ StatusOr<bool> KeepInt8Depthwise(KernelContext& ctx, const IntegerLinear& l, con
   s->output_zero_point = l.out.zero_point;
   s->lo = static_cast<float>(l.lo - l.out.zero_point);
   s->hi = static_cast<float>(l.hi - l.out.zero_point);
-  PackInt8Depthwise(weights.data(), l.bias.empty() ? nullptr : l.bias.data(), s.get());
+  if (!PackInt8Depthwise(weights.data(), l.bias.empty() ? nullptr : l.bias.data(), s.get())) return false;
   s->scale.assign(static_cast<size_t>(s->padded), 0.f);
   const std::vector<float> wscale = ChannelScales(*l.filter, c);
   for (int64_t k = 0; k < c; ++k) {

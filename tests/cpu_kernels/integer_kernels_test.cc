@@ -181,64 +181,113 @@ TEST(IntegerKernels, PointwiseConvAndFullyConnectedInt8MatchQC8Exactly) {
   }
 }
 
-// Depthwise layers on either path (the own kernel where the CPU has VNNI
-// for 5x5 windows and up to 16 channels, XNNPACK for the others): exactly
-// QC8's requantization, padding included.
+// Depthwise layers (multiplier 1) against a plain sum, exactly: QC8's
+// requantization of bias + sum (x - input zero point) x w over the taps
+// inside the input. Where the CPU has VNNI the own kernel
+// (int8_depthwise.h) runs every case but the last (more dot products than
+// it takes: XNNPACK's); elsewhere XNNPACK runs them all. The cases cover
+// channel counts around its 16-lane blocks, windows of 1-4 taps a dot
+// product and past, strides 1-3 (packed by the stride or by column),
+// dilation, padding on every side (SAME, and extra explicit padding:
+// whole rows and columns of it), widths around its 8- and 4-pixel steps,
+// two images, the input zero point at both ends and a fused ReLU.
 TEST(IntegerKernels, DepthwisePerChannelInt8MatchesQC8Exactly) {
   struct Case {
-    int c, k, stride, h, w;
+    int c, kh, kw, sh, sw, dh, dw, h, w;
     Padding padding;
+    ExplicitPadding extra = {};
+    int batch = 1, xz = 5;
+    Activation act = Activation::kNone;
   };
-  for (const Case& cs : {Case{6, 3, 1, 5, 5, Padding::kValid}, Case{40, 5, 1, 9, 11, Padding::kSame},
-                         Case{21, 5, 2, 8, 7, Padding::kSame}, Case{48, 3, 2, 7, 9, Padding::kSame},
-                         // VALID at stride 2 leaves the last row and column unread
-                         Case{48, 3, 2, 8, 8, Padding::kValid}}) {
+  const Case cases[] = {
+      {6, 3, 3, 1, 1, 1, 1, 5, 5, Padding::kValid},
+      {40, 5, 5, 1, 1, 1, 1, 9, 11, Padding::kSame},
+      {21, 5, 5, 2, 2, 1, 1, 8, 7, Padding::kSame},
+      {48, 3, 3, 2, 2, 1, 1, 7, 9, Padding::kSame},
+      {48, 3, 3, 2, 2, 1, 1, 8, 8, Padding::kValid},  // VALID at stride 2 leaves the last row and column unread
+      {16, 3, 3, 1, 1, 1, 1, 13, 21, Padding::kSame},  // 16 channels: columns read 64 bytes at a time
+      {16, 3, 3, 2, 2, 1, 1, 12, 19, Padding::kSame},
+      {17, 3, 3, 1, 1, 1, 1, 6, 13, Padding::kSame, {}, 2, -128},
+      {1, 3, 3, 1, 1, 1, 1, 7, 9, Padding::kSame, {}, 1, 127},
+      {15, 5, 5, 1, 1, 1, 1, 6, 12, Padding::kSame, {}, 1, 0, Activation::kRelu},
+      {31, 3, 3, 1, 1, 1, 1, 5, 17, Padding::kSame},
+      {33, 5, 5, 2, 2, 1, 1, 9, 11, Padding::kSame, {}, 2},
+      {72, 3, 3, 1, 1, 1, 1, 10, 10, Padding::kSame},
+      {24, 3, 3, 1, 1, 2, 2, 9, 10, Padding::kSame},  // dilation: taps two columns apart
+      {20, 3, 5, 1, 1, 3, 3, 13, 14, Padding::kSame},
+      {19, 5, 3, 2, 1, 1, 2, 11, 12, Padding::kValid, {2, 3, 4, 1}},
+      {32, 3, 3, 3, 3, 1, 1, 10, 12, Padding::kSame},  // stride 3: packed by column
+      {32, 3, 3, 1, 2, 1, 1, 9, 10, Padding::kSame},
+      {16, 2, 2, 1, 1, 1, 1, 5, 7, Padding::kSame},
+      {9, 1, 1, 2, 2, 1, 1, 5, 7, Padding::kValid, {1, 2, 3, 4}},
+      {48, 3, 3, 1, 1, 1, 1, 6, 6, Padding::kValid, {3, 2, 1, 4}},  // rows and columns of padding only
+      {23, 7, 7, 1, 1, 1, 1, 9, 9, Padding::kSame},
+      {18, 9, 9, 1, 1, 1, 1, 5, 5, Padding::kSame},
+      {3, 17, 17, 1, 1, 1, 1, 17, 18, Padding::kSame},  // 17 x 5 dot products: XNNPACK's
+  };
+  for (const Case& cs : cases) {
     OpTest t;
-    const int c = cs.c, k = cs.k;
-    const auto x = RandomInts<int8_t>(static_cast<size_t>(cs.h * cs.w * c), -128, 127, 4);
-    const auto w = RandomInts<int32_t>(static_cast<size_t>(k * k * c), -127, 127, 5);
+    const int c = cs.c;
+    const auto x = RandomInts<int8_t>(static_cast<size_t>(cs.batch * cs.h * cs.w * c), -128, 127, 4);
+    const auto w = RandomInts<int32_t>(static_cast<size_t>(cs.kh * cs.kw * c), -127, 127, 5);
     const auto b = RandomInts<int32_t>(static_cast<size_t>(c), -3000, 3000, 6);
     std::vector<float> ws(static_cast<size_t>(c)), bs(static_cast<size_t>(c));
     const float xs = 0.02f, os = 0.04f;
-    const int xz = 5, oz = -2;
+    const int xz = cs.xz, oz = -2;
     for (int j = 0; j < c; ++j) {
       ws[static_cast<size_t>(j)] = 0.004f * static_cast<float>(j % 7 + 1);
       bs[static_cast<size_t>(j)] = xs * ws[static_cast<size_t>(j)];
     }
-    const int in = t.Input<int8_t>({1, cs.h, cs.w, c}, x);
+    const int in = t.Input<int8_t>({cs.batch, cs.h, cs.w, c}, x);
     t.graph.tensors[static_cast<size_t>(in)].quant = Quant({xs}, {xz});
-    const int filter = StoredConstant(t, {1, k, k, c}, w, Quant(ws, std::vector<int64_t>(c, 0), 3, DataType::kInt8));
+    const int filter =
+        StoredConstant(t, {1, cs.kh, cs.kw, c}, w, Quant(ws, std::vector<int64_t>(c, 0), 3, DataType::kInt8));
     const int bias = StoredConstant(t, {c}, b, Quant(bs, std::vector<int64_t>(c, 0), 0, DataType::kInt32));
     const int out = t.Output(DataType::kInt8);
     t.graph.tensors[static_cast<size_t>(out)].quant = Quant({os}, {oz});
     DepthwiseConv2dAttributes a;
     a.padding = cs.padding;
-    a.stride_h = a.stride_w = cs.stride;
+    a.stride_h = cs.sh, a.stride_w = cs.sw;
+    a.dilation_h = cs.dh, a.dilation_w = cs.dw;
+    a.explicit_padding = cs.extra;
+    a.activation = cs.act;
     t.Node(OpType::kDepthwiseConv2d, {in, filter, bias}, {out}, a);
     ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
     GLD_ASSERT_OK(t.RunPrepared(2));
-    const Shape& o = t.ShapeOf(out);
-    const int oh = o[1], ow = o[2];
-    // TFLite's SAME: total padding max((out - 1) * stride + k - in, 0), the
-    // smaller half first.
-    const int pad_t = cs.padding == Padding::kSame ? std::max((oh - 1) * cs.stride + k - cs.h, 0) / 2 : 0;
-    const int pad_l = cs.padding == Padding::kSame ? std::max((ow - 1) * cs.stride + k - cs.w, 0) / 2 : 0;
+    // TFLite's windows over the input with the extra padding: SAME:
+    // ceil(in / stride) outputs, total padding max((out - 1) x stride +
+    // window - in, 0), the smaller half first; VALID: no more padding.
+    const auto geometry = [&](int size, int extra_before, int extra_after, int k, int stride, int dilation, int* o,
+                              int* pad) {
+      const int padded = size + extra_before + extra_after, window = (k - 1) * dilation + 1;
+      *o = cs.padding == Padding::kSame ? (padded + stride - 1) / stride : (padded - window) / stride + 1;
+      *pad = extra_before + (cs.padding == Padding::kSame ? std::max((*o - 1) * stride + window - padded, 0) / 2 : 0);
+    };
+    int oh = 0, ow = 0, pad_t = 0, pad_l = 0;
+    geometry(cs.h, cs.extra.top, cs.extra.bottom, cs.kh, cs.sh, cs.dh, &oh, &pad_t);
+    geometry(cs.w, cs.extra.left, cs.extra.right, cs.kw, cs.sw, cs.dw, &ow, &pad_l);
+    ASSERT_EQ(t.ShapeOf(out), (Shape{cs.batch, oh, ow, c}));
+    const int lo = cs.act == Activation::kRelu ? oz : -128;
     const std::vector<int8_t> got = t.Get<int8_t>(out);
-    for (int oy = 0; oy < oh; ++oy) {
-      for (int ox = 0; ox < ow; ++ox) {
-        for (int j = 0; j < c; ++j) {
-          int64_t acc = b[static_cast<size_t>(j)];
-          for (int fy = 0; fy < k; ++fy) {
-            for (int fx = 0; fx < k; ++fx) {
-              const int iy = oy * cs.stride - pad_t + fy, ix = ox * cs.stride - pad_l + fx;
-              if (iy < 0 || iy >= cs.h || ix < 0 || ix >= cs.w) continue;
-              acc += (x[static_cast<size_t>((iy * cs.w + ix) * c + j)] - xz) *
-                     static_cast<int64_t>(w[static_cast<size_t>((fy * k + fx) * c + j)]);
+    for (int n = 0; n < cs.batch; ++n) {
+      for (int oy = 0; oy < oh; ++oy) {
+        for (int ox = 0; ox < ow; ++ox) {
+          for (int j = 0; j < c; ++j) {
+            int64_t acc = b[static_cast<size_t>(j)];
+            for (int fy = 0; fy < cs.kh; ++fy) {
+              for (int fx = 0; fx < cs.kw; ++fx) {
+                const int iy = oy * cs.sh - pad_t + fy * cs.dh, ix = ox * cs.sw - pad_l + fx * cs.dw;
+                if (iy < 0 || iy >= cs.h || ix < 0 || ix >= cs.w) continue;
+                acc += (x[static_cast<size_t>(((n * cs.h + iy) * cs.w + ix) * c + j)] - xz) *
+                       static_cast<int64_t>(w[static_cast<size_t>((fy * cs.kw + fx) * c + j)]);
+              }
             }
+            const int want = QC8Requantize(acc, xs, ws[static_cast<size_t>(j)], os, oz, lo, 127);
+            ASSERT_EQ(got[static_cast<size_t>(((n * oh + oy) * ow + ox) * c + j)], want)
+                << "case c=" << c << " window " << cs.kh << "x" << cs.kw << " stride " << cs.sh << "," << cs.sw
+                << " dilation " << cs.dh << "," << cs.dw << " image " << n << " pixel " << oy << "," << ox
+                << " channel " << j;
           }
-          const int want = QC8Requantize(acc, xs, ws[static_cast<size_t>(j)], os, oz, -128, 127);
-          ASSERT_EQ(got[static_cast<size_t>((oy * ow + ox) * c + j)], want)
-              << "case c=" << c << " k=" << k << " pixel " << oy << "," << ox << " channel " << j;
         }
       }
     }
@@ -435,36 +484,145 @@ TEST(IntegerKernels, RefusesWhatTheyDoNotTake) {
   EXPECT_EQ(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
 }
 
-// The GEMM's parallel items (row blocks times output-channel panels): any
-// cut of the items into consecutive runs gives the bytes of one call over
-// every row, partial row blocks and panels included.
-TEST(IntegerKernels, Int8GemmItemsInAnyRunsGiveTheWholeGemmsBytes) {
+// The 1x1 GEMM (cpu::PackInt8Gemm, Int8GemmItems) against a plain one:
+// every output QC8's requantization of the exact sum, for depths that are
+// not multiples of 4, channel counts around a panel's halves (32 a panel)
+// and the fused pairs of rows of up to 8 channels (odd row counts leave a
+// pair half empty), scales large enough that the product leaves int32 (the
+// clamp before rounding); and any cut of the items (row blocks times
+// panels) into consecutive runs gives the bytes of one call over every row.
+TEST(IntegerKernels, Int8GemmItemsMatchAPlainGemmInAnyRuns) {
   if (!cpu::HasInt8Gemm()) GTEST_SKIP() << "no AVX-512 VNNI";
-  const int64_t rows = 21, k = 13, n = 100;  // 3 row blocks (the last of 5), 4 panels (the last of 4)
-  const auto w = RandomInts<int8_t>(static_cast<size_t>(n * k), -127, 127, 31);
-  const auto b = RandomInts<int32_t>(static_cast<size_t>(n), -4000, 4000, 32);
-  auto x = RandomInts<int8_t>(static_cast<size_t>(rows * k + 16), -128, 127, 33);  // 16: the GEMM's slack
-  std::vector<float> scale(static_cast<size_t>(n));
-  for (int64_t c = 0; c < n; ++c) scale[static_cast<size_t>(c)] = 0.002f + 0.0001f * static_cast<float>(c % 9);
-  cpu::Int8GemmWeights p;
-  ASSERT_TRUE(cpu::PackInt8Gemm(w.data(), n, k, b.data(), 3, scale.data(), -5, -128, 127, &p));
-  std::vector<int8_t> whole(static_cast<size_t>(rows * n), 0);
-  cpu::Int8GemmRows(x.data(), k, rows, p, whole.data(), n);
-  const int64_t items = cpu::Int8GemmItemCount(rows, p);
-  ASSERT_EQ(items, 3 * 4);
-  // Two runs cut anywhere, and runs of every length.
-  for (int64_t cut = 0; cut <= items; ++cut) {
-    std::vector<int8_t> y(whole.size(), 0x55);
-    cpu::Int8GemmItems(x.data(), rows, p, 0, cut, y.data());
-    cpu::Int8GemmItems(x.data(), rows, p, cut, items, y.data());
-    ASSERT_EQ(y, whole) << "cut at item " << cut;
-  }
-  for (int64_t len = 1; len <= items; ++len) {
-    std::vector<int8_t> y(whole.size(), 0x55);
-    for (int64_t i = 0; i < items; i += len) {
-      cpu::Int8GemmItems(x.data(), rows, p, i, std::min(items, i + len), y.data());
+  struct Case {
+    int64_t rows, k, n;
+    float scale;  // of channel 0; the others a little above
+    bool clamps;  // clamp_in_float expected
+  };
+  const Case cases[] = {
+      {21, 13, 100, 0.002f, false},  // 3 row blocks (the last of 5), 4 panels (the last of 4)
+      {19, 16, 8, 0.004f, false},    // fused pairs, the last row alone
+      {9, 3, 5, 0.01f, false},       // fused, a depth of 3
+      {1, 20, 7, 0.01f, false},      // one row, fused
+      {36, 12, 16, 0.003f, false},   // a half panel
+      {17, 72, 20, 0.002f, false},   // a whole panel of 20
+      {11, 9, 48, 0.003f, false},    // a panel and a half
+      {13, 40, 37, 3000.f, true},    // sums times scales beyond int32
+      {10, 8, 6, 30000.f, true},     // the same, fused
+  };
+  int seed = 30;
+  for (const Case& c : cases) {
+    const auto w = RandomInts<int8_t>(static_cast<size_t>(c.n * c.k), -127, 127, ++seed);
+    const auto b = RandomInts<int32_t>(static_cast<size_t>(c.n), -4000, 4000, ++seed);
+    const auto x = RandomInts<int8_t>(static_cast<size_t>(c.rows * c.k + 64), -128, 127, ++seed);  // 64: slack
+    std::vector<float> scale(static_cast<size_t>(c.n));
+    for (int64_t o = 0; o < c.n; ++o) scale[static_cast<size_t>(o)] = c.scale * (1.f + 0.05f * static_cast<float>(o % 9));
+    const int32_t xz = 3, oz = -5, lo = -128, hi = 127;
+    cpu::Int8GemmWeights p;
+    ASSERT_TRUE(cpu::PackInt8Gemm(w.data(), c.n, c.k, b.data(), xz, scale.data(), oz, lo, hi, &p));
+    EXPECT_EQ(p.clamp_in_float, c.clamps) << "case " << (&c - cases);
+    std::vector<int8_t> want(static_cast<size_t>(c.rows * c.n));
+    for (int64_t r = 0; r < c.rows; ++r) {
+      for (int64_t o = 0; o < c.n; ++o) {
+        int64_t acc = b[static_cast<size_t>(o)];
+        for (int64_t i = 0; i < c.k; ++i) {
+          acc += (x[static_cast<size_t>(r * c.k + i)] - xz) * static_cast<int64_t>(w[static_cast<size_t>(o * c.k + i)]);
+        }
+        float f = static_cast<float>(acc) * scale[static_cast<size_t>(o)];
+        f = std::min(std::max(f, static_cast<float>(lo - oz)), static_cast<float>(hi - oz));
+        want[static_cast<size_t>(r * c.n + o)] = static_cast<int8_t>(std::nearbyint(f) + oz);
+      }
     }
-    ASSERT_EQ(y, whole) << "runs of " << len << " items";
+    std::vector<int8_t> whole(want.size(), 0x55);
+    cpu::Int8GemmRows(x.data(), c.rows, p, whole.data());
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(whole[i], want[i]) << "case " << (&c - cases) << " row " << i / c.n << " channel " << i % c.n;
+    }
+    const int64_t items = cpu::Int8GemmItemCount(c.rows, p);
+    // Two runs cut anywhere, and runs of every length.
+    for (int64_t cut = 0; cut <= items; ++cut) {
+      std::vector<int8_t> y(want.size(), 0x55);
+      cpu::Int8GemmItems(x.data(), c.rows, p, 0, cut, y.data());
+      cpu::Int8GemmItems(x.data(), c.rows, p, cut, items, y.data());
+      ASSERT_EQ(y, want) << "case " << (&c - cases) << ", cut at item " << cut;
+    }
+    for (int64_t len = 1; len <= items; ++len) {
+      std::vector<int8_t> y(want.size(), 0x55);
+      for (int64_t i = 0; i < items; i += len) {
+        cpu::Int8GemmItems(x.data(), c.rows, p, i, std::min(items, i + len), y.data());
+      }
+      ASSERT_EQ(y, want) << "case " << (&c - cases) << ", runs of " << len << " items";
+    }
+  }
+}
+
+// The convolution path of the GEMM (cpu::PackInt8Conv, Int8ConvPixels):
+// windows inside the input read in place, one run per window row (or per
+// tap where dilated), the others gathered with the zero point as padding.
+// Every output equals QC8's requantization of the exact sum, whatever the
+// window, and any cut of the pixels into ranges gives the same bytes.
+TEST(IntegerKernels, Int8ConvPixelsMatchAPlainConvolution) {
+  if (!cpu::HasInt8Gemm()) GTEST_SKIP() << "no AVX-512 VNNI";
+  struct Case {
+    int64_t batch, ih, iw, ic, oc, kh, kw, sh, sw, dh, dw, pad_t, pad_l, oh, ow;
+  };
+  const Case cases[] = {
+      {1, 17, 19, 3, 16, 3, 3, 2, 2, 1, 1, 0, 0, 8, 9},    // a stem: runs of 9, all padding after
+      {2, 9, 11, 3, 20, 3, 3, 2, 2, 1, 1, 1, 1, 5, 6},     // padding on every side, two images
+      {1, 7, 13, 5, 37, 3, 3, 1, 1, 1, 1, 1, 1, 7, 13},    // runs of 15, 37 channels (a half panel)
+      {1, 10, 12, 8, 8, 3, 3, 1, 1, 2, 2, 2, 2, 10, 12},   // dilated: one run per tap
+      {1, 9, 14, 6, 12, 2, 3, 1, 2, 2, 1, 0, 1, 7, 7},     // dilated rows, kw x ic = 18
+      {1, 6, 7, 16, 48, 1, 1, 2, 2, 1, 1, 0, 0, 3, 4},     // a strided 1x1 layer
+      {1, 5, 5, 4, 33, 5, 5, 1, 1, 1, 1, 2, 2, 5, 5},      // no window wholly inside a row's... few inside
+      {1, 3, 3, 7, 9, 3, 3, 1, 1, 1, 1, 0, 0, 1, 1},       // one pixel, a valid window
+  };
+  int seed = 100;
+  for (const Case& c : cases) {
+    const cpu::Int8Window g{c.batch, c.ih, c.iw, c.ic, c.oh, c.ow, c.kh, c.kw, c.sh, c.sw, c.dh, c.dw,
+                            c.pad_t, c.pad_l, static_cast<int8_t>(-9)};
+    const int32_t xz = g.pad_value, oz = 6, lo = -100, hi = 120;
+    const int64_t k = c.kh * c.kw * c.ic, in_size = c.batch * c.ih * c.iw * c.ic;
+    const auto w = RandomInts<int8_t>(static_cast<size_t>(c.oc * k), -127, 127, ++seed);
+    const auto b = RandomInts<int32_t>(static_cast<size_t>(c.oc), -3000, 3000, ++seed);
+    auto x = RandomInts<int8_t>(static_cast<size_t>(in_size + 64), -128, 127, ++seed);  // 64: a buffer's slack
+    std::vector<float> scale(static_cast<size_t>(c.oc));
+    for (int64_t o = 0; o < c.oc; ++o) scale[static_cast<size_t>(o)] = 0.003f + 0.0004f * static_cast<float>(o % 7);
+    cpu::Int8GemmWeights p;
+    ASSERT_TRUE(cpu::PackInt8Conv(w.data(), c.oc, g, b.data(), xz, scale.data(), oz, lo, hi, &p));
+    const int64_t pixels = c.batch * c.oh * c.ow;
+    std::vector<int8_t> want(static_cast<size_t>(pixels * c.oc));
+    for (int64_t pix = 0; pix < pixels; ++pix) {
+      const int64_t n = pix / (c.oh * c.ow), oy = pix / c.ow % c.oh, ox = pix % c.ow;
+      for (int64_t o = 0; o < c.oc; ++o) {
+        int64_t acc = b[static_cast<size_t>(o)];
+        for (int64_t fy = 0; fy < c.kh; ++fy) {
+          for (int64_t fx = 0; fx < c.kw; ++fx) {
+            const int64_t iy = oy * c.sh - c.pad_t + fy * c.dh, ix = ox * c.sw - c.pad_l + fx * c.dw;
+            const bool inside = iy >= 0 && iy < c.ih && ix >= 0 && ix < c.iw;
+            for (int64_t i = 0; i < c.ic; ++i) {
+              const int64_t v = inside ? x[static_cast<size_t>(((n * c.ih + iy) * c.iw + ix) * c.ic + i)] : xz;
+              acc += (v - xz) * w[static_cast<size_t>(((o * c.kh + fy) * c.kw + fx) * c.ic + i)];
+            }
+          }
+        }
+        float f = static_cast<float>(acc) * scale[static_cast<size_t>(o)];
+        f = std::min(std::max(f, static_cast<float>(lo - oz)), static_cast<float>(hi - oz));
+        want[static_cast<size_t>(pix * c.oc + o)] = static_cast<int8_t>(std::nearbyint(f) + oz);
+      }
+    }
+    // The whole map, then cuts into ranges of every length up to 13 pixels.
+    std::vector<int8_t> scratch;
+    std::vector<int8_t> y(want.size(), 0x55);
+    cpu::Int8ConvPixels(x.data(), 0, pixels, p, y.data(), &scratch);
+    for (size_t i = 0; i < y.size(); ++i) {
+      ASSERT_EQ(y[i], want[i]) << "case " << (&c - cases) << " pixel " << i / c.oc << " channel " << i % c.oc;
+    }
+    for (int64_t len = 1; len <= 13; ++len) {
+      std::vector<int8_t> cut(want.size(), 0x55);
+      for (int64_t p0 = 0; p0 < pixels; p0 += len) {
+        cpu::Int8ConvPixels(x.data(), p0, std::min(pixels, p0 + len), p, cut.data(), &scratch);
+      }
+      ASSERT_EQ(cut, want) << "case " << (&c - cases) << ", ranges of " << len << " pixels";
+    }
   }
 }
 
@@ -472,7 +630,7 @@ TEST(IntegerKernels, Int8GemmItemsInAnyRunsGiveTheWholeGemmsBytes) {
 // 3 threads, on maps as small as the networks' last (6x6), where the work
 // splits by output channels or by few rows: the 1x1 GEMM (36 rows, 5
 // panels), a fully connected layer of one row, the gathered 3x3
-// convolution, the own 5x5 depthwise kernel and XNNPACK's 3x3 one.
+// convolution, the 5x5 and 3x3 depthwise kernels.
 TEST(IntegerKernels, LayersGiveTheSameBytesOnOneTwoAndThreeThreads) {
   enum Kind { kPointwise, kFullyConnected, kGathered, kDepthwise5, kDepthwise3 };
   for (Kind kind : {kPointwise, kFullyConnected, kGathered, kDepthwise5, kDepthwise3}) {
@@ -529,10 +687,10 @@ TEST(IntegerKernels, LayersGiveTheSameBytesOnOneTwoAndThreeThreads) {
 // cpu::kIntegerParallelMinWork of estimated work; an integer layer's
 // estimate follows its kernel's speed (node_work.cc): a 1x1 GEMM an eighth
 // of its lanes' multiply-adds and two per output, a gathered convolution
-// half its multiply-adds, a depthwise convolution twice. MobileNetV2's
-// 24x24x48 3x3 depthwise layer (15 us on one thread), its 24x24 8 -> 48 1x1
-// layer (3.7 us) and its 6x6 32 -> 192 1x1 layer (1.6 us) split; its 6x6
-// 144 -> 24 1x1 layer (0.9 us) does not.
+// half its multiply-adds, a depthwise convolution half. MobileNetV2's
+// 24x24x48 3x3 depthwise layer (6.4 us on one thread), its 24x24 8 -> 48
+// 1x1 layer (3.7 us) and its 6x6 32 -> 192 1x1 layer (1.6 us) split; its
+// 6x6 144 -> 24 1x1 layer (0.9 us) does not.
 TEST(IntegerKernels, EstimatedWorkFollowsTheKernelsSpeed) {
   struct Layer {
     OpType op;
@@ -562,7 +720,7 @@ TEST(IntegerKernels, EstimatedWorkFollowsTheKernelsSpeed) {
     return cpu::EstimateNodeWork(t.graph, 0);
   };
   const int64_t macs = 24 * 24 * 48 * 9;
-  EXPECT_EQ(work({OpType::kDepthwiseConv2d, 24, 48, 48, 3}), 2 * macs);
+  EXPECT_EQ(work({OpType::kDepthwiseConv2d, 24, 48, 48, 3}), macs / 2);
   EXPECT_EQ(work({OpType::kConv2d, 24, 1, 48, 3}), macs / 2);  // gathered 3x3 windows of one channel
   // 576 rows; 8 channels are computed as 16, a depth of 9 as 12.
   EXPECT_EQ(work({OpType::kConv2d, 24, 9, 8, 1}), 576 * 16 * 12 / 8 + 576 * 8 * 2);
@@ -575,7 +733,7 @@ TEST(IntegerKernels, EstimatedWorkFollowsTheKernelsSpeed) {
 // A step goes on the pool from its kernel's bar: an integer layer from
 // cpu::kIntegerParallelMinWork (integer_kernels.h), a float one from
 // cpu::kParallelMinWork. Two 24x24 1x1 layers whose estimates lie between
-// the bars: MobileNetV2's int8 48 -> 8 layer (3.3 us on one thread) splits,
+// the bars: MobileNetV2's int8 48 -> 8 layer splits,
 // a float32 12 -> 8 layer stays on the calling thread.
 TEST(IntegerKernels, IntegerStepsSplitFromTheirOwnBar) {
   OpTest q;
