@@ -64,10 +64,8 @@ void CopyStrided(const KernelContext& ctx, const uint8_t* src, int64_t start, co
         }
       }
       uint8_t* o = dst + r * inner * static_cast<int64_t>(es);
-      if (istride == 1 && es == 4) {
-        CopyWords(o, src + off * 4, inner);
-      } else if (istride == 1) {
-        std::memcpy(o, src + off * static_cast<int64_t>(es), static_cast<size_t>(inner) * es);
+      if (istride == 1) {
+        CopyBytes(o, src + off * static_cast<int64_t>(es), inner * static_cast<int64_t>(es));
       } else if (es == 4) {
         const uint32_t* s = reinterpret_cast<const uint32_t*>(src) + off;
         uint32_t* d = reinterpret_cast<uint32_t*>(o);
@@ -81,15 +79,49 @@ void CopyStrided(const KernelContext& ctx, const uint8_t* src, int64_t start, co
   });
 }
 
-// A TRANSPOSE of 4-byte elements whose output's last dimension is not the
-// input's: output dimension p is read along the input's last (stride 1),
+typedef uint8_t Uint8x16 __attribute__((vector_size(16)));
+
+// TransposeWords for bytes: 16 x 16 blocks as sixteen 16-byte loads, four
+// rounds of the same byte interleave (row i with row i + 8: after four, the
+// block is transposed) and sixteen stores; the edges element by element.
+GLD_MULTIVERSION void TransposeTileBytes(const uint8_t* s, int64_t s_stride, uint8_t* o, int64_t o_stride, int64_t rows,
+                                         int64_t cols) {
+  if (rows == 16 && cols == 16) {
+    Uint8x16 v[16], t[16];
+    for (int j = 0; j < 16; ++j) std::memcpy(&v[j], s + j * s_stride, sizeof(Uint8x16));
+    for (int round = 0; round < 4; ++round) {
+      for (int i = 0; i < 8; ++i) {
+        t[2 * i] = __builtin_shufflevector(v[i], v[i + 8], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+        t[2 * i + 1] =
+            __builtin_shufflevector(v[i], v[i + 8], 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+      }
+      for (int i = 0; i < 16; ++i) v[i] = t[i];
+    }
+    for (int i = 0; i < 16; ++i) std::memcpy(o + i * o_stride, &v[i], sizeof(Uint8x16));
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) o[r * o_stride + c] = s[r + c * s_stride];
+  }
+}
+
+void TransposeTileOf(const uint32_t* s, int64_t s_stride, uint32_t* o, int64_t o_stride, int64_t rows, int64_t cols) {
+  TransposeWords(s, s_stride, o, o_stride, rows, cols);
+}
+void TransposeTileOf(const uint8_t* s, int64_t s_stride, uint8_t* o, int64_t o_stride, int64_t rows, int64_t cols) {
+  TransposeTileBytes(s, s_stride, o, o_stride, rows, cols);
+}
+
+// A TRANSPOSE of 4-byte or 1-byte elements (T) whose output's last
+// dimension is not the input's: output dimension p is read along the input's last (stride 1),
 // the output's last with stride strides[rank - 1]. Runs tiles of 16 x 16
 // (rows of p by columns of the last) so that both the reads and the writes
 // stay on a few cache lines, instead of one strided gather per output row
 // (attention's [1, 2, 128, 128] swap of the last two: 33 -> 6 us). False
 // for other shapes.
-bool TransposeTiled(const KernelContext& ctx, const uint32_t* src, const std::vector<int64_t>& strides,
-                    const Shape& out_shape, uint32_t* dst) {
+template <typename T>
+bool TransposeTiled(const KernelContext& ctx, const T* src, const std::vector<int64_t>& strides, const Shape& out_shape,
+                    T* dst) {
   const size_t rank = out_shape.size();
   if (rank < 2 || strides[rank - 1] == 1) return false;
   size_t p = rank;
@@ -123,8 +155,8 @@ bool TransposeTiled(const KernelContext& ctx, const uint32_t* src, const std::ve
       const int64_t r0 = (item % row_tiles) * kTile, r1 = std::min(rows, r0 + kTile);
       for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
         const int64_t c1 = std::min(cols, c0 + kTile);
-        TransposeWords(src + in_off + r0 + c0 * col_stride, col_stride, dst + out_off + r0 * row_out_stride + c0,
-                      row_out_stride, r1 - r0, c1 - c0);
+        TransposeTileOf(src + in_off + r0 + c0 * col_stride, col_stride, dst + out_off + r0 * row_out_stride + c0,
+                        row_out_stride, r1 - r0, c1 - c0);
       }
     }
   });
@@ -167,6 +199,10 @@ Status RunTranspose(KernelContext& ctx) {
   }
   if (DataTypeSize(in.type) == 4 &&
       TransposeTiled(ctx, static_cast<const uint32_t*>(in.data), strides, out.shape, static_cast<uint32_t*>(out.data))) {
+    return OkStatus();
+  }
+  if (DataTypeSize(in.type) == 1 &&
+      TransposeTiled(ctx, static_cast<const uint8_t*>(in.data), strides, out.shape, static_cast<uint8_t*>(out.data))) {
     return OkStatus();
   }
   CopyStrided(ctx, static_cast<const uint8_t*>(in.data), 0, strides, out.shape, static_cast<uint8_t*>(out.data),

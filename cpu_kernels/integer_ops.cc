@@ -7,11 +7,11 @@
 #include <cstring>
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "cpu_kernels/broadcast.h"
 #include "cpu_kernels/fixed_point.h"
+#include "cpu_kernels/int8_rows.h"
 #include "cpu_kernels/integer_kernels.h"
 #include "cpu_kernels/kernel_util.h"
 #include "cpu_kernels/quantized.h"
@@ -58,14 +58,12 @@ bool InRange(float v, float lo, float hi) { return v >= lo && v < hi; }
 
 // --- ADD / SUB / MUL / SQUARED_DIFFERENCE ------------------------------------
 
-enum class BinaryKind { kAdd, kSub, kMul, kSquaredDifference, kXnnAdd, kXnnSub, kXnnMul };
-
 // How LiteRT's default kernels run the node: XNNPACK's delegate takes ADD
 // and SUB with input / output scale ratios in [2^-10, 2^8) and MUL with a
 // product ratio in [2^-16, 2^8) (with or without constants); TFLite's
 // builtin kernels run the rest and every SQUARED_DIFFERENCE. False for the
 // XNNPACK operators between activations (the table's XNNPACK kernels).
-bool BinaryKindOf(const Graph& graph, const Node& node, BinaryKind* kind) {
+bool BinaryKindOf(const Graph& graph, const Node& node, Int8BinaryKind* kind) {
   if (node.inputs.size() != 2 || node.outputs.size() != 1) return false;
   const Tensor* a = TensorAt(graph, node.inputs[0]);
   const Tensor* b = TensorAt(graph, node.inputs[1]);
@@ -75,74 +73,31 @@ bool BinaryKindOf(const Graph& graph, const Node& node, BinaryKind* kind) {
   const bool constant = a->is_constant || b->is_constant;
   switch (node.op) {
     case OpType::kSquaredDifference:
-      *kind = BinaryKind::kSquaredDifference;
+      *kind = Int8BinaryKind::kSquaredDifference;
       return true;
     case OpType::kMul:
       if (InRange(qa.scale * qb.scale / qo.scale, 0x1.0p-16f, 0x1.0p+8f)) {
         if (!constant) return false;
-        *kind = BinaryKind::kXnnMul;
+        *kind = Int8BinaryKind::kXnnMul;
         return true;
       }
-      *kind = BinaryKind::kMul;
+      *kind = Int8BinaryKind::kMul;
       return true;
     case OpType::kAdd:
     case OpType::kSub:
       if (InRange(qa.scale / qo.scale, 0x1.0p-10f, 0x1.0p+8f) && InRange(qb.scale / qo.scale, 0x1.0p-10f, 0x1.0p+8f)) {
         if (!constant) return false;
-        *kind = node.op == OpType::kAdd ? BinaryKind::kXnnAdd : BinaryKind::kXnnSub;
+        *kind = node.op == OpType::kAdd ? Int8BinaryKind::kXnnAdd : Int8BinaryKind::kXnnSub;
         return true;
       }
-      *kind = node.op == OpType::kAdd ? BinaryKind::kAdd : BinaryKind::kSub;
+      *kind = node.op == OpType::kAdd ? Int8BinaryKind::kAdd : Int8BinaryKind::kSub;
       return true;
     default:
       return false;
   }
 }
 
-struct BinaryParams {
-  BinaryKind kind = BinaryKind::kAdd;
-  int32_t a_offset = 0, b_offset = 0, out_offset = 0;
-  int left_shift = 0;
-  int32_t a_mult = 0, b_mult = 0, out_mult = 0;
-  int a_shift = 0, b_shift = 0, out_shift = 0;
-  float xnn_scale = 0.f;
-  int64_t xnn_bias = 0;  // XNNPACK's add: rounding less the zero points' share
-  int32_t lo = -128, hi = 127;
-  // ADD / SUB / SQUARED_DIFFERENCE: each operand's value (by its int8 bits)
-  // shifted left and scaled onto twice the larger input scale.
-  int32_t a_scaled[256] = {}, b_scaled[256] = {};
-
-  // One element of `K` (a template parameter, so the runs' loops carry no
-  // switch).
-  template <BinaryKind K>
-  int32_t Apply(int32_t x, int32_t y) const {
-    const int32_t xv = x + a_offset, yv = y + b_offset;
-    int32_t raw = 0;
-    if constexpr (K == BinaryKind::kXnnAdd || K == BinaryKind::kXnnSub) {
-      const int64_t acc = xnn_bias + int64_t{x} * a_mult + int64_t{y} * b_mult;
-      raw = static_cast<int32_t>(acc >> out_shift);
-    } else if constexpr (K == BinaryKind::kXnnMul) {
-      const float scaled = static_cast<float>(xv * yv) * xnn_scale;
-      const float clamped =
-          std::min(std::max(scaled, static_cast<float>(lo - out_offset)), static_cast<float>(hi - out_offset));
-      return fp::RoundHalfEvenSmall(clamped) + out_offset;
-    } else if constexpr (K == BinaryKind::kMul) {
-      raw = fp::MultiplyByQuantizedMultiplier(xv * yv, out_mult, out_shift);
-    } else {
-      // Each operand on the common scale, from its table.
-      const int32_t sx = a_scaled[static_cast<uint8_t>(x)];
-      const int32_t sy = b_scaled[static_cast<uint8_t>(y)];
-      int32_t combined = 0;
-      if constexpr (K == BinaryKind::kAdd) combined = sx + sy;
-      if constexpr (K == BinaryKind::kSub) combined = sx - sy;
-      if constexpr (K == BinaryKind::kSquaredDifference) combined = (sx - sy) * (sx - sy);
-      raw = fp::MultiplyByQuantizedMultiplier(combined, out_mult, out_shift);
-    }
-    return std::min(std::max(raw + out_offset, lo), hi);
-  }
-};
-
-Status MakeBinaryParams(const KernelContext& ctx, BinaryParams* p) {
+Status MakeBinaryParams(const KernelContext& ctx, Int8BinaryParams* p) {
   if (!BinaryKindOf(*ctx.graph, *ctx.node, &p->kind)) {
     return KernelUnimplemented(ctx, "no int8 kernel for these operands and scales");
   }
@@ -157,16 +112,16 @@ Status MakeBinaryParams(const KernelContext& ctx, BinaryParams* p) {
     }
   }
   switch (p->kind) {
-    case BinaryKind::kXnnMul:
+    case Int8BinaryKind::kXnnMul:
       p->xnn_scale = qa.scale * qb.scale / qo.scale;
       break;
-    case BinaryKind::kXnnAdd:
-    case BinaryKind::kXnnSub: {
+    case Int8BinaryKind::kXnnAdd:
+    case Int8BinaryKind::kXnnSub: {
       // XNNPACK's: both ratios to the output scale as integer multipliers
       // with 20 bits below the larger one's leading bit, one rounding bias
       // holding the zero points, an arithmetic right shift.
       const float sa = qa.scale / qo.scale;
-      const float sb = (p->kind == BinaryKind::kXnnSub ? -qb.scale : qb.scale) / qo.scale;
+      const float sb = (p->kind == Int8BinaryKind::kXnnSub ? -qb.scale : qb.scale) / qo.scale;
       int exponent = 0;
       std::frexp(std::max(std::fabs(sa), std::fabs(sb)), &exponent);  // value in [2^(e-1), 2^e)
       p->out_shift = 20 - (exponent - 1);
@@ -176,7 +131,7 @@ Status MakeBinaryParams(const KernelContext& ctx, BinaryParams* p) {
                     int64_t{p->b_mult} * qb.zero_point;
       break;
     }
-    case BinaryKind::kMul: {
+    case Int8BinaryKind::kMul: {
       const double real = static_cast<double>(qa.scale * qb.scale) / static_cast<double>(qo.scale);
       fp::QuantizeMultiplier(real, &p->out_mult, &p->out_shift);
       break;
@@ -185,7 +140,7 @@ Status MakeBinaryParams(const KernelContext& ctx, BinaryParams* p) {
       // TFLite's scaling: both inputs onto twice the larger scale, with
       // `left_shift` bits of headroom (20 for ADD / SUB, 7 for
       // SQUARED_DIFFERENCE, whose output multiplier sees the square).
-      const bool squared = p->kind == BinaryKind::kSquaredDifference;
+      const bool squared = p->kind == Int8BinaryKind::kSquaredDifference;
       p->left_shift = squared ? 7 : 20;
       const double twice_max = 2.0 * static_cast<double>(std::max(qa.scale, qb.scale));
       fp::QuantizeMultiplier(static_cast<double>(qa.scale) / twice_max, &p->a_mult, &p->a_shift);
@@ -194,13 +149,7 @@ Status MakeBinaryParams(const KernelContext& ctx, BinaryParams* p) {
                                             (static_cast<double>(int64_t{1} << (2 * p->left_shift)) * qo.scale)
                                        : twice_max / (static_cast<double>(int64_t{1} << p->left_shift) * qo.scale);
       fp::QuantizeMultiplier(out_real, &p->out_mult, &p->out_shift);
-      for (int v = -128; v <= 127; ++v) {
-        const size_t i = static_cast<uint8_t>(static_cast<int8_t>(v));
-        p->a_scaled[i] = fp::MultiplyByQuantizedMultiplier((v + p->a_offset) * (1 << p->left_shift), p->a_mult,
-                                                           p->a_shift);
-        p->b_scaled[i] = fp::MultiplyByQuantizedMultiplier((v + p->b_offset) * (1 << p->left_shift), p->b_mult,
-                                                           p->b_shift);
-      }
+      FillScaledTables(p);
     }
   }
   return OkStatus();
@@ -367,13 +316,7 @@ Status MakeTable(const KernelContext& ctx, Table* t) {
 
 // --- SOFTMAX -----------------------------------------------------------------
 
-struct SoftmaxParams {
-  float table[256];  // exp(-input scale x beta x (255 - i))
-  float out_scale = 1.f;
-  int32_t out_zero_point = 0;
-};
-
-Status MakeSoftmaxParams(const KernelContext& ctx, SoftmaxParams* p) {
+Status MakeSoftmaxParams(const KernelContext& ctx, Int8SoftmaxParams* p) {
   const SoftmaxAttributes* attrs = nullptr;
   GLD_RETURN_IF_ERROR(GetAttrs(ctx, &attrs));
   const TensorQuant in = OperandQuant(InputTensor(ctx, 0)), out = OperandQuant(OutputTensor(ctx, 0));
@@ -385,31 +328,9 @@ Status MakeSoftmaxParams(const KernelContext& ctx, SoftmaxParams* p) {
   return OkStatus();
 }
 
-void SoftmaxRows(const SoftmaxParams& p, const int8_t* x, int64_t rows, int64_t n, int8_t* y) {
-  for (int64_t r = 0; r < rows; ++r, x += n, y += n) {
-    int32_t max = -128;
-    for (int64_t j = 0; j < n; ++j) max = std::max<int32_t>(max, x[j]);
-    const float* row = p.table + 255 - max;  // row[v] = exp(-scale x beta x (max - v))
-    float sum = 0.f;
-    for (int64_t j = 0; j < n; ++j) sum += row[x[j]];
-    const float inv = 1.f / (sum * p.out_scale);
-    for (int64_t j = 0; j < n; ++j) {
-      const int32_t q = static_cast<int32_t>(std::round(row[x[j]] * inv)) + p.out_zero_point;
-      y[j] = static_cast<int8_t>(std::min(std::max(q, -128), 127));
-    }
-  }
-}
-
 // --- BATCH_MATMUL ------------------------------------------------------------
 
-struct MatMulParams {
-  int32_t a_zero_point = 0, b_zero_point = 0, out_zero_point = 0;
-  int32_t mult = 0;
-  int shift = 0;
-  float xnn_scale = 0.f;  // a scale x b scale / output scale, in float
-};
-
-Status MakeMatMulParams(const KernelContext& ctx, MatMulParams* p) {
+Status MakeMatMulParams(const KernelContext& ctx, Int8MatMulParams* p) {
   const TensorQuant a = OperandQuant(InputTensor(ctx, 0)), b = OperandQuant(InputTensor(ctx, 1));
   const TensorQuant o = OperandQuant(OutputTensor(ctx, 0));
   if (!a.valid || !b.valid || !o.valid) return KernelUnimplemented(ctx, "int8 operands with one scale each expected");
@@ -451,11 +372,11 @@ Status MakeMeanParams(const KernelContext& ctx, MeanParams* p) {
 // --- state and dispatch --------------------------------------------------------
 
 struct Int8OpState : KernelState {
-  BinaryParams binary;
+  Int8BinaryParams binary;
   std::vector<int8_t> constant[2];  // stored integers of a constant operand
   Table table;
-  SoftmaxParams softmax;
-  MatMulParams matmul;
+  Int8SoftmaxParams softmax;
+  Int8MatMulParams matmul;
   MeanParams mean;
 };
 
@@ -505,28 +426,13 @@ Status RunBinary(KernelContext& ctx, const Int8OpState& s) {
     return KernelError(ctx, "a constant operand's size changed");
   }
   int8_t* po = out.as<int8_t>();
-  const BinaryParams& p = s.binary;
-  auto run = [&](auto kind) {
-    constexpr BinaryKind K = decltype(kind)::value;
-    ForEachBinaryRun(ctx, plan, [&](int64_t ao, int64_t as, int64_t bo, int64_t bs, int64_t oo, int64_t n) {
-      for (int64_t i = 0; i < n; ++i) po[oo + i] = static_cast<int8_t>(p.Apply<K>(pa[ao + i * as], pb[bo + i * bs]));
-    });
-  };
-  switch (p.kind) {
-    case BinaryKind::kAdd: run(std::integral_constant<BinaryKind, BinaryKind::kAdd>{}); break;
-    case BinaryKind::kSub: run(std::integral_constant<BinaryKind, BinaryKind::kSub>{}); break;
-    case BinaryKind::kMul: run(std::integral_constant<BinaryKind, BinaryKind::kMul>{}); break;
-    case BinaryKind::kSquaredDifference:
-      run(std::integral_constant<BinaryKind, BinaryKind::kSquaredDifference>{});
-      break;
-    case BinaryKind::kXnnAdd: run(std::integral_constant<BinaryKind, BinaryKind::kXnnAdd>{}); break;
-    case BinaryKind::kXnnSub: run(std::integral_constant<BinaryKind, BinaryKind::kXnnSub>{}); break;
-    case BinaryKind::kXnnMul: run(std::integral_constant<BinaryKind, BinaryKind::kXnnMul>{}); break;
-  }
+  ForEachBinaryRun(ctx, plan, [&](int64_t ao, int64_t as, int64_t bo, int64_t bs, int64_t oo, int64_t n) {
+    Int8BinaryRun(s.binary, pa + ao, as, pb + bo, bs, po + oo, n);
+  });
   return OkStatus();
 }
 
-Status RunMatMul(KernelContext& ctx, const MatMulParams& p) {
+Status RunMatMul(KernelContext& ctx, const Int8MatMulParams& p) {
   const TensorData& a = *ctx.inputs[0];
   const TensorData& b = *ctx.inputs[1];
   TensorData& out = *ctx.outputs[0];
@@ -547,10 +453,12 @@ Status RunMatMul(KernelContext& ctx, const MatMulParams& p) {
   const int8_t* pa = a.as<int8_t>();
   const int8_t* pb = b.as<int8_t>();
   int8_t* po = out.as<int8_t>();
-  const int64_t a_stride_m = attrs->adj_x ? 1 : k, a_stride_k = attrs->adj_x ? m : 1;
-  const int64_t b_stride_k = attrs->adj_y ? 1 : n, b_stride_n = attrs->adj_y ? k : 1;
+  Int8MatMulShape shape;
+  shape.m = m, shape.k = k, shape.n = n;
+  shape.a_stride_m = attrs->adj_x ? 1 : k, shape.a_stride_k = attrs->adj_x ? m : 1;
+  shape.b_stride_k = attrs->adj_y ? 1 : n, shape.b_stride_n = attrs->adj_y ? k : 1;
   ParallelForGrain(ctx, batches, 1, [&](int64_t begin, int64_t end) {
-    std::vector<int16_t> xs, ws;
+    std::vector<int16_t> scratch;
     for (int64_t batch = begin; batch < end; ++batch) {
       int64_t offs[3] = {0, 0, 0};
       if (!o_batch.empty()) {
@@ -560,43 +468,7 @@ Status RunMatMul(KernelContext& ctx, const MatMulParams& p) {
         offs[0] += (batch % inner) * plan.strides[0].back();
         offs[1] += (batch % inner) * plan.strides[1].back();
       }
-      const int8_t* x = pa + offs[0] * m * k;
-      const int8_t* w = pb + offs[1] * k * n;
-      int8_t* y = po + batch * m * n;
-      // Both operands less their zero points as int16 rows with k
-      // contiguous, so the dot products vectorize.
-      xs.resize(static_cast<size_t>(m * k));
-      ws.resize(static_cast<size_t>(n * k));
-      for (int64_t i = 0; i < m; ++i) {
-        for (int64_t t = 0; t < k; ++t) {
-          xs[static_cast<size_t>(i * k + t)] = static_cast<int16_t>(x[i * a_stride_m + t * a_stride_k] - p.a_zero_point);
-        }
-      }
-      for (int64_t j = 0; j < n; ++j) {
-        for (int64_t t = 0; t < k; ++t) {
-          ws[static_cast<size_t>(j * k + t)] = static_cast<int16_t>(w[t * b_stride_k + j * b_stride_n] - p.b_zero_point);
-        }
-      }
-      for (int64_t i = 0; i < m; ++i) {
-        const int16_t* xr = xs.data() + i * k;
-        for (int64_t j = 0; j < n; ++j) {
-          const int16_t* wr = ws.data() + j * k;
-          int32_t acc = 0;
-          for (int64_t t = 0; t < k; ++t) acc += int32_t{xr[t]} * int32_t{wr[t]};
-          // XNNPACK's delegate takes the node when the second operand's zero
-          // point is 0 (float requantization, half to even); TFLite's kernel
-          // the others (fixed point).
-          int32_t q = 0;
-          if (p.b_zero_point == 0) {
-            const float f = std::min(std::max(static_cast<float>(acc) * p.xnn_scale, -128.f - p.out_zero_point),
-                                     127.f - p.out_zero_point);
-            q = fp::RoundHalfEvenSmall(f) + p.out_zero_point;
-          } else {
-            q = fp::MultiplyByQuantizedMultiplier(acc, p.mult, p.shift) + p.out_zero_point;
-          }
-          y[i * n + j] = static_cast<int8_t>(std::min(std::max(q, -128), 127));
-        }
-      }
+      Int8MatMul(p, shape, pa + offs[0] * m * k, pb + offs[1] * k * n, po + batch * m * n, &scratch);
     }
   });
   return OkStatus();
@@ -635,13 +507,7 @@ Status RunMean(KernelContext& ctx, const MeanParams& p) {
     for (size_t d = 0; d < rank; ++d) {
       (d < first ? outer : d <= last ? reduced : inner) *= in.shape[d];
     }
-    for (int64_t o = 0; o < outer; ++o) {
-      int32_t* s = sums.data() + o * inner;
-      for (int64_t r = 0; r < reduced; ++r) {
-        const int8_t* row = x + (o * reduced + r) * inner;
-        for (int64_t i = 0; i < inner; ++i) s[i] += row[i];
-      }
-    }
+    Int8SumBlock(x, outer, reduced, inner, sums.data());
   } else {
     std::vector<int64_t> index(rank, 0);
     int64_t o = 0;
@@ -660,11 +526,7 @@ Status RunMean(KernelContext& ctx, const MeanParams& p) {
   const float scale = p.in_scale / (p.out_scale * static_cast<float>(std::max<int64_t>(count, 1)));
   const float bias =
       static_cast<float>(p.out_zero_point) - static_cast<float>(count * p.in_zero_point) * scale;
-  int8_t* y = out.as<int8_t>();
-  for (int64_t j = 0; j < out_count; ++j) {
-    const float v = static_cast<float>(sums[static_cast<size_t>(j)]) * scale + bias;
-    y[j] = static_cast<int8_t>(fp::RoundHalfEvenSmall(std::min(std::max(v, -128.f), 127.f)));
-  }
+  Int8MeanRequantize(sums.data(), out_count, scale, bias, out.as<int8_t>());
   return OkStatus();
 }
 
@@ -677,7 +539,7 @@ Status RunWithState(KernelContext& ctx, const Int8OpState& s) {
       int8_t* y = ctx.outputs[0]->as<int8_t>();
       const int64_t n = ctx.inputs[0]->num_elements();
       if (n != ctx.outputs[0]->num_elements()) return KernelError(ctx, "input and output sizes differ");
-      for (int64_t i = 0; i < n; ++i) y[i] = s.table.values[static_cast<uint8_t>(x[i])];
+      Int8TableLookup(s.table.values, x, n, y);
       return OkStatus();
     }
     case OpType::kSoftmax: {
@@ -687,7 +549,7 @@ Status RunWithState(KernelContext& ctx, const Int8OpState& s) {
       }
       const int64_t n = in.shape.back();
       const int64_t rows = n == 0 ? 0 : in.num_elements() / n;
-      SoftmaxRows(s.softmax, in.as<int8_t>(), rows, n, ctx.outputs[0]->as<int8_t>());
+      Int8SoftmaxRows(s.softmax, in.as<int8_t>(), rows, n, ctx.outputs[0]->as<int8_t>());
       return OkStatus();
     }
     case OpType::kBatchMatMul:
@@ -702,7 +564,7 @@ Status RunWithState(KernelContext& ctx, const Int8OpState& s) {
 }  // namespace
 
 bool TakesInt8Binary(const Graph& graph, const Node& node) {
-  BinaryKind kind;
+  Int8BinaryKind kind;
   if (!BinaryKindOf(graph, node, &kind)) return false;
   for (int t : node.inputs) {
     const Tensor* x = TensorAt(graph, t);

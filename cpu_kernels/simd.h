@@ -24,28 +24,28 @@
 
 namespace gld::cpu {
 
-// Copies n 4-byte values: up to 64 of them as inline moves of 32, 16, 8
-// and 4 bytes, more through memcpy. The rows of attention's head
-// transposes and of a matmul's packed operand are 16-64 values, where a
-// memcpy call each cost more than the copy.
-inline void CopyWords(void* dst, const void* src, int64_t n) {
+// Copies n bytes: up to 256 of them as inline moves of 32, 16, 8, 4, 2 and
+// 1 bytes, more through memcpy. The rows of attention's head transposes
+// and of a matmul's packed operand are 16-256 bytes, where a memcpy call
+// each cost more than the copy.
+inline void CopyBytes(void* dst, const void* src, int64_t n) {
   auto* d = static_cast<uint8_t*>(dst);
   const auto* s = static_cast<const uint8_t*>(src);
-  if (n > 64) {
-    std::memcpy(d, s, static_cast<size_t>(n) * 4);
+  if (n > 256) {
+    std::memcpy(d, s, static_cast<size_t>(n));
     return;
   }
-  for (; n >= 8; n -= 8, d += 32, s += 32) std::memcpy(d, s, 32);
-  if (n >= 4) {
-    std::memcpy(d, s, 16);
-    n -= 4, d += 16, s += 16;
+  for (; n >= 32; n -= 32, d += 32, s += 32) std::memcpy(d, s, 32);
+  for (int64_t chunk = 16; chunk >= 1; chunk /= 2) {
+    if (n >= chunk) {
+      std::memcpy(d, s, static_cast<size_t>(chunk));
+      n -= chunk, d += chunk, s += chunk;
+    }
   }
-  if (n >= 2) {
-    std::memcpy(d, s, 8);
-    n -= 2, d += 8, s += 8;
-  }
-  if (n >= 1) std::memcpy(d, s, 4);
 }
+
+// Copies n 4-byte values (CopyBytes).
+inline void CopyWords(void* dst, const void* src, int64_t n) { CopyBytes(dst, src, n * 4); }
 
 // o[r * o_stride + c] = s[r + c * s_stride] for r < rows, c < cols: a
 // transpose of 4-byte values moved as bits (NaN payloads kept), 8 x 8

@@ -16,6 +16,7 @@ constexpr uint32_t kAvx512f = 1u << 16;  // CPUID.(7,0):EBX
 constexpr uint32_t kAvx512bw = 1u << 30;  // CPUID.(7,0):EBX
 constexpr uint32_t kAvx512vl = 1u << 31;  // CPUID.(7,0):EBX
 constexpr uint32_t kAvx512vnni = 1u << 11;  // CPUID.(7,0):ECX
+constexpr uint32_t kAvx512vbmi = 1u << 1;   // CPUID.(7,0):ECX
 // XCR0 state components: bit 1 SSE (XMM), bit 2 AVX (upper halves of YMM);
 // bit 5 opmask (k0-k7), bit 6 ZMM_Hi256 (upper halves of ZMM0-15), bit 7
 // Hi16_ZMM (ZMM16-31).
@@ -34,6 +35,7 @@ CpuFeatures DecodeCpuFeatures(const CpuidWords& words) {
   f.avx512f = f.avx && os_saves_zmm && (words.leaf7_ebx & kAvx512f) != 0;
   f.avx512vnni = f.avx512f && (words.leaf7_ebx & kAvx512bw) != 0 && (words.leaf7_ebx & kAvx512vl) != 0 &&
                  (words.leaf7_ecx & kAvx512vnni) != 0;
+  f.avx512vbmi = f.avx512f && (words.leaf7_ebx & kAvx512bw) != 0 && (words.leaf7_ecx & kAvx512vbmi) != 0;
   return f;
 }
 

@@ -28,6 +28,10 @@ struct CpuFeatures {
   // byte and word vectors, masked 128-bit stores and VPDPBUSD, the int8 dot
   // product of four pairs into int32; counted only with avx512f.
   bool avx512vnni = false;
+  // AVX-512 VBMI (CPUID.(7,0):ECX bit 1): VPERMI2B / VPERMT2B, a 128-entry
+  // byte table looked up for 64 bytes at once; counted only with avx512f
+  // and BW.
+  bool avx512vbmi = false;
 };
 
 // The CPUID and XCR0 words the flags are decided from, so that the decision

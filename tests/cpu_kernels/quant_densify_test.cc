@@ -37,25 +37,31 @@ TEST(Dequantize, Int8AndUint8PerTensor) {
 }
 
 // Every 8-bit value of a per-tensor quantization (looked up in a table of
-// the 256 results): float(double(v - zero point) * scale), bit for bit.
+// the 256 results from 256 values on, computed one by one below):
+// float(double(v - zero point) * scale), bit for bit.
 TEST(Dequantize, Every8BitValueExactly) {
   for (bool int8 : {true, false}) {
-    OpTest t;
-    std::vector<int> values(256);
-    for (int v = 0; v < 256; ++v) values[static_cast<size_t>(v)] = int8 ? v - 128 : v;
-    const int in = int8 ? t.Input<int8_t>({256}, std::vector<int8_t>(values.begin(), values.end()))
-                        : t.Input<uint8_t>({256}, std::vector<uint8_t>(values.begin(), values.end()));
-    const float scale = 0.0173f;
-    const int zp = int8 ? -7 : 133;
-    t.graph.tensors[static_cast<size_t>(in)].quant = Quant({scale}, {zp});
-    const int out = t.Output();
-    t.Node(OpType::kDequantize, {in}, {out});
-    GLD_ASSERT_OK(t.Run());
-    const std::vector<float> got = t.Get(out);
-    for (int v = 0; v < 256; ++v) {
-      const float want = static_cast<float>(static_cast<double>(values[static_cast<size_t>(v)] - zp) *
-                                            static_cast<double>(scale));
-      EXPECT_EQ(got[static_cast<size_t>(v)], want) << "value " << values[static_cast<size_t>(v)];
+    for (int chunk : {256, 16}) {
+      const float scale = 0.0173f;
+      const int zp = int8 ? -7 : 133;
+      for (int first = 0; first < 256; first += chunk) {
+        OpTest t;
+        std::vector<int> values(static_cast<size_t>(chunk));
+        for (int v = 0; v < chunk; ++v) values[static_cast<size_t>(v)] = first + v - (int8 ? 128 : 0);
+        const int in = int8 ? t.Input<int8_t>({chunk}, std::vector<int8_t>(values.begin(), values.end()))
+                            : t.Input<uint8_t>({chunk}, std::vector<uint8_t>(values.begin(), values.end()));
+        t.graph.tensors[static_cast<size_t>(in)].quant = Quant({scale}, {zp});
+        const int out = t.Output();
+        t.Node(OpType::kDequantize, {in}, {out});
+        GLD_ASSERT_OK(t.Run());
+        const std::vector<float> got = t.Get(out);
+        for (int v = 0; v < chunk; ++v) {
+          const float want = static_cast<float>(static_cast<double>(values[static_cast<size_t>(v)] - zp) *
+                                                static_cast<double>(scale));
+          EXPECT_EQ(got[static_cast<size_t>(v)], want)
+              << "value " << values[static_cast<size_t>(v)] << " chunk " << chunk;
+        }
+      }
     }
   }
 }

@@ -22,6 +22,13 @@ CpuidWords Words(uint32_t leaf1_ecx, uint32_t leaf7_ebx, uint64_t xcr0) {
   return w;
 }
 
+// The flags of a CPU with AVX (and OSXSAVE) and these leaf 7 words.
+CpuFeatures DecodeLeaf7(uint32_t ebx, uint32_t ecx, uint64_t xcr0) {
+  CpuidWords w = Words(kOsxsave | kAvx, ebx, xcr0);
+  w.leaf7_ecx = ecx;
+  return DecodeCpuFeatures(w);
+}
+
 TEST(CpuFeatures, EverythingWhereCpuAndOsHaveIt) {
   const CpuFeatures f = DecodeCpuFeatures(Words(kOsxsave | kAvx | kF16c, kAvx512f, 1 | kXmm | kYmm | kAllZmm));
   EXPECT_TRUE(f.avx);
@@ -33,18 +40,24 @@ TEST(CpuFeatures, EverythingWhereCpuAndOsHaveIt) {
 // its own bit (ECX bit 11).
 TEST(CpuFeatures, Avx512VnniNeedsBwVlAndF) {
   constexpr uint32_t kBw = 1u << 30, kVl = 1u << 31, kVnni = 1u << 11;
-  auto decode = [](uint32_t ebx, uint32_t ecx, uint64_t xcr0) {
-    CpuidWords w = Words(kOsxsave | kAvx, ebx, xcr0);
-    w.leaf7_ecx = ecx;
-    return DecodeCpuFeatures(w);
-  };
   const uint64_t all = 1 | kXmm | kYmm | kAllZmm;
-  EXPECT_TRUE(decode(kAvx512f | kBw | kVl, kVnni, all).avx512vnni);
-  EXPECT_FALSE(decode(kAvx512f | kBw | kVl, 0, all).avx512vnni);
-  EXPECT_FALSE(decode(kAvx512f | kVl, kVnni, all).avx512vnni);
-  EXPECT_FALSE(decode(kAvx512f | kBw, kVnni, all).avx512vnni);
-  EXPECT_FALSE(decode(kBw | kVl, kVnni, all).avx512vnni);
-  EXPECT_FALSE(decode(kAvx512f | kBw | kVl, kVnni, 1 | kXmm | kYmm).avx512vnni);  // no ZMM state
+  EXPECT_TRUE(DecodeLeaf7(kAvx512f | kBw | kVl, kVnni, all).avx512vnni);
+  EXPECT_FALSE(DecodeLeaf7(kAvx512f | kBw | kVl, 0, all).avx512vnni);
+  EXPECT_FALSE(DecodeLeaf7(kAvx512f | kVl, kVnni, all).avx512vnni);
+  EXPECT_FALSE(DecodeLeaf7(kAvx512f | kBw, kVnni, all).avx512vnni);
+  EXPECT_FALSE(DecodeLeaf7(kBw | kVl, kVnni, all).avx512vnni);
+  EXPECT_FALSE(DecodeLeaf7(kAvx512f | kBw | kVl, kVnni, 1 | kXmm | kYmm).avx512vnni);  // no ZMM state
+}
+
+// VBMI counts with AVX-512F and BW and its own bit (ECX bit 1).
+TEST(CpuFeatures, Avx512VbmiNeedsBwAndF) {
+  constexpr uint32_t kBw = 1u << 30, kVbmi = 1u << 1, kVnni = 1u << 11;
+  const uint64_t all = 1 | kXmm | kYmm | kAllZmm;
+  EXPECT_TRUE(DecodeLeaf7(kAvx512f | kBw, kVbmi, all).avx512vbmi);
+  EXPECT_FALSE(DecodeLeaf7(kAvx512f | kBw, kVnni, all).avx512vbmi);
+  EXPECT_FALSE(DecodeLeaf7(kAvx512f, kVbmi, all).avx512vbmi);
+  EXPECT_FALSE(DecodeLeaf7(kBw, kVbmi, all).avx512vbmi);
+  EXPECT_FALSE(DecodeLeaf7(kAvx512f | kBw, kVbmi, 1 | kXmm | kYmm).avx512vbmi);  // no ZMM state
 }
 
 TEST(CpuFeatures, NothingWithoutOsxsave) {
@@ -107,6 +120,8 @@ TEST(CpuFeatures, HostIsReadOnceAndAgreesWithTheCompiler) {
   EXPECT_EQ(host.f16c, __builtin_cpu_supports("f16c") != 0);
 #endif
   EXPECT_EQ(host.avx512f, __builtin_cpu_supports("avx512f") != 0);
+  EXPECT_EQ(host.avx512vbmi, __builtin_cpu_supports("avx512vbmi") != 0 && host.avx512f &&
+                                 __builtin_cpu_supports("avx512bw") != 0);
 #else
   EXPECT_FALSE(host.avx || host.f16c || host.avx512f);
 #endif
