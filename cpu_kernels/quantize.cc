@@ -11,6 +11,16 @@
 #include "cpu_kernels/simd.h"
 #include "graph/dequantize.h"
 
+#ifdef GLD_AVX512
+#include <immintrin.h>
+// GCC 12 reports the _mm512_undefined_*() placeholders inside the AVX-512
+// intrinsics' headers as uninitialized (a known false positive).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#ifndef __clang__
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#endif
+
 namespace gld::cpu {
 
 namespace {
@@ -72,8 +82,8 @@ Status MakeQuantView(const KernelContext& ctx, const Tensor* t, const Shape& sha
 
 // The quantize and dequantize passes go on the pool from this many values
 // (a float32 network's input of 96x96x3, 27648 values, took 8.5 us to int8
-// on one thread: worth splitting; ParallelForElements cuts chunks of 4K
-// values).
+// on one thread by divisions, about 4.5 us by QuantizeRunAvx512: worth
+// splitting; ParallelForElements cuts chunks of 4K values).
 constexpr int64_t kQuantizeParallelMin = 1 << 13;
 
 // round(x / scale) + zero_point, clamped to [lo, hi]; TFLite rounds half away
@@ -149,22 +159,78 @@ GLD_MULTIVERSION void QuantizeToInt32(const float* x, int64_t n, const GridQuant
   for (int64_t i = 0; i < n; ++i) q[i] = g(x[i]);
 }
 
-// y[i] = the quantized x[i], stored as Out; float outputs (the float view)
-// hold (q - zp) * scale.
+// One quantized value stored as Out; float outputs (the float view) hold
+// (q - zp) * scale.
+template <typename Out>
+inline Out StoredValue(int32_t q, const GridQuantizer& g) {
+  if constexpr (std::is_same_v<Out, float>) {
+    return static_cast<float>(q - g.zp) * g.scale;
+  } else {
+    return static_cast<Out>(q);
+  }
+}
+
+#ifdef GLD_AVX512
+// QuantizeRun 16 values a step with a multiply by 1/scale instead of a
+// division, stored straight as Out (a float32 network's 96x96x3 input to
+// int8: 9 -> about 4.5 us, one thread), bit for bit the same values. The
+// product p and the quotient fl(x / scale) both lie within 2^-23 |x / scale|
+// of the real quotient, so they round to the same integer unless p lies
+// within that distance of a half-integer; and away from half-integers,
+// adding +-0.5 and truncating rounds half away from zero. p is clamped to
+// [lo - zp, hi - zp] first (integers: clamping and rounding commute; max
+// takes the bound for NaN, as GridQuantizer does). A vector with a lane
+// within 2^-20 |p| of a half-integer (a few in ten thousand values of an
+// int8 grid) is quantized value by value by the division. Needs a finite
+// 1/scale.
+template <typename Out>
+GLD_AVX512 void QuantizeRunAvx512(const float* x, int64_t n, const GridQuantizer& g, Out* y) {
+  const __m512 inv = _mm512_set1_ps(1.0f / g.scale), scale = _mm512_set1_ps(g.scale);
+  const __m512 half = _mm512_set1_ps(0.5f), tol = _mm512_set1_ps(0x1p-20f);
+  const __m512 flo = _mm512_set1_ps(static_cast<float>(g.lo - g.zp)), fhi = _mm512_set1_ps(static_cast<float>(g.hi - g.zp));
+  const __m512i sign = _mm512_set1_epi32(INT32_MIN), zp = _mm512_set1_epi32(g.zp);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 p = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_loadu_ps(x + i), inv), flo), fhi);
+    // p + copysign(0.5, p): (p & sign) | 0.5 is ternary-logic table 0xEA.
+    const __m512 signed_half = _mm512_castsi512_ps(
+        _mm512_ternarylogic_epi32(_mm512_castps_si512(p), sign, _mm512_castps_si512(half), 0xEA));
+    const __m512 shifted = _mm512_add_ps(p, signed_half);
+    const __m512 off =
+        _mm512_abs_ps(_mm512_sub_ps(shifted, _mm512_roundscale_ps(shifted, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)));
+    if (_mm512_cmp_ps_mask(off, _mm512_mul_ps(_mm512_abs_ps(p), tol), _CMP_LE_OQ) != 0) {
+      for (int64_t j = i; j < i + 16; ++j) y[j] = StoredValue<Out>(g(x[j]), g);
+      continue;
+    }
+    const __m512i t = _mm512_cvttps_epi32(shifted);  // q - zp
+    if constexpr (std::is_same_v<Out, float>) {
+      _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_cvtepi32_ps(t), scale));
+    } else if constexpr (sizeof(Out) == 1) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), _mm512_cvtepi32_epi8(_mm512_add_epi32(t, zp)));
+    } else {
+      static_assert(sizeof(Out) == 2, "int16");
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), _mm512_cvtepi32_epi16(_mm512_add_epi32(t, zp)));
+    }
+  }
+  for (; i < n; ++i) y[i] = StoredValue<Out>(g(x[i]), g);
+}
+#endif
+
+// y[i] = the quantized x[i], stored as Out.
 template <typename Out>
 void QuantizeRun(const float* x, int64_t n, const GridQuantizer& g, Out* y) {
+#ifdef GLD_AVX512
+  if (HasAvx512f() && std::isfinite(1.0f / g.scale)) {
+    QuantizeRunAvx512(x, n, g, y);
+    return;
+  }
+#endif
   constexpr int64_t kBlock = 512;
   int32_t q[kBlock];
   for (int64_t b = 0; b < n; b += kBlock) {
     const int64_t m = std::min(kBlock, n - b);
     QuantizeToInt32(x + b, m, g, q);
-    for (int64_t i = 0; i < m; ++i) {
-      if constexpr (std::is_same_v<Out, float>) {
-        y[b + i] = static_cast<float>(q[i] - g.zp) * g.scale;
-      } else {
-        y[b + i] = static_cast<Out>(q[i]);
-      }
-    }
+    for (int64_t i = 0; i < m; ++i) y[b + i] = StoredValue<Out>(q[i], g);
   }
 }
 

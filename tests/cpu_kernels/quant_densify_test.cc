@@ -209,6 +209,46 @@ TEST(Quantize, VectorizedMatchesTfliteFormula) {
   }
 }
 
+// Values within a few ulps of the grid's half steps, where a product by
+// 1/scale and the quotient x / scale can round apart (the AVX-512 pass
+// multiplies and must divide there), and random values over the whole
+// range: every one quantized as round(x / scale) half away from zero.
+TEST(Quantize, NearTiesQuantizeAsTheQuotient) {
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&]() {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    return state;
+  };
+  for (const float scale : {0.00784308f, 0.1f, 0.37f, 1.0f / 3.0f, 3.7e-5f, 12.5f}) {
+    std::vector<float> x;
+    for (int k = -40000; k <= 40000; k += 7) {
+      const float tie = (static_cast<float>(k) + 0.5f) * scale;
+      for (int ulps = -3; ulps <= 3; ++ulps) {
+        float v = tie;
+        for (int u = 0; u < std::abs(ulps); ++u) v = std::nextafter(v, ulps < 0 ? -INFINITY : INFINITY);
+        x.push_back(v);
+      }
+    }
+    for (int i = 0; i < 20000; ++i) {
+      const double u = static_cast<double>(next() >> 11) * 0x1p-53;
+      x.push_back(static_cast<float>((u * 2 - 1) * 33000.0 * static_cast<double>(scale)));
+    }
+    const int64_t n = static_cast<int64_t>(x.size());
+    OpTest t;
+    const int in = t.Input<float>({static_cast<int>(n)}, x);
+    const int out = t.Output(DataType::kInt16);
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({scale}, {5});
+    t.Node(OpType::kQuantize, {in}, {out});
+    GLD_ASSERT_OK(t.Run());
+    const std::vector<int16_t> got = t.Get<int16_t>(out);
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = x[static_cast<size_t>(i)];
+      const double q = std::clamp(static_cast<double>(std::round(v / scale)) + 5.0, -32768.0, 32767.0);
+      ASSERT_EQ(got[static_cast<size_t>(i)], static_cast<int16_t>(q)) << "scale " << scale << " x=" << v;
+    }
+  }
+}
+
 TEST(Quantize, RequantizeInt8) {
   OpTest t;
   const int in = t.Input<int8_t>({3}, {-100, 0, 100});
