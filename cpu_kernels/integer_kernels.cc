@@ -174,6 +174,8 @@ const IntegerKernel kIntegerKernels[] = {
     {{OpType::kFullyConnected, RunIntegerKernel, PrepareIntegerFullyConnected}, TakesFullyConnected},
     {{OpType::kAdd, RunIntegerKernel, PrepareIntegerAdd}, TakesBinary},
     {{OpType::kSub, RunIntegerKernel, PrepareIntegerSub}, TakesBinary},
+    // int8 MUL: integer_ops.cc's (XNNPACK's arithmetic, below); uint8 here.
+    {{OpType::kMul, RunInt8Op, PrepareInt8Op}, TakesInt8Binary},
     {{OpType::kMul, RunIntegerKernel, PrepareIntegerMul}, TakesBinary},
     {{OpType::kMean, RunIntegerKernel, PrepareIntegerMean}, TakesMean},
     {{OpType::kMaxPool2d, RunIntegerKernel, PrepareIntegerMaxPool2d}, TakesMaxPool},
@@ -183,7 +185,6 @@ const IntegerKernel kIntegerKernels[] = {
     // XNNPACK operators in forms the ones above do not take.
     {{OpType::kAdd, RunInt8Op, PrepareInt8Op}, TakesInt8Binary},
     {{OpType::kSub, RunInt8Op, PrepareInt8Op}, TakesInt8Binary},
-    {{OpType::kMul, RunInt8Op, PrepareInt8Op}, TakesInt8Binary},
     {{OpType::kSquaredDifference, RunInt8Op, PrepareInt8Op}, TakesInt8Binary},
     {{OpType::kRsqrt, RunInt8Op, PrepareInt8Op}, TakesInt8Table},
     {{OpType::kGelu, RunInt8Op, PrepareInt8Op}, TakesInt8Table},

@@ -61,8 +61,11 @@ bool InRange(float v, float lo, float hi) { return v >= lo && v < hi; }
 // How LiteRT's default kernels run the node: XNNPACK's delegate takes ADD
 // and SUB with input / output scale ratios in [2^-10, 2^8) and MUL with a
 // product ratio in [2^-16, 2^8) (with or without constants); TFLite's
-// builtin kernels run the rest and every SQUARED_DIFFERENCE. False for the
-// XNNPACK operators between activations (the table's XNNPACK kernels).
+// builtin kernels run the rest and every SQUARED_DIFFERENCE. False for ADD
+// and SUB between activations (the table's XNNPACK kernels); MUL between
+// activations (a swish's x * sigmoid(x), a squeeze-excite gate) is
+// XNNPACK's arithmetic here too, the int8 rows' vector loop being faster
+// than the operator.
 bool BinaryKindOf(const Graph& graph, const Node& node, Int8BinaryKind* kind) {
   if (node.inputs.size() != 2 || node.outputs.size() != 1) return false;
   const Tensor* a = TensorAt(graph, node.inputs[0]);
@@ -77,7 +80,6 @@ bool BinaryKindOf(const Graph& graph, const Node& node, Int8BinaryKind* kind) {
       return true;
     case OpType::kMul:
       if (InRange(qa.scale * qb.scale / qo.scale, 0x1.0p-16f, 0x1.0p+8f)) {
-        if (!constant) return false;
         *kind = Int8BinaryKind::kXnnMul;
         return true;
       }
@@ -413,6 +415,9 @@ Status MakeState(const KernelContext& ctx, Int8OpState* s) {
   }
 }
 
+// Rows shorter than this are repeated into longer runs (RunBinary).
+constexpr int64_t kInt8ShortRow = 256;
+
 Status RunBinary(KernelContext& ctx, const Int8OpState& s) {
   const TensorData& a = *ctx.inputs[0];
   const TensorData& b = *ctx.inputs[1];
@@ -426,6 +431,16 @@ Status RunBinary(KernelContext& ctx, const Int8OpState& s) {
     return KernelError(ctx, "a constant operand's size changed");
   }
   int8_t* po = out.as<int8_t>();
+  // A row (a squeeze-excite gate's channels) against a whole tensor of
+  // short rows: the row repeated to runs of about 1K values, so that the
+  // vector loop runs long (one run per row of 32 channels costs more in
+  // setup than in values).
+  if (RepeatedShortRowRuns(ctx, plan, kInt8ShortRow, pa, pb,
+                           [&](const int8_t* ra, const int8_t* rb, int64_t at, int64_t n) {
+                             Int8BinaryRun(s.binary, ra, 1, rb, 1, po + at, n);
+                           })) {
+    return OkStatus();
+  }
   ForEachBinaryRun(ctx, plan, [&](int64_t ao, int64_t as, int64_t bo, int64_t bs, int64_t oo, int64_t n) {
     Int8BinaryRun(s.binary, pa + ao, as, pb + bo, bs, po + oo, n);
   });

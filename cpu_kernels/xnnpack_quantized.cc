@@ -8,11 +8,13 @@
 // nearest even), as LiteRT's default kernels do.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 
 #include "cpu_kernels/int8_depthwise.h"
 #include "cpu_kernels/int8_gemm.h"
+#include "cpu_kernels/int8_rows.h"
 #include "cpu_kernels/integer_kernels.h"
 #include "cpu_kernels/kernels.h"
 #include "cpu_kernels/quantized.h"
@@ -440,8 +442,16 @@ Status PrepareIntegerMaxPool2d(KernelContext& ctx) {
 
 namespace {
 
-// LOGISTIC and TANH: XNNPACK's table-driven operators, over rows of the
-// last dimension.
+// A node's 256-entry table of output bytes, indexed by the input's bits.
+struct Int8LookupState : KernelState {
+  int8_t table[256];
+};
+
+// LOGISTIC and TANH: XNNPACK's table-driven operators. Each output byte is
+// a function of its input byte alone, so the operator is run once at prepare
+// over the 256 byte values and the node runs that table (int8_rows.h:
+// Int8TableLookup, VBMI's byte permutes where the CPU has them): XNNPACK's
+// integers by construction, one lookup pass.
 struct UnaryOps {
   decltype(&xnn_create_sigmoid_nc_qs8) create_s8;
   decltype(&xnn_setup_sigmoid_nc_qs8) setup_s8;
@@ -455,23 +465,37 @@ Status PrepareUnary(KernelContext& ctx, const UnaryOps& ops) {
   if (!in.valid || !out.valid || ctx.inputs[0]->num_elements() != ctx.outputs[0]->num_elements()) {
     return KernelError(ctx, "input and output need one scale and zero point each and one size");
   }
-  const Shape& shape = ctx.inputs[0]->shape;
-  const size_t channels = shape.empty() ? 1 : static_cast<size_t>(std::max<int64_t>(1, shape.back()));
+  if (!XnnAvailable() || ctx.state == nullptr) {
+    return KernelUnimplemented(ctx, "the integer kernel needs XNNPACK and a state slot");
+  }
+  // One row of the 256 byte values (the table's index: the input's bits),
+  // with XNNPACK's 16 bytes of slack past each buffer.
+  alignas(64) uint8_t bytes[256 + 16] = {};
+  alignas(64) uint8_t values[256 + 16] = {};
+  for (int i = 0; i < 256; ++i) bytes[i] = static_cast<uint8_t>(i);
   xnn_operator_t op = nullptr;
   xnn_status status;
   if (ctx.inputs[0]->type == DataType::kInt8) {
-    status = ops.create_s8(channels, channels, channels, static_cast<int8_t>(in.zero_point), in.scale,
+    status = ops.create_s8(256, 256, 256, static_cast<int8_t>(in.zero_point), in.scale,
                            static_cast<int8_t>(out.zero_point), out.scale, -128, 127, 0, &op);
+    if (status == xnn_status_success) {
+      status = ops.setup_s8(op, 1, reinterpret_cast<const int8_t*>(bytes), reinterpret_cast<int8_t*>(values), nullptr);
+    }
   } else {
-    status = ops.create_u8(channels, channels, channels, static_cast<uint8_t>(in.zero_point), in.scale,
+    status = ops.create_u8(256, 256, 256, static_cast<uint8_t>(in.zero_point), in.scale,
                            static_cast<uint8_t>(out.zero_point), out.scale, 0, 255, 0, &op);
+    if (status == xnn_status_success) status = ops.setup_u8(op, 1, bytes, values, nullptr);
   }
-  return KeepOperator(ctx, status, op, [ops, channels](const KernelContext& c, xnn_operator_t o, pthreadpool_t p) {
-    const TensorData& x = *c.inputs[0];
-    const size_t rows = static_cast<size_t>(x.num_elements()) / channels;
-    if (x.type == DataType::kInt8) return ops.setup_s8(o, rows, x.as<int8_t>(), c.outputs[0]->as<int8_t>(), p);
-    return ops.setup_u8(o, rows, x.as<uint8_t>(), c.outputs[0]->as<uint8_t>(), p);
-  });
+  if (status == xnn_status_success) status = xnn_run_operator(op, nullptr);
+  if (op != nullptr) xnn_delete_operator(op);
+  if (status != xnn_status_success) {
+    return KernelUnimplemented(ctx, "XNNPACK did not create or run the integer operator (status " +
+                                        std::to_string(status) + ")");
+  }
+  auto state = std::make_unique<Int8LookupState>();
+  std::memcpy(state->table, values, 256);
+  *ctx.state = std::move(state);
+  return OkStatus();
 }
 
 }  // namespace
@@ -486,6 +510,15 @@ Status PrepareIntegerTanh(KernelContext& ctx) {
 }
 
 Status RunIntegerKernel(KernelContext& ctx) {
+  if (const auto* lut = ctx.state != nullptr ? dynamic_cast<const Int8LookupState*>(ctx.state->get()) : nullptr) {
+    const int64_t n = ctx.inputs[0]->num_elements();
+    if (n != ctx.outputs[0]->num_elements()) return KernelError(ctx, "input and output sizes differ");
+    const int8_t* x = ctx.inputs[0]->as<int8_t>();
+    int8_t* y = ctx.outputs[0]->as<int8_t>();
+    ParallelForElements(ctx, n, 4 * kElementwiseChunk,
+                        [&](int64_t b, int64_t e) { Int8TableLookup(lut->table, x + b, e - b, y + b); });
+    return OkStatus();
+  }
   if (const auto* dw = ctx.state != nullptr ? dynamic_cast<const Int8DepthwiseState*>(ctx.state->get()) : nullptr) {
     const int8_t* x = ctx.inputs[0]->as<int8_t>();
     int8_t* y = ctx.outputs[0]->as<int8_t>();

@@ -813,6 +813,15 @@ int8_case("MUL", "int8_const_row", [([1, 4, 8], q8(0.008, -128)),
           opts("MulOptions"), q8(0.008, -128))
 int8_case("MUL", "int8_scalar_const", [([1, 2, 4, 4], q8(0.14, -3)), ("c", np.array(25, dtype=I8), q8(0.001, -128))],
           opts("MulOptions"), q8(0.036, -3))
+# Two activations in XNNPACK's range (its delegate takes them): a swish's
+# x * sigmoid(x) with ties, a squeeze-excite gate broadcast over pixels.
+int8_case("MUL", "int8_activations_pow2_ties", [([4, 64], q8(0.5, 3)), ([4, 64], q8(0.25, -2))],
+          opts("MulOptions"), q8(2.0, 1))
+int8_case("MUL", "int8_squeeze_excite", [([1, 6, 6, 40], q8(0.05, -4)), ([1, 1, 1, 40], q8(1.0 / 256, -128))],
+          opts("MulOptions"), q8(0.04, -2))
+# XNNPACK's table operators on TFLite's fixed output grids, every input byte.
+int8_case("LOGISTIC", "int8", [([2, 4, 32], q8(0.06, 3))], None, q8(1.0 / 256, -128))
+int8_case("TANH", "int8", [([2, 4, 32], q8(0.05, -3))], None, q8(1.0 / 128, 0))
 int8_case("MUL", "int8_small_product_scale", [([2, 8], q8(0.001, 2)), ([2, 8], q8(0.001, -1))],
           opts("MulOptions"), q8(1.0, 0))
 int8_case("ADD", "int8_tiny_const", [([1, 4, 1], q8(0.0016, -128)), ("c", np.array(-43, dtype=I8), q8(5.9e-9, -43))],
