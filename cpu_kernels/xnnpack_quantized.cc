@@ -145,13 +145,13 @@ StatusOr<bool> KeepInt8Gemm(KernelContext& ctx, const IntegerLinear& l, int64_t 
   return true;
 }
 
-// An int8 depthwise convolution with multiplier 1 runs on
-// int8_depthwise.h's kernel where the CPU has VNNI (XNNPACK's QC8 operator
-// elsewhere, and for windows of more than kInt8DepthwiseMaxDots dot
-// products). True when it was kept.
+// An int8 depthwise convolution runs on int8_depthwise.h's kernel where the
+// CPU has VNNI (XNNPACK's QC8 operator elsewhere, and for windows of more
+// than kInt8DepthwiseMaxDots dot products). True when it was kept.
 StatusOr<bool> KeepInt8Depthwise(KernelContext& ctx, const IntegerLinear& l, const XnnWindow& w, const Shape& in,
                                  const Shape& out) {
-  if (ctx.inputs[0]->type != DataType::kInt8 || !HasInt8Gemm() || ctx.state == nullptr || in[3] != out[3]) {
+  if (ctx.inputs[0]->type != DataType::kInt8 || !HasInt8Gemm() || ctx.state == nullptr || in[3] <= 0 ||
+      out[3] % in[3] != 0) {
     return false;
   }
   // Measured on every depthwise layer of the int8 networks (1 thread, one
@@ -159,12 +159,16 @@ StatusOr<bool> KeepInt8Depthwise(KernelContext& ctx, const IntegerLinear& l, con
   // XNNPACK and the former own kernel (one VPDPWSSD a tap) on each, e.g.
   // 48x48x16 3x3: 7.3 against 24.6 (XNNPACK) and 16.9 (former); 24x24x72
   // 3x3: 11.0 / 24.1 / 22.8; 48x48x48 3x3 stride 2: 8.2 / 14.5 / 12.3;
-  // 12x12x120 5x5: 9.2 / 37.5 / 21.9; 6x6x144 3x3: 1.9 / 2.8 / 3.7.
+  // 12x12x120 5x5: 9.2 / 37.5 / 21.9; 6x6x144 3x3: 1.9 / 2.8 / 3.7. With
+  // multiplier 2 (a Keras SeparableConv2D / DepthwiseConv2D(depth_multiplier
+  // = 2)), 20x20x16 3x3 stride 2: 26.6 us on XNNPACK, a grouped
+  // convolution there.
   std::vector<int8_t> weights;
   GLD_RETURN_IF_ERROR(ConstantIntegers(ctx, 1, "filter", &weights));
   auto s = std::make_unique<Int8DepthwiseState>();
-  const int64_t c = in[3];
+  const int64_t c = out[3];
   s->channels = c;
+  s->multiplier = out[3] / in[3];
   s->padded = (c + 15) / 16 * 16;
   s->batch = in[0], s->ih = in[1], s->iw = in[2], s->oh = out[1], s->ow = out[2];
   s->kh = w.kh, s->kw = w.kw, s->sh = w.sh, s->sw = w.sw, s->dh = w.dh, s->dw = w.dw;
@@ -522,6 +526,17 @@ Status RunIntegerKernel(KernelContext& ctx) {
   if (const auto* dw = ctx.state != nullptr ? dynamic_cast<const Int8DepthwiseState*>(ctx.state->get()) : nullptr) {
     const int8_t* x = ctx.inputs[0]->as<int8_t>();
     int8_t* y = ctx.outputs[0]->as<int8_t>();
+    thread_local std::vector<int8_t> repeated;  // kept: no allocation per run
+    if (dw->multiplier > 1) {
+      const int64_t n = ctx.inputs[0]->num_elements();
+      if (n * dw->multiplier != dw->batch * dw->ih * dw->iw * dw->channels) {
+        return KernelError(ctx, "the input's size changed since prepare");
+      }
+      // 64 bytes of slack: the kernel's 16-channel loads may pass the end.
+      repeated.resize(static_cast<size_t>(n * dw->multiplier + 64));
+      Int8RepeatBytes(x, n, dw->multiplier, repeated.data());
+      x = repeated.data();
+    }
     ParallelForGrain(ctx, dw->batch * dw->oh, 1, [&](int64_t b, int64_t e) { Int8DepthwiseRows(x, *dw, b, e, y); });
     return OkStatus();
   }
