@@ -199,14 +199,13 @@ const IntegerKernel kIntegerKernels[] = {
 
 // Ops that only move values (MovesValuesOnly) and whose own kernel moves
 // int8/uint8 elements as they are (RESIZE_NEAREST_NEIGHBOR copies elements
-// of any size); the others of that list compute in float here (pooling,
-// reductions, MAXIMUM / MINIMUM) or were not checked with 8-bit types, and
-// keep the float view.
+// of any size; REDUCE_MAX / REDUCE_MIN pick the largest or smallest stored
+// integer, which with one quantization is LiteRT's); the others of that
+// list compute in float here (pooling, MAXIMUM / MINIMUM) or were not
+// checked with 8-bit types, and keep the float view.
 bool OwnKernelTakesIntegers(OpType op) {
   switch (op) {
     case OpType::kMaxPool2d:
-    case OpType::kReduceMax:
-    case OpType::kReduceMin:
     case OpType::kMaximum:
     case OpType::kMinimum:
     case OpType::kMirrorPad:

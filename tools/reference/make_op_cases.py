@@ -737,6 +737,11 @@ int8_case("MEAN", "int8_axis1", [([1, 16, 64], q8(0.03, -5)), ("i32", [1])],
           opts("ReducerOptions", keepDims=False), q8(0.012, -13))
 int8_case("MEAN", "int8_axes_1_3", [([2, 3, 4, 5], q8(0.02, 6)), ("i32", [1, 3])],
           opts("ReducerOptions", keepDims=False), q8(0.01, 1))
+# A global max pooling (the output keeps the input's quantization).
+int8_case("REDUCE_MAX", "int8_spatial", [([1, 5, 6, 8], q8(0.05, -3)), ("i32", [1, 2])],
+          opts("ReducerOptions", keepDims=False), q8(0.05, -3))
+int8_case("REDUCE_MIN", "int8_last_axis_keepdims", [([2, 3, 16], q8(0.02, 7)), ("i32", [2])],
+          opts("ReducerOptions", keepDims=True), q8(0.02, 7))
 int8_case("AVERAGE_POOL_2D", "int8_3x3_same_stride2", [([1, 6, 7, 8], q8(0.05, -3))],
           pool_opts(PAD.SAME, 2, 2, 3, 3), q8(0.05, -3))
 int8_case("AVERAGE_POOL_2D", "int8_2x2_valid_pow2_ties", [([1, 4, 6, 16], q8(0.5, 1))],
