@@ -9,7 +9,14 @@ tool for finding what unseen converter models need. Two steps:
     # 1. convert (TensorFlow 2.21 + tf_keras venv, see README.md), seeded
     ~/venv-tf/bin/python tools/reference/converter_sweep.py make --out /tmp/sweep [--only NAME ...]
     # 2. check each model with the built tools (a venv with ai-edge-litert)
-    python3 tools/reference/converter_sweep.py check --out /tmp/sweep [--markdown]
+    python3 tools/reference/converter_sweep.py check --out /tmp/sweep [--markdown] [--time]
+
+Besides the float models, `make` writes full-int8 conversions (seeded
+representative dataset of 8 uniform [-1, 1) inputs): `<name>_int8` (int8
+input and output) for a few of the models above, and for the `q_*` models
+(MobileNetV3 Small/Large, EfficientNetB0, ResNet50, a DenseNet-style
+network, a BERT-like encoder, a Conv1D text model, a tf_keras LSTM) also
+`<name>_int8_float_io` (int8 inside, float32 input and output).
 
 `check` runs `gld_inspect --backend=gl --summary` (placement: nodes on the GPU
 and segments) and `tools/compare_litert.py --backends=cpu,gl --num_runs=2`
@@ -364,7 +371,8 @@ def check(args):
                          None)
         if placement is None:
             error = next((line for line in text.splitlines() if "error" in line), text.strip()[-200:])
-            rows.append((m[:-7], "does not load: " + error.split("error: ", 1)[-1][:160], "-", "-"))
+            rows.append((m[:-7], "does not load: " + error.split("error: ", 1)[-1][:160], "-", "-", "-") +
+                        (("-",) if args.time else ()))
             continue
         diffs = {"cpu": "-", "gl": "-"}
         integers, ratio = "-", "-"
