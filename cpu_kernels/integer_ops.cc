@@ -375,12 +375,44 @@ Status MakeMeanParams(const KernelContext& ctx, MeanParams* p) {
 
 struct Int8OpState : KernelState {
   Int8BinaryParams binary;
+  // MUL(x, LOGISTIC(x)) (a swish): the input index of x; `table` then holds
+  // the product for each x (SwishTable), and the node is one lookup.
+  int swish_x = -1;
   std::vector<int8_t> constant[2];  // stored integers of a constant operand
   Table table;
   Int8SoftmaxParams softmax;
   Int8MatMulParams matmul;
   MeanParams mean;
 };
+
+// When one operand of the MUL is an int8 LOGISTIC (on XNNPACK's table) of
+// the other, the product is a function of that other operand's byte: fills
+// `table` with it (the MUL's own arithmetic on the 256 pairs) and returns
+// the operand's index; -1 otherwise.
+int SwishTable(const KernelContext& ctx, const Int8BinaryParams& p, Table* table) {
+  const Node& mul = *ctx.node;
+  if (mul.inputs.size() != 2) return -1;
+  for (int gate = 0; gate < 2; ++gate) {
+    const int x = mul.inputs[static_cast<size_t>(1 - gate)];
+    const int producer = ctx.graph->Producer(mul.inputs[static_cast<size_t>(gate)]);
+    if (producer < 0) continue;
+    const Node& logistic = ctx.graph->nodes[static_cast<size_t>(producer)];
+    int8_t sigmoid[256];
+    if (logistic.inputs.size() != 1 || logistic.inputs[0] != x ||
+        !Int8LogisticTable(*ctx.graph, logistic, sigmoid)) {
+      continue;
+    }
+    int8_t bytes[256];
+    for (int v = 0; v < 256; ++v) bytes[v] = static_cast<int8_t>(v);
+    if (gate == 1) {
+      Int8BinaryRun(p, bytes, 1, sigmoid, 1, table->values, 256);
+    } else {
+      Int8BinaryRun(p, sigmoid, 1, bytes, 1, table->values, 256);
+    }
+    return 1 - gate;
+  }
+  return -1;
+}
 
 Status MakeState(const KernelContext& ctx, Int8OpState* s) {
   if (ctx.graph == nullptr || ctx.node == nullptr) return InternalError("int8 kernel run without its graph");
@@ -398,6 +430,10 @@ Status MakeState(const KernelContext& ctx, Int8OpState* s) {
                                               " cannot be recovered");
         }
         s->constant[i].assign(values.begin(), values.end());
+      }
+      if (ctx.node->op == OpType::kMul && !ctx.InputIsConstant(0) && !ctx.InputIsConstant(1) &&
+          ctx.inputs[0]->shape == ctx.inputs[1]->shape) {
+        s->swish_x = SwishTable(ctx, s->binary, &s->table);
       }
       return OkStatus();
     case OpType::kRsqrt:
@@ -422,6 +458,16 @@ Status RunBinary(KernelContext& ctx, const Int8OpState& s) {
   const TensorData& a = *ctx.inputs[0];
   const TensorData& b = *ctx.inputs[1];
   TensorData& out = *ctx.outputs[0];
+  if (s.swish_x >= 0) {
+    const TensorData& x = *ctx.inputs[static_cast<size_t>(s.swish_x)];
+    const int64_t n = x.num_elements();
+    if (a.shape != b.shape || n != out.num_elements()) return KernelError(ctx, "operand shapes changed");
+    const int8_t* px = x.as<int8_t>();
+    int8_t* po = out.as<int8_t>();
+    ParallelForElements(ctx, n, 4 * kElementwiseChunk,
+                        [&](int64_t begin, int64_t end) { Int8TableLookup(s.table.values, px + begin, end - begin, po + begin); });
+    return OkStatus();
+  }
   BroadcastPlan plan;
   if (!plan.Build({&a.shape, &b.shape}, out.shape)) return KernelError(ctx, "operands do not broadcast to the output");
   const int8_t* pa = s.constant[0].empty() ? a.as<int8_t>() : s.constant[0].data();

@@ -463,23 +463,17 @@ struct UnaryOps {
   decltype(&xnn_setup_sigmoid_nc_qu8) setup_u8;
 };
 
-Status PrepareUnary(KernelContext& ctx, const UnaryOps& ops) {
-  GLD_RETURN_IF_ERROR(CheckIo(ctx, 1, 1, 1));
-  const TensorQuant in = QuantOf(*InputTensor(ctx, 0)), out = QuantOf(*OutputTensor(ctx, 0));
-  if (!in.valid || !out.valid || ctx.inputs[0]->num_elements() != ctx.outputs[0]->num_elements()) {
-    return KernelError(ctx, "input and output need one scale and zero point each and one size");
-  }
-  if (!XnnAvailable() || ctx.state == nullptr) {
-    return KernelUnimplemented(ctx, "the integer kernel needs XNNPACK and a state slot");
-  }
-  // One row of the 256 byte values (the table's index: the input's bits),
-  // with XNNPACK's 16 bytes of slack past each buffer.
+// The operator's output for each of the 256 byte values (the table's
+// index: the input's bits), run once.
+xnn_status UnaryTable(const UnaryOps& ops, DataType type, const TensorQuant& in, const TensorQuant& out,
+                      uint8_t table[256]) {
+  // XNNPACK may read and write 16 bytes past each buffer.
   alignas(64) uint8_t bytes[256 + 16] = {};
   alignas(64) uint8_t values[256 + 16] = {};
   for (int i = 0; i < 256; ++i) bytes[i] = static_cast<uint8_t>(i);
   xnn_operator_t op = nullptr;
   xnn_status status;
-  if (ctx.inputs[0]->type == DataType::kInt8) {
+  if (type == DataType::kInt8) {
     status = ops.create_s8(256, 256, 256, static_cast<int8_t>(in.zero_point), in.scale,
                            static_cast<int8_t>(out.zero_point), out.scale, -128, 127, 0, &op);
     if (status == xnn_status_success) {
@@ -492,6 +486,24 @@ Status PrepareUnary(KernelContext& ctx, const UnaryOps& ops) {
   }
   if (status == xnn_status_success) status = xnn_run_operator(op, nullptr);
   if (op != nullptr) xnn_delete_operator(op);
+  std::memcpy(table, values, 256);
+  return status;
+}
+
+constexpr UnaryOps kSigmoidOps{xnn_create_sigmoid_nc_qs8, xnn_setup_sigmoid_nc_qs8, xnn_create_sigmoid_nc_qu8,
+                               xnn_setup_sigmoid_nc_qu8};
+
+Status PrepareUnary(KernelContext& ctx, const UnaryOps& ops) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 1, 1, 1));
+  const TensorQuant in = QuantOf(*InputTensor(ctx, 0)), out = QuantOf(*OutputTensor(ctx, 0));
+  if (!in.valid || !out.valid || ctx.inputs[0]->num_elements() != ctx.outputs[0]->num_elements()) {
+    return KernelError(ctx, "input and output need one scale and zero point each and one size");
+  }
+  if (!XnnAvailable() || ctx.state == nullptr) {
+    return KernelUnimplemented(ctx, "the integer kernel needs XNNPACK and a state slot");
+  }
+  uint8_t values[256];
+  const xnn_status status = UnaryTable(ops, ctx.inputs[0]->type, in, out, values);
   if (status != xnn_status_success) {
     return KernelUnimplemented(ctx, "XNNPACK did not create or run the integer operator (status " +
                                         std::to_string(status) + ")");
@@ -504,9 +516,20 @@ Status PrepareUnary(KernelContext& ctx, const UnaryOps& ops) {
 
 }  // namespace
 
-Status PrepareIntegerLogistic(KernelContext& ctx) {
-  return PrepareUnary(ctx, {xnn_create_sigmoid_nc_qs8, xnn_setup_sigmoid_nc_qs8, xnn_create_sigmoid_nc_qu8,
-                            xnn_setup_sigmoid_nc_qu8});
+Status PrepareIntegerLogistic(KernelContext& ctx) { return PrepareUnary(ctx, kSigmoidOps); }
+
+bool Int8LogisticTable(const Graph& graph, const Node& node, int8_t table[256]) {
+  if (node.op != OpType::kLogistic || node.inputs.size() != 1 || node.outputs.size() != 1 || !XnnAvailable() ||
+      FindIntegerKernel(graph, node) == nullptr) {
+    return false;
+  }
+  const Tensor& in = graph.tensors[static_cast<size_t>(node.inputs[0])];
+  if (in.type != DataType::kInt8) return false;
+  const TensorQuant qi = QuantOf(in), qo = QuantOf(graph.tensors[static_cast<size_t>(node.outputs[0])]);
+  uint8_t values[256];
+  if (UnaryTable(kSigmoidOps, DataType::kInt8, qi, qo, values) != xnn_status_success) return false;
+  std::memcpy(table, values, 256);
+  return true;
 }
 Status PrepareIntegerTanh(KernelContext& ctx) {
   return PrepareUnary(ctx, {xnn_create_tanh_nc_qs8, xnn_setup_tanh_nc_qs8, xnn_create_tanh_nc_qu8,

@@ -824,6 +824,16 @@ int8_case("MUL", "int8_activations_pow2_ties", [([4, 64], q8(0.5, 3)), ([4, 64],
           opts("MulOptions"), q8(2.0, 1))
 int8_case("MUL", "int8_squeeze_excite", [([1, 6, 6, 40], q8(0.05, -4)), ([1, 1, 1, 40], q8(1.0 / 256, -128))],
           opts("MulOptions"), q8(0.04, -2))
+# A swish: MUL(x, LOGISTIC(x)) runs as one table of x (integer_ops.cc
+# SwishTable), every input byte.
+@case("MUL", "int8_swish")
+def _int8_swish(b):
+    x = b.inp([2, 4, 32], INT(-128, 128), I8, quant=q8(0.06, 3))
+    gate = b.tmp(I8, quant=q8(1.0 / 256, -128))
+    b.op("LOGISTIC", [x], [gate])
+    b.op("MUL", [x, gate], [b.out(I8, q8(0.03, -100))], options=opts("MulOptions"))
+
+
 # XNNPACK's table operators on TFLite's fixed output grids, every input byte.
 int8_case("LOGISTIC", "int8", [([2, 4, 32], q8(0.06, 3))], None, q8(1.0 / 256, -128))
 int8_case("TANH", "int8", [([2, 4, 32], q8(0.05, -3))], None, q8(1.0 / 128, 0))
