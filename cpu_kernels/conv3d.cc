@@ -2,12 +2,31 @@
 // optional bias, TFLite's padding per spatial axis (ComputePadding) and a
 // fused activation. A direct loop: each output pixel's window is gathered
 // taps-first and multiplied into all output channels (the filter's rows are
-// contiguous in the output channel).
+// contiguous in the output channel), in float as TFLite's im2col GEMM sums.
+// Undilated, the width taps of one (depth, height) tap that lie inside the
+// input are one run of (taps x in) values, read in place against as many
+// contiguous filter rows (WindowRun).
+#include <algorithm>
 #include <vector>
 
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/simd.h"
 
 namespace gld::cpu {
+
+namespace {
+
+// acc[c] += sum over j < n of x[j] * w[j * oc + c], for c < oc.
+inline void WindowRun(const float* __restrict__ x, const float* __restrict__ w, int64_t n, int32_t oc,
+                      float* __restrict__ acc) {
+  for (int64_t j = 0; j < n; ++j) {
+    const float v = x[j];
+    const float* wr = w + j * oc;
+    for (int32_t c = 0; c < oc; ++c) acc[c] += v * wr[c];
+  }
+}
+
+}  // namespace
 
 Status RunConv3d(KernelContext& ctx) {
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 3, 1));
@@ -50,7 +69,7 @@ Status RunConv3d(KernelContext& ctx) {
   float* y = out.as<float>();
   const int64_t pixels = static_cast<int64_t>(out.shape[0]) * od * oh * ow;
   ctx.ParallelFor(pixels, [&](int64_t begin, int64_t end) {
-    std::vector<double> acc(static_cast<size_t>(oc));
+    std::vector<float> acc(static_cast<size_t>(oc));
     for (int64_t p = begin; p < end; ++p) {
       int64_t r = p;
       const int32_t ox = static_cast<int32_t>(r % ow);
@@ -59,28 +78,39 @@ Status RunConv3d(KernelContext& ctx) {
       r /= oh;
       const int32_t oz = static_cast<int32_t>(r % od);
       const int64_t n = r / od;
-      for (int32_t c = 0; c < oc; ++c) acc[static_cast<size_t>(c)] = b != nullptr ? b[c] : 0.0;
+      for (int32_t c = 0; c < oc; ++c) acc[static_cast<size_t>(c)] = b != nullptr ? b[c] : 0.f;
+      // Undilated, the width taps inside the input are fx in [fx0, fx1).
+      const int32_t x0 = ox * strides[2] - pad[2];
+      int32_t fx0 = 0, fx1 = kw;
+      if (dilations[2] == 1) {
+        fx0 = std::max(0, -x0);
+        fx1 = std::min(kw, iw - x0);
+      }
       for (int32_t fz = 0; fz < kd; ++fz) {
         const int32_t z = oz * strides[0] - pad[0] + fz * dilations[0];
         if (z < 0 || z >= id) continue;
         for (int32_t fy = 0; fy < kh; ++fy) {
           const int32_t yy = oy * strides[1] - pad[1] + fy * dilations[1];
           if (yy < 0 || yy >= ih) continue;
-          for (int32_t fx = 0; fx < kw; ++fx) {
-            const int32_t xx = ox * strides[2] - pad[2] + fx * dilations[2];
-            if (xx < 0 || xx >= iw) continue;
-            const float* xp = x + (((n * id + z) * ih + yy) * iw + xx) * ic;
-            const float* wp = w + ((static_cast<int64_t>(fz) * kh + fy) * kw + fx) * ic * oc;
-            for (int32_t ci = 0; ci < ic; ++ci) {
-              const double v = xp[ci];
-              const float* wr = wp + static_cast<int64_t>(ci) * oc;
-              for (int32_t c = 0; c < oc; ++c) acc[static_cast<size_t>(c)] += v * wr[c];
+          const float* row = x + ((n * id + z) * ih + yy) * iw * ic;
+          const float* wrow = w + (static_cast<int64_t>(fz) * kh + fy) * kw * ic * oc;
+          if (dilations[2] == 1) {
+            if (fx1 > fx0) {
+              WindowRun(row + static_cast<int64_t>(x0 + fx0) * ic, wrow + static_cast<int64_t>(fx0) * ic * oc,
+                        static_cast<int64_t>(fx1 - fx0) * ic, oc, acc.data());
             }
+            continue;
+          }
+          for (int32_t fx = 0; fx < kw; ++fx) {
+            const int32_t xx = x0 + fx * dilations[2];
+            if (xx < 0 || xx >= iw) continue;
+            WindowRun(row + static_cast<int64_t>(xx) * ic, wrow + static_cast<int64_t>(fx) * ic * oc, ic, oc,
+                      acc.data());
           }
         }
       }
       float* yp = y + p * oc;
-      for (int32_t c = 0; c < oc; ++c) yp[c] = ApplyActivation(a->activation, static_cast<float>(acc[static_cast<size_t>(c)]));
+      for (int32_t c = 0; c < oc; ++c) yp[c] = ApplyActivation(a->activation, acc[static_cast<size_t>(c)]);
     }
   });
   return OkStatus();

@@ -268,9 +268,9 @@ void SelectElements(const BroadcastPlan& plan, const TensorData& cond, const Ten
   constexpr int64_t es = static_cast<int64_t>(sizeof(U));
   const int64_t inner = plan.inner();
   const int64_t sc = plan.strides[0].back(), sx = plan.strides[1].back(), sy = plan.strides[2].back();
-  for (int64_t o = 0; o < plan.outer(); ++o) {
-    int64_t offs[3];
-    plan.Offsets(o, offs);
+  BroadcastCursor at(plan, 0);
+  for (int64_t o = 0; o < plan.outer(); ++o, at.Next()) {
+    const int64_t* offs = at.offs;
     const bool* co = c + offs[0];
     const uint8_t* xo = px + offs[1] * es;
     const uint8_t* yo = py + offs[2] * es;

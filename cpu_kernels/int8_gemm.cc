@@ -1,6 +1,8 @@
 #include "cpu_kernels/int8_gemm.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "util/cpu_features.h"
@@ -33,29 +35,59 @@ bool HasInt8Gemm() {
 #endif
 }
 
-bool PackInt8Gemm(const int8_t* weights, int64_t n, int64_t k, const int32_t* bias, int32_t input_zero_point,
-                  const float* requant_scale, int32_t output_zero_point, int32_t lo, int32_t hi,
-                  Int8GemmWeights* p) {
-  if (n <= 0 || k <= 0 || k > (int64_t{1} << 16)) return false;
+namespace {
+
+// Where the packed weights start in p.w: its first 64-byte boundary (the
+// tiles load them 64 bytes at a time).
+template <typename P>
+auto WeightsOf(P& p) {
+  const auto skip = (64 - reinterpret_cast<uintptr_t>(p.w.data()) % 64) % 64;
+  return p.w.data() + skip;
+}
+
+// Packs rows of p->groups runs of p->group_len values each (weights [n,
+// groups, group_len]).
+bool PackRuns(const int8_t* weights, int64_t n, const int32_t* bias, int32_t input_zero_point,
+              const float* requant_scale, int32_t output_zero_point, int32_t lo, int32_t hi, Int8GemmWeights* p) {
+  const int64_t k = p->groups * p->group_len;
+  if (n <= 0 || p->group_len <= 0 || p->groups <= 0 || k > (int64_t{1} << 16)) return false;
   p->n = n;
   p->k = k;
-  p->k4 = (k + 3) / 4 * 4;
+  p->tile_n = n;
+  p->fuse = 1;
+  p->steps = (p->group_len + 3) / 4;
+  p->k4 = p->groups * p->steps * 4;
   p->panels = (n + kPanel - 1) / kPanel;
   const int64_t padded = p->panels * kPanel;
-  p->w.assign(static_cast<size_t>(p->panels * p->k4 * kPanel), 0);
+  p->w.assign(static_cast<size_t>(p->panels * p->k4 * kPanel + 64), 0);
+  int8_t* packed_w = WeightsOf(*p);
   p->bias.assign(static_cast<size_t>(padded), 0);
   p->scale.assign(static_cast<size_t>(padded), 0.f);
+  p->packed.resize(static_cast<size_t>(p->groups));
+  for (int64_t g = 0; g < p->groups; ++g) p->packed[static_cast<size_t>(g)] = g * p->steps * 4;
+  p->offset = p->packed;
+  p->clamp_in_float = false;
   for (int64_t c = 0; c < n; ++c) {
     const int64_t panel = c / kPanel, j = c % kPanel;
-    int64_t sum = 0;
+    // A whole panel's channel j in lane 4 (j / 8) + j % 4 of vector j % 8 / 4
+    // (as the requantization's packing leaves them in order); a half
+    // panel's in lane j.
+    const int64_t lane = n - panel * kPanel > 16 ? j % 8 / 4 * 16 + j / 8 * 4 + j % 4 : j;
+    int64_t sum = 0, neg = 0, pos = 0;
     for (int64_t i = 0; i < k; ++i) {
       const int8_t v = weights[c * k + i];
       sum += v;
-      p->w[static_cast<size_t>(((panel * (p->k4 / 4) + i / 4) * kPanel + j) * 4 + i % 4)] = v;
+      (v < 0 ? neg : pos) += v;
+      const int64_t kk = i / p->group_len * p->steps * 4 + i % p->group_len;  // in a packed row
+      packed_w[((panel * (p->k4 / 4) + kk / 4) * kPanel + lane) * 4 + kk % 4] = v;
     }
-    const int64_t b = bias != nullptr ? bias[c] : 0;
-    p->bias[static_cast<size_t>(c)] = static_cast<int32_t>(b - (128 + static_cast<int64_t>(input_zero_point)) * sum);
-    p->scale[static_cast<size_t>(c)] = requant_scale[c];
+    const int64_t b = (bias != nullptr ? bias[c] : 0) - (128 + static_cast<int64_t>(input_zero_point)) * sum;
+    p->bias[static_cast<size_t>(panel * kPanel + lane)] = static_cast<int32_t>(b);
+    p->scale[static_cast<size_t>(panel * kPanel + lane)] = requant_scale[c];
+    // The sums lie in [b + 255 neg, b + 255 pos] (the rows' values + 128 in
+    // [0, 255]); clamp before rounding where a product could leave int32.
+    const double most = static_cast<double>(std::max(std::abs(b + 255 * neg), std::abs(b + 255 * pos)));
+    if (!(most * std::fabs(static_cast<double>(requant_scale[c])) < 1073741824.0)) p->clamp_in_float = true;
   }
   p->lo = static_cast<float>(lo - output_zero_point);
   p->hi = static_cast<float>(hi - output_zero_point);
@@ -63,14 +95,95 @@ bool PackInt8Gemm(const int8_t* weights, int64_t n, int64_t k, const int32_t* bi
   return true;
 }
 
+}  // namespace
+
+bool PackInt8Gemm(const int8_t* weights, int64_t n, int64_t k, const int32_t* bias, int32_t input_zero_point,
+                  const float* requant_scale, int32_t output_zero_point, int32_t lo, int32_t hi,
+                  Int8GemmWeights* p) {
+  p->groups = 1;
+  p->gathers = false;
+  if (n > 8 || n <= 0 || k <= 0 || k > (int64_t{1} << 15)) {
+    p->group_len = k;
+    return PackRuns(weights, n, bias, input_zero_point, requant_scale, output_zero_point, lo, hi, p);
+  }
+  // Up to 8 channels: two rows fused into one of 2k values times 2n
+  // channels (the weights block-diagonal), so that a vector's 16 lanes hold
+  // two rows' outputs.
+  std::vector<int8_t> fused(static_cast<size_t>(4 * n * k), 0);
+  std::vector<int32_t> fused_bias(static_cast<size_t>(2 * n), 0);
+  std::vector<float> fused_scale(static_cast<size_t>(2 * n));
+  for (int64_t h = 0; h < 2; ++h) {
+    for (int64_t c = 0; c < n; ++c) {
+      std::memcpy(&fused[static_cast<size_t>((h * n + c) * 2 * k + h * k)], weights + c * k, static_cast<size_t>(k));
+      fused_bias[static_cast<size_t>(h * n + c)] = bias != nullptr ? bias[c] : 0;
+      fused_scale[static_cast<size_t>(h * n + c)] = requant_scale[c];
+    }
+  }
+  p->group_len = 2 * k;
+  if (!PackRuns(fused.data(), 2 * n, fused_bias.data(), input_zero_point, fused_scale.data(), output_zero_point, lo,
+                hi, p)) {
+    return false;
+  }
+  p->n = n;
+  p->k = k;
+  p->fuse = 2;
+  return true;
+}
+
+bool PackInt8Conv(const int8_t* weights, int64_t n, const Int8Window& g, const int32_t* bias,
+                  int32_t input_zero_point, const float* requant_scale, int32_t output_zero_point, int32_t lo,
+                  int32_t hi, Int8GemmWeights* p) {
+  // Taps that touch (dw == 1) make one run per window row.
+  const bool rows = g.dw == 1;
+  p->groups = rows ? g.kh : g.kh * g.kw;
+  p->group_len = rows ? g.kw * g.ic : g.ic;
+  p->gathers = true;
+  p->window = g;
+  if (!PackRuns(weights, n, bias, input_zero_point, requant_scale, output_zero_point, lo, hi, p)) return false;
+  for (int64_t r = 0; r < p->groups; ++r) {
+    const int64_t fy = rows ? r : r / g.kw, fx = rows ? 0 : r % g.kw;
+    p->offset[static_cast<size_t>(r)] = (fy * g.iw + fx * g.dw) * g.ic;  // in the window's rows, copied (FlippedRows)
+  }
+  return true;
+}
+
 #ifdef GLD_INT8_GEMM
 namespace {
 
+// acc += the four-byte dot products of a (unsigned) and w (signed). In
+// assembly: GCC 12 copies the accumulator around each VPDPBUSD intrinsic.
+GLD_VNNI inline void Dot(__m512i& acc, __m512i a, __m512i w) {
+  asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(w));
+}
+
+// acc x scale rounded to the nearest integer (XNNPACK's float
+// requantization); kClamp: clamped to [lo, hi] first, where the product
+// could leave int32 (Int8GemmWeights::clamp_in_float).
+template <bool kClamp>
+GLD_VNNI inline __m512i Scaled(__m512i acc, __m512 scale, __m512 lo, __m512 hi) {
+  __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), scale);
+  if (kClamp) f = _mm512_min_ps(_mm512_max_ps(f, lo), hi);
+  return _mm512_cvtps_epi32(f);
+}
+
+// Four vectors of scaled sums to bytes: saturated to int16, plus the zero
+// point, saturated to int8, clamped to the output range (clamping after the
+// rounding gives the same integers: the bounds are integers). Byte 16L + 4i
+// + t holds lane 4L + t of vector i.
+GLD_VNNI inline __m512i Bytes(__m512i a, __m512i b, __m512i c, __m512i d, __m512i zp16, __m512i lo8, __m512i hi8) {
+  const __m512i ab = _mm512_adds_epi16(_mm512_packs_epi32(a, b), zp16);
+  const __m512i cd = _mm512_adds_epi16(_mm512_packs_epi32(c, d), zp16);
+  return _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(ab, cd), lo8), hi8);
+}
+
 // Rows [0, M) of a tile times one panel; `valid` of its 32 channels stored
-// (kHalf: valid <= 16, and the upper 16 are not computed).
-template <int M, bool kHalf>
-GLD_VNNI void Tile(const int8_t* x, int64_t sx, const Int8GemmWeights& p, int64_t panel, int8_t* y, int64_t sy,
-                   int64_t valid) {
+// (kHalf: valid <= 16, and the upper 16 are not computed). Row m's run r
+// starts at x + m * sx + off[r]; the rows hold x + 128 (FlipBytes). A whole
+// panel's channels lie in its two vectors as Bytes leaves them (PackRuns):
+// rows go out two at a time, a half panel's one at a time.
+template <int M, bool kHalf, bool kClamp>
+GLD_VNNI void Tile(const int8_t* x, int64_t sx, const int64_t* off, const Int8GemmWeights& p, int64_t panel,
+                   int8_t* y, int64_t sy, int64_t valid) {
   const int32_t* bias = p.bias.data() + panel * kPanel;
   __m512i acc[M][2];
   const __m512i b0 = _mm512_loadu_si512(bias), b1 = _mm512_loadu_si512(bias + 16);
@@ -79,99 +192,183 @@ GLD_VNNI void Tile(const int8_t* x, int64_t sx, const Int8GemmWeights& p, int64_
     acc[m][0] = b0;
     acc[m][1] = b1;
   }
-  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
-  const int8_t* w = p.w.data() + panel * p.k4 * kPanel;
-  for (int64_t kk = 0; kk < p.k4; kk += 4, w += 4 * kPanel) {
-    const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
+  const int8_t* w = WeightsOf(p) + panel * p.k4 * kPanel;
+  for (int64_t g = 0; g < p.groups; ++g) {
+    const int8_t* xg = x + off[g];
+    for (int64_t s = 0; s < p.steps; ++s, w += 4 * kPanel) {
+      const __m512i w0 = _mm512_loadu_si512(w);
+      const __m512i w1 = kHalf ? w0 : _mm512_loadu_si512(w + 64);
 #pragma GCC unroll 8
-    for (int m = 0; m < M; ++m) {
-      int32_t four;
-      std::memcpy(&four, x + m * sx + kk, sizeof(four));
-      const __m512i a = _mm512_xor_si512(_mm512_set1_epi32(four), flip);
-      acc[m][0] = _mm512_dpbusd_epi32(acc[m][0], a, w0);
-      if (!kHalf) acc[m][1] = _mm512_dpbusd_epi32(acc[m][1], a, w1);
+      for (int m = 0; m < M; ++m) {
+        int32_t four;
+        std::memcpy(&four, xg + m * sx + 4 * s, sizeof(four));
+        const __m512i a = _mm512_set1_epi32(four);
+        Dot(acc[m][0], a, w0);
+        if (!kHalf) Dot(acc[m][1], a, w1);
+      }
     }
   }
   const float* scale = p.scale.data() + panel * kPanel;
-  const __m512 s[2] = {_mm512_loadu_ps(scale), _mm512_loadu_ps(scale + 16)};
+  const __m512 s0 = _mm512_loadu_ps(scale), s1 = _mm512_loadu_ps(scale + 16);
   const __m512 lo = _mm512_set1_ps(p.lo), hi = _mm512_set1_ps(p.hi);
-  const __m512i zp = _mm512_set1_epi32(p.zero_point);
-  const __mmask16 mask[2] = {
-      static_cast<__mmask16>(valid >= 16 ? 0xffff : (1u << valid) - 1),
-      static_cast<__mmask16>(valid >= 32 ? 0xffff : valid <= 16 ? 0 : (1u << (valid - 16)) - 1)};
+  const __m512i zp16 = _mm512_set1_epi16(static_cast<int16_t>(p.zero_point));
+  const __m512i lo8 = _mm512_set1_epi8(static_cast<char>(p.lo + static_cast<float>(p.zero_point)));
+  const __m512i hi8 = _mm512_set1_epi8(static_cast<char>(p.hi + static_cast<float>(p.zero_point)));
+  if (!kHalf) {
+    // Rows m and m + 1: byte 16L + t (t < 8) is row m's channel 8L + t.
+    const __mmask32 mask = valid >= 32 ? ~__mmask32{0} : (__mmask32{1} << valid) - 1;
+    const __m512i rows = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
+#pragma GCC unroll 4
+    for (int m = 0; m < M; m += 2) {
+      const int m1 = m + 1 < M ? m + 1 : m;
+      const __m512i q = _mm512_permutexvar_epi64(
+          rows, Bytes(Scaled<kClamp>(acc[m][0], s0, lo, hi), Scaled<kClamp>(acc[m][1], s1, lo, hi),
+                      Scaled<kClamp>(acc[m1][0], s0, lo, hi), Scaled<kClamp>(acc[m1][1], s1, lo, hi), zp16, lo8, hi8));
+      _mm256_mask_storeu_epi8(y + m * sy, mask, _mm512_castsi512_si256(q));
+      if (m + 1 < M) _mm256_mask_storeu_epi8(y + (m + 1) * sy, mask, _mm512_extracti64x4_epi64(q, 1));
+    }
+  } else {
+    // Row by row: 16 channels, saturated to int8, clamped.
+    const __mmask16 mask = valid >= 16 ? 0xffff : static_cast<__mmask16>((1u << valid) - 1);
+    const __m512i zp = _mm512_set1_epi32(p.zero_point);
+    const __m128i l8 = _mm512_castsi512_si128(lo8), h8 = _mm512_castsi512_si128(hi8);
 #pragma GCC unroll 8
-  for (int m = 0; m < M; ++m) {
-#pragma GCC unroll 2
-    for (int h = 0; h < (kHalf ? 1 : 2); ++h) {
-      __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[m][h]), s[h]);
-      f = _mm512_min_ps(_mm512_max_ps(f, lo), hi);
-      const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(f), zp);
-      _mm_mask_storeu_epi8(y + m * sy + h * 16, mask[h], _mm512_cvtepi32_epi8(q));
+    for (int m = 0; m < M; ++m) {
+      __m128i q = _mm512_cvtsepi32_epi8(_mm512_add_epi32(Scaled<kClamp>(acc[m][0], s0, lo, hi), zp));
+      q = _mm_min_epi8(_mm_max_epi8(q, l8), h8);
+      _mm_mask_storeu_epi8(y + m * sy, mask, q);
+    }
+  }
+}
+
+template <int M, bool kClamp>
+GLD_VNNI void PanelTiles(const int8_t* x, int64_t sx, const int64_t* off, const Int8GemmWeights& p,
+                         int64_t panel_begin, int64_t panel_end, int8_t* y, int64_t sy) {
+  for (int64_t panel = panel_begin; panel < panel_end; ++panel) {
+    const int64_t valid = std::min(kPanel, p.tile_n - panel * kPanel);
+    if (valid <= 16) {
+      Tile<M, true, kClamp>(x, sx, off, p, panel, y + panel * kPanel, sy, valid);
+    } else {
+      Tile<M, false, kClamp>(x, sx, off, p, panel, y + panel * kPanel, sy, valid);
     }
   }
 }
 
 template <int M>
-GLD_VNNI void Tiles(const int8_t* x, int64_t sx, const Int8GemmWeights& p, int64_t panel_begin, int64_t panel_end,
-                    int8_t* y, int64_t sy) {
-  for (int64_t panel = panel_begin; panel < panel_end; ++panel) {
-    const int64_t valid = std::min(kPanel, p.n - panel * kPanel);
-    if (valid <= 16) {
-      Tile<M, true>(x, sx, p, panel, y + panel * kPanel, sy, valid);
-    } else {
-      Tile<M, false>(x, sx, p, panel, y + panel * kPanel, sy, valid);
-    }
+GLD_VNNI void Tiles(const int8_t* x, int64_t sx, const int64_t* off, const Int8GemmWeights& p, int64_t panel_begin,
+                    int64_t panel_end, int8_t* y, int64_t sy) {
+  if (p.clamp_in_float) {
+    PanelTiles<M, true>(x, sx, off, p, panel_begin, panel_end, y, sy);
+  } else {
+    PanelTiles<M, false>(x, sx, off, p, panel_begin, panel_end, y, sy);
+  }
+}
+
+// d = s + 128 (the sign bit flipped), `bytes` of them (no byte of s past
+// them read).
+GLD_VNNI void FlipBytesVnni(int8_t* d, const int8_t* s, int64_t bytes) {
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  int64_t i = 0;
+  for (; i + 64 <= bytes; i += 64) _mm512_storeu_si512(d + i, _mm512_xor_si512(_mm512_loadu_si512(s + i), flip));
+  if (i < bytes) {
+    const __mmask64 m = (~uint64_t{0}) >> (64 - (bytes - i));
+    _mm512_mask_storeu_epi8(d + i, m, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s + i), flip));
   }
 }
 
 }  // namespace
 #endif
 
-void Int8GemmPanels(const int8_t* x, int64_t stride_x, int64_t rows, const Int8GemmWeights& p, int64_t panel_begin,
-                    int64_t panel_end, int8_t* y, int64_t stride_y) {
+namespace {
+
+// d = s + 128 (the sign bit flipped), `bytes` of them; d may be s.
+void FlipBytes(int8_t* d, const int8_t* s, int64_t bytes) {
 #ifdef GLD_INT8_GEMM
-  const int64_t q0 = panel_begin, q1 = panel_end;
-  int64_t r = 0;
-  for (; r + kRows <= rows; r += kRows) Tiles<kRows>(x + r * stride_x, stride_x, p, q0, q1, y + r * stride_y, stride_y);
-  const int64_t left = rows - r;
-  const int8_t* xr = x + r * stride_x;
-  int8_t* yr = y + r * stride_y;
-  switch (left) {
-    case 1: Tiles<1>(xr, stride_x, p, q0, q1, yr, stride_y); break;
-    case 2: Tiles<2>(xr, stride_x, p, q0, q1, yr, stride_y); break;
-    case 3: Tiles<3>(xr, stride_x, p, q0, q1, yr, stride_y); break;
-    case 4: Tiles<4>(xr, stride_x, p, q0, q1, yr, stride_y); break;
-    case 5: Tiles<5>(xr, stride_x, p, q0, q1, yr, stride_y); break;
-    case 6: Tiles<6>(xr, stride_x, p, q0, q1, yr, stride_y); break;
-    case 7: Tiles<7>(xr, stride_x, p, q0, q1, yr, stride_y); break;
-    default: break;
-  }
+  FlipBytesVnni(d, s, bytes);
 #else
-  (void)x, (void)stride_x, (void)rows, (void)p, (void)panel_begin, (void)panel_end, (void)y, (void)stride_y;
+  for (int64_t i = 0; i < bytes; ++i) d[i] = static_cast<int8_t>(s[i] ^ 0x80);
 #endif
 }
 
-void Int8GemmRows(const int8_t* x, int64_t stride_x, int64_t rows, const Int8GemmWeights& p, int8_t* y,
-                  int64_t stride_y) {
-  Int8GemmPanels(x, stride_x, rows, p, 0, p.panels, y, stride_y);
+// Rows of x times panels [q0, q1) (32 channels each; y points at channel
+// 0), row r's runs at x + r * stride_x + off[i]; the rows hold x + 128.
+void PanelsAt(const int8_t* x, int64_t stride_x, const int64_t* off, int64_t rows, const Int8GemmWeights& p,
+              int64_t q0, int64_t q1, int8_t* y, int64_t stride_y) {
+#ifdef GLD_INT8_GEMM
+  int64_t r = 0;
+  for (; r + kRows <= rows; r += kRows) {
+    Tiles<kRows>(x + r * stride_x, stride_x, off, p, q0, q1, y + r * stride_y, stride_y);
+  }
+  const int8_t* xr = x + r * stride_x;
+  int8_t* yr = y + r * stride_y;
+  switch (rows - r) {
+    case 1: Tiles<1>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
+    case 2: Tiles<2>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
+    case 3: Tiles<3>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
+    case 4: Tiles<4>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
+    case 5: Tiles<5>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
+    case 6: Tiles<6>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
+    case 7: Tiles<7>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
+    default: break;
+  }
+#else
+  (void)x, (void)stride_x, (void)off, (void)rows, (void)p, (void)q0, (void)q1, (void)y, (void)stride_y;
+#endif
 }
+
+}  // namespace
+
+namespace {
+
+// The last rows of a GEMM with fused rows that do not fill one: its outputs
+// computed aside, and those of the rows that exist kept.
+__attribute__((noinline)) void FusedTail(const int8_t* flipped, int64_t rows, const Int8GemmWeights& p, int64_t q0,
+                                         int64_t q1, int8_t* y) {
+  int8_t last[2 * kPanel];
+  PanelsAt(flipped, p.fuse * p.k, p.offset.data(), 1, p, q0, q1, last, p.fuse * p.n);
+  std::memcpy(y, last, static_cast<size_t>(rows * p.n));
+}
+
+}  // namespace
 
 int64_t Int8GemmItemCount(int64_t rows, const Int8GemmWeights& p) {
   return (rows + kInt8GemmBlockRows - 1) / kInt8GemmBlockRows * p.panels;
 }
 
-int64_t Int8GemmItemWork(const Int8GemmWeights& p) { return kInt8GemmBlockRows * kPanel * p.k4; }
+int64_t Int8GemmItemWork(const Int8GemmWeights& p) { return kInt8GemmBlockRows / p.fuse * kPanel * p.k4; }
 
 void Int8GemmItems(const int8_t* x, int64_t rows, const Int8GemmWeights& p, int64_t begin, int64_t end, int8_t* y) {
-  // One call per row block: its panels in [begin, end).
+#ifdef GLD_INT8_GEMM
+  // One call per row block: its panels in [begin, end), over the block's
+  // rows flipped once (x + 128: no flip per four bytes and panel).
+  thread_local std::vector<int8_t> flipped;  // kept: no allocation per run
   for (int64_t item = begin; item < end;) {
     const int64_t block = item / p.panels, q0 = item % p.panels;
     const int64_t q1 = std::min(p.panels, q0 + (end - item));
     const int64_t r0 = block * kInt8GemmBlockRows;
     const int64_t n = std::min(kInt8GemmBlockRows, rows - r0);
-    Int8GemmPanels(x + r0 * p.k, p.k, n, p, q0, q1, y + r0 * p.n, p.n);
+    // The tiles read up to 3 bytes past the last row (times zero weights),
+    // a fused row's second half past an odd count.
+    // From a 64-byte boundary: FlipBytes's stores and the tiles' loads of
+    // them stay in one cache line.
+    const size_t need = static_cast<size_t>((kInt8GemmBlockRows + p.fuse) * p.k + 4 + 64);
+    if (flipped.size() < need) flipped.resize(need);
+    int8_t* const rows_flipped = flipped.data() + (64 - reinterpret_cast<uintptr_t>(flipped.data()) % 64) % 64;
+    FlipBytes(rows_flipped, x + r0 * p.k, n * p.k);
+    const int64_t whole = n / p.fuse;
+    PanelsAt(rows_flipped, p.fuse * p.k, p.offset.data(), whole, p, q0, q1, y + r0 * p.n, p.fuse * p.n);
+    if (whole * p.fuse < n) {
+      FusedTail(rows_flipped + whole * p.fuse * p.k, n - whole * p.fuse, p, q0, q1, y + (r0 + whole * p.fuse) * p.n);
+    }
     item += q1 - q0;
   }
+#else
+  (void)x, (void)rows, (void)p, (void)begin, (void)end, (void)y;
+#endif
+}
+
+void Int8GemmRows(const int8_t* x, int64_t rows, const Int8GemmWeights& p, int8_t* y) {
+  Int8GemmItems(x, rows, p, 0, Int8GemmItemCount(rows, p), y);
 }
 
 namespace {
@@ -200,40 +397,52 @@ inline void FillSmall(int8_t* d, int8_t v, int64_t n) {
   }
 }
 
-// The window of output pixel (n, oy, ox) as one row of the gathered matrix.
-void GatherRow(const int8_t* x, const Int8Window& g, int64_t n, int64_t oy, int64_t ox, int8_t* row) {
-  const int64_t tap = g.ic, run = g.kw * g.ic;
+// The window of output pixel (n, oy, ox) as one gathered row: run r at
+// r * run_stride (Int8GemmWeights::packed).
+void GatherRow(const int8_t* x, const Int8Window& g, int64_t run_stride, int64_t n, int64_t oy, int64_t ox,
+               int8_t* row) {
+  const int64_t tap = g.ic;
+  const bool rows = g.dw == 1;  // one run per window row, else per tap
   const int64_t ix0 = ox * g.sw - g.pad_l;
-  const bool row_inside = g.dw == 1 && ix0 >= 0 && ix0 + g.kw <= g.iw;
-  const int64_t iy0 = oy * g.sh - g.pad_t;
-  if (row_inside && run <= 16 && iy0 >= 0 && iy0 + (g.kh - 1) * g.dh < g.ih) {
-    // The whole window inside, each of its rows one run of at most 16 bytes:
-    // one 16-byte move per row (reading up to 15 bytes past a run, inside
-    // the buffer's slack, and writing past it into bytes written next).
-    const int8_t* src = x + ((n * g.ih + iy0) * g.iw + ix0) * g.ic;
-    for (int64_t fy = 0; fy < g.kh; ++fy) std::memcpy(row + fy * run, src + fy * g.dh * g.iw * g.ic, 16);
-    return;
-  }
+  const bool row_inside = ix0 >= 0 && ix0 + (g.kw - 1) * g.dw < g.iw;
   for (int64_t fy = 0; fy < g.kh; ++fy) {
     const int64_t iy = oy * g.sh - g.pad_t + fy * g.dh;
-    int8_t* d = row + fy * run;
+    int8_t* d = row + fy * (rows ? 1 : g.kw) * run_stride;
+    const int64_t tap_stride = rows ? tap : run_stride;
     if (iy < 0 || iy >= g.ih) {
-      FillSmall(d, g.pad_value, run);
+      for (int64_t fx = 0; fx < g.kw; ++fx) FillSmall(d + fx * tap_stride, g.pad_value, tap);
       continue;
     }
     const int8_t* src = x + ((n * g.ih + iy) * g.iw) * g.ic;
-    if (row_inside) {  // the window's row is one run of the input
-      CopySmall(d, src + ix0 * g.ic, run);
+    if (row_inside && rows) {  // the window's row is one run of the input
+      CopySmall(d, src + ix0 * g.ic, g.kw * tap);
       continue;
     }
     for (int64_t fx = 0; fx < g.kw; ++fx) {
       const int64_t ix = ix0 + fx * g.dw;
       if (ix < 0 || ix >= g.iw) {
-        FillSmall(d + fx * tap, g.pad_value, tap);
+        FillSmall(d + fx * tap_stride, g.pad_value, tap);
       } else {
-        CopySmall(d + fx * tap, src + ix * g.ic, tap);
+        CopySmall(d + fx * tap_stride, src + ix * g.ic, tap);
       }
     }
+  }
+}
+
+// Output pixels (n, oy, ox) for ox in [x0, x1) gathered into `gathered`
+// (kGatherBlock rows of k4 values), a block at a time; the bytes past each
+// run stay as left (times zero weights).
+constexpr int64_t kGatherBlock = 64;
+void GatheredPixels(const int8_t* x, const Int8GemmWeights& p, int64_t n, int64_t oy, int64_t x0, int64_t x1,
+                    int8_t* y, int8_t* gathered) {
+  constexpr int64_t kBlock = kGatherBlock;
+  const int64_t run_stride = p.steps * 4;
+  for (int64_t b0 = x0; b0 < x1; b0 += kBlock) {
+    const int64_t rows = std::min(kBlock, x1 - b0);
+    for (int64_t r = 0; r < rows; ++r) GatherRow(x, p.window, run_stride, n, oy, b0 + r, gathered + r * p.k4);
+    FlipBytes(gathered, gathered, rows * p.k4);
+    const int64_t pixel = (n * p.window.oh + oy) * p.window.ow + b0;
+    PanelsAt(gathered, p.k4, p.packed.data(), rows, p, 0, p.panels, y + pixel * p.n, p.n);
   }
 }
 
@@ -241,27 +450,38 @@ void GatherRow(const int8_t* x, const Int8Window& g, int64_t n, int64_t oy, int6
 
 void Int8ConvPixels(const int8_t* x, int64_t p0, int64_t p1, const Int8GemmWeights& p, int8_t* y,
                     std::vector<int8_t>* scratch) {
-  constexpr int64_t kBlock = 64;
-  // Each row holds k4 values; 16 more bytes for the GEMM's reads past the
-  // last and GatherRow's 16-byte moves.
-  scratch->resize(static_cast<size_t>(kBlock * p.k4 + 16));
   const Int8Window& g = p.window;
-  int64_t n = p0 / (g.oh * g.ow), oy = (p0 / g.ow) % g.oh, ox = p0 % g.ow;
-  for (int64_t b0 = p0; b0 < p1; b0 += kBlock) {
-    const int64_t rows = std::min(kBlock, p1 - b0);
-    for (int64_t r = 0; r < rows; ++r) {
-      int8_t* row = scratch->data() + r * p.k4;
-      GatherRow(x, g, n, oy, ox, row);
-      FillSmall(row + p.k, 0, p.k4 - p.k);
-      if (++ox == g.ow) {
-        ox = 0;
-        if (++oy == g.oh) {
-          oy = 0;
-          ++n;
-        }
+  // Scratch: the gathered rows, then the window's kh input rows flipped
+  // (each from a 64-byte boundary; 4 bytes past the rows: the tiles' reads
+  // past a run).
+  const int64_t row_bytes = g.iw * g.ic;
+  const size_t gathered_size = static_cast<size_t>(kGatherBlock * p.k4 + 64);
+  const size_t need = gathered_size + static_cast<size_t>(g.kh * row_bytes + 4 + 64);
+  if (scratch->size() < need) scratch->resize(need);
+  const auto aligned = [](int8_t* q) { return q + (64 - reinterpret_cast<uintptr_t>(q) % 64) % 64; };
+  int8_t* const gathered = aligned(scratch->data());
+  int8_t* const rows = aligned(scratch->data() + gathered_size);
+  // The output columns whose windows lie inside the input's columns.
+  const int64_t in_lo = std::min(g.ow, (g.pad_l + g.sw - 1) / g.sw);
+  const int64_t last = g.iw - 1 - (g.kw - 1) * g.dw + g.pad_l;  // ox * sw <= last
+  const int64_t in_hi = std::max(in_lo, std::min(g.ow, last < 0 ? 0 : last / g.sw + 1));
+  for (int64_t pix = p0; pix < p1;) {
+    const int64_t n = pix / (g.oh * g.ow), oy = (pix / g.ow) % g.oh, x0 = pix % g.ow;
+    const int64_t x1 = std::min(g.ow, x0 + (p1 - pix));
+    const int64_t iy0 = oy * g.sh - g.pad_t;
+    const bool row_inside = iy0 >= 0 && iy0 + (g.kh - 1) * g.dh < g.ih;
+    const int64_t a = row_inside ? std::clamp(in_lo, x0, x1) : x1, b = row_inside ? std::clamp(in_hi, a, x1) : x1;
+    if (a > x0) GatheredPixels(x, p, n, oy, x0, a, y, gathered);
+    if (b > a) {  // windows inside the input: its kh rows flipped once, read in place
+      for (int64_t fy = 0; fy < g.kh; ++fy) {
+        FlipBytes(rows + fy * row_bytes, x + (n * g.ih + iy0 + fy * g.dh) * row_bytes, row_bytes);
       }
+      const int64_t first = (n * g.oh + oy) * g.ow + a;
+      PanelsAt(rows + (a * g.sw - g.pad_l) * g.ic, g.sw * g.ic, p.offset.data(), b - a, p, 0, p.panels,
+               y + first * p.n, p.n);
     }
-    Int8GemmRows(scratch->data(), p.k4, rows, p, y + b0 * p.n, p.n);
+    if (x1 > b) GatheredPixels(x, p, n, oy, b, x1, y, gathered);
+    pix += x1 - x0;
   }
 }
 

@@ -27,6 +27,17 @@
 
 namespace gld::cpu {
 
+// Nodes with an integer kernel go on the pool from this much estimated work
+// (about 1.5 us), half the bar of the others (kParallelMinWork). An integer
+// step is one loop over rows or GEMM items with nothing around it, and such
+// a split costs about 0.4 us on 2 cores: MobileNetV2's 24x24 48 -> 8 1x1
+// layer ran in 2.3 us instead of 3.3, and the int8 MobileNetV2 with float
+// I/O at 2 threads in 125 us instead of 130 (6 paired rounds, with the
+// GEMM and depthwise kernels before their VPDPBUSD rework); float steps of
+// this size lost (bert_tiny's 3.1 us batch matmul took 3.3 us split, the
+// model 68 -> 70 us).
+constexpr int64_t kIntegerParallelMinWork = kParallelMinWork / 2;
+
 // The integer kernel of `node` when its inputs and outputs are (or, before
 // the integer view, would stay) int8/uint8 with the quantization the kernel
 // takes; nullptr otherwise.

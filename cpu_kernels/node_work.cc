@@ -80,8 +80,9 @@ int64_t WorkPerOutput(const Graph& graph, const Node& node) {
 //   output (requantizing and storing it): an eighth of a unit and two. The
 //   two terms fit the MobileNetV2 layers from 0.9 us (6x6, 144 -> 24) to
 //   14.7 us (48x48, 8 -> 48) within 15%;
-// - a convolution that gathers its windows first: half its multiply-adds
-//   (22 ps each);
+// - a convolution over other windows: half its multiply-adds (22 ps each
+//   when its windows were gathered; MobileNetV2's first layer, its windows
+//   now read in place, takes about 12 ps: still far above the threshold);
 // - a depthwise convolution (int8_depthwise.h: four taps a VPDPBUSD lane):
 //   half its multiply-adds (20-30 ps each on the 24x24 and larger maps,
 //   up to 40 on 6x6; XNNPACK's, where there is no VNNI, is some 3x slower);

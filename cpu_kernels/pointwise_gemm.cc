@@ -52,6 +52,9 @@ void PackPointwiseB(const float* b, int64_t row_stride, int64_t col_stride, Poin
     float* panel = dst + p.weights;
     if (col_stride == 1) {  // rows of B contiguous: a copy per row of the panel
       for (int64_t r = 0; r < k; ++r) CopyWords(panel + r * p.width, b + r * row_stride + p.col, p.cols);
+    } else if (row_stride == 1) {  // columns contiguous (a [n, k] filter, an adj_y operand): a transpose
+      TransposeWords(reinterpret_cast<const uint32_t*>(b + p.col * col_stride), col_stride,
+                     reinterpret_cast<uint32_t*>(panel), p.width, k, p.cols);
     } else {
       for (int64_t j = 0; j < p.cols; ++j) {
         const float* col = b + (p.col + j) * col_stride;

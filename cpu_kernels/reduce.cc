@@ -69,11 +69,20 @@ void ReduceT(const KernelContext& ctx, const TensorData& in, const std::vector<b
     }
   };
   (void)ctx;
+  // The row's index over the dimensions before the last, counted up as an
+  // odometer (its output offset `base` with it), not divided out per row:
+  // MEAN over H and W of [1, 24, 24, 16] (a squeeze-and-excite block's
+  // pooling) spent more in the divisions than in the sums.
+  std::vector<int64_t> idx(rank > 0 ? rank - 1 : 0, 0);
+  int64_t base = 0;
   for (int64_t r = 0; r < rows; ++r) {
-    int64_t rem = r, base = 0;
-    for (size_t d = rank > 0 ? rank - 1 : 0; d-- > 0;) {
-      base += (rem % in.shape[d]) * ostride[d];
-      rem /= in.shape[d];
+    if (r > 0) {
+      for (size_t d = idx.size(); d-- > 0;) {
+        base += ostride[d];
+        if (++idx[d] < in.shape[d]) break;
+        base -= idx[d] * ostride[d];
+        idx[d] = 0;
+      }
     }
     const T* row = x + r * inner;
     if (inner_stride == 0) {

@@ -1,11 +1,14 @@
 // RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR on NHWC float32 (nearest also
 // on any element type), with TFLite's align_corners / half_pixel_centers
 // coordinate rules. The output size is the output shape (input 1 was read by
-// shape inference).
+// shape inference). RESIZE_BILINEAR runs XNNPACK's operator where it takes
+// the node (as LiteRT's XNNPACK delegate does: its interpolation order, so
+// the same values), the loops below otherwise.
 #include <cmath>
 #include <cstring>
 
 #include "cpu_kernels/kernels.h"
+#include "cpu_kernels/xnnpack_op.h"
 
 namespace gld::cpu {
 
@@ -28,12 +31,51 @@ Status CheckResize(const KernelContext& ctx, const TensorData& in, const TensorD
   return OkStatus();
 }
 
+xnn_status SetupResizeBilinear(const KernelContext& ctx, xnn_operator_t op, pthreadpool_t pool) {
+  const Shape& in = ctx.inputs[0]->shape;
+  const Shape& out = ctx.outputs[0]->shape;
+  return xnn_setup_resize_bilinear2d_nhwc_f32(op, static_cast<size_t>(in[0]), static_cast<size_t>(in[1]),
+                                              static_cast<size_t>(in[2]), static_cast<size_t>(out[1]),
+                                              static_cast<size_t>(out[2]), ctx.inputs[0]->as<float>(),
+                                              ctx.outputs[0]->as<float>(), pool);
+}
+
 }  // namespace
+
+// XNNPACK's resize where it takes the node: float32, a non-empty input, a
+// constant size (the operator is set up once for its output), and
+// align_corners or half_pixel_centers or neither (both at once is refused,
+// as by LiteRT's XNNPACK delegate, and runs the loops below).
+// The sweep's resize_crop, [1, 20, 20, 3] -> [1, 24, 24, 3]: 3.7 -> 1.8 us.
+Status PrepareResizeBilinear(KernelContext& ctx) {
+  if (ctx.inputs.empty() || ctx.outputs.empty() || !ctx.inputs[0] || !ctx.outputs[0]) {
+    return KernelError(ctx, "missing input or output");
+  }
+  const TensorData& in = *ctx.inputs[0];
+  const TensorData& out = *ctx.outputs[0];
+  const ResizeAttributes* attrs = nullptr;
+  GLD_RETURN_IF_ERROR(CheckResize(ctx, in, out, &attrs));
+  if (in.type != DataType::kFloat32 || in.num_elements() == 0 || out.num_elements() == 0 ||
+      (attrs->align_corners && attrs->half_pixel_centers) || ctx.inputs.size() < 2 || !ctx.InputIsConstant(1) ||
+      !XnnMayTake(ctx)) {
+    return OkStatus();
+  }
+  const uint32_t flags = attrs->align_corners        ? XNN_FLAG_ALIGN_CORNERS
+                         : !attrs->half_pixel_centers ? XNN_FLAG_TENSORFLOW_LEGACY_MODE
+                                                      : 0;
+  const size_t ch = static_cast<size_t>(in.shape[3]);
+  xnn_operator_t op = nullptr;
+  const xnn_status s = xnn_create_resize_bilinear2d_nhwc_f32(ch, ch, ch, flags, &op);
+  KeepXnnOperator(ctx, s, op, Activation::kNone, SetupResizeBilinear);
+  return OkStatus();
+}
 
 Status RunResizeBilinear(KernelContext& ctx) {
   if (ctx.inputs.empty() || ctx.outputs.empty() || !ctx.inputs[0] || !ctx.outputs[0]) {
     return KernelError(ctx, "missing input or output");
   }
+  GLD_ASSIGN_OR_RETURN(const bool ran_on_xnnpack, RunXnnOperator(ctx));
+  if (ran_on_xnnpack) return OkStatus();
   const TensorData& in = *ctx.inputs[0];
   TensorData& out = *ctx.outputs[0];
   const ResizeAttributes* attrs = nullptr;

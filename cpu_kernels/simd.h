@@ -47,6 +47,13 @@ inline void CopyBytes(void* dst, const void* src, int64_t n) {
 // Copies n 4-byte values (CopyBytes).
 inline void CopyWords(void* dst, const void* src, int64_t n) { CopyBytes(dst, src, n * 4); }
 
+// o[r * o_stride + c] = s[r + c * s_stride] for r < rows, c < cols: a
+// transpose of 4-byte values moved as bits (NaN payloads kept), 8 x 8
+// blocks in registers, the edges one by one. TRANSPOSE's tiles
+// (data_movement.cc) and the packing of a [n, k] filter into a GEMM's
+// panels (pointwise_gemm.cc) run on it.
+void TransposeWords(const uint32_t* s, int64_t s_stride, uint32_t* o, int64_t o_stride, int64_t rows, int64_t cols);
+
 // 8 floats; lowered to two 4-wide halves where AVX is absent.
 typedef float Float8 __attribute__((vector_size(32)));
 // 16 floats, for GLD_AVX512 functions.

@@ -133,14 +133,12 @@ StatusOr<bool> KeepInt8Gemm(KernelContext& ctx, const IntegerLinear& l, int64_t 
   std::vector<float> scale(static_cast<size_t>(n));
   for (size_t c = 0; c < scale.size(); ++c) scale[c] = l.in.scale * wscale[c] / l.out.scale;  // as XNNPACK
   auto packed = std::make_unique<Int8GemmWeights>();
-  if (!PackInt8Gemm(weights.data(), n, k, l.bias.empty() ? nullptr : l.bias.data(), l.in.zero_point, scale.data(),
-                    l.out.zero_point, l.lo, l.hi, packed.get())) {
-    return false;
-  }
-  if (window != nullptr) {
-    packed->gathers = true;
-    packed->window = *window;
-  }
+  const int32_t* bias = l.bias.empty() ? nullptr : l.bias.data();
+  const bool ok = window != nullptr ? PackInt8Conv(weights.data(), n, *window, bias, l.in.zero_point, scale.data(),
+                                                   l.out.zero_point, l.lo, l.hi, packed.get())
+                                    : PackInt8Gemm(weights.data(), n, k, bias, l.in.zero_point, scale.data(),
+                                                   l.out.zero_point, l.lo, l.hi, packed.get());
+  if (!ok) return false;
   *ctx.state = std::move(packed);
   return true;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <new>
 
+#include "cpu_kernels/integer_kernels.h"
 #include "cpu_kernels/kernel_util.h"
 #include "graph/shape_inference.h"
 #include "util/thread_pool.h"
@@ -27,6 +28,13 @@ int64_t StepWork(const Graph& graph, size_t node, const std::vector<size_t>& epi
   return work;
 }
 
+// Whether a step runs on the calling thread alone: less work than its
+// kernel's bar (integer kernels split more cheaply, integer_kernels.h).
+bool SerialStep(const Graph& graph, size_t node, const std::vector<size_t>& epilogue) {
+  const bool integer = cpu::FindIntegerKernel(graph, graph.nodes[node]) != nullptr;
+  return StepWork(graph, node, epilogue) < (integer ? cpu::kIntegerParallelMinWork : cpu::kParallelMinWork);
+}
+
 // An epilogue's own pass runs on the pool from this many values.
 constexpr int64_t kEpilogueParallelMin = 1 << 14;
 
@@ -41,7 +49,7 @@ CpuNodeStep::CpuNodeStep(const Graph& graph, size_t node_index, const cpu::CpuKe
       epilogue_nodes_(std::move(epilogue_nodes)),
       epilogue_specs_(std::move(epilogue_specs)),
       label_(StepLabel(graph, node_index, epilogue_nodes_, epilogue_specs_)),
-      serial_(StepWork(graph, node_index, epilogue_nodes_) < cpu::kParallelMinWork) {}
+      serial_(SerialStep(graph, node_index, epilogue_nodes_)) {}
 
 std::vector<int> CpuNodeStep::host_inputs() const {
   std::vector<int> v;

@@ -113,7 +113,8 @@ class CpuNodeStep : public Step {
   Status Run(StepContext& ctx) override;
   size_t node_index() const { return node_index_; }
   // True when the step runs on the calling thread alone (less work than
-  // cpu::kParallelMinWork).
+  // cpu::kParallelMinWork, or cpu::kIntegerParallelMinWork for an integer
+  // kernel).
   bool serial() const { return serial_; }
 
  private:
@@ -132,7 +133,7 @@ class CpuNodeStep : public Step {
   std::vector<cpu::EpilogueStepSpec> epilogue_specs_;
   std::string label_;
   std::unique_ptr<cpu::KernelState> state_;  // what the kernel keeps between runs
-  // A step with less work than cpu::kParallelMinWork runs on the calling
+  // A step with less work than its bar (serial()) runs on the calling
   // thread alone, its XNNPACK operator included.
   bool serial_;
   cpu::KernelContext kernel_ctx_;

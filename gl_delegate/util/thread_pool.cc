@@ -121,7 +121,9 @@ constexpr size_t kMaxBatches = 0xFFFF;
 // slower than on pthreadpool's own pool), coarse enough that claiming costs
 // nothing measurable.
 constexpr size_t kChunksPerThread = 16;
-uint64_t Word(uint64_t generation, uint64_t front, uint64_t back) { return (generation << 32) | (front << 16) | back; }
+uint64_t Word(uint64_t generation, uint64_t front, uint64_t back) {
+  return ((generation & 0xFFFFFFFFu) << 32) | (front << 16) | back;
+}
 uint32_t GenerationOf(uint64_t w) { return static_cast<uint32_t>(w >> 32); }
 uint64_t FrontOf(uint64_t w) { return (w >> 16) & 0xFFFF; }
 uint64_t BackOf(uint64_t w) { return w & 0xFFFF; }
@@ -133,6 +135,19 @@ std::atomic<int> g_thread_starts_allowed{-1};
 // One share per thread, each on its own cache line.
 struct alignas(64) Share {
   std::atomic<uint64_t> word{0};
+};
+
+// The chunks one thread ran of a loop: generation (48 bits) | count (16
+// bits), written by that thread alone, on a line of its own (the caller
+// reads them all while it waits, and a claim on the share would otherwise
+// have to fetch the line back). 48 bits, because a thread may tell nothing
+// for a long time (a pool of many threads running small loops) and a count
+// whose generation came round again would be taken for the current loop's;
+// a share is never read after its loop, so 32 bits serve there.
+constexpr int kTallyCountBits = 16;
+constexpr uint64_t kTallyGenerationMask = (uint64_t{1} << (64 - kTallyCountBits)) - 1;
+struct alignas(64) Tally {
+  std::atomic<uint64_t> value{0};
 };
 
 }  // namespace
@@ -152,7 +167,8 @@ struct pthreadpool {
   // starting: the pool runs with the threads it has (`threads`, the caller
   // included) and `start_error` says why. Nothing is thrown once a worker
   // runs, so no std::thread is ever destroyed joinable.
-  explicit pthreadpool(int num_threads) : threads(std::max(1, num_threads)), shares(new Share[threads]) {
+  explicit pthreadpool(int num_threads)
+      : threads(std::max(1, num_threads)), shares(new Share[threads]), tallies(new Tally[threads]) {
     workers.reserve(static_cast<size_t>(threads - 1));
     for (int i = 1; i < threads; ++i) {
       try {
@@ -200,20 +216,30 @@ struct pthreadpool {
     current.batch = (loop.items + wanted - 1) / wanted;
     const uint64_t batches = (loop.items + current.batch - 1) / current.batch;
     batches_total = static_cast<uint32_t>(batches);
-    done.store(0);
-    yield_after = (loop.flags & PTHREADPOOL_FLAG_YIELD_WORKERS) != 0;
+    // Plain stores, made visible to the workers by the release store of
+    // `published` (their acquire load of it): a sequentially consistent
+    // store waits for its cache line to come back from the core that last
+    // wrote it (the worker's share), and the worker would
+    // learn of the loop only after those round trips.
+    yield_after.store((loop.flags & PTHREADPOOL_FLAG_YIELD_WORKERS) != 0, std::memory_order_relaxed);
     ++generation;
     const uint64_t t_count = static_cast<uint64_t>(threads);
     for (uint64_t t = 0; t < t_count; ++t) {
-      shares[t].word.store(Word(generation, t * batches / t_count, (t + 1) * batches / t_count));
+      shares[t].word.store(Word(generation, t * batches / t_count, (t + 1) * batches / t_count),
+                           std::memory_order_relaxed);
     }
-    published.store(generation);
-    if (sleepers.load() > 0) {
+    published.store(generation, std::memory_order_release);
+    // Only a speed-up: the caller needs no worker to finish a loop (it takes
+    // every chunk nobody claimed), so a worker that fell asleep just as the
+    // loop was published and is missed here sleeps through it, and the next
+    // loop's check (or Release, or the destructor) wakes it.
+    if (sleepers.load(std::memory_order_relaxed) > 0) {
       { std::lock_guard<std::mutex> lock(mutex); }
       wake.notify_all();
     }
     Work(generation, 0);
-    const auto all_done = [this] { return done.load() == batches_total; };
+    const uint64_t gen = generation;
+    const auto all_done = [this, gen] { return Ran(gen) == batches_total; };
     if (!SpinUntil(kCallerSpin, all_done)) {
       std::unique_lock<std::mutex> lock(mutex);
       caller_waiting.store(true);
@@ -225,11 +251,11 @@ struct pthreadpool {
   // Claims one chunk of loop `gen` from thread t's share (its front when
   // t is the calling thread's own share, else its back); false when none
   // is left.
-  bool Claim(uint32_t gen, int t, bool front, uint64_t* chunk) {
+  bool Claim(uint64_t gen, int t, bool front, uint64_t* chunk) {
     std::atomic<uint64_t>& word = shares[t].word;
     uint64_t w = word.load();
     for (;;) {
-      if (GenerationOf(w) != gen || FrontOf(w) >= BackOf(w)) return false;
+      if (GenerationOf(w) != static_cast<uint32_t>(gen) || FrontOf(w) >= BackOf(w)) return false;
       const uint64_t next = front ? Word(gen, FrontOf(w) + 1, BackOf(w)) : Word(gen, FrontOf(w), BackOf(w) - 1);
       if (word.compare_exchange_weak(w, next)) {
         *chunk = front ? FrontOf(w) : BackOf(w) - 1;
@@ -240,15 +266,16 @@ struct pthreadpool {
 
   // Runs chunks of loop `gen`: thread `self`'s share, then what is left of
   // the others'.
-  void Work(uint32_t gen, int self) {
+  void Work(uint64_t gen, int self) {
     InLoop in_loop;
     DenormalMode denormals;
-    // Chunks this thread ran, counted into `done` once at the end: a count
-    // per chunk moved its cache line between the cores 32 times a loop.
+    // Chunks this thread ran, told (Tell) after its own share and again
+    // after what it took from the others; one shared counter took the line
+    // from the caller's core, which was waiting on it, at each count.
     uint32_t ran = 0;
     auto run = [&](uint64_t chunk) {
       // A claimed chunk keeps loop `gen` alive (its caller waits for it, and
-      // it is counted only below), so `current` is that loop's until then.
+      // it is told only below), so `current` is that loop's until then.
       denormals.FlushIf(current.flags & PTHREADPOOL_FLAG_DISABLE_DENORMALS);
       const size_t begin = chunk * current.batch;
       const size_t end = std::min(current.items, begin + current.batch);
@@ -257,20 +284,44 @@ struct pthreadpool {
     };
     uint64_t chunk = 0;
     while (Claim(gen, self, true, &chunk)) run(chunk);
+    // Told before the others' shares are read (their lines come from the
+    // other cores): the caller may be waiting for just these.
+    if (ran > 0) Tell(gen, self, ran);
+    const uint32_t own = ran;
     for (int i = 1; i < threads; ++i) {
       const int t = (self + i) % threads;
       while (Claim(gen, t, false, &chunk)) run(chunk);
     }
-    if (ran > 0 && done.fetch_add(ran) + ran == batches_total && caller_waiting.load()) {
+    if (ran > own) Tell(gen, self, ran);
+  }
+
+  // Thread `self` has run `ran` chunks of loop `gen` so far; wakes a caller
+  // that sleeps waiting for them. Nothing of the loop may be read after the
+  // store: once every chunk is told, its caller may publish the next one.
+  void Tell(uint64_t gen, int self, uint32_t ran) {
+    tallies[self].value.store(((gen & kTallyGenerationMask) << kTallyCountBits) | ran);
+    if (caller_waiting.load()) {
       { std::lock_guard<std::mutex> lock(mutex); }
       finished.notify_all();
     }
   }
 
+  // The chunks of loop `gen` the threads have told.
+  uint32_t Ran(uint64_t gen) const {
+    uint32_t sum = 0;
+    for (int t = 0; t < threads; ++t) {
+      const uint64_t v = tallies[t].value.load();
+      if (v >> kTallyCountBits == (gen & kTallyGenerationMask)) {
+        sum += static_cast<uint32_t>(v & ((uint64_t{1} << kTallyCountBits) - 1));
+      }
+    }
+    return sum;
+  }
+
   void WorkerLoop(int self) {
-    uint32_t seen = 0;
+    uint64_t seen = 0;
     for (;;) {
-      const auto news = [&] { return published.load() != seen; };
+      const auto news = [&] { return published.load(std::memory_order_acquire) != seen; };
       if (yield_after || !SpinUntil(kWorkerSpin, news)) {
         std::unique_lock<std::mutex> lock(mutex);
         sleepers.fetch_add(1);
@@ -278,7 +329,7 @@ struct pthreadpool {
         sleepers.fetch_sub(1);
         if (stop) return;
       }
-      seen = published.load();
+      seen = published.load(std::memory_order_acquire);
       Work(seen, self);
     }
   }
@@ -292,11 +343,11 @@ struct pthreadpool {
   bool stop = false;
   // The loop in progress; written by its caller before it publishes it.
   Loop current;
-  uint32_t generation = 0;
+  uint64_t generation = 0;
   uint32_t batches_total = 0;
   std::unique_ptr<Share[]> shares;  // one per thread
-  std::atomic<uint32_t> published{0};  // the generation of the latest loop
-  std::atomic<uint32_t> done{0};
+  std::unique_ptr<Tally[]> tallies;  // one per thread
+  std::atomic<uint64_t> published{0};  // the generation of the latest loop
   std::atomic<int> sleepers{0};
   std::atomic<bool> caller_waiting{false};
   std::atomic<bool> yield_after{false};
@@ -370,8 +421,8 @@ void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t, int64_
   loop.body = &body;
   loop.items = static_cast<size_t>(n);
   pool_->Run(loop);
-  // Every chunk is done (Run waited on the pool's counter), so `error` is
-  // visible here.
+  // Every chunk is done (Run waited until the threads told them all), so
+  // `error` is visible here.
   if (body.error) std::rethrow_exception(body.error);
 }
 

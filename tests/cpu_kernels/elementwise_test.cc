@@ -36,6 +36,60 @@ TEST(Add, Rank5Broadcast) {
   ExpectNear(v, {11, 12, 13, 21, 22, 23, 14, 15, 16, 24, 25, 26});
 }
 
+// Element i of `out_shape` read from a tensor of shape `s` broadcast to it.
+size_t BroadcastSource(const Shape& s, const Shape& out_shape, int64_t i) {
+  int64_t src = 0, stride = 1;
+  for (size_t d = out_shape.size(); d-- > 0;) {
+    const int64_t c = i % out_shape[d];
+    i /= out_shape[d];
+    const size_t sd = d + s.size() - out_shape.size();
+    if (d + s.size() >= out_shape.size()) {
+      if (s[sd] != 1) src += c * stride;
+      stride *= s[sd];
+    }
+  }
+  return static_cast<size_t>(src);
+}
+
+// Plans of three or more coalesced dims with short runs (a group norm's
+// x - mean), split across two threads mid-way, and a SELECT_V2 broadcasting
+// all three operands: every element against the index arithmetic here.
+TEST(Sub, ShortRunsOverManyOuterDims) {
+  const std::vector<std::pair<Shape, Shape>> cases = {
+      {{2, 3, 4, 5, 2}, {1, 3, 1, 5, 1}}, {{3, 1, 4, 1, 6}, {1, 5, 1, 7, 1}}, {{1, 8, 8, 4, 2}, {1, 1, 1, 4, 1}},
+      {{4, 1, 3}, {2, 1}}};
+  for (const auto& [sa, sb] : cases) {
+    SCOPED_TRACE(ShapeToString(sa) + " - " + ShapeToString(sb));
+    const std::vector<float> a = RandomFloats(static_cast<size_t>(NumElements(sa)), 1);
+    const std::vector<float> b = RandomFloats(static_cast<size_t>(NumElements(sb)), 2);
+    Shape out;
+    const std::vector<float> got = Binary<float>(OpType::kSub, sa, a, sb, b, &out);
+    ASSERT_EQ(static_cast<int64_t>(got.size()), NumElements(out));
+    for (int64_t i = 0; i < NumElements(out); ++i) {
+      ASSERT_EQ(got[static_cast<size_t>(i)], a[BroadcastSource(sa, out, i)] - b[BroadcastSource(sb, out, i)])
+          << "at " << i;
+    }
+  }
+  OpTest t;
+  const Shape sc{2, 1, 3, 1}, sx{1, 4, 1, 2}, sy{2, 4, 1, 1};
+  std::vector<bool> cond;
+  for (int i = 0; i < 6; ++i) cond.push_back(i % 3 != 1);
+  const std::vector<float> x = RandomFloats(8, 3), y = RandomFloats(8, 4);
+  const int c = t.Input<bool>(sc, cond);
+  const int xi = t.Input<float>(sx, x);
+  const int yi = t.Input<float>(sy, y);
+  const int o = t.Output();
+  t.Node(OpType::kSelectV2, {c, xi, yi}, {o});
+  GLD_ASSERT_OK(t.Run());
+  const Shape out{2, 4, 3, 2};
+  ASSERT_EQ(t.ShapeOf(o), out);
+  const std::vector<float> got = t.Get(o);
+  for (int64_t i = 0; i < NumElements(out); ++i) {
+    const float want = cond[BroadcastSource(sc, out, i)] ? x[BroadcastSource(sx, out, i)] : y[BroadcastSource(sy, out, i)];
+    ASSERT_EQ(got[static_cast<size_t>(i)], want) << "at " << i;
+  }
+}
+
 TEST(Add, ChannelBroadcastWithRelu6) {
   auto v = Binary<float>(OpType::kAdd, {2, 3}, {-5, 1, 7, 2, 3, 4}, {3}, {1, 2, 3}, nullptr, Activation::kRelu6);
   ExpectNear(v, {0, 3, 6, 3, 5, 6});

@@ -14,6 +14,7 @@
 #include "cpu_kernels/integer_kernels.h"
 #include "graph/shape_inference.h"
 #include "op_test_util.h"
+#include "runtime/step.h"
 
 namespace gld::testing {
 namespace {
@@ -493,36 +494,145 @@ TEST(IntegerKernels, RefusesWhatTheyDoNotTake) {
   EXPECT_EQ(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
 }
 
-// The GEMM's parallel items (row blocks times output-channel panels): any
-// cut of the items into consecutive runs gives the bytes of one call over
-// every row, partial row blocks and panels included.
-TEST(IntegerKernels, Int8GemmItemsInAnyRunsGiveTheWholeGemmsBytes) {
+// The 1x1 GEMM (cpu::PackInt8Gemm, Int8GemmItems) against a plain one:
+// every output QC8's requantization of the exact sum, for depths that are
+// not multiples of 4, channel counts around a panel's halves (32 a panel)
+// and the fused pairs of rows of up to 8 channels (odd row counts leave a
+// pair half empty), scales large enough that the product leaves int32 (the
+// clamp before rounding); and any cut of the items (row blocks times
+// panels) into consecutive runs gives the bytes of one call over every row.
+TEST(IntegerKernels, Int8GemmItemsMatchAPlainGemmInAnyRuns) {
   if (!cpu::HasInt8Gemm()) GTEST_SKIP() << "no AVX-512 VNNI";
-  const int64_t rows = 21, k = 13, n = 100;  // 3 row blocks (the last of 5), 4 panels (the last of 4)
-  const auto w = RandomInts<int8_t>(static_cast<size_t>(n * k), -127, 127, 31);
-  const auto b = RandomInts<int32_t>(static_cast<size_t>(n), -4000, 4000, 32);
-  auto x = RandomInts<int8_t>(static_cast<size_t>(rows * k + 16), -128, 127, 33);  // 16: the GEMM's slack
-  std::vector<float> scale(static_cast<size_t>(n));
-  for (int64_t c = 0; c < n; ++c) scale[static_cast<size_t>(c)] = 0.002f + 0.0001f * static_cast<float>(c % 9);
-  cpu::Int8GemmWeights p;
-  ASSERT_TRUE(cpu::PackInt8Gemm(w.data(), n, k, b.data(), 3, scale.data(), -5, -128, 127, &p));
-  std::vector<int8_t> whole(static_cast<size_t>(rows * n), 0);
-  cpu::Int8GemmRows(x.data(), k, rows, p, whole.data(), n);
-  const int64_t items = cpu::Int8GemmItemCount(rows, p);
-  ASSERT_EQ(items, 3 * 4);
-  // Two runs cut anywhere, and runs of every length.
-  for (int64_t cut = 0; cut <= items; ++cut) {
-    std::vector<int8_t> y(whole.size(), 0x55);
-    cpu::Int8GemmItems(x.data(), rows, p, 0, cut, y.data());
-    cpu::Int8GemmItems(x.data(), rows, p, cut, items, y.data());
-    ASSERT_EQ(y, whole) << "cut at item " << cut;
-  }
-  for (int64_t len = 1; len <= items; ++len) {
-    std::vector<int8_t> y(whole.size(), 0x55);
-    for (int64_t i = 0; i < items; i += len) {
-      cpu::Int8GemmItems(x.data(), rows, p, i, std::min(items, i + len), y.data());
+  struct Case {
+    int64_t rows, k, n;
+    float scale;  // of channel 0; the others a little above
+    bool clamps;  // clamp_in_float expected
+  };
+  const Case cases[] = {
+      {21, 13, 100, 0.002f, false},  // 3 row blocks (the last of 5), 4 panels (the last of 4)
+      {19, 16, 8, 0.004f, false},    // fused pairs, the last row alone
+      {9, 3, 5, 0.01f, false},       // fused, a depth of 3
+      {1, 20, 7, 0.01f, false},      // one row, fused
+      {36, 12, 16, 0.003f, false},   // a half panel
+      {17, 72, 20, 0.002f, false},   // a whole panel of 20
+      {11, 9, 48, 0.003f, false},    // a panel and a half
+      {13, 40, 37, 3000.f, true},    // sums times scales beyond int32
+      {10, 8, 6, 30000.f, true},     // the same, fused
+  };
+  int seed = 30;
+  for (const Case& c : cases) {
+    const auto w = RandomInts<int8_t>(static_cast<size_t>(c.n * c.k), -127, 127, ++seed);
+    const auto b = RandomInts<int32_t>(static_cast<size_t>(c.n), -4000, 4000, ++seed);
+    const auto x = RandomInts<int8_t>(static_cast<size_t>(c.rows * c.k + 64), -128, 127, ++seed);  // 64: slack
+    std::vector<float> scale(static_cast<size_t>(c.n));
+    for (int64_t o = 0; o < c.n; ++o) scale[static_cast<size_t>(o)] = c.scale * (1.f + 0.05f * static_cast<float>(o % 9));
+    const int32_t xz = 3, oz = -5, lo = -128, hi = 127;
+    cpu::Int8GemmWeights p;
+    ASSERT_TRUE(cpu::PackInt8Gemm(w.data(), c.n, c.k, b.data(), xz, scale.data(), oz, lo, hi, &p));
+    EXPECT_EQ(p.clamp_in_float, c.clamps) << "case " << (&c - cases);
+    std::vector<int8_t> want(static_cast<size_t>(c.rows * c.n));
+    for (int64_t r = 0; r < c.rows; ++r) {
+      for (int64_t o = 0; o < c.n; ++o) {
+        int64_t acc = b[static_cast<size_t>(o)];
+        for (int64_t i = 0; i < c.k; ++i) {
+          acc += (x[static_cast<size_t>(r * c.k + i)] - xz) * static_cast<int64_t>(w[static_cast<size_t>(o * c.k + i)]);
+        }
+        float f = static_cast<float>(acc) * scale[static_cast<size_t>(o)];
+        f = std::min(std::max(f, static_cast<float>(lo - oz)), static_cast<float>(hi - oz));
+        want[static_cast<size_t>(r * c.n + o)] = static_cast<int8_t>(std::nearbyint(f) + oz);
+      }
     }
-    ASSERT_EQ(y, whole) << "runs of " << len << " items";
+    std::vector<int8_t> whole(want.size(), 0x55);
+    cpu::Int8GemmRows(x.data(), c.rows, p, whole.data());
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(whole[i], want[i]) << "case " << (&c - cases) << " row " << i / c.n << " channel " << i % c.n;
+    }
+    const int64_t items = cpu::Int8GemmItemCount(c.rows, p);
+    // Two runs cut anywhere, and runs of every length.
+    for (int64_t cut = 0; cut <= items; ++cut) {
+      std::vector<int8_t> y(want.size(), 0x55);
+      cpu::Int8GemmItems(x.data(), c.rows, p, 0, cut, y.data());
+      cpu::Int8GemmItems(x.data(), c.rows, p, cut, items, y.data());
+      ASSERT_EQ(y, want) << "case " << (&c - cases) << ", cut at item " << cut;
+    }
+    for (int64_t len = 1; len <= items; ++len) {
+      std::vector<int8_t> y(want.size(), 0x55);
+      for (int64_t i = 0; i < items; i += len) {
+        cpu::Int8GemmItems(x.data(), c.rows, p, i, std::min(items, i + len), y.data());
+      }
+      ASSERT_EQ(y, want) << "case " << (&c - cases) << ", runs of " << len << " items";
+    }
+  }
+}
+
+// The convolution path of the GEMM (cpu::PackInt8Conv, Int8ConvPixels):
+// windows inside the input read in place, one run per window row (or per
+// tap where dilated), the others gathered with the zero point as padding.
+// Every output equals QC8's requantization of the exact sum, whatever the
+// window, and any cut of the pixels into ranges gives the same bytes.
+TEST(IntegerKernels, Int8ConvPixelsMatchAPlainConvolution) {
+  if (!cpu::HasInt8Gemm()) GTEST_SKIP() << "no AVX-512 VNNI";
+  struct Case {
+    int64_t batch, ih, iw, ic, oc, kh, kw, sh, sw, dh, dw, pad_t, pad_l, oh, ow;
+  };
+  const Case cases[] = {
+      {1, 17, 19, 3, 16, 3, 3, 2, 2, 1, 1, 0, 0, 8, 9},    // a stem: runs of 9, all padding after
+      {2, 9, 11, 3, 20, 3, 3, 2, 2, 1, 1, 1, 1, 5, 6},     // padding on every side, two images
+      {1, 7, 13, 5, 37, 3, 3, 1, 1, 1, 1, 1, 1, 7, 13},    // runs of 15, 37 channels (a half panel)
+      {1, 10, 12, 8, 8, 3, 3, 1, 1, 2, 2, 2, 2, 10, 12},   // dilated: one run per tap
+      {1, 9, 14, 6, 12, 2, 3, 1, 2, 2, 1, 0, 1, 7, 7},     // dilated rows, kw x ic = 18
+      {1, 6, 7, 16, 48, 1, 1, 2, 2, 1, 1, 0, 0, 3, 4},     // a strided 1x1 layer
+      {1, 5, 5, 4, 33, 5, 5, 1, 1, 1, 1, 2, 2, 5, 5},      // no window wholly inside a row's... few inside
+      {1, 3, 3, 7, 9, 3, 3, 1, 1, 1, 1, 0, 0, 1, 1},       // one pixel, a valid window
+  };
+  int seed = 100;
+  for (const Case& c : cases) {
+    const cpu::Int8Window g{c.batch, c.ih, c.iw, c.ic, c.oh, c.ow, c.kh, c.kw, c.sh, c.sw, c.dh, c.dw,
+                            c.pad_t, c.pad_l, static_cast<int8_t>(-9)};
+    const int32_t xz = g.pad_value, oz = 6, lo = -100, hi = 120;
+    const int64_t k = c.kh * c.kw * c.ic, in_size = c.batch * c.ih * c.iw * c.ic;
+    const auto w = RandomInts<int8_t>(static_cast<size_t>(c.oc * k), -127, 127, ++seed);
+    const auto b = RandomInts<int32_t>(static_cast<size_t>(c.oc), -3000, 3000, ++seed);
+    auto x = RandomInts<int8_t>(static_cast<size_t>(in_size + 64), -128, 127, ++seed);  // 64: a buffer's slack
+    std::vector<float> scale(static_cast<size_t>(c.oc));
+    for (int64_t o = 0; o < c.oc; ++o) scale[static_cast<size_t>(o)] = 0.003f + 0.0004f * static_cast<float>(o % 7);
+    cpu::Int8GemmWeights p;
+    ASSERT_TRUE(cpu::PackInt8Conv(w.data(), c.oc, g, b.data(), xz, scale.data(), oz, lo, hi, &p));
+    const int64_t pixels = c.batch * c.oh * c.ow;
+    std::vector<int8_t> want(static_cast<size_t>(pixels * c.oc));
+    for (int64_t pix = 0; pix < pixels; ++pix) {
+      const int64_t n = pix / (c.oh * c.ow), oy = pix / c.ow % c.oh, ox = pix % c.ow;
+      for (int64_t o = 0; o < c.oc; ++o) {
+        int64_t acc = b[static_cast<size_t>(o)];
+        for (int64_t fy = 0; fy < c.kh; ++fy) {
+          for (int64_t fx = 0; fx < c.kw; ++fx) {
+            const int64_t iy = oy * c.sh - c.pad_t + fy * c.dh, ix = ox * c.sw - c.pad_l + fx * c.dw;
+            const bool inside = iy >= 0 && iy < c.ih && ix >= 0 && ix < c.iw;
+            for (int64_t i = 0; i < c.ic; ++i) {
+              const int64_t v = inside ? x[static_cast<size_t>(((n * c.ih + iy) * c.iw + ix) * c.ic + i)] : xz;
+              acc += (v - xz) * w[static_cast<size_t>(((o * c.kh + fy) * c.kw + fx) * c.ic + i)];
+            }
+          }
+        }
+        float f = static_cast<float>(acc) * scale[static_cast<size_t>(o)];
+        f = std::min(std::max(f, static_cast<float>(lo - oz)), static_cast<float>(hi - oz));
+        want[static_cast<size_t>(pix * c.oc + o)] = static_cast<int8_t>(std::nearbyint(f) + oz);
+      }
+    }
+    // The whole map, then cuts into ranges of every length up to 13 pixels.
+    std::vector<int8_t> scratch;
+    std::vector<int8_t> y(want.size(), 0x55);
+    cpu::Int8ConvPixels(x.data(), 0, pixels, p, y.data(), &scratch);
+    for (size_t i = 0; i < y.size(); ++i) {
+      ASSERT_EQ(y[i], want[i]) << "case " << (&c - cases) << " pixel " << i / c.oc << " channel " << i % c.oc;
+    }
+    for (int64_t len = 1; len <= 13; ++len) {
+      std::vector<int8_t> cut(want.size(), 0x55);
+      for (int64_t p0 = 0; p0 < pixels; p0 += len) {
+        cpu::Int8ConvPixels(x.data(), p0, std::min(pixels, p0 + len), p, cut.data(), &scratch);
+      }
+      ASSERT_EQ(cut, want) << "case " << (&c - cases) << ", ranges of " << len << " pixels";
+    }
   }
 }
 
@@ -583,13 +693,14 @@ TEST(IntegerKernels, LayersGiveTheSameBytesOnOneTwoAndThreeThreads) {
   }
 }
 
-// The runtime splits a step across threads from cpu::kParallelMinWork of
-// estimated work; an integer layer's estimate follows its kernel's speed
-// (node_work.cc): a 1x1 GEMM an eighth of its lanes' multiply-adds and two
-// per output, a gathered convolution half its multiply-adds, a depthwise
-// convolution half. MobileNetV2's 24x24x48 3x3 depthwise layer (6.4 us on
-// one thread) and its 24x24 8 -> 48 1x1 layer (3.7 us) split; its 6x6
-// 32 -> 192 1x1 layer (1.6 us) does not.
+// The runtime splits an integer step across threads from
+// cpu::kIntegerParallelMinWork of estimated work; an integer layer's
+// estimate follows its kernel's speed (node_work.cc): a 1x1 GEMM an eighth
+// of its lanes' multiply-adds and two per output, a gathered convolution
+// half its multiply-adds, a depthwise convolution half. MobileNetV2's
+// 24x24x48 3x3 depthwise layer (6.4 us on one thread), its 24x24 8 -> 48
+// 1x1 layer (3.7 us) and its 6x6 32 -> 192 1x1 layer (1.6 us) split; its
+// 6x6 144 -> 24 1x1 layer (0.9 us) does not.
 TEST(IntegerKernels, EstimatedWorkFollowsTheKernelsSpeed) {
   struct Layer {
     OpType op;
@@ -623,9 +734,42 @@ TEST(IntegerKernels, EstimatedWorkFollowsTheKernelsSpeed) {
   EXPECT_EQ(work({OpType::kConv2d, 24, 1, 48, 3}), macs / 2);  // gathered 3x3 windows of one channel
   // 576 rows; 8 channels are computed as 16, a depth of 9 as 12.
   EXPECT_EQ(work({OpType::kConv2d, 24, 9, 8, 1}), 576 * 16 * 12 / 8 + 576 * 8 * 2);
-  EXPECT_GE(work({OpType::kDepthwiseConv2d, 24, 48, 48, 3}), cpu::kParallelMinWork);
-  EXPECT_GE(work({OpType::kConv2d, 24, 8, 48, 1}), cpu::kParallelMinWork);
-  EXPECT_LT(work({OpType::kConv2d, 6, 32, 192, 1}), cpu::kParallelMinWork);
+  EXPECT_GE(work({OpType::kDepthwiseConv2d, 24, 48, 48, 3}), cpu::kIntegerParallelMinWork);
+  EXPECT_GE(work({OpType::kConv2d, 24, 8, 48, 1}), cpu::kIntegerParallelMinWork);
+  EXPECT_GE(work({OpType::kConv2d, 6, 32, 192, 1}), cpu::kIntegerParallelMinWork);
+  EXPECT_LT(work({OpType::kConv2d, 6, 144, 24, 1}), cpu::kIntegerParallelMinWork);
+}
+
+// A step goes on the pool from its kernel's bar: an integer layer from
+// cpu::kIntegerParallelMinWork (integer_kernels.h), a float one from
+// cpu::kParallelMinWork. Two 24x24 1x1 layers whose estimates lie between
+// the bars: MobileNetV2's int8 48 -> 8 layer splits,
+// a float32 12 -> 8 layer stays on the calling thread.
+TEST(IntegerKernels, IntegerStepsSplitFromTheirOwnBar) {
+  OpTest q;
+  const int qin = q.Input<int8_t>({1, 24, 24, 48}, std::vector<int8_t>(24 * 24 * 48));
+  q.graph.tensors[static_cast<size_t>(qin)].quant = Quant({0.02f}, {0});
+  const int qw = StoredConstant(q, {8, 1, 1, 48}, std::vector<int32_t>(8 * 48, 1), Quant({0.01f}, {0}, 0, DataType::kInt8));
+  const int qout = q.Output(DataType::kInt8);
+  q.graph.tensors[static_cast<size_t>(qout)].quant = Quant({0.05f}, {0});
+  OpTest f;
+  const int fin = f.Input<float>({1, 24, 24, 12}, std::vector<float>(24 * 24 * 12));
+  const int fw = f.Const<float>({8, 1, 1, 12}, std::vector<float>(8 * 12, 0.5f));
+  const int fout = f.Output();
+  Conv2dAttributes a;
+  a.padding = Padding::kSame;
+  q.Node(OpType::kConv2d, {qin, qw}, {qout}, a);
+  f.Node(OpType::kConv2d, {fin, fw}, {fout}, a);
+  for (OpTest* t : {&q, &f}) {
+    ASSERT_TRUE(InferShapes(t->graph, cpu::KnownValueOracle()).ok());
+    const int64_t work = cpu::EstimateNodeWork(t->graph, 0);
+    EXPECT_GE(work, cpu::kIntegerParallelMinWork);
+    EXPECT_LT(work, cpu::kParallelMinWork);
+  }
+  ASSERT_NE(cpu::FindIntegerKernel(q.graph, q.graph.nodes[0]), nullptr);
+  ASSERT_EQ(cpu::FindIntegerKernel(f.graph, f.graph.nodes[0]), nullptr);
+  EXPECT_FALSE(CpuNodeStep(q.graph, 0, cpu::FindCpuKernel(OpType::kConv2d)).serial());
+  EXPECT_TRUE(CpuNodeStep(f.graph, 0, cpu::FindCpuKernel(OpType::kConv2d)).serial());
 }
 
 TEST(IntegerKernels, StoredIntegersComeBackExactly) {

@@ -1,6 +1,8 @@
 // Reductions, ARG_MAX/MIN, CUMSUM, SOFTMAX family, FULLY_CONNECTED,
 // BATCH_MATMUL.
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "op_test_util.h"
 
@@ -62,6 +64,55 @@ TEST(Reduce, SumProdMaxMin) {
   ExpectNear(r.values, {-6});
   r = Reduce(OpType::kSum, {2, 3}, x, {2}, false);
   EXPECT_FALSE(r.status.ok());
+}
+
+// Every subset of the axes of a [2, 3, 4, 5] input (the rows' index runs
+// through up to three outer dimensions: batch 2, then 3 x 4) against sums,
+// means and maxima taken here.
+TEST(Reduce, EveryAxisSubsetOfRankFour) {
+  const Shape shape{2, 3, 4, 5};
+  std::vector<float> x(120);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.25f - 10.f;
+  for (int mask = 1; mask < 16; ++mask) {
+    std::vector<int32_t> axes;
+    for (int d = 0; d < 4; ++d) {
+      if (mask & (1 << d)) axes.push_back(d);
+    }
+    // The reference: output index of each input element, its dims kept as 1.
+    Shape out_shape = shape;
+    for (int32_t d : axes) out_shape[static_cast<size_t>(d)] = 1;
+    const int64_t out_count = NumElements(out_shape);
+    std::vector<double> sum(static_cast<size_t>(out_count), 0.0);
+    std::vector<float> max(static_cast<size_t>(out_count), -1e30f);
+    for (int64_t i = 0; i < 120; ++i) {
+      int64_t rem = i, o = 0, ostride = 1;
+      for (size_t d = 4; d-- > 0;) {
+        const int64_t c = rem % shape[d];
+        rem /= shape[d];
+        o += (out_shape[d] == 1 ? 0 : c) * ostride;
+        ostride *= out_shape[d];
+      }
+      sum[static_cast<size_t>(o)] += x[static_cast<size_t>(i)];
+      max[static_cast<size_t>(o)] = std::max(max[static_cast<size_t>(o)], x[static_cast<size_t>(i)]);
+    }
+    const double count = static_cast<double>(120 / out_count);
+    std::vector<float> want_sum, want_mean;
+    for (double v : sum) {
+      want_sum.push_back(static_cast<float>(v));
+      want_mean.push_back(static_cast<float>(v / count));
+    }
+    SCOPED_TRACE("axes mask " + std::to_string(mask));
+    auto r = Reduce(OpType::kSum, shape, x, axes, true);
+    GLD_ASSERT_OK(r.status);
+    EXPECT_EQ(r.shape, out_shape);
+    ExpectNear(r.values, want_sum);
+    r = Reduce(OpType::kMean, shape, x, axes, true);
+    GLD_ASSERT_OK(r.status);
+    ExpectNear(r.values, want_mean);
+    r = Reduce(OpType::kReduceMax, shape, x, axes, true);
+    GLD_ASSERT_OK(r.status);
+    ExpectNear(r.values, max);
+  }
 }
 
 TEST(Reduce, Int32SumAndMean) {

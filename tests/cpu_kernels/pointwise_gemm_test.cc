@@ -6,6 +6,7 @@
 #include "op_test_util.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace gld::testing {
@@ -171,6 +172,50 @@ TEST(PointwiseGemm, TakesOnlyWhatItComputes) {
   })) << "two groups";
   cpu::ScopedPointwiseGemm off(false);
   EXPECT_FALSE(takes(Conv({1, 4, 4, 8}, 8, Pointwise(Activation::kRelu)))) << "turned off";
+}
+
+// The panels hold w[j][r] at row r, column j - col of the panel, zeros past
+// n, then the biases: bit for bit (a NaN payload too), for filters whose k
+// and panel widths are and are not multiples of the 8 x 8 transpose blocks,
+// and for B read with both strides other than 1 (no transpose).
+TEST(PointwiseGemm, PacksTheFilterIntoPanels) {
+  auto bits = [](float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+  };
+  for (const auto& [n, k] : std::vector<std::pair<int64_t, int64_t>>{{16, 8}, {45, 13}, {70, 9}, {3, 1}, {100, 37},
+                                                                     {32, 64}}) {
+    SCOPED_TRACE("n " + std::to_string(n) + ", k " + std::to_string(k));
+    std::vector<float> w = RandomFloats(static_cast<size_t>(n * k), 7);
+    const uint32_t payload = 0x7fc01234u;
+    std::memcpy(&w[w.size() / 2], &payload, sizeof payload);
+    const std::vector<float> bias = RandomFloats(static_cast<size_t>(n), 8);
+    cpu::PointwiseWeights packed;
+    GLD_ASSERT_OK(cpu::PackPointwiseWeights(w.data(), bias.data(), n, k, "test", &packed));
+    // The same columns read through strides of 2 and 2 * k (every other
+    // value of a buffer twice the size): the element-by-element path.
+    std::vector<float> spread(w.size() * 2);
+    for (size_t i = 0; i < w.size(); ++i) spread[2 * i] = w[i];
+    cpu::PointwiseWeights strided;
+    GLD_ASSERT_OK(cpu::PlanPointwisePanels(n, k, "test", &strided));
+    cpu::PackPointwiseB(spread.data(), 2, 2 * k, &strided);
+    int64_t covered = 0;
+    for (const cpu::PointwisePanel& p : packed.panels) {
+      covered += p.cols;
+      for (int64_t r = 0; r < k; ++r) {
+        for (int64_t j = 0; j < p.width; ++j) {
+          const uint32_t want = j < p.cols ? bits(w[static_cast<size_t>((p.col + j) * k + r)]) : 0u;
+          ASSERT_EQ(bits(packed.data()[p.weights + r * p.width + j]), want) << "col " << p.col + j << ", row " << r;
+          ASSERT_EQ(bits(strided.data()[p.weights + r * p.width + j]), want) << "strided, col " << p.col + j;
+        }
+      }
+      for (int64_t j = 0; j < p.width; ++j) {
+        EXPECT_EQ(bits(packed.data()[p.bias + j]), j < p.cols ? bits(bias[static_cast<size_t>(p.col + j)]) : 0u);
+      }
+    }
+    EXPECT_EQ(covered, n);
+  }
 }
 
 }  // namespace

@@ -1,8 +1,12 @@
 // AVERAGE_POOL_2D, MAX_POOL_2D, RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR,
 // DEPTH_TO_SPACE, SPACE_TO_DEPTH, SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND.
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
 
+#include "cpu_kernels/xnnpack_op.h"
 #include "op_test_util.h"
 
 namespace gld::testing {
@@ -147,6 +151,60 @@ TEST(ResizeBilinear, Downscale) {
   auto r = Resize(OpType::kResizeBilinear, {1, 1, 4, 1}, {0, 10, 20, 30}, 1, 2, false, false);
   GLD_ASSERT_OK(r.status);
   ExpectNear(r.values, {0, 20});
+}
+
+// Prepared, a float RESIZE_BILINEAR with a constant size keeps XNNPACK's
+// operator (LiteRT's XNNPACK delegate runs the same), whose interpolation
+// order differs from the own loops' in the last bits only; an infinite
+// input runs the own loops (exact infinities and NaN where they meet).
+TEST(ResizeBilinear, XnnpackMatchesTheOwnLoops) {
+  struct Case {
+    Shape in;
+    int oh, ow;
+  };
+  const std::vector<Case> cases = {{{2, 5, 7, 3}, 9, 4}, {{1, 4, 4, 16}, 8, 8}, {{1, 6, 3, 1}, 2, 5}};
+  for (const auto& [align, half] : std::vector<std::pair<bool, bool>>{{false, false}, {true, false}, {false, true}}) {
+    for (const Case& c : cases) {
+      for (bool infinite : {false, true}) {
+        SCOPED_TRACE(ShapeToString(c.in) + " -> " + std::to_string(c.oh) + "x" + std::to_string(c.ow) +
+                     (align ? ", align_corners" : "") + (half ? ", half_pixel_centers" : "") +
+                     (infinite ? ", an infinite input" : ""));
+        std::vector<float> x = RandomFloats(static_cast<size_t>(NumElements(c.in)), 5, -4.f, 4.f);
+        if (infinite) x[x.size() / 3] = std::numeric_limits<float>::infinity();
+        int out = -1;
+        auto build = [&](OpTest& t) {
+          ResizeAttributes a;
+          a.align_corners = align;
+          a.half_pixel_centers = half;
+          const int in = t.Input<float>(c.in, x);
+          const int size = t.Const<int32_t>({2}, {c.oh, c.ow});
+          out = t.Output();
+          t.Node(OpType::kResizeBilinear, {in, size}, {out}, a);
+        };
+        OpTest own;
+        build(own);
+        GLD_ASSERT_OK(own.Run());
+        OpTest xnn;
+        build(xnn);
+        GLD_ASSERT_OK(xnn.RunPrepared(2));
+        ASSERT_EQ(xnn.states.size(), 1u);
+        EXPECT_NE(dynamic_cast<const cpu::XnnOperatorState*>(xnn.states[0].get()), nullptr)
+            << "no XNNPACK operator kept";
+        const std::vector<float> want = own.Get<float>(out), got = xnn.Get<float>(out);
+        ASSERT_EQ(got.size(), want.size());
+        for (size_t i = 0; i < got.size(); ++i) {
+          if (!std::isfinite(want[i])) {
+            EXPECT_EQ(std::isnan(got[i]), std::isnan(want[i])) << "at " << i;
+            if (!std::isnan(want[i])) {
+              EXPECT_EQ(got[i], want[i]) << "at " << i;
+            }
+          } else {
+            EXPECT_NEAR(got[i], want[i], 1e-5f * std::max(1.f, std::abs(want[i]))) << "at " << i;
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(ResizeNearestNeighbor, Variants) {

@@ -3,6 +3,10 @@
 // seam by which UNIQUE and WHERE size their value-sized outputs
 // (RuleContext::SizedByKernel, KernelContext::SizeOutput). LiteRT's outputs
 // for the same ops are the conformance cases (tests/data/ops).
+#include <algorithm>
+#include <string>
+#include <utility>
+
 #include "op_test_util.h"
 
 namespace gld::testing {
@@ -259,6 +263,54 @@ TEST(Conv3d, MatchesADirectSum) {
             }
           }
           EXPECT_NEAR(y[p], acc, 1e-5) << "output " << p;
+        }
+      }
+    }
+  }
+}
+
+// The width taps as one run (undilated: stride 1 and 3 over SAME padding,
+// the run clipped at both edges) and one by one (dilation 2 in width), each
+// against a direct sum over the window; 5 output channels.
+TEST(Conv3d, WidthRunsAndDilatedWidthTaps) {
+  const Shape in_shape = {1, 2, 5, 7, 3}, f_shape = {1, 3, 4, 3, 5};
+  const std::vector<float> x = RandomFloats(static_cast<size_t>(NumElements(in_shape)), 11);
+  const std::vector<float> w = RandomFloats(static_cast<size_t>(NumElements(f_shape)), 12);
+  for (const auto& [stride_w, dilation_w] : std::vector<std::pair<int, int>>{{1, 1}, {3, 1}, {1, 2}}) {
+    SCOPED_TRACE("stride_w " + std::to_string(stride_w) + ", dilation_w " + std::to_string(dilation_w));
+    OpTest t;
+    const int out = t.Output();
+    Conv3dAttributes a;
+    a.padding = Padding::kSame;
+    a.stride_w = stride_w;
+    a.dilation_w = dilation_w;
+    t.Node(OpType::kConv3d, {t.Input<float>(in_shape, x), t.Const<float>(f_shape, w)}, {out}, a);
+    GLD_ASSERT_OK(t.Run(2));
+    const int ow = (7 + stride_w - 1) / stride_w;
+    ASSERT_EQ(t.ShapeOf(out), (Shape{1, 2, 5, ow, 5}));
+    const std::vector<float> y = t.Get<float>(out);
+    // SAME: height pads 1 before (3 taps); width (4 taps, dilated to
+    // 3 * dilation + 1) pads half of what the window needs past the input.
+    const int span = 3 * dilation_w + 1;
+    const int pad_w = std::max(0, (ow - 1) * stride_w + span - 7) / 2;
+    size_t p = 0;
+    for (int z = 0; z < 2; ++z) {
+      for (int yy = 0; yy < 5; ++yy) {
+        for (int xx = 0; xx < ow; ++xx) {
+          for (int c = 0; c < 5; ++c, ++p) {
+            double acc = 0;
+            for (int fy = 0; fy < 3; ++fy) {
+              for (int fx = 0; fx < 4; ++fx) {
+                const int iy = yy - 1 + fy, ix = xx * stride_w - pad_w + fx * dilation_w;
+                if (iy < 0 || iy >= 5 || ix < 0 || ix >= 7) continue;
+                for (int ci = 0; ci < 3; ++ci) {
+                  acc += static_cast<double>(x[static_cast<size_t>(((z * 5 + iy) * 7 + ix) * 3 + ci)]) *
+                         w[static_cast<size_t>(((fy * 4 + fx) * 3 + ci) * 5 + c)];
+                }
+              }
+            }
+            EXPECT_NEAR(y[p], acc, 1e-5) << "output " << p;
+          }
         }
       }
     }

@@ -145,6 +145,30 @@ TEST(ThreadPool, SingleThreadRunsInline) {
   EXPECT_EQ(id, std::this_thread::get_id());
 }
 
+// A loop returns only once every chunk has finished, whichever threads ran
+// them: the threads tell their counts on lines of their own and the caller
+// sums them. Loops of every size up to a few chunks a thread, some chunks
+// slow (so that the others take over what is left, or the caller waits),
+// some gaps long enough for the workers to fall asleep.
+TEST(ThreadPool, EveryChunkIsDoneWhenTheLoopReturns) {
+  for (int threads : {2, 3}) {
+    ThreadPool pool(threads);
+    std::vector<std::atomic<int>> done(64);
+    for (int k = 0; k < 600; ++k) {
+      const int64_t n = 2 + k % 63;
+      for (auto& d : done) d.store(0);
+      pool.ParallelFor(n, [&](int64_t b, int64_t e) {
+        if ((b + k) % 7 == 0) std::this_thread::sleep_for(std::chrono::microseconds(20));
+        for (int64_t i = b; i < e; ++i) done[static_cast<size_t>(i)].store(1);
+      });
+      int64_t finished = 0;
+      for (int64_t i = 0; i < n; ++i) finished += done[static_cast<size_t>(i)].load();
+      ASSERT_EQ(finished, n) << threads << " threads, loop " << k;
+      if (k % 50 == 0) std::this_thread::sleep_for(std::chrono::microseconds(300));
+    }
+  }
+}
+
 TEST(ThreadPool, ManyCallsFromTwoThreads) {
   ThreadPool pool(2);
   std::atomic<int64_t> total{0};
