@@ -161,6 +161,31 @@ void RepeatedRowRuns(const KernelContext& ctx, int64_t rows, int64_t inner, cons
   });
 }
 
+// When plan (built for {a, b}) pairs every row of `inner` < short_row
+// elements of one operand with the single row of the other: calls
+// fn(a run, b run, output offset, n) over long runs of whole rows, the
+// single row repeated (RepeatedRowRuns), and returns true; false otherwise.
+template <typename A, typename B, typename Fn>
+bool RepeatedShortRowRuns(const KernelContext& ctx, const BroadcastPlan& plan, int64_t short_row, const A* pa,
+                          const B* pb, Fn fn) {
+  if (plan.dims.size() != 2 || plan.inner() >= short_row) return false;
+  const int64_t inner = plan.inner();
+  const auto& sa = plan.strides[0];
+  const auto& sb = plan.strides[1];
+  const bool a_whole = sa[0] == inner && sa[1] == 1, b_whole = sb[0] == inner && sb[1] == 1;
+  if (a_whole && sb[0] == 0 && sb[1] == 1) {
+    RepeatedRowRuns(ctx, plan.outer(), inner, pb,
+                    [&](const B* row, int64_t r0, int64_t n) { fn(pa + r0 * inner, row, r0 * inner, n); });
+    return true;
+  }
+  if (b_whole && sa[0] == 0 && sa[1] == 1) {
+    RepeatedRowRuns(ctx, plan.outer(), inner, pa,
+                    [&](const A* row, int64_t r0, int64_t n) { fn(row, pb + r0 * inner, r0 * inner, n); });
+    return true;
+  }
+  return false;
+}
+
 // Whole-tensor binary op with broadcasting: checks that out has the broadcast
 // shape of a and b, then runs op over every element.
 template <typename A, typename B, typename O, typename Op>
@@ -202,23 +227,10 @@ Status BroadcastBinary(const KernelContext& ctx, const TensorData& a, const Tens
   // A row (a per-channel vector such as PRELU's alpha) against a whole tensor
   // whose rows are short: one run per row would spend more on each run's
   // setup than on its elements, so the row is repeated to a long run.
-  if (plan.dims.size() == 2 && plan.inner() < kShortRow) {
-    const int64_t inner = plan.inner();
-    const auto& sa = plan.strides[0];
-    const auto& sb = plan.strides[1];
-    const bool a_whole = sa[0] == inner && sa[1] == 1, b_whole = sb[0] == inner && sb[1] == 1;
-    if (a_whole && sb[0] == 0 && sb[1] == 1) {
-      RepeatedRowRuns(ctx, plan.outer(), inner, pb, [&](const B* row, int64_t r0, int64_t n) {
-        BinaryRun(pa + r0 * inner, 1, row, 1, po + r0 * inner, n, op);
-      });
-      return OkStatus();
-    }
-    if (b_whole && sa[0] == 0 && sa[1] == 1) {
-      RepeatedRowRuns(ctx, plan.outer(), inner, pa, [&](const A* row, int64_t r0, int64_t n) {
-        BinaryRun(row, 1, pb + r0 * inner, 1, po + r0 * inner, n, op);
-      });
-      return OkStatus();
-    }
+  if (RepeatedShortRowRuns(ctx, plan, kShortRow, pa, pb, [&](const A* ra, const B* rb, int64_t at, int64_t n) {
+        BinaryRun(ra, 1, rb, 1, po + at, n, op);
+      })) {
+    return OkStatus();
   }
   ForEachBinaryRun(ctx, plan, [&](int64_t oa, int64_t sa, int64_t ob, int64_t sb, int64_t oo, int64_t n) {
     BinaryRun(pa + oa, sa, pb + ob, sb, po + oo, n, op);

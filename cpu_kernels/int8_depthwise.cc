@@ -42,6 +42,14 @@ bool PackInt8Depthwise(const int8_t* weights, const int32_t* bias, Int8Depthwise
   return true;
 }
 
+void Int8RepeatBytes(const int8_t* x, int64_t n, int64_t m, int8_t* y) {
+  if (m == 2) {
+    for (int64_t i = 0; i < n; ++i) y[2 * i] = y[2 * i + 1] = x[i];  // vectorised by the compiler
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) std::memset(y + i * m, x[i], static_cast<size_t>(m));
+}
+
 #ifdef GLD_INT8_DEPTHWISE
 namespace {
 

@@ -1,4 +1,4 @@
-// The int8 depthwise convolution (multiplier 1, weights per channel) where
+// The int8 depthwise convolution (weights per channel) where
 // the CPU has AVX-512 VNNI (HasInt8Gemm): 16 channels at a time, each
 // 32-bit lane one channel holding four horizontal taps, so one VPDPBUSD
 // (unsigned x signed bytes, four products a lane) takes four taps of 16
@@ -11,7 +11,10 @@
 // 128) x the window's weight sum, so the int32 sum is exactly that of
 // sum (x - zero point) x w + bias; requantized as XNNPACK's QC8 depthwise
 // operator does: nearbyint(float(acc) x scale_c) + output zero point,
-// clamped. Internal to cpu_kernels/.
+// clamped. A depth multiplier m > 1 (output channel c x m + j reads input
+// channel c) runs as multiplier 1 over c x m channels on an input whose
+// bytes are each repeated m times (Int8RepeatBytes, one pass before the
+// rows): the same sums, channel for channel. Internal to cpu_kernels/.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +25,8 @@
 namespace gld::cpu {
 
 struct Int8DepthwiseState : KernelState {
-  int64_t channels = 0, padded = 0;  // padded to 16
+  int64_t channels = 0, padded = 0;  // output channels; padded to 16
+  int64_t multiplier = 1;            // output channels per input channel
   int64_t batch = 0, ih = 0, iw = 0, oh = 0, ow = 0;
   int64_t kh = 0, kw = 0, sh = 1, sw = 1, dh = 1, dw = 1, pad_t = 0, pad_l = 0;
   int64_t groups = 0;           // ceil(kw / 4): dot products per window row
@@ -41,7 +45,12 @@ inline constexpr int64_t kInt8DepthwiseMaxDots = 64;
 // window takes more than kInt8DepthwiseMaxDots dot products.
 bool PackInt8Depthwise(const int8_t* weights, const int32_t* bias, Int8DepthwiseState* s);
 
-// Output rows [r0, r1) (over batch x oh) of the convolution.
+// y[i x m + j] = x[i] for i < n, j < m: the input of a multiplier-m layer
+// as the multiplier-1 kernel reads it.
+void Int8RepeatBytes(const int8_t* x, int64_t n, int64_t m, int8_t* y);
+
+// Output rows [r0, r1) (over batch x oh) of the convolution; x is the
+// input, with its bytes repeated when the multiplier is above 1.
 void Int8DepthwiseRows(const int8_t* x, const Int8DepthwiseState& s, int64_t r0, int64_t r1, int8_t* y);
 
 }  // namespace gld::cpu

@@ -174,6 +174,8 @@ const IntegerKernel kIntegerKernels[] = {
     {{OpType::kFullyConnected, RunIntegerKernel, PrepareIntegerFullyConnected}, TakesFullyConnected},
     {{OpType::kAdd, RunIntegerKernel, PrepareIntegerAdd}, TakesBinary},
     {{OpType::kSub, RunIntegerKernel, PrepareIntegerSub}, TakesBinary},
+    // int8 MUL: integer_ops.cc's (XNNPACK's arithmetic, below); uint8 here.
+    {{OpType::kMul, RunInt8Op, PrepareInt8Op}, TakesInt8Binary},
     {{OpType::kMul, RunIntegerKernel, PrepareIntegerMul}, TakesBinary},
     {{OpType::kMean, RunIntegerKernel, PrepareIntegerMean}, TakesMean},
     {{OpType::kMaxPool2d, RunIntegerKernel, PrepareIntegerMaxPool2d}, TakesMaxPool},
@@ -183,7 +185,6 @@ const IntegerKernel kIntegerKernels[] = {
     // XNNPACK operators in forms the ones above do not take.
     {{OpType::kAdd, RunInt8Op, PrepareInt8Op}, TakesInt8Binary},
     {{OpType::kSub, RunInt8Op, PrepareInt8Op}, TakesInt8Binary},
-    {{OpType::kMul, RunInt8Op, PrepareInt8Op}, TakesInt8Binary},
     {{OpType::kSquaredDifference, RunInt8Op, PrepareInt8Op}, TakesInt8Binary},
     {{OpType::kRsqrt, RunInt8Op, PrepareInt8Op}, TakesInt8Table},
     {{OpType::kGelu, RunInt8Op, PrepareInt8Op}, TakesInt8Table},
@@ -198,14 +199,13 @@ const IntegerKernel kIntegerKernels[] = {
 
 // Ops that only move values (MovesValuesOnly) and whose own kernel moves
 // int8/uint8 elements as they are (RESIZE_NEAREST_NEIGHBOR copies elements
-// of any size); the others of that list compute in float here (pooling,
-// reductions, MAXIMUM / MINIMUM) or were not checked with 8-bit types, and
-// keep the float view.
+// of any size; REDUCE_MAX / REDUCE_MIN pick the largest or smallest stored
+// integer, which with one quantization is LiteRT's); the others of that
+// list compute in float here (pooling, MAXIMUM / MINIMUM) or were not
+// checked with 8-bit types, and keep the float view.
 bool OwnKernelTakesIntegers(OpType op) {
   switch (op) {
     case OpType::kMaxPool2d:
-    case OpType::kReduceMax:
-    case OpType::kReduceMin:
     case OpType::kMaximum:
     case OpType::kMinimum:
     case OpType::kMirrorPad:

@@ -61,8 +61,11 @@ bool InRange(float v, float lo, float hi) { return v >= lo && v < hi; }
 // How LiteRT's default kernels run the node: XNNPACK's delegate takes ADD
 // and SUB with input / output scale ratios in [2^-10, 2^8) and MUL with a
 // product ratio in [2^-16, 2^8) (with or without constants); TFLite's
-// builtin kernels run the rest and every SQUARED_DIFFERENCE. False for the
-// XNNPACK operators between activations (the table's XNNPACK kernels).
+// builtin kernels run the rest and every SQUARED_DIFFERENCE. False for ADD
+// and SUB between activations (the table's XNNPACK kernels); MUL between
+// activations (a swish's x * sigmoid(x), a squeeze-excite gate) is
+// XNNPACK's arithmetic here too, the int8 rows' vector loop being faster
+// than the operator.
 bool BinaryKindOf(const Graph& graph, const Node& node, Int8BinaryKind* kind) {
   if (node.inputs.size() != 2 || node.outputs.size() != 1) return false;
   const Tensor* a = TensorAt(graph, node.inputs[0]);
@@ -77,7 +80,6 @@ bool BinaryKindOf(const Graph& graph, const Node& node, Int8BinaryKind* kind) {
       return true;
     case OpType::kMul:
       if (InRange(qa.scale * qb.scale / qo.scale, 0x1.0p-16f, 0x1.0p+8f)) {
-        if (!constant) return false;
         *kind = Int8BinaryKind::kXnnMul;
         return true;
       }
@@ -373,12 +375,44 @@ Status MakeMeanParams(const KernelContext& ctx, MeanParams* p) {
 
 struct Int8OpState : KernelState {
   Int8BinaryParams binary;
+  // MUL(x, LOGISTIC(x)) (a swish): the input index of x; `table` then holds
+  // the product for each x (SwishTable), and the node is one lookup.
+  int swish_x = -1;
   std::vector<int8_t> constant[2];  // stored integers of a constant operand
   Table table;
   Int8SoftmaxParams softmax;
   Int8MatMulParams matmul;
   MeanParams mean;
 };
+
+// When one operand of the MUL is an int8 LOGISTIC (on XNNPACK's table) of
+// the other, the product is a function of that other operand's byte: fills
+// `table` with it (the MUL's own arithmetic on the 256 pairs) and returns
+// the operand's index; -1 otherwise.
+int SwishTable(const KernelContext& ctx, const Int8BinaryParams& p, Table* table) {
+  const Node& mul = *ctx.node;
+  if (mul.inputs.size() != 2) return -1;
+  for (int gate = 0; gate < 2; ++gate) {
+    const int x = mul.inputs[static_cast<size_t>(1 - gate)];
+    const int producer = ctx.graph->Producer(mul.inputs[static_cast<size_t>(gate)]);
+    if (producer < 0) continue;
+    const Node& logistic = ctx.graph->nodes[static_cast<size_t>(producer)];
+    int8_t sigmoid[256];
+    if (logistic.inputs.size() != 1 || logistic.inputs[0] != x ||
+        !Int8LogisticTable(*ctx.graph, logistic, sigmoid)) {
+      continue;
+    }
+    int8_t bytes[256];
+    for (int v = 0; v < 256; ++v) bytes[v] = static_cast<int8_t>(v);
+    if (gate == 1) {
+      Int8BinaryRun(p, bytes, 1, sigmoid, 1, table->values, 256);
+    } else {
+      Int8BinaryRun(p, sigmoid, 1, bytes, 1, table->values, 256);
+    }
+    return 1 - gate;
+  }
+  return -1;
+}
 
 Status MakeState(const KernelContext& ctx, Int8OpState* s) {
   if (ctx.graph == nullptr || ctx.node == nullptr) return InternalError("int8 kernel run without its graph");
@@ -397,6 +431,10 @@ Status MakeState(const KernelContext& ctx, Int8OpState* s) {
         }
         s->constant[i].assign(values.begin(), values.end());
       }
+      if (ctx.node->op == OpType::kMul && !ctx.InputIsConstant(0) && !ctx.InputIsConstant(1) &&
+          ctx.inputs[0]->shape == ctx.inputs[1]->shape) {
+        s->swish_x = SwishTable(ctx, s->binary, &s->table);
+      }
       return OkStatus();
     case OpType::kRsqrt:
     case OpType::kGelu:
@@ -413,10 +451,23 @@ Status MakeState(const KernelContext& ctx, Int8OpState* s) {
   }
 }
 
+// Rows shorter than this are repeated into longer runs (RunBinary).
+constexpr int64_t kInt8ShortRow = 256;
+
 Status RunBinary(KernelContext& ctx, const Int8OpState& s) {
   const TensorData& a = *ctx.inputs[0];
   const TensorData& b = *ctx.inputs[1];
   TensorData& out = *ctx.outputs[0];
+  if (s.swish_x >= 0) {
+    const TensorData& x = *ctx.inputs[static_cast<size_t>(s.swish_x)];
+    const int64_t n = x.num_elements();
+    if (a.shape != b.shape || n != out.num_elements()) return KernelError(ctx, "operand shapes changed");
+    const int8_t* px = x.as<int8_t>();
+    int8_t* po = out.as<int8_t>();
+    ParallelForElements(ctx, n, 4 * kElementwiseChunk,
+                        [&](int64_t begin, int64_t end) { Int8TableLookup(s.table.values, px + begin, end - begin, po + begin); });
+    return OkStatus();
+  }
   BroadcastPlan plan;
   if (!plan.Build({&a.shape, &b.shape}, out.shape)) return KernelError(ctx, "operands do not broadcast to the output");
   const int8_t* pa = s.constant[0].empty() ? a.as<int8_t>() : s.constant[0].data();
@@ -426,6 +477,16 @@ Status RunBinary(KernelContext& ctx, const Int8OpState& s) {
     return KernelError(ctx, "a constant operand's size changed");
   }
   int8_t* po = out.as<int8_t>();
+  // A row (a squeeze-excite gate's channels) against a whole tensor of
+  // short rows: the row repeated to runs of about 1K values, so that the
+  // vector loop runs long (one run per row of 32 channels costs more in
+  // setup than in values).
+  if (RepeatedShortRowRuns(ctx, plan, kInt8ShortRow, pa, pb,
+                           [&](const int8_t* ra, const int8_t* rb, int64_t at, int64_t n) {
+                             Int8BinaryRun(s.binary, ra, 1, rb, 1, po + at, n);
+                           })) {
+    return OkStatus();
+  }
   ForEachBinaryRun(ctx, plan, [&](int64_t ao, int64_t as, int64_t bo, int64_t bs, int64_t oo, int64_t n) {
     Int8BinaryRun(s.binary, pa + ao, as, pb + bo, bs, po + oo, n);
   });

@@ -39,6 +39,9 @@ Status PrepareIntegerMean(KernelContext& ctx);
 Status PrepareIntegerMaxPool2d(KernelContext& ctx);
 Status PrepareIntegerLogistic(KernelContext& ctx);
 Status PrepareIntegerTanh(KernelContext& ctx);
+// The 256 results (indexed by the input's bits) of an int8 LOGISTIC node
+// that runs on its integer kernel (XNNPACK's table); false for any other.
+bool Int8LogisticTable(const Graph& graph, const Node& node, int8_t table[256]);
 Status RunIntegerKernel(KernelContext& ctx);
 
 }  // namespace gld::cpu

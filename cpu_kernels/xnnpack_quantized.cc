@@ -8,11 +8,13 @@
 // nearest even), as LiteRT's default kernels do.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 
 #include "cpu_kernels/int8_depthwise.h"
 #include "cpu_kernels/int8_gemm.h"
+#include "cpu_kernels/int8_rows.h"
 #include "cpu_kernels/integer_kernels.h"
 #include "cpu_kernels/kernels.h"
 #include "cpu_kernels/quantized.h"
@@ -141,13 +143,13 @@ StatusOr<bool> KeepInt8Gemm(KernelContext& ctx, const IntegerLinear& l, int64_t 
   return true;
 }
 
-// An int8 depthwise convolution with multiplier 1 runs on
-// int8_depthwise.h's kernel where the CPU has VNNI (XNNPACK's QC8 operator
-// elsewhere, and for windows of more than kInt8DepthwiseMaxDots dot
-// products). True when it was kept.
+// An int8 depthwise convolution runs on int8_depthwise.h's kernel where the
+// CPU has VNNI (XNNPACK's QC8 operator elsewhere, and for windows of more
+// than kInt8DepthwiseMaxDots dot products). True when it was kept.
 StatusOr<bool> KeepInt8Depthwise(KernelContext& ctx, const IntegerLinear& l, const XnnWindow& w, const Shape& in,
                                  const Shape& out) {
-  if (ctx.inputs[0]->type != DataType::kInt8 || !HasInt8Gemm() || ctx.state == nullptr || in[3] != out[3]) {
+  if (ctx.inputs[0]->type != DataType::kInt8 || !HasInt8Gemm() || ctx.state == nullptr || in[3] <= 0 ||
+      out[3] % in[3] != 0) {
     return false;
   }
   // Measured on every depthwise layer of the int8 networks (1 thread, one
@@ -155,12 +157,16 @@ StatusOr<bool> KeepInt8Depthwise(KernelContext& ctx, const IntegerLinear& l, con
   // XNNPACK and the former own kernel (one VPDPWSSD a tap) on each, e.g.
   // 48x48x16 3x3: 7.3 against 24.6 (XNNPACK) and 16.9 (former); 24x24x72
   // 3x3: 11.0 / 24.1 / 22.8; 48x48x48 3x3 stride 2: 8.2 / 14.5 / 12.3;
-  // 12x12x120 5x5: 9.2 / 37.5 / 21.9; 6x6x144 3x3: 1.9 / 2.8 / 3.7.
+  // 12x12x120 5x5: 9.2 / 37.5 / 21.9; 6x6x144 3x3: 1.9 / 2.8 / 3.7. With
+  // multiplier 2 (a Keras SeparableConv2D / DepthwiseConv2D(depth_multiplier
+  // = 2)), 20x20x16 3x3 stride 2: 26.6 us on XNNPACK, a grouped
+  // convolution there.
   std::vector<int8_t> weights;
   GLD_RETURN_IF_ERROR(ConstantIntegers(ctx, 1, "filter", &weights));
   auto s = std::make_unique<Int8DepthwiseState>();
-  const int64_t c = in[3];
+  const int64_t c = out[3];
   s->channels = c;
+  s->multiplier = out[3] / in[3];
   s->padded = (c + 15) / 16 * 16;
   s->batch = in[0], s->ih = in[1], s->iw = in[2], s->oh = out[1], s->ow = out[2];
   s->kh = w.kh, s->kw = w.kw, s->sh = w.sh, s->sw = w.sw, s->dh = w.dh, s->dw = w.dw;
@@ -438,8 +444,16 @@ Status PrepareIntegerMaxPool2d(KernelContext& ctx) {
 
 namespace {
 
-// LOGISTIC and TANH: XNNPACK's table-driven operators, over rows of the
-// last dimension.
+// A node's 256-entry table of output bytes, indexed by the input's bits.
+struct Int8LookupState : KernelState {
+  int8_t table[256];
+};
+
+// LOGISTIC and TANH: XNNPACK's table-driven operators. Each output byte is
+// a function of its input byte alone, so the operator is run once at prepare
+// over the 256 byte values and the node runs that table (int8_rows.h:
+// Int8TableLookup, VBMI's byte permutes where the CPU has them): XNNPACK's
+// integers by construction, one lookup pass.
 struct UnaryOps {
   decltype(&xnn_create_sigmoid_nc_qs8) create_s8;
   decltype(&xnn_setup_sigmoid_nc_qs8) setup_s8;
@@ -447,36 +461,73 @@ struct UnaryOps {
   decltype(&xnn_setup_sigmoid_nc_qu8) setup_u8;
 };
 
+// The operator's output for each of the 256 byte values (the table's
+// index: the input's bits), run once.
+xnn_status UnaryTable(const UnaryOps& ops, DataType type, const TensorQuant& in, const TensorQuant& out,
+                      uint8_t table[256]) {
+  // XNNPACK may read and write 16 bytes past each buffer.
+  alignas(64) uint8_t bytes[256 + 16] = {};
+  alignas(64) uint8_t values[256 + 16] = {};
+  for (int i = 0; i < 256; ++i) bytes[i] = static_cast<uint8_t>(i);
+  xnn_operator_t op = nullptr;
+  xnn_status status;
+  if (type == DataType::kInt8) {
+    status = ops.create_s8(256, 256, 256, static_cast<int8_t>(in.zero_point), in.scale,
+                           static_cast<int8_t>(out.zero_point), out.scale, -128, 127, 0, &op);
+    if (status == xnn_status_success) {
+      status = ops.setup_s8(op, 1, reinterpret_cast<const int8_t*>(bytes), reinterpret_cast<int8_t*>(values), nullptr);
+    }
+  } else {
+    status = ops.create_u8(256, 256, 256, static_cast<uint8_t>(in.zero_point), in.scale,
+                           static_cast<uint8_t>(out.zero_point), out.scale, 0, 255, 0, &op);
+    if (status == xnn_status_success) status = ops.setup_u8(op, 1, bytes, values, nullptr);
+  }
+  if (status == xnn_status_success) status = xnn_run_operator(op, nullptr);
+  if (op != nullptr) xnn_delete_operator(op);
+  std::memcpy(table, values, 256);
+  return status;
+}
+
+constexpr UnaryOps kSigmoidOps{xnn_create_sigmoid_nc_qs8, xnn_setup_sigmoid_nc_qs8, xnn_create_sigmoid_nc_qu8,
+                               xnn_setup_sigmoid_nc_qu8};
+
 Status PrepareUnary(KernelContext& ctx, const UnaryOps& ops) {
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 1, 1, 1));
   const TensorQuant in = QuantOf(*InputTensor(ctx, 0)), out = QuantOf(*OutputTensor(ctx, 0));
   if (!in.valid || !out.valid || ctx.inputs[0]->num_elements() != ctx.outputs[0]->num_elements()) {
     return KernelError(ctx, "input and output need one scale and zero point each and one size");
   }
-  const Shape& shape = ctx.inputs[0]->shape;
-  const size_t channels = shape.empty() ? 1 : static_cast<size_t>(std::max<int64_t>(1, shape.back()));
-  xnn_operator_t op = nullptr;
-  xnn_status status;
-  if (ctx.inputs[0]->type == DataType::kInt8) {
-    status = ops.create_s8(channels, channels, channels, static_cast<int8_t>(in.zero_point), in.scale,
-                           static_cast<int8_t>(out.zero_point), out.scale, -128, 127, 0, &op);
-  } else {
-    status = ops.create_u8(channels, channels, channels, static_cast<uint8_t>(in.zero_point), in.scale,
-                           static_cast<uint8_t>(out.zero_point), out.scale, 0, 255, 0, &op);
+  if (!XnnAvailable() || ctx.state == nullptr) {
+    return KernelUnimplemented(ctx, "the integer kernel needs XNNPACK and a state slot");
   }
-  return KeepOperator(ctx, status, op, [ops, channels](const KernelContext& c, xnn_operator_t o, pthreadpool_t p) {
-    const TensorData& x = *c.inputs[0];
-    const size_t rows = static_cast<size_t>(x.num_elements()) / channels;
-    if (x.type == DataType::kInt8) return ops.setup_s8(o, rows, x.as<int8_t>(), c.outputs[0]->as<int8_t>(), p);
-    return ops.setup_u8(o, rows, x.as<uint8_t>(), c.outputs[0]->as<uint8_t>(), p);
-  });
+  uint8_t values[256];
+  const xnn_status status = UnaryTable(ops, ctx.inputs[0]->type, in, out, values);
+  if (status != xnn_status_success) {
+    return KernelUnimplemented(ctx, "XNNPACK did not create or run the integer operator (status " +
+                                        std::to_string(status) + ")");
+  }
+  auto state = std::make_unique<Int8LookupState>();
+  std::memcpy(state->table, values, 256);
+  *ctx.state = std::move(state);
+  return OkStatus();
 }
 
 }  // namespace
 
-Status PrepareIntegerLogistic(KernelContext& ctx) {
-  return PrepareUnary(ctx, {xnn_create_sigmoid_nc_qs8, xnn_setup_sigmoid_nc_qs8, xnn_create_sigmoid_nc_qu8,
-                            xnn_setup_sigmoid_nc_qu8});
+Status PrepareIntegerLogistic(KernelContext& ctx) { return PrepareUnary(ctx, kSigmoidOps); }
+
+bool Int8LogisticTable(const Graph& graph, const Node& node, int8_t table[256]) {
+  if (node.op != OpType::kLogistic || node.inputs.size() != 1 || node.outputs.size() != 1 || !XnnAvailable() ||
+      FindIntegerKernel(graph, node) == nullptr) {
+    return false;
+  }
+  const Tensor& in = graph.tensors[static_cast<size_t>(node.inputs[0])];
+  if (in.type != DataType::kInt8) return false;
+  const TensorQuant qi = QuantOf(in), qo = QuantOf(graph.tensors[static_cast<size_t>(node.outputs[0])]);
+  uint8_t values[256];
+  if (UnaryTable(kSigmoidOps, DataType::kInt8, qi, qo, values) != xnn_status_success) return false;
+  std::memcpy(table, values, 256);
+  return true;
 }
 Status PrepareIntegerTanh(KernelContext& ctx) {
   return PrepareUnary(ctx, {xnn_create_tanh_nc_qs8, xnn_setup_tanh_nc_qs8, xnn_create_tanh_nc_qu8,
@@ -484,9 +535,29 @@ Status PrepareIntegerTanh(KernelContext& ctx) {
 }
 
 Status RunIntegerKernel(KernelContext& ctx) {
+  if (const auto* lut = ctx.state != nullptr ? dynamic_cast<const Int8LookupState*>(ctx.state->get()) : nullptr) {
+    const int64_t n = ctx.inputs[0]->num_elements();
+    if (n != ctx.outputs[0]->num_elements()) return KernelError(ctx, "input and output sizes differ");
+    const int8_t* x = ctx.inputs[0]->as<int8_t>();
+    int8_t* y = ctx.outputs[0]->as<int8_t>();
+    ParallelForElements(ctx, n, 4 * kElementwiseChunk,
+                        [&](int64_t b, int64_t e) { Int8TableLookup(lut->table, x + b, e - b, y + b); });
+    return OkStatus();
+  }
   if (const auto* dw = ctx.state != nullptr ? dynamic_cast<const Int8DepthwiseState*>(ctx.state->get()) : nullptr) {
     const int8_t* x = ctx.inputs[0]->as<int8_t>();
     int8_t* y = ctx.outputs[0]->as<int8_t>();
+    thread_local std::vector<int8_t> repeated;  // kept: no allocation per run
+    if (dw->multiplier > 1) {
+      const int64_t n = ctx.inputs[0]->num_elements();
+      if (n * dw->multiplier != dw->batch * dw->ih * dw->iw * dw->channels) {
+        return KernelError(ctx, "the input's size changed since prepare");
+      }
+      // 64 bytes of slack: the kernel's 16-channel loads may pass the end.
+      repeated.resize(static_cast<size_t>(n * dw->multiplier + 64));
+      Int8RepeatBytes(x, n, dw->multiplier, repeated.data());
+      x = repeated.data();
+    }
     ParallelForGrain(ctx, dw->batch * dw->oh, 1, [&](int64_t b, int64_t e) { Int8DepthwiseRows(x, *dw, b, e, y); });
     return OkStatus();
   }

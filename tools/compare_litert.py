@@ -37,7 +37,10 @@ For each model it
   6. prints one table: init, first inference, average and median latency (ms)
      for each, their ratios to LiteRT, and the largest output difference of
      each gld backend from LiteRT, relative to that output's largest magnitude
-     (the tolerance convention of the tests: fp32 1e-4, fp16 1e-2).
+     (the tolerance convention of the tests: fp32 1e-4, fp16 1e-2); for
+     integer outputs a note gives the share of values equal to LiteRT's and
+     the largest difference in quantization steps (also in --json:
+     int_equal, int_max_step).
 
 Should LiteRT refuse a model for MediaPipe's Convolution2DTransposeBias
 custom op (ai-edge-litert 2.3.0 has it built in), the model is rewritten for
@@ -233,6 +236,19 @@ def max_relative_difference(ours, ref):
     return worst
 
 
+def integer_agreement(ours, ref):
+    """Over the integer outputs: the fraction of values equal to LiteRT's and
+    the largest difference in quantization steps; None without integer outputs."""
+    pairs = [(a, b) for a, b in zip(ours, ref)
+             if np.issubdtype(b.dtype, np.integer) and a.shape == b.shape and b.size]
+    if not pairs or len(ours) != len(ref):
+        return None
+    equal = sum(int(np.count_nonzero(a.astype(np.int64) == b.astype(np.int64))) for a, b in pairs)
+    total = sum(b.size for _, b in pairs)
+    step = max(int(np.max(np.abs(a.astype(np.int64) - b.astype(np.int64)))) for a, b in pairs)
+    return equal / total, step
+
+
 def compare_model(args, model_path):
     """Rows for one model: [(runtime, dict or error string)], notes."""
     notes = []
@@ -331,6 +347,11 @@ def compare_model(args, model_path):
                 ref = refs.get(condition)
                 if ref is not None:
                     res["max_rel_diff"] = max_relative_difference(res["outputs"], ref["outputs"])
+                    agreement = integer_agreement(res["outputs"], ref["outputs"])
+                    if agreement is not None:
+                        res["int_equal"], res["int_max_step"] = agreement
+                        notes.append("%s: integer outputs %.2f%% equal to LiteRT's, largest difference %d step(s)"
+                                     % (label, 100.0 * agreement[0], agreement[1]))
             rows.append((label, res))
         return rows, notes
     finally:

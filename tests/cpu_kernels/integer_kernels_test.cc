@@ -9,6 +9,7 @@
 #include <cmath>
 #include <random>
 
+#include "cpu_kernels/int8_depthwise.h"
 #include "cpu_kernels/int8_gemm.h"
 #include "cpu_kernels/integer_kernels.h"
 #include "graph/shape_inference.h"
@@ -181,7 +182,7 @@ TEST(IntegerKernels, PointwiseConvAndFullyConnectedInt8MatchQC8Exactly) {
   }
 }
 
-// Depthwise layers (multiplier 1) against a plain sum, exactly: QC8's
+// Depthwise layers against a plain sum, exactly: QC8's
 // requantization of bias + sum (x - input zero point) x w over the taps
 // inside the input. Where the CPU has VNNI the own kernel
 // (int8_depthwise.h) runs every case but the last (more dot products than
@@ -190,7 +191,8 @@ TEST(IntegerKernels, PointwiseConvAndFullyConnectedInt8MatchQC8Exactly) {
 // product and past, strides 1-3 (packed by the stride or by column),
 // dilation, padding on every side (SAME, and extra explicit padding:
 // whole rows and columns of it), widths around its 8- and 4-pixel steps,
-// two images, the input zero point at both ends and a fused ReLU.
+// two images, the input zero point at both ends, a fused ReLU and depth
+// multipliers 2-4 (the input's bytes repeated, int8_depthwise.h).
 TEST(IntegerKernels, DepthwisePerChannelInt8MatchesQC8Exactly) {
   struct Case {
     int c, kh, kw, sh, sw, dh, dw, h, w;
@@ -198,6 +200,7 @@ TEST(IntegerKernels, DepthwisePerChannelInt8MatchesQC8Exactly) {
     ExplicitPadding extra = {};
     int batch = 1, xz = 5;
     Activation act = Activation::kNone;
+    int m = 1;  // depth multiplier: output channels c x m
   };
   const Case cases[] = {
       {6, 3, 3, 1, 1, 1, 1, 5, 5, Padding::kValid},
@@ -223,12 +226,15 @@ TEST(IntegerKernels, DepthwisePerChannelInt8MatchesQC8Exactly) {
       {48, 3, 3, 1, 1, 1, 1, 6, 6, Padding::kValid, {3, 2, 1, 4}},  // rows and columns of padding only
       {23, 7, 7, 1, 1, 1, 1, 9, 9, Padding::kSame},
       {18, 9, 9, 1, 1, 1, 1, 5, 5, Padding::kSame},
+      {16, 3, 3, 2, 2, 1, 1, 20, 20, Padding::kValid, {}, 1, 5, Activation::kNone, 2},  // a SeparableConv2D's
+      {5, 3, 3, 1, 1, 1, 1, 6, 7, Padding::kSame, {}, 2, -128, Activation::kNone, 3},
+      {8, 5, 5, 2, 1, 1, 1, 9, 10, Padding::kSame, {}, 1, 127, Activation::kRelu, 4},
       {3, 17, 17, 1, 1, 1, 1, 17, 18, Padding::kSame},  // 17 x 5 dot products: XNNPACK's
   };
   for (const Case& cs : cases) {
     OpTest t;
-    const int c = cs.c;
-    const auto x = RandomInts<int8_t>(static_cast<size_t>(cs.batch * cs.h * cs.w * c), -128, 127, 4);
+    const int ic = cs.c, c = cs.c * cs.m;  // input and output channels
+    const auto x = RandomInts<int8_t>(static_cast<size_t>(cs.batch * cs.h * cs.w * ic), -128, 127, 4);
     const auto w = RandomInts<int32_t>(static_cast<size_t>(cs.kh * cs.kw * c), -127, 127, 5);
     const auto b = RandomInts<int32_t>(static_cast<size_t>(c), -3000, 3000, 6);
     std::vector<float> ws(static_cast<size_t>(c)), bs(static_cast<size_t>(c));
@@ -238,7 +244,7 @@ TEST(IntegerKernels, DepthwisePerChannelInt8MatchesQC8Exactly) {
       ws[static_cast<size_t>(j)] = 0.004f * static_cast<float>(j % 7 + 1);
       bs[static_cast<size_t>(j)] = xs * ws[static_cast<size_t>(j)];
     }
-    const int in = t.Input<int8_t>({cs.batch, cs.h, cs.w, c}, x);
+    const int in = t.Input<int8_t>({cs.batch, cs.h, cs.w, ic}, x);
     t.graph.tensors[static_cast<size_t>(in)].quant = Quant({xs}, {xz});
     const int filter =
         StoredConstant(t, {1, cs.kh, cs.kw, c}, w, Quant(ws, std::vector<int64_t>(c, 0), 3, DataType::kInt8));
@@ -251,9 +257,13 @@ TEST(IntegerKernels, DepthwisePerChannelInt8MatchesQC8Exactly) {
     a.dilation_h = cs.dh, a.dilation_w = cs.dw;
     a.explicit_padding = cs.extra;
     a.activation = cs.act;
+    a.depth_multiplier = cs.m;
     t.Node(OpType::kDepthwiseConv2d, {in, filter, bias}, {out}, a);
     ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
     GLD_ASSERT_OK(t.RunPrepared(2));
+    EXPECT_EQ(dynamic_cast<cpu::Int8DepthwiseState*>(t.states[0].get()) != nullptr,
+              cpu::HasInt8Gemm() && cs.kh * ((cs.kw + 3) / 4) <= cpu::kInt8DepthwiseMaxDots)
+        << "case c=" << c;
     // TFLite's windows over the input with the extra padding: SAME:
     // ceil(in / stride) outputs, total padding max((out - 1) x stride +
     // window - in, 0), the smaller half first; VALID: no more padding.
@@ -278,14 +288,14 @@ TEST(IntegerKernels, DepthwisePerChannelInt8MatchesQC8Exactly) {
               for (int fx = 0; fx < cs.kw; ++fx) {
                 const int iy = oy * cs.sh - pad_t + fy * cs.dh, ix = ox * cs.sw - pad_l + fx * cs.dw;
                 if (iy < 0 || iy >= cs.h || ix < 0 || ix >= cs.w) continue;
-                acc += (x[static_cast<size_t>(((n * cs.h + iy) * cs.w + ix) * c + j)] - xz) *
+                acc += (x[static_cast<size_t>(((n * cs.h + iy) * cs.w + ix) * ic + j / cs.m)] - xz) *
                        static_cast<int64_t>(w[static_cast<size_t>((fy * cs.kw + fx) * c + j)]);
               }
             }
             const int want = QC8Requantize(acc, xs, ws[static_cast<size_t>(j)], os, oz, lo, 127);
             ASSERT_EQ(got[static_cast<size_t>(((n * oh + oy) * ow + ox) * c + j)], want)
                 << "case c=" << c << " window " << cs.kh << "x" << cs.kw << " stride " << cs.sh << "," << cs.sw
-                << " dilation " << cs.dh << "," << cs.dw << " image " << n << " pixel " << oy << "," << ox
+                << " dilation " << cs.dh << "," << cs.dw << " multiplier " << cs.m << " image " << n << " pixel " << oy << "," << ox
                 << " channel " << j;
           }
         }

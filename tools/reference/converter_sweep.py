@@ -9,13 +9,23 @@ tool for finding what unseen converter models need. Two steps:
     # 1. convert (TensorFlow 2.21 + tf_keras venv, see README.md), seeded
     ~/venv-tf/bin/python tools/reference/converter_sweep.py make --out /tmp/sweep [--only NAME ...]
     # 2. check each model with the built tools (a venv with ai-edge-litert)
-    python3 tools/reference/converter_sweep.py check --out /tmp/sweep [--markdown]
+    python3 tools/reference/converter_sweep.py check --out /tmp/sweep [--markdown] [--time]
+
+Besides the float models, `make` writes full-int8 conversions (seeded
+representative dataset of 8 uniform [-1, 1) inputs): `<name>_int8` (int8
+input and output) for a few of the models above, and for the `q_*` models
+(MobileNetV3 Small/Large, EfficientNetB0, ResNet50, a DenseNet-style
+network, a BERT-like encoder, a Conv1D text model, a tf_keras LSTM) also
+`<name>_int8_float_io` (int8 inside, float32 input and output).
 
 `check` runs `gld_inspect --backend=gl --summary` (placement: nodes on the GPU
 and segments) and `tools/compare_litert.py --backends=cpu,gl --num_runs=2`
 (the largest output difference of each backend from LiteRT, relative to the
-output's largest magnitude) and prints one row per model; a model that fails
-to load shows the error. Keras applications are built with weights=None
+output's largest magnitude; for integer outputs the share of the CPU
+backend's values equal to LiteRT's default kernels' and the largest
+difference in steps) and prints one row per model; a model that fails to
+load shows the error. `--time` adds the CPU backend's median over LiteRT's
+(`compare_litert.py --backends=cpu --threads=1 --num_runs=50 --rounds=2`). Keras applications are built with weights=None
 (seeded random weights, nothing downloaded) at small input sizes.
 """
 
@@ -33,16 +43,22 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 # ------------------------------------------------------------------ models
 # Each maker returns a Keras model or a tf.Module with a tf.function `serve`.
 
-def _layers_models(tf):
-    keras = tf.keras
-    L = keras.layers
-
+def _sequential(keras):
+    """seq(input shape, *layers): a batch-1 model of the layers in a row."""
     def seq(shape, *layers):
         x = keras.Input(shape, batch_size=1)
         y = x
         for layer in layers:
             y = layer(y)
         return keras.Model(x, y)
+    return seq
+
+
+def _layers_models(tf):
+    keras = tf.keras
+    L = keras.layers
+
+    seq = _sequential(keras)
 
     def text_cnn():
         x = keras.Input((24,), batch_size=1, dtype="int32")
@@ -203,12 +219,71 @@ def _applications(tf):
     }
 
 
-# Models converted a second time to full int8 (int8 input and output).
+def _int8_models(tf):
+    """Models made only as full-int8 conversions: the op mixes that int8
+    models of ordinary Keras code bring (hard-swish and squeeze-excite MUL,
+    swish/logistic, residual ADD and MAX_POOL, CONCATENATION, attention,
+    Conv1D, recurrent layers)."""
+    keras = tf.keras
+    L = keras.layers
+    A = keras.applications
+
+    def densenet_mini():
+        # DenseNet-style: each layer's output concatenated onto its input.
+        x = keras.Input((64, 64, 3), batch_size=1)
+        y = L.MaxPooling2D(3, strides=2, padding="same")(L.ReLU()(L.Conv2D(16, 3, strides=2, padding="same")(x)))
+        for block in range(2):
+            for _ in range(3):
+                h = L.ReLU()(L.BatchNormalization()(y))
+                h = L.Conv2D(8, 3, padding="same")(L.ReLU()(L.Conv2D(16, 1)(h)))
+                y = L.Concatenate()([y, h])
+            if block == 0:
+                y = L.AveragePooling2D(2)(L.Conv2D(24, 1)(y))
+        return keras.Model(x, L.Dense(10, activation="softmax")(L.GlobalAveragePooling2D()(y)))
+
+    def bert_encoder():
+        # Two post-norm encoder layers over a 16-token, 32-wide sequence.
+        x = keras.Input((16, 32), batch_size=1)
+        y = x
+        for _ in range(2):
+            y = L.LayerNormalization()(y + L.MultiHeadAttention(num_heads=4, key_dim=8)(y, y))
+            y = L.LayerNormalization()(y + L.Dense(32)(L.Dense(64, activation="gelu")(y)))
+        return keras.Model(x, L.Dense(4)(L.GlobalAveragePooling1D()(y)))
+
+    seq = _sequential(keras)
+
+    def lstm():
+        import tf_keras
+        tf_keras.utils.set_random_seed(1)
+        x = tf_keras.Input((12, 8), batch_size=1)
+        y = tf_keras.layers.LSTM(8)(tf_keras.layers.LSTM(16, return_sequences=True)(x))
+        return tf_keras.Model(x, tf_keras.layers.Dense(3)(y))
+
+    return {
+        "q_mobilenet_v3_small": lambda: A.MobileNetV3Small(input_shape=(96, 96, 3), weights=None, classes=10),
+        "q_mobilenet_v3_large": lambda: A.MobileNetV3Large(input_shape=(96, 96, 3), weights=None, classes=10),
+        "q_efficientnet_b0": lambda: A.EfficientNetB0(input_shape=(96, 96, 3), weights=None, classes=10),
+        "q_resnet50": lambda: A.ResNet50(input_shape=(64, 64, 3), weights=None, classes=10),
+        "q_densenet_mini": densenet_mini,
+        "q_bert_encoder": bert_encoder,
+        "q_conv1d_text": lambda: seq((64, 16), L.Conv1D(32, 5, padding="same", activation="relu"),
+                                     L.MaxPooling1D(2), L.Conv1D(32, 3, dilation_rate=2, activation="relu"),
+                                     L.GlobalAveragePooling1D(), L.Dense(6, activation="softmax")),
+        # tf_keras: its LSTM converts to UNIDIRECTIONAL_SEQUENCE_LSTM. Keras 3's
+        # LSTM (a WHILE loop) and both Keras' GRU crash TensorFlow 2.21's
+        # int8 converter (a segmentation fault), so they are not here.
+        "q_lstm": lstm,
+    }
+
+
+# Models converted a second time to full int8 (int8 input and output; with
+# "float_io" also int8 inside with float32 input and output).
 INT8 = ("resblock", "sepconv", "decoder", "mnist", "prepro", "keras_mha")
+INT8_VARIANTS = (("_int8", "int8"), ("_int8_float_io", "float_io"))
 
 
 def convert(tf, obj, int8):
-    if isinstance(obj, tf.Module) and not isinstance(obj, tf.keras.Model):
+    if hasattr(obj, "serve"):  # a tf.Module with a tf.function
         conv = tf.lite.TFLiteConverter.from_concrete_functions([obj.serve.get_concrete_function()], obj)
     else:
         conv = tf.lite.TFLiteConverter.from_keras_model(obj)
@@ -223,8 +298,9 @@ def convert(tf, obj, int8):
         conv.optimizations = [tf.lite.Optimize.DEFAULT]
         conv.representative_dataset = representative
         conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-        conv.inference_input_type = tf.int8
-        conv.inference_output_type = tf.int8
+        if int8 == "int8":
+            conv.inference_input_type = tf.int8
+            conv.inference_output_type = tf.int8
     return conv.convert()
 
 
@@ -235,12 +311,16 @@ def make(args):
     makers.update(_layers_models(tf))
     makers.update({k: (lambda c=c: c()) for k, c in _function_models(tf).items()})
     makers.update(_applications(tf))
+    int8_only = _int8_models(tf)
+    makers.update(int8_only)
     os.makedirs(args.out, exist_ok=True)
     for name, maker in makers.items():
         if args.only and name not in args.only:
             continue
-        for int8 in (False, True) if name in INT8 else (False,):
-            label = name + ("_int8" if int8 else "")
+        variants = [("", False)] if name not in int8_only else []
+        variants += INT8_VARIANTS[:1] if name in INT8 else INT8_VARIANTS if name in int8_only else []
+        for suffix, int8 in variants:
+            label = name + suffix
             try:
                 tf.keras.backend.clear_session()
                 tf.keras.utils.set_random_seed(1)
@@ -258,6 +338,19 @@ def newest_tool(name):
     found = [os.path.join(REPO, d, "tools", name) for d in sorted(os.listdir(REPO)) if d.startswith("build")]
     found = [p for p in found if os.access(p, os.X_OK)]
     return max(found, key=os.path.getmtime) if found else None
+
+
+def compare_runs(args, bench, path, options):
+    """compare_litert.py's runs (its --json) for one model, [] when it wrote none."""
+    with tempfile.TemporaryDirectory() as work:
+        js = os.path.join(work, "r.json")
+        subprocess.run([sys.executable, os.path.join(REPO, "tools", "compare_litert.py"), "--graph=" + path,
+                        "--gld_benchmark=" + bench, "--json=" + js] + options,
+                       capture_output=True, text=True, timeout=args.timeout)
+        if not os.path.exists(js):
+            return []
+        with open(js) as f:
+            return json.load(f)[0]["runs"]
 
 
 def check(args):
@@ -278,26 +371,30 @@ def check(args):
                          None)
         if placement is None:
             error = next((line for line in text.splitlines() if "error" in line), text.strip()[-200:])
-            rows.append((m[:-7], "does not load: " + error.split("error: ", 1)[-1][:160], "-", "-"))
+            rows.append((m[:-7], "does not load: " + error.split("error: ", 1)[-1][:160], "-", "-", "-") +
+                        (("-",) if args.time else ()))
             continue
         diffs = {"cpu": "-", "gl": "-"}
-        with tempfile.TemporaryDirectory() as work:
-            js = os.path.join(work, "r.json")
-            subprocess.run([sys.executable, os.path.join(REPO, "tools", "compare_litert.py"), "--graph=" + path,
-                            "--backends=cpu,gl", "--num_runs=2", "--gld_benchmark=" + bench, "--json=" + js],
-                           capture_output=True, text=True, timeout=args.timeout)
-            if os.path.exists(js):
-                with open(js) as f:
-                    for run in json.load(f)[0]["runs"]:
-                        for b in ("cpu", "gl"):
-                            if run["runtime"] == "gld " + b:
-                                d = run.get("max_rel_diff")
-                                diffs[b] = run.get("error", "failed")[:80] if d is None else "%.1e" % d
-        rows.append((m[:-7], placement, diffs["cpu"], diffs["gl"]))
-    header = ("model", "GL placement (gld_inspect)", "CPU vs LiteRT", "GL fp32 vs LiteRT")
+        integers, ratio = "-", "-"
+        for run in compare_runs(args, bench, path, ["--backends=cpu,gl", "--num_runs=2"]):
+            for b in ("cpu", "gl"):
+                if run["runtime"] == "gld " + b:
+                    d = run.get("max_rel_diff")
+                    diffs[b] = run.get("error", "failed")[:80] if d is None else "%.1e" % d
+            if run["runtime"] == "gld cpu" and "int_equal" in run:
+                integers = "%.2f%% / %d" % (100.0 * run["int_equal"], run["int_max_step"])
+        if args.time:
+            timed = {r["runtime"]: r.get("inference_median_us") for r in compare_runs(
+                args, bench, path, ["--backends=cpu", "--threads=1", "--num_runs=50", "--rounds=2"])}
+            if timed.get("LiteRT") and timed.get("gld cpu"):
+                ratio = "%.2fx (%.3f / %.3f ms)" % (timed["gld cpu"] / timed["LiteRT"], timed["gld cpu"] / 1000.0,
+                                                    timed["LiteRT"] / 1000.0)
+        rows.append((m[:-7], placement, diffs["cpu"], diffs["gl"], integers) + ((ratio,) if args.time else ()))
+    header = ("model", "GL placement (gld_inspect)", "CPU vs LiteRT", "GL fp32 vs LiteRT",
+              "CPU integers equal / max step") + (("CPU median / LiteRT (1 thread)",) if args.time else ())
     if args.markdown:
         print("| " + " | ".join(header) + " |")
-        print("|---|---|---:|---:|")
+        print("|---|---|" + "---:|" * (len(header) - 2))
         for r in rows:
             print("| " + " | ".join(r) + " |")
     else:
@@ -317,6 +414,8 @@ def main():
             s.add_argument("--gld_benchmark")
             s.add_argument("--timeout", type=int, default=900)
             s.add_argument("--markdown", action="store_true")
+            s.add_argument("--time", action="store_true",
+                           help="also time the CPU backend against LiteRT (1 thread, 50 runs, 2 rounds)")
     args = p.parse_args()
     make(args) if args.cmd == "make" else check(args)
 

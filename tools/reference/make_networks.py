@@ -20,6 +20,8 @@ The networks:
                    keep the files small, then global average pooling and a
                    10-way Dense; outputs: the logits and block 12's feature
                    map [1, 6, 6, 32]
+    se_swish       EfficientNet-B0 / MobileNetV3-style: swish and hard-swish,
+                   squeeze-excite gates, residual ADD (int8 variants only)
     effnet_lite    EfficientNet-lite-style: 3x3 stem, MBConv blocks (1x1
                    expand, 3x3/5x5 depthwise, 1x1 project, residual ADD when
                    the shape allows; ReLU6; no squeeze-excite), 1x1 head,
@@ -147,10 +149,54 @@ def build_effnet_lite():
     return tf.keras.Model(inputs, {"probabilities": x, "features": features}, name="effnet_lite")
 
 
+# (expand ratio, kernel, stride, output channels, activation)
+SE_SWISH_BLOCKS = [
+    (1, 3, 1, 16, "swish"),
+    (4, 3, 2, 24, "swish"),
+    (4, 5, 2, 24, "hard_swish"),
+    (4, 3, 2, 40, "swish"),
+]
+
+
+def build_se_swish():
+    """EfficientNet-B0 / MobileNetV3-style blocks: swish (LOGISTIC and a MUL
+    of two activations) and hard-swish, squeeze-excite gates (MEAN, 1x1
+    convolutions, sigmoid or hard sigmoid, a MUL broadcast over the pixels),
+    residual ADD; on 96x96x3. Outputs: the probabilities and the head's
+    feature map [1, 6, 6, 64]."""
+    import tensorflow as tf
+    L = tf.keras.layers
+    inputs = tf.keras.Input(shape=INPUT_SHAPE, batch_size=1, name="image")
+    x = L.Conv2D(16, 3, strides=2, padding="same", use_bias=False)(inputs)
+    x = L.Activation("swish")(L.BatchNormalization()(x))
+    channels = 16
+    for expand, kernel, stride, out_channels, act in SE_SWISH_BLOCKS:
+        gate = "sigmoid" if act == "swish" else "hard_sigmoid"
+        y = x
+        if expand != 1:
+            y = L.Activation(act)(L.BatchNormalization()(L.Conv2D(channels * expand, 1, use_bias=False)(y)))
+        y = L.DepthwiseConv2D(kernel, strides=stride, padding="same", use_bias=False)(y)
+        y = L.Activation(act)(L.BatchNormalization()(y))
+        width = y.shape[-1]
+        se = L.GlobalAveragePooling2D(keepdims=True)(y)
+        se = L.Conv2D(max(4, width // 4), 1, activation="relu")(se)
+        se = L.Conv2D(width, 1, activation=gate)(se)
+        y = L.Multiply()([y, se])
+        y = L.BatchNormalization()(L.Conv2D(out_channels, 1, use_bias=False)(y))
+        if stride == 1 and channels == out_channels:
+            y = L.Add()([x, y])
+        x = y
+        channels = out_channels
+    features = L.Activation("swish")(L.BatchNormalization()(L.Conv2D(64, 1, use_bias=False)(x)))
+    x = L.Dense(CLASSES)(L.GlobalAveragePooling2D()(features))
+    return tf.keras.Model(inputs, {"probabilities": L.Softmax()(x), "features": features}, name="se_swish")
+
+
 CNN_INTEGER_VARIANTS = ["int8", "int8_float_io"]
 NETWORKS = {
     "mobilenet_v2": (build_mobilenet_v2, ["float32"] + CNN_INTEGER_VARIANTS + ["int16x8", "dynamic_range"]),
     "effnet_lite": (build_effnet_lite, ["float32", "uint8"] + CNN_INTEGER_VARIANTS),
+    "se_swish": (build_se_swish, CNN_INTEGER_VARIANTS),
     "transformer_block": (keras_networks.build_int8_transformer, ["float32", "int8"]),
     "unet": (keras_networks.build_unet, ["float32"]),  # int8: TILE version 3, which LiteRT 2.3 does not register
 }

@@ -737,6 +737,11 @@ int8_case("MEAN", "int8_axis1", [([1, 16, 64], q8(0.03, -5)), ("i32", [1])],
           opts("ReducerOptions", keepDims=False), q8(0.012, -13))
 int8_case("MEAN", "int8_axes_1_3", [([2, 3, 4, 5], q8(0.02, 6)), ("i32", [1, 3])],
           opts("ReducerOptions", keepDims=False), q8(0.01, 1))
+# A global max pooling (the output keeps the input's quantization).
+int8_case("REDUCE_MAX", "int8_spatial", [([1, 5, 6, 8], q8(0.05, -3)), ("i32", [1, 2])],
+          opts("ReducerOptions", keepDims=False), q8(0.05, -3))
+int8_case("REDUCE_MIN", "int8_last_axis_keepdims", [([2, 3, 16], q8(0.02, 7)), ("i32", [2])],
+          opts("ReducerOptions", keepDims=True), q8(0.02, 7))
 int8_case("AVERAGE_POOL_2D", "int8_3x3_same_stride2", [([1, 6, 7, 8], q8(0.05, -3))],
           pool_opts(PAD.SAME, 2, 2, 3, 3), q8(0.05, -3))
 int8_case("AVERAGE_POOL_2D", "int8_2x2_valid_pow2_ties", [([1, 4, 6, 16], q8(0.5, 1))],
@@ -813,6 +818,25 @@ int8_case("MUL", "int8_const_row", [([1, 4, 8], q8(0.008, -128)),
           opts("MulOptions"), q8(0.008, -128))
 int8_case("MUL", "int8_scalar_const", [([1, 2, 4, 4], q8(0.14, -3)), ("c", np.array(25, dtype=I8), q8(0.001, -128))],
           opts("MulOptions"), q8(0.036, -3))
+# Two activations in XNNPACK's range (its delegate takes them): a swish's
+# x * sigmoid(x) with ties, a squeeze-excite gate broadcast over pixels.
+int8_case("MUL", "int8_activations_pow2_ties", [([4, 64], q8(0.5, 3)), ([4, 64], q8(0.25, -2))],
+          opts("MulOptions"), q8(2.0, 1))
+int8_case("MUL", "int8_squeeze_excite", [([1, 6, 6, 40], q8(0.05, -4)), ([1, 1, 1, 40], q8(1.0 / 256, -128))],
+          opts("MulOptions"), q8(0.04, -2))
+# A swish: MUL(x, LOGISTIC(x)) runs as one table of x (integer_ops.cc
+# SwishTable), every input byte.
+@case("MUL", "int8_swish")
+def _int8_swish(b):
+    x = b.inp([2, 4, 32], INT(-128, 128), I8, quant=q8(0.06, 3))
+    gate = b.tmp(I8, quant=q8(1.0 / 256, -128))
+    b.op("LOGISTIC", [x], [gate])
+    b.op("MUL", [x, gate], [b.out(I8, q8(0.03, -100))], options=opts("MulOptions"))
+
+
+# XNNPACK's table operators on TFLite's fixed output grids, every input byte.
+int8_case("LOGISTIC", "int8", [([2, 4, 32], q8(0.06, 3))], None, q8(1.0 / 256, -128))
+int8_case("TANH", "int8", [([2, 4, 32], q8(0.05, -3))], None, q8(1.0 / 128, 0))
 int8_case("MUL", "int8_small_product_scale", [([2, 8], q8(0.001, 2)), ([2, 8], q8(0.001, -1))],
           opts("MulOptions"), q8(1.0, 0))
 int8_case("ADD", "int8_tiny_const", [([1, 4, 1], q8(0.0016, -128)), ("c", np.array(-43, dtype=I8), q8(5.9e-9, -43))],
