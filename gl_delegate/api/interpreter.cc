@@ -15,9 +15,11 @@ Interpreter::~Interpreter() = default;
 StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(const Model& model, const Options& options) {
   auto impl = std::make_unique<Impl>();
   Options with_token = options;
-  // The program cache names a model's entry by its token; by default the
-  // fingerprint of its bytes.
-  if (with_token.model_token.empty()) with_token.model_token = model.impl().fingerprint;
+  // The program cache (a GL backend's, with a cache folder) names a model's
+  // entry by its token; by default the model's fingerprint, hashed only then.
+  if (with_token.model_token.empty() && options.backend != Backend::kCpu && !options.cache_dir.empty()) {
+    with_token.model_token = model.impl().Fingerprint();
+  }
   // The passes log at the level these options ask for when this Interpreter
   // is the one that prepares the model's graph.
   GLD_RETURN_IF_ERROR(ConfigureLogging(options.log_level));

@@ -26,11 +26,37 @@ TensorInfo MakeTensorInfo(const Tensor& tensor, int index) {
   return info;
 }
 
-std::string FingerprintBytes(const void* data, size_t size) {
-  const XXH64_hash_t h = XXH3_64bits(data, size);
-  char hex[17];
-  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
-  return hex;
+namespace {
+
+// XXH3-64 of the file's bytes outside `ranges` (which may overlap), in
+// file order.
+uint64_t HashOutsideRanges(const uint8_t* data, size_t size, std::vector<std::pair<uint64_t, uint64_t>> ranges) {
+  std::sort(ranges.begin(), ranges.end());
+  XXH3_state_t* state = XXH3_createState();
+  if (state == nullptr) return XXH3_64bits(data, size);  // the whole file: still a fingerprint
+  XXH3_64bits_reset(state);
+  uint64_t at = 0;
+  for (const auto& [offset, bytes] : ranges) {
+    if (offset > at) XXH3_64bits_update(state, data + at, static_cast<size_t>(offset - at));
+    at = std::max(at, offset + bytes);
+  }
+  if (at < size) XXH3_64bits_update(state, data + at, size - static_cast<size_t>(at));
+  const uint64_t h = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+  return h;
+}
+
+}  // namespace
+
+const std::string& Model::Impl::Fingerprint() const {
+  std::call_once(fingerprint_once_, [this] {
+    uint64_t h = outside_constants_hash;
+    for (const auto& [block, bytes] : constant_blocks) h = XXH3_64bits_withSeed(block.get(), bytes, h);
+    char hex[17];
+    std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
+    fingerprint_ = hex;
+  });
+  return fingerprint_;
 }
 
 StatusOr<std::unique_ptr<Model::Impl>> BuildModelImpl(const uint8_t* data, size_t size) {
@@ -38,7 +64,8 @@ StatusOr<std::unique_ptr<Model::Impl>> BuildModelImpl(const uint8_t* data, size_
   TfliteLoadInfo load_info;
   GLD_ASSIGN_OR_RETURN(impl->graph, ReadTfliteModel(data, size, &load_info));
   impl->description = std::move(load_info.description);
-  impl->fingerprint = FingerprintBytes(data, size);
+  impl->outside_constants_hash = HashOutsideRanges(data, size, std::move(load_info.constant_ranges));
+  impl->constant_blocks = std::move(load_info.constant_blocks);
   const Graph& g = impl->graph;
   impl->signatures = std::move(load_info.signatures);
   for (int t : g.inputs) impl->inputs.push_back(MakeTensorInfo(g.tensors[static_cast<size_t>(t)], t));

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gldelegate/gldelegate.hpp"
@@ -24,13 +25,24 @@ struct Model::Impl {
   std::vector<NodeInfo> nodes;      // one per graph node, file order
   std::vector<SignatureInfo> signatures;
   std::string description;
-  std::string fingerprint;          // XXH3-64 of the file's bytes, 16 lowercase hex digits
+
+  // The model's fingerprint (the program cache's default model token), 16
+  // lowercase hex digits: XXH3-64, seeded with the XXH3-64 of the file's
+  // bytes outside its constant buffers, of the constant blocks the graph
+  // keeps (TfliteLoadInfo::constant_blocks). Computed on first use: only a
+  // GL backend with a program cache needs it, and the constants are most
+  // of the file's bytes.
+  const std::string& Fingerprint() const;
+  uint64_t outside_constants_hash = 0;
+  std::vector<std::pair<std::shared_ptr<const uint8_t[]>, uint64_t>> constant_blocks;
 
   // `graph` after the checks and passes that do not depend on Options, built
   // on first use; every Interpreter starts from a copy, constants shared.
   StatusOr<std::shared_ptr<const PreparedGraph>> Prepared() const;
 
  private:
+  mutable std::once_flag fingerprint_once_;
+  mutable std::string fingerprint_;
   mutable std::once_flag prepare_once_;
   mutable std::shared_ptr<const PreparedGraph> prepared_;
   mutable Status prepare_status_;
@@ -40,9 +52,6 @@ struct Model::Impl {
 // Public description of an IR tensor (name, type, shape, quantization, bytes)
 // whose index in the model file is `index`.
 TensorInfo MakeTensorInfo(const Tensor& tensor, int index);
-
-// XXH3-64 of the bytes as 16 lowercase hex digits.
-std::string FingerprintBytes(const void* data, size_t size);
 
 // Parses the model file's bytes into an Impl (graph, infos, fingerprint);
 // keeps nothing that points into them.

@@ -129,6 +129,9 @@ class Reader {
   int entry_ = 0;     // the subgraph the model runs
   Graph graph_;
   std::vector<PendingConstant> pending_;
+  // TfliteLoadInfo's constant_ranges and constant_blocks, every subgraph's.
+  std::vector<std::pair<uint64_t, uint64_t>> constant_ranges_;
+  std::vector<std::pair<std::shared_ptr<const uint8_t[]>, uint64_t>> constant_blocks_;
 };
 
 StatusOr<Reader::BufferRef> Reader::GetBuffer(uint32_t index, const std::string& who) const {
@@ -454,8 +457,10 @@ Status Reader::MaterializeConstants() {
     else if (bytes > 0) std::memcpy(dst, p.buf.data, static_cast<size_t>(bytes));
     std::memset(dst + bytes, 0, static_cast<size_t>(round_up(bytes) - bytes));  // the gap to the next
     t.data = ConstantData::View(block, dst, static_cast<size_t>(bytes));
+    if (p.buf.size > 0) constant_ranges_.emplace_back(static_cast<uint64_t>(p.buf.data - file_), p.buf.size);
   }
   std::memset(block.get() + total, 0, AlignedBuffer::kAlignment);  // the readable tail
+  if (total > 0) constant_blocks_.emplace_back(block, total);
   pending_.clear();
   return OkStatus();
 }
@@ -678,6 +683,10 @@ StatusOr<Graph> Reader::Read(TfliteLoadInfo* info) {
   for (size_t i = 0; i < graphs.size(); ++i) {
     const int index = static_cast<int>(i);
     GLD_ASSIGN_OR_RETURN(graphs[i], ReadSubgraph(index, index == entry_ ? info : nullptr, &total_bytes));
+  }
+  if (info != nullptr) {
+    info->constant_ranges = std::move(constant_ranges_);
+    info->constant_blocks = std::move(constant_blocks_);
   }
   GLD_RETURN_IF_ERROR(ApplySignatureNames(graphs[static_cast<size_t>(entry_)]));
   GLD_RETURN_IF_ERROR(CheckSubgraphCalls(graphs));

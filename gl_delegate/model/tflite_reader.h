@@ -21,7 +21,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gldelegate/status.hpp"
@@ -51,6 +53,13 @@ struct TfliteLoadInfo {
   // Per node: the op code's version.
   std::vector<int> op_versions;
   std::vector<std::string> metadata_names;
+  // What the Graphs keep of the file's constant buffers: the buffers' byte
+  // ranges in the file (offset, bytes; in no order, may repeat) and the
+  // blocks they were copied or decoded into (one per subgraph with
+  // constants, in subgraph order: each the block's bytes, its padding
+  // zeroed). A fingerprint of the model need not read the buffers at load.
+  std::vector<std::pair<uint64_t, uint64_t>> constant_ranges;
+  std::vector<std::pair<std::shared_ptr<const uint8_t[]>, uint64_t>> constant_blocks;
 };
 
 // How the reader stores a constant, for other sources of TFLite tensors (the

@@ -205,7 +205,7 @@ TEST(Interpreter, ModelFromAMappedFileIsTheBuffersModel) {
   std::fclose(f);
   auto read = Model::FromBuffer(bytes.data(), bytes.size());
   ASSERT_TRUE(read.ok()) << read.status().ToString();
-  EXPECT_EQ((*mapped)->impl().fingerprint, (*read)->impl().fingerprint);
+  EXPECT_EQ((*mapped)->impl().Fingerprint(), (*read)->impl().Fingerprint());
   ASSERT_EQ((*mapped)->nodes().size(), (*read)->nodes().size());
   ASSERT_EQ((*mapped)->outputs().size(), (*read)->outputs().size());
 

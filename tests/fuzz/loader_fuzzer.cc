@@ -57,6 +57,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(m.inputs.size() == m.graph.inputs.size());
   Check(m.outputs.size() == m.graph.outputs.size());
   Check(m.nodes.size() == m.graph.nodes.size());
-  Check(m.fingerprint.size() == 16);
+  Check(m.Fingerprint().size() == 16);
   return 0;
 }

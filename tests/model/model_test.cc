@@ -4,8 +4,6 @@
 #include <iterator>
 #include <map>
 
-#include <xxhash.h>
-
 #include "gldelegate/tflite_generated.h"
 #include "api/model_impl.h"
 #include "common/model_paths.h"
@@ -63,12 +61,37 @@ TEST(Model, InfosFromABuiltModel) {
   EXPECT_TRUE(model.OtherSubgraphs().empty());
 
   const Model::Impl& impl = model.impl();
-  char want[17];
-  std::snprintf(want, sizeof(want), "%016llx",
-                static_cast<unsigned long long>(XXH3_64bits(bytes->data(), bytes->size())));
-  EXPECT_EQ(impl.fingerprint, want);
+  EXPECT_EQ(impl.Fingerprint().size(), 16u);
+  EXPECT_EQ(impl.Fingerprint().find_first_not_of("0123456789abcdef"), std::string::npos);
   EXPECT_EQ(impl.graph.nodes.size(), 3u);
   EXPECT_EQ(impl.graph.tensors[w].type, DataType::kFloat32);
+}
+
+// The fingerprint (hashed on first use from what the Model keeps) tells
+// apart models that differ in one constant value or only outside their
+// constants, and is the same for the same bytes.
+TEST(Model, FingerprintCoversTheConstantsAndTheRest) {
+  auto build = [](float value, const std::string& description) {
+    ModelBuilder b;
+    int x = b.AddInput("x", ElementType::kFloat32, {1, 4});
+    std::vector<float> weights(12, 0.5f);
+    weights[7] = value;
+    int w = b.AddConstantFloat("w", {3, 4}, weights);
+    int y = b.AddTensor("y", ElementType::kFloat32, {1, 3});
+    EXPECT_TRUE(b.AddOp("FULLY_CONNECTED", {x, w, -1}, {y}).ok());
+    b.SetOutputs({y});
+    BuildOptions o;
+    o.description = description;
+    auto bytes = b.Finish(o);
+    EXPECT_TRUE(bytes.ok());
+    auto m = Model::FromBuffer(bytes->data(), bytes->size());
+    EXPECT_TRUE(m.ok()) << m.status().ToString();
+    return (*m)->impl().Fingerprint();
+  };
+  const std::string base = build(0.5f, "a");
+  EXPECT_EQ(build(0.5f, "a"), base);
+  EXPECT_NE(build(0.75f, "a"), base);
+  EXPECT_NE(build(0.5f, "b"), base);
 }
 
 TEST(Model, FileErrors) {
