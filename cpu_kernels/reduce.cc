@@ -1,6 +1,7 @@
 // Reductions over a set of axes (input 1, negative and repeated axes allowed):
 // MEAN, SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN, REDUCE_ANY, REDUCE_ALL; and ARG_MAX / ARG_MIN over
-// one axis. float32 accumulates in double; integers in int64 (wrapping back
+// one axis. float32 sums and products accumulate in double, maxima and minima
+// in float (exact); integers in int64 (wrapping back
 // to the output type).
 #include <algorithm>
 #include <limits>
@@ -41,8 +42,16 @@ void ReduceT(const KernelContext& ctx, const TensorData& in, const std::vector<b
   }
   Acc init{};
   if constexpr (kKind == ReduceKind::kProd) init = Acc(1);
-  if constexpr (kKind == ReduceKind::kMax) init = std::numeric_limits<Acc>::lowest();
-  if constexpr (kKind == ReduceKind::kMin) init = std::numeric_limits<Acc>::max();
+  // Floats start at an infinity: a maximum over -inf (or NaN) alone is -inf,
+  // as the double accumulator's lowest value became once narrowed to float.
+  if constexpr (kKind == ReduceKind::kMax) {
+    init = std::numeric_limits<Acc>::has_infinity ? -std::numeric_limits<Acc>::infinity()
+                                                  : std::numeric_limits<Acc>::lowest();
+  }
+  if constexpr (kKind == ReduceKind::kMin) {
+    init = std::numeric_limits<Acc>::has_infinity ? std::numeric_limits<Acc>::infinity()
+                                                  : std::numeric_limits<Acc>::max();
+  }
   std::vector<Acc> acc(static_cast<size_t>(out_count), init);
   const T* x = in.as<T>();
   const int64_t total = in.num_elements();
@@ -213,7 +222,12 @@ Status RunReduce(KernelContext& ctx, ReduceKind kind) {
   }
   switch (in.type) {
     case DataType::kFloat32:
-      if (!ReduceTrailingAxes(in, reduced, kind, out.as<float>(), out_count)) {
+      // A maximum or minimum is one of the values: float holds it exactly
+      // (no conversions to double and back; [1, 11, 11, 16] over H and W
+      // 1.7 -> 0.4 us).
+      if (kind == ReduceKind::kMax || kind == ReduceKind::kMin) {
+        Reduce<float, float>(ctx, in, reduced, kind, out.as<float>(), out_count);
+      } else if (!ReduceTrailingAxes(in, reduced, kind, out.as<float>(), out_count)) {
         Reduce<float, double>(ctx, in, reduced, kind, out.as<float>(), out_count);
       }
       break;
