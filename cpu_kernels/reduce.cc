@@ -52,7 +52,17 @@ void ReduceT(const KernelContext& ctx, const TensorData& in, const std::vector<b
     init = std::numeric_limits<Acc>::has_infinity ? std::numeric_limits<Acc>::infinity()
                                                   : std::numeric_limits<Acc>::max();
   }
-  std::vector<Acc> acc(static_cast<size_t>(out_count), init);
+  // Accumulated in the output itself where it has the accumulator's type
+  // (float maxima and minima, int64): no array per run.
+  std::vector<Acc> acc_store;
+  Acc* acc = nullptr;
+  if constexpr (std::is_same_v<T, Acc>) {
+    std::fill_n(out, out_count, init);
+    acc = out;
+  } else {
+    acc_store.assign(static_cast<size_t>(out_count), init);
+    acc = acc_store.data();
+  }
   const T* x = in.as<T>();
   const int64_t total = in.num_elements();
   const int64_t inner = rank > 0 ? in.shape[rank - 1] : 1;
@@ -95,17 +105,17 @@ void ReduceT(const KernelContext& ctx, const TensorData& in, const std::vector<b
     }
     const T* row = x + r * inner;
     if (inner_stride == 0) {
-      Acc a = acc[static_cast<size_t>(base)];
+      Acc a = acc[base];
       for (int64_t i = 0; i < inner; ++i) a = combine(a, static_cast<Acc>(row[i]));
-      acc[static_cast<size_t>(base)] = a;
+      acc[base] = a;
     } else {
-      Acc* ap = acc.data() + base;
+      Acc* ap = acc + base;
       for (int64_t i = 0; i < inner; ++i) ap[i] = combine(ap[i], static_cast<Acc>(row[i]));
     }
   }
   const int64_t count = out_count > 0 ? total / out_count : 0;
   for (int64_t i = 0; i < out_count; ++i) {
-    Acc v = acc[static_cast<size_t>(i)];
+    Acc v = acc[i];
     if constexpr (kKind == ReduceKind::kMean) {
       if constexpr (std::is_integral_v<Acc>) {
         v = count > 0 ? v / count : 0;
