@@ -233,8 +233,8 @@ Status RunReduce(KernelContext& ctx, ReduceKind kind) {
   switch (in.type) {
     case DataType::kFloat32:
       // A maximum or minimum is one of the values: float holds it exactly
-      // (no conversions to double and back; [1, 11, 11, 16] over H and W
-      // 1.7 -> 0.4 us).
+      // (no conversions to double and back; mnist.tflite's [1, 11, 11, 16]
+      // over H and W).
       if (kind == ReduceKind::kMax || kind == ReduceKind::kMin) {
         Reduce<float, float>(ctx, in, reduced, kind, out.as<float>(), out_count);
       } else if (!ReduceTrailingAxes(in, reduced, kind, out.as<float>(), out_count)) {
