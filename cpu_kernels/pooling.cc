@@ -1,6 +1,7 @@
 // AVERAGE_POOL_2D, MAX_POOL_2D (NHWC, float32). Windows are clipped to the
 // input; the average divides by the number of in-bounds elements, as TFLite.
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "cpu_kernels/kernels.h"
@@ -51,12 +52,60 @@ GLD_MULTIVERSION void PoolRow(const PoolGeometry& g, PoolKind kind, const float*
     const int64_t x0 = std::max<int64_t>(0, ox * g.sw - g.pad_l);
     const int64_t x1 = std::min<int64_t>(g.iw, ox * g.sw - g.pad_l + g.fw);
     const float init = kind == PoolKind::kMax ? std::numeric_limits<float>::lowest() : 0.f;
-    for (int64_t c = 0; c < ch; ++c) o[c] = init;
-    for (int64_t iy = y0; iy < y1; ++iy) {
+    if (kind == PoolKind::kMax && ch % 8 == 0 && ox + 1 < g.ow && x0 == ox * g.sw - g.pad_l &&
+        (ox + 1) * g.sw - g.pad_l + g.fw <= g.iw) {
+      // This output and the next, both windows wholly inside the row (the
+      // next one sw columns on): two chains of maxima side by side, where
+      // one chain waits on each comparison (mnist.tflite's [1, 26, 26, 8]
+      // 2x2 pool: the model 8.3 -> 8.2 us median); each output's
+      // comparisons in the same order.
+      const int64_t next = g.sw * ch;
+      for (int64_t c0 = 0; c0 < ch; c0 += 8) {
+        Float8 ma = {init, init, init, init, init, init, init, init};
+        Float8 mb = ma;
+        for (int64_t iy = y0; iy < y1; ++iy) {
+          for (int64_t ix = x0; ix < x1; ++ix) {
+            const float* p = x + (iy * g.iw + ix) * ch + c0;
+            Float8 va, vb;
+            GLD_LOAD8(va, p);
+            GLD_LOAD8(vb, p + next);
+            ma = ma < va ? va : ma;  // std::max(ma, va)
+            mb = mb < vb ? vb : mb;
+          }
+        }
+        GLD_STORE8(o + c0, ma);
+        GLD_STORE8(o + ch + c0, mb);
+      }
+      ApplyActivationInPlace(g.activation, o, 2 * ch);
+      ++ox;
+      o += ch;
+      continue;
+    }
+    int64_t c0 = 0;  // channels below c0 are done
+    if (kind == PoolKind::kMax) {
+      // Eight channels at a time in a vector of their own (a loop of fixed
+      // length, where the runtime-length loop below spent more on its setup
+      // than on the maxima: mnist.tflite, whose [1, 26, 26, 8] 2x2 pool took
+      // twice its REDUCE_MAX, 9.2 -> 8.5 us with the float maxima of
+      // reduce.cc); the same comparisons in the same order.
+      for (; c0 + 8 <= ch; c0 += 8) {
+        Float8 m = {init, init, init, init, init, init, init, init};
+        for (int64_t iy = y0; iy < y1; ++iy) {
+          for (int64_t ix = x0; ix < x1; ++ix) {
+            Float8 v;
+            GLD_LOAD8(v, x + (iy * g.iw + ix) * ch + c0);
+            m = m < v ? v : m;  // std::max(m, v)
+          }
+        }
+        GLD_STORE8(o + c0, m);
+      }
+    }
+    for (int64_t c = c0; c < ch; ++c) o[c] = init;
+    for (int64_t iy = y0; iy < y1 && c0 < ch; ++iy) {
       for (int64_t ix = x0; ix < x1; ++ix) {
         const float* __restrict__ ip = x + (iy * g.iw + ix) * ch;
         if (kind == PoolKind::kMax) {
-          for (int64_t c = 0; c < ch; ++c) o[c] = std::max(o[c], ip[c]);
+          for (int64_t c = c0; c < ch; ++c) o[c] = std::max(o[c], ip[c]);
         } else {
           for (int64_t c = 0; c < ch; ++c) o[c] += ip[c];
         }

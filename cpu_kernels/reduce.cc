@@ -1,6 +1,7 @@
 // Reductions over a set of axes (input 1, negative and repeated axes allowed):
 // MEAN, SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN, REDUCE_ANY, REDUCE_ALL; and ARG_MAX / ARG_MIN over
-// one axis. float32 accumulates in double; integers in int64 (wrapping back
+// one axis. float32 sums and products accumulate in double, maxima and minima
+// in float (exact); integers in int64 (wrapping back
 // to the output type).
 #include <algorithm>
 #include <limits>
@@ -41,9 +42,27 @@ void ReduceT(const KernelContext& ctx, const TensorData& in, const std::vector<b
   }
   Acc init{};
   if constexpr (kKind == ReduceKind::kProd) init = Acc(1);
-  if constexpr (kKind == ReduceKind::kMax) init = std::numeric_limits<Acc>::lowest();
-  if constexpr (kKind == ReduceKind::kMin) init = std::numeric_limits<Acc>::max();
-  std::vector<Acc> acc(static_cast<size_t>(out_count), init);
+  // Floats start at an infinity: a maximum over -inf (or NaN) alone is -inf,
+  // as the double accumulator's lowest value became once narrowed to float.
+  if constexpr (kKind == ReduceKind::kMax) {
+    init = std::numeric_limits<Acc>::has_infinity ? -std::numeric_limits<Acc>::infinity()
+                                                  : std::numeric_limits<Acc>::lowest();
+  }
+  if constexpr (kKind == ReduceKind::kMin) {
+    init = std::numeric_limits<Acc>::has_infinity ? std::numeric_limits<Acc>::infinity()
+                                                  : std::numeric_limits<Acc>::max();
+  }
+  // Accumulated in the output itself where it has the accumulator's type
+  // (float maxima and minima, int64): no array per run.
+  std::vector<Acc> acc_store;
+  Acc* acc = nullptr;
+  if constexpr (std::is_same_v<T, Acc>) {
+    std::fill_n(out, out_count, init);
+    acc = out;
+  } else {
+    acc_store.assign(static_cast<size_t>(out_count), init);
+    acc = acc_store.data();
+  }
   const T* x = in.as<T>();
   const int64_t total = in.num_elements();
   const int64_t inner = rank > 0 ? in.shape[rank - 1] : 1;
@@ -86,17 +105,17 @@ void ReduceT(const KernelContext& ctx, const TensorData& in, const std::vector<b
     }
     const T* row = x + r * inner;
     if (inner_stride == 0) {
-      Acc a = acc[static_cast<size_t>(base)];
+      Acc a = acc[base];
       for (int64_t i = 0; i < inner; ++i) a = combine(a, static_cast<Acc>(row[i]));
-      acc[static_cast<size_t>(base)] = a;
+      acc[base] = a;
     } else {
-      Acc* ap = acc.data() + base;
+      Acc* ap = acc + base;
       for (int64_t i = 0; i < inner; ++i) ap[i] = combine(ap[i], static_cast<Acc>(row[i]));
     }
   }
   const int64_t count = out_count > 0 ? total / out_count : 0;
   for (int64_t i = 0; i < out_count; ++i) {
-    Acc v = acc[static_cast<size_t>(i)];
+    Acc v = acc[i];
     if constexpr (kKind == ReduceKind::kMean) {
       if constexpr (std::is_integral_v<Acc>) {
         v = count > 0 ? v / count : 0;
@@ -213,7 +232,12 @@ Status RunReduce(KernelContext& ctx, ReduceKind kind) {
   }
   switch (in.type) {
     case DataType::kFloat32:
-      if (!ReduceTrailingAxes(in, reduced, kind, out.as<float>(), out_count)) {
+      // A maximum or minimum is one of the values: float holds it exactly
+      // (no conversions to double and back; mnist.tflite's [1, 11, 11, 16]
+      // over H and W).
+      if (kind == ReduceKind::kMax || kind == ReduceKind::kMin) {
+        Reduce<float, float>(ctx, in, reduced, kind, out.as<float>(), out_count);
+      } else if (!ReduceTrailingAxes(in, reduced, kind, out.as<float>(), out_count)) {
         Reduce<float, double>(ctx, in, reduced, kind, out.as<float>(), out_count);
       }
       break;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <typeinfo>
 
 #include "cpu_kernels/epilogue.h"
 #include "cpu_kernels/finite_check.h"
@@ -159,7 +160,11 @@ void KeepXnnOperator(KernelContext& ctx, xnn_status status, xnn_operator_t op, A
 }
 
 XnnOperatorState* FindXnnOperator(const KernelContext& ctx) {
-  return ctx.state != nullptr ? dynamic_cast<XnnOperatorState*>(ctx.state->get()) : nullptr;
+  // Every run of an XNNPACK node asks: the exact type (the class is final)
+  // is one comparison where a dynamic_cast walks the hierarchy.
+  KernelState* state = ctx.state != nullptr ? ctx.state->get() : nullptr;
+  return state != nullptr && typeid(*state) == typeid(XnnOperatorState) ? static_cast<XnnOperatorState*>(state)
+                                                                          : nullptr;
 }
 
 bool XnnMayTake(const KernelContext& ctx) {

@@ -51,7 +51,8 @@ struct XnnLinearBound {
 std::optional<XnnLinearBound> LinearBoundOf(const float* weights, int64_t channels, int64_t k, const float* bias);
 
 // The operator of one node, with what its last setup was made for.
-class XnnOperatorState : public KernelState {
+// final: FindXnnOperator tells it by its exact type, not a dynamic_cast.
+class XnnOperatorState final : public KernelState {
  public:
   // Sets the operator up for the node's current buffers (when it has not
   // been yet for these pointers) and runs it.

@@ -277,7 +277,20 @@ DynamicNodeStep::DynamicNodeStep(const Graph& graph, size_t node_index)
     : graph_(graph),
       node_index_(node_index),
       label_(graph.NodeLabel(node_index) + " (dynamic)"),
-      buffers_(graph.nodes[node_index].outputs.size()) {}
+      kernel_(cpu::FindNodeKernel(graph_, graph_.nodes[node_index])),
+      buffers_(graph.nodes[node_index].outputs.size()) {
+  // The kernel's context, as cpu::EvaluateNode builds it (no state, one
+  // thread), once: each run only points its inputs and outputs.
+  const Node& node = graph_.nodes[node_index_];
+  kernel_ctx_.graph = &graph_;
+  kernel_ctx_.node = &node;
+  kernel_ctx_.inputs.reserve(node.inputs.size());
+  kernel_ctx_.outputs.reserve(node.outputs.size());
+  values_.reserve(node.inputs.size());
+  kernel_ctx_.size_output = [this](size_t k, const Shape& shape) {
+    return SizeOutput(k, shape, *kernel_ctx_.outputs[k]);
+  };
+}
 
 std::vector<int> DynamicNodeStep::host_inputs() const {
   std::vector<int> v;
@@ -293,8 +306,14 @@ Status DynamicNodeStep::Run(StepContext& ctx) {
   // Values a shape rule may read: small integer inputs (a shape, an axis).
   constexpr int64_t kMaxValues = 1024;
   const Node& node = graph_.nodes[node_index_];
-  std::vector<ValueBytes> values(node.inputs.size());
-  std::vector<const cpu::TensorData*> ins;
+  values_.assign(node.inputs.size(), ValueBytes{});  // reused: no allocation after the first run
+  std::vector<const cpu::TensorData*>& ins = kernel_ctx_.inputs;
+  ins.clear();
+  // The shape rule reads its inputs' shapes, the graph's constants and the
+  // values below: with no values from a non-constant input and the shapes
+  // of its last run, it would find the same output shapes again.
+  bool reads_values = false;
+  bool same_shapes = inferred_shapes_.size() == node.inputs.size();
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const int t = node.inputs[i];
     if (t == kNoTensor) {
@@ -302,29 +321,39 @@ Status DynamicNodeStep::Run(StepContext& ctx) {
       continue;
     }
     const cpu::TensorData& d = (*ctx.tensors)[static_cast<size_t>(t)];
-    graph_.tensors[static_cast<size_t>(t)].shape = d.shape;
+    Tensor& tensor = graph_.tensors[static_cast<size_t>(t)];
+    same_shapes = same_shapes && inferred_shapes_[i] == d.shape;
+    if (tensor.shape != d.shape) tensor.shape = d.shape;
     const bool integer = d.type == DataType::kInt32 || d.type == DataType::kInt64;
     if (integer && d.data != nullptr && d.num_elements() <= kMaxValues) {
-      values[i] = {static_cast<const uint8_t*>(d.data), static_cast<size_t>(d.num_elements()) * DataTypeSize(d.type)};
+      values_[i] = {static_cast<const uint8_t*>(d.data), static_cast<size_t>(d.num_elements()) * DataTypeSize(d.type)};
+      reads_values = reads_values || !tensor.is_constant;
     }
     ins.push_back(&d);
   }
-  GLD_RETURN_IF_ERROR(InferNodeShapes(graph_, node_index_, values));
-  std::vector<cpu::TensorData*> outs;
+  if (reads_values || !same_shapes) {
+    inferred_shapes_.clear();  // until the rule passes
+    GLD_RETURN_IF_ERROR(InferNodeShapes(graph_, node_index_, values_));
+    inferred_shapes_.resize(node.inputs.size());
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (ins[i] != nullptr) inferred_shapes_[i] = ins[i]->shape;
+    }
+  }
+  std::vector<cpu::TensorData*>& outs = kernel_ctx_.outputs;
+  outs.clear();
   for (size_t k = 0; k < node.outputs.size(); ++k) {
     const Tensor& tensor = graph_.tensors[static_cast<size_t>(node.outputs[k])];
     cpu::TensorData& d = (*ctx.tensors)[static_cast<size_t>(node.outputs[k])];
     d.type = tensor.type;
-    d.shape = tensor.shape;
+    if (d.shape != tensor.shape) d.shape = tensor.shape;
     d.bytes = 0;
     d.data = nullptr;
     // A shape with -1 (SizedByKernel) is sized by the kernel (SizeOutput).
     if (ShapeIsValid(tensor.shape)) GLD_RETURN_IF_ERROR(SizeOutput(k, tensor.shape, d));
     outs.push_back(&d);
   }
-  cpu::NodeRunOptions options;
-  options.size_output = [this, &outs](size_t k, const Shape& shape) { return SizeOutput(k, shape, *outs[k]); };
-  GLD_RETURN_IF_ERROR(cpu::EvaluateNode(graph_, node_index_, std::move(ins), outs, options));
+  if (kernel_ == nullptr) return UnimplementedError(graph_.NodeLabel(node_index_) + ": no CPU kernel");
+  GLD_RETURN_IF_ERROR(kernel_->run(kernel_ctx_));
   for (size_t k = 0; k < outs.size(); ++k) {
     if (outs[k]->data == nullptr) {
       return InternalError(label_ + ": the kernel did not size output " + std::to_string(k));

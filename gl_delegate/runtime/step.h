@@ -208,7 +208,12 @@ class DynamicNodeStep : public Step {
   Graph graph_;
   size_t node_index_;
   std::string label_;
+  const cpu::CpuKernel* kernel_;  // cpu::FindNodeKernel's; nullptr: none
   std::vector<AlignedBuffer> buffers_;  // per output
+  cpu::KernelContext kernel_ctx_;  // reused by every run (its vectors keep their room)
+  std::vector<ValueBytes> values_;  // the shape rule's values, by input
+  // Input shapes at the shape rule's last run (empty: none passed yet).
+  std::vector<Shape> inferred_shapes_;
 };
 
 }  // namespace gld

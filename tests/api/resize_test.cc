@@ -290,6 +290,18 @@ TEST_P(DynamicTensor, TakesItsShapeFromTheRunTimeShapeInput) {
   Status s = it.Invoke();
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("RESHAPE"), std::string::npos) << s.message();
+  // A good shape after the error, twice (the ADD's inputs keep the shape of
+  // the run before: its shape rule's last outputs hold): sized and right.
+  for (int run = 0; run < 2; ++run) {
+    const int32_t good[2] = {3, 2};
+    ASSERT_TRUE(it.SetInput(1, good, sizeof good).ok());
+    s = it.Invoke();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(it.outputs()[0].shape, (std::vector<int>{3, 2}));
+    float out[6] = {};
+    ASSERT_TRUE(it.GetOutput(0, out, sizeof out).ok());
+    for (int k = 0; k < 6; ++k) EXPECT_EQ(out[k], in[k] + 1) << k;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, DynamicTensor, ::testing::Values(Backend::kCpu, Backend::kGl),

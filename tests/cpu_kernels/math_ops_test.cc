@@ -2,6 +2,7 @@
 // BATCH_MATMUL.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "op_test_util.h"
@@ -112,6 +113,42 @@ TEST(Reduce, EveryAxisSubsetOfRankFour) {
     r = Reduce(OpType::kReduceMax, shape, x, axes, true);
     GLD_ASSERT_OK(r.status);
     ExpectNear(r.values, max);
+  }
+}
+
+// float32 maxima and minima are taken in float: an axis of infinities alone
+// gives that infinity (not the lowest or largest finite float), a NaN never
+// wins, and a value next to a larger one survives bit for bit.
+TEST(Reduce, FloatMaxMinKeepInfinitiesAndSkipNan) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const float tiny = std::nextafter(1.f, 2.f);
+  // [3, 2] over the last axis: {-inf, -inf}, {nan, tiny}, {1, nan}.
+  const std::vector<float> x{-inf, -inf, nan, tiny, 1.f, nan};
+  auto r = Reduce(OpType::kReduceMax, {3, 2}, x, {1}, false);
+  GLD_ASSERT_OK(r.status);
+  ASSERT_EQ(r.values.size(), 3u);
+  EXPECT_EQ(r.values[0], -inf);
+  EXPECT_EQ(r.values[1], tiny);
+  EXPECT_EQ(r.values[2], 1.f);
+  const std::vector<float> y{inf, inf, nan, -tiny, -1.f, nan};
+  r = Reduce(OpType::kReduceMin, {3, 2}, y, {1}, false);
+  GLD_ASSERT_OK(r.status);
+  ASSERT_EQ(r.values.size(), 3u);
+  EXPECT_EQ(r.values[0], inf);
+  EXPECT_EQ(r.values[1], -tiny);
+  EXPECT_EQ(r.values[2], -1.f);
+  // Over H and W of NHWC with 16 channels (mnist's global max pool).
+  const Shape shape{1, 5, 3, 16};
+  std::vector<float> z(240);
+  for (size_t i = 0; i < z.size(); ++i) z[i] = static_cast<float>((i * 53) % 97) * 0.125f - 6.f;
+  z[17] = nan;
+  r = Reduce(OpType::kReduceMax, shape, z, {1, 2}, false);
+  GLD_ASSERT_OK(r.status);
+  ASSERT_EQ(r.values.size(), 16u);
+  for (size_t c = 0; c < 16; ++c) {
+    float want = -inf;
+    for (size_t p = 0; p < 15; ++p) want = std::max(want, z[p * 16 + c]);
+    EXPECT_EQ(r.values[c], want) << c;
   }
 }
 

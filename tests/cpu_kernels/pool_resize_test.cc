@@ -102,6 +102,40 @@ TEST(Pooling, RandomMatchesNaive) {
   }
 }
 
+// MAX_POOL_2D over 8-channel blocks and a tail (19 channels: two blocks and
+// 3), and over whole blocks (8, 16: pairs of outputs whose windows lie inside
+// the row run side by side, the last one alone), with SAME padding, a NaN
+// (it never wins) and -inf in the input: equal, bit for bit, to a maximum
+// taken here tap by tap.
+TEST(MaxPool2d, ChannelBlocksAndTailMatchNaiveWithNanAndInfinity) {
+  for (const int ch : {19, 16, 8}) {
+    SCOPED_TRACE("channels " + std::to_string(ch));
+    const int ih = 5, iw = 6, f = 2, st = 2;
+    std::vector<float> x(static_cast<size_t>(ih * iw * ch));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 29) % 61) * 0.5f - 15.f;
+    x[3] = std::numeric_limits<float>::quiet_NaN();
+    x[static_cast<size_t>(3 * ch + 5)] = std::numeric_limits<float>::quiet_NaN();  // the second output's window
+    x[static_cast<size_t>(2 * iw * ch + ch - 1)] = -std::numeric_limits<float>::infinity();
+    auto r = RunFloatOp(OpType::kMaxPool2d, {{{1, ih, iw, ch}, x}}, Pool(Padding::kSame, f, st));
+    GLD_ASSERT_OK(r.status);
+    const int oh = 3, ow = 3;
+    ASSERT_EQ(r.shape, (Shape{1, oh, ow, ch}));
+    for (int y = 0; y < oh; ++y)
+      for (int xx = 0; xx < ow; ++xx)
+        for (int c = 0; c < ch; ++c) {
+          float best = std::numeric_limits<float>::lowest();
+          for (int ky = 0; ky < f; ++ky)
+            for (int kx = 0; kx < f; ++kx) {
+              const int iy = y * st + ky, ix = xx * st + kx;  // SAME pads after only here
+              if (iy >= ih || ix >= iw) continue;
+              best = std::max(best, x[static_cast<size_t>((iy * iw + ix) * ch + c)]);
+            }
+          const float got = r.values[static_cast<size_t>((y * ow + xx) * ch + c)];
+          EXPECT_EQ(got, best) << y << " " << xx << " " << c;
+        }
+  }
+}
+
 TEST(Pooling, ShapeErrors) {
   auto r = RunFloatOp(OpType::kMaxPool2d, {{{1, 2, 2}, Iota(4)}}, Pool(Padding::kValid, 2, 2));
   EXPECT_FALSE(r.status.ok());
