@@ -333,15 +333,19 @@ bool StoredRun(const float* v, int64_t n, double scale, double zp, T* out) {
 // StoredRun eight values at a time: the same operations in the same
 // precision (VRNDSCALEPD to nearest even is std::nearbyint in the default
 // rounding mode; the conversions to float round as the scalar ones do).
-template <typename T>
-GLD_STORED_AVX512 bool StoredRunAvx512(const float* v, int64_t n, double scale, double zp, T* out) {
-  const __m512d s = _mm512_set1_pd(scale), z = _mm512_set1_pd(zp);
+// kReciprocal: the quotient as v x (1 / scale) instead, *large set where
+// one reaches 2^21 in magnitude (or is a NaN); see StoredRunAvx512.
+template <typename T, bool kReciprocal>
+GLD_STORED_AVX512 bool StoredVectors(const float* v, int64_t n, double scale, double zp, T* out, bool* large) {
+  const __m512d s = _mm512_set1_pd(scale), z = _mm512_set1_pd(zp), r = _mm512_set1_pd(1.0 / scale);
   const __m512d lo = _mm512_set1_pd(-2147483648.0), hi = _mm512_set1_pd(2147483647.0);
-  __mmask8 bad = 0;
+  const __m512d limit = _mm512_set1_pd(2097152.0);  // 2^21
+  __mmask8 bad = 0, big = 0;
   for (int64_t i = 0; i < n; i += 8) {
     const __mmask8 m = n - i >= 8 ? __mmask8{0xff} : static_cast<__mmask8>((1u << (n - i)) - 1);
     const __m256 f = _mm256_maskz_loadu_ps(m, v + i);
-    const __m512d q = _mm512_div_pd(_mm512_cvtps_pd(f), s);
+    const __m512d q = kReciprocal ? _mm512_mul_pd(_mm512_cvtps_pd(f), r) : _mm512_div_pd(_mm512_cvtps_pd(f), s);
+    if (kReciprocal) big |= static_cast<__mmask8>(~_mm512_cmp_pd_mask(_mm512_abs_pd(q), limit, _CMP_LT_OQ));
     const __m512d k = _mm512_add_pd(_mm512_roundscale_pd(q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), z);
     const __mmask8 in = _mm512_cmp_pd_mask(k, lo, _CMP_GE_OQ) & _mm512_cmp_pd_mask(k, hi, _CMP_LE_OQ);
     const __m256i stored = _mm512_cvttpd_epi32(_mm512_mask_blend_pd(in, _mm512_setzero_pd(), k));
@@ -354,7 +358,26 @@ GLD_STORED_AVX512 bool StoredRunAvx512(const float* v, int64_t n, double scale, 
       _mm256_mask_storeu_epi32(out + i, m, stored);
     }
   }
+  *large = big != 0;
   return bad == 0;
+}
+
+// StoredRun on AVX-512. With a normal scale and a zero point within 2^31,
+// the quotients taken by the reciprocal give the same integers and the
+// same answer wherever each is below 2^21 (else the division's way is
+// taken): a value passes the check with m = k - zp only if v = m x scale
+// rounded to float (m x scale is exact in double for |m| < 2^22), so v /
+// scale lies within |m| 2^-24 <= 1/4 of m, and so does the product, off the
+// quotient by a few units in the double's last place: both round to m, and
+// neither passes where the other does not.
+template <typename T>
+GLD_STORED_AVX512 bool StoredRunAvx512(const float* v, int64_t n, double scale, double zp, T* out) {
+  bool large = false;
+  if (std::fabs(zp) <= 2147483648.0 && std::isfinite(scale) && std::fabs(scale) >= 1.1754943508222875e-38) {
+    const bool same = StoredVectors<T, true>(v, n, scale, zp, out, &large);
+    if (!large) return same;
+  }
+  return StoredVectors<T, false>(v, n, scale, zp, out, &large);
 }
 #endif
 

@@ -7,6 +7,7 @@
 // XNNPACK scales in fixed point), none more than one step apart.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "cpu_kernels/int8_depthwise.h"
@@ -896,6 +897,60 @@ TEST(IntegerKernels, StoredIntegersPerChannelInEveryForm) {
     EXPECT_FALSE(cpu::StoredIntegers(off, &back));
     EXPECT_FALSE(cpu::StoredIntegers(off, &bytes));
   }
+}
+
+// StoredIntegers against the plain rule (round(v / scale) + zp with
+// std::nearbyint, decoded again with DequantizeAffine's arithmetic) on
+// constants of 8-bit and 32-bit integers, random scales and zero points,
+// some with one value moved off the grid by an ulp or onto a half step:
+// the same answer, and the same integers where it is yes.
+TEST(IntegerKernels, StoredIntegersFollowThePlainRule) {
+  std::mt19937 rng(77);
+  int yes = 0, no = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const bool wide = trial % 4 == 3;
+    const double scale = std::ldexp(1.0 + std::uniform_real_distribution<double>(0, 1)(rng),
+                                    std::uniform_int_distribution<int>(-20, 3)(rng));
+    const float fscale = static_cast<float>(scale);
+    const int64_t zp = wide ? 0 : std::uniform_int_distribution<int>(-128, 127)(rng);
+    const int n = 1 + static_cast<int>(rng() % 70);
+    std::vector<float> v(static_cast<size_t>(n));
+    for (float& x : v) {
+      const int32_t k = wide ? static_cast<int32_t>(rng() % 20000001) - 10000000
+                             : std::uniform_int_distribution<int32_t>(-128, 127)(rng);
+      x = static_cast<float>((static_cast<double>(k) - static_cast<double>(zp)) * static_cast<double>(fscale));
+    }
+    const size_t at = rng() % static_cast<size_t>(n);
+    switch (trial % 5) {
+      case 1: v[at] = std::nextafter(v[at], 1e30f); break;
+      case 2: v[at] = static_cast<float>(static_cast<double>(v[at]) + 0.5 * static_cast<double>(fscale)); break;
+      default: break;
+    }
+    std::vector<int32_t> want(v.size());
+    bool ok = true;
+    for (size_t i = 0; i < v.size() && ok; ++i) {
+      const double k = std::nearbyint(static_cast<double>(v[i]) / static_cast<double>(fscale)) + static_cast<double>(zp);
+      ok = k >= -2147483648.0 && k <= 2147483647.0;
+      want[i] = ok ? static_cast<int32_t>(k) : 0;
+      const float again = static_cast<float>((static_cast<double>(want[i]) - static_cast<double>(zp)) *
+                                             static_cast<double>(fscale));
+      ok = ok && std::memcmp(&again, &v[i], sizeof(float)) == 0;
+    }
+    Tensor t;
+    t.type = DataType::kFloat32;
+    t.shape = {n};
+    t.is_constant = true;
+    t.data = ConstantData::CopyOf(v.data(), v.size() * sizeof(float));
+    t.quant = Quant({fscale}, {zp}, 0, wide ? DataType::kInt32 : DataType::kInt8);
+    std::vector<int32_t> got;
+    ASSERT_EQ(cpu::StoredIntegers(t, &got), ok) << "trial " << trial;
+    if (ok) {
+      EXPECT_EQ(got, want) << "trial " << trial;
+    }
+    (ok ? yes : no) += 1;
+  }
+  EXPECT_GT(yes, 100);
+  EXPECT_GT(no, 100);
 }
 
 }  // namespace
