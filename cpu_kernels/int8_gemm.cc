@@ -75,13 +75,14 @@ bool PackRuns(const int8_t* weights, int64_t n, const int32_t* bias, int32_t inp
     // panel's in lane j.
     const int64_t lane = n - panel * kPanel > 16 ? j % 8 / 4 * 16 + j / 8 * 4 + j % 4 : j;
     const int8_t* row = weights + c * k;
-    int64_t sum = 0, neg = 0, pos = 0;
+    // In int32 (|sums| <= 128 x 2^16): the compiler's vector loop.
+    int32_t neg32 = 0, pos32 = 0;
     for (int64_t i = 0; i < k; ++i) {
-      const int8_t v = row[i];
-      sum += v;
-      neg += v < 0 ? v : 0;
-      pos += v < 0 ? 0 : v;
+      const int32_t v = row[i];
+      neg32 += v < 0 ? v : 0;
+      pos32 += v < 0 ? 0 : v;
     }
+    const int64_t neg = neg32, pos = pos32, sum = neg + pos;
     // Each run's four values at a time into the lane's four bytes of each
     // step (the bytes past a run stay zero).
     int8_t* dst = packed_w + panel * row_stride + lane * 4;
