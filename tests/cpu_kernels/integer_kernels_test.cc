@@ -876,9 +876,9 @@ TEST(IntegerKernels, Int8GemmPackingKeepsItsLayout) {
 TEST(IntegerKernels, StoredIntegersPerChannelInEveryForm) {
   for (int32_t dim : {0, 3}) {
     OpTest t;
-    const Shape shape{6, 3, 2, 5};
+    const Shape shape{6, 3, 2, 19};  // 19 along the last axis: two vectors of 8 and 3
     const int64_t channels = shape[static_cast<size_t>(dim)];
-    const auto stored = RandomInts<int32_t>(6 * 3 * 2 * 5, -127, 127, 40 + static_cast<uint32_t>(dim));
+    const auto stored = RandomInts<int32_t>(6 * 3 * 2 * 19, -127, 127, 40 + static_cast<uint32_t>(dim));
     std::vector<float> scales;
     for (int64_t ch = 0; ch < channels; ++ch) scales.push_back(0.0031f * static_cast<float>(ch + 1) + 0.0007f);
     const int c = StoredConstant(t, shape, stored, Quant(scales, std::vector<int64_t>(scales.size(), 0), dim,
