@@ -67,19 +67,31 @@ bool PackRuns(const int8_t* weights, int64_t n, const int32_t* bias, int32_t inp
   for (int64_t g = 0; g < p->groups; ++g) p->packed[static_cast<size_t>(g)] = g * p->steps * 4;
   p->offset = p->packed;
   p->clamp_in_float = false;
+  const int64_t row_stride = p->k4 / 4 * kPanel * 4;  // a panel's bytes
   for (int64_t c = 0; c < n; ++c) {
     const int64_t panel = c / kPanel, j = c % kPanel;
     // A whole panel's channel j in lane 4 (j / 8) + j % 4 of vector j % 8 / 4
     // (as the requantization's packing leaves them in order); a half
     // panel's in lane j.
     const int64_t lane = n - panel * kPanel > 16 ? j % 8 / 4 * 16 + j / 8 * 4 + j % 4 : j;
-    int64_t sum = 0, neg = 0, pos = 0;
+    const int8_t* row = weights + c * k;
+    // In int32 (|sums| <= 128 x 2^16): the compiler's vector loop.
+    int32_t neg32 = 0, pos32 = 0;
     for (int64_t i = 0; i < k; ++i) {
-      const int8_t v = weights[c * k + i];
-      sum += v;
-      (v < 0 ? neg : pos) += v;
-      const int64_t kk = i / p->group_len * p->steps * 4 + i % p->group_len;  // in a packed row
-      packed_w[((panel * (p->k4 / 4) + kk / 4) * kPanel + lane) * 4 + kk % 4] = v;
+      const int32_t v = row[i];
+      neg32 += v < 0 ? v : 0;
+      pos32 += v < 0 ? 0 : v;
+    }
+    const int64_t neg = neg32, pos = pos32, sum = neg + pos;
+    // Each run's four values at a time into the lane's four bytes of each
+    // step (the bytes past a run stay zero).
+    int8_t* dst = packed_w + panel * row_stride + lane * 4;
+    for (int64_t g = 0; g < p->groups; ++g) {
+      const int8_t* run = row + g * p->group_len;
+      int8_t* d = dst + g * p->steps * kPanel * 4;
+      int64_t i = 0;
+      for (; i + 4 <= p->group_len; i += 4, d += kPanel * 4) std::memcpy(d, run + i, 4);
+      for (int64_t t = 0; i < p->group_len; ++i, ++t) d[t] = run[i];
     }
     const int64_t b = (bias != nullptr ? bias[c] : 0) - (128 + static_cast<int64_t>(input_zero_point)) * sum;
     p->bias[static_cast<size_t>(panel * kPanel + lane)] = static_cast<int32_t>(b);

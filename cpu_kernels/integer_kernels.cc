@@ -10,8 +10,19 @@
 #include "cpu_kernels/kernels.h"
 #include "cpu_kernels/quantized.h"
 #include "cpu_kernels/xnnpack_op.h"
-#include "graph/dequantize.h"
 #include "graph/quantized_ops.h"
+#include "util/cpu_features.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) && !defined(GLD_NO_MULTIVERSION)
+#include <immintrin.h>
+// GCC 12 reports the _mm512_undefined_*() placeholders inside the AVX-512
+// intrinsics' headers as uninitialized (a known false positive).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#ifndef __clang__  // clang has no such group (and no such false positive)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#define GLD_STORED_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq")))
+#endif
 
 namespace gld::cpu {
 
@@ -294,35 +305,163 @@ Tensor IntegerCopyOf(const Tensor& t) {
   return copy;
 }
 
-bool StoredIntegers(const Tensor& t, std::vector<int32_t>* out) {
+namespace {
+
+// Values v[0, n) of a constant into their stored integers, cast to T:
+// round(v / scale) + zp (std::nearbyint: ties to even), decoded again as
+// DequantizeAffine does (the difference and the product in double, rounded
+// to float once) and compared bit for bit. False where one leaves int32 or
+// does not decode to its value. The scale and zero point: scale[0] and
+// zp[0] for all (a run of one channel), or value i's at scale[i] and zp[i]
+// where per_lane (a row of a tensor quantized along its last axis).
+template <typename T>
+bool StoredRun(const float* v, int64_t n, const double* scale, const double* zp, bool per_lane, T* out) {
+  bool same = true;
+  for (int64_t i = 0; i < n; ++i) {
+    const double s = scale[per_lane ? i : 0], z = zp[per_lane ? i : 0];
+    const double k = std::nearbyint(static_cast<double>(v[i]) / s) + z;
+    if (!(k >= -2147483648.0 && k <= 2147483647.0)) return false;
+    const int32_t stored = static_cast<int32_t>(k);
+    const float again = static_cast<float>((static_cast<double>(stored) - z) * s);
+    uint32_t a = 0, w = 0;
+    std::memcpy(&a, &again, sizeof(a));
+    std::memcpy(&w, v + i, sizeof(w));
+    same &= a == w;
+    out[i] = static_cast<T>(stored);
+  }
+  return same;
+}
+
+// Where the reciprocal's quotient may stand for the division's (see
+// StoredRunAvx512): a normal scale, a zero point within 2^31.
+bool ReciprocalFits(double scale, double zp) {
+  return std::fabs(zp) <= 2147483648.0 && std::isfinite(scale) && std::fabs(scale) >= 1.1754943508222875e-38;
+}
+
+#ifdef GLD_STORED_AVX512
+// StoredRun eight values at a time: the same operations in the same
+// precision (VRNDSCALEPD to nearest even is std::nearbyint in the default
+// rounding mode; the conversions to float round as the scalar ones do).
+// kReciprocal: the quotient as v x (1 / scale) instead, *large set where
+// one reaches 2^21 in magnitude (or is a NaN); see StoredRunAvx512.
+template <typename T, bool kReciprocal, bool kPerLane>
+GLD_STORED_AVX512 bool StoredVectors(const float* v, int64_t n, const double* scale, const double* zp, T* out,
+                                     bool* large) {
+  const __m512d one = _mm512_set1_pd(1.0);
+  const __m512d lo = _mm512_set1_pd(-2147483648.0), hi = _mm512_set1_pd(2147483647.0);
+  const __m512d limit = _mm512_set1_pd(2097152.0);  // 2^21
+  __m512d s = _mm512_set1_pd(scale[0]), z = _mm512_set1_pd(zp[0]);
+  __m512d r = _mm512_div_pd(one, s);
+  __mmask8 bad = 0, big = 0;
+  for (int64_t i = 0; i < n; i += 8) {
+    const __mmask8 m = n - i >= 8 ? __mmask8{0xff} : static_cast<__mmask8>((1u << (n - i)) - 1);
+    if (kPerLane) {  // lanes past n: scale 1, zero point 0
+      s = _mm512_mask_loadu_pd(one, m, scale + i);
+      z = _mm512_maskz_loadu_pd(m, zp + i);
+      if (kReciprocal) r = _mm512_div_pd(one, s);
+    }
+    const __m256 f = _mm256_maskz_loadu_ps(m, v + i);
+    const __m512d q = kReciprocal ? _mm512_mul_pd(_mm512_cvtps_pd(f), r) : _mm512_div_pd(_mm512_cvtps_pd(f), s);
+    if (kReciprocal) big |= static_cast<__mmask8>(m & ~_mm512_cmp_pd_mask(_mm512_abs_pd(q), limit, _CMP_LT_OQ));
+    const __m512d k = _mm512_add_pd(_mm512_roundscale_pd(q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), z);
+    const __mmask8 in = _mm512_cmp_pd_mask(k, lo, _CMP_GE_OQ) & _mm512_cmp_pd_mask(k, hi, _CMP_LE_OQ);
+    const __m256i stored = _mm512_cvttpd_epi32(_mm512_mask_blend_pd(in, _mm512_setzero_pd(), k));
+    const __m256 again = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_sub_pd(_mm512_cvtepi32_pd(stored), z), s));
+    bad |= static_cast<__mmask8>(m & ~(in & _mm256_cmpeq_epi32_mask(_mm256_castps_si256(again),
+                                                                       _mm256_castps_si256(f))));
+    if constexpr (sizeof(T) == 1) {
+      _mm256_mask_cvtepi32_storeu_epi8(out + i, m, stored);  // truncated: the cast to T
+    } else {
+      _mm256_mask_storeu_epi32(out + i, m, stored);
+    }
+  }
+  *large = big != 0;
+  return bad == 0;
+}
+
+// StoredRun on AVX-512. With a normal scale and a zero point within 2^31
+// (ReciprocalFits), the quotients taken by the reciprocal give the same
+// integers and the same answer wherever each is below 2^21 (else the
+// division's way is taken): a value passes the check with m = k - zp only
+// if v = m x scale rounded to float (m x scale is exact in double for |m| <
+// 2^22), so v / scale lies within |m| 2^-24 <= 1/4 of m, and so does the
+// product, off the quotient by a few units in the double's last place: both
+// round to m, and neither passes where the other does not.
+template <typename T>
+GLD_STORED_AVX512 bool StoredRunAvx512(const float* v, int64_t n, const double* scale, const double* zp,
+                                       bool per_lane, T* out) {
+  bool fits = true;
+  for (int64_t i = 0; i < (per_lane ? n : 1) && fits; ++i) fits = ReciprocalFits(scale[i], zp[i]);
+  bool large = false;
+  if (fits) {
+    const bool same = per_lane ? StoredVectors<T, true, true>(v, n, scale, zp, out, &large)
+                               : StoredVectors<T, true, false>(v, n, scale, zp, out, &large);
+    if (!large) return same;
+  }
+  return per_lane ? StoredVectors<T, false, true>(v, n, scale, zp, out, &large)
+                  : StoredVectors<T, false, false>(v, n, scale, zp, out, &large);
+}
+#endif
+
+// StoredRun on the widest vectors the CPU has.
+template <typename T>
+auto StoredRunFor() -> bool (*)(const float*, int64_t, const double*, const double*, bool, T*) {
+#ifdef GLD_STORED_AVX512
+  if (HostCpuFeatures().avx512vnni) return StoredRunAvx512<T>;
+#endif
+  return StoredRun<T>;
+}
+
+// StoredIntegers into T (each integer cast to T), channel run by channel
+// run: no division per value to find its channel, no second pass.
+template <typename T>
+bool StoredAs(const Tensor& t, std::vector<T>* out) {
   const QuantizationParams& q = t.quant;
   if (q.empty() || t.type != DataType::kFloat32 || !t.is_constant) return false;
   const int64_t n = t.num_elements();
   if (t.data.size() != static_cast<size_t>(n) * sizeof(float)) return false;
-  AffineQuantization affine;
-  affine.scale = q.scale.data();
-  affine.zero_point = q.zero_point.empty() ? nullptr : q.zero_point.data();
+  // n = outer x channels x inner (per tensor: one channel of n values).
+  int64_t channels = 1, inner = n;
   if (q.scale.size() > 1) {
     if (q.quantized_dimension < 0 || static_cast<size_t>(q.quantized_dimension) >= t.shape.size() ||
         t.shape[static_cast<size_t>(q.quantized_dimension)] != static_cast<int64_t>(q.scale.size())) {
       return false;
     }
-    affine.channels = static_cast<int64_t>(q.scale.size());
-    for (size_t d = static_cast<size_t>(q.quantized_dimension) + 1; d < t.shape.size(); ++d) affine.inner *= t.shape[d];
+    channels = static_cast<int64_t>(q.scale.size());
+    inner = 1;
+    for (size_t d = static_cast<size_t>(q.quantized_dimension) + 1; d < t.shape.size(); ++d) inner *= t.shape[d];
   }
+  const int64_t outer = channels * inner == 0 ? 0 : n / (channels * inner);
   const float* v = t.DataAs<float>();
   out->resize(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    const size_t c = affine.channels == 1 ? 0 : static_cast<size_t>((i / affine.inner) % affine.channels);
-    const double zp = affine.zero_point == nullptr ? 0.0 : static_cast<double>(affine.zero_point[c]);
-    const double k = std::nearbyint(static_cast<double>(v[i]) / static_cast<double>(q.scale[c])) + zp;
-    if (!(k >= -2147483648.0 && k <= 2147483647.0)) return false;
-    (*out)[static_cast<size_t>(i)] = static_cast<int32_t>(k);
+  if (!q.zero_point.empty() && static_cast<int64_t>(q.zero_point.size()) < channels) return false;
+  const auto run = StoredRunFor<T>();
+  std::vector<double> scales(static_cast<size_t>(channels)), zps(static_cast<size_t>(channels), 0.0);
+  for (size_t c = 0; c < scales.size(); ++c) {
+    scales[c] = static_cast<double>(q.scale[c]);
+    if (!q.zero_point.empty()) zps[c] = static_cast<double>(q.zero_point[c]);
   }
-  // Decoded again, they must give the constant's floats.
-  std::vector<float> again(static_cast<size_t>(n));
-  DequantizeAffine<int32_t>(out->data(), 0, n, affine, again.data());
-  return std::memcmp(again.data(), v, again.size() * sizeof(float)) == 0;
+  if (inner == 1 && channels > 1) {  // the channels along the last axis: a row of them at a time
+    for (int64_t b = 0; b < outer; ++b) {
+      if (!run(v + b * channels, channels, scales.data(), zps.data(), true, out->data() + b * channels)) return false;
+    }
+    return true;
+  }
+  for (int64_t b = 0; b < outer; ++b) {
+    for (int64_t c = 0; c < channels; ++c) {
+      const int64_t at = (b * channels + c) * inner;
+      if (!run(v + at, inner, &scales[static_cast<size_t>(c)], &zps[static_cast<size_t>(c)], false, out->data() + at)) {
+        return false;
+      }
+    }
+  }
+  return true;
 }
+
+}  // namespace
+
+bool StoredIntegers(const Tensor& t, std::vector<int32_t>* out) { return StoredAs(t, out); }
+bool StoredIntegers(const Tensor& t, std::vector<int8_t>* out) { return StoredAs(t, out); }
+bool StoredIntegers(const Tensor& t, std::vector<uint8_t>* out) { return StoredAs(t, out); }
 
 }  // namespace gld::cpu

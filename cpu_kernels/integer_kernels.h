@@ -65,6 +65,10 @@ Tensor IntegerCopyOf(const Tensor& t);
 // values and its quantization: round(v / scale) + zero_point per element,
 // checked by decoding them again (DequantizeAffine must give v back bit for
 // bit). False for a tensor without quantization or that check failing.
+// The 8-bit forms keep each integer cast to the type (for weights stored
+// as such), without an int32 copy of the tensor.
 bool StoredIntegers(const Tensor& t, std::vector<int32_t>* out);
+bool StoredIntegers(const Tensor& t, std::vector<int8_t>* out);
+bool StoredIntegers(const Tensor& t, std::vector<uint8_t>* out);
 
 }  // namespace gld::cpu

@@ -69,11 +69,9 @@ namespace {
 template <typename T>
 Status ConstantIntegers(const KernelContext& ctx, size_t i, const char* what, std::vector<T>* out) {
   const Tensor* t = InputTensor(ctx, i);
-  std::vector<int32_t> values;
-  if (t == nullptr || !StoredIntegers(*t, &values)) {
+  if (t == nullptr || !StoredIntegers(*t, out)) {
     return KernelError(ctx, std::string(what) + ": the stored integers of the constant cannot be recovered");
   }
-  out->assign(values.begin(), values.end());
   return OkStatus();
 }
 

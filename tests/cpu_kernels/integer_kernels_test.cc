@@ -7,6 +7,7 @@
 // XNNPACK scales in fixed point), none more than one step apart.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "cpu_kernels/int8_depthwise.h"
@@ -784,6 +785,172 @@ TEST(IntegerKernels, StoredIntegersComeBackExactly) {
   std::vector<float> v{0.5f, 0, 0, 0, 0, 0, 0};
   off.data = ConstantData::CopyOf(v.data(), v.size() * sizeof(float));
   EXPECT_FALSE(cpu::StoredIntegers(off, &back));
+}
+
+// The packing's layout, element by element as PackRuns first wrote it: row c
+// ([groups][group_len] values) of `tile_n` channels into lane L of its
+// panel, value i of run g at byte ((panel x k4 / 4 + kk / 4) x 32 + L) x 4 +
+// kk % 4, kk = g x steps x 4 + i; bias and scale in lane order.
+void FormerPacking(const std::vector<int8_t>& w, const std::vector<int32_t>& bias, const std::vector<float>& scale,
+                   int32_t xz, const cpu::Int8GemmWeights& p, std::vector<int8_t>* packed,
+                   std::vector<int32_t>* packed_bias, std::vector<float>* packed_scale) {
+  const int64_t n = p.tile_n, k = p.groups * p.group_len;
+  packed->assign(static_cast<size_t>(p.panels * p.k4 * 32), 0);
+  packed_bias->assign(static_cast<size_t>(p.panels * 32), 0);
+  packed_scale->assign(static_cast<size_t>(p.panels * 32), 0.f);
+  for (int64_t c = 0; c < n; ++c) {
+    const int64_t panel = c / 32, j = c % 32;
+    const int64_t lane = n - panel * 32 > 16 ? j % 8 / 4 * 16 + j / 8 * 4 + j % 4 : j;
+    int64_t sum = 0;
+    for (int64_t i = 0; i < k; ++i) {
+      const int8_t v = w[static_cast<size_t>(c * k + i)];
+      sum += v;
+      const int64_t kk = i / p.group_len * p.steps * 4 + i % p.group_len;
+      (*packed)[static_cast<size_t>(((panel * (p.k4 / 4) + kk / 4) * 32 + lane) * 4 + kk % 4)] = v;
+    }
+    (*packed_bias)[static_cast<size_t>(panel * 32 + lane)] =
+        static_cast<int32_t>(bias[static_cast<size_t>(c)] - (128 + int64_t{xz}) * sum);
+    (*packed_scale)[static_cast<size_t>(panel * 32 + lane)] = scale[static_cast<size_t>(c)];
+  }
+}
+
+// PackInt8Gemm and PackInt8Conv lay the weights out byte for byte as the
+// former per-element packing did: 1x1 layers around a panel's halves, fused
+// pairs (the block-diagonal rows of two), runs per window row and per tap,
+// depths that are not multiples of 4.
+TEST(IntegerKernels, Int8GemmPackingKeepsItsLayout) {
+  struct Case {
+    int64_t n, kh, kw, ic, dw;  // kh = 0: a 1x1 layer of depth ic
+  };
+  const Case cases[] = {{100, 0, 0, 13, 1}, {5, 0, 0, 3, 1},   {8, 0, 0, 16, 1},  {16, 0, 0, 12, 1},
+                        {20, 0, 0, 72, 1},  {48, 0, 0, 9, 1},  {37, 3, 3, 5, 1},  {16, 3, 3, 3, 1},
+                        {8, 3, 3, 8, 2},    {12, 2, 3, 6, 1},  {33, 5, 5, 4, 1},  {64, 1, 7, 10, 3}};
+  int seed = 500;
+  for (const Case& c : cases) {
+    const int64_t k = c.kh == 0 ? c.ic : c.kh * c.kw * c.ic;
+    const auto w = RandomInts<int8_t>(static_cast<size_t>(c.n * k), -128, 127, ++seed);
+    const auto b = RandomInts<int32_t>(static_cast<size_t>(c.n), -4000, 4000, ++seed);
+    std::vector<float> scale(static_cast<size_t>(c.n));
+    for (size_t o = 0; o < scale.size(); ++o) scale[o] = 0.001f * static_cast<float>(o + 1);
+    const int32_t xz = -7;
+    cpu::Int8GemmWeights p;
+    if (c.kh == 0) {
+      ASSERT_TRUE(cpu::PackInt8Gemm(w.data(), c.n, k, b.data(), xz, scale.data(), 2, -128, 127, &p));
+    } else {
+      const cpu::Int8Window g{1, 20, 30, c.ic, 18, 8, c.kh, c.kw, 1, 1, 1, c.dw, 0, 0, 0};
+      ASSERT_TRUE(cpu::PackInt8Conv(w.data(), c.n, g, b.data(), xz, scale.data(), 2, -128, 127, &p));
+    }
+    // The rows PackRuns took: fused ones block-diagonal (two rows of k side
+    // by side, each with its channels' copy).
+    std::vector<int8_t> rows = w;
+    std::vector<int32_t> bias = b;
+    std::vector<float> scales = scale;
+    if (p.fuse == 2) {
+      rows.assign(static_cast<size_t>(4 * c.n * k), 0);
+      bias.assign(static_cast<size_t>(2 * c.n), 0);
+      scales.assign(static_cast<size_t>(2 * c.n), 0.f);
+      for (int64_t h = 0; h < 2; ++h) {
+        for (int64_t o = 0; o < c.n; ++o) {
+          std::copy_n(w.begin() + o * k, k, rows.begin() + ((h * c.n + o) * 2 * k + h * k));
+          bias[static_cast<size_t>(h * c.n + o)] = b[static_cast<size_t>(o)];
+          scales[static_cast<size_t>(h * c.n + o)] = scale[static_cast<size_t>(o)];
+        }
+      }
+    }
+    std::vector<int8_t> want;
+    std::vector<int32_t> want_bias;
+    std::vector<float> want_scale;
+    FormerPacking(rows, bias, scales, xz, p, &want, &want_bias, &want_scale);
+    const size_t skip = (64 - reinterpret_cast<uintptr_t>(p.w.data()) % 64) % 64;
+    ASSERT_GE(p.w.size(), skip + want.size());
+    EXPECT_TRUE(std::equal(want.begin(), want.end(), p.w.begin() + static_cast<std::ptrdiff_t>(skip)))
+        << "case " << (&c - cases);
+    EXPECT_EQ(p.bias, want_bias) << "case " << (&c - cases);
+    EXPECT_EQ(p.scale, want_scale) << "case " << (&c - cases);
+  }
+}
+
+// Per-channel constants (the channel axis first or last) come back as they
+// were stored, in each of the three forms; one value off the grid refuses
+// every form.
+TEST(IntegerKernels, StoredIntegersPerChannelInEveryForm) {
+  for (int32_t dim : {0, 3}) {
+    OpTest t;
+    const Shape shape{6, 3, 2, 19};  // 19 along the last axis: two vectors of 8 and 3
+    const int64_t channels = shape[static_cast<size_t>(dim)];
+    const auto stored = RandomInts<int32_t>(6 * 3 * 2 * 19, -127, 127, 40 + static_cast<uint32_t>(dim));
+    std::vector<float> scales;
+    for (int64_t ch = 0; ch < channels; ++ch) scales.push_back(0.0031f * static_cast<float>(ch + 1) + 0.0007f);
+    const int c = StoredConstant(t, shape, stored, Quant(scales, std::vector<int64_t>(scales.size(), 0), dim,
+                                                         DataType::kInt8));
+    const Tensor& tensor = t.graph.tensors[static_cast<size_t>(c)];
+    std::vector<int32_t> back;
+    std::vector<int8_t> bytes;
+    ASSERT_TRUE(cpu::StoredIntegers(tensor, &back));
+    ASSERT_TRUE(cpu::StoredIntegers(tensor, &bytes));
+    EXPECT_EQ(back, stored) << "dim " << dim;
+    EXPECT_EQ(std::vector<int32_t>(bytes.begin(), bytes.end()), stored) << "dim " << dim;
+    Tensor off = tensor;
+    std::vector<float> v(tensor.DataAs<float>(), tensor.DataAs<float>() + stored.size());
+    v[37] = std::nextafter(v[37], 1e9f);
+    off.data = ConstantData::CopyOf(v.data(), v.size() * sizeof(float));
+    EXPECT_FALSE(cpu::StoredIntegers(off, &back));
+    EXPECT_FALSE(cpu::StoredIntegers(off, &bytes));
+  }
+}
+
+// StoredIntegers against the plain rule (round(v / scale) + zp with
+// std::nearbyint, decoded again with DequantizeAffine's arithmetic) on
+// constants of 8-bit and 32-bit integers, random scales and zero points,
+// some with one value moved off the grid by an ulp or onto a half step:
+// the same answer, and the same integers where it is yes.
+TEST(IntegerKernels, StoredIntegersFollowThePlainRule) {
+  std::mt19937 rng(77);
+  int yes = 0, no = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const bool wide = trial % 4 == 3;
+    const double scale = std::ldexp(1.0 + std::uniform_real_distribution<double>(0, 1)(rng),
+                                    std::uniform_int_distribution<int>(-20, 3)(rng));
+    const float fscale = static_cast<float>(scale);
+    const int64_t zp = wide ? 0 : std::uniform_int_distribution<int>(-128, 127)(rng);
+    const int n = 1 + static_cast<int>(rng() % 70);
+    std::vector<float> v(static_cast<size_t>(n));
+    for (float& x : v) {
+      const int32_t k = wide ? static_cast<int32_t>(rng() % 20000001) - 10000000
+                             : std::uniform_int_distribution<int32_t>(-128, 127)(rng);
+      x = static_cast<float>((static_cast<double>(k) - static_cast<double>(zp)) * static_cast<double>(fscale));
+    }
+    const size_t at = rng() % static_cast<size_t>(n);
+    switch (trial % 5) {
+      case 1: v[at] = std::nextafter(v[at], 1e30f); break;
+      case 2: v[at] = static_cast<float>(static_cast<double>(v[at]) + 0.5 * static_cast<double>(fscale)); break;
+      default: break;
+    }
+    std::vector<int32_t> want(v.size());
+    bool ok = true;
+    for (size_t i = 0; i < v.size() && ok; ++i) {
+      const double k = std::nearbyint(static_cast<double>(v[i]) / static_cast<double>(fscale)) + static_cast<double>(zp);
+      ok = k >= -2147483648.0 && k <= 2147483647.0;
+      want[i] = ok ? static_cast<int32_t>(k) : 0;
+      const float again = static_cast<float>((static_cast<double>(want[i]) - static_cast<double>(zp)) *
+                                             static_cast<double>(fscale));
+      ok = ok && std::memcmp(&again, &v[i], sizeof(float)) == 0;
+    }
+    Tensor t;
+    t.type = DataType::kFloat32;
+    t.shape = {n};
+    t.is_constant = true;
+    t.data = ConstantData::CopyOf(v.data(), v.size() * sizeof(float));
+    t.quant = Quant({fscale}, {zp}, 0, wide ? DataType::kInt32 : DataType::kInt8);
+    std::vector<int32_t> got;
+    ASSERT_EQ(cpu::StoredIntegers(t, &got), ok) << "trial " << trial;
+    if (ok) {
+      EXPECT_EQ(got, want) << "trial " << trial;
+    }
+    (ok ? yes : no) += 1;
+  }
+  EXPECT_GT(yes, 100);
+  EXPECT_GT(no, 100);
 }
 
 }  // namespace
