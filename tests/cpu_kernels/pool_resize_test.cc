@@ -197,7 +197,8 @@ TEST(ResizeBilinear, XnnpackMatchesTheOwnLoops) {
     int oh, ow;
   };
   const std::vector<Case> cases = {{{2, 5, 7, 3}, 9, 4}, {{1, 4, 4, 16}, 8, 8}, {{1, 6, 3, 1}, 2, 5}};
-  for (const auto& [align, half] : std::vector<std::pair<bool, bool>>{{false, false}, {true, false}, {false, true}}) {
+  for (const auto& flags : std::vector<std::pair<bool, bool>>{{false, false}, {true, false}, {false, true}}) {
+    const bool align = flags.first, half = flags.second;  // not a structured binding: clang 14 cannot capture one
     for (const Case& c : cases) {
       for (bool infinite : {false, true}) {
         SCOPED_TRACE(ShapeToString(c.in) + " -> " + std::to_string(c.oh) + "x" + std::to_string(c.ow) +
