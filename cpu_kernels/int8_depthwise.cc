@@ -1,6 +1,7 @@
 #include "cpu_kernels/int8_depthwise.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) && !defined(GLD_NO_MULTIVERSION)
@@ -247,20 +248,27 @@ GLD_DW_TARGET void OutputRow(const uint8_t* const* rows, const Int8DepthwiseStat
   }
 }
 
-GLD_DW_TARGET void Rows(const int8_t* x, const Int8DepthwiseState& s, int64_t r0, int64_t r1, int8_t* y) {
+GLD_DW_TARGET void Rows(const int8_t* x, const Int8DepthwiseState& s, int64_t r0, int64_t r1, int8_t* y,
+                        uint64_t loop) {
   if (r0 >= r1 || s.ow <= 0) return;
   const Geometry g = GeometryOf(s);
   // The packed rows of the window's span (input row iy of image n in slot
-  // (n ih + iy) mod span) and one of the zero point, kept per thread.
+  // (n ih + iy) mod span) and one of the zero point, kept per thread for
+  // the chunks of one loop.
   thread_local std::vector<uint8_t> t_rows;
   thread_local std::vector<int64_t> t_held;
+  thread_local uint64_t t_loop = 0;
+  thread_local bool zero_filled = false;
   const size_t need = static_cast<size_t>((g.span + 1) * g.row_bytes);
-  if (t_rows.size() < need + 63) t_rows.resize(need + 63);
+  if (loop != t_loop || t_rows.size() < need + 63 || t_held.size() != static_cast<size_t>(g.span)) {
+    if (t_rows.size() < need + 63) t_rows.resize(need + 63);
+    t_held.assign(static_cast<size_t>(g.span), -1);
+    zero_filled = false;
+    t_loop = loop;
+  }
   // 64-byte aligned: each entry one cache line.
   uint8_t* base = t_rows.data() + (64 - reinterpret_cast<uintptr_t>(t_rows.data()) % 64) % 64;
-  t_held.assign(static_cast<size_t>(g.span), -1);
   uint8_t* zero_row = base + g.span * g.row_bytes;
-  bool zero_filled = false;
   const uint8_t* rows[kInt8DepthwiseMaxDots];
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t n = r / s.oh, oy = r % s.oh;
@@ -295,11 +303,17 @@ GLD_DW_TARGET void Rows(const int8_t* x, const Int8DepthwiseState& s, int64_t r0
 }  // namespace
 #endif
 
-void Int8DepthwiseRows(const int8_t* x, const Int8DepthwiseState& s, int64_t r0, int64_t r1, int8_t* y) {
+uint64_t NewInt8DepthwiseLoop() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Int8DepthwiseRows(const int8_t* x, const Int8DepthwiseState& s, int64_t r0, int64_t r1, int8_t* y,
+                       uint64_t loop) {
 #ifdef GLD_INT8_DEPTHWISE
-  Rows(x, s, r0, r1, y);
+  Rows(x, s, r0, r1, y, loop);
 #else
-  (void)x, (void)s, (void)r0, (void)r1, (void)y;
+  (void)x, (void)s, (void)r0, (void)r1, (void)y, (void)loop;
 #endif
 }
 

@@ -49,8 +49,15 @@ bool PackInt8Depthwise(const int8_t* weights, const int32_t* bias, Int8Depthwise
 // as the multiplier-1 kernel reads it.
 void Int8RepeatBytes(const int8_t* x, int64_t n, int64_t m, int8_t* y);
 
+// A fresh id for one run of a layer over its input (Int8DepthwiseRows).
+uint64_t NewInt8DepthwiseLoop();
+
 // Output rows [r0, r1) (over batch x oh) of the convolution; x is the
-// input, with its bytes repeated when the multiplier is above 1.
-void Int8DepthwiseRows(const int8_t* x, const Int8DepthwiseState& s, int64_t r0, int64_t r1, int8_t* y);
+// input, with its bytes repeated when the multiplier is above 1. Calls with
+// the same `loop` (one run of the layer split in chunks across threads)
+// reuse the input rows an earlier chunk packed on the same thread: a chunk
+// of one output row of a 5x5 layer would otherwise pack five input rows.
+void Int8DepthwiseRows(const int8_t* x, const Int8DepthwiseState& s, int64_t r0, int64_t r1, int8_t* y,
+                       uint64_t loop);
 
 }  // namespace gld::cpu

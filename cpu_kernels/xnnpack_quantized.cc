@@ -556,7 +556,9 @@ Status RunIntegerKernel(KernelContext& ctx) {
       Int8RepeatBytes(x, n, dw->multiplier, repeated.data());
       x = repeated.data();
     }
-    ParallelForGrain(ctx, dw->batch * dw->oh, 1, [&](int64_t b, int64_t e) { Int8DepthwiseRows(x, *dw, b, e, y); });
+    const uint64_t loop = NewInt8DepthwiseLoop();
+    ParallelForGrain(ctx, dw->batch * dw->oh, 1,
+                     [&](int64_t b, int64_t e) { Int8DepthwiseRows(x, *dw, b, e, y, loop); });
     return OkStatus();
   }
   if (const auto* gemm = ctx.state != nullptr ? dynamic_cast<const Int8GemmWeights*>(ctx.state->get()) : nullptr) {

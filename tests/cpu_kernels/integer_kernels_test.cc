@@ -305,6 +305,44 @@ TEST(IntegerKernels, DepthwisePerChannelInt8MatchesQC8Exactly) {
   }
 }
 
+// The rows packed by one chunk serve the later chunks of the same loop on
+// that thread, and only those: a layer computed one output row at a time,
+// in any order, with one loop id equals the whole; after the input changes,
+// a new loop id sees the new bytes.
+TEST(IntegerKernels, DepthwiseChunksOfOneLoopShareRowsAndOnlyThose) {
+  if (!cpu::HasInt8Gemm()) GTEST_SKIP() << "the own int8 depthwise kernel needs AVX-512 VNNI";
+  OpTest t;
+  const int c = 24, h = 9, w = 7;
+  auto x = RandomInts<int8_t>(static_cast<size_t>(h * w * c), -128, 127, 8);
+  const auto wt = RandomInts<int32_t>(static_cast<size_t>(25 * c), -127, 127, 9);
+  const int in = t.Input<int8_t>({1, h, w, c}, x);
+  t.graph.tensors[static_cast<size_t>(in)].quant = Quant({0.02f}, {3});
+  const int filter = StoredConstant(t, {1, 5, 5, c}, wt,
+                                    Quant(std::vector<float>(c, 0.003f), std::vector<int64_t>(c, 0), 3, DataType::kInt8));
+  const int out = t.Output(DataType::kInt8);
+  t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.05f}, {-1});
+  DepthwiseConv2dAttributes a;
+  a.padding = Padding::kSame;
+  a.depth_multiplier = 1;
+  t.Node(OpType::kDepthwiseConv2d, {in, filter}, {out}, a);
+  GLD_ASSERT_OK(t.RunPrepared(1, 1));
+  const auto* s = dynamic_cast<const cpu::Int8DepthwiseState*>(t.states[0].get());
+  ASSERT_NE(s, nullptr);
+  const size_t bytes = static_cast<size_t>(h * w * c);
+  std::vector<int8_t> whole(bytes), rows(bytes);
+  cpu::Int8DepthwiseRows(x.data(), *s, 0, h, whole.data(), cpu::NewInt8DepthwiseLoop());
+  uint64_t loop = cpu::NewInt8DepthwiseLoop();
+  for (int r = h - 1; r >= 0; --r) cpu::Int8DepthwiseRows(x.data(), *s, r, r + 1, rows.data(), loop);
+  EXPECT_EQ(rows, whole);
+  for (int8_t& v : x) v = static_cast<int8_t>(v ^ 0x55);
+  std::vector<int8_t> changed(bytes);
+  cpu::Int8DepthwiseRows(x.data(), *s, 0, h, changed.data(), cpu::NewInt8DepthwiseLoop());
+  EXPECT_NE(changed, whole);
+  loop = cpu::NewInt8DepthwiseLoop();
+  for (int r = 0; r < h; r += 2) cpu::Int8DepthwiseRows(x.data(), *s, r, std::min(h, r + 2), rows.data(), loop);
+  EXPECT_EQ(rows, changed);
+}
+
 TEST(IntegerKernels, FullyConnectedPerTensorUint8) {
   OpTest t;
   const int n = 7, k = 19, rows = 3;
