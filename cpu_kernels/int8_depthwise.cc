@@ -4,15 +4,10 @@
 #include <atomic>
 #include <cstring>
 
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) && !defined(GLD_NO_MULTIVERSION)
+#include "cpu_kernels/x86_intrinsics.h"
+
+#ifdef GLD_AVX512
 #define GLD_INT8_DEPTHWISE 1
-#include <immintrin.h>
-// GCC 12 reports the _mm512_undefined_*() placeholders inside the AVX-512
-// intrinsics' headers as uninitialized (a known false positive).
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#ifndef __clang__  // clang has no such group (and no such false positive)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
 #define GLD_DW_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
 #endif
 

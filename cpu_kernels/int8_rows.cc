@@ -7,17 +7,11 @@
 #include <type_traits>
 
 #include "cpu_kernels/fixed_point.h"
+#include "cpu_kernels/x86_intrinsics.h"
 #include "util/cpu_features.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) && !defined(GLD_NO_MULTIVERSION)
+#ifdef GLD_AVX512
 #define GLD_INT8_ROWS16 1
-#include <immintrin.h>
-// GCC 12 reports the _mm512_undefined_*() placeholders inside the AVX-512
-// intrinsics' headers as uninitialized (a known false positive).
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#ifndef __clang__  // clang has no such group (and no such false positive)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
 #define GLD_I8V __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
 #define GLD_I8VBMI __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
 #endif

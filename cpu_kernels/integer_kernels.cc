@@ -9,18 +9,12 @@
 #include "cpu_kernels/integer_ops.h"
 #include "cpu_kernels/kernels.h"
 #include "cpu_kernels/quantized.h"
+#include "cpu_kernels/x86_intrinsics.h"
 #include "cpu_kernels/xnnpack_op.h"
 #include "graph/quantized_ops.h"
 #include "util/cpu_features.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) && !defined(GLD_NO_MULTIVERSION)
-#include <immintrin.h>
-// GCC 12 reports the _mm512_undefined_*() placeholders inside the AVX-512
-// intrinsics' headers as uninitialized (a known false positive).
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#ifndef __clang__  // clang has no such group (and no such false positive)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+#ifdef GLD_AVX512
 #define GLD_STORED_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq")))
 #endif
 

@@ -9,17 +9,8 @@
 
 #include "cpu_kernels/kernels.h"
 #include "cpu_kernels/simd.h"
+#include "cpu_kernels/x86_intrinsics.h"
 #include "graph/dequantize.h"
-
-#ifdef GLD_AVX512
-#include <immintrin.h>
-// GCC 12 reports the _mm512_undefined_*() placeholders inside the AVX-512
-// intrinsics' headers as uninitialized (a known false positive).
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#ifndef __clang__
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#endif
 
 namespace gld::cpu {
 
