@@ -292,6 +292,15 @@ TEST(TfLiteDelegate, MediaPipeOpsOfVersion2UnderLiteRTsStandInRegistration) {
   EXPECT_EQ(bilinear.output_height, 4);
   EXPECT_TRUE(bilinear.align_corners);  // version 2's sampling
   EXPECT_EQ(LibraryAttributes<TransformLandmarksAttributes>(context, 2).version, 2);
+  // The delegate takes all three (the library's own rows run them).
+  char key[] = "backend", value[] = "cpu";
+  char* keys[] = {key};
+  char* values[] = {value};
+  TfLiteDelegate* d = tflite_plugin_create_delegate(keys, values, 1, nullptr);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->Prepare(context, d), kTfLiteOk) << tfl.errors_;
+  EXPECT_EQ(tfl.replaced_, (std::vector<int>{0, 1, 2})) << tfl.errors_;
+  tflite_plugin_destroy_delegate(d);
 }
 
 // Version 1 options stay version 1, under either registration.
