@@ -237,6 +237,14 @@ class FakeTfLite {
 
 constexpr int32_t kAdd = 0, kMul = 18, kMatrixDiag = 113;
 
+// The plugin entry's delegate on the CPU backend.
+TfLiteDelegate* CpuDelegate() {
+  char key[] = "backend", value[] = "cpu";
+  char* keys[] = {key};
+  char* values[] = {value};
+  return tflite_plugin_create_delegate(keys, values, 1, nullptr);
+}
+
 template <typename F>
 std::vector<uint8_t> Flex(F fill) {
   flexbuffers::Builder b;
@@ -293,10 +301,7 @@ TEST(TfLiteDelegate, MediaPipeOpsOfVersion2UnderLiteRTsStandInRegistration) {
   EXPECT_TRUE(bilinear.align_corners);  // version 2's sampling
   EXPECT_EQ(LibraryAttributes<TransformLandmarksAttributes>(context, 2).version, 2);
   // The delegate takes all three (the library's own rows run them).
-  char key[] = "backend", value[] = "cpu";
-  char* keys[] = {key};
-  char* values[] = {value};
-  TfLiteDelegate* d = tflite_plugin_create_delegate(keys, values, 1, nullptr);
+  TfLiteDelegate* d = CpuDelegate();
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->Prepare(context, d), kTfLiteOk) << tfl.errors_;
   EXPECT_EQ(tfl.replaced_, (std::vector<int>{0, 1, 2})) << tfl.errors_;
@@ -331,10 +336,7 @@ TEST(TfLiteDelegate, TakesWhatItRunsAndRunsItThroughTheKernel) {
   tfl.Node(kMatrixDiag, {y}, {z});  // not in the op table: stays with TFLite
   TfLiteContext* context = tfl.Finish();
 
-  char key[] = "backend", value[] = "cpu";
-  char* keys[] = {key};
-  char* values[] = {value};
-  TfLiteDelegate* d = tflite_plugin_create_delegate(keys, values, 1, nullptr);
+  TfLiteDelegate* d = CpuDelegate();
   ASSERT_NE(d, nullptr);
   ASSERT_EQ(d->Prepare(context, d), kTfLiteOk) << tfl.errors_;
   EXPECT_EQ(tfl.replaced_, (std::vector<int>{0, 1}));
