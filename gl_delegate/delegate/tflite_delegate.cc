@@ -16,6 +16,7 @@
 #include "gldelegate/tflite_generated.h"
 #include "graph/shape_inference.h"
 #include "partition/partition.h"
+#include "runtime/custom_ops.h"
 #include "runtime/gpu_backend.h"
 #include "runtime/runtime.h"
 #include "util/logging.h"
@@ -353,6 +354,9 @@ StatusOr<std::vector<int>> ChooseNodes(TfLiteContext* context, const std::vector
   GLD_ASSIGN_OR_RETURN(ContextGraph cg, BuildContextGraph(context, mapped_nodes, inputs, outputs));
   GLD_ASSIGN_OR_RETURN(PreparedGraph prepared, PrepareGraph(std::move(cg.graph)));
   Graph& g = prepared.graph;
+  // MediaPipe's ops become the library's rows here too (as Runtime::Create
+  // does), else shape inference finds an unregistered custom op.
+  GLD_RETURN_IF_ERROR(BindCustomOps(g, options.custom_ops));
   GLD_RETURN_IF_ERROR(InferShapes(g, cpu::KnownValueOracle()));
   GLD_ASSIGN_OR_RETURN(std::vector<bool> runs, RunnableNodes(g, options));
   for (size_t i = 0; i < g.nodes.size(); ++i) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <utility>
 
+#include "model/mediapipe_options.h"
 #include "model/tflite_ops.h"
 #include "model/tflite_reader.h"
 #include "util/aligned_buffer.h"
@@ -267,9 +268,11 @@ StatusOr<Node> NodeFromTfLite(TfLiteContext* context, int node_index) {
   }
   Status s;
   if (!custom_name.empty()) {
-    s = tflite_ops::SetCustomNodeAttributes(custom_name, reg->version,
-                                            static_cast<const uint8_t*>(tnode->custom_initial_data),
-                                            static_cast<size_t>(std::max(tnode->custom_initial_data_size, 0)), &node);
+    const auto* data = static_cast<const uint8_t*>(tnode->custom_initial_data);
+    const size_t size = static_cast<size_t>(std::max(tnode->custom_initial_data_size, 0));
+    // LiteRT's stand-in for a custom op it has no kernel for says version 1.
+    const int version = tflite_ops::MediaPipeOptionsVersion(custom_name, data, size, reg->version);
+    s = tflite_ops::SetCustomNodeAttributes(custom_name, version, data, size, &node);
   } else {
     s = tflite_ops::ParseBuiltinData(node.op, tnode->builtin_data, &node.attributes);
   }

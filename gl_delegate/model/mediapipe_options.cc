@@ -185,4 +185,15 @@ Status ParseLandmarks2TransformMatrixOptions(const uint8_t* data, size_t size, i
   return OkStatus();
 }
 
+int MediaPipeOptionsVersion(const std::string& name, const uint8_t* data, size_t size, int version) {
+  const bool bilinear = name == "TransformTensorBilinear", landmarks = name == "TransformLandmarks";
+  if (!bilinear && !landmarks && name != "Landmarks2TransformMatrix") return version;
+  FlexMap m;
+  if (!m.Open(data, size, name.c_str()).ok()) return landmarks && size == 0 ? 2 : version;
+  if (landmarks) return m.Has("dimensions") || m.Has("scale") ? 1 : version;
+  const char* v1_key = bilinear ? "output_size" : "input_hw";
+  if (m.Has(v1_key)) return 1;
+  return m.Has("output_height") ? 2 : version;
+}
+
 }  // namespace gld::tflite_ops

@@ -102,6 +102,49 @@ def test_op_without_gl_kernel_stays_with_litert(tmp_path):
     assert_close(got, expected, "cumsum model")
 
 
+def model_with_mediapipe_transforms():
+    """face_landmark_with_attention's custom ops, all of version 2:
+    landmarks -> Landmarks2TransformMatrix -> M; TransformTensorBilinear(image,
+    M) -> crop; TransformLandmarks(points, M) -> moved (no options)."""
+    from flatbuffers import flexbuffers
+
+    b = TfliteBuilder()
+    lm = b.input("landmarks", [1, 8, 3])
+    image = b.input("image", [1, 16, 16, 4])
+    points = b.input("points", [1, 5, 3])
+    m = b.tensor("matrix", [1, 4, 4])
+    crop = b.tensor("crop", [1, 6, 6, 4])
+    moved = b.tensor("moved", [1, 5, 3])
+    b.op(b"Landmarks2TransformMatrix", [lm], [m], version=2, custom_options=flexbuffers.Dumps({
+        "subset_idxs": [0, 2, 4, 7], "target_rotation_radians": 0.3, "output_height": 6, "output_width": 6,
+        "scale_x": 1.2, "scale_y": 1.4, "left_rotation_idx": 1, "right_rotation_idx": 5}))
+    b.op(b"TransformTensorBilinear", [image, m], [crop], version=2,
+         custom_options=flexbuffers.Dumps({"output_height": 6, "output_width": 6}))
+    b.op(b"TransformLandmarks", [points, m], [moved], version=2)
+    b.output(crop)
+    b.output(moved)
+    return b.finish()
+
+
+def test_mediapipe_custom_ops_keep_their_options(tmp_path):
+    """LiteRT has no kernels for MediaPipe's ops and hands the delegate a
+    stand-in registration of version 1; the delegate reads the version from
+    the options, takes every node, and matches gldelegate's own Interpreter."""
+    data = model_with_mediapipe_transforms()
+    rng = np.random.default_rng(3)
+    inputs = [rng.uniform(4, 12, [1, 8, 3]).astype(np.float32), rng.uniform(-1, 1, [1, 16, 16, 4]).astype(np.float32),
+              rng.uniform(0, 16, [1, 5, 3]).astype(np.float32)]
+    expected = run(gldelegate.Interpreter(model_content=data, backend="gl", precision="fp32"), inputs)
+    with CapturedStderr(tmp_path) as err:
+        interpreter = Interpreter(model_content=data, experimental_delegates=[
+            gldelegate.load_delegate(backend="gl", precision="fp32", log_level="info")])
+        got = run(interpreter, inputs)
+    assert "gldelegate: taking 3 of 3 nodes" in err.text, err.text[-2000:]
+    assert "custom option" not in err.text and "flexbuffer" not in err.text, err.text[-2000:]
+    assert len(delegate_nodes(interpreter)) == 1
+    assert_close(got, expected, "mediapipe transforms")
+
+
 def test_bad_option_fails_clearly():
     with pytest.raises(ValueError, match="unknown option 'no_such_option'.*backend, precision"):
         gldelegate.load_delegate(no_such_option=1)

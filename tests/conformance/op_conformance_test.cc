@@ -83,8 +83,13 @@ const std::set<std::string> kGlCheckedOps = {
     "GREATER_EQUAL", "EQUAL",      "NOT_EQUAL",   "LOGICAL_AND", "LOGICAL_OR",  "LOGICAL_NOT", "CAST",
     "LSTM", "UNIDIRECTIONAL_SEQUENCE_LSTM", "REVERSE_V2"};
 // And these cases of other ops: converter graphs a pass turns into one of the
-// library's own GL ops (fuse_layer_norm).
-const std::set<std::string> kGlCheckedCases = {"mean__tf_layer_norm", "mean__tf_layer_norm_no_offset"};
+// library's own GL ops (fuse_layer_norm); PyTorch's GroupNorm, MEAN over
+// (2, 3) of [1, G, C/G, H*W] rows, alone and between TRANSPOSEs (issue 46).
+const std::set<std::string> kGlCheckedCases = {
+    "mean__tf_layer_norm",          "mean__tf_layer_norm_no_offset",  "mean__groupnorm_rows_keepdims",
+    "mean__groupnorm_rows_axes_3_2", "mean__groupnorm_rows_2_groups",  "mean__groupnorm_rows_drop",
+    "mean__groupnorm_rows_large",
+    "mean__groupnorm_transposed",   "mean__groupnorm_transposed_2_groups"};
 // Their cases the GL backend leaves (partly) to the CPU, on purpose: integer
 // data (the GPU holds int32 only as indices or a CAST's input), int64
 // outputs, SELECT's row-picking rank-1 condition. They still run and match.
@@ -96,7 +101,9 @@ const std::set<std::string> kGlPartlyCpuCases = {
     // (tests/gl/codegen/recurrent_test.cc).
     "lstm__cifg_layer_norm", "lstm__peephole_projection_clip", "unidirectional_sequence_lstm__cifg_layer_norm_projection",
     "unidirectional_sequence_lstm__cifg_peephole", "unidirectional_sequence_lstm__layer_norm",
-    "unidirectional_sequence_lstm__peephole_projection_clip"};
+    "unidirectional_sequence_lstm__peephole_projection_clip",
+    // More values per output than llvmpipe lets one invocation loop over.
+    "mean__groupnorm_rows_large"};
 constexpr double kGlFp32Tolerance = 1e-4;
 constexpr double kGlFp16Tolerance = 1e-2;
 

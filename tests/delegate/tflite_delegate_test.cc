@@ -6,6 +6,8 @@
 // it in python/tests/test_delegate.py.
 #include <gtest/gtest.h>
 
+#include <flatbuffers/flexbuffers.h>
+
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
@@ -18,6 +20,7 @@
 #include "delegate/delegate_options.h"
 #include "delegate/tflite_delegate.h"
 #include "delegate/tflite_graph.h"
+#include "graph/graph.h"
 #include "gldelegate/tflite_delegate.h"
 #include "model/tflite_ops.h"
 
@@ -175,6 +178,17 @@ class FakeTfLite {
     r.version = 1;
     regs_.push_back(r);
   }
+  // A custom node as LiteRT's interpreter makes one: the options bytes and,
+  // for an op LiteRT has no kernel for, its stand-in registration (version 1).
+  void CustomNode(const char* name, int version, std::vector<int> inputs, std::vector<int> outputs,
+                  std::vector<uint8_t> options) {
+    options_.push_back(std::make_unique<std::vector<uint8_t>>(std::move(options)));
+    Node(32 /* BuiltinOperator_CUSTOM */, std::move(inputs), std::move(outputs));
+    nodes_.back().custom_initial_data = options_.back()->empty() ? nullptr : options_.back()->data();
+    nodes_.back().custom_initial_data_size = static_cast<int>(options_.back()->size());
+    regs_.back().custom_name = name;
+    regs_.back().version = version;
+  }
   TfLiteContext* Finish() {
     std::vector<int> plan;
     for (size_t i = 0; i < nodes_.size(); ++i) plan.push_back(static_cast<int>(i));
@@ -217,10 +231,98 @@ class FakeTfLite {
   std::vector<TfLiteNode> nodes_;
   std::vector<TfLiteRegistration> regs_;
   std::vector<std::unique_ptr<TfLiteIntArray, Free>> arrays_;
+  std::vector<std::unique_ptr<std::vector<uint8_t>>> options_;
   std::unique_ptr<TfLiteIntArray, Free> plan_;
 };
 
 constexpr int32_t kAdd = 0, kMul = 18, kMatrixDiag = 113;
+
+// The plugin entry's delegate on the CPU backend.
+TfLiteDelegate* CpuDelegate() {
+  char key[] = "backend", value[] = "cpu";
+  char* keys[] = {key};
+  char* values[] = {value};
+  return tflite_plugin_create_delegate(keys, values, 1, nullptr);
+}
+
+template <typename F>
+std::vector<uint8_t> Flex(F fill) {
+  flexbuffers::Builder b;
+  b.Map([&] { fill(b); });
+  b.Finish();
+  return b.GetBuffer();
+}
+
+// The library's attributes of a MediaPipe node read from a context.
+template <typename A>
+A LibraryAttributes(TfLiteContext* context, int node) {
+  auto n = delegate::NodeFromTfLite(context, node);
+  EXPECT_TRUE(n.ok()) << n.status().ToString();
+  if (!n.ok()) return A{};
+  const auto* custom = std::get_if<CustomAttributes>(&n->attributes);
+  EXPECT_TRUE(custom != nullptr && custom->library != nullptr);
+  if (custom == nullptr || custom->library == nullptr) return A{};
+  const A* a = std::get_if<A>(&custom->library->attributes);
+  EXPECT_NE(a, nullptr);
+  return a != nullptr ? *a : A{};
+}
+
+// LiteRT hands a delegate a custom op it has no kernel for with a stand-in
+// registration of version 1, whatever the model's op code says: the options
+// tell the version (face_landmark_with_attention's ops are version 2).
+TEST(TfLiteDelegate, MediaPipeOpsOfVersion2UnderLiteRTsStandInRegistration) {
+  FakeTfLite tfl;
+  const int lm = tfl.Tensor({1, 8, 3}), m = tfl.Tensor({1, 4, 4}), img = tfl.Tensor({1, 8, 8, 4});
+  const int crop = tfl.Tensor({1, 4, 4, 4}), lm_out = tfl.Tensor({1, 8, 3});
+  tfl.CustomNode("Landmarks2TransformMatrix", 1, {lm}, {m}, Flex([](flexbuffers::Builder& b) {
+                   b.Vector("subset_idxs", [&] {
+                     for (int i : {0, 1, 2, 3}) b.Int(i);
+                   });
+                   b.Int("left_rotation_idx", 0);
+                   b.Int("right_rotation_idx", 1);
+                   b.Float("target_rotation_radians", 0.f);
+                   b.Int("output_height", 4);
+                   b.Int("output_width", 4);
+                   b.Float("scale_x", 1.5f);
+                   b.Float("scale_y", 1.5f);
+                 }));
+  tfl.CustomNode("TransformTensorBilinear", 1, {img, m}, {crop}, Flex([](flexbuffers::Builder& b) {
+                   b.Int("output_height", 4);
+                   b.Int("output_width", 4);
+                 }));
+  tfl.CustomNode("TransformLandmarks", 1, {lm, m}, {lm_out}, {});
+  TfLiteContext* context = tfl.Finish();
+  const auto l2t = LibraryAttributes<Landmarks2TransformMatrixAttributes>(context, 0);
+  EXPECT_EQ(l2t.version, 2);
+  EXPECT_EQ(l2t.output_height, 4);
+  EXPECT_FLOAT_EQ(l2t.scale_x, 1.5f);
+  const auto bilinear = LibraryAttributes<TransformTensorBilinearAttributes>(context, 1);
+  EXPECT_EQ(bilinear.output_height, 4);
+  EXPECT_TRUE(bilinear.align_corners);  // version 2's sampling
+  EXPECT_EQ(LibraryAttributes<TransformLandmarksAttributes>(context, 2).version, 2);
+  // The delegate takes all three (the library's own rows run them).
+  TfLiteDelegate* d = CpuDelegate();
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->Prepare(context, d), kTfLiteOk) << tfl.errors_;
+  EXPECT_EQ(tfl.replaced_, (std::vector<int>{0, 1, 2})) << tfl.errors_;
+  tflite_plugin_destroy_delegate(d);
+}
+
+// Version 1 options stay version 1, under either registration.
+TEST(TfLiteDelegate, MediaPipeOpsOfVersion1KeepIt) {
+  for (int registered : {1, 2}) {
+    FakeTfLite tfl;
+    const int lm = tfl.Tensor({1, 8, 3}), m = tfl.Tensor({1, 4, 4}), out = tfl.Tensor({1, 8, 3});
+    tfl.CustomNode("TransformLandmarks", registered, {lm, m}, {out}, Flex([](flexbuffers::Builder& b) {
+                     b.Int("dimensions", 3);
+                     b.Float("scale", 2.f);
+                   }));
+    TfLiteContext* context = tfl.Finish();
+    const auto a = LibraryAttributes<TransformLandmarksAttributes>(context, 0);
+    EXPECT_EQ(a.version, 1) << registered;
+    EXPECT_FLOAT_EQ(a.scale, 2.f) << registered;
+  }
+}
 
 TEST(TfLiteDelegate, TakesWhatItRunsAndRunsItThroughTheKernel) {
   FakeTfLite tfl;
@@ -234,10 +336,7 @@ TEST(TfLiteDelegate, TakesWhatItRunsAndRunsItThroughTheKernel) {
   tfl.Node(kMatrixDiag, {y}, {z});  // not in the op table: stays with TFLite
   TfLiteContext* context = tfl.Finish();
 
-  char key[] = "backend", value[] = "cpu";
-  char* keys[] = {key};
-  char* values[] = {value};
-  TfLiteDelegate* d = tflite_plugin_create_delegate(keys, values, 1, nullptr);
+  TfLiteDelegate* d = CpuDelegate();
   ASSERT_NE(d, nullptr);
   ASSERT_EQ(d->Prepare(context, d), kTfLiteOk) << tfl.errors_;
   EXPECT_EQ(tfl.replaced_, (std::vector<int>{0, 1}));

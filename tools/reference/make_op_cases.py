@@ -351,6 +351,49 @@ for _op, _gen in (("MEAN", F()), ("SUM", F()), ("REDUCE_MAX", F()), ("REDUCE_MIN
 simple("MEAN", "all_axes_keepdims", [In([1, 2, 3, 5]), C(i32(0, 1, 2, 3))],
        opts("ReducerOptions", keepDims=True))
 simple("SUM", "channel_keepdims", [In([1, 2, 3, 6]), C(i32(3))], opts("ReducerOptions", keepDims=True))
+# GroupNorm as PyTorch exports it: MEAN over (2, 3) of a [1, G, C/G, H*W] view,
+# channels not a multiple of 4, the axes either way round (issue 46).
+simple("MEAN", "groupnorm_rows_keepdims", [In([1, 1, 6, 49]), C(i32(2, 3))], opts("ReducerOptions", keepDims=True))
+simple("MEAN", "groupnorm_rows_axes_3_2", [In([1, 1, 5, 36]), C(i32(3, 2))], opts("ReducerOptions", keepDims=True))
+simple("MEAN", "groupnorm_rows_2_groups", [In([1, 2, 7, 20]), C(i32(2, 3))], opts("ReducerOptions", keepDims=True))
+simple("MEAN", "groupnorm_rows_drop", [In([1, 1, 12, 64], F(0, 2)), C(i32(2, 3))], opts("ReducerOptions", keepDims=False))
+# More values than llvmpipe lets one shader invocation loop over (65535).
+simple("MEAN", "groupnorm_rows_large", [In([1, 1, 17, 3900]), C(i32(2, 3))], opts("ReducerOptions", keepDims=True))
+
+
+def _groupnorm(b, shape, groups):
+    """NHWC x -> TRANSPOSE to NCHW -> RESHAPE [1, G, C/G * H * W] as
+    [1, G, C/G, H*W] -> mean, var by MEAN over (2, 3) -> normalised ->
+    RESHAPE back -> TRANSPOSE to NHWC (PoolFormer's GroupNorm)."""
+    n, h, w, c = shape
+    x = b.inp(shape)
+    nchw = b.tmp()
+    b.op("TRANSPOSE", [x, b.c(i32(0, 3, 1, 2))], [nchw], options=opts("TransposeOptions"))
+    rows = b.tmp()
+    b.op("RESHAPE", [nchw, b.c(i32(n, groups, c // groups, h * w))], [rows], options=opts("ReshapeOptions"))
+    axes = b.c(i32(2, 3))
+    mean, centred, sq, var, var_eps, r, normed = (b.tmp() for _ in range(7))
+    b.op("MEAN", [rows, axes], [mean], options=opts("ReducerOptions", keepDims=True))
+    b.op("SUB", [rows, mean], [centred], options=opts("SubOptions"))
+    b.op("MUL", [centred, centred], [sq], options=opts("MulOptions"))
+    b.op("MEAN", [sq, axes], [var], options=opts("ReducerOptions", keepDims=True))
+    b.op("ADD", [var, b.c(np.array([1e-5], F32))], [var_eps], options=opts("AddOptions"))
+    b.op("RSQRT", [var_eps], [r])
+    b.op("MUL", [centred, r], [normed], options=opts("MulOptions"))
+    back = b.tmp()
+    b.op("RESHAPE", [normed, b.c(i32(n, c, h, w))], [back], options=opts("ReshapeOptions"))
+    y = b.out()
+    b.op("TRANSPOSE", [back, b.c(i32(0, 2, 3, 1))], [y], options=opts("TransposeOptions"))
+
+
+@case("MEAN", "groupnorm_transposed")
+def _mean_groupnorm(b):
+    _groupnorm(b, [1, 5, 6, 10], 1)
+
+
+@case("MEAN", "groupnorm_transposed_2_groups")
+def _mean_groupnorm_2(b):
+    _groupnorm(b, [1, 4, 4, 6], 2)
 
 for _op, _opt in (("ARG_MAX", "ArgMaxOptions"), ("ARG_MIN", "ArgMinOptions")):
     simple(_op, "last_axis_int32", [In([2, 3, 5]), C(i32(-1))],

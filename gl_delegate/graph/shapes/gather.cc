@@ -35,6 +35,15 @@ Status Gather(RuleContext& ctx) {
                      " differ");
     }
   }
+  // Known indices (a constant) out of range fail here, as the CPU kernel
+  // fails its run: the GPU's gather would read zeros for them.
+  std::vector<int64_t> known;
+  const int64_t n = p[static_cast<size_t>(axis)];
+  if (n >= 0 && ctx.Values(1, &known)) {
+    for (int64_t v : known) {
+      if (v < 0 || v >= n) return ctx.Err("index " + std::to_string(v) + " out of range [0, " + std::to_string(n) + ")");
+    }
+  }
   Shape out(p.begin(), p.begin() + axis);
   out.insert(out.end(), idx.begin() + bd, idx.end());
   out.insert(out.end(), p.begin() + axis + 1, p.end());

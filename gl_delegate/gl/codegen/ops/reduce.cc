@@ -1,4 +1,6 @@
 // Reductions (reduce.comp): MEAN, SUM, REDUCE_MAX/MIN/PROD.
+#include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -6,6 +8,38 @@
 #include "gl/codegen/ops/op_util.h"
 
 namespace gld::gl {
+
+namespace {
+
+// llvmpipe ends an invocation's loops after 65535 iterations in all (its
+// loop limiter counts every loop's iterations), leaving the rest of the sum
+// out: MEAN over (2, 3) of [1, 1, 64, 3136] (PoolFormer's GroupNorm) came out
+// 75% off. One invocation of reduce.comp loops over every value of its
+// output, so a reduction past that stays on the CPU.
+constexpr int64_t kMaxLoopIterations = 65535;
+
+Status CheckLoopIterations(const OpBuildContext& ctx, const Bhwc& in, const std::array<int32_t, 4>& reduce, bool vec4,
+                           int32_t out_channels) {
+  const int64_t extent[4] = {reduce[0] ? in.b : 1, reduce[1] ? in.h : 1, reduce[2] ? in.w : 1,
+                             reduce[3] && !vec4 ? in.c : 1};
+  // Nested loops over B, H, W (and C on the lane path): each level runs
+  // once per iteration of the level around it.
+  int64_t per_lane = 0, product = 1;
+  for (int a = 0; a < (vec4 ? 3 : 4); ++a) {
+    product *= extent[a];
+    per_lane += product;
+  }
+  const int64_t lanes = vec4 ? 1 : std::min<int64_t>(4, out_channels);
+  const int64_t total = lanes * (per_lane + 1);
+  if (total > kMaxLoopIterations) {
+    return ctx.Unsupported("one invocation would loop " + std::to_string(total) + " times over the reduced values (" +
+                           in.ToString() + "); llvmpipe ends shader loops after " +
+                           std::to_string(kMaxLoopIterations) + " iterations");
+  }
+  return OkStatus();
+}
+
+}  // namespace
 
 Status BuildReduce(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   const auto* attrs = std::get_if<ReduceAttributes>(&ctx.node().attributes);
@@ -62,6 +96,7 @@ Status BuildReduce(OpBuildContext& ctx, std::vector<Dispatch>* out) {
     default: return UnimplementedError(std::string("op ") + ctx.op_name() + " has no GL kernel");
   }
   const bool vec4 = reduce[3] == 0 && (src[3] == 3 || (in.c == 1 && o.c == 1));
+  GLD_RETURN_IF_ERROR(CheckLoopIterations(ctx, in, reduce, vec4, o.c));
   Dispatch d;
   d.shader.template_name = "reduce.comp";
   d.shader.Define("REDUCE", op).Define("VEC4_PATH", vec4 ? 1 : 0);
