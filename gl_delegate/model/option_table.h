@@ -241,6 +241,7 @@ inline Status SvdfRank(const char*, const char*, int32_t v) {
 #define GLD_FULLY_CONNECTED_FIELDS(F, R) \
   GLD_ACTIVATION_FIELDS(F, R) \
   F(keep_num_dims, keep_num_dims, Bool, false, Any, keep_num_dims) \
+  F(asymmetric_quantize_inputs, asymmetric_quantize_inputs, Bool, false, Any, asymmetric_quantize_inputs) \
   R(weights_format, WeightsFormat, tflite::FullyConnectedOptionsWeightsFormat::DEFAULT, weights_format)
 #define GLD_CONCATENATION_FIELDS(F, R) \
   F(axis, axis, Int, 0, Any, axis) \
