@@ -195,11 +195,15 @@ Status ParseReshape(const O* o, Attributes* out) {
   *out = std::move(a);
   return OkStatus();
 }
-struct ReshapeView {
-  using Table = tflite::ReshapeOptions;
-  using C = TfLiteReshapeParams;
+// A view over RESHAPE's or SQUEEZE's C struct: at most 8 dimensions.
+template <typename T, typename CStruct>
+struct DimsView {
+  using Table = T;
+  using C = CStruct;
   const C* p;
   mutable IntSpan span{nullptr, 0};
+};
+struct ReshapeView : DimsView<tflite::ReshapeOptions, TfLiteReshapeParams> {
   // No dimensions: TFLite's struct cannot tell an absent new_shape from an
   // empty one; the shape input decides then.
   const IntSpan* new_shape() const { return p->num_dimensions <= 0 ? nullptr : span.Set(p->shape, p->num_dimensions); }
@@ -213,11 +217,7 @@ Status ParseSqueeze(const O* o, Attributes* out) {
   *out = std::move(a);
   return OkStatus();
 }
-struct SqueezeView {
-  using Table = tflite::SqueezeOptions;
-  using C = TfLiteSqueezeParams;
-  const C* p;
-  mutable IntSpan span{nullptr, 0};
+struct SqueezeView : DimsView<tflite::SqueezeOptions, TfLiteSqueezeParams> {
   const IntSpan* squeeze_dims() const { return span.Set(p->squeeze_dims, p->num_squeeze_dims); }
 };
 
