@@ -2,7 +2,7 @@
 // field of a TFLite options table. From these rows come the parser of the
 // file's options table and of TFLite's C struct (model/tflite_ops.cc, the
 // view over the C struct included) and the ModelBuilder's encoder
-// (support/model_builder.cc); tests/model/options_table_test.cc walks every
+// (support/model_builder.cc); tests/model/op_options_table_test.cc walks every
 // row through all three.
 //
 // A field row:  F(field, member, kind, default, check, c_member)

@@ -181,14 +181,14 @@ void CheckRefused(OpType op) {
   }
 }
 
-#define GLD_OP_TEST(op, Table)             \
-  TEST(OptionsTable, op##_##Table) {       \
+#define GLD_OP_TEST(op, Table)              \
+  TEST(OpOptionsTable, op##_##Table) {      \
     CheckAccepted<Table##Case>(OpType::op); \
     CheckRefused<Table##Case>(OpType::op);  \
   }
 GLD_OPTION_OPS(GLD_OP_TEST)
 
-TEST(OptionsTable, RefusedFieldsSayWhat) {
+TEST(OpOptionsTable, RefusedFieldsSayWhat) {
   const Written w = Write(OpType::kFullyConnected, {{"weights_format", "SHUFFLED4x16INT8"}});
   ASSERT_NE(w.op, nullptr);
   Attributes a;
