@@ -7,9 +7,11 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <type_traits>
 #include <unordered_map>
 
 #include "gldelegate/tflite_generated.h"
+#include "model/option_table.h"
 #include "model/tflite_ops.h"
 
 namespace gld {
@@ -249,135 +251,95 @@ int32_t TfLitePadding(tflite::Padding p) {
   return tflite_ops::TfLitePaddingCode(p == tflite::Padding::SAME ? Padding::kSame : Padding::kValid);
 }
 
-// Builds the options of `op` into fbb. Unknown option names are errors.
-StatusOr<EncodedOptions> EncodeOptions(const OpSpec& op, const std::string& op_name,
-                                       const std::vector<ElementType>& output_types,
-                                       FlatBufferBuilder* fbb) {
-  OptionReader r(op.options, op_name);
-  EncodedOptions e;
-  auto set = [&e](auto offset) { SetUnion(&e, offset); };
+// A field of model/option_table.h by its option name: its default when not
+// named; a kNoDefault field must be named.
+template <typename Kind, typename D>
+typename Kind::T ReadField(OptionReader& r, const char* name, const D& def) {
+  using T = typename Kind::T;
+  using option_fields::Category;
+  if constexpr (std::is_same_v<D, option_fields::NoDefault>) r.Require(name);
+  const T d = option_fields::DefaultOf<T>(def);
+  if constexpr (Kind::kCategory == Category::kInt) {
+    return r.Int(name, d);
+  } else if constexpr (Kind::kCategory == Category::kBool) {
+    return r.Bool(name, d);
+  } else if constexpr (Kind::kCategory == Category::kFloat) {
+    return r.Float(name, d);
+  } else {
+    return r.Enum(name, d, Kind::Names(), Kind::kCount);
+  }
+}
+
+// One Encode<Table> per table of model/option_table.h: each field from its
+// named option through the table's builder.
+#define GLD_ENCODE_FIELD(field, member, kind, def, chk, c_member) \
+  b.add_##field(ReadField<option_fields::kind>(r, #field, def));
+#define GLD_ENCODE_REFUSED(field, kind, def, c_member) GLD_ENCODE_FIELD(field, _, kind, def, _, c_member)
+#define GLD_FILE_ENCODER(Table, Attr, missing, FIELDS)                                                     \
+  void Encode##Table(OptionReader& r, [[maybe_unused]] const option_fields::OptionDefaults& ctx,          \
+                     FlatBufferBuilder* fbb, EncodedOptions* e) {                                         \
+    tflite::Table##Builder b(*fbb);                                                                       \
+    FIELDS(GLD_ENCODE_FIELD, GLD_ENCODE_REFUSED)                                                          \
+    SetUnion(e, b.Finish());                                                                              \
+  }
+#define GLD_DELEGATE_ENCODER(Table, Attr, CStruct, missing, FIELDS) GLD_FILE_ENCODER(Table, Attr, missing, FIELDS)
+GLD_OPTION_TABLES(GLD_DELEGATE_ENCODER, GLD_FILE_ENCODER)
+#undef GLD_ENCODE_FIELD
+#undef GLD_ENCODE_REFUSED
+#undef GLD_FILE_ENCODER
+#undef GLD_DELEGATE_ENCODER
+
+// The options of an op of GLD_OPTION_OPS; false for other ops.
+bool EncodeTableOptions(OpType op, OptionReader& r, const option_fields::OptionDefaults& ctx,
+                        FlatBufferBuilder* fbb, EncodedOptions* e) {
+  switch (op) {
+#define GLD_ENCODE_OP(op, Table) \
+  case OpType::op:               \
+    Encode##Table(r, ctx, fbb, e); \
+    return true;
+    GLD_OPTION_OPS(GLD_ENCODE_OP)
+#undef GLD_ENCODE_OP
+    default: return false;
+  }
+}
+
+// MediaPipe's raw option structs (the custom ops Convolution2DTransposeBias,
+// MaxPoolingWithArgmax2D, MaxUnpooling2D) from the builtin-style names.
+void EncodeMediaPipeStruct(OpType op, OptionReader& r, std::vector<uint8_t>* out) {
+  const tflite::Padding padding = r.Padding();
+  const int32_t stride_w = r.Int("stride_w", 1), stride_h = r.Int("stride_h", 1);
+  PutInt32(out, TfLitePadding(padding));
+  PutInt32(out, stride_w);
+  PutInt32(out, stride_h);
+  Activation a = Activation::kNone;
+  if (!option_fields::Act::Read("", "", r.Activation(), &a).ok()) a = Activation::kNone;
+  if (op == OpType::kConvolution2DTransposeBias) {
+    // MediaPipe writes 12 bytes; the activation only when there is one.
+    if (a != Activation::kNone) PutInt32(out, tflite_ops::TfLiteActivationCode(a));
+    return;
+  }
+  PutInt32(out, r.Int("filter_width", 1));
+  PutInt32(out, r.Int("filter_height", 1));
+  PutInt32(out, tflite_ops::TfLiteActivationCode(a));
+  for (int i = 0; i < 4; ++i) PutInt32(out, 0);  // computed padding
+}
+
+// Hooks: options tables with vectors or strings, and those the parser does
+// not read (the ModelBuilder still writes them, with defaults from the
+// outputs' types).
+void EncodeOtherOptions(OpType op, OptionReader& r, const std::vector<ElementType>& output_types,
+                        FlatBufferBuilder* fbb, EncodedOptions* e) {
+  auto set = [e](auto offset) { SetUnion(e, offset); };
   auto output_type = [&](tflite::TensorType def) {
     if (output_types.empty()) return def;
     auto t = ToTensorType(output_types[0]);
     return t.ok() ? *t : def;
   };
-  const int num_outputs = static_cast<int>(op.outputs.size());
-  const int num_inputs = static_cast<int>(op.inputs.size());
-
-  if (op.builtin_code == static_cast<int32_t>(tflite::BuiltinOperator::CUSTOM)) {
-    e.custom = op.options.custom_options;
-    const bool mediapipe_struct = op.known && (op.op_type == OpType::kConvolution2DTransposeBias ||
-                                               op.op_type == OpType::kMaxPoolingWithArgmax2D ||
-                                               op.op_type == OpType::kMaxUnpooling2D);
-    if (mediapipe_struct && e.custom.empty()) {
-      const tflite::Padding padding = r.Padding();
-      const int32_t stride_w = r.Int("stride_w", 1), stride_h = r.Int("stride_h", 1);
-      PutInt32(&e.custom, TfLitePadding(padding));
-      PutInt32(&e.custom, stride_w);
-      PutInt32(&e.custom, stride_h);
-      const tflite::ActivationFunctionType act = r.Activation();
-      Activation a = Activation::kNone;
-      switch (act) {
-        case tflite::ActivationFunctionType::RELU: a = Activation::kRelu; break;
-        case tflite::ActivationFunctionType::RELU_N1_TO_1: a = Activation::kReluN1To1; break;
-        case tflite::ActivationFunctionType::RELU6: a = Activation::kRelu6; break;
-        case tflite::ActivationFunctionType::TANH: a = Activation::kTanh; break;
-        case tflite::ActivationFunctionType::SIGN_BIT: a = Activation::kSignBit; break;
-        default: break;
-      }
-      if (op.op_type == OpType::kConvolution2DTransposeBias) {
-        // MediaPipe writes 12 bytes; the activation only when there is one.
-        if (a != Activation::kNone) PutInt32(&e.custom, tflite_ops::TfLiteActivationCode(a));
-      } else {
-        PutInt32(&e.custom, r.Int("filter_width", 1));
-        PutInt32(&e.custom, r.Int("filter_height", 1));
-        PutInt32(&e.custom, tflite_ops::TfLiteActivationCode(a));
-        for (int i = 0; i < 4; ++i) PutInt32(&e.custom, 0);  // computed padding
-      }
-    }
-    GLD_RETURN_IF_ERROR(r.Finish());
-    return e;
-  }
-
-  if (!op.known) {
-    // A builtin the IR does not know: no options we could name.
-    GLD_RETURN_IF_ERROR(r.Finish());
-    return e;
-  }
-
-  switch (op.op_type) {
-    case OpType::kConv2d: {
-      auto padding = r.Padding();
-      auto sw = r.Int("stride_w", 1), sh = r.Int("stride_h", 1);
-      auto act = r.Activation();
-      auto dw = r.Int("dilation_w_factor", 1), dh = r.Int("dilation_h_factor", 1);
-      set(tflite::CreateConv2DOptions(*fbb, padding, sw, sh, act, dw, dh));
-      break;
-    }
-    case OpType::kConv3d: {
-      auto padding = r.Padding();
-      auto sd = r.Int("stride_d", 1), sw = r.Int("stride_w", 1), sh = r.Int("stride_h", 1);
-      auto act = r.Activation();
-      auto dd = r.Int("dilation_d_factor", 1), dw = r.Int("dilation_w_factor", 1), dh = r.Int("dilation_h_factor", 1);
-      set(tflite::CreateConv3DOptions(*fbb, padding, sd, sw, sh, act, dd, dw, dh));
-      break;
-    }
+  switch (op) {
+    case OpType::kL2Normalization: set(tflite::CreateL2NormOptions(*fbb, r.Activation())); break;
     case OpType::kBucketize: {
       auto boundaries = r.Floats("boundaries");
       set(tflite::CreateBucketizeOptions(*fbb, boundaries ? fbb->CreateVector(*boundaries) : 0));
-      break;
-    }
-    case OpType::kUnique: {
-      // The index output's type, as output 1 declares it unless named.
-      tflite::TensorType idx = tflite::TensorType::INT32;
-      if (output_types.size() > 1) {
-        auto t = ToTensorType(output_types[1]);
-        if (t.ok() && *t == tflite::TensorType::INT64) idx = *t;
-      }
-      set(tflite::CreateUniqueOptions(*fbb, r.Type("idx_out_type", idx)));
-      break;
-    }
-    case OpType::kDepthwiseConv2d: {
-      auto padding = r.Padding();
-      auto sw = r.Int("stride_w", 1), sh = r.Int("stride_h", 1);
-      auto dm = r.Int("depth_multiplier", 1);
-      auto act = r.Activation();
-      auto dw = r.Int("dilation_w_factor", 1), dh = r.Int("dilation_h_factor", 1);
-      set(tflite::CreateDepthwiseConv2DOptions(*fbb, padding, sw, sh, dm, act, dw, dh));
-      break;
-    }
-    case OpType::kTransposeConv: {
-      auto padding = r.Padding();
-      auto sw = r.Int("stride_w", 1), sh = r.Int("stride_h", 1);
-      auto act = r.Activation();
-      set(tflite::CreateTransposeConvOptions(*fbb, padding, sw, sh, act));
-      break;
-    }
-    case OpType::kAveragePool2d:
-    case OpType::kMaxPool2d: {
-      auto padding = r.Padding();
-      auto sw = r.Int("stride_w", 1), sh = r.Int("stride_h", 1);
-      auto fw = r.Int("filter_width", 1), fh = r.Int("filter_height", 1);
-      auto act = r.Activation();
-      set(tflite::CreatePool2DOptions(*fbb, padding, sw, sh, fw, fh, act));
-      break;
-    }
-    case OpType::kFullyConnected: {
-      auto act = r.Activation();
-      static const char* const kFormats[] = {"DEFAULT", "SHUFFLED4x16INT8"};
-      auto format = r.Enum("weights_format", tflite::FullyConnectedOptionsWeightsFormat::DEFAULT, kFormats, 2);
-      auto keep = r.Bool("keep_num_dims", false);
-      set(tflite::CreateFullyConnectedOptions(*fbb, act, format, keep));
-      break;
-    }
-    case OpType::kAdd: set(tflite::CreateAddOptions(*fbb, r.Activation())); break;
-    case OpType::kSub: set(tflite::CreateSubOptions(*fbb, r.Activation())); break;
-    case OpType::kMul: set(tflite::CreateMulOptions(*fbb, r.Activation())); break;
-    case OpType::kDiv: set(tflite::CreateDivOptions(*fbb, r.Activation())); break;
-    case OpType::kL2Normalization: set(tflite::CreateL2NormOptions(*fbb, r.Activation())); break;
-    case OpType::kConcatenation: {
-      auto axis = r.Int("axis", 0);
-      set(tflite::CreateConcatenationOptions(*fbb, axis, r.Activation()));
       break;
     }
     case OpType::kReshape: {
@@ -385,93 +347,14 @@ StatusOr<EncodedOptions> EncodeOptions(const OpSpec& op, const std::string& op_n
       if (shape) set(tflite::CreateReshapeOptions(*fbb, fbb->CreateVector(*shape)));
       break;
     }
-    case OpType::kMean: case OpType::kSum: case OpType::kReduceMax:
-    case OpType::kReduceMin: case OpType::kReduceProd: case OpType::kReduceAny: case OpType::kReduceAll:
-      set(tflite::CreateReducerOptions(*fbb, r.Bool("keep_dims", false)));
-      break;
-    case OpType::kResizeBilinear: {
-      auto ac = r.Bool("align_corners", false), hp = r.Bool("half_pixel_centers", false);
-      set(tflite::CreateResizeBilinearOptions(*fbb, ac, hp));
-      break;
-    }
-    case OpType::kResizeNearestNeighbor: {
-      auto ac = r.Bool("align_corners", false), hp = r.Bool("half_pixel_centers", false);
-      set(tflite::CreateResizeNearestNeighborOptions(*fbb, ac, hp));
-      break;
-    }
-    case OpType::kDepthToSpace:
-      r.Require("block_size");
-      set(tflite::CreateDepthToSpaceOptions(*fbb, r.Int("block_size", 0)));
-      break;
-    case OpType::kSpaceToDepth:
-      r.Require("block_size");
-      set(tflite::CreateSpaceToDepthOptions(*fbb, r.Int("block_size", 0)));
-      break;
-    case OpType::kSoftmax: set(tflite::CreateSoftmaxOptions(*fbb, r.Float("beta", 1.0f))); break;
-    case OpType::kLeakyRelu: set(tflite::CreateLeakyReluOptions(*fbb, r.Float("alpha", 0.2f))); break;
-    case OpType::kGelu: set(tflite::CreateGeluOptions(*fbb, r.Bool("approximate", false))); break;
-    case OpType::kMirrorPad:
-      set(tflite::CreateMirrorPadOptions(
-          *fbb, r.Enum("mode", tflite::MirrorPadMode::REFLECT, tflite::EnumNamesMirrorPadMode(), 2)));
-      break;
-    case OpType::kStridedSlice: {
-      auto b = r.Int("begin_mask", 0), en = r.Int("end_mask", 0), el = r.Int("ellipsis_mask", 0);
-      auto na = r.Int("new_axis_mask", 0), sa = r.Int("shrink_axis_mask", 0);
-      auto off = r.Bool("offset", false);
-      set(tflite::CreateStridedSliceOptions(*fbb, b, en, el, na, sa, off));
-      break;
-    }
-    case OpType::kGather: {
-      auto axis = r.Int("axis", 0), bd = r.Int("batch_dims", 0);
-      set(tflite::CreateGatherOptions(*fbb, axis, bd));
-      break;
-    }
-    case OpType::kPack: {
-      auto count = r.Int("values_count", num_inputs), axis = r.Int("axis", 0);
-      set(tflite::CreatePackOptions(*fbb, count, axis));
-      break;
-    }
-    case OpType::kUnpack: {
-      auto num = r.Int("num", num_outputs), axis = r.Int("axis", 0);
-      set(tflite::CreateUnpackOptions(*fbb, num, axis));
-      break;
-    }
-    case OpType::kOneHot: set(tflite::CreateOneHotOptions(*fbb, r.Int("axis", -1))); break;
-    case OpType::kSplit: set(tflite::CreateSplitOptions(*fbb, r.Int("num_splits", num_outputs))); break;
-    case OpType::kSplitV: set(tflite::CreateSplitVOptions(*fbb, r.Int("num_splits", num_outputs))); break;
-    case OpType::kCumsum: {
-      auto ex = r.Bool("exclusive", false), rev = r.Bool("reverse", false);
-      set(tflite::CreateCumsumOptions(*fbb, ex, rev));
-      break;
-    }
     case OpType::kSqueeze: {
       auto dims = r.Ints("squeeze_dims");
       set(tflite::CreateSqueezeOptions(*fbb, dims ? fbb->CreateVector(*dims) : 0));
       break;
     }
-    case OpType::kLocalResponseNormalization: {
-      auto radius = r.Int("radius", 5);
-      auto bias = r.Float("bias", 1.0f), alpha = r.Float("alpha", 1.0f), beta = r.Float("beta", 0.5f);
-      set(tflite::CreateLocalResponseNormalizationOptions(*fbb, radius, bias, alpha, beta));
-      break;
-    }
-    case OpType::kWhile:
-      set(tflite::CreateWhileOptions(*fbb, r.Int("cond_subgraph_index", 0), r.Int("body_subgraph_index", 0)));
-      break;
-    case OpType::kIf:
-      set(tflite::CreateIfOptions(*fbb, r.Int("then_subgraph_index", 0), r.Int("else_subgraph_index", 0)));
-      break;
-    case OpType::kCallOnce:
-      set(tflite::CreateCallOnceOptions(*fbb, r.Int("init_subgraph_index", 0)));
-      break;
     case OpType::kVarHandle: {
       const std::string container = r.String("container", ""), shared_name = r.String("shared_name", "");
       set(tflite::CreateVarHandleOptionsDirect(*fbb, container.c_str(), shared_name.c_str()));
-      break;
-    }
-    case OpType::kBatchMatMul: {
-      auto ax = r.Bool("adj_x", false), ay = r.Bool("adj_y", false);
-      set(tflite::CreateBatchMatMulOptions(*fbb, ax, ay));
       break;
     }
     case OpType::kArgMax:
@@ -490,49 +373,33 @@ StatusOr<EncodedOptions> EncodeOptions(const OpSpec& op, const std::string& op_n
         set(tflite::CreateCastOptions(*fbb, in, out));
       }
       break;
-    // The recurrent ops (graph/attributes.h RecurrentAttributes).
-    case OpType::kLstm:
-    case OpType::kUnidirectionalSequenceLstm:
-    case OpType::kBidirectionalSequenceLstm: {
-      auto act = r.Activation();
-      auto cell = r.Float("cell_clip", 0.f), proj = r.Float("proj_clip", 0.f);
-      auto asym = r.Bool("asymmetric_quantize_inputs", false);
-      if (op.op_type == OpType::kLstm) {
-        static const char* const kKernels[] = {"FULL", "BASIC"};
-        auto kernel = r.Enum("kernel_type", tflite::LSTMKernelType::FULL, kKernels, 2);
-        set(tflite::CreateLSTMOptions(*fbb, act, cell, proj, kernel, asym));
-      } else if (op.op_type == OpType::kUnidirectionalSequenceLstm) {
-        auto time_major = r.Bool("time_major", false);
-        set(tflite::CreateUnidirectionalSequenceLSTMOptions(*fbb, act, cell, proj, time_major, asym));
-      } else {
-        auto merge = r.Bool("merge_outputs", false), time_major = r.Bool("time_major", true);
-        set(tflite::CreateBidirectionalSequenceLSTMOptions(*fbb, act, cell, proj, merge, time_major, asym));
-      }
-      break;
-    }
-    case OpType::kRnn:
-    case OpType::kUnidirectionalSequenceRnn:
-    case OpType::kBidirectionalSequenceRnn: {
-      auto act = r.Activation();
-      auto asym = r.Bool("asymmetric_quantize_inputs", false);
-      if (op.op_type == OpType::kRnn) {
-        set(tflite::CreateRNNOptions(*fbb, act, asym));
-      } else if (op.op_type == OpType::kUnidirectionalSequenceRnn) {
-        set(tflite::CreateSequenceRNNOptions(*fbb, r.Bool("time_major", false), act, asym));
-      } else {
-        auto time_major = r.Bool("time_major", false), merge = r.Bool("merge_outputs", false);
-        set(tflite::CreateBidirectionalSequenceRNNOptions(*fbb, time_major, act, merge, asym));
-      }
-      break;
-    }
-    case OpType::kSvdf: {
-      auto rank = r.Int("rank", 1);
-      auto act = r.Activation();
-      set(tflite::CreateSVDFOptions(*fbb, rank, act, r.Bool("asymmetric_quantize_inputs", false)));
-      break;
-    }
     default:
       break;  // no options
+  }
+}
+
+// Builds the options of `op` into fbb. Unknown option names are errors.
+StatusOr<EncodedOptions> EncodeOptions(const OpSpec& op, const std::string& op_name,
+                                       const std::vector<ElementType>& output_types,
+                                       FlatBufferBuilder* fbb) {
+  OptionReader r(op.options, op_name);
+  EncodedOptions e;
+  if (op.builtin_code == static_cast<int32_t>(tflite::BuiltinOperator::CUSTOM)) {
+    e.custom = op.options.custom_options;
+    const bool mediapipe_struct = op.known && (op.op_type == OpType::kConvolution2DTransposeBias ||
+                                               op.op_type == OpType::kMaxPoolingWithArgmax2D ||
+                                               op.op_type == OpType::kMaxUnpooling2D);
+    if (mediapipe_struct && e.custom.empty()) EncodeMediaPipeStruct(op.op_type, r, &e.custom);
+  } else if (op.known) {  // a builtin the IR does not know has no options we could name
+    option_fields::OptionDefaults ctx;
+    ctx.num_inputs = static_cast<int32_t>(op.inputs.size());
+    ctx.num_outputs = static_cast<int32_t>(op.outputs.size());
+    // UNIQUE's index output's type, as output 1 declares it unless named.
+    if (output_types.size() > 1) {
+      auto t = ToTensorType(output_types[1]);
+      if (t.ok() && *t == tflite::TensorType::INT64) ctx.index_type = *t;
+    }
+    if (!EncodeTableOptions(op.op_type, r, ctx, fbb, &e)) EncodeOtherOptions(op.op_type, r, output_types, fbb, &e);
   }
   GLD_RETURN_IF_ERROR(r.Finish());
   return e;
@@ -714,219 +581,250 @@ Offset<void> SparseIndices(FlatBufferBuilder* fbb, const std::vector<int>& value
   return tflite::CreateInt32Vector(*fbb, fbb->CreateVector(values)).Union();
 }
 
+// Finish's checks of what was added (skipped by set_allow_invalid).
+Status CheckSpecs(const std::vector<TensorSpec>& tensors, const std::vector<int>& inputs,
+                  const std::vector<int>& outputs) {
+  const int n = static_cast<int>(tensors.size());
+  for (int i = 0; i < n; ++i) {
+    const TensorSpec& t = tensors[static_cast<size_t>(i)];
+    const std::string what = "Finish: tensor " + std::to_string(i) + " '" + t.name + "'";
+    int64_t elements = 1;
+    for (int d : t.shape) {
+      if (d < 0) return InvalidArgumentError(what + " has a negative dimension");
+      elements *= d;
+      if (elements > (int64_t{1} << 40)) return InvalidArgumentError(what + " is too large");
+    }
+    if (t.type == ElementType::kUnknown) return InvalidArgumentError(what + " has unknown type");
+    const uint64_t need = static_cast<uint64_t>(elements) * ElementTypeSize(t.type);
+    if (t.constant && !t.sparsity && t.data.size() != need) {
+      return InvalidArgumentError("Finish: constant " + std::to_string(i) + " '" + t.name + "' has " +
+                                  std::to_string(t.data.size()) + " bytes, shape needs " + std::to_string(need));
+    }
+  }
+  for (const auto* list : {&inputs, &outputs}) {
+    for (int t : *list) {
+      if (t < 0 || t >= n) {
+        return InvalidArgumentError("Finish: graph input/output tensor " + std::to_string(t) +
+                                    " is out of range (" + std::to_string(n) + " tensors)");
+      }
+    }
+  }
+  return OkStatus();
+}
+
+// Operator codes, deduplicated; the extra subgraphs use RELU.
+struct CodeKey {
+  int32_t code;
+  std::string custom;
+  int version;
+  bool operator==(const CodeKey& o) const { return code == o.code && custom == o.custom && version == o.version; }
+};
+struct OpCodes {
+  std::vector<CodeKey> keys;
+  std::vector<uint32_t> of_op;  // per op, its index in keys
+  uint32_t relu = 0;
+};
+
+StatusOr<OpCodes> CollectOpCodes(const std::vector<OpSpec>& ops, const BuildOptions& options) {
+  OpCodes c;
+  auto index = [&c](const CodeKey& k) {
+    auto it = std::find(c.keys.begin(), c.keys.end(), k);
+    if (it != c.keys.end()) return static_cast<uint32_t>(it - c.keys.begin());
+    c.keys.push_back(k);
+    return static_cast<uint32_t>(c.keys.size() - 1);
+  };
+  for (const OpSpec& op : ops) c.of_op.push_back(index({op.builtin_code, op.custom_code, op.options.version}));
+  if (options.extra_subgraphs > 0) c.relu = index({static_cast<int32_t>(tflite::BuiltinOperator::RELU), "", 1});
+  for (const CodeKey& k : c.keys) {
+    if (options.op_codes == BuildOptions::OpCodeStyle::kDeprecatedOnly &&
+        k.code >= static_cast<int32_t>(tflite::BuiltinOperator::PLACEHOLDER_FOR_GREATER_OP_CODES)) {
+      return InvalidArgumentError(std::string("Finish: op ") + tflite_ops::BuiltinName(k.code) + " (code " +
+                                  std::to_string(k.code) + ") does not fit deprecated_builtin_code");
+    }
+  }
+  return c;
+}
+
+// What one build of the flatbuffer reads.
+struct ModelParts {
+  const std::vector<TensorSpec>& tensors;
+  const std::vector<OpSpec>& ops;
+  const std::vector<int>& inputs;
+  const std::vector<int>& outputs;
+  const BuildOptions& options;
+  OpCodes codes;
+  std::vector<int> tensor_buffer;                  // per tensor, its buffer (0: none)
+  std::vector<const std::vector<uint8_t>*> blobs;  // buffer b + 1's bytes
+};
+
+std::vector<Offset<tflite::Buffer>> BuildBuffers(const ModelParts& m, const std::vector<uint64_t>& offsets,
+                                                 FlatBufferBuilder* fbb) {
+  std::vector<Offset<tflite::Buffer>> buffers;
+  buffers.push_back(tflite::CreateBuffer(*fbb));
+  for (size_t b = 0; b < m.blobs.size(); ++b) {
+    if (m.options.buffers_after_flatbuffer) {
+      buffers.push_back(tflite::CreateBuffer(*fbb, 0, offsets[b], m.blobs[b]->size()));
+    } else {
+      fbb->ForceVectorAlignment(m.blobs[b]->size(), sizeof(uint8_t), 16);
+      auto data = fbb->CreateVector(*m.blobs[b]);
+      buffers.push_back(tflite::CreateBuffer(*fbb, data));
+    }
+  }
+  return buffers;
+}
+
+std::vector<Offset<tflite::OperatorCode>> BuildOpCodes(const ModelParts& m, FlatBufferBuilder* fbb) {
+  std::vector<Offset<tflite::OperatorCode>> op_codes;
+  for (const CodeKey& k : m.codes.keys) {
+    auto custom = k.custom.empty() ? 0 : fbb->CreateString(k.custom);
+    int8_t deprecated = static_cast<int8_t>(std::min<int32_t>(k.code, 127));
+    tflite::BuiltinOperator builtin = static_cast<tflite::BuiltinOperator>(k.code);
+    if (m.options.op_codes == BuildOptions::OpCodeStyle::kDeprecatedOnly) builtin = tflite::BuiltinOperator::ADD;
+    if (m.options.op_codes == BuildOptions::OpCodeStyle::kBuiltinCodeOnly) deprecated = 0;
+    op_codes.push_back(tflite::CreateOperatorCode(*fbb, deprecated, custom, k.version, builtin));
+  }
+  return op_codes;
+}
+
+Offset<tflite::SparsityParameters> BuildSparsity(const SparsityInfo& s, FlatBufferBuilder* fbb) {
+  std::vector<Offset<tflite::DimensionMetadata>> dims;
+  for (const SparseDimensionInfo& d : s.dim_metadata) {
+    if (d.sparse_csr) {
+      tflite::SparseIndexVector st, it;
+      auto seg = SparseIndices(fbb, d.array_segments, s.index_bits, &st);
+      auto idx = SparseIndices(fbb, d.array_indices, s.index_bits, &it);
+      dims.push_back(tflite::CreateDimensionMetadata(*fbb, tflite::DimensionType::SPARSE_CSR, 0, st, seg, it, idx));
+    } else {
+      dims.push_back(tflite::CreateDimensionMetadata(*fbb, tflite::DimensionType::DENSE, d.dense_size));
+    }
+  }
+  return tflite::CreateSparsityParameters(*fbb, fbb->CreateVector(s.traversal_order),
+                                          s.block_map.empty() ? 0 : fbb->CreateVector(s.block_map),
+                                          fbb->CreateVector(dims));
+}
+
+StatusOr<std::vector<Offset<tflite::Tensor>>> BuildTensors(const ModelParts& m, FlatBufferBuilder* fbb) {
+  std::vector<Offset<tflite::Tensor>> tensors;
+  for (size_t i = 0; i < m.tensors.size(); ++i) {
+    const TensorSpec& t = m.tensors[i];
+    auto type = ToTensorType(t.type);
+    if (!type.ok()) return type.status().WithContext("tensor " + std::to_string(i) + " '" + t.name + "'");
+    Offset<tflite::QuantizationParameters> quant = 0;
+    if (!t.quant.scale.empty()) {
+      quant = tflite::CreateQuantizationParameters(
+          *fbb, 0, 0, fbb->CreateVector(t.quant.scale), fbb->CreateVector(t.quant.zero_point),
+          tflite::QuantizationDetails::NONE, 0, t.quant.quantized_dimension);
+    }
+    Offset<tflite::SparsityParameters> sparsity = t.sparsity ? BuildSparsity(*t.sparsity, fbb) : 0;
+    tensors.push_back(tflite::CreateTensor(*fbb, fbb->CreateVector(t.shape), *type,
+                                           static_cast<uint32_t>(m.tensor_buffer[i]), fbb->CreateString(t.name),
+                                           quant, false, sparsity,
+                                           t.signature.empty() ? 0 : fbb->CreateVector(t.signature)));
+  }
+  return tensors;
+}
+
+StatusOr<std::vector<Offset<tflite::Operator>>> BuildOperators(const ModelParts& m, FlatBufferBuilder* fbb) {
+  const int n = static_cast<int>(m.tensors.size());
+  std::vector<Offset<tflite::Operator>> ops;
+  for (size_t i = 0; i < m.ops.size(); ++i) {
+    const OpSpec& op = m.ops[i];
+    std::vector<ElementType> output_types;
+    for (int t : op.outputs) {
+      if (t >= 0 && t < n) output_types.push_back(m.tensors[static_cast<size_t>(t)].type);
+    }
+    const std::string name = op.custom_code.empty() ? tflite_ops::BuiltinName(op.builtin_code) : op.custom_code;
+    GLD_ASSIGN_OR_RETURN(EncodedOptions e, EncodeOptions(op, name, output_types, fbb));
+    auto custom = e.custom.empty() ? 0 : fbb->CreateVector(e.custom);
+    ops.push_back(tflite::CreateOperator(*fbb, m.codes.of_op[i], fbb->CreateVector(op.inputs),
+                                         fbb->CreateVector(op.outputs), e.type, e.table, custom));
+  }
+  return ops;
+}
+
+// Extra subgraph `extra` (from 1): one RELU from extra_in to extra_out.
+Offset<tflite::SubGraph> BuildExtraSubgraph(const ModelParts& m, int extra, FlatBufferBuilder* fbb) {
+  std::vector<int> one = {1};
+  std::vector<Offset<tflite::Tensor>> et = {
+      tflite::CreateTensor(*fbb, fbb->CreateVector(one), tflite::TensorType::FLOAT32, 0,
+                           fbb->CreateString("extra_in")),
+      tflite::CreateTensor(*fbb, fbb->CreateVector(one), tflite::TensorType::FLOAT32, 0,
+                           fbb->CreateString("extra_out"))};
+  std::vector<int> in = {0}, out = {1};
+  std::vector<Offset<tflite::Operator>> eops = {
+      tflite::CreateOperator(*fbb, m.codes.relu, fbb->CreateVector(in), fbb->CreateVector(out))};
+  return tflite::CreateSubGraph(*fbb, fbb->CreateVector(et), fbb->CreateVector(in), fbb->CreateVector(out),
+                                fbb->CreateVector(eops), fbb->CreateString("extra_" + std::to_string(extra)));
+}
+
+Offset<flatbuffers::Vector<Offset<tflite::SignatureDef>>> BuildSignatures(const ModelParts& m,
+                                                                          FlatBufferBuilder* fbb) {
+  const int n = static_cast<int>(m.tensors.size());
+  std::string key = m.options.signature_key;
+  if (key.empty() && m.options.main_subgraph_index != 0) key = "serving_default";
+  if (key.empty()) return 0;
+  auto maps = [&](const std::vector<int>& io, const std::vector<std::string>& names) {
+    std::vector<Offset<tflite::TensorMap>> v;
+    for (size_t i = 0; i < io.size(); ++i) {
+      const std::string& name =
+          i < names.size() ? names[i]
+                           : (io[i] >= 0 && io[i] < n ? m.tensors[static_cast<size_t>(io[i])].name : std::string());
+      v.push_back(tflite::CreateTensorMap(*fbb, fbb->CreateString(name), static_cast<uint32_t>(io[i])));
+    }
+    return fbb->CreateVector(v);
+  };
+  auto ins = maps(m.inputs, m.options.signature_input_names);
+  auto outs = maps(m.outputs, m.options.signature_output_names);
+  auto sig = tflite::CreateSignatureDef(*fbb, ins, outs, fbb->CreateString(key),
+                                        static_cast<uint32_t>(m.options.main_subgraph_index));
+  return fbb->CreateVector(std::vector<Offset<tflite::SignatureDef>>{sig});
+}
+
+// One build of the model; `offsets` place the buffers written after it.
+Status BuildModel(const ModelParts& m, const std::vector<uint64_t>& offsets, FlatBufferBuilder* fbb) {
+  auto buffers = BuildBuffers(m, offsets, fbb);
+  auto op_codes = BuildOpCodes(m, fbb);
+  GLD_ASSIGN_OR_RETURN(auto tensors, BuildTensors(m, fbb));
+  GLD_ASSIGN_OR_RETURN(auto ops, BuildOperators(m, fbb));
+  auto main = tflite::CreateSubGraph(*fbb, fbb->CreateVector(tensors), fbb->CreateVector(m.inputs),
+                                     fbb->CreateVector(m.outputs), fbb->CreateVector(ops),
+                                     fbb->CreateString(m.options.subgraph_name));
+  std::vector<Offset<tflite::SubGraph>> subgraphs;
+  for (int g = 0, extra = 0; g <= m.options.extra_subgraphs; ++g) {
+    subgraphs.push_back(g == m.options.main_subgraph_index ? main : BuildExtraSubgraph(m, ++extra, fbb));
+  }
+  auto sigs = BuildSignatures(m, fbb);
+  auto model = tflite::CreateModel(*fbb, 3, fbb->CreateVector(op_codes), fbb->CreateVector(subgraphs),
+                                   fbb->CreateString(m.options.description), fbb->CreateVector(buffers), 0, 0,
+                                   sigs);
+  tflite::FinishModelBuffer(*fbb, model);
+  return OkStatus();
+}
+
 }  // namespace
 
 StatusOr<std::vector<uint8_t>> ModelBuilder::Finish(const BuildOptions& options) const {
   const State& s = *state_;
-  const int n = num_tensors();
   if (options.extra_subgraphs < 0 || options.main_subgraph_index < 0 ||
       options.main_subgraph_index > options.extra_subgraphs) {
-    return InvalidArgumentError("Finish: main_subgraph_index " +
-                                std::to_string(options.main_subgraph_index) + " with " +
-                                std::to_string(options.extra_subgraphs) + " extra subgraphs");
+    return InvalidArgumentError("Finish: main_subgraph_index " + std::to_string(options.main_subgraph_index) +
+                                " with " + std::to_string(options.extra_subgraphs) + " extra subgraphs");
   }
-  if (!allow_invalid_) {
-    for (int i = 0; i < n; ++i) {
-      const TensorSpec& t = s.tensors[static_cast<size_t>(i)];
-      int64_t elements = 1;
-      for (int d : t.shape) {
-        if (d < 0) {
-          return InvalidArgumentError("Finish: tensor " + std::to_string(i) + " '" + t.name +
-                                      "' has a negative dimension");
-        }
-        elements *= d;
-        if (elements > (int64_t{1} << 40)) {
-          return InvalidArgumentError("Finish: tensor " + std::to_string(i) + " '" + t.name + "' is too large");
-        }
-      }
-      if (t.type == ElementType::kUnknown) {
-        return InvalidArgumentError("Finish: tensor " + std::to_string(i) + " '" + t.name + "' has unknown type");
-      }
-      const uint64_t need = static_cast<uint64_t>(elements) * ElementTypeSize(t.type);
-      if (t.constant && !t.sparsity && t.data.size() != need) {
-        return InvalidArgumentError("Finish: constant " + std::to_string(i) + " '" + t.name + "' has " +
-                                    std::to_string(t.data.size()) + " bytes, shape needs " +
-                                    std::to_string(need));
-      }
-    }
-    for (const auto* list : {&s.inputs, &s.outputs}) {
-      for (int t : *list) {
-        if (t < 0 || t >= n) {
-          return InvalidArgumentError("Finish: graph input/output tensor " + std::to_string(t) +
-                                      " is out of range (" + std::to_string(n) + " tensors)");
-        }
-      }
-    }
-  }
-
-  // Operator codes, deduplicated; the extra subgraphs use RELU.
-  struct CodeKey {
-    int32_t code;
-    std::string custom;
-    int version;
-    bool operator==(const CodeKey& o) const {
-      return code == o.code && custom == o.custom && version == o.version;
-    }
-  };
-  std::vector<CodeKey> codes;
-  auto code_index = [&codes](const CodeKey& k) {
-    auto it = std::find(codes.begin(), codes.end(), k);
-    if (it != codes.end()) return static_cast<uint32_t>(it - codes.begin());
-    codes.push_back(k);
-    return static_cast<uint32_t>(codes.size() - 1);
-  };
-  std::vector<uint32_t> op_code_index;
-  for (const OpSpec& op : s.ops) op_code_index.push_back(code_index({op.builtin_code, op.custom_code, op.options.version}));
-  const uint32_t relu_code = options.extra_subgraphs > 0
-                                 ? code_index({static_cast<int32_t>(tflite::BuiltinOperator::RELU), "", 1})
-                                 : 0;
-  for (const CodeKey& k : codes) {
-    if (options.op_codes == BuildOptions::OpCodeStyle::kDeprecatedOnly &&
-        k.code >= static_cast<int32_t>(tflite::BuiltinOperator::PLACEHOLDER_FOR_GREATER_OP_CODES)) {
-      return InvalidArgumentError(std::string("Finish: op ") + tflite_ops::BuiltinName(k.code) +
-                                  " (code " + std::to_string(k.code) +
-                                  ") does not fit deprecated_builtin_code");
-    }
-  }
-
+  if (!allow_invalid_) GLD_RETURN_IF_ERROR(CheckSpecs(s.tensors, s.inputs, s.outputs));
+  ModelParts m{s.tensors, s.ops, s.inputs, s.outputs, options, {}, {}, {}};
+  GLD_ASSIGN_OR_RETURN(m.codes, CollectOpCodes(s.ops, options));
   // Constant blobs: buffer i + 1 for each constant tensor.
-  std::vector<int> tensor_buffer(static_cast<size_t>(n), 0);
-  std::vector<const std::vector<uint8_t>*> blobs;
-  for (int i = 0; i < n; ++i) {
-    const TensorSpec& t = s.tensors[static_cast<size_t>(i)];
-    if (t.constant) {
-      blobs.push_back(&t.data);
-      tensor_buffer[static_cast<size_t>(i)] = static_cast<int>(blobs.size());
+  m.tensor_buffer.assign(s.tensors.size(), 0);
+  for (size_t i = 0; i < s.tensors.size(); ++i) {
+    if (s.tensors[i].constant) {
+      m.blobs.push_back(&s.tensors[i].data);
+      m.tensor_buffer[i] = static_cast<int>(m.blobs.size());
     }
   }
 
-  auto build = [&](const std::vector<uint64_t>& offsets,
-                   FlatBufferBuilder* fbb) -> Status {
-    // Buffers.
-    std::vector<Offset<tflite::Buffer>> buffers;
-    buffers.push_back(tflite::CreateBuffer(*fbb));
-    for (size_t b = 0; b < blobs.size(); ++b) {
-      if (options.buffers_after_flatbuffer) {
-        buffers.push_back(tflite::CreateBuffer(*fbb, 0, offsets[b], blobs[b]->size()));
-      } else {
-        fbb->ForceVectorAlignment(blobs[b]->size(), sizeof(uint8_t), 16);
-        auto data = fbb->CreateVector(*blobs[b]);
-        buffers.push_back(tflite::CreateBuffer(*fbb, data));
-      }
-    }
-    // Operator codes.
-    std::vector<Offset<tflite::OperatorCode>> op_codes;
-    for (const CodeKey& k : codes) {
-      auto custom = k.custom.empty() ? 0 : fbb->CreateString(k.custom);
-      int8_t deprecated = static_cast<int8_t>(std::min<int32_t>(k.code, 127));
-      tflite::BuiltinOperator builtin = static_cast<tflite::BuiltinOperator>(k.code);
-      if (options.op_codes == BuildOptions::OpCodeStyle::kDeprecatedOnly) builtin = tflite::BuiltinOperator::ADD;
-      if (options.op_codes == BuildOptions::OpCodeStyle::kBuiltinCodeOnly) deprecated = 0;
-      op_codes.push_back(tflite::CreateOperatorCode(*fbb, deprecated, custom, k.version, builtin));
-    }
-    // Main subgraph.
-    std::vector<Offset<tflite::Tensor>> tensors;
-    for (int i = 0; i < n; ++i) {
-      const TensorSpec& t = s.tensors[static_cast<size_t>(i)];
-      auto type = ToTensorType(t.type);
-      if (!type.ok()) return type.status().WithContext("tensor " + std::to_string(i) + " '" + t.name + "'");
-      Offset<tflite::QuantizationParameters> quant = 0;
-      if (!t.quant.scale.empty()) {
-        quant = tflite::CreateQuantizationParameters(
-            *fbb, 0, 0, fbb->CreateVector(t.quant.scale), fbb->CreateVector(t.quant.zero_point),
-            tflite::QuantizationDetails::NONE, 0, t.quant.quantized_dimension);
-      }
-      Offset<tflite::SparsityParameters> sparsity = 0;
-      if (t.sparsity) {
-        std::vector<Offset<tflite::DimensionMetadata>> dims;
-        for (const SparseDimensionInfo& d : t.sparsity->dim_metadata) {
-          if (d.sparse_csr) {
-            tflite::SparseIndexVector st, it;
-            auto seg = SparseIndices(fbb, d.array_segments, t.sparsity->index_bits, &st);
-            auto idx = SparseIndices(fbb, d.array_indices, t.sparsity->index_bits, &it);
-            dims.push_back(tflite::CreateDimensionMetadata(*fbb, tflite::DimensionType::SPARSE_CSR, 0,
-                                                           st, seg, it, idx));
-          } else {
-            dims.push_back(tflite::CreateDimensionMetadata(*fbb, tflite::DimensionType::DENSE, d.dense_size));
-          }
-        }
-        sparsity = tflite::CreateSparsityParameters(
-            *fbb, fbb->CreateVector(t.sparsity->traversal_order),
-            t.sparsity->block_map.empty() ? 0 : fbb->CreateVector(t.sparsity->block_map),
-            fbb->CreateVector(dims));
-      }
-      tensors.push_back(tflite::CreateTensor(*fbb, fbb->CreateVector(t.shape), *type,
-                                             static_cast<uint32_t>(tensor_buffer[static_cast<size_t>(i)]),
-                                             fbb->CreateString(t.name), quant, false, sparsity,
-                                             t.signature.empty() ? 0 : fbb->CreateVector(t.signature)));
-    }
-    std::vector<Offset<tflite::Operator>> ops;
-    for (size_t i = 0; i < s.ops.size(); ++i) {
-      const OpSpec& op = s.ops[i];
-      std::vector<ElementType> output_types;
-      for (int t : op.outputs) {
-        if (t >= 0 && t < n) output_types.push_back(s.tensors[static_cast<size_t>(t)].type);
-      }
-      const std::string name = op.custom_code.empty() ? tflite_ops::BuiltinName(op.builtin_code) : op.custom_code;
-      GLD_ASSIGN_OR_RETURN(EncodedOptions e, EncodeOptions(op, name, output_types, fbb));
-      auto custom = e.custom.empty() ? 0 : fbb->CreateVector(e.custom);
-      ops.push_back(tflite::CreateOperator(*fbb, op_code_index[i], fbb->CreateVector(op.inputs),
-                                           fbb->CreateVector(op.outputs), e.type, e.table, custom));
-    }
-    auto main = tflite::CreateSubGraph(*fbb, fbb->CreateVector(tensors), fbb->CreateVector(s.inputs),
-                                       fbb->CreateVector(s.outputs), fbb->CreateVector(ops),
-                                       fbb->CreateString(options.subgraph_name));
-    std::vector<Offset<tflite::SubGraph>> subgraphs;
-    for (int g = 0, extra = 0; g <= options.extra_subgraphs; ++g) {
-      if (g == options.main_subgraph_index) {
-        subgraphs.push_back(main);
-        continue;
-      }
-      ++extra;
-      std::vector<int> one = {1};
-      std::vector<Offset<tflite::Tensor>> et = {
-          tflite::CreateTensor(*fbb, fbb->CreateVector(one), tflite::TensorType::FLOAT32, 0,
-                               fbb->CreateString("extra_in")),
-          tflite::CreateTensor(*fbb, fbb->CreateVector(one), tflite::TensorType::FLOAT32, 0,
-                               fbb->CreateString("extra_out"))};
-      std::vector<int> in = {0}, out = {1};
-      std::vector<Offset<tflite::Operator>> eops = {
-          tflite::CreateOperator(*fbb, relu_code, fbb->CreateVector(in), fbb->CreateVector(out))};
-      subgraphs.push_back(tflite::CreateSubGraph(*fbb, fbb->CreateVector(et), fbb->CreateVector(in),
-                                                 fbb->CreateVector(out), fbb->CreateVector(eops),
-                                                 fbb->CreateString("extra_" + std::to_string(extra))));
-    }
-    // Signature.
-    Offset<flatbuffers::Vector<Offset<tflite::SignatureDef>>> sigs = 0;
-    std::string key = options.signature_key;
-    if (key.empty() && options.main_subgraph_index != 0) key = "serving_default";
-    if (!key.empty()) {
-      auto maps = [&](const std::vector<int>& io, const std::vector<std::string>& names) {
-        std::vector<Offset<tflite::TensorMap>> v;
-        for (size_t i = 0; i < io.size(); ++i) {
-          const std::string& name =
-              i < names.size() ? names[i]
-                               : (io[i] >= 0 && io[i] < n ? s.tensors[static_cast<size_t>(io[i])].name : std::string());
-          v.push_back(tflite::CreateTensorMap(*fbb, fbb->CreateString(name), static_cast<uint32_t>(io[i])));
-        }
-        return fbb->CreateVector(v);
-      };
-      auto ins = maps(s.inputs, options.signature_input_names);
-      auto outs = maps(s.outputs, options.signature_output_names);
-      auto sig = tflite::CreateSignatureDef(*fbb, ins, outs, fbb->CreateString(key),
-                                            static_cast<uint32_t>(options.main_subgraph_index));
-      sigs = fbb->CreateVector(std::vector<Offset<tflite::SignatureDef>>{sig});
-    }
-    auto model = tflite::CreateModel(*fbb, 3, fbb->CreateVector(op_codes), fbb->CreateVector(subgraphs),
-                                     fbb->CreateString(options.description), fbb->CreateVector(buffers),
-                                     0, 0, sigs);
-    tflite::FinishModelBuffer(*fbb, model);
-    return OkStatus();
-  };
-
-  std::vector<uint64_t> offsets(blobs.size(), 2);  // placeholders > 1: same layout
+  std::vector<uint64_t> offsets(m.blobs.size(), 2);  // placeholders > 1: same layout
   FlatBufferBuilder fbb(1024);
-  GLD_RETURN_IF_ERROR(build(offsets, &fbb));
+  GLD_RETURN_IF_ERROR(BuildModel(m, offsets, &fbb));
   if (!options.buffers_after_flatbuffer) {
     return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
   }
@@ -934,18 +832,18 @@ StatusOr<std::vector<uint8_t>> ModelBuilder::Finish(const BuildOptions& options)
   // change the flatbuffer's layout, so a second build with the real ones has
   // the same size.
   size_t end = fbb.GetSize();
-  for (size_t b = 0; b < blobs.size(); ++b) {
+  for (size_t b = 0; b < m.blobs.size(); ++b) {
     offsets[b] = AlignUp(end, 16);
-    end = offsets[b] + blobs[b]->size();  // no padding after the last blob
+    end = offsets[b] + m.blobs[b]->size();  // no padding after the last blob
   }
   const size_t first_size = fbb.GetSize();
   FlatBufferBuilder fbb2(first_size + 64);
-  GLD_RETURN_IF_ERROR(build(offsets, &fbb2));
+  GLD_RETURN_IF_ERROR(BuildModel(m, offsets, &fbb2));
   if (fbb2.GetSize() != first_size) return InternalError("Finish: flatbuffer size changed between passes");
   std::vector<uint8_t> out(end, 0);
   std::memcpy(out.data(), fbb2.GetBufferPointer(), fbb2.GetSize());
-  for (size_t b = 0; b < blobs.size(); ++b) {
-    if (!blobs[b]->empty()) std::memcpy(out.data() + offsets[b], blobs[b]->data(), blobs[b]->size());
+  for (size_t b = 0; b < m.blobs.size(); ++b) {
+    if (!m.blobs[b]->empty()) std::memcpy(out.data() + offsets[b], m.blobs[b]->data(), m.blobs[b]->size());
   }
   return out;
 }

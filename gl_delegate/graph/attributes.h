@@ -74,6 +74,9 @@ struct Pool2dAttributes {
 struct FullyConnectedAttributes {
   Activation activation = Activation::kNone;
   bool keep_num_dims = false;
+  // TFLite's hybrid kernel (float input, int8 weights) then quantizes the
+  // input with a zero point; carried from the options, read by no kernel.
+  bool asymmetric_quantize_inputs = false;
 };
 
 // ADD, SUB, MUL, DIV and other binary ops with a fused activation.

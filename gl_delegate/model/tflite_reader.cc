@@ -254,6 +254,75 @@ Status Reader::ReadQuantization(const tflite::QuantizationParameters* qp, const 
   return OkStatus();
 }
 
+// A sparse dimension's array_segments or array_indices, of any index type.
+Status ReadIndexVector(const std::string& where, tflite::SparseIndexVector type, const void* table,
+                       const char* field, size_t level, std::vector<int32_t>* values) {
+  values->clear();
+  if (type != tflite::SparseIndexVector::NONE && table == nullptr) {
+    return InvalidArgumentError(where + "dim_metadata " + std::to_string(level) + " " + field +
+                                " names a vector type but has no table");
+  }
+  switch (type) {
+    case tflite::SparseIndexVector::Int32Vector: {
+      const auto* v = static_cast<const tflite::Int32Vector*>(table)->values();
+      if (v != nullptr) values->assign(v->begin(), v->end());
+      return OkStatus();
+    }
+    case tflite::SparseIndexVector::Uint16Vector: {
+      const auto* v = static_cast<const tflite::Uint16Vector*>(table)->values();
+      if (v != nullptr) values->assign(v->begin(), v->end());
+      return OkStatus();
+    }
+    case tflite::SparseIndexVector::Uint8Vector: {
+      const auto* v = static_cast<const tflite::Uint8Vector*>(table)->values();
+      if (v != nullptr) values->assign(v->begin(), v->end());
+      return OkStatus();
+    }
+    default:
+      return InvalidArgumentError(where + "dim_metadata " + std::to_string(level) + " " + field + " is missing");
+  }
+}
+
+// A SPARSE_CSR level i of `dim_size` under `count` entries of the level above:
+// count + 1 monotonic segments from 0 to the number of indices, each index in
+// range.
+Status ReadCsrLevel(const std::string& where, const tflite::DimensionMetadata& dm, size_t i, int64_t dim_size,
+                    int64_t count, SparseDimension* sd) {
+  sd->sparse_csr = true;
+  GLD_RETURN_IF_ERROR(ReadIndexVector(where, dm.array_segments_type(), dm.array_segments(), "array_segments", i,
+                                      &sd->array_segments));
+  GLD_RETURN_IF_ERROR(ReadIndexVector(where, dm.array_indices_type(), dm.array_indices(), "array_indices", i,
+                                      &sd->array_indices));
+  const auto& seg = sd->array_segments;
+  const auto& idx = sd->array_indices;
+  if (static_cast<int64_t>(seg.size()) != count + 1) {
+    return InvalidArgumentError(where + "dim_metadata " + std::to_string(i) + " has " +
+                                std::to_string(seg.size()) + " array_segments, expected " +
+                                std::to_string(count + 1));
+  }
+  if (seg[0] != 0 || seg.back() != static_cast<int64_t>(idx.size())) {
+    return InvalidArgumentError(where + "dim_metadata " + std::to_string(i) +
+                                " array_segments must run from 0 to " +
+                                std::to_string(idx.size()));
+  }
+  for (size_t s = 1; s < seg.size(); ++s) {
+    if (seg[s] < seg[s - 1] || seg[s] - seg[s - 1] > dim_size) {
+      return InvalidArgumentError(where + "dim_metadata " + std::to_string(i) +
+                                  " array_segments entry " + std::to_string(s) + " (" +
+                                  std::to_string(seg[s]) + ") is out of order");
+    }
+  }
+  for (size_t s = 0; s < idx.size(); ++s) {
+    if (idx[s] < 0 || idx[s] >= dim_size) {
+      return InvalidArgumentError(where + "dim_metadata " + std::to_string(i) +
+                                  " array_indices entry " + std::to_string(s) + " is " +
+                                  std::to_string(idx[s]) + ", dimension size " +
+                                  std::to_string(dim_size));
+    }
+  }
+  return OkStatus();
+}
+
 // Checks a TACO-style sparse encoding against the dense shape and returns
 // the number of values it stores. The checks make DENSIFY safe to run
 // without further validation: traversal_order is a permutation whose first
@@ -315,36 +384,6 @@ StatusOr<int64_t> Reader::ReadSparsity(const tflite::SparsityParameters& sp, con
     size[static_cast<size_t>(d)] = shape[static_cast<size_t>(d)] / bs;
   }
 
-  auto read_index_vector = [&](tflite::SparseIndexVector type, const void* table,
-                               const char* field, size_t level,
-                               std::vector<int32_t>* values) -> Status {
-    values->clear();
-    if (type != tflite::SparseIndexVector::NONE && table == nullptr) {
-      return InvalidArgumentError(where + "dim_metadata " + std::to_string(level) + " " + field +
-                                  " names a vector type but has no table");
-    }
-    switch (type) {
-      case tflite::SparseIndexVector::Int32Vector: {
-        const auto* v = static_cast<const tflite::Int32Vector*>(table)->values();
-        if (v != nullptr) values->assign(v->begin(), v->end());
-        return OkStatus();
-      }
-      case tflite::SparseIndexVector::Uint16Vector: {
-        const auto* v = static_cast<const tflite::Uint16Vector*>(table)->values();
-        if (v != nullptr) values->assign(v->begin(), v->end());
-        return OkStatus();
-      }
-      case tflite::SparseIndexVector::Uint8Vector: {
-        const auto* v = static_cast<const tflite::Uint8Vector*>(table)->values();
-        if (v != nullptr) values->assign(v->begin(), v->end());
-        return OkStatus();
-      }
-      default:
-        return InvalidArgumentError(where + "dim_metadata " + std::to_string(level) + " " + field +
-                                    " is missing");
-    }
-  };
-
   out->traversal_order.assign(order->begin(), order->end());
   if (block_map != nullptr) out->block_map.assign(block_map->begin(), block_map->end());
   out->dim_metadata.resize(m);
@@ -363,39 +402,8 @@ StatusOr<int64_t> Reader::ReadSparsity(const tflite::SparsityParameters& sp, con
       sd.dense_size = dm->dense_size();
       count *= dim_size;  // bounded: the product of all sizes is the element count
     } else if (dm->format() == tflite::DimensionType::SPARSE_CSR) {
-      sd.sparse_csr = true;
-      GLD_RETURN_IF_ERROR(read_index_vector(dm->array_segments_type(), dm->array_segments(),
-                                            "array_segments", i, &sd.array_segments));
-      GLD_RETURN_IF_ERROR(read_index_vector(dm->array_indices_type(), dm->array_indices(),
-                                            "array_indices", i, &sd.array_indices));
-      const auto& seg = sd.array_segments;
-      const auto& idx = sd.array_indices;
-      if (static_cast<int64_t>(seg.size()) != count + 1) {
-        return InvalidArgumentError(where + "dim_metadata " + std::to_string(i) + " has " +
-                                    std::to_string(seg.size()) + " array_segments, expected " +
-                                    std::to_string(count + 1));
-      }
-      if (seg[0] != 0 || seg.back() != static_cast<int64_t>(idx.size())) {
-        return InvalidArgumentError(where + "dim_metadata " + std::to_string(i) +
-                                    " array_segments must run from 0 to " +
-                                    std::to_string(idx.size()));
-      }
-      for (size_t s = 1; s < seg.size(); ++s) {
-        if (seg[s] < seg[s - 1] || seg[s] - seg[s - 1] > dim_size) {
-          return InvalidArgumentError(where + "dim_metadata " + std::to_string(i) +
-                                      " array_segments entry " + std::to_string(s) + " (" +
-                                      std::to_string(seg[s]) + ") is out of order");
-        }
-      }
-      for (size_t s = 0; s < idx.size(); ++s) {
-        if (idx[s] < 0 || idx[s] >= dim_size) {
-          return InvalidArgumentError(where + "dim_metadata " + std::to_string(i) +
-                                      " array_indices entry " + std::to_string(s) + " is " +
-                                      std::to_string(idx[s]) + ", dimension size " +
-                                      std::to_string(dim_size));
-        }
-      }
-      count = static_cast<int64_t>(idx.size());
+      GLD_RETURN_IF_ERROR(ReadCsrLevel(where, *dm, i, dim_size, count, &sd));
+      count = static_cast<int64_t>(sd.array_indices.size());
     } else {
       return InvalidArgumentError(where + "dim_metadata " + std::to_string(i) + " has unknown format " +
                                   std::to_string(static_cast<int>(dm->format())));
