@@ -23,6 +23,7 @@
 #include "common/bench_stats.h"
 #include "common/flags.h"
 #include "common/json.h"
+#include "common/printable.h"
 #include "common/progress.h"
 #include "common/tensor_io.h"
 #include "common/tensors.h"
@@ -312,9 +313,10 @@ void PrintPreinvokeState(const gld::Interpreter& interp) {
   }
   for (const gld::PlacementInfo& n : rep.nodes) {
     if (n.on_gpu) {
-      std::printf("  %s: GPU segment %d\n", n.label.c_str(), n.segment);
+      std::printf("  %s: GPU segment %d\n", gld::tools::Printable(n.label).c_str(), n.segment);
     } else {
-      std::printf("  %s: CPU (%s)\n", n.label.c_str(), n.reason.c_str());
+      std::printf("  %s: CPU (%s)\n", gld::tools::Printable(n.label).c_str(),
+                  gld::tools::Printable(n.reason).c_str());
     }
   }
   std::printf("  host tensor bytes planned: %llu; GPU bytes planned: %llu\n",
@@ -412,7 +414,7 @@ void PrintProfile(const std::vector<gld::ProfileRow>& rows, int64_t runs) {
     std::string name = r.name;
     if (!r.fused.empty()) name += " {" + JoinNames(r.fused) + "}";
     std::printf("%12.1f %6.2f%% %6.2f%%  %-4s %-24s %s\n", r.time_us, pct, cumulative, r.backend.c_str(),
-                r.op.c_str(), name.c_str());
+                gld::tools::Printable(r.op).c_str(), gld::tools::Printable(name).c_str());
   }
   struct OpTotal {
     std::string op, backend;
@@ -432,7 +434,7 @@ void PrintProfile(const std::vector<gld::ProfileRow>& rows, int64_t runs) {
   std::stable_sort(totals.begin(), totals.end(), [](const OpTotal& a, const OpTotal& b) { return a.time_us > b.time_us; });
   std::printf("\nTotals per op type:\n%-24s %-4s %6s %12s %7s\n", "[op]", "[be]", "[rows]", "[time us]", "[%]");
   for (const auto& t : totals) {
-    std::printf("%-24s %-4s %6d %12.1f %6.2f%%\n", t.op.c_str(), t.backend.c_str(), t.rows, t.time_us,
+    std::printf("%-24s %-4s %6d %12.1f %6.2f%%\n", gld::tools::Printable(t.op).c_str(), t.backend.c_str(), t.rows, t.time_us,
                 total > 0 ? 100.0 * t.time_us / total : 0);
   }
   std::printf("%-24s %-4s %6zu %12.1f\n", "total", "", rows.size(), total);
@@ -699,6 +701,7 @@ int Run(const CLI::App& app, Flags& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  gld::tools::EscapeStandardStreams();  // model-supplied names reach the terminal escaped
   CLI::App app("Benchmarks a .tflite model: init, first inference, warmup and timed runs, memory, optional "
                "per-op profiling (TensorFlow Lite benchmark_model's flag names where they agree).",
                kTool);

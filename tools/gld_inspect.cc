@@ -13,12 +13,15 @@
 #include <sstream>
 
 #include "common/flags.h"
+#include "common/printable.h"
 #include "common/graph_page.h"
 #include "common/progress.h"
 #include "common/tensors.h"
 #include "gldelegate/gldelegate.hpp"
 
 namespace {
+
+using gld::tools::Printable;
 
 constexpr char kTool[] = "gld_inspect";
 
@@ -38,7 +41,7 @@ int ListOps(const gld::Options& options) {
   }
   // The app's custom ops (--custom_ops).
   for (const auto& op : options.custom_ops) {
-    std::cout << op->name << " custom";
+    std::cout << Printable(op->name) << " custom";
     if (op->version != 0) std::cout << " version " << op->version;
     std::cout << " cpu" << (op->gl.source.empty() ? "" : " gl") << "\n";
   }
@@ -51,7 +54,7 @@ void PrintCustomOps(const gld::Model& model, const gld::Options& options) {
   if (uses.empty()) return;
   std::cout << "custom ops:\n";
   for (const gld::CustomOpUse& u : uses) {
-    std::cout << "  " << u.name << " (version " << u.version << ") x" << u.nodes << ": ";
+    std::cout << "  " << Printable(u.name) << " (version " << u.version << ") x" << u.nodes << ": ";
     if (!u.registered) {
       std::cout << "not registered (load a library that registers it with --custom_ops=lib.so)\n";
     } else {
@@ -63,7 +66,7 @@ void PrintCustomOps(const gld::Model& model, const gld::Options& options) {
 
 void PrintModel(const std::string& path, const gld::Model& model) {
   std::cout << "model: " << path << "\n";
-  if (!model.description().empty()) std::cout << "description: " << model.description() << "\n";
+  if (!model.description().empty()) std::cout << "description: " << Printable(model.description()) << "\n";
   std::cout << "inputs:\n";
   for (size_t i = 0; i < model.inputs().size(); ++i) {
     std::cout << "  " << i << " " << gld::tools::DescribeTensor(model.inputs()[i]) << "\n";
@@ -73,10 +76,10 @@ void PrintModel(const std::string& path, const gld::Model& model) {
     std::cout << "  " << i << " " << gld::tools::DescribeTensor(model.outputs()[i]) << "\n";
   }
   std::cout << "ops (" << model.nodes().size() << " nodes):\n";
-  for (const auto& [op, count] : model.OpHistogram()) std::cout << "  " << op << " x" << count << "\n";
+  for (const auto& [op, count] : model.OpHistogram()) std::cout << "  " << Printable(op) << " x" << count << "\n";
   // Control-flow nodes (WHILE, IF, CALL_ONCE) run some of them; the placement
   // below names which.
-  for (const std::string& name : model.OtherSubgraphs()) std::cout << "other subgraph: " << name << "\n";
+  for (const std::string& name : model.OtherSubgraphs()) std::cout << "other subgraph: " << Printable(name) << "\n";
 }
 
 // The figures of the summary: node counts, the steps of an Invoke (each CPU
@@ -90,13 +93,13 @@ void PrintFigures(const gld::InterpreterReport& r) {
   // Beside GPU segments, each CPU step by name (on the CPU alone every node
   // is listed below anyway).
   for (const std::string& step : r.steps) {
-    if (gpu_steps > 0 && step.rfind("CPU: ", 0) == 0) std::cout << "  " << step << "\n";
+    if (gpu_steps > 0 && step.rfind("CPU: ", 0) == 0) std::cout << "  " << Printable(step) << "\n";
   }
   std::cout << "dispatches: " << r.dispatches << "\n";
   std::cout << "gpu_bytes: " << r.gpu_bytes_planned << " planned, " << r.gpu_bytes_naive << " naive, "
             << r.gpu_bytes_lower_bound << " lower bound\n";
   std::cout << "unfused elementwise nodes: " << r.unfused_elementwise.size() << "\n";
-  for (const std::string& line : r.unfused_elementwise) std::cout << "  " << line << "\n";
+  for (const std::string& line : r.unfused_elementwise) std::cout << "  " << Printable(line) << "\n";
 }
 
 void PrintPlan(const gld::InterpreterReport& r) {
@@ -104,7 +107,7 @@ void PrintPlan(const gld::InterpreterReport& r) {
   if (!r.gl_renderer.empty()) std::cout << ", renderer " << r.gl_renderer;
   std::cout << "\n";
   std::cout << "passes (" << r.pass_log.size() << " changes):\n";
-  for (const std::string& line : r.pass_log) std::cout << "  " << line << "\n";
+  for (const std::string& line : r.pass_log) std::cout << "  " << Printable(line) << "\n";
   std::cout << r.placement_line << "\n";
   PrintFigures(r);
   std::cout << "memory: CPU " << r.cpu_bytes_planned << " bytes planned (" << r.cpu_bytes_naive
@@ -116,14 +119,14 @@ void PrintPlan(const gld::InterpreterReport& r) {
   std::cout << "per node (after passes; labels use the file's node numbers):\n";
   for (const gld::PlacementInfo& n : r.nodes) {
     std::ostringstream line;
-    line << "  " << std::left << std::setw(28) << n.label << " " << JoinShapes(n.input_shapes) << " -> "
+    line << "  " << std::left << std::setw(28) << Printable(n.label) << " " << JoinShapes(n.input_shapes) << " -> "
          << JoinShapes(n.output_shapes);
     if (!n.fused.empty()) {
       line << " (fused:";
-      for (const std::string& f : n.fused) line << " " << f;
+      for (const std::string& f : n.fused) line << " " << Printable(f);
       line << ")";
     }
-    line << "  " << (n.on_gpu ? "GPU segment " + std::to_string(n.segment) : "CPU: " + n.reason);
+    line << "  " << (n.on_gpu ? "GPU segment " + std::to_string(n.segment) : "CPU: " + Printable(n.reason));
     std::cout << line.str() << "\n";
   }
 }
@@ -133,16 +136,16 @@ std::string Triple(const uint32_t v[3]) {
 }
 
 void PrintSegmentPlan(const gld::SegmentPlanInfo& s) {
-  std::cout << s.label << "\n";
+  std::cout << Printable(s.label) << "\n";
   std::cout << "  edge conversions:\n";
   for (const gld::PlanConversion& c : s.conversions) {
-    std::cout << "    " << (c.to_gpu ? "in  " : "out ") << "'" << c.tensor << "' " << c.host_type << " "
+    std::cout << "    " << (c.to_gpu ? "in  " : "out ") << "'" << Printable(c.tensor) << "' " << c.host_type << " "
               << c.host_bytes << " bytes\n";
   }
   std::cout << "  dispatches (" << s.dispatches.size() << "):\n";
   for (size_t i = 0; i < s.dispatches.size(); ++i) {
     const gld::PlanDispatch& d = s.dispatches[i];
-    std::cout << "    " << i << " " << d.label << "\n";
+    std::cout << "    " << i << " " << Printable(d.label) << "\n";
     std::cout << "       grid " << Triple(d.grid) << " workgroup " << Triple(d.workgroup) << " groups "
               << Triple(d.groups) << "\n";
     for (const gld::PlanBinding& b : d.bindings) {
@@ -154,13 +157,13 @@ void PrintSegmentPlan(const gld::SegmentPlanInfo& s) {
   std::cout << "  arena: " << s.arena_bytes << " bytes planned, " << s.tensor_bytes_naive << " naive, "
             << s.tensor_bytes_lower_bound << " lower bound\n";
   for (const gld::PlanBuffer& b : s.arena) {
-    std::cout << "    '" << b.name << "' @" << b.offset << " " << b.bytes << " bytes\n";
+    std::cout << "    '" << Printable(b.name) << "' @" << b.offset << " " << b.bytes << " bytes\n";
   }
   uint64_t constant_bytes = 0;
   for (const gld::PlanBuffer& b : s.constants) constant_bytes += b.bytes;
   std::cout << "  constant buffers (" << s.constants.size() << ", " << constant_bytes << " bytes):\n";
-  for (const gld::PlanBuffer& b : s.constants) std::cout << "    '" << b.name << "' " << b.bytes << " bytes\n";
-  for (const std::string& line : s.unfused_elementwise) std::cout << "  unfused: " << line << "\n";
+  for (const gld::PlanBuffer& b : s.constants) std::cout << "    '" << Printable(b.name) << "' " << b.bytes << " bytes\n";
+  for (const std::string& line : s.unfused_elementwise) std::cout << "  unfused: " << Printable(line) << "\n";
 }
 
 int PrintModelPlan(const gld::Model& model, const gld::Options& options) {
@@ -169,7 +172,7 @@ int PrintModelPlan(const gld::Model& model, const gld::Options& options) {
   std::cout << "GPU plan (no GL context), precision " << gld::PrecisionName(plan->precision) << ", "
             << plan->limits << "\n";
   std::cout << plan->placement_line << "\n";
-  for (const std::string& line : plan->cpu_nodes) std::cout << "  on CPU: " << line << "\n";
+  for (const std::string& line : plan->cpu_nodes) std::cout << "  on CPU: " << Printable(line) << "\n";
   for (const gld::SegmentPlanInfo& s : plan->segments) PrintSegmentPlan(s);
   return 0;
 }
@@ -240,6 +243,7 @@ int WritePage(const std::string& graph, const gld::Model& model, const gld::Opti
 }  // namespace
 
 int main(int argc, char** argv) {
+  gld::tools::EscapeStandardStreams();  // model-supplied names reach the terminal escaped
   CLI::App app("Prints a model's inputs, outputs and ops, the transform passes' changes and where each node runs.",
                kTool);
   std::string graph;

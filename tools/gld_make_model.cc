@@ -18,6 +18,7 @@
 #include <iostream>
 
 #include "common/flags.h"
+#include "common/printable.h"
 #include "common/tensors.h"
 #include "gldelegate/example_models.hpp"
 #include "gldelegate/model_builder.hpp"
@@ -116,6 +117,7 @@ class DemoBuilder {
 }  // namespace
 
 int main(int argc, char** argv) {
+  gld::tools::EscapeStandardStreams();  // model-supplied names reach the terminal escaped
   CLI::App app("Writes gldelegate's demo model (a small MobileNet-like float network).", kTool);
   std::string out, kind = "demo";
   uint64_t seed = 1;

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "common/flags.h"
+#include "common/printable.h"
 #include "common/progress.h"
 #include "common/tensor_io.h"
 #include "common/tensors.h"
@@ -103,6 +104,7 @@ int Run(const std::string& graph, const gld::Options& options, const std::vector
 }  // namespace
 
 int main(int argc, char** argv) {
+  gld::tools::EscapeStandardStreams();  // model-supplied names reach the terminal escaped
   CLI::App app("Runs a .tflite model once and prints its outputs' shapes and statistics.", kTool);
   std::string graph, output_dir;
   std::vector<std::string> inputs;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "common/flags.h"
+#include "common/printable.h"
 #include "gldelegate/gldelegate.hpp"
 
 namespace {
@@ -158,6 +159,7 @@ int Verify(const std::string& cache_dir, const gld::Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  gld::tools::EscapeStandardStreams();  // model-supplied names reach the terminal escaped
   CLI::App app("Compiles every GPU program the models need into a program cache folder, ahead of time.", kTool);
   std::string graphs, graph_dir, precisions = "fp32";
   bool verify = false, tune = false;

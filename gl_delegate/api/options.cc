@@ -3,9 +3,13 @@
 // and the tools.
 #include "gldelegate/options.hpp"
 
+#include <cctype>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
+
+#include "graph/graph.h"
 
 namespace gld {
 namespace {
@@ -25,7 +29,44 @@ Status CheckValue(const Options&, int v, int min, int special, const char* range
 
 Status CheckValue(const Options&, bool, int, int, const char*, const std::string&) { return OkStatus(); }
 Status CheckValue(const Options&, const std::string&, int, int, const char*, const std::string&) { return OkStatus(); }
-Status CheckValue(const Options&, const std::vector<std::string>&, int, int, const char*, const std::string&) {
+// The LIST kind's check is gpu_deny_ops': every item names an op as the IR
+// does (OpTypeName: the schema's builtin names, CUSTOM for every custom op,
+// the library's own ops such as GLD_LAYER_NORM).
+constexpr int kListOptions = 0
+#define GLD_OPTION(field, kind, ...) +(std::string_view(#kind) == "LIST" ? 1 : 0)
+#include "gldelegate/options.inc"
+#undef GLD_OPTION
+    ;
+static_assert(kListOptions == 1, "CheckValue(list) checks op names: give another LIST option its own check");
+
+// "CONV2D" and "conv_2d" -> "CONV_2D": the op whose name matches but for
+// case and underscores; empty when none does.
+std::string CloseOpName(const std::string& name) {
+  const auto fold = [](const std::string& s) {
+    std::string f;
+    for (char c : s) {
+      if (c != '_' && c != '-' && c != ' ') f += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
+    return f;
+  };
+  const std::string want = fold(name);
+  for (OpType op : AllOpTypes()) {
+    if (fold(OpTypeName(op)) == want) return OpTypeName(op);
+  }
+  return "";
+}
+
+Status CheckValue(const Options&, const std::vector<std::string>& ops, int, int, const char*, const std::string& name) {
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const std::string where = name + " item " + std::to_string(i + 1) + " of " + std::to_string(ops.size());
+    if (ops[i].empty()) return InvalidArgumentError(where + " is empty (an op name was expected, e.g. CONV_2D)");
+    OpType op;
+    if (OpTypeFromName(ops[i], &op)) continue;
+    const std::string close = CloseOpName(ops[i]);
+    return InvalidArgumentError(
+        name + ": unknown op '" + ops[i] + "'" + (close.empty() ? "" : " (did you mean " + close + "?)") +
+        "; op names are the model's, e.g. CONV_2D, and CUSTOM for every custom op (gld_inspect --list_ops)");
+  }
   return OkStatus();
 }
 

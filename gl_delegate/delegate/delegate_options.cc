@@ -46,14 +46,17 @@ Status FromString(const std::string&, const std::string& value, std::string* out
 }
 
 Status FromString(const std::string&, const std::string& value, std::vector<std::string>* out) {
+  // Empty items are kept ("ADD,,MUL", ",,,") for gld::CheckOption to
+  // refuse; only an empty value is an empty list.
   out->clear();
+  if (value.find_first_not_of(" \t") == std::string::npos) return OkStatus();
   size_t start = 0;
   while (start <= value.size()) {
     size_t comma = value.find(',', start);
     if (comma == std::string::npos) comma = value.size();
     std::string item = value.substr(start, comma - start);
     const size_t b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
-    if (b != std::string::npos) out->push_back(item.substr(b, e - b + 1));
+    out->push_back(b == std::string::npos ? std::string() : item.substr(b, e - b + 1));
     start = comma + 1;
   }
   return OkStatus();

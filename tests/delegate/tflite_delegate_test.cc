@@ -51,6 +51,21 @@ TEST(DelegateOptions, KeysOfTheTableByKind) {
   EXPECT_NE(notes[0].find("ignored"), std::string::npos);
 }
 
+// gpu_deny_ops as a delegate option string: empty items and unknown names
+// are errors naming them (they were dropped or taken).
+TEST(DelegateOptions, DenyListTyposAreErrors) {
+  Options o;
+  std::vector<std::string> notes;
+  Status s = SetDelegateOption(&o, "gpu_deny_ops", ",,,", &notes);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("gpu_deny_ops item 1 of 4 is empty"), std::string::npos) << s.message();
+  s = SetDelegateOption(&o, "gpu_deny_ops", "ADD,CONV2D", &notes);
+  EXPECT_NE(s.message().find("unknown op 'CONV2D' (did you mean CONV_2D?)"), std::string::npos) << s.message();
+  EXPECT_TRUE(o.gpu_deny_ops.empty());
+  ASSERT_TRUE(SetDelegateOption(&o, "gpu_deny_ops", "", &notes).ok());
+  EXPECT_TRUE(o.gpu_deny_ops.empty());
+}
+
 TEST(DelegateOptions, BadKeysAndValuesNameThemselves) {
   Options o;
   std::vector<std::string> notes;

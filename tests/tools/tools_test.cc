@@ -144,8 +144,9 @@ TEST_F(ToolsTest, RunErrors) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("wrong.npy' has shape [2, 2]"), std::string::npos) << r.err;
 
+  // A bad flag value, found by the option check before the model is read.
   r = Run(GLD_RUN_PATH, "--graph=" + model + " --backend=cpu --gpu_deny_ops=ADD,NOT_AN_OP");
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("NOT_AN_OP"), std::string::npos) << r.err;
 
   r = Run(GLD_RUN_PATH, "--help");

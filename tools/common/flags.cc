@@ -1,9 +1,11 @@
 #include "common/flags.h"
 
+#include <algorithm>
 #include <initializer_list>
 #include <iostream>
 #include <type_traits>
 
+#include "common/printable.h"
 #include "gldelegate/options.hpp"
 
 namespace gld::tools {
@@ -61,8 +63,18 @@ Status FromFlag(const std::string& value, std::string* out) {
   *out = value;
   return OkStatus();
 }
+// A list flag keeps its empty items ("ADD,,MUL", ",,,") for the check to
+// refuse; only an empty value is an empty list.
 Status FromFlag(const std::string& value, std::vector<std::string>* out) {
-  *out = SplitList(value);
+  out->clear();
+  if (value.find_first_not_of(" \t") == std::string::npos) return OkStatus();
+  for (size_t start = 0; start <= value.size();) {
+    const size_t end = std::min(value.find(',', start), value.size());
+    const std::string item = value.substr(start, end - start);
+    const size_t b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+    out->push_back(b == std::string::npos ? std::string() : item.substr(b, e - b + 1));
+    start = end + 1;
+  }
   return OkStatus();
 }
 
@@ -127,7 +139,7 @@ std::optional<int> ParseFlags(CLI::App& app, int argc, char** argv) {
 int Fail(const std::string& tool, const Status& status) { return Fail(tool, status.ToString()); }
 
 int Fail(const std::string& tool, const std::string& message) {
-  std::cerr << tool << ": error: " << message << "\n";
+  std::cerr << tool << ": error: " << Printable(message) << "\n";
   return 1;
 }
 

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/json.h"
 #include "common/tensors.h"
 
 namespace gld::tools {
@@ -429,27 +430,35 @@ std::vector<std::string> NodeLabelsIn(const std::string& name) {
 
 
 Status ReadProfileRows(const std::string& path, GraphPageInput* input) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return InvalidArgumentError("--profile: cannot read '" + path + "'");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(file);
-  } catch (const nlohmann::json::exception& e) {
-    return InvalidArgumentError("--profile: '" + path + "' is not JSON: " + e.what());
-  }
-  if (!doc.is_object() || !doc.contains("ops") || !doc["ops"].is_array()) {
+  GLD_ASSIGN_OR_RETURN(JsonFile file, JsonFile::Read(path, "--profile"));
+  const nlohmann::json& doc = file.root();
+  GLD_RETURN_IF_ERROR(file.ExpectObject(doc, ""));
+  if (!doc.contains("ops")) {
     return InvalidArgumentError("--profile: '" + path +
                                 "' has no per-op rows (\"ops\"); write it with gld_benchmark --enable_op_profiling "
                                 "--json=FILE");
   }
+  GLD_RETURN_IF_ERROR(file.ExpectArray(doc["ops"], "ops"));
   std::map<std::string, int> by_label;
   for (size_t i = 0; i < input->report->nodes.size(); ++i) by_label.emplace(input->report->nodes[i].label, static_cast<int>(i));
-  for (const auto& row : doc["ops"]) {
-    if (!row.is_object()) continue;
-    const std::string name = row.value("name", std::string());
-    const double us = row.value("time_us", 0.0);
+  // Every row is checked before any is taken: an error leaves `input` as it was.
+  struct Row {
+    std::string name, timing;
+    double us = 0;
+  };
+  std::vector<Row> rows;
+  const nlohmann::json& ops = doc["ops"];
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const std::string field = JsonIndexPath("ops", i);
+    Row r;
+    GLD_RETURN_IF_ERROR(file.GetString(ops[i], field, "name", /*required=*/true, &r.name));
+    GLD_RETURN_IF_ERROR(file.GetNumber(ops[i], field, "time_us", /*required=*/true, &r.us));
+    GLD_RETURN_IF_ERROR(file.GetString(ops[i], field, "timing", /*required=*/false, &r.timing));
+    rows.push_back(std::move(r));
+  }
+  for (const Row& r : rows) {
     int node = -1;
-    for (const std::string& label : NodeLabelsIn(name)) {
+    for (const std::string& label : NodeLabelsIn(r.name)) {
       auto found = by_label.find(label);
       if (found != by_label.end()) {
         node = found->second;
@@ -457,13 +466,13 @@ Status ReadProfileRows(const std::string& path, GraphPageInput* input) {
       }
     }
     if (node < 0) {
-      input->other_rows.emplace_back(name, us);
+      input->other_rows.emplace_back(r.name, r.us);
       continue;
     }
     NodeTime& t = input->times[node];
-    t.time_us += us;
-    t.rows += (t.rows.empty() ? "" : "\n") + name;
-    t.timing = row.value("timing", std::string());
+    t.time_us += r.us;
+    t.rows += (t.rows.empty() ? "" : "\n") + r.name;
+    t.timing = r.timing;
   }
   input->profile_source = path;
   return OkStatus();

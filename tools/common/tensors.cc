@@ -6,6 +6,8 @@
 #include <new>
 #include <sstream>
 
+#include "common/printable.h"
+
 namespace gld::tools {
 
 namespace {
@@ -116,7 +118,7 @@ std::string FormatShape(const std::vector<int>& shape) {
 
 std::string DescribeTensor(const TensorInfo& info) {
   std::ostringstream os;
-  os << "'" << info.name << "' " << FormatShape(info.shape) << " " << ElementTypeName(info.type);
+  os << "'" << Printable(info.name) << "' " << FormatShape(info.shape) << " " << ElementTypeName(info.type);
   // A free dimension (-1): the shapes the input may be resized to.
   if (!info.shape_signature.empty() && info.shape_signature != info.shape) {
     os << " signature " << FormatShape(info.shape_signature);
