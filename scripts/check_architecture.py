@@ -130,37 +130,43 @@ def check_layers(root, list_edges):
     return breaks
 
 
+CODE_SPECIAL = re.compile(r"//|/\*|R\"|[\"']")
+RAW_STRING = re.compile(r'R"([^(]*)\(')
+
+
 def strip_code(text):
     """Blanks comments, strings and character literals, keeping newlines."""
     out = []
     i, n = 0, len(text)
     while i < n:
-        c = text[i]
-        if text.startswith("//", i):
+        m = CODE_SPECIAL.search(text, i)
+        if m is None:
+            out.append(text[i:])
+            break
+        out.append(text[i:m.start()])
+        i = m.start()
+        token = m.group()
+        if token == "//":
             j = text.find("\n", i)
-            j = n if j < 0 else j
-            i = j
-        elif text.startswith("/*", i):
+            i = n if j < 0 else j
+        elif token == "/*":
             j = text.find("*/", i + 2)
             j = n if j < 0 else j + 2
             out.append("\n" * text.count("\n", i, j))
             i = j
-        elif text.startswith('R"', i):
-            m = re.match(r'R"([^(]*)\(', text[i:])
+        elif token == 'R"':
+            m = RAW_STRING.match(text, i)
             end = ")" + (m.group(1) if m else "") + '"'
             j = text.find(end, i)
             j = n if j < 0 else j + len(end)
             out.append("\n" * text.count("\n", i, j))
             i = j
-        elif c in "\"'":
+        else:
             j = i + 1
-            while j < n and text[j] != c:
+            while j < n and text[j] != token:
                 j += 2 if text[j] == "\\" else 1
             out.append("\n" * text.count("\n", i, j + 1))
             i = j + 1
-        else:
-            out.append(c)
-            i += 1
     return "".join(out)
 
 
@@ -168,6 +174,7 @@ FUNC_HEAD = re.compile(r"\)\s*(const\s*)?(override\s*)?(noexcept\s*)?(->\s*[\w:<
 CONTROL = re.compile(r"\b(if|for|while|switch|catch)\s*\(")
 
 
+BRACE = re.compile(r"[{}]")
 FUNC_NAME = re.compile(r"((?:[A-Za-z_]\w*::)*~?[A-Za-z_]\w*)\s*\(")
 
 
@@ -184,11 +191,12 @@ def long_functions(path):
     found = []
     depth = 0
     stack = []  # (is_function, start_line, head)
-    line = 1
-    for i, c in enumerate(text):
-        if c == "\n":
-            line += 1
-        elif c == "{":
+    line, counted = 1, 0
+    for m in BRACE.finditer(text):
+        i, c = m.start(), m.group()
+        line += text.count("\n", counted, i)
+        counted = i
+        if c == "{":
             head = text[max(0, i - 600):i]
             head_line = head.split(";")[-1].split("}")[-1].split("{")[-1]
             is_func = bool(FUNC_HEAD.search(head_line.rstrip())) and not CONTROL.search(head_line.split("\n")[-1])
