@@ -218,7 +218,7 @@ TEST(OptionsTable, EveryOptionComesBackThroughCAndCpp) {
 struct Refused {
   std::string field;
   std::string setter;     // GldOptionsSet<c_name>
-  std::string c_message;  // "<setter>: <CheckOption's message>"
+  std::string c_message;  // GldLastErrorMessage(): "INVALID_ARGUMENT: <setter>: <CheckOption's message>"
   Options options;        // the defaults but for `field`
 };
 
@@ -283,7 +283,8 @@ TEST(OptionsTable, CppCreateRefusesWhatTheCApiRefusesWithTheSameMessage) {
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   for (const Refused& r : refused) {
     SCOPED_TRACE(r.field);
-    const std::string prefix = r.setter + ": ";
+    // GldLastErrorMessage: "INVALID_ARGUMENT: <setter>: <message>".
+    const std::string prefix = std::string(StatusCodeName(StatusCode::kInvalidArgument)) + ": " + r.setter + ": ";
     ASSERT_EQ(r.c_message.rfind(prefix, 0), 0u) << r.c_message;
     const std::string message = r.c_message.substr(prefix.size());
     EXPECT_NE(message.find(r.field), std::string::npos) << message;
