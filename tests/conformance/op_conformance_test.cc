@@ -32,6 +32,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gldelegate/gldelegate.hpp"
@@ -149,16 +150,22 @@ struct OutputCheck {
   bool ok = false;
 };
 
+OutputCheck Failed(std::string error) {
+  OutputCheck check;
+  check.error = std::move(error);
+  return check;
+}
+
 // An int8/uint8 output of the integer kernels against LiteRT's default
 // kernels' (`default_file`): most elements equal, the rest a step or so off.
 OutputCheck CheckIntegerOutput(const std::string& label, const std::vector<double>& ours,
                                const std::string& default_file, const Comparison& c) {
   OutputCheck check;
   auto def = ReadNpy(default_file);
-  if (!def.ok()) return {def.status().ToString()};
+  if (!def.ok()) return Failed(def.status().ToString());
   auto def_d = ToDoubles(def->data.data(), def->type, def->num_elements());
-  if (!def_d.ok()) return {def_d.status().ToString()};
-  if (def_d->size() != ours.size()) return {label + ": default outputs hold another element count"};
+  if (!def_d.ok()) return Failed(def_d.status().ToString());
+  if (def_d->size() != ours.size()) return Failed(label + ": default outputs hold another element count");
   size_t equal = 0;
   double max_steps = 0;
   for (size_t e = 0; e < def_d->size(); ++e) {
@@ -185,18 +192,20 @@ OutputCheck CheckOutput(Interpreter& it, size_t i, const std::string& step, cons
   const TensorInfo& info = it.outputs()[i];
   const std::string label = step + "output " + std::to_string(i) + " " + ShapeString(info.shape);
   auto ref = ReadNpy(ref_file);
-  if (!ref.ok()) return {ref.status().ToString()};
-  if (ref->shape != info.shape) return {label + ": shape differs from the reference " + ShapeString(ref->shape)};
+  if (!ref.ok()) return Failed(ref.status().ToString());
+  if (ref->shape != info.shape) {
+    return Failed(label + ": shape differs from the reference " + ShapeString(ref->shape));
+  }
   if (ref->type != info.type) {
-    return {label + ": type " + ElementTypeName(info.type) + ", reference " + ElementTypeName(ref->type)};
+    return Failed(label + ": type " + ElementTypeName(info.type) + ", reference " + ElementTypeName(ref->type));
   }
   std::vector<uint8_t> ours(info.bytes);
   const Status got = it.GetOutput(static_cast<int>(i), ours.data(), ours.size());
-  if (!got.ok()) return {"get " + label + ": " + got.ToString()};
+  if (!got.ok()) return Failed("get " + label + ": " + got.ToString());
   auto ours_d = ToDoubles(ours.data(), info.type, ElementCount(info.shape));
   auto ref_d = ToDoubles(ref->data.data(), ref->type, ref->num_elements());
-  if (!ours_d.ok()) return {ours_d.status().ToString()};
-  if (!ref_d.ok()) return {ref_d.status().ToString()};
+  if (!ours_d.ok()) return Failed(ours_d.status().ToString());
+  if (!ref_d.ok()) return Failed(ref_d.status().ToString());
   const Comparison c = Compare(*ours_d, *ref_d);
   const bool is_float = info.type == ElementType::kFloat32 || info.type == ElementType::kFloat64;
   if (default_file != nullptr && (info.type == ElementType::kInt8 || info.type == ElementType::kUInt8)) {
