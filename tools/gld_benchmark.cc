@@ -524,42 +524,10 @@ void PrintMemory(const Results& res, const Flags& f) {
   }
 }
 
-int Run(const CLI::App& app, Flags& f) {
-  auto options = MakeBenchmarkOptions(app, f);
-  if (!options.ok()) {
-    std::cerr << kTool << ": error: " << options.status().message() << "\n";
-    return 2;
-  }
-  auto input_files = gld::tools::ParseInputLayerValueFiles(f.input_layer_value_files);
-  if (!input_files.ok()) {
-    std::cerr << kTool << ": error: " << input_files.status().message() << "\n";
-    return 2;
-  }
-  InstallStopHandlers();
-  Results res;
-  // Memory figures are best effort: zeros where /proc is missing.
-  auto memory = [] {
-    auto m = gld::tools::ReadProcessMemory();
-    return m.ok() ? *m : gld::tools::ProcessMemory{};
-  };
-  res.start_mem = memory();
-
-  std::cout << kTool << " " << gld::VersionString() << "\nGraph: [" << f.graph << "]\n";
-  const auto init_start = Clock::now();
-  auto model = gld::Model::FromFile(f.graph);
-  if (!model.ok()) return gld::tools::Fail(kTool, model.status());
-  res.load_us = MicrosSince(init_start);
-  auto created = gld::tools::CreateWithProgress(**model, *options);
-  if (!created.ok()) return gld::tools::Fail(kTool, created.status());
-  res.init_us = MicrosSince(init_start);
-  res.init_mem = memory();
-  gld::Interpreter& interp = **created;
-  const gld::InterpreterReport& rep = interp.report();
-
-  std::printf("Loaded model in %.3f ms\n", res.load_us / 1000.0);
-  std::printf("Initialized session in %.3f ms.\n", res.init_us / 1000.0);
+// What Create made: the backend, the placement, the planned memory, the cache.
+void PrintSession(const gld::Options& options, const gld::InterpreterReport& rep) {
   std::printf("Backend: %s (asked for %s), precision %s, %d thread(s)\n", gld::BackendName(rep.backend),
-              gld::BackendName(options->backend), gld::PrecisionName(rep.precision), options->num_threads);
+              gld::BackendName(options.backend), gld::PrecisionName(rep.precision), options.num_threads);
   if (!rep.gl_renderer.empty()) std::printf("GL renderer: %s\n", rep.gl_renderer.c_str());
   std::printf("%s (%d nodes in the file, %d after transforms), %d dispatches\n", rep.placement_line.c_str(),
               rep.original_nodes, rep.total_nodes, rep.dispatches);
@@ -567,36 +535,21 @@ int Run(const CLI::App& app, Flags& f) {
               static_cast<unsigned long long>(rep.gpu_bytes_planned),
               static_cast<unsigned long long>(rep.gpu_bytes_naive),
               static_cast<unsigned long long>(rep.cpu_bytes_planned));
-  if (!options->cache_dir.empty()) {
-    std::printf("Program cache %s: %d hits, %d misses\n", options->cache_dir.c_str(), rep.cache_hits,
+  if (!options.cache_dir.empty()) {
+    std::printf("Program cache %s: %d hits, %d misses\n", options.cache_dir.c_str(), rep.cache_hits,
                 rep.cache_misses);
   }
+}
 
-  if (f.verbose) PrintFlags(app);
-  gld::Status s = CheckInputLayers(interp.inputs(), f);
-  if (!s.ok()) return gld::tools::Fail(kTool, s);
-  if (f.print_preinvoke_state) PrintPreinvokeState(interp);
-  if (f.dry_run) {
-    res.end_mem = memory();
-    std::printf("Dry run: the model was loaded and the interpreter created; nothing was invoked\n");
-    PrintMemory(res, f);
-    return 0;
-  }
-  s = SetInputs(interp, *input_files, f);
-  if (!s.ok()) return gld::tools::Fail(kTool, s);
-  if (!f.output_dir.empty()) {
-    s = gld::tools::MakeOutputDir(f.output_dir, "--output_dir");
-    if (!s.ok()) return gld::tools::Fail(kTool, s);
-  }
-
+// The warmup runs, then the timed runs, into `res` (until a stop signal).
+gld::Status RunAll(gld::Interpreter& interp, const Flags& f, Results* res) {
   // On a terminal, a line with the runs done and the time left (erased
   // before the results are printed).
   gld::tools::TerminalProgress progress;
   for (int i = 0; i < f.warmup_runs && !StopRequested(); ++i) {
     progress.Show(static_cast<double>(i) / f.warmup_runs,
                   "warmup run " + std::to_string(i + 1) + " of " + std::to_string(f.warmup_runs));
-    s = TimedInvoke(interp, &res.warmup_us);
-    if (!s.ok()) return gld::tools::Fail(kTool, s);
+    GLD_RETURN_IF_ERROR(TimedInvoke(interp, &res->warmup_us));
   }
   progress.Clear();
   // The profile and the trace keep the timed runs only (the trace keeps
@@ -611,32 +564,25 @@ int Run(const CLI::App& app, Flags& f) {
   // (after one run).
   auto more = [&] {
     const double elapsed = MicrosSince(runs_start);
-    const bool wanted = static_cast<int>(res.run_us.size()) < f.num_runs || elapsed < f.min_secs * 1e6;
-    const bool allowed = res.run_us.empty() || f.max_secs <= 0 || elapsed < f.max_secs * 1e6;
+    const bool wanted = static_cast<int>(res->run_us.size()) < f.num_runs || elapsed < f.min_secs * 1e6;
+    const bool allowed = res->run_us.empty() || f.max_secs <= 0 || elapsed < f.max_secs * 1e6;
     return wanted && allowed;
   };
   while (!StopRequested() && more()) {
-    if (f.run_delay > 0 && !res.run_us.empty()) {
+    if (f.run_delay > 0 && !res->run_us.empty()) {
       SleepUnlessStopped(f.run_delay);
       if (StopRequested()) break;
     }
-    ShowRunProgress(progress, f, res.run_us.size(), MicrosSince(runs_start) / 1e6);
-    s = TimedInvoke(interp, &res.run_us);
-    if (!s.ok()) return gld::tools::Fail(kTool, s);
+    ShowRunProgress(progress, f, res->run_us.size(), MicrosSince(runs_start) / 1e6);
+    GLD_RETURN_IF_ERROR(TimedInvoke(interp, &res->run_us));
   }
   progress.Clear();
-  res.stop_signal = g_stop_signal.load();
-  if (res.stop_signal != 0) {
-    std::printf("Interrupted by %s: %zu of %d timed runs and %zu of %d warmup runs done; the figures below are "
-                "over those\n",
-                SignalName(res.stop_signal), res.run_us.size(), f.num_runs, res.warmup_us.size(), f.warmup_runs);
-  }
-  const bool invoked = !res.warmup_us.empty() || !res.run_us.empty();
-  res.first_us = !res.warmup_us.empty() ? res.warmup_us.front() : !res.run_us.empty() ? res.run_us.front() : 0.0;
-  res.end_mem = memory();
-  if (f.enable_op_profiling) res.profile = interp.profile();
-  res.issue = interp.dispatch_issue_stats();
+  return gld::OkStatus();
+}
 
+// The timings, the memory, the host cost per dispatch and the profile (and
+// its CSV file); the tool's exit status on a failure, else 0.
+int PrintResults(const Flags& f, const gld::InterpreterReport& rep, const Results& res) {
   const gld::tools::TimingStats warm = gld::tools::ComputeTimingStats(res.warmup_us);
   const gld::tools::TimingStats run = gld::tools::ComputeTimingStats(res.run_us);
   std::printf("count=%zu first=%.0f min=%.0f median=%.0f p90=%.0f max=%.0f avg=%.1f std=%.1f\n", run.count, run.first,
@@ -663,31 +609,109 @@ int Run(const CLI::App& app, Flags& f) {
     PrintProfile(res.profile, res.profile.empty() ? 0 : res.profile.front().count);
     std::printf("(timings above include the profiling's own waits: glFinish or timer queries per dispatch)\n");
     if (!f.profiling_output_csv_file.empty()) {
-      s = WriteProfileCsv(f.profiling_output_csv_file, res.profile);
+      gld::Status s = WriteProfileCsv(f.profiling_output_csv_file, res.profile);
       if (!s.ok()) return gld::tools::Fail(kTool, s);
       std::cout << "Wrote " << f.profiling_output_csv_file << "\n";
     }
   }
+  return 0;
+}
 
-  // Outputs exist once a run completed (an interrupted start has none).
+// The files asked for: the outputs (once a run completed: an interrupted
+// start has none), the trace, the JSON report; the exit status on a failure,
+// else 0.
+int WriteResults(gld::Interpreter& interp, const Flags& f, const gld::Options& options, const Results& res) {
+  const bool invoked = !res.warmup_us.empty() || !res.run_us.empty();
   if (!f.output_dir.empty() && invoked) {
     std::vector<std::string> written;
-    s = gld::tools::WriteOutputsNpy(interp, f.output_dir, &written);
+    gld::Status s = gld::tools::WriteOutputsNpy(interp, f.output_dir, &written);
     if (!s.ok()) return gld::tools::Fail(kTool, s);
     for (const std::string& p : written) std::cout << "Wrote " << p << "\n";
   }
   if (!f.trace.empty()) {
-    s = gld::tools::WriteTraceFile(f.trace, interp.trace(), "--trace");
+    gld::Status s = gld::tools::WriteTraceFile(f.trace, interp.trace(), "--trace");
     if (!s.ok()) return gld::tools::Fail(kTool, s);
     std::cout << "Wrote " << f.trace << " (open it in ui.perfetto.dev or chrome://tracing)\n";
   }
   if (!f.json.empty()) {
     std::ofstream out(f.json, std::ios::binary | std::ios::trunc);
-    out << MakeJson(f, *options, rep, res);
+    out << MakeJson(f, options, interp.report(), res);
     out.close();
     if (!out) return gld::tools::Fail(kTool, "cannot write --json file '" + f.json + "'");
     std::cout << "Wrote " << f.json << "\n";
   }
+  return 0;
+}
+
+// Memory figures are best effort: zeros where /proc is missing.
+gld::tools::ProcessMemory Memory() {
+  auto m = gld::tools::ReadProcessMemory();
+  return m.ok() ? *m : gld::tools::ProcessMemory{};
+}
+
+int Run(const CLI::App& app, Flags& f) {
+  auto options = MakeBenchmarkOptions(app, f);
+  if (!options.ok()) {
+    std::cerr << kTool << ": error: " << options.status().message() << "\n";
+    return 2;
+  }
+  auto input_files = gld::tools::ParseInputLayerValueFiles(f.input_layer_value_files);
+  if (!input_files.ok()) {
+    std::cerr << kTool << ": error: " << input_files.status().message() << "\n";
+    return 2;
+  }
+  InstallStopHandlers();
+  Results res;
+  res.start_mem = Memory();
+
+  std::cout << kTool << " " << gld::VersionString() << "\nGraph: [" << f.graph << "]\n";
+  const auto init_start = Clock::now();
+  auto model = gld::Model::FromFile(f.graph);
+  if (!model.ok()) return gld::tools::Fail(kTool, model.status());
+  res.load_us = MicrosSince(init_start);
+  auto created = gld::tools::CreateWithProgress(**model, *options);
+  if (!created.ok()) return gld::tools::Fail(kTool, created.status());
+  res.init_us = MicrosSince(init_start);
+  res.init_mem = Memory();
+  gld::Interpreter& interp = **created;
+  const gld::InterpreterReport& rep = interp.report();
+
+  std::printf("Loaded model in %.3f ms\n", res.load_us / 1000.0);
+  std::printf("Initialized session in %.3f ms.\n", res.init_us / 1000.0);
+  PrintSession(*options, rep);
+
+  if (f.verbose) PrintFlags(app);
+  gld::Status s = CheckInputLayers(interp.inputs(), f);
+  if (!s.ok()) return gld::tools::Fail(kTool, s);
+  if (f.print_preinvoke_state) PrintPreinvokeState(interp);
+  if (f.dry_run) {
+    res.end_mem = Memory();
+    std::printf("Dry run: the model was loaded and the interpreter created; nothing was invoked\n");
+    PrintMemory(res, f);
+    return 0;
+  }
+  s = SetInputs(interp, *input_files, f);
+  if (!s.ok()) return gld::tools::Fail(kTool, s);
+  if (!f.output_dir.empty()) {
+    s = gld::tools::MakeOutputDir(f.output_dir, "--output_dir");
+    if (!s.ok()) return gld::tools::Fail(kTool, s);
+  }
+
+  s = RunAll(interp, f, &res);
+  if (!s.ok()) return gld::tools::Fail(kTool, s);
+  res.stop_signal = g_stop_signal.load();
+  if (res.stop_signal != 0) {
+    std::printf("Interrupted by %s: %zu of %d timed runs and %zu of %d warmup runs done; the figures below are "
+                "over those\n",
+                SignalName(res.stop_signal), res.run_us.size(), f.num_runs, res.warmup_us.size(), f.warmup_runs);
+  }
+  res.first_us = !res.warmup_us.empty() ? res.warmup_us.front() : !res.run_us.empty() ? res.run_us.front() : 0.0;
+  res.end_mem = Memory();
+  if (f.enable_op_profiling) res.profile = interp.profile();
+  res.issue = interp.dispatch_issue_stats();
+
+  if (int rc = PrintResults(f, rep, res); rc != 0) return rc;
+  if (int rc = WriteResults(interp, f, *options, res); rc != 0) return rc;
   if (res.stop_signal != 0) {
     std::cout.flush();
     std::fflush(stdout);

@@ -1,5 +1,6 @@
 // gld::Interpreter on top of the runtime.
 #include "gldelegate/gldelegate.hpp"
+#include "gldelegate/options.hpp"
 #include "api/interpreter_impl.h"
 #include "api/model_impl.h"
 #include "util/logging.h"
@@ -13,6 +14,9 @@ Interpreter::Interpreter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Interpreter::~Interpreter() = default;
 
 StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(const Model& model, const Options& options) {
+  // The one check of the options, before any work (Runtime::Initialize
+  // makes it again for callers below the API).
+  GLD_RETURN_IF_ERROR(CheckOptions(options));
   auto impl = std::make_unique<Impl>();
   Options with_token = options;
   // The program cache (a GL backend's, with a cache folder) names a model's

@@ -5,6 +5,7 @@
 #include "gl/codegen/support.h"
 #include "gl/segment_plan.h"
 #include "gldelegate/gldelegate.hpp"
+#include "gldelegate/options.hpp"
 #include "partition/partition.h"
 #include "runtime/custom_ops.h"
 #include "runtime/runtime.h"
@@ -74,6 +75,7 @@ SegmentPlanInfo DescribeSegment(const Graph& graph, const gl::SegmentPlan& plan)
 }  // namespace
 
 StatusOr<PlanReport> PlanModel(const Model& model, const Options& options) {
+  GLD_RETURN_IF_ERROR(CheckOptions(options));
   GLD_RETURN_IF_ERROR(ConfigureLogging(options.log_level));
   // The Model's prepared graph (checked and transformed once, shared with
   // its Interpreters); shapes are inferred on this copy.

@@ -9,6 +9,7 @@
 #include "runtime/gpu_backend.h"
 #include "runtime/step.h"
 #include "runtime/subgraph_runner.h"
+#include "gldelegate/options.hpp"
 #include "graph/graph_check.h"
 #include "transforms/pass.h"
 #include "transforms/pass_list.h"
@@ -196,19 +197,14 @@ Status Runtime::PlanSteps(const Options& options, PartitionOptions& popts) {
 
 Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_factory,
                            const PreparedGraph& prepared) {
-  if (options.num_threads != -1 && (options.num_threads < 1 || options.num_threads > kMaxThreads)) {
+  // The one check of every option (gldelegate/options.inc), as each entry
+  // above made it; a caller below the API gets the same errors.
+  GLD_RETURN_IF_ERROR(CheckOptions(options));
+  if (options.num_threads > kMaxThreads) {
     return InvalidArgumentError("num_threads must be -1 (every core) or in [1, " + std::to_string(kMaxThreads) +
                                 "], got " + std::to_string(options.num_threads));
   }
   num_threads_ = std::min(ResolveNumThreads(options.num_threads), kMaxThreads);
-  if (options.max_delegated_partitions < 0) {
-    return InvalidArgumentError("max_delegated_partitions must be 0 (no limit) or more, got " +
-                                std::to_string(options.max_delegated_partitions));
-  }
-  if (options.min_nodes_per_partition < 0) {
-    return InvalidArgumentError("min_nodes_per_partition must be 0 or more, got " +
-                                std::to_string(options.min_nodes_per_partition));
-  }
   if (options.enable_trace) trace_ = std::make_unique<TraceRecorder>();
   TraceRecorder* trace = trace_.get();
   PartitionOptions popts;

@@ -212,6 +212,94 @@ TEST(OptionsTable, EveryOptionComesBackThroughCAndCpp) {
   EXPECT_EQ(CheckOption(Options{}, "no_such_option").code(), StatusCode::kNotFound);
 }
 
+// ---- One check at every entry ----
+
+// A value the C API's setter refuses, and the same value in a gld::Options.
+struct Refused {
+  std::string field;
+  std::string setter;     // GldOptionsSet<c_name>
+  std::string c_message;  // GldLastErrorMessage(): "INVALID_ARGUMENT: <setter>: <CheckOption's message>"
+  Options options;        // the defaults but for `field`
+};
+
+template <typename Enum, typename CEnum>
+void RefuseEnum(const char* field, const char* setter, Enum Options::*member, GldStatus (*set)(GldOptions*, CEnum),
+                std::vector<Refused>* out) {
+  COptions c;
+  ASSERT_EQ(set(c.o, static_cast<CEnum>(99)), GLD_INVALID_ARGUMENT) << field;
+  Options o;
+  o.*member = static_cast<Enum>(99);
+  out->push_back({field, setter, GldLastErrorMessage(), o});
+}
+
+void RefuseInt(const char* field, const char* setter, int Options::*member, int min, int special,
+               GldStatus (*set)(GldOptions*, int32_t), std::vector<Refused>* out) {
+  const int bad = min - 1 == special ? min - 2 : min - 1;
+  COptions c;
+  ASSERT_EQ(set(c.o, bad), GLD_INVALID_ARGUMENT) << field;
+  Options o;
+  o.*member = bad;
+  out->push_back({field, setter, GldLastErrorMessage(), o});
+}
+
+// One pointer of the pair without the other.
+void RefusePointer(const char* field, void* Options::*member, std::vector<Refused>* out) {
+  static int object = 0;
+  const bool display = member == &Options::share_egl_display;
+  COptions c;
+  ASSERT_EQ(GldOptionsSetShareContext(c.o, display ? &object : nullptr, display ? nullptr : &object),
+            GLD_INVALID_ARGUMENT)
+      << field;
+  Options o;
+  o.*member = &object;
+  out->push_back({field, "GldOptionsSetShareContext", GldLastErrorMessage(), o});
+}
+
+#define GLD_REFUSE_OPTION_ENUM(field, c_name, min, special) \
+  RefuseEnum(#field, "GldOptionsSet" #c_name, &Options::field, GldOptionsSet##c_name, &refused);
+#define GLD_REFUSE_OPTION_INT(field, c_name, min, special) \
+  RefuseInt(#field, "GldOptionsSet" #c_name, &Options::field, min, special, GldOptionsSet##c_name, &refused);
+#define GLD_REFUSE_OPTION_BOOL(field, c_name, min, special)
+#define GLD_REFUSE_OPTION_STRING(field, c_name, min, special)
+#define GLD_REFUSE_OPTION_LIST(field, c_name, min, special)
+#define GLD_REFUSE_OPTION_POINTER(field, c_name, min, special) RefusePointer(#field, &Options::field, &refused);
+
+// Every value the C setters refuse (each ENUM, INT and POINTER row of the
+// table), gld::Interpreter::Create and gld::PlanModel refuse too, before any
+// work, with the message the C API gives after its setter's name: one check
+// (gld::CheckOptions) behind every entry.
+TEST(OptionsTable, CppCreateRefusesWhatTheCApiRefusesWithTheSameMessage) {
+  std::vector<Refused> refused;
+#define GLD_OPTION(field, kind, c_name, flag, default_value, min, special, ...) \
+  GLD_REFUSE_OPTION_##kind(field, c_name, min, special)
+#include "gldelegate/options.inc"
+#undef GLD_OPTION
+  // backend, precision, num_threads, egl_device, max_delegated_partitions,
+  // min_nodes_per_partition, context, share_egl_display, share_egl_context,
+  // gl_limits, max_loop_iterations.
+  EXPECT_EQ(refused.size(), 11u);
+  const std::vector<uint8_t> bytes = testing::AddReluModel();
+  auto model = Model::FromBuffer(bytes.data(), bytes.size());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  for (const Refused& r : refused) {
+    SCOPED_TRACE(r.field);
+    // GldLastErrorMessage: "INVALID_ARGUMENT: <setter>: <message>".
+    const std::string prefix = std::string(StatusCodeName(StatusCode::kInvalidArgument)) + ": " + r.setter + ": ";
+    ASSERT_EQ(r.c_message.rfind(prefix, 0), 0u) << r.c_message;
+    const std::string message = r.c_message.substr(prefix.size());
+    EXPECT_NE(message.find(r.field), std::string::npos) << message;
+    EXPECT_EQ(CheckOptions(r.options).message(), message);
+    auto interp = Interpreter::Create(**model, r.options);
+    ASSERT_FALSE(interp.ok());
+    EXPECT_EQ(interp.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(interp.status().message(), message);
+    auto plan = PlanModel(**model, r.options);
+    ASSERT_FALSE(plan.ok());
+    EXPECT_EQ(plan.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(plan.status().message(), message);
+  }
+}
+
 // ---- The report ----
 
 template <typename C, typename Cpp>

@@ -32,6 +32,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gldelegate/gldelegate.hpp"
@@ -120,6 +121,118 @@ struct Invocation {
   std::vector<std::string> outputs;
 };
 
+// The invocations of a case: the first (its inputs from the reference
+// files, its outputs output_<i>.npy), then the manifest's "steps" (stateful
+// cases: further invokes on the same Interpreter, whose state carries over).
+StatusOr<std::vector<Invocation>> ReadInvocations(const std::string& dir, const nlohmann::json& manifest,
+                                                  const Interpreter& it) {
+  std::vector<Invocation> invocations(1);
+  for (size_t i = 0; i < it.inputs().size(); ++i) {
+    GLD_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes,
+                         LoadReferenceInput(dir, manifest, static_cast<int>(i), it.inputs()[i]));
+    invocations[0].inputs.push_back(std::move(bytes));
+  }
+  size_t stored = 0;
+  while (FileExists(dir + "/output_" + std::to_string(stored) + ".npy")) ++stored;
+  for (size_t i = 0; i < stored; ++i) invocations[0].outputs.push_back(dir + "/output_" + std::to_string(i) + ".npy");
+  if (manifest.contains("steps")) {
+    for (const auto& step : manifest["steps"]) {
+      Invocation inv;
+      for (const auto& f : step.at("inputs")) {
+        GLD_ASSIGN_OR_RETURN(auto array, ReadNpy(dir + "/" + f.get<std::string>()));
+        inv.inputs.push_back(std::move(array.data));
+      }
+      for (const auto& f : step.at("outputs")) inv.outputs.push_back(dir + "/" + f.get<std::string>());
+      invocations.push_back(std::move(inv));
+    }
+  }
+  return invocations;
+}
+
+// One output against its reference: the measure line and whether it passes,
+// or `error` (the case fails with it at once).
+struct OutputCheck {
+  std::string error;
+  std::string line;
+  bool ok = false;
+};
+
+OutputCheck Failed(std::string error) {
+  OutputCheck check;
+  check.error = std::move(error);
+  return check;
+}
+
+// An int8/uint8 output of the integer kernels against LiteRT's default
+// kernels' (`default_file`): most elements equal, the rest a step or so off.
+OutputCheck CheckIntegerOutput(const std::string& label, const std::vector<double>& ours,
+                               const std::string& default_file, const Comparison& c) {
+  OutputCheck check;
+  auto def = ReadNpy(default_file);
+  if (!def.ok()) return Failed(def.status().ToString());
+  auto def_d = ToDoubles(def->data.data(), def->type, def->num_elements());
+  if (!def_d.ok()) return Failed(def_d.status().ToString());
+  if (def_d->size() != ours.size()) return Failed(label + ": default outputs hold another element count");
+  size_t equal = 0;
+  double max_steps = 0;
+  for (size_t e = 0; e < def_d->size(); ++e) {
+    equal += ours[e] == (*def_d)[e] ? 1 : 0;
+    max_steps = std::max(max_steps, std::abs(ours[e] - (*def_d)[e]));
+  }
+  const double fraction = def_d->empty() ? 1.0 : static_cast<double>(equal) / static_cast<double>(def_d->size());
+  check.ok = fraction >= kIntegerEqualFraction && max_steps <= kIntegerMaxSteps;
+  char line[320];
+  std::snprintf(line, sizeof(line),
+                "%s: vs LiteRT default kernels %.2f%% of %zu equal, max %.0f steps (limits %.0f%%, %.0f); "
+                "vs reference kernels %zu differ",
+                label.c_str(), 100.0 * fraction, def_d->size(), max_steps, 100.0 * kIntegerEqualFraction,
+                kIntegerMaxSteps, c.mismatches);
+  check.line = line;
+  return check;
+}
+
+// Output `i` of `it` after an invoke against the reference file `ref_file`
+// (floats within `tolerance`, other types exact), or, with `default_file`
+// and an int8/uint8 output, against LiteRT's default kernels.
+OutputCheck CheckOutput(Interpreter& it, size_t i, const std::string& step, const std::string& ref_file,
+                        const std::string* default_file, double tolerance) {
+  const TensorInfo& info = it.outputs()[i];
+  const std::string label = step + "output " + std::to_string(i) + " " + ShapeString(info.shape);
+  auto ref = ReadNpy(ref_file);
+  if (!ref.ok()) return Failed(ref.status().ToString());
+  if (ref->shape != info.shape) {
+    return Failed(label + ": shape differs from the reference " + ShapeString(ref->shape));
+  }
+  if (ref->type != info.type) {
+    return Failed(label + ": type " + ElementTypeName(info.type) + ", reference " + ElementTypeName(ref->type));
+  }
+  std::vector<uint8_t> ours(info.bytes);
+  const Status got = it.GetOutput(static_cast<int>(i), ours.data(), ours.size());
+  if (!got.ok()) return Failed("get " + label + ": " + got.ToString());
+  auto ours_d = ToDoubles(ours.data(), info.type, ElementCount(info.shape));
+  auto ref_d = ToDoubles(ref->data.data(), ref->type, ref->num_elements());
+  if (!ours_d.ok()) return Failed(ours_d.status().ToString());
+  if (!ref_d.ok()) return Failed(ref_d.status().ToString());
+  const Comparison c = Compare(*ours_d, *ref_d);
+  const bool is_float = info.type == ElementType::kFloat32 || info.type == ElementType::kFloat64;
+  if (default_file != nullptr && (info.type == ElementType::kInt8 || info.type == ElementType::kUInt8)) {
+    return CheckIntegerOutput(label, *ours_d, *default_file, c);
+  }
+  OutputCheck check;
+  char line[320];
+  if (is_float) {
+    check.ok = c.relative <= tolerance;
+    std::snprintf(line, sizeof(line), "%s: max|ours-ref|/max|ref| = %.3e (limit %.0e; worst at %zu: ours %.9g ref %.9g)",
+                  label.c_str(), c.relative, tolerance, c.worst_index, c.worst_ours, c.worst_ref);
+  } else {
+    check.ok = c.mismatches == 0;
+    std::snprintf(line, sizeof(line), "%s: %zu of %zu elements differ (exact; first worst at %zu: ours %.9g ref %.9g)",
+                  label.c_str(), c.mismatches, ref_d->size(), c.worst_index, c.worst_ours, c.worst_ref);
+  }
+  check.line = line;
+  return check;
+}
+
 // Everything one case needs, without gtest assertions, so that known
 // unimplemented ops can be told apart from passing ones.
 CaseResult RunCase(const std::string& name, Backend backend = Backend::kCpu,
@@ -157,29 +270,8 @@ CaseResult RunCase(const std::string& name, Backend backend = Backend::kCpu,
     return fail("not every node runs on the GPU: " + it.report().placement_line);
   }
 
-  // The first invoke, then the manifest's "steps" (stateful cases: further
-  // invokes on the same Interpreter, whose state carries over).
-  std::vector<Invocation> invocations(1);
-  for (size_t i = 0; i < it.inputs().size(); ++i) {
-    auto bytes = LoadReferenceInput(dir, *manifest, static_cast<int>(i), it.inputs()[i]);
-    if (!bytes.ok()) return fail(bytes.status().ToString());
-    invocations[0].inputs.push_back(std::move(*bytes));
-  }
-  size_t stored = 0;
-  while (FileExists(dir + "/output_" + std::to_string(stored) + ".npy")) ++stored;
-  for (size_t i = 0; i < stored; ++i) invocations[0].outputs.push_back(dir + "/output_" + std::to_string(i) + ".npy");
-  if (manifest->contains("steps")) {
-    for (const auto& step : (*manifest)["steps"]) {
-      Invocation inv;
-      for (const auto& f : step.at("inputs")) {
-        auto array = ReadNpy(dir + "/" + f.get<std::string>());
-        if (!array.ok()) return fail(array.status().ToString());
-        inv.inputs.push_back(std::move(array->data));
-      }
-      for (const auto& f : step.at("outputs")) inv.outputs.push_back(dir + "/" + f.get<std::string>());
-      invocations.push_back(std::move(inv));
-    }
-  }
+  auto invocations = ReadInvocations(dir, *manifest, it);
+  if (!invocations.ok()) return fail(invocations.status().ToString());
 
   // LiteRT's default kernels' outputs of the first invoke (int8 op cases).
   std::vector<std::string> defaults;
@@ -198,8 +290,8 @@ CaseResult RunCase(const std::string& name, Backend backend = Backend::kCpu,
   }
 
   bool all_ok = true;
-  for (size_t k = 0; k < invocations.size(); ++k) {
-    const Invocation& inv = invocations[k];
+  for (size_t k = 0; k < invocations->size(); ++k) {
+    const Invocation& inv = (*invocations)[k];
     const std::string step = k == 0 ? "" : "step " + std::to_string(k) + " ";
     for (size_t i = 0; i < it.inputs().size() && i < inv.inputs.size(); ++i) {
       const Status set = it.SetInput(static_cast<int>(i), inv.inputs[i].data(), inv.inputs[i].size());
@@ -211,59 +303,13 @@ CaseResult RunCase(const std::string& name, Backend backend = Backend::kCpu,
       return fail(step + "model has " + std::to_string(it.outputs().size()) + " outputs, reference " +
                   std::to_string(inv.outputs.size()));
     for (size_t i = 0; i < it.outputs().size(); ++i) {
-      const TensorInfo& info = it.outputs()[i];
-      const std::string label = step + "output " + std::to_string(i) + " " + ShapeString(info.shape);
-      auto ref = ReadNpy(inv.outputs[i]);
-      if (!ref.ok()) return fail(ref.status().ToString());
-      if (ref->shape != info.shape)
-        return fail(label + ": shape differs from the reference " + ShapeString(ref->shape));
-      if (ref->type != info.type)
-        return fail(label + ": type " + ElementTypeName(info.type) + ", reference " + ElementTypeName(ref->type));
-      std::vector<uint8_t> ours(info.bytes);
-      const Status got = it.GetOutput(static_cast<int>(i), ours.data(), ours.size());
-      if (!got.ok()) return fail("get " + label + ": " + got.ToString());
-      auto ours_d = ToDoubles(ours.data(), info.type, ElementCount(info.shape));
-      auto ref_d = ToDoubles(ref->data.data(), ref->type, ref->num_elements());
-      if (!ours_d.ok()) return fail(ours_d.status().ToString());
-      if (!ref_d.ok()) return fail(ref_d.status().ToString());
-      const Comparison c = Compare(*ours_d, *ref_d);
-      const bool is_float = info.type == ElementType::kFloat32 || info.type == ElementType::kFloat64;
-      char line[320];
-      bool ok;
-      const bool integer_kernel = backend == Backend::kCpu && k == 0 && i < defaults.size() &&
-                                  (info.type == ElementType::kInt8 || info.type == ElementType::kUInt8);
-      if (integer_kernel) {
-        auto def = ReadNpy(defaults[i]);
-        if (!def.ok()) return fail(def.status().ToString());
-        auto def_d = ToDoubles(def->data.data(), def->type, def->num_elements());
-        if (!def_d.ok()) return fail(def_d.status().ToString());
-        if (def_d->size() != ours_d->size()) return fail(label + ": default outputs hold another element count");
-        size_t equal = 0;
-        double max_steps = 0;
-        for (size_t e = 0; e < def_d->size(); ++e) {
-          equal += (*ours_d)[e] == (*def_d)[e] ? 1 : 0;
-          max_steps = std::max(max_steps, std::abs((*ours_d)[e] - (*def_d)[e]));
-        }
-        const double fraction = def_d->empty() ? 1.0 : static_cast<double>(equal) / static_cast<double>(def_d->size());
-        ok = fraction >= kIntegerEqualFraction && max_steps <= kIntegerMaxSteps;
-        std::snprintf(line, sizeof(line),
-                      "%s: vs LiteRT default kernels %.2f%% of %zu equal, max %.0f steps (limits %.0f%%, %.0f); "
-                      "vs reference kernels %zu differ",
-                      label.c_str(), 100.0 * fraction, def_d->size(), max_steps, 100.0 * kIntegerEqualFraction,
-                      kIntegerMaxSteps, c.mismatches);
-      } else if (is_float) {
-        ok = c.relative <= tolerance;
-        std::snprintf(line, sizeof(line),
-                      "%s: max|ours-ref|/max|ref| = %.3e (limit %.0e; worst at %zu: ours %.9g ref %.9g)",
-                      label.c_str(), c.relative, tolerance, c.worst_index, c.worst_ours, c.worst_ref);
-      } else {
-        ok = c.mismatches == 0;
-        std::snprintf(line, sizeof(line), "%s: %zu of %zu elements differ (exact; first worst at %zu: ours %.9g ref %.9g)",
-                      label.c_str(), c.mismatches, ref_d->size(), c.worst_index, c.worst_ours, c.worst_ref);
-      }
-      result.measures.push_back(line);
-      if (!ok && all_ok) result.failure = line;
-      all_ok = all_ok && ok;
+      const bool integer_kernel = backend == Backend::kCpu && k == 0 && i < defaults.size();
+      const OutputCheck check =
+          CheckOutput(it, i, step, inv.outputs[i], integer_kernel ? &defaults[i] : nullptr, tolerance);
+      if (!check.error.empty()) return fail(check.error);
+      result.measures.push_back(check.line);
+      if (!check.ok && all_ok) result.failure = check.line;
+      all_ok = all_ok && check.ok;
     }
   }
   result.passed = all_ok;

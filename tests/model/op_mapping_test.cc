@@ -144,9 +144,10 @@ Conv2dAttributes ConvExpected() {
   return a;
 }
 
-// The option values of each op with attributes, and what must come back.
-std::map<std::string, Case> Cases() {
-  std::map<std::string, Case> c;
+using CaseMap = std::map<std::string, Case>;
+
+// Convolutions, pooling (MediaPipe's pooling custom ops too) and the dense layer.
+void AddConvolutionAndPoolCases(CaseMap& c) {
   c["CONV_2D"] = {{{"padding", "SAME"}, {"stride_w", 2}, {"stride_h", 3}, {"dilation_w_factor", 2},
                    {"dilation_h_factor", 1}, {"fused_activation_function", "RELU6"}},
                   ConvExpected()};
@@ -207,6 +208,25 @@ std::map<std::string, Case> Cases() {
     a.keep_num_dims = true;
     c["FULLY_CONNECTED"] = {{{"fused_activation_function", "RELU"}, {"keep_num_dims", true}}, a};
   }
+  {
+    Conv3dAttributes a;
+    a.padding = Padding::kSame;
+    a.stride_d = 2;
+    a.stride_h = 3;
+    a.stride_w = 1;
+    a.dilation_d = 1;
+    a.dilation_h = 2;
+    a.dilation_w = 3;
+    a.activation = Activation::kRelu;
+    c["CONV_3D"] = {{{"padding", "SAME"}, {"stride_d", 2}, {"stride_h", 3}, {"stride_w", 1},
+                     {"dilation_h_factor", 2}, {"dilation_w_factor", 3}, {"fused_activation_function", "RELU"}},
+                    a};
+  }
+}
+
+// The elementwise binary ops (with a fused activation or without options)
+// and the comparisons.
+void AddElementwiseCases(CaseMap& c) {
   const std::pair<const char*, Activation> binary[] = {
       {"ADD", Activation::kRelu}, {"SUB", Activation::kRelu6}, {"MUL", Activation::kTanh},
       {"DIV", Activation::kSignBit}};
@@ -224,6 +244,10 @@ std::map<std::string, Case> Cases() {
                          "LOGICAL_AND", "LOGICAL_OR"}) {
     c[op] = {{}, BinaryAttributes{}};
   }
+}
+
+// Ops that move, reduce or resize tensors.
+void AddLayoutCases(CaseMap& c) {
   {
     ConcatenationAttributes a;
     a.axis = -1;
@@ -235,26 +259,6 @@ std::map<std::string, Case> Cases() {
     a.has_new_shape = true;
     a.new_shape = {2, -1};
     c["RESHAPE"] = {{{"new_shape", std::vector<int>{2, -1}}}, a};
-  }
-  {
-    Conv3dAttributes a;
-    a.padding = Padding::kSame;
-    a.stride_d = 2;
-    a.stride_h = 3;
-    a.stride_w = 1;
-    a.dilation_d = 1;
-    a.dilation_h = 2;
-    a.dilation_w = 3;
-    a.activation = Activation::kRelu;
-    c["CONV_3D"] = {{{"padding", "SAME"}, {"stride_d", 2}, {"stride_h", 3}, {"stride_w", 1},
-                     {"dilation_h_factor", 2}, {"dilation_w_factor", 3}, {"fused_activation_function", "RELU"}},
-                    a};
-    BucketizeAttributes bucketize;
-    bucketize.boundaries = {-1.5f, 0.f, 2.25f};
-    c["BUCKETIZE"] = {{{"boundaries", std::vector<float>{-1.5f, 0.f, 2.25f}}}, bucketize};
-    UniqueAttributes unique;
-    unique.idx_int64 = true;
-    c["UNIQUE"] = {{{"idx_out_type", "INT64"}}, unique};
   }
   for (const char* op : {"MEAN", "SUM", "REDUCE_MAX", "REDUCE_MIN", "REDUCE_PROD", "REDUCE_ANY", "REDUCE_ALL"}) {
     ReduceAttributes a;
@@ -269,13 +273,8 @@ std::map<std::string, Case> Cases() {
     b.align_corners = true;
     c["RESIZE_NEAREST_NEIGHBOR"] = {{{"align_corners", true}}, b};
   }
-  c["VAR_HANDLE"] = {{{"container", "c"}, {"shared_name", "state"}}, VarHandleAttributes{"c", "state"}};
-  for (const char* op : {"WHILE", "IF", "CALL_ONCE"}) c[op] = {{}, std::monostate{}};
   c["DEPTH_TO_SPACE"] = {{{"block_size", 2}}, BlockSizeAttributes{2}};
   c["SPACE_TO_DEPTH"] = {{{"block_size", 3}}, BlockSizeAttributes{3}};
-  c["SOFTMAX"] = {{{"beta", 0.5}}, SoftmaxAttributes{0.5f}};
-  c["LEAKY_RELU"] = {{{"alpha", 0.125}}, LeakyReluAttributes{0.125f}};
-  c["GELU"] = {{{"approximate", true}}, GeluAttributes{true}};
   c["MIRROR_PAD"] = {{{"mode", "SYMMETRIC"}}, MirrorPadAttributes{true}};
   {
     StridedSliceAttributes a;
@@ -315,6 +314,13 @@ std::map<std::string, Case> Cases() {
     c["CUMSUM"] = {{{"exclusive", true}, {"reverse", true}}, cumsum};
   }
   c["SQUEEZE"] = {{{"squeeze_dims", std::vector<int>{0, 2}}}, SqueezeAttributes{{0, 2}}};
+}
+
+// Activations, normalization, matrix products and ops with one option of their own.
+void AddActivationAndOtherCases(CaseMap& c) {
+  c["SOFTMAX"] = {{{"beta", 0.5}}, SoftmaxAttributes{0.5f}};
+  c["LEAKY_RELU"] = {{{"alpha", 0.125}}, LeakyReluAttributes{0.125f}};
+  c["GELU"] = {{{"approximate", true}}, GeluAttributes{true}};
   {
     LrnAttributes a;
     a.radius = 3;
@@ -329,6 +335,24 @@ std::map<std::string, Case> Cases() {
     a.adj_x = true;
     c["BATCH_MATMUL"] = {{{"adj_x", true}}, a};
   }
+  {
+    BucketizeAttributes bucketize;
+    bucketize.boundaries = {-1.5f, 0.f, 2.25f};
+    c["BUCKETIZE"] = {{{"boundaries", std::vector<float>{-1.5f, 0.f, 2.25f}}}, bucketize};
+    UniqueAttributes unique;
+    unique.idx_int64 = true;
+    c["UNIQUE"] = {{{"idx_out_type", "INT64"}}, unique};
+  }
+}
+
+// Control flow and resource variables.
+void AddControlFlowCases(CaseMap& c) {
+  c["VAR_HANDLE"] = {{{"container", "c"}, {"shared_name", "state"}}, VarHandleAttributes{"c", "state"}};
+  for (const char* op : {"WHILE", "IF", "CALL_ONCE"}) c[op] = {{}, std::monostate{}};
+}
+
+// MediaPipe's custom ops, whose options are a flexbuffer map.
+void AddMediaPipeCases(CaseMap& c) {
   {
     OpOptions o;
     o.custom_options = FlexMap([](flexbuffers::Builder& b) {
@@ -376,6 +400,10 @@ std::map<std::string, Case> Cases() {
     a.scale_y = 2.5f;
     c["Landmarks2TransformMatrix"] = {o, a};
   }
+}
+
+// The recurrent ops: every field each options table has.
+void AddRecurrentCases(CaseMap& c) {
   {
     // The recurrent ops: every field each options table has.
     RecurrentAttributes lstm;
@@ -416,6 +444,18 @@ std::map<std::string, Case> Cases() {
     svdf.activation = Activation::kRelu;
     c["SVDF"] = {{{"rank", 2}, {"fused_activation_function", "RELU"}}, svdf};
   }
+}
+
+// The option values of each op with attributes, and what must come back.
+CaseMap Cases() {
+  CaseMap c;
+  AddConvolutionAndPoolCases(c);
+  AddElementwiseCases(c);
+  AddLayoutCases(c);
+  AddActivationAndOtherCases(c);
+  AddControlFlowCases(c);
+  AddMediaPipeCases(c);
+  AddRecurrentCases(c);
   return c;
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <thread>
 
+#include "gldelegate/options.hpp"
 #include "transforms/graph_builder.h"
 #include "runtime/gpu_backend.h"
 #include "runtime/runtime.h"
@@ -322,6 +323,14 @@ TEST(Runtime, BadOptions) {
   o = CpuOptions();
   o.log_level = "loud";
   EXPECT_EQ(Runtime::Create(AddRelu(), o).status().code(), StatusCode::kInvalidArgument);
+  // The options' one check (gld::CheckOptions), with its message, below the API too.
+  for (int Options::*member : {&Options::max_delegated_partitions, &Options::min_nodes_per_partition}) {
+    o = CpuOptions();
+    o.*member = -1;
+    const Status refused = Runtime::Create(AddRelu(), o).status();
+    EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(refused.message(), CheckOptions(o).message());
+  }
 }
 
 TEST(Runtime, MalformedGraphIsRejectedBeforePlanning) {

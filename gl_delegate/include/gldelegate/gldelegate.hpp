@@ -99,6 +99,8 @@ GLD_EXPORT std::vector<CustomOpUse> CustomOpsOf(const Model& model, const Option
 
 class Interpreter {
  public:
+  // InvalidArgument for options gld::CheckOptions refuses (gldelegate/options.hpp),
+  // with its message: the C API's setters and the other entries say the same.
   GLD_EXPORT static StatusOr<std::unique_ptr<Interpreter>> Create(const Model& model, const Options& options);
   GLD_EXPORT ~Interpreter();
 

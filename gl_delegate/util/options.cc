@@ -1,6 +1,7 @@
 // gld::CheckOption: the one check of option values (gldelegate/options.inc
-// gives each INT option's range), shared by the C API, the Python package
-// and the tools.
+// gives each INT option's range), shared by every entry: the C API, the C++
+// Interpreter::Create, the Python package, the tools, the TFLite delegate,
+// and Runtime::Initialize below them. In util/ so that the runtime can call it.
 #include "gldelegate/options.hpp"
 
 #include <cctype>

@@ -1,4 +1,10 @@
-#include "gldelegate/gldelegate.hpp"
+// The functions of the public vocabulary (gldelegate/types.hpp: the enums'
+// names and parsers, element sizes, the version), which every layer may
+// call: they live in util/, below all of them (the half-float conversions are
+// in util/half.cc, Status in util/status.cc, CheckOption in util/options.cc).
+#include "gldelegate/types.hpp"
+
+#include <string>
 
 #ifndef GLD_VERSION
 #define GLD_VERSION "0.0.0"
