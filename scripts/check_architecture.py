@@ -51,14 +51,6 @@ VOCABULARY = {"gldelegate/status.hpp", "gldelegate/types.hpp", "gldelegate/custo
               "gldelegate/options.hpp", "gldelegate/options.inc"}
 MAX_FUNCTION_LINES = 120
 LONG_FUNCTION_DIRS = ("gl_delegate", "cpu_kernels", "support", "tools", "python/src", "tests", "examples")
-# TEMPORARY, until the branch that splits them is merged: the three functions
-# over the limit outside gl/ and runtime/ that another change splits. Drop
-# this set (and its use in check_function_lengths) after that merge.
-LONG_FUNCTION_ALLOWED = {
-    ("support/model_builder.cc", "EncodeOptions"),
-    ("support/model_builder.cc", "ModelBuilder::Finish"),
-    ("gl_delegate/model/tflite_reader.cc", "ReadSparsity"),
-}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
@@ -224,18 +216,11 @@ def long_function_sources(root):
                     yield os.path.join(dirpath, f)
 
 
-def long_function_allowed(rel, name):
-    return any(rel == path and (name == allowed or name.endswith("::" + allowed))
-               for path, allowed in LONG_FUNCTION_ALLOWED)
-
-
 def check_function_lengths(root):
     breaks = []
     for full in long_function_sources(root):
         rel = os.path.relpath(full, root).replace(os.sep, "/")
         for name, start, n in long_functions(full):
-            if long_function_allowed(rel, name):
-                continue
             breaks.append(f"{rel}:{start}: function of {n} lines (limit {MAX_FUNCTION_LINES}): {name}")
     return breaks
 
