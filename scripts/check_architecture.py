@@ -46,7 +46,8 @@ LAYERS = {
                  "transforms", "cpu_kernels", "model", "util", "public"},
 }
 # gldelegate/options.hpp and its table options.inc: the one check of
-# gld::Options (defined in util/options.cc), which the runtime makes too.
+# gld::Options (defined in runtime/options.cc, the lowest layer that calls
+# it: its gpu_deny_ops check reads the op names of graph/).
 VOCABULARY = {"gldelegate/status.hpp", "gldelegate/types.hpp", "gldelegate/custom_op.hpp",
               "gldelegate/options.hpp", "gldelegate/options.inc"}
 MAX_FUNCTION_LINES = 120

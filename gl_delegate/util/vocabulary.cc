@@ -1,7 +1,7 @@
 // The functions of the public vocabulary (gldelegate/types.hpp: the enums'
 // names and parsers, element sizes, the version), which every layer may
 // call: they live in util/, below all of them (the half-float conversions are
-// in util/half.cc, Status in util/status.cc, CheckOption in util/options.cc).
+// in util/half.cc, Status in util/status.cc, CheckOption in runtime/options.cc, beside the op names its deny-list check reads).
 #include "gldelegate/types.hpp"
 
 #include <string>
