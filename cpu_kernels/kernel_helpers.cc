@@ -1,4 +1,4 @@
-#include "cpu_kernels/kernel_util.h"
+#include "cpu_kernels/kernel_helpers.h"
 
 namespace gld::cpu {
 

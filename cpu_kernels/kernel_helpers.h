@@ -1,5 +1,6 @@
-// Helpers shared by the CPU kernels: error messages, input checks, fused
-// activations, integer inputs, strides. Internal to cpu_kernels/.
+// Helpers shared by the CPU kernels (kernel_interface.h's): error messages,
+// input checks, fused activation ranges, integer inputs, strides, parallel
+// loops. Internal to cpu_kernels/.
 #pragma once
 
 #include <algorithm>
@@ -10,8 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu_kernels/cpu_kernel.h"
-#include "cpu_kernels/vector_math.h"
+#include "cpu_kernels/kernel_interface.h"
 #include "graph/shape_inference.h"
 #include "util/half.h"  // gld::HalfToFloat / FloatToHalf / HalfToFloatArray
 
@@ -118,33 +118,8 @@ void ConvLeadingPadding(const ConvAttributes& a, int64_t ih, int64_t iw, int64_t
   *pad_l = ConvPaddingBefore(a.padding, static_cast<int32_t>(iw), ep.left, ep.right, static_cast<int32_t>(kw),
                              a.stride_w, a.dilation_w, static_cast<int32_t>(ow));
 }
-inline float ApplyActivation(Activation a, float x) {
-  switch (a) {
-    case Activation::kNone: return x;
-    case Activation::kRelu: return std::max(x, 0.f);
-    case Activation::kRelu6: return std::min(std::max(x, 0.f), 6.f);
-    case Activation::kReluN1To1: return std::min(std::max(x, -1.f), 1.f);
-    // TANH and SIGMOID as the vectorized rows compute them (vector_math.h),
-    // so that every CPU path gives the same values.
-    case Activation::kTanh: TanhRow(&x, &x, 1); return x;
-    case Activation::kSignBit: return std::signbit(x) ? 1.f : 0.f;
-    case Activation::kSigmoid: SigmoidRow(&x, &x, 1); return x;
-  }
-  return x;
-}
-// Applies `a` to data[0, n) in place.
-inline void ApplyActivationInPlace(Activation a, float* data, int64_t n) {
-  if (a == Activation::kNone) return;
-  if (IsClampActivation(a)) {
-    const ActivationRange r = GetActivationRange(a);
-    for (int64_t i = 0; i < n; ++i) data[i] = std::min(std::max(data[i], r.lo), r.hi);
-    return;
-  }
-  // TANH and SIGMOID as the TANH and LOGISTIC kernels compute them.
-  if (a == Activation::kTanh) return TanhRow(data, data, n);
-  if (a == Activation::kSigmoid) return SigmoidRow(data, data, n);
-  for (int64_t i = 0; i < n; ++i) data[i] = ApplyActivation(a, data[i]);
-}
+// ApplyActivation and ApplyActivationInPlace, whose TANH and SIGMOID are
+// vector_math's rows: micro/vector_math/activation.h.
 // Integer fused activation (int32 ADD/MUL ...): clamps, others unsupported.
 inline int64_t ApplyActivationInt(Activation a, int64_t x) {
   switch (a) {

@@ -1,5 +1,7 @@
-// The CPU kernel interface. Each op family lives in its own file; each kernel
-// is one line of kernel_list.inc. Kernels are both the CPU fallback of the
+// The CPU kernel interface: what the runtime and a kernel share (TensorData,
+// KernelContext, CpuKernel) and what the runtime calls (FindCpuKernel,
+// EvaluateNode: services/). Each op family lives in its own file of ops/;
+// each kernel is one line of ops/kernel_list.inc. Kernels are both the CPU fallback of the
 // GPU path and the oracle it is tested against: their semantics are TFLite's.
 #pragma once
 
@@ -70,7 +72,7 @@ struct KernelContext {
   Status SizeOutput(size_t k, const Shape& shape);
   // Set by a runtime step whose buffers and shapes are fixed once a run of
   // this context passed CheckIo: the later runs' CheckIo would find the same
-  // (kernel_util.h) and returns at once. Cleared when the context is rebuilt.
+  // (kernel_helpers.h) and returns at once. Cleared when the context is rebuilt.
   bool io_checked = false;
 
   // True when input i is present and a constant of the graph.

@@ -1,4 +1,4 @@
-#include "cpu_kernels/simd.h"
+#include "cpu_kernels/micro/simd.h"
 
 #include "util/cpu_features.h"
 

@@ -4,7 +4,7 @@
 // has that target (util/cpu_features.h).
 #pragma once
 
-#include "cpu_kernels/simd.h"
+#include "cpu_kernels/micro/simd.h"
 
 #ifdef GLD_AVX512
 #include <immintrin.h>

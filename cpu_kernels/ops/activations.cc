@@ -2,12 +2,12 @@
 // HARD_SWISH, ELU, GELU, LEAKY_RELU, PRELU (alpha broadcast to the input).
 #include <cmath>
 
-#include "cpu_kernels/broadcast.h"
-#include "cpu_kernels/elementwise_unary.h"
-#include "cpu_kernels/kernels.h"
-#include "cpu_kernels/vector_math.h"
-#include "cpu_kernels/vector_ops.h"
-#include "cpu_kernels/xnnpack_op.h"
+#include "cpu_kernels/ops/broadcast.h"
+#include "cpu_kernels/ops/elementwise_unary.h"
+#include "cpu_kernels/ops/op_kernels.h"
+#include "cpu_kernels/micro/vector_math/vector_math.h"
+#include "cpu_kernels/micro/vector_ops/vector_ops.h"
+#include "cpu_kernels/xnnpack/xnnpack_op.h"
 
 namespace gld::cpu {
 

@@ -7,10 +7,10 @@
 // one batch element after the other.
 #include <memory>
 
-#include "cpu_kernels/broadcast.h"
-#include "cpu_kernels/gemm.h"
-#include "cpu_kernels/kernels.h"
-#include "cpu_kernels/pointwise_gemm.h"
+#include "cpu_kernels/ops/broadcast.h"
+#include "cpu_kernels/micro/gemm/gemm.h"
+#include "cpu_kernels/ops/op_kernels.h"
+#include "cpu_kernels/micro/pointwise_gemm/pointwise_gemm.h"
 
 namespace gld::cpu {
 

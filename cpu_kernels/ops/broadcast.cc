@@ -1,4 +1,4 @@
-#include "cpu_kernels/broadcast.h"
+#include "cpu_kernels/ops/broadcast.h"
 
 namespace gld::cpu {
 

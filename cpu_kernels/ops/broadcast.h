@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "cpu_kernels/kernel_util.h"
+#include "cpu_kernels/kernel_helpers.h"
 
 namespace gld::cpu {
 

@@ -3,7 +3,8 @@
 // `axis`, each input contributes dim(axis) * inner elements per outer index.
 #include <cstring>
 
-#include "cpu_kernels/kernels.h"
+#include "cpu_kernels/ops/op_kernels.h"
+#include "cpu_kernels/micro/vector_math/activation.h"
 
 namespace gld::cpu {
 

@@ -5,7 +5,7 @@
 // buffers, allocating nothing.
 #include <cstring>
 
-#include "cpu_kernels/kernels.h"
+#include "cpu_kernels/ops/op_kernels.h"
 #include "cpu_kernels/model_services.h"
 
 namespace gld::cpu {

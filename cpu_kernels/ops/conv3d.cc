@@ -9,8 +9,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "cpu_kernels/kernels.h"
-#include "cpu_kernels/simd.h"
+#include "cpu_kernels/micro/vector_math/activation.h"
+#include "cpu_kernels/ops/op_kernels.h"
+#include "cpu_kernels/micro/simd.h"
 
 namespace gld::cpu {
 

@@ -11,9 +11,9 @@
 #include <memory>
 #include <vector>
 
-#include "cpu_kernels/epilogue.h"
-#include "cpu_kernels/kernels.h"
-#include "cpu_kernels/pointwise_gemm.h"
+#include "cpu_kernels/ops/epilogue.h"
+#include "cpu_kernels/ops/op_kernels.h"
+#include "cpu_kernels/micro/pointwise_gemm/pointwise_gemm.h"
 
 namespace gld::cpu {
 

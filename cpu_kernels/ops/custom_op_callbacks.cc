@@ -2,7 +2,7 @@
 // the Interpreter bound to the node (CustomAttributes::op) does the work.
 #include <new>
 
-#include "cpu_kernels/kernels.h"
+#include "cpu_kernels/ops/op_kernels.h"
 #include "graph/custom_node.h"
 
 namespace gld::cpu {

@@ -4,8 +4,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "cpu_kernels/kernels.h"
-#include "cpu_kernels/simd.h"
+#include "cpu_kernels/ops/op_kernels.h"
+#include "cpu_kernels/micro/simd.h"
 
 namespace gld::cpu {
 

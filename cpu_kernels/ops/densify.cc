@@ -7,12 +7,12 @@
 // 0..dense_size-1) or SPARSE_CSR (for the position p reached through the
 // levels above, indices array_indices[array_segments[p] ..
 // array_segments[p + 1])). Values are stored in visiting order.
-#include "cpu_kernels/densify.h"
+#include "cpu_kernels/ops/densify.h"
 
 #include <cstring>
 #include <string>
 
-#include "cpu_kernels/kernels.h"
+#include "cpu_kernels/ops/op_kernels.h"
 
 namespace gld::cpu {
 

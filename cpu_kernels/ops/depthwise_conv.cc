@@ -3,9 +3,10 @@
 // loops run over contiguous channels; rows are split across threads.
 #include <algorithm>
 
-#include "cpu_kernels/kernels.h"
-#include "cpu_kernels/xnnpack_op.h"
-#include "cpu_kernels/simd.h"
+#include "cpu_kernels/micro/vector_math/activation.h"
+#include "cpu_kernels/ops/op_kernels.h"
+#include "cpu_kernels/xnnpack/xnnpack_op.h"
+#include "cpu_kernels/micro/simd.h"
 
 namespace gld::cpu {
 

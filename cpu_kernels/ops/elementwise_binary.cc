@@ -8,10 +8,11 @@
 #include <cmath>
 #include <type_traits>
 
-#include "cpu_kernels/broadcast.h"
-#include "cpu_kernels/elementwise_math.h"
-#include "cpu_kernels/kernels.h"
-#include "cpu_kernels/vector_ops.h"
+#include "cpu_kernels/micro/vector_math/activation.h"
+#include "cpu_kernels/ops/broadcast.h"
+#include "cpu_kernels/ops/elementwise_math.h"
+#include "cpu_kernels/ops/op_kernels.h"
+#include "cpu_kernels/micro/vector_ops/vector_ops.h"
 
 namespace gld::cpu {
 

@@ -1,9 +1,9 @@
 // Comparisons (EQUAL ... LESS_EQUAL, -> bool) and LOGICAL_AND / LOGICAL_OR
-// with broadcasting (cpu_kernels/broadcast.h), on every type TFLite takes.
+// with broadcasting (cpu_kernels/ops/broadcast.h), on every type TFLite takes.
 // Apart from elementwise_binary.cc's arithmetic rows so that the two sets of
 // BroadcastBinary instantiations compile in parallel.
-#include "cpu_kernels/broadcast.h"
-#include "cpu_kernels/kernels.h"
+#include "cpu_kernels/ops/broadcast.h"
+#include "cpu_kernels/ops/op_kernels.h"
 
 namespace gld::cpu {
 

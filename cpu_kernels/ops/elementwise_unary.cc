@@ -7,11 +7,11 @@
 #include <limits>
 #include <type_traits>
 
-#include "cpu_kernels/broadcast.h"
-#include "cpu_kernels/elementwise_math.h"
-#include "cpu_kernels/elementwise_unary.h"
-#include "cpu_kernels/kernels.h"
-#include "cpu_kernels/simd.h"
+#include "cpu_kernels/ops/broadcast.h"
+#include "cpu_kernels/ops/elementwise_math.h"
+#include "cpu_kernels/ops/elementwise_unary.h"
+#include "cpu_kernels/ops/op_kernels.h"
+#include "cpu_kernels/micro/simd.h"
 
 namespace gld::cpu {
 

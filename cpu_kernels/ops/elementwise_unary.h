@@ -2,7 +2,7 @@
 // elementwise_unary.cc.
 #pragma once
 
-#include "cpu_kernels/kernel_util.h"
+#include "cpu_kernels/kernel_helpers.h"
 
 namespace gld::cpu {
 

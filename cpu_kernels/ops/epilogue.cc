@@ -1,11 +1,11 @@
-#include "cpu_kernels/epilogue.h"
+#include "cpu_kernels/ops/epilogue.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "cpu_kernels/kernel_util.h"
-#include "cpu_kernels/vector_math.h"
-#include "cpu_kernels/vector_ops.h"
+#include "cpu_kernels/kernel_helpers.h"
+#include "cpu_kernels/micro/vector_math/vector_math.h"
+#include "cpu_kernels/micro/vector_ops/vector_ops.h"
 #include "graph/shape_inference.h"
 
 namespace gld::cpu {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu_kernels/cpu_kernel.h"
+#include "cpu_kernels/kernel_interface.h"
 
 namespace gld::cpu {
 

@@ -10,10 +10,11 @@
 #include <algorithm>
 #include <memory>
 
-#include "cpu_kernels/gemm.h"
-#include "cpu_kernels/kernels.h"
-#include "cpu_kernels/pointwise_gemm.h"
-#include "cpu_kernels/xnnpack_op.h"
+#include "cpu_kernels/micro/gemm/gemm.h"
+#include "cpu_kernels/micro/vector_math/activation.h"
+#include "cpu_kernels/ops/op_kernels.h"
+#include "cpu_kernels/micro/pointwise_gemm/pointwise_gemm.h"
+#include "cpu_kernels/xnnpack/xnnpack_op.h"
 
 namespace gld::cpu {
 

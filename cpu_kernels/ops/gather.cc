@@ -6,7 +6,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "cpu_kernels/kernels.h"
+#include "cpu_kernels/ops/op_kernels.h"
 
 namespace gld::cpu {
 

@@ -1,16 +1,16 @@
 // The integer kernels' table and the facts the integer view plans from
 // (integer_kernels.h); the kernels themselves are in xnnpack_quantized.cc.
-#include "cpu_kernels/integer_kernels.h"
+#include "cpu_kernels/ops/integer_kernels.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#include "cpu_kernels/integer_ops.h"
-#include "cpu_kernels/kernels.h"
-#include "cpu_kernels/quantized.h"
-#include "cpu_kernels/x86_intrinsics.h"
-#include "cpu_kernels/xnnpack_op.h"
+#include "cpu_kernels/ops/integer_ops.h"
+#include "cpu_kernels/ops/op_kernels.h"
+#include "cpu_kernels/ops/quantized.h"
+#include "cpu_kernels/micro/x86_intrinsics.h"
+#include "cpu_kernels/xnnpack/xnnpack_op.h"
 #include "graph/quantized_ops.h"
 #include "util/cpu_features.h"
 

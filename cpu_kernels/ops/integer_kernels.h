@@ -23,7 +23,7 @@
 
 #include <vector>
 
-#include "cpu_kernels/cpu_kernel.h"
+#include "cpu_kernels/kernel_interface.h"
 
 namespace gld::cpu {
 

@@ -1,6 +1,6 @@
 // The int8 kernels that give LiteRT's default kernels' integers for ops the
 // XNNPACK operators here do not cover (see integer_ops.h).
-#include "cpu_kernels/integer_ops.h"
+#include "cpu_kernels/ops/integer_ops.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "cpu_kernels/broadcast.h"
-#include "cpu_kernels/fixed_point.h"
-#include "cpu_kernels/int8_rows.h"
-#include "cpu_kernels/integer_kernels.h"
-#include "cpu_kernels/kernel_util.h"
-#include "cpu_kernels/quantized.h"
+#include "cpu_kernels/ops/broadcast.h"
+#include "cpu_kernels/micro/fixed_point.h"
+#include "cpu_kernels/micro/int8_rows/int8_rows.h"
+#include "cpu_kernels/ops/integer_kernels.h"
+#include "cpu_kernels/kernel_helpers.h"
+#include "cpu_kernels/ops/quantized.h"
 
 namespace gld::cpu {
 

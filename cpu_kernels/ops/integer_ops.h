@@ -35,7 +35,7 @@
 // All take int8 activations with one scale and zero point per tensor.
 #pragma once
 
-#include "cpu_kernels/cpu_kernel.h"
+#include "cpu_kernels/kernel_interface.h"
 
 namespace gld::cpu {
 

@@ -9,11 +9,11 @@
 #include <memory>
 #include <vector>
 
-#include "cpu_kernels/fixed_point.h"
-#include "cpu_kernels/integer_kernels.h"
-#include "cpu_kernels/integer_ops.h"
-#include "cpu_kernels/kernel_util.h"
-#include "cpu_kernels/quantized.h"
+#include "cpu_kernels/micro/fixed_point.h"
+#include "cpu_kernels/ops/integer_kernels.h"
+#include "cpu_kernels/ops/integer_ops.h"
+#include "cpu_kernels/kernel_helpers.h"
+#include "cpu_kernels/ops/quantized.h"
 #include "graph/quantized_ops.h"
 
 namespace gld::cpu {

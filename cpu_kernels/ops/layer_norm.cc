@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "cpu_kernels/kernels.h"
-#include "cpu_kernels/vector_math.h"
+#include "cpu_kernels/ops/op_kernels.h"
+#include "cpu_kernels/micro/vector_math/vector_math.h"
 
 namespace gld::cpu {
 

@@ -4,7 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "cpu_kernels/kernels.h"
+#include "cpu_kernels/ops/op_kernels.h"
+#include "cpu_kernels/micro/vector_math/activation.h"
 
 namespace gld::cpu {
 

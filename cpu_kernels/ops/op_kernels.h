@@ -1,14 +1,15 @@
-// The declarations of every CPU kernel in kernel_list.inc. Internal to
-// cpu_kernels/.
+// The declarations of every CPU kernel in kernel_list.inc (what an op
+// kernel's file defines; services/registry.cc lists them), and the few
+// functions op kernels share across files. Internal to cpu_kernels/.
 #pragma once
 
-#include "cpu_kernels/kernel_util.h"
+#include "cpu_kernels/kernel_helpers.h"
 
 namespace gld::cpu {
 
 #define GLD_CPU_KERNEL(Name) Status Run##Name(KernelContext& ctx);
 #define GLD_CPU_KERNEL_PREPARED(Name) Status Run##Name(KernelContext& ctx); Status Prepare##Name(KernelContext& ctx);
-#include "cpu_kernels/kernel_list.inc"
+#include "cpu_kernels/ops/kernel_list.inc"
 #undef GLD_CPU_KERNEL_PREPARED
 #undef GLD_CPU_KERNEL
 

@@ -2,7 +2,7 @@
 // and element type. Paddings are input 1, shape [rank, 2], int32 or int64.
 #include <cstring>
 
-#include "cpu_kernels/kernels.h"
+#include "cpu_kernels/ops/op_kernels.h"
 
 namespace gld::cpu {
 

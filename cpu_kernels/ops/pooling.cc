@@ -4,9 +4,10 @@
 #include <cstring>
 #include <limits>
 
-#include "cpu_kernels/kernels.h"
-#include "cpu_kernels/simd.h"
-#include "cpu_kernels/xnnpack_op.h"
+#include "cpu_kernels/micro/vector_math/activation.h"
+#include "cpu_kernels/ops/op_kernels.h"
+#include "cpu_kernels/micro/simd.h"
+#include "cpu_kernels/xnnpack/xnnpack_op.h"
 
 namespace gld::cpu {
 

@@ -7,9 +7,9 @@
 #include <cstring>
 #include <type_traits>
 
-#include "cpu_kernels/kernels.h"
-#include "cpu_kernels/simd.h"
-#include "cpu_kernels/x86_intrinsics.h"
+#include "cpu_kernels/ops/op_kernels.h"
+#include "cpu_kernels/micro/simd.h"
+#include "cpu_kernels/micro/x86_intrinsics.h"
 #include "graph/dequantize.h"
 
 namespace gld::cpu {

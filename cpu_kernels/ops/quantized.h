@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "cpu_kernels/kernel_util.h"
+#include "cpu_kernels/kernel_helpers.h"
 
 namespace gld::cpu {
 

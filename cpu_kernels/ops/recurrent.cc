@@ -21,10 +21,11 @@
 #include <cmath>
 #include <cstring>
 
-#include "cpu_kernels/gemm.h"
-#include "cpu_kernels/kernels.h"
-#include "cpu_kernels/vector_math.h"
-#include "cpu_kernels/vector_ops.h"
+#include "cpu_kernels/micro/gemm/gemm.h"
+#include "cpu_kernels/micro/vector_math/activation.h"
+#include "cpu_kernels/ops/op_kernels.h"
+#include "cpu_kernels/micro/vector_math/vector_math.h"
+#include "cpu_kernels/micro/vector_ops/vector_ops.h"
 
 namespace gld::cpu {
 

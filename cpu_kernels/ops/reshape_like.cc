@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu_kernels/kernels.h"
+#include "cpu_kernels/ops/op_kernels.h"
 
 namespace gld::cpu {
 

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "cpu_kernels/kernels.h"
-#include "cpu_kernels/xnnpack_op.h"
+#include "cpu_kernels/ops/op_kernels.h"
+#include "cpu_kernels/xnnpack/xnnpack_op.h"
 
 namespace gld::cpu {
 

@@ -4,7 +4,7 @@
 // (container, shared_name) names, a read copies the value last assigned.
 #include <cstring>
 
-#include "cpu_kernels/kernels.h"
+#include "cpu_kernels/ops/op_kernels.h"
 #include "cpu_kernels/model_services.h"
 
 namespace gld::cpu {

@@ -2,8 +2,8 @@
 // L2_NORMALIZATION, LOCAL_RESPONSE_NORMALIZATION (across channels).
 #include <cmath>
 
-#include "cpu_kernels/kernels.h"
-#include "cpu_kernels/vector_math.h"
+#include "cpu_kernels/ops/op_kernels.h"
+#include "cpu_kernels/micro/vector_math/vector_math.h"
 
 namespace gld::cpu {
 

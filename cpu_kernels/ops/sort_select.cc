@@ -8,7 +8,7 @@
 #include <queue>
 #include <unordered_map>
 
-#include "cpu_kernels/kernels.h"
+#include "cpu_kernels/ops/op_kernels.h"
 
 namespace gld::cpu {
 

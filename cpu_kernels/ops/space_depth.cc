@@ -2,7 +2,7 @@
 // (DCR) channel order: depth index = ((y % b) * b + (x % b)) * C_small + c.
 #include <cstring>
 
-#include "cpu_kernels/kernels.h"
+#include "cpu_kernels/ops/op_kernels.h"
 
 namespace gld::cpu {
 

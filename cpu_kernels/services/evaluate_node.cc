@@ -1,5 +1,5 @@
-#include "cpu_kernels/cpu_kernel.h"
-#include "cpu_kernels/integer_kernels.h"
+#include "cpu_kernels/kernel_interface.h"
+#include "cpu_kernels/ops/integer_kernels.h"
 
 namespace gld::cpu {
 

@@ -1,7 +1,7 @@
 // How much arithmetic one run of a node takes, roughly: the runtime runs the
-// nodes below a threshold on the calling thread (see cpu_kernel.h).
-#include "cpu_kernels/cpu_kernel.h"
-#include "cpu_kernels/integer_kernels.h"
+// nodes below a threshold on the calling thread (see kernel_interface.h).
+#include "cpu_kernels/kernel_interface.h"
+#include "cpu_kernels/ops/integer_kernels.h"
 
 namespace gld::cpu {
 

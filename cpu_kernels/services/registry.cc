@@ -1,5 +1,5 @@
 // FindCpuKernel's table, built from kernel_list.inc.
-#include "cpu_kernels/kernels.h"
+#include "cpu_kernels/ops/op_kernels.h"
 
 namespace gld::cpu {
 
@@ -8,7 +8,7 @@ namespace {
 const CpuKernel kKernels[] = {
 #define GLD_CPU_KERNEL(Name) {OpType::k##Name, Run##Name},
 #define GLD_CPU_KERNEL_PREPARED(Name) {OpType::k##Name, Run##Name, Prepare##Name},
-#include "cpu_kernels/kernel_list.inc"
+#include "cpu_kernels/ops/kernel_list.inc"
 #undef GLD_CPU_KERNEL_PREPARED
 #undef GLD_CPU_KERNEL
 };

@@ -1,10 +1,11 @@
-#include "cpu_kernels/finite_check.h"
+#include "cpu_kernels/xnnpack/finite_check.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "cpu_kernels/kernel_util.h"
-#include "cpu_kernels/simd.h"
+#include "cpu_kernels/kernel_helpers.h"
+#include "cpu_kernels/micro/simd.h"
+#include "cpu_kernels/micro/vector_math/activation.h"
 
 namespace gld::cpu {
 

@@ -4,8 +4,8 @@
 #include <memory>
 #include <type_traits>
 
-#include "cpu_kernels/kernels.h"
-#include "cpu_kernels/xnnpack_op.h"
+#include "cpu_kernels/ops/op_kernels.h"
+#include "cpu_kernels/xnnpack/xnnpack_op.h"
 
 namespace gld::cpu {
 

@@ -1,4 +1,4 @@
-#include "cpu_kernels/xnnpack_op.h"
+#include "cpu_kernels/xnnpack/xnnpack_op.h"
 
 #include <algorithm>
 #include <atomic>
@@ -9,8 +9,8 @@
 #include <mutex>
 #include <typeinfo>
 
-#include "cpu_kernels/epilogue.h"
-#include "cpu_kernels/finite_check.h"
+#include "cpu_kernels/ops/epilogue.h"
+#include "cpu_kernels/xnnpack/finite_check.h"
 
 namespace gld::cpu {
 

@@ -13,7 +13,7 @@
 #include <functional>
 #include <optional>
 
-#include "cpu_kernels/kernel_util.h"
+#include "cpu_kernels/kernel_helpers.h"
 
 namespace gld::cpu {
 

@@ -12,13 +12,13 @@
 #include <limits>
 #include <memory>
 
-#include "cpu_kernels/int8_depthwise.h"
-#include "cpu_kernels/int8_gemm.h"
-#include "cpu_kernels/int8_rows.h"
-#include "cpu_kernels/integer_kernels.h"
-#include "cpu_kernels/kernels.h"
-#include "cpu_kernels/quantized.h"
-#include "cpu_kernels/xnnpack_op.h"
+#include "cpu_kernels/micro/int8_depthwise/int8_depthwise.h"
+#include "cpu_kernels/micro/int8_gemm/int8_gemm.h"
+#include "cpu_kernels/micro/int8_rows/int8_rows.h"
+#include "cpu_kernels/ops/integer_kernels.h"
+#include "cpu_kernels/ops/op_kernels.h"
+#include "cpu_kernels/ops/quantized.h"
+#include "cpu_kernels/xnnpack/xnnpack_op.h"
 
 namespace gld::cpu {
 

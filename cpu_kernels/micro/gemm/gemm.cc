@@ -1,9 +1,10 @@
-#include "cpu_kernels/gemm.h"
+#include "cpu_kernels/micro/gemm/gemm.h"
 
 #include <algorithm>
 #include <memory>
 
-#include "cpu_kernels/simd.h"
+#include "cpu_kernels/micro/simd.h"
+#include "cpu_kernels/micro/vector_math/activation.h"
 
 namespace gld::cpu {
 

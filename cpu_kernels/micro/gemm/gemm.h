@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "cpu_kernels/kernel_util.h"
+#include "cpu_kernels/kernel_helpers.h"
 
 namespace gld::cpu {
 

@@ -1,11 +1,11 @@
-#include "cpu_kernels/int8_gemm.h"
+#include "cpu_kernels/micro/int8_gemm/int8_gemm.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 
-#include "cpu_kernels/x86_intrinsics.h"
+#include "cpu_kernels/micro/x86_intrinsics.h"
 #include "util/cpu_features.h"
 
 #ifdef GLD_AVX512

@@ -1,4 +1,4 @@
-#include "cpu_kernels/int8_rows.h"
+#include "cpu_kernels/micro/int8_rows/int8_rows.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <limits>
 #include <type_traits>
 
-#include "cpu_kernels/fixed_point.h"
-#include "cpu_kernels/x86_intrinsics.h"
+#include "cpu_kernels/micro/fixed_point.h"
+#include "cpu_kernels/micro/x86_intrinsics.h"
 #include "util/cpu_features.h"
 
 #ifdef GLD_AVX512

@@ -1,4 +1,4 @@
-#include "cpu_kernels/pointwise_gemm.h"
+#include "cpu_kernels/micro/pointwise_gemm/pointwise_gemm.h"
 
 #include <algorithm>
 #include <array>
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <utility>
 
-#include "cpu_kernels/simd.h"
+#include "cpu_kernels/micro/simd.h"
 
 namespace gld::cpu {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu_kernels/kernel_util.h"
+#include "cpu_kernels/kernel_helpers.h"
 #include "gldelegate/status.hpp"
 #include "util/aligned_buffer.h"
 

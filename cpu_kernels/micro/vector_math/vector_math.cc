@@ -1,9 +1,9 @@
-#include "cpu_kernels/vector_math.h"
+#include "cpu_kernels/micro/vector_math/vector_math.h"
 
 #include <cmath>
 #include <cstring>
 
-#include "cpu_kernels/simd.h"
+#include "cpu_kernels/micro/simd.h"
 
 namespace gld::cpu {
 

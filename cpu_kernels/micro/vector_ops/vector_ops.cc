@@ -1,6 +1,6 @@
-#include "cpu_kernels/vector_ops.h"
+#include "cpu_kernels/micro/vector_ops/vector_ops.h"
 
-#include "cpu_kernels/simd.h"
+#include "cpu_kernels/micro/simd.h"
 
 namespace gld::cpu {
 
