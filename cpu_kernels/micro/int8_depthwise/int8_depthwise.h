@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "cpu_kernels/cpu_kernel.h"
+#include "cpu_kernels/kernel_interface.h"
 
 namespace gld::cpu {
 
