@@ -125,4 +125,14 @@ Status GetConvIo(const KernelContext& ctx, ConvIo* io) {
   return OkStatus();
 }
 
+// KernelContext's own member (kernel_interface.h).
+Status KernelContext::SizeOutput(size_t k, const Shape& shape) {
+  if (size_output) return size_output(k, shape);
+  if (outputs[k]->shape == shape) return OkStatus();
+  const std::string name =
+      graph != nullptr && node != nullptr ? graph->tensors[static_cast<size_t>(node->outputs[k])].name : "";
+  return InvalidArgumentError("output " + std::to_string(k) + " '" + name + "' has shape " + ShapeToString(shape) +
+                              " in this run, but the model fixes it to " + ShapeToString(outputs[k]->shape));
+}
+
 }  // namespace gld::cpu

@@ -270,11 +270,6 @@ bool RunsOnIntegers(const Graph& graph, const Node& node) {
   return OwnKernelTakesIntegers(node.op) && MovesOneQuantization(graph, node);
 }
 
-const CpuKernel* FindNodeKernel(const Graph& graph, const Node& node) {
-  if (const CpuKernel* k = FindIntegerKernel(graph, node)) return k;
-  return FindCpuKernel(node.op);
-}
-
 bool IsDecodedByteConstant(const Tensor& t) {
   const DataType storage = t.quant.storage_type;
   std::vector<int32_t> values;

@@ -24,15 +24,6 @@ Status EvaluateNode(const Graph& graph, size_t node_index, std::vector<const Ten
   return kernel->run(ctx);
 }
 
-Status KernelContext::SizeOutput(size_t k, const Shape& shape) {
-  if (size_output) return size_output(k, shape);
-  if (outputs[k]->shape == shape) return OkStatus();
-  const std::string name =
-      graph != nullptr && node != nullptr ? graph->tensors[static_cast<size_t>(node->outputs[k])].name : "";
-  return InvalidArgumentError("output " + std::to_string(k) + " '" + name + "' has shape " + ShapeToString(shape) +
-                              " in this run, but the model fixes it to " + ShapeToString(outputs[k]->shape));
-}
-
 ValueOracle KnownValueOracle() {
   return [](const Graph& graph, size_t node_index, const std::vector<ValueBytes>& inputs,
             std::vector<std::vector<uint8_t>>* outputs) {

@@ -1,4 +1,5 @@
-// FindCpuKernel's table, built from kernel_list.inc.
+// FindCpuKernel's table, built from kernel_list.inc, and FindNodeKernel.
+#include "cpu_kernels/ops/integer_kernels.h"
 #include "cpu_kernels/ops/op_kernels.h"
 
 namespace gld::cpu {
@@ -20,6 +21,11 @@ const CpuKernel* FindCpuKernel(OpType op) {
     if (k.op == op) return &k;
   }
   return nullptr;
+}
+
+const CpuKernel* FindNodeKernel(const Graph& graph, const Node& node) {
+  if (const CpuKernel* k = FindIntegerKernel(graph, node)) return k;
+  return FindCpuKernel(node.op);
 }
 
 }  // namespace gld::cpu
