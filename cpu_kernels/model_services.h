@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu_kernels/cpu_kernel.h"
+#include "cpu_kernels/kernel_interface.h"
 #include "gldelegate/status.hpp"
 
 namespace gld::cpu {

@@ -1,5 +1,5 @@
 // landmarks_to_transform_matrix.comp: MediaPipe's Landmarks2TransformMatrix,
-// as cpu_kernels/mediapipe_ops.cc runs it: from (x, y, z) landmarks, the 4x4
+// as cpu_kernels/ops/mediapipe_ops.cc runs it: from (x, y, z) landmarks, the 4x4
 // matrix that maps crop coordinates back to the image, made of the rotation
 // between two landmarks and the box around a subset of them, rotated. Same
 // steps, same order of operations (the products are written out as loops

@@ -1,5 +1,5 @@
 // transform_landmarks.comp: MediaPipe's TransformLandmarks, as
-// cpu_kernels/mediapipe_ops.cc runs it. The channels of each pixel hold
+// cpu_kernels/ops/mediapipe_ops.cc runs it. The channels of each pixel hold
 // points of DIMS values (2 or 3): x' = m0 x + m1 y + m3 * scale,
 // y' = m4 x + m5 y + m7 * scale, z copied; the matrix is the first 16 values
 // of its tensor. Version 1 ([B, H, W, n * DIMS]) and version 2 ([B, N, DIMS],

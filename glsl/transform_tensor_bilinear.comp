@@ -1,5 +1,5 @@
 // transform_tensor_bilinear.comp: MediaPipe's TransformTensorBilinear, as
-// cpu_kernels/mediapipe_ops.cc runs it. Output pixel (x, y) of batch b samples
+// cpu_kernels/ops/mediapipe_ops.cc runs it. Output pixel (x, y) of batch b samples
 // the input at (tx, ty) = rows 0 and 1 of b's 4x4 matrix applied to
 // (x, y, 0, 1); with aligned corners (version 2) the translation first gets
 // m0 / 2 + m1 / 2 - 1/2 (pixel centres). A sample outside [0, W-1] x [0, H-1]

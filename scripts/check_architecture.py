@@ -29,21 +29,35 @@ LAYERS = {
     "util": set(),
     "graph": {"util"},
     "model": {"graph", "util"},
-    "transforms": {"graph", "util", "cpu_kernels"},
+    # Above cpu_kernels/: its interface and ops/ headers (no micro/ or xnnpack/),
+    # and services/ (no headers: the definitions of what the interface
+    # declares, EvaluateNode, FindCpuKernel, ...).
+    "transforms": {"graph", "util", "cpu_kernels", "cpu_kernels/ops", "cpu_kernels/services"},
     "partition": {"graph", "util"},
+    # cpu_kernels/ has rooms of its own: its root is the kernel interface
+    # (kernel_interface.h, kernel_helpers.h, model_services.h); micro/ the
+    # microkernels, a folder each (no op kernel, no XNNPACK); ops/ the op
+    # kernels and xnnpack/ the XNNPACK operators they run, one level (the
+    # XNNPACK stages of CONV_2D and the integer kernels are op kernels too);
+    # services/ what the runtime calls (the registry, EvaluateNode).
     "cpu_kernels": {"graph", "util"},
+    "cpu_kernels/micro": {"cpu_kernels", "graph", "util"},
+    "cpu_kernels/xnnpack": {"cpu_kernels/ops", "cpu_kernels/micro", "cpu_kernels", "graph", "util"},
+    "cpu_kernels/ops": {"cpu_kernels/xnnpack", "cpu_kernels/micro", "cpu_kernels", "graph", "util"},
+    "cpu_kernels/services": {"cpu_kernels/ops", "cpu_kernels/xnnpack", "cpu_kernels/micro", "cpu_kernels",
+                             "graph", "util"},
     "gl/egl": {"graph", "util"},
     "gl/cache": {"gl/egl", "graph", "util"},
     "gl/codegen": {"gl/egl", "graph", "partition", "util"},
     "gl": {"gl/egl", "gl/cache", "gl/codegen", "graph", "partition", "util"},
     "runtime": {"gl", "gl/egl", "gl/cache", "gl/codegen", "graph", "partition", "transforms", "cpu_kernels",
-                "util"},
+                "cpu_kernels/ops", "cpu_kernels/services", "util"},
     "api": {"runtime", "gl", "gl/egl", "gl/cache", "gl/codegen", "graph", "partition", "transforms",
-            "cpu_kernels", "model", "util", "public"},
+            "cpu_kernels", "cpu_kernels/services", "model", "util", "public"},
     # The TFLite delegate: TFLite's interpreter as another front end over the
     # runtime, beside the API (its C entry shares the API's GldOptions).
     "delegate": {"api", "runtime", "gl", "gl/egl", "gl/cache", "gl/codegen", "graph", "partition",
-                 "transforms", "cpu_kernels", "model", "util", "public"},
+                 "transforms", "cpu_kernels", "cpu_kernels/services", "model", "util", "public"},
 }
 # gldelegate/options.hpp and its table options.inc: the one check of
 # gld::Options (defined in runtime/options.cc, the lowest layer that calls
@@ -59,7 +73,9 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 def layer_of_source(rel):
     """Layer of a file under the library ('gl_delegate/gl/egl/x.cc' -> 'gl/egl')."""
     parts = rel.split("/")
-    if parts[0] == "cpu_kernels":
+    if parts[0] == "cpu_kernels":  # its rooms, or the interface at its root
+        if len(parts) >= 3 and parts[1] in ("micro", "xnnpack", "ops", "services"):
+            return "cpu_kernels/" + parts[1]
         return "cpu_kernels"
     if parts[0] != "gl_delegate" or len(parts) < 3:
         return None
@@ -78,7 +94,9 @@ def layer_of_include(path):
         if path in VOCABULARY or path.endswith("_generated.h"):
             return None  # vocabulary and generated schema code: open to all
         return "public"
-    if parts[0] == "cpu_kernels":
+    if parts[0] == "cpu_kernels":  # its rooms, or the interface at its root
+        if len(parts) >= 3 and parts[1] in ("micro", "xnnpack", "ops", "services"):
+            return "cpu_kernels/" + parts[1]
         return "cpu_kernels"
     if parts[0] == "gl":
         if len(parts) >= 3 and parts[1] in ("egl", "cache", "codegen"):

@@ -150,7 +150,7 @@ fi
 # Their debug information is line tables only (GCC -g1, clang
 # -gline-tables-only): the sanitizers' reports still name function, file and
 # line, and a file compiles in about 30% less time than with -g (GCC ASan,
-# cpu_kernels/activations.cc: 7.5 -> 5.3 CPU-s); the code is the same -O2.
+# cpu_kernels/ops/activations.cc: 7.5 -> 5.3 CPU-s); the code is the same -O2.
 san_cc=${GLD_SANITIZER_CC:-clang}
 case $san_cc in
   gcc) san_dir=build-sanitize fuzz_dir=build-fuzz ;;

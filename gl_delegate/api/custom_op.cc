@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "api/model_impl.h"
-#include "cpu_kernels/cpu_kernel.h"
+#include "cpu_kernels/kernel_interface.h"
 #include "gl/codegen/support.h"
 #include "gldelegate/gldelegate.hpp"
 #include "runtime/custom_ops.h"

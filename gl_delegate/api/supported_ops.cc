@@ -1,5 +1,5 @@
 // The public op listing: which backends can run each op.
-#include "cpu_kernels/cpu_kernel.h"
+#include "cpu_kernels/kernel_interface.h"
 #include "gldelegate/gldelegate.hpp"
 #include "graph/graph.h"
 #include "runtime/gpu_backend.h"

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "cpu_kernels/cpu_kernel.h"
+#include "cpu_kernels/kernel_interface.h"
 #include "delegate/tflite_graph.h"
 #include "gldelegate/tflite_generated.h"
 #include "graph/shape_inference.h"

@@ -879,7 +879,7 @@ void DecodeTfliteConstant(const uint8_t* data, size_t bytes, int64_t stored, Ten
   }
   // A quantized constant keeps its quantization, naming the grid its values
   // were stored on (storage_type the file's type): the CPU's integer kernels
-  // take the stored integers back from it (cpu_kernels/integer_kernels.h).
+  // take the stored integers back from it (cpu_kernels/ops/integer_kernels.h).
   if (t.type != DataType::kFloat16) {
     t.quant.storage_type = t.type;
   } else {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "cpu_kernels/integer_kernels.h"
+#include "cpu_kernels/ops/integer_kernels.h"
 #include "runtime/gpu_backend.h"
 
 namespace gld {
@@ -210,7 +210,7 @@ namespace {
 // EXPAND_DIMS with no epilogue) where input and output are both arena
 // tensors of one size, its input's (followed through chains of them). The
 // kernel then finds its output at its input's address and moves nothing
-// (cpu_kernels/reshape_like.cc); nothing writes either tensor afterwards
+// (cpu_kernels/ops/reshape_like.cc); nothing writes either tensor afterwards
 // (each tensor has one producer). first / last of each root grow to cover
 // its aliases' steps.
 std::vector<int> RelabelAliases(const Graph& graph, const std::vector<std::unique_ptr<Step>>& steps,

@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "cpu_kernels/epilogue.h"
+#include "cpu_kernels/ops/epilogue.h"
 #include "partition/partition.h"
 #include "util/memory_planner.h"
 #include "runtime/step.h"
@@ -19,7 +19,7 @@ struct Plan {
 };
 
 // A CPU node and the elementwise CPU nodes after it that run in its epilogue
-// (cpu_kernels/epilogue.h): each reads the one before (its only reader, not a
+// (cpu_kernels/ops/epilogue.h): each reads the one before (its only reader, not a
 // graph output), so their intermediate tensors need no storage; a channel
 // PAD that makes an operand for one of them alone joins too (its spec's
 // pad_node). The chain runs where its last node stood, when every operand

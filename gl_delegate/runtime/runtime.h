@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "cpu_kernels/cpu_kernel.h"
+#include "cpu_kernels/kernel_interface.h"
 #include "gldelegate/types.hpp"
 #include "gldelegate/status.hpp"
 #include "graph/graph.h"

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <new>
 
-#include "cpu_kernels/integer_kernels.h"
-#include "cpu_kernels/kernel_util.h"
+#include "cpu_kernels/ops/integer_kernels.h"
+#include "cpu_kernels/kernel_helpers.h"
 #include "graph/shape_inference.h"
 #include "util/thread_pool.h"
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "cpu_kernels/cpu_kernel.h"
-#include "cpu_kernels/epilogue.h"
+#include "cpu_kernels/kernel_interface.h"
+#include "cpu_kernels/ops/epilogue.h"
 #include "gldelegate/types.hpp"
 #include "gldelegate/status.hpp"
 #include "graph/graph.h"

@@ -1,7 +1,7 @@
 // DENSIFY of a sparse constant becomes a dense constant: the node is removed
 // and its output tensor holds the dense values (same type and quantization as
 // the sparse input, so a following DEQUANTIZE can fold too).
-#include "cpu_kernels/densify.h"
+#include "cpu_kernels/ops/densify.h"
 #include "transforms/pass.h"
 
 namespace gld {

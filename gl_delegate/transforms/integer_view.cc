@@ -18,7 +18,7 @@
 // with a class token) reads an 8-bit copy of a decoded constant.
 #include <algorithm>
 
-#include "cpu_kernels/integer_kernels.h"
+#include "cpu_kernels/ops/integer_kernels.h"
 #include "transforms/pass.h"
 #include "transforms/quantized_view.h"
 

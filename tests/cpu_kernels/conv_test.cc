@@ -2,7 +2,7 @@
 #include <cmath>
 #include <limits>
 
-#include "cpu_kernels/kernels.h"
+#include "cpu_kernels/ops/op_kernels.h"
 #include "op_test_util.h"
 
 namespace gld::testing {

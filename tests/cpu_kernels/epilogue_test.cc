@@ -1,13 +1,13 @@
-// CPU epilogues (cpu_kernels/epilogue.h): chains of ADD/SUB/MUL/DIV, PRELU
+// CPU epilogues (cpu_kernels/ops/epilogue.h): chains of ADD/SUB/MUL/DIV, PRELU
 // and GELU (exact and tanh, the GELU kernel's vector_math.h rows) run block by block against the same operations done one node at a
 // time in scalar IEEE, over spans that start and end anywhere (block edges,
 // PRELU's channel offset), with NaN, infinities and the fused clamps; and
 // which nodes EpilogueStepFor takes.
-#include "cpu_kernels/epilogue.h"
+#include "cpu_kernels/ops/epilogue.h"
 
 #include <cmath>
 
-#include "cpu_kernels/vector_math.h"
+#include "cpu_kernels/micro/vector_math/vector_math.h"
 #include <limits>
 
 #include "op_test_util.h"

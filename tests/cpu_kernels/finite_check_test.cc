@@ -1,6 +1,6 @@
 // The pass after an XNNPACK operator: NaN / infinity check fused with the
-// activation (cpu_kernels/finite_check.h).
-#include "cpu_kernels/finite_check.h"
+// activation (cpu_kernels/xnnpack/finite_check.h).
+#include "cpu_kernels/xnnpack/finite_check.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,8 @@
 #include <limits>
 #include <vector>
 
-#include "cpu_kernels/kernel_util.h"
+#include "cpu_kernels/kernel_helpers.h"
+#include "cpu_kernels/micro/vector_math/activation.h"
 
 namespace gld::testing {
 namespace {

@@ -1,11 +1,11 @@
-// The AVX-512 loops of cpu_kernels/int8_rows.h against the portable loops
+// The AVX-512 loops of cpu_kernels/micro/int8_rows/int8_rows.h against the portable loops
 // they replace, value for value: random operands and parameters, the int8
 // extremes, rounding ties (multipliers and scales that put results on
 // halves), zero points at both ends, lengths and shapes that are not
 // multiples of the 16 lanes, broadcast strides. The portable loops are the
 // ones the networks' tests hold to LiteRT's integers. Skipped where the CPU
 // has no AVX-512 VNNI (there only the portable loops run).
-#include "cpu_kernels/int8_rows.h"
+#include "cpu_kernels/micro/int8_rows/int8_rows.h"
 
 #include <gtest/gtest.h>
 

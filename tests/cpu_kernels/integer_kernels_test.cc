@@ -1,4 +1,4 @@
-// The integer kernels (cpu_kernels/integer_kernels.h) against the exact
+// The integer kernels (cpu_kernels/ops/integer_kernels.h) against the exact
 // result: every output is round(real / output scale) + output zero point,
 // clamped to the fused activation's range, where real is computed exactly
 // (in double) from the stored integers. XNNPACK requantizes in float, which
@@ -10,9 +10,9 @@
 #include <cstring>
 #include <random>
 
-#include "cpu_kernels/int8_depthwise.h"
-#include "cpu_kernels/int8_gemm.h"
-#include "cpu_kernels/integer_kernels.h"
+#include "cpu_kernels/micro/int8_depthwise/int8_depthwise.h"
+#include "cpu_kernels/micro/int8_gemm/int8_gemm.h"
+#include "cpu_kernels/ops/integer_kernels.h"
 #include "graph/shape_inference.h"
 #include "op_test_util.h"
 #include "runtime/step.h"

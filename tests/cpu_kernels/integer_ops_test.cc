@@ -1,5 +1,5 @@
-// The int8 kernels of cpu_kernels/integer_ops.cc and the fixed-point helpers
-// they share (cpu_kernels/fixed_point.h). Each kernel is checked against the
+// The int8 kernels of cpu_kernels/ops/integer_ops.cc and the fixed-point helpers
+// they share (cpu_kernels/micro/fixed_point.h). Each kernel is checked against the
 // exact result computed in double from the integers (round(real / output
 // scale) + output zero point, clamped): the fixed-point and float
 // requantizations TFLite and XNNPACK use land within one step of it, and on
@@ -10,9 +10,9 @@
 #include <cmath>
 #include <random>
 
-#include "cpu_kernels/fixed_point.h"
-#include "cpu_kernels/integer_kernels.h"
-#include "cpu_kernels/integer_ops.h"
+#include "cpu_kernels/micro/fixed_point.h"
+#include "cpu_kernels/ops/integer_kernels.h"
+#include "cpu_kernels/ops/integer_ops.h"
 #include "op_test_util.h"
 
 namespace gld::testing {

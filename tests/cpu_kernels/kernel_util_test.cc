@@ -1,6 +1,6 @@
 // ParallelForElements: every value once, on the calling thread alone below
 // the threshold, in chunks of kElementwiseChunk above it.
-#include "cpu_kernels/kernel_util.h"
+#include "cpu_kernels/kernel_helpers.h"
 
 #include <mutex>
 #include <utility>

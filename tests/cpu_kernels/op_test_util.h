@@ -14,7 +14,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "cpu_kernels/cpu_kernel.h"
+#include "cpu_kernels/kernel_interface.h"
 #include "graph/graph.h"
 #include "graph/shape_inference.h"
 #include "util/thread_pool.h"

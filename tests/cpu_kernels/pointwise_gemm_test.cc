@@ -1,8 +1,8 @@
-// The AVX-512 GEMM of CONV_2D (cpu_kernels/pointwise_gemm.h, conv_gemm.cc):
+// The AVX-512 GEMM of CONV_2D (cpu_kernels/micro/pointwise_gemm/pointwise_gemm.h, conv_gemm.cc):
 // 1x1 windows read the input as it is, others through an im2col tile;
 // prepared and run as the runtime does, against CONV_2D's own code on the
 // same node. Skipped where the CPU has no AVX-512F.
-#include "cpu_kernels/pointwise_gemm.h"
+#include "cpu_kernels/micro/pointwise_gemm/pointwise_gemm.h"
 #include "op_test_util.h"
 
 #include <cmath>

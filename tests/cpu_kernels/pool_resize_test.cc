@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "cpu_kernels/xnnpack_op.h"
+#include "cpu_kernels/xnnpack/xnnpack_op.h"
 #include "op_test_util.h"
 
 namespace gld::testing {

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "cpu_kernels/densify.h"
+#include "cpu_kernels/ops/densify.h"
 #include "model/tflite_reader.h"
 #include "op_test_util.h"
 #include "common/model_paths.h"

@@ -1,4 +1,4 @@
-// The recurrent kernels (cpu_kernels/recurrent.cc) against themselves in
+// The recurrent kernels (cpu_kernels/ops/recurrent.cc) against themselves in
 // other forms (LiteRT's own outputs are the conformance cases'): a sequence
 // op over T steps equals T single-step ops chained through the same state
 // tensors (the GEMM input projection against dot products, the state kept

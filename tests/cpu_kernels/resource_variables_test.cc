@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu_kernels/cpu_kernel.h"
+#include "cpu_kernels/kernel_interface.h"
 #include "cpu_kernels/model_services.h"
 
 namespace gld::cpu {

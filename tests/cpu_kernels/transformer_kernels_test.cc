@@ -9,7 +9,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "cpu_kernels/pointwise_gemm.h"
+#include "cpu_kernels/micro/pointwise_gemm/pointwise_gemm.h"
 #include "op_test_util.h"
 
 namespace gld::testing {

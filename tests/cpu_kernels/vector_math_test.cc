@@ -1,10 +1,10 @@
-// The vectorized rows of cpu_kernels/vector_math.h against double-precision
+// The vectorized rows of cpu_kernels/micro/vector_math/vector_math.h against double-precision
 // formulas (std::exp, std::erf, std::tanh): every length up to 70 (vector
 // body and tail), arguments across the whole range, NaN, infinities,
 // overflow and underflow; layer norm rows of every width up to 70 against
 // a double-precision mean / variance; and through the GELU, SOFTMAX and
 // GLD_LAYER_NORM kernels.
-#include "cpu_kernels/vector_math.h"
+#include "cpu_kernels/micro/vector_math/vector_math.h"
 
 #include <cmath>
 #include <limits>

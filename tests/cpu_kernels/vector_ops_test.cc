@@ -1,9 +1,9 @@
-// The vectorized loops of cpu_kernels/vector_ops.h against the scalar IEEE
+// The vectorized loops of cpu_kernels/micro/vector_ops/vector_ops.h against the scalar IEEE
 // operations, element by element: every length up to 70 (vector body and
 // tail), NaN of both signs, infinities, signed zeros and overflow, with and
 // without the fused clamp; and through the ADD/SUB/MUL/DIV and PRELU kernels.
-#include "cpu_kernels/vector_ops.h"
-#include "cpu_kernels/vector_math.h"
+#include "cpu_kernels/micro/vector_ops/vector_ops.h"
+#include "cpu_kernels/micro/vector_math/vector_math.h"
 
 #include <cmath>
 #include <limits>

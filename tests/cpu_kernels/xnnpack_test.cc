@@ -1,7 +1,7 @@
-// The kernels XNNPACK runs (cpu_kernels/xnnpack_*.cc), prepared and run as the
+// The kernels XNNPACK runs (cpu_kernels/xnnpack/), prepared and run as the
 // runtime does, against the same kernels' own code on the same node.
-#include "cpu_kernels/pointwise_gemm.h"
-#include "cpu_kernels/xnnpack_op.h"
+#include "cpu_kernels/micro/pointwise_gemm/pointwise_gemm.h"
+#include "cpu_kernels/xnnpack/xnnpack_op.h"
 #include "op_test_util.h"
 
 #include <cmath>
@@ -135,7 +135,7 @@ Case Depthwise(std::string name, Shape in, int mult, int k, int stride, Padding 
 }
 
 // XNNPACK takes the depthwise layers the fixed 3x3 / 5x5 kernels do not
-// (cpu_kernels/depthwise_conv.cc: measured faster than its operator on
+// (cpu_kernels/ops/depthwise_conv.cc: measured faster than its operator on
 // every such layer of the shared models), when it has a depthwise
 // microkernel for the window (3, 4, 9 or 25 taps) or the multiplier is not
 // 1; other windows run the own rows (xnnpack_conv.cc).

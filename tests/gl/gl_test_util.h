@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu_kernels/cpu_kernel.h"
+#include "cpu_kernels/kernel_interface.h"
 #include "gl/egl/egl_environment.h"
 #include "gl/gl_segment.h"
 #include "gl/codegen/support.h"

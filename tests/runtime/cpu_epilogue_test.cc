@@ -9,7 +9,7 @@
 #include <cmath>
 #include <limits>
 
-#include "cpu_kernels/pointwise_gemm.h"
+#include "cpu_kernels/micro/pointwise_gemm/pointwise_gemm.h"
 #include "runtime/plan.h"
 #include "runtime/runtime.h"
 #include "transforms/graph_builder.h"

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "cpu_kernels/cpu_kernel.h"
+#include "cpu_kernels/kernel_interface.h"
 #include "graph/shape_inference.h"
 #include "graph_builder.h"
 #include "graph_runner.h"

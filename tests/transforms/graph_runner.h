@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "cpu_kernels/cpu_kernel.h"
+#include "cpu_kernels/kernel_interface.h"
 #include "graph/graph.h"
 
 namespace gld::testing {

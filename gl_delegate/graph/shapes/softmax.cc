@@ -1,4 +1,4 @@
-// Shape rules of the normalizations (cpu_kernels/softmax.cc): SOFTMAX,
+// Shape rules of the normalizations (cpu_kernels/ops/softmax.cc): SOFTMAX,
 // LOG_SOFTMAX and L2_NORMALIZATION keep their input's shape (Unary,
 // elementwise.cc); LOCAL_RESPONSE_NORMALIZATION also needs a 4-D input.
 #include "graph/shapes/shape_rules.h"

@@ -1,6 +1,6 @@
 // MediaPipe's custom ops on the GPU (transform_tensor_bilinear.comp,
 // transform_landmarks.comp, landmarks_to_transform_matrix.comp) vs their CPU
-// kernels (cpu_kernels/mediapipe_ops.cc).
+// kernels (cpu_kernels/ops/mediapipe_ops.cc).
 //
 // Inputs are fp16-exact (dyadic values few bits long), so that fp16 storage
 // sees the same inputs as the CPU and the comparison measures the kernels,

@@ -4,7 +4,7 @@
 // (landmarks_to_transform_matrix.comp). Each is one dispatch of its own
 // template: the checks below decide what the GL kernel takes (anything else
 // stays on the CPU with the reason), then the bindings, uniforms and grid.
-// The semantics are cpu_kernels/mediapipe_ops.cc's. Bindings put the output
+// The semantics are cpu_kernels/ops/mediapipe_ops.cc's. Bindings put the output
 // first, then the inputs in order; shape uniforms are named by position
 // (u_out0, u_in0, u_in1).
 #include <algorithm>

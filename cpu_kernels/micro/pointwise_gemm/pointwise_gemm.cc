@@ -1,0 +1,192 @@
+#include "cpu_kernels/micro/pointwise_gemm/pointwise_gemm.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <utility>
+
+#include "cpu_kernels/micro/simd.h"
+
+namespace gld::cpu {
+
+namespace {
+// Output rows per micro-kernel call: 16 accumulators, enough to keep both
+// FMA pipes busy through their latency: 8 rows x 2 vectors on a panel of
+// 32 columns (10 loads per 16 multiply-adds, below the FMAs' rate), 16 rows
+// x 1 vector on one of 16.
+constexpr int kMaxRows = 16;
+static_assert(kPointwiseRowTile == kMaxRows, "a row tile is one 16-row call");
+constexpr int64_t kLanes = 16;
+std::atomic<bool> g_enabled{true};  // SetPointwiseGemmEnabled
+}  // namespace
+
+bool SetPointwiseGemmEnabled(bool enabled) { return g_enabled.exchange(enabled); }
+
+Status PlanPointwisePanels(int64_t n, int64_t k, const std::string& what, PointwiseWeights* out) {
+  out->k = k;
+  out->n = n;
+  out->panels.clear();
+  int64_t floats = 0;
+  for (int64_t col = 0; col < n;) {
+    PointwisePanel p;
+    p.col = col;
+    p.width = n - col <= kLanes ? kLanes : 2 * kLanes;
+    p.cols = std::min(p.width, n - col);
+    p.weights = floats;
+    floats += k * p.width;
+    out->panels.push_back(p);
+    col += p.cols;
+  }
+  for (PointwisePanel& p : out->panels) {
+    p.bias = floats;
+    floats += p.width;
+  }
+  return out->packed.Allocate(static_cast<uint64_t>(floats) * sizeof(float), what);  // zeroed
+}
+
+void PackPointwiseB(const float* b, int64_t row_stride, int64_t col_stride, PointwiseWeights* w) {
+  float* dst = reinterpret_cast<float*>(w->packed.data());
+  const int64_t k = w->k;
+  for (const PointwisePanel& p : w->panels) {
+    float* panel = dst + p.weights;
+    if (col_stride == 1) {  // rows of B contiguous: a copy per row of the panel
+      for (int64_t r = 0; r < k; ++r) CopyWords(panel + r * p.width, b + r * row_stride + p.col, p.cols);
+    } else if (row_stride == 1) {  // columns contiguous (a [n, k] filter, an adj_y operand): a transpose
+      TransposeWords(reinterpret_cast<const uint32_t*>(b + p.col * col_stride), col_stride,
+                     reinterpret_cast<uint32_t*>(panel), p.width, k, p.cols);
+    } else {
+      for (int64_t j = 0; j < p.cols; ++j) {
+        const float* col = b + (p.col + j) * col_stride;
+        for (int64_t r = 0; r < k; ++r) panel[r * p.width + j] = col[r * row_stride];
+      }
+    }
+  }
+}
+
+Status PackPointwiseWeights(const float* w, const float* bias, int64_t n, int64_t k, const std::string& what,
+                            PointwiseWeights* out) {
+  GLD_RETURN_IF_ERROR(PlanPointwisePanels(n, k, what, out));
+  PackPointwiseB(w, 1, k, out);
+  if (bias != nullptr) {
+    float* dst = reinterpret_cast<float*>(out->packed.data());
+    for (const PointwisePanel& p : out->panels) std::memcpy(dst + p.bias, bias + p.col, p.cols * sizeof(float));
+  }
+  return OkStatus();
+}
+
+#ifdef GLD_AVX512
+
+namespace {
+
+// R rows x V vectors of C: acc starts from the bias, then one fused
+// multiply-add per value of A's rows in order: `segments` runs of seg_len
+// values, run s of row r at ptrs[s * stride + r] + s * advance; clamped as
+// stored (NaN fails both compares and stays); `cols` of the V * 16 columns
+// are written.
+template <int R, int V>
+GLD_AVX512 void PointwiseTile(const float* const* ptrs, int64_t stride, int64_t advance, int64_t segments,
+                              int64_t seg_len, const float* panel, const float* bias, float lo, float hi, float* c,
+                              int64_t ldc, int64_t cols) {
+  Float16 acc[R][V];
+#pragma GCC unroll 2
+  for (int v = 0; v < V; ++v) {
+    Float16 b;
+    std::memcpy(&b, bias + kLanes * v, sizeof b);
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) acc[r][v] = b;
+  }
+  for (int64_t sg = 0; sg < segments; ++sg, panel += seg_len * V * kLanes) {
+    const float* row[R];
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) row[r] = ptrs[sg * stride + r] + sg * advance;
+    for (int64_t x = 0; x < seg_len; ++x) {
+      Float16 w[V];
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) std::memcpy(&w[v], panel + (x * V + v) * kLanes, sizeof w[v]);
+#pragma GCC unroll 16
+      for (int r = 0; r < R; ++r) {
+        const float s = row[r][x];
+#pragma GCC unroll 2
+        for (int v = 0; v < V; ++v) acc[r][v] += w[v] * s;
+      }
+    }
+  }
+  const Float16 vlo = Float16{} + lo, vhi = Float16{} + hi;
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) {
+      Float16 y = acc[r][v];
+      y = y < vlo ? vlo : y;
+      y = y > vhi ? vhi : y;
+      float* dst = c + r * ldc + v * kLanes;
+      const int64_t left = cols - v * kLanes;
+      if (left >= kLanes) {
+        std::memcpy(dst, &y, sizeof y);
+      } else if (left > 0) {
+        float tmp[kLanes];
+        std::memcpy(tmp, &y, sizeof y);
+        std::memcpy(dst, tmp, static_cast<size_t>(left) * sizeof(float));
+      }
+    }
+  }
+}
+
+using TileFn = void (*)(const float* const*, int64_t, int64_t, int64_t, int64_t, const float*, const float*, float,
+                        float, float*, int64_t, int64_t);
+
+template <int V, int... R>
+constexpr std::array<TileFn, sizeof...(R)> MakeTiles(std::integer_sequence<int, R...>) {
+  return {PointwiseTile<R + 1, V>...};
+}
+// kTiles<V>[r - 1]: r rows of V vectors.
+template <int V>
+constexpr std::array<TileFn, kMaxRows / V> kTiles = MakeTiles<V>(std::make_integer_sequence<int, kMaxRows / V>());
+
+}  // namespace
+
+bool PointwiseGemmAvailable() {
+  return HasAvx512f() && g_enabled.load(std::memory_order_relaxed);
+}
+
+void PointwiseGemmIndirect(const PointwiseWeights& w, size_t p0, size_t p1, const PointwiseRuns& a, int64_t m,
+                           float* c, int64_t ldc, ActivationRange act) {
+  const float* packed = w.data();
+  // Panels outside, a panel's row tiles inside: the rows of A stay in L1
+  // while every panel of W passes them once.
+  for (size_t q = p0; q < p1; ++q) {
+    const PointwisePanel& p = w.panels[q];
+    const int64_t step = p.width == kLanes ? kMaxRows : kMaxRows / 2;
+    for (int64_t r = 0; r < m; r += step) {
+      const int64_t n = std::min(step, m - r);
+      const TileFn tile = p.width == kLanes ? kTiles<1>[n - 1] : kTiles<2>[n - 1];
+      tile(a.ptrs + r, a.stride, a.advance, a.segments, a.seg_len, packed + p.weights, packed + p.bias, act.lo, act.hi,
+           c + r * ldc + p.col, ldc, p.cols);
+    }
+  }
+}
+
+void PointwiseGemmRows(const PointwiseWeights& w, size_t p0, size_t p1, const float* a, int64_t lda, int64_t m,
+                       float* c, int64_t ldc, ActivationRange act) {
+  const float* rows[kPointwiseRowTile];
+  for (int64_t i = 0; i < m; i += kPointwiseRowTile) {
+    const int64_t n = std::min(kPointwiseRowTile, m - i);
+    for (int64_t r = 0; r < n; ++r) rows[r] = a + (i + r) * lda;
+    PointwiseGemmIndirect(w, p0, p1, PointwiseRuns{rows, 0, 0, 1, w.k}, n, c + i * ldc, ldc, act);
+  }
+}
+
+#else
+
+bool PointwiseGemmAvailable() { return false; }
+
+void PointwiseGemmIndirect(const PointwiseWeights&, size_t, size_t, const PointwiseRuns&, int64_t, float*, int64_t,
+                           ActivationRange) {}
+
+void PointwiseGemmRows(const PointwiseWeights&, size_t, size_t, const float*, int64_t, int64_t, float*, int64_t,
+                       ActivationRange) {}
+
+#endif
+
+}  // namespace gld::cpu
