@@ -1,4 +1,7 @@
-// Tiny helpers to build IR graphs for pass tests.
+// Builds small IR graphs directly for tests: tensors, constants, quantized
+// tensors and nodes appended to a Graph. The graph builders of the op tests
+// (OpTest, tests/cpu_kernels/op_test_util.h; GlOpTest, tests/gl/gl_test_util.h)
+// add their tensors and nodes through these.
 #pragma once
 
 #include <cstring>
@@ -9,15 +12,10 @@
 
 namespace gld::testing {
 
-inline int AddTensor(Graph& g, const std::string& name, Shape shape, DataType type = DataType::kFloat32) {
-  Tensor t;
-  t.name = name;
-  t.shape = std::move(shape);
-  t.type = type;
-  g.tensors.push_back(std::move(t));
-  return static_cast<int>(g.tensors.size()) - 1;
-}
+// A tensor named `name` (its shape may be left for shape inference); its id.
+int AddTensor(Graph& g, const std::string& name, Shape shape, DataType type = DataType::kFloat32);
 
+// A constant tensor holding `values`' bytes.
 template <typename T>
 int AddConstant(Graph& g, const std::string& name, Shape shape, DataType type, const std::vector<T>& values) {
   int t = AddTensor(g, name, std::move(shape), type);
@@ -28,38 +26,20 @@ int AddConstant(Graph& g, const std::string& name, Shape shape, DataType type, c
 }
 
 // Per-tensor quantization parameters.
-inline QuantizationParams Quant(float scale, int64_t zero_point, DataType storage = DataType::kUnknown) {
-  QuantizationParams q;
-  q.scale = {scale};
-  q.zero_point = {zero_point};
-  q.storage_type = storage;
-  return q;
-}
+QuantizationParams Quant(float scale, int64_t zero_point, DataType storage = DataType::kUnknown);
+// Per-tensor or per-axis (along `dim`) quantization parameters.
+QuantizationParams Quant(std::vector<float> scale, std::vector<int64_t> zero_point, int32_t dim = 0,
+                         DataType storage = DataType::kUnknown);
 
-inline int AddQuantized(Graph& g, const std::string& name, Shape shape, DataType type, QuantizationParams q) {
-  const int t = AddTensor(g, name, std::move(shape), type);
-  g.tensors[static_cast<size_t>(t)].quant = std::move(q);
-  return t;
-}
+int AddQuantized(Graph& g, const std::string& name, Shape shape, DataType type, QuantizationParams q);
 
 // The graph's ops in order.
-inline std::vector<OpType> Ops(const Graph& g) {
-  std::vector<OpType> ops;
-  for (const Node& n : g.nodes) ops.push_back(n.op);
-  return ops;
-}
+std::vector<OpType> Ops(const Graph& g);
 
-inline int AddNode(Graph& g, OpType op, std::vector<int> inputs, std::vector<int> outputs, int source_index = -1,
-                   Attributes attributes = {}) {
-  Node n;
-  n.op = op;
-  n.inputs = std::move(inputs);
-  n.outputs = std::move(outputs);
-  n.source_index = source_index < 0 ? static_cast<int>(g.nodes.size()) : source_index;
-  n.attributes = std::move(attributes);
-  g.nodes.push_back(std::move(n));
-  return static_cast<int>(g.nodes.size()) - 1;
-}
+// A node op(inputs) -> outputs; its index. Its source_index is its index
+// unless given.
+int AddNode(Graph& g, OpType op, std::vector<int> inputs, std::vector<int> outputs, int source_index = -1,
+            Attributes attributes = {});
 
 template <typename T>
 std::vector<T> ConstantValues(const Tensor& t) {

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <thread>
 
-#include "transforms/graph_builder.h"
+#include "common/graph_builder.h"
 #include "runtime/gpu_backend.h"
 #include "runtime/runtime.h"
 #include "runtime/step.h"
