@@ -22,6 +22,7 @@
 #include "common/tensors.h"
 #include "gldelegate/example_models.hpp"
 #include "gldelegate/model_builder.hpp"
+#include "gldelegate/seeded_values.hpp"
 
 namespace {
 
@@ -76,12 +77,9 @@ class DemoBuilder {
   }
 
   std::vector<float> Weights(size_t n, int fan_in) {
-    std::vector<float> w(n);
+    std::vector<float> w = gld::UniformPm1(seed_, stream_, n);
     const float scale = 1.0f / std::sqrt(static_cast<float>(fan_in));
-    for (size_t j = 0; j < n; ++j) {
-      uint64_t z = gld::tools::InputWord(seed_, stream_, j);
-      w[j] = scale * static_cast<float>(static_cast<int64_t>(z >> 40) - (int64_t{1} << 23)) / 8388608.0f;
-    }
+    for (float& x : w) x *= scale;
     ++stream_;
     return w;
   }

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <cstdio>
 #include <memory>
 #include <utility>
 
@@ -8,6 +7,7 @@
 #include "api/model_impl.h"
 #include "model/tflite_reader.h"
 #include "util/file_util.h"
+#include "util/hex.h"
 
 namespace gld {
 
@@ -52,9 +52,7 @@ const std::string& Model::Impl::Fingerprint() const {
   std::call_once(fingerprint_once_, [this] {
     uint64_t h = outside_constants_hash;
     for (const auto& [block, bytes] : constant_blocks) h = XXH3_64bits_withSeed(block.get(), bytes, h);
-    char hex[17];
-    std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
-    fingerprint_ = hex;
+    fingerprint_ = Hex64(h);
   });
   return fingerprint_;
 }

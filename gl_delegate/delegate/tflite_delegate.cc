@@ -2,7 +2,6 @@
 
 #include <xxhash.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -19,6 +18,7 @@
 #include "runtime/custom_ops.h"
 #include "runtime/gpu_backend.h"
 #include "runtime/runtime.h"
+#include "util/hex.h"
 #include "util/logging.h"
 
 namespace gld::delegate {
@@ -75,9 +75,7 @@ std::string CacheToken(const Graph& g, const std::string& app_token) {
   add(g.outputs.data(), g.outputs.size() * sizeof(int));
   const unsigned long long h = XXH3_64bits_digest(state);
   XXH3_freeState(state);
-  char hex[24];
-  std::snprintf(hex, sizeof(hex), "%016llx", h);
-  return (app_token.empty() ? std::string("tflite") : app_token) + "-" + hex;
+  return (app_token.empty() ? std::string("tflite") : app_token) + "-" + Hex64(h);
 }
 
 // A TfLiteIntArray TFLite may take ownership of (it frees with free()).

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <sstream>
 
 #include "util/file_util.h"
+#include "util/hex.h"
 #include "util/logging.h"
 
 namespace gld::gl {
@@ -106,10 +106,8 @@ std::vector<Workgroup> CandidateWorkgroups(const std::array<uint32_t, 3>& grid, 
 
 std::string EncodeTuning(const WorkgroupTuning& tuning, const std::string& driver_key) {
   std::string out = std::string(kMagic) + "\n" + driver_key + "--\n";
-  char line[80];
   for (const auto& [key, wg] : tuning.best) {
-    std::snprintf(line, sizeof(line), "%016llx %u %u %u\n", static_cast<unsigned long long>(key), wg[0], wg[1], wg[2]);
-    out += line;
+    out += Hex64(key) + " " + std::to_string(wg[0]) + " " + std::to_string(wg[1]) + " " + std::to_string(wg[2]) + "\n";
   }
   return out;
 }

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <set>
 
-#include "transforms/graph_builder.h"
+#include "common/graph_builder.h"
 #include "gldelegate/gldelegate.hpp"
 #include "gldelegate/model_builder.hpp"
 #include "runtime/gpu_backend.h"

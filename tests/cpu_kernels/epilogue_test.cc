@@ -11,7 +11,7 @@
 #include <limits>
 
 #include "op_test_util.h"
-#include "transforms/graph_builder.h"
+#include "common/graph_builder.h"
 
 namespace gld::testing {
 namespace {

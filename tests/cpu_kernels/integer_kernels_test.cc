@@ -20,16 +20,6 @@
 namespace gld::testing {
 namespace {
 
-QuantizationParams Quant(std::vector<float> scale, std::vector<int64_t> zp, int32_t dim = 0,
-                         DataType storage = DataType::kUnknown) {
-  QuantizationParams q;
-  q.scale = std::move(scale);
-  q.zero_point = std::move(zp);
-  q.quantized_dimension = dim;
-  q.storage_type = storage;
-  return q;
-}
-
 // A constant as the reader leaves a quantized one: float32 values decoded
 // from `stored` with `q` kept.
 int StoredConstant(OpTest& t, const Shape& shape, const std::vector<int32_t>& stored, QuantizationParams q) {

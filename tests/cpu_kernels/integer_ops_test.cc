@@ -20,14 +20,6 @@ namespace {
 
 namespace fp = cpu::fixed_point;
 
-QuantizationParams Quant(float scale, int64_t zp, DataType storage = DataType::kUnknown) {
-  QuantizationParams q;
-  q.scale = {scale};
-  q.zero_point = {zp};
-  q.storage_type = storage;
-  return q;
-}
-
 int QuantInput(OpTest& t, const Shape& shape, const std::vector<int8_t>& v, float scale, int zp) {
   const int id = t.Input<int8_t>(shape, v);
   t.graph.tensors[static_cast<size_t>(id)].quant = Quant(scale, zp);

@@ -8,12 +8,13 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <random>
 #include <string>
 #include <thread>
 #include <type_traits>
 #include <vector>
 
+#include "common/graph_builder.h"
+#include "common/random_values.h"
 #include "cpu_kernels/kernel_interface.h"
 #include "graph/graph.h"
 #include "graph/shape_inference.h"
@@ -54,12 +55,7 @@ class OpTest {
   // A runtime input (graph input) holding `values`.
   template <typename T>
   int Input(const Shape& shape, const std::vector<T>& values, DataType type = TypeOf<T>()) {
-    Tensor t;
-    t.name = "in" + std::to_string(graph.tensors.size());
-    t.type = type;
-    t.shape = shape;
-    graph.tensors.push_back(t);
-    const int id = static_cast<int>(graph.tensors.size()) - 1;
+    const int id = AddTensor(graph, "in" + std::to_string(graph.tensors.size()), shape, type);
     graph.inputs.push_back(id);
     runtime_[id] = ToBytes(values);
     runtime_[id].reserve(runtime_[id].size() + kSlack);
@@ -68,34 +64,18 @@ class OpTest {
   // A constant tensor.
   template <typename T>
   int Const(const Shape& shape, const std::vector<T>& values, DataType type = TypeOf<T>()) {
-    Tensor t;
-    t.name = "const" + std::to_string(graph.tensors.size());
-    t.type = type;
-    t.shape = shape;
-    t.is_constant = true;
-    t.data = ToBytes(values);
-    graph.tensors.push_back(t);
-    return static_cast<int>(graph.tensors.size()) - 1;
+    const int id = AddTensor(graph, "const" + std::to_string(graph.tensors.size()), shape, type);
+    graph.tensors[static_cast<size_t>(id)].is_constant = true;
+    graph.tensors[static_cast<size_t>(id)].data = ToBytes(values);
+    return id;
   }
   // An output tensor whose shape and type shape inference fills in (the
   // stored type matters for ops whose output type comes from the file).
   int Output(DataType stored_type = DataType::kFloat32, const Shape& stored_shape = {}) {
-    Tensor t;
-    t.name = "out" + std::to_string(graph.tensors.size());
-    t.type = stored_type;
-    t.shape = stored_shape;
-    graph.tensors.push_back(t);
-    return static_cast<int>(graph.tensors.size()) - 1;
+    return AddTensor(graph, "out" + std::to_string(graph.tensors.size()), stored_shape, stored_type);
   }
   size_t Node(OpType op, std::vector<int> inputs, std::vector<int> outputs, Attributes attrs = {}) {
-    gld::Node n;
-    n.op = op;
-    n.inputs = std::move(inputs);
-    n.outputs = std::move(outputs);
-    n.attributes = std::move(attrs);
-    n.source_index = static_cast<int>(graph.nodes.size());
-    graph.nodes.push_back(std::move(n));
-    return graph.nodes.size() - 1;
+    return static_cast<size_t>(AddNode(graph, op, std::move(inputs), std::move(outputs), -1, std::move(attrs)));
   }
 
   // Shape inference, then every node's kernel in order.
@@ -256,24 +236,6 @@ inline SimpleRun RunFloatOp(OpType op, const std::vector<std::pair<Shape, std::v
     r.shape = t.ShapeOf(out);
   }
   return r;
-}
-
-inline std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo = -1.f, float hi = 1.f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
-
-// n integers uniform in [lo, hi], as T.
-template <typename T>
-std::vector<T> RandomInts(size_t n, int lo, int hi, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> d(lo, hi);
-  std::vector<T> v(n);
-  for (T& x : v) x = static_cast<T>(d(rng));
-  return v;
 }
 
 // Elementwise comparison with an absolute + relative tolerance.

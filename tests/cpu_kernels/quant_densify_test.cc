@@ -13,14 +13,6 @@
 namespace gld::testing {
 namespace {
 
-QuantizationParams Quant(std::vector<float> scale, std::vector<int64_t> zp, int32_t dim = 0) {
-  QuantizationParams q;
-  q.scale = std::move(scale);
-  q.zero_point = std::move(zp);
-  q.quantized_dimension = dim;
-  return q;
-}
-
 TEST(Dequantize, Int8AndUint8PerTensor) {
   OpTest t;
   const int a = t.Input<int8_t>({3}, {-128, 0, 127});

@@ -18,10 +18,11 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "common/graph_builder.h"
+#include "common/random_values.h"
 #include "cpu_kernels/kernel_interface.h"
 #include "gl/egl/egl_environment.h"
 #include "gl/gl_segment.h"
@@ -60,21 +61,12 @@ inline bool SkipGlTests() {
     FAIL() << "no GLES 3.1 context (set GLD_SKIP_GL_TESTS=1 to skip): " << gld_gl_why_;  \
   }
 
-inline std::vector<float> RandomValues(size_t n, uint32_t seed, float lo, float hi) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(rng);
-  return v;
-}
-
 // Multiples of 1/8 in [-60, 60]: exact in fp16, so that ops that compare
 // values (argmax) see the same order in both precisions.
 inline std::vector<float> Fp16ExactValues(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> d(-480, 480);
   std::vector<float> v(n);
-  for (float& x : v) x = static_cast<float>(d(rng)) / 8.0f;
+  const std::vector<int> eighths = RandomInts<int>(n, -480, 480, seed);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(eighths[i]) / 8.0f;
   return v;
 }
 
@@ -98,7 +90,7 @@ class GlOpTest {
 
   // A graph input of random floats in [lo, hi).
   int Input(const Shape& shape, float lo = -2.f, float hi = 2.f) {
-    return InputValues(shape, RandomValues(static_cast<size_t>(NumElements(shape)), seed_++, lo, hi));
+    return InputValues(shape, RandomFloats(static_cast<size_t>(NumElements(shape)), seed_++, lo, hi));
   }
   int InputValues(const Shape& shape, const std::vector<float>& values) {
     return InputBytes(shape, DataType::kFloat32, Bytes(values));
@@ -114,7 +106,7 @@ class GlOpTest {
     return InputBytes(shape, type, {});
   }
   int Const(const Shape& shape, float lo = -1.f, float hi = 1.f) {
-    return ConstValues(shape, RandomValues(static_cast<size_t>(NumElements(shape)), seed_++, lo, hi));
+    return ConstValues(shape, RandomFloats(static_cast<size_t>(NumElements(shape)), seed_++, lo, hi));
   }
   int ConstValues(const Shape& shape, const std::vector<float>& values) {
     int t = AddTensor("const" + std::to_string(graph.tensors.size()), shape, DataType::kFloat32);
@@ -140,14 +132,7 @@ class GlOpTest {
     return t;
   }
   size_t Node(OpType op, std::vector<int> inputs, std::vector<int> outputs, Attributes attrs = {}) {
-    gld::Node n;
-    n.op = op;
-    n.inputs = std::move(inputs);
-    n.outputs = std::move(outputs);
-    n.attributes = std::move(attrs);
-    n.source_index = static_cast<int>(graph.nodes.size());
-    graph.nodes.push_back(std::move(n));
-    return graph.nodes.size() - 1;
+    return static_cast<size_t>(AddNode(graph, op, std::move(inputs), std::move(outputs), -1, std::move(attrs)));
   }
   // The usual one-node test: node(op, inputs) -> a new output tensor.
   int Op(OpType op, std::vector<int> inputs, Attributes attrs = {}) {
@@ -275,12 +260,7 @@ class GlOpTest {
 
  private:
   int AddTensor(const std::string& name, const Shape& shape, DataType type) {
-    gld::Tensor t;
-    t.name = name;
-    t.shape = shape;
-    t.type = type;
-    graph.tensors.push_back(std::move(t));
-    return static_cast<int>(graph.tensors.size()) - 1;
+    return gld::testing::AddTensor(graph, name, shape, type);
   }
   void Bind(int id, cpu::TensorData* td) {
     gld::Tensor& t = graph.tensors[static_cast<size_t>(id)];

@@ -412,7 +412,7 @@ TEST(HazardCheckTest, SegmentIssuesTheCheckedCommands) {
 
   const size_t bytes = 4 * 4 * 3 * sizeof(float);
   // 64 values: the app buffers below hold the PHWC4 layout (4 lanes per pixel).
-  std::vector<float> in = RandomValues(64, 3, -1, 1), out(64);
+  std::vector<float> in = RandomFloats(64, 3, -1, 1), out(64);
   gl::GlEnvironment::ScopedCurrent current(env->env());
   ASSERT_TRUE(current.status().ok());
   auto in_buffer = gl::GlBuffer::Create(4 * 4 * 4 * sizeof(float), in.data());

@@ -145,7 +145,7 @@ TEST(IssuePlanTest, SegmentsSharingAProgramKeepTheirOwnUniforms) {
   for (int round = 0; round < 3; ++round) {
     for (GlOpTest* t : {&small, &large}) {
       const int side = t == &small ? 3 : 7;
-      std::vector<float> in = RandomValues(static_cast<size_t>(side * side * 8), 50 + round, -1, 1);
+      std::vector<float> in = RandomFloats(static_cast<size_t>(side * side * 8), 50 + round, -1, 1);
       std::vector<float> first(in.size()), again(in.size());
       ASSERT_TRUE(t->segment->Run({{in.data(), in.size() * 4}}, {{first.data(), first.size() * 4}}).ok());
       GlOpTest* other = t == &small ? &large : &small;

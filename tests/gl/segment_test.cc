@@ -167,7 +167,7 @@ TEST(SegmentTest, RepeatedRunsSeeNewInputs) {
   ASSERT_TRUE(t.RunCpu().ok());
   ASSERT_TRUE(t.RunGpu(*env, Precision::kFp16).ok());
   for (int round = 0; round < 4; ++round) {
-    std::vector<float> in = RandomValues(54, 1000 + round, -3, 3), out(54);
+    std::vector<float> in = RandomFloats(54, 1000 + round, -3, 3), out(54);
     ASSERT_TRUE(t.segment->Run({{in.data(), in.size() * 4}}, {{out.data(), out.size() * 4}}).ok());
     for (size_t i = 0; i < in.size(); ++i) EXPECT_NEAR(out[i], in[i] * in[i], 1e-2f * 9) << i;
   }

@@ -90,7 +90,7 @@ TEST_P(SharedModelGlTest, GlBackendMatchesCpuBackend) {
   for (size_t i = 0; i < (*cpu)->inputs().size(); ++i) {
     const TensorInfo& in = (*cpu)->inputs()[i];
     ASSERT_EQ(in.type, ElementType::kFloat32);
-    std::vector<float> v = RandomValues(in.bytes / 4, 1234 + static_cast<uint32_t>(i), -1, 1);
+    std::vector<float> v = RandomFloats(in.bytes / 4, 1234 + static_cast<uint32_t>(i), -1, 1);
     ASSERT_TRUE((*cpu)->SetInput(static_cast<int>(i), v.data(), in.bytes).ok());
   }
   ASSERT_TRUE((*cpu)->Invoke().ok());
@@ -118,7 +118,7 @@ TEST_P(SharedModelGlTest, GlBackendMatchesCpuBackend) {
                 static_cast<unsigned long long>(r.gpu_bytes_lower_bound));
     for (size_t i = 0; i < (*gpu)->inputs().size(); ++i) {
       const TensorInfo& in = (*gpu)->inputs()[i];
-      std::vector<float> v = RandomValues(in.bytes / 4, 1234 + static_cast<uint32_t>(i), -1, 1);
+      std::vector<float> v = RandomFloats(in.bytes / 4, 1234 + static_cast<uint32_t>(i), -1, 1);
       ASSERT_TRUE((*gpu)->SetInput(static_cast<int>(i), v.data(), in.bytes).ok());
     }
     Status s = (*gpu)->Invoke();
@@ -179,7 +179,7 @@ TEST(SharedModelSplitTest, GpuCpuGpuMatchesCpuBackend) {
   for (auto* interp : {cpu->get(), split->get()}) {
     for (size_t i = 0; i < interp->inputs().size(); ++i) {
       const TensorInfo& in = interp->inputs()[i];
-      std::vector<float> v = RandomValues(in.bytes / 4, 99 + static_cast<uint32_t>(i), -1, 1);
+      std::vector<float> v = RandomFloats(in.bytes / 4, 99 + static_cast<uint32_t>(i), -1, 1);
       ASSERT_TRUE(interp->SetInput(static_cast<int>(i), v.data(), in.bytes).ok());
     }
     Status s = interp->Invoke();
@@ -237,7 +237,7 @@ TEST(MinimumLimitsTest, SelfieSegmentationPlansMoreDispatchesAndMatches) {
     dispatches[limits == GlLimits::kMinimum] = r.dispatches;
     for (size_t i = 0; i < (*gpu)->inputs().size(); ++i) {
       const TensorInfo& in = (*gpu)->inputs()[i];
-      std::vector<float> v = RandomValues(in.bytes / 4, 77 + static_cast<uint32_t>(i), -1, 1);
+      std::vector<float> v = RandomFloats(in.bytes / 4, 77 + static_cast<uint32_t>(i), -1, 1);
       ASSERT_TRUE((*gpu)->SetInput(static_cast<int>(i), v.data(), in.bytes).ok());
     }
     ASSERT_TRUE((*gpu)->Invoke().ok());

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "transforms/graph_builder.h"
+#include "common/graph_builder.h"
 #include "graph/graph_check.h"
 
 namespace gld {

@@ -20,28 +20,14 @@
 #include "common/strict_json.h"
 #include "gldelegate/gldelegate.hpp"
 #include "gldelegate/npy.hpp"
+#include "gldelegate/seeded_values.hpp"
 #include "gldelegate/status.hpp"
 
 namespace gld::testing {
 
-// "splitmix64_pm1" from tools/reference/reflib.py, bit for bit: element j of
-// input `stream` is the splitmix64 mix of base + (j + 1) * golden, base =
-// (seed * 65536 + stream) * 0xD1B54A32D192ED03, and its top 24 bits become
-// (top - 2^23) / 2^23, exact in float32, in [-1, 1).
-inline std::vector<float> UniformPm1(uint64_t seed, uint64_t stream, size_t count) {
-  const uint64_t kGolden = 0x9E3779B97F4A7C15ull;
-  const uint64_t base = (seed * 65536ull + stream) * 0xD1B54A32D192ED03ull;
-  std::vector<float> values(count);
-  for (size_t j = 0; j < count; ++j) {
-    uint64_t z = base + static_cast<uint64_t>(j + 1) * kGolden;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z = z ^ (z >> 31);
-    const int32_t top = static_cast<int32_t>(z >> 40) - (1 << 23);
-    values[j] = static_cast<float>(top) / 8388608.0f;
-  }
-  return values;
-}
+// The reference inputs are "splitmix64_pm1" from tools/reference/reflib.py:
+// gld::UniformPm1 (gldelegate/seeded_values.hpp), bit for bit.
+using gld::UniformPm1;
 
 inline bool FileExists(const std::string& path) {
   struct stat st;

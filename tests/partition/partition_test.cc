@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "partition/partition.h"
-#include "transforms/graph_builder.h"
+#include "common/graph_builder.h"
 
 namespace gld {
 namespace {

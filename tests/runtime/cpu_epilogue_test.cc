@@ -12,7 +12,7 @@
 #include "cpu_kernels/micro/pointwise_gemm/pointwise_gemm.h"
 #include "runtime/plan.h"
 #include "runtime/runtime.h"
-#include "transforms/graph_builder.h"
+#include "common/graph_builder.h"
 #include "transforms/graph_runner.h"
 
 namespace gld {

@@ -2,7 +2,7 @@
 
 #include "gl/codegen/gl_op.h"
 #include "runtime/runtime.h"
-#include "transforms/graph_builder.h"
+#include "common/graph_builder.h"
 
 namespace gld {
 namespace {

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "transforms/graph_builder.h"
+#include "common/graph_builder.h"
 #include "runtime/gpu_backend.h"
 #include "runtime/plan.h"
 #include "runtime/runtime.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "runtime/runtime.h"
-#include "transforms/graph_builder.h"
+#include "common/graph_builder.h"
 
 namespace gld {
 namespace {

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <thread>
 
+#include "common/graph_builder.h"
 #include "gldelegate/options.hpp"
-#include "transforms/graph_builder.h"
 #include "runtime/gpu_backend.h"
 #include "runtime/runtime.h"
 #include "runtime/step.h"

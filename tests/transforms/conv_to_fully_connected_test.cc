@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "graph/shape_inference.h"
-#include "graph_builder.h"
+#include "common/graph_builder.h"
 #include "graph_runner.h"
 #include "transforms/pass.h"
 
@@ -12,7 +12,7 @@ using testing::AddConstant;
 using testing::AddNode;
 using testing::AddTensor;
 using testing::ExpectSameOutputs;
-using testing::RandomValues;
+using testing::RandomFloats;
 
 // x [B, H, W, 5] -> CONV_2D k x k (3 filters, bias) -> y.
 struct Conv {
@@ -20,7 +20,8 @@ struct Conv {
   int x, w, y;
   Conv(int batch, int hw, int k, Conv2dAttributes a, int out_hw = 1) {
     x = AddTensor(g, "x", {batch, hw, hw, 5});
-    w = AddConstant<float>(g, "w", {3, k, k, 5}, DataType::kFloat32, RandomValues(static_cast<size_t>(15 * k * k), 3));
+    w = AddConstant<float>(g, "w", {3, k, k, 5}, DataType::kFloat32,
+                           RandomFloats(static_cast<size_t>(15 * k * k), 3, -2.f, 2.f));
     int b = AddConstant<float>(g, "b", {3}, DataType::kFloat32, {0.5f, -0.25f, 2.0f});
     y = AddTensor(g, "y", {batch, out_hw, out_hw, 3});
     AddNode(g, OpType::kConv2d, {x, w, b}, {y}, 0, a);

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "graph_builder.h"
+#include "common/graph_builder.h"
 #include "graph_runner.h"
 #include "transforms/pass.h"
 
@@ -11,7 +11,7 @@ using testing::AddConstant;
 using testing::AddNode;
 using testing::AddTensor;
 using testing::ExpectSameOutputs;
-using testing::RandomValues;
+using testing::RandomFloats;
 
 // x [1,H,W,C] -> SPACE_TO_BATCH_ND (block d x d, pads) -> `op` 3x3 VALID ->
 // BATCH_TO_SPACE_ND (block d x d, crops) -> y, shapes worked out by hand.
@@ -31,14 +31,14 @@ struct Atrous {
     AddNode(g, OpType::kSpaceToBatchNd, {x, block, p}, {s}, 0);
     const int oc = conv_shape[3];
     if (op == OpType::kConv2d) {
-      int w = AddConstant<float>(g, "w", {oc, 3, 3, c}, DataType::kFloat32, RandomValues(oc * 9 * c, 1));
-      int bias = AddConstant<float>(g, "bias", {oc}, DataType::kFloat32, RandomValues(oc, 2));
+      int w = AddConstant<float>(g, "w", {oc, 3, 3, c}, DataType::kFloat32, RandomFloats(oc * 9 * c, 1, -2.f, 2.f));
+      int bias = AddConstant<float>(g, "bias", {oc}, DataType::kFloat32, RandomFloats(oc, 2, -2.f, 2.f));
       Conv2dAttributes a;
       a.stride_h = a.stride_w = stride;
       AddNode(g, op, {s, w, bias}, {b}, 1, a);
     } else {
-      int w = AddConstant<float>(g, "w", {1, 3, 3, oc}, DataType::kFloat32, RandomValues(9 * oc, 1));
-      int bias = AddConstant<float>(g, "bias", {oc}, DataType::kFloat32, RandomValues(oc, 2));
+      int w = AddConstant<float>(g, "w", {1, 3, 3, oc}, DataType::kFloat32, RandomFloats(9 * oc, 1, -2.f, 2.f));
+      int bias = AddConstant<float>(g, "bias", {oc}, DataType::kFloat32, RandomFloats(oc, 2, -2.f, 2.f));
       DepthwiseConv2dAttributes a;
       a.depth_multiplier = oc / c;
       AddNode(g, op, {s, w, bias}, {b}, 1, a);

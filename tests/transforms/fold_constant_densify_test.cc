@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "graph_builder.h"
+#include "common/graph_builder.h"
 #include "transforms/pass.h"
 
 namespace gld {

@@ -2,7 +2,7 @@
 
 #include "cpu_kernels/kernel_interface.h"
 #include "graph/shape_inference.h"
-#include "graph_builder.h"
+#include "common/graph_builder.h"
 #include "graph_runner.h"
 #include "transforms/pass.h"
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "graph_builder.h"
+#include "common/graph_builder.h"
 #include "graph_runner.h"
 #include "transforms/pass.h"
 
@@ -11,7 +11,7 @@ using testing::AddConstant;
 using testing::AddNode;
 using testing::AddTensor;
 using testing::ExpectSameOutputs;
-using testing::RandomValues;
+using testing::RandomFloats;
 
 // x [1,5,5,3] -> `layer` -> c [.., O] ; the test adds what follows.
 struct Layer {
@@ -22,16 +22,18 @@ struct Layer {
     x = AddTensor(g, "x", {1, 5, 5, 3});
     if (op == OpType::kConv2d) {
       out_channels = 4;
-      int w = AddConstant<float>(g, "w", {4, 3, 3, 3}, DataType::kFloat32, RandomValues(108, 1));
-      int b = with_bias ? AddConstant<float>(g, "b", {4}, DataType::kFloat32, RandomValues(4, 2)) : kNoTensor;
+      int w = AddConstant<float>(g, "w", {4, 3, 3, 3}, DataType::kFloat32, RandomFloats(108, 1, -2.f, 2.f));
+      int b = with_bias ? AddConstant<float>(g, "b", {4}, DataType::kFloat32, RandomFloats(4, 2, -2.f, 2.f))
+                        : kNoTensor;
       c = AddTensor(g, "c", {1, 5, 5, 4});
       Conv2dAttributes a;
       a.padding = Padding::kSame;
       AddNode(g, op, {x, w, b}, {c}, 1, a);
     } else if (op == OpType::kDepthwiseConv2d) {
       out_channels = 6;  // depth multiplier 2
-      int w = AddConstant<float>(g, "w", {1, 3, 3, 6}, DataType::kFloat32, RandomValues(54, 1));
-      int b = with_bias ? AddConstant<float>(g, "b", {6}, DataType::kFloat32, RandomValues(6, 2)) : kNoTensor;
+      int w = AddConstant<float>(g, "w", {1, 3, 3, 6}, DataType::kFloat32, RandomFloats(54, 1, -2.f, 2.f));
+      int b = with_bias ? AddConstant<float>(g, "b", {6}, DataType::kFloat32, RandomFloats(6, 2, -2.f, 2.f))
+                        : kNoTensor;
       c = AddTensor(g, "c", {1, 5, 5, 6});
       DepthwiseConv2dAttributes a;
       a.padding = Padding::kSame;
@@ -39,8 +41,9 @@ struct Layer {
       AddNode(g, op, {x, w, b}, {c}, 1, a);
     } else {
       out_channels = 2;
-      int w = AddConstant<float>(g, "w", {2, 3}, DataType::kFloat32, RandomValues(6, 1));
-      int b = with_bias ? AddConstant<float>(g, "b", {2}, DataType::kFloat32, RandomValues(2, 2)) : kNoTensor;
+      int w = AddConstant<float>(g, "w", {2, 3}, DataType::kFloat32, RandomFloats(6, 1, -2.f, 2.f));
+      int b = with_bias ? AddConstant<float>(g, "b", {2}, DataType::kFloat32, RandomFloats(2, 2, -2.f, 2.f))
+                        : kNoTensor;
       c = AddTensor(g, "c", {1, 5, 5, 2});
       FullyConnectedAttributes a;
       a.keep_num_dims = true;
@@ -51,7 +54,7 @@ struct Layer {
   // c -> op(c, constant) -> y (graph output)
   int Then(OpType op, const Shape& shape, Activation act = Activation::kNone) {
     int k = AddConstant<float>(g, "k", shape, DataType::kFloat32,
-                               RandomValues(static_cast<size_t>(NumElements(shape)), 5, 0.5f, 1.5f));
+                               RandomFloats(static_cast<size_t>(NumElements(shape)), 5, 0.5f, 1.5f));
     int y = AddTensor(g, "y", g.tensors[static_cast<size_t>(c)].shape);
     AddNode(g, op, {c, k}, {y}, 2, BinaryAttributes{act});
     g.outputs = {y};
@@ -139,15 +142,15 @@ struct MulBefore {
     int m = AddTensor(g, "m", {1, 5, 5, 3});
     AddNode(g, mul, first == "x" ? std::vector<int>{x, s} : std::vector<int>{s, x}, {m}, 0, BinaryAttributes{});
     if (op == OpType::kConv2d) {
-      int w = AddConstant<float>(g, "w", {4, 3, 3, 3}, DataType::kFloat32, RandomValues(108, 1));
-      int b = AddConstant<float>(g, "b", {4}, DataType::kFloat32, RandomValues(4, 2));
+      int w = AddConstant<float>(g, "w", {4, 3, 3, 3}, DataType::kFloat32, RandomFloats(108, 1, -2.f, 2.f));
+      int b = AddConstant<float>(g, "b", {4}, DataType::kFloat32, RandomFloats(4, 2, -2.f, 2.f));
       y = AddTensor(g, "y", {1, 5, 5, 4});
       Conv2dAttributes a;
       a.padding = Padding::kSame;
       AddNode(g, op, {m, w, b}, {y}, 1, a);
     } else {
-      int w = AddConstant<float>(g, "w", {1, 3, 3, 6}, DataType::kFloat32, RandomValues(54, 1));
-      int b = AddConstant<float>(g, "b", {6}, DataType::kFloat32, RandomValues(6, 2));
+      int w = AddConstant<float>(g, "w", {1, 3, 3, 6}, DataType::kFloat32, RandomFloats(54, 1, -2.f, 2.f));
+      int b = AddConstant<float>(g, "b", {6}, DataType::kFloat32, RandomFloats(6, 2, -2.f, 2.f));
       y = AddTensor(g, "y", {1, 5, 5, 6});
       DepthwiseConv2dAttributes a;
       a.padding = Padding::kSame;

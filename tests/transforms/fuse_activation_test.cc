@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "graph_builder.h"
+#include "common/graph_builder.h"
 #include "graph_runner.h"
 #include "transforms/pass.h"
 
@@ -11,7 +11,7 @@ using testing::AddConstant;
 using testing::AddNode;
 using testing::AddTensor;
 using testing::ExpectSameOutputs;
-using testing::RandomValues;
+using testing::RandomFloats;
 
 // x [1,4,4,3] -> CONV_2D 3x3 SAME (2 filters) -> c -> `act` -> y.
 struct ConvAct {
@@ -19,7 +19,7 @@ struct ConvAct {
   int x, c, y;
   explicit ConvAct(OpType act) {
     x = AddTensor(g, "x", {1, 4, 4, 3});
-    int w = AddConstant<float>(g, "w", {2, 3, 3, 3}, DataType::kFloat32, RandomValues(54, 1));
+    int w = AddConstant<float>(g, "w", {2, 3, 3, 3}, DataType::kFloat32, RandomFloats(54, 1, -2.f, 2.f));
     int b = AddConstant<float>(g, "b", {2}, DataType::kFloat32, {0.5f, -0.25f});
     c = AddTensor(g, "c", {1, 4, 4, 2});
     y = AddTensor(g, "y", {1, 4, 4, 2});

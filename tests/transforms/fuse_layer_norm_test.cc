@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "graph_builder.h"
+#include "common/graph_builder.h"
 #include "graph_runner.h"
 #include "transforms/pass.h"
 
@@ -11,7 +11,7 @@ using testing::AddConstant;
 using testing::AddNode;
 using testing::AddTensor;
 using testing::ExpectSameOutputs;
-using testing::RandomValues;
+using testing::RandomFloats;
 
 enum class Shift { kBeta, kNegProduct, kNegMean };
 
@@ -37,7 +37,7 @@ struct LayerNormChain {
     AddNode(g, OpType::kRsqrt, {ve}, {r}, 4);
     s = r;
     if (with_gamma) {
-      int gamma = AddConstant<float>(g, "gamma", {12}, DataType::kFloat32, RandomValues(12, 3, 0.5f, 1.5f));
+      int gamma = AddConstant<float>(g, "gamma", {12}, DataType::kFloat32, RandomFloats(12, 3, 0.5f, 1.5f));
       s = AddTensor(g, "s", {2, 5, 12});
       AddNode(g, OpType::kMul, {r, gamma}, {s}, 5, BinaryAttributes{});
     }
@@ -53,7 +53,7 @@ struct LayerNormChain {
     AddNode(g, OpType::kMul, {m, s}, {ms}, 8, BinaryAttributes{});
     int sh = ms;
     if (shift == Shift::kBeta) {
-      int beta = AddConstant<float>(g, "beta", {12}, DataType::kFloat32, RandomValues(12, 4));
+      int beta = AddConstant<float>(g, "beta", {12}, DataType::kFloat32, RandomFloats(12, 4, -2.f, 2.f));
       sh = AddTensor(g, "shift", {2, 5, 12});
       AddNode(g, OpType::kSub, {beta, ms}, {sh}, 9, BinaryAttributes{});
     } else if (shift == Shift::kNegProduct) {

@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <random>
 #include <vector>
 
+#include "common/random_values.h"
 #include "cpu_kernels/kernel_interface.h"
 #include "graph/graph.h"
 
@@ -58,14 +58,6 @@ inline StatusOr<std::vector<std::vector<float>>> RunOnCpu(const Graph& graph,
   return out;
 }
 
-inline std::vector<float> RandomValues(size_t n, uint32_t seed, float lo = -2.0f, float hi = 2.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
-
 // Runs `graph` before and after `rewrite` on the same random inputs and
 // expects outputs equal within fp32 rounding (1e-5 of the largest magnitude).
 template <typename Rewrite>
@@ -73,7 +65,7 @@ void ExpectSameOutputs(Graph& graph, Rewrite rewrite, uint32_t seed = 7) {
   std::vector<std::vector<float>> inputs;
   for (size_t k = 0; k < graph.inputs.size(); ++k) {
     const Tensor& t = graph.tensors[static_cast<size_t>(graph.inputs[k])];
-    inputs.push_back(RandomValues(static_cast<size_t>(t.num_elements()), seed + static_cast<uint32_t>(k)));
+    inputs.push_back(RandomFloats(static_cast<size_t>(t.num_elements()), seed + static_cast<uint32_t>(k), -2.f, 2.f));
   }
   auto before = RunOnCpu(graph, inputs);
   ASSERT_TRUE(before.ok()) << before.status().ToString();

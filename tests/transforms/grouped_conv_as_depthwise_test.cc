@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "graph_builder.h"
+#include "common/graph_builder.h"
 #include "graph_runner.h"
 #include "transforms/pass.h"
 
@@ -11,7 +11,7 @@ using testing::AddConstant;
 using testing::AddNode;
 using testing::AddTensor;
 using testing::ExpectSameOutputs;
-using testing::RandomValues;
+using testing::RandomFloats;
 
 // CONV_2D over x [1, 6, 7, 4] with weights [8, 3, 3, per_group]: 4 / per_group
 // groups.
@@ -19,8 +19,8 @@ Graph GroupedConv(int per_group) {
   Graph g;
   const int x = AddTensor(g, "x", {1, 6, 7, 4});
   const int w = AddConstant<float>(g, "w", {8, 3, 3, per_group}, DataType::kFloat32,
-                                   RandomValues(static_cast<size_t>(8 * 9 * per_group), 5));
-  const int b = AddConstant<float>(g, "b", {8}, DataType::kFloat32, RandomValues(8, 6));
+                                   RandomFloats(static_cast<size_t>(8 * 9 * per_group), 5, -2.f, 2.f));
+  const int b = AddConstant<float>(g, "b", {8}, DataType::kFloat32, RandomFloats(8, 6, -2.f, 2.f));
   const int y = AddTensor(g, "y", {1, 3, 4, 8});
   Conv2dAttributes a;
   a.padding = Padding::kSame;

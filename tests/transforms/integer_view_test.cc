@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "graph_builder.h"
+#include "common/graph_builder.h"
 #include "transforms/pass.h"
 #include "transforms/pass_list.h"
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "graph_builder.h"
+#include "common/graph_builder.h"
 #include "graph_runner.h"
 #include "transforms/pass.h"
 
@@ -11,7 +11,7 @@ using testing::AddConstant;
 using testing::AddNode;
 using testing::AddTensor;
 using testing::ExpectSameOutputs;
-using testing::RandomValues;
+using testing::RandomFloats;
 
 // x [1,H,W,C] -> PAD (t,b,l,r) -> p -> `op` k x k, stride s, VALID -> y
 struct PadConv {
@@ -33,15 +33,15 @@ struct PadConv {
       AddNode(g, op, {p}, {y}, 1, a);
     } else if (op == OpType::kDepthwiseConv2d) {
       y = AddTensor(g, "y", {1, oh, ow, c});
-      int wt = AddConstant<float>(g, "w", {1, k, k, c}, DataType::kFloat32, RandomValues(k * k * c, 3));
-      int b = AddConstant<float>(g, "b", {c}, DataType::kFloat32, RandomValues(c, 4));
+      int wt = AddConstant<float>(g, "w", {1, k, k, c}, DataType::kFloat32, RandomFloats(k * k * c, 3, -2.f, 2.f));
+      int b = AddConstant<float>(g, "b", {c}, DataType::kFloat32, RandomFloats(c, 4, -2.f, 2.f));
       DepthwiseConv2dAttributes a;
       a.stride_h = a.stride_w = s;
       AddNode(g, op, {p, wt, b}, {y}, 1, a);
     } else {
       y = AddTensor(g, "y", {1, oh, ow, 3});
-      int wt = AddConstant<float>(g, "w", {3, k, k, c}, DataType::kFloat32, RandomValues(3 * k * k * c, 3));
-      int b = AddConstant<float>(g, "b", {3}, DataType::kFloat32, RandomValues(3, 4));
+      int wt = AddConstant<float>(g, "w", {3, k, k, c}, DataType::kFloat32, RandomFloats(3 * k * k * c, 3, -2.f, 2.f));
+      int b = AddConstant<float>(g, "b", {3}, DataType::kFloat32, RandomFloats(3, 4, -2.f, 2.f));
       Conv2dAttributes a;
       a.stride_h = a.stride_w = s;
       AddNode(g, op, {p, wt, b}, {y}, 1, a);
@@ -144,8 +144,8 @@ TEST(MergePad, KeepsPaddingBeforePoolingAndOnChannels) {
 TEST(MergePad, MergesIntoEveryReaderOnlyWhenAllFit) {
   PadConv m(OpType::kDepthwiseConv2d, 6, 6, 4, 3, 1, {1, 1, 1, 1});
   // A second reader: 3x3 stride 1 fits too.
-  int w2 = AddConstant<float>(m.g, "w2", {1, 3, 3, 4}, DataType::kFloat32, RandomValues(36, 9));
-  int b2 = AddConstant<float>(m.g, "b2", {4}, DataType::kFloat32, RandomValues(4, 10));
+  int w2 = AddConstant<float>(m.g, "w2", {1, 3, 3, 4}, DataType::kFloat32, RandomFloats(36, 9, -2.f, 2.f));
+  int b2 = AddConstant<float>(m.g, "b2", {4}, DataType::kFloat32, RandomFloats(4, 10, -2.f, 2.f));
   int y2 = AddTensor(m.g, "y2", {1, 6, 6, 4});
   AddNode(m.g, OpType::kDepthwiseConv2d, {m.p, w2, b2}, {y2}, 2, DepthwiseConv2dAttributes{});
   m.g.outputs = {m.y, y2};

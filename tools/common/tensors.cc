@@ -7,13 +7,11 @@
 #include <sstream>
 
 #include "common/printable.h"
+#include "gldelegate/seeded_values.hpp"
 
 namespace gld::tools {
 
 namespace {
-constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
-constexpr uint64_t kStream = 0xD1B54A32D192ED03ull;
-
 template <typename T>
 void Store(std::vector<uint8_t>& out, size_t i, T v) {
   std::memcpy(out.data() + i * sizeof(T), &v, sizeof(T));
@@ -27,13 +25,6 @@ double Load(const void* data, size_t i) {
 }
 }  // namespace
 
-uint64_t InputWord(uint64_t seed, uint64_t stream, uint64_t j) {
-  uint64_t z = (seed * 65536 + stream) * kStream + (j + 1) * kGolden;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 StatusOr<std::vector<uint8_t>> MakeRandomInput(const TensorInfo& info, uint64_t seed, int stream) {
   const size_t size = ElementTypeSize(info.type);
   const size_t n = size == 0 ? 0 : info.bytes / size;
@@ -45,8 +36,8 @@ StatusOr<std::vector<uint8_t>> MakeRandomInput(const TensorInfo& info, uint64_t 
                          "' (random input " + FormatShape(info.shape) + ")");
   }
   for (size_t j = 0; j < n; ++j) {
-    const uint64_t z = InputWord(seed, static_cast<uint64_t>(stream), j);
-    const float f = static_cast<float>(static_cast<int64_t>(z >> 40) - (int64_t{1} << 23)) / 8388608.0f;
+    const uint64_t z = SeededWord(seed, static_cast<uint64_t>(stream), j);
+    const float f = WordToPm1(z);
     const uint64_t small = (z >> 11) % 4;
     switch (info.type) {
       case ElementType::kFloat32: Store<float>(out, j, f); break;

@@ -11,12 +11,10 @@ namespace gld::tools {
 
 // Deterministic input values, the same on every machine and backend (and the
 // rule tools/reference/ uses, so references made with the same seed match).
-// Word j of input `stream`:
-//   z = (seed * 65536 + stream) * 0xD1B54A32D192ED03 + (j + 1) * 0x9E3779B97F4A7C15
-//   z = splitmix64 mix of z
-// float32/float16/float64: ((z >> 40) - 2^23) / 2^23, uniform in [-1, 1);
-// bool: (z >> 11) % 2; other integers: (z >> 11) % 4.
-uint64_t InputWord(uint64_t seed, uint64_t stream, uint64_t j);
+// From word z = gld::SeededWord(seed, stream, j) of input `stream`
+// (gldelegate/seeded_values.hpp):
+// float32/float16/float64: gld::WordToPm1(z) = ((z >> 40) - 2^23) / 2^23,
+// uniform in [-1, 1); bool: (z >> 11) % 2; other integers: (z >> 11) % 4.
 // Internal ("cannot allocate N bytes for tensor 'x'") when the memory is not
 // there.
 StatusOr<std::vector<uint8_t>> MakeRandomInput(const TensorInfo& info, uint64_t seed, int stream);

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +14,7 @@
 #include "gl/egl/egl_environment.h"
 #include "gldelegate/binary_cache_generated.h"
 #include "util/file_util.h"
+#include "util/hex.h"
 #include "util/logging.h"
 
 namespace gld::gl {
@@ -30,12 +30,6 @@ std::mutex& StateMutex() {
 std::string& RendererOverride() {
   static std::string s;
   return s;
-}
-
-std::string Hex64(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 // The options that change which programs a model needs.

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "util/file_util.h"
+#include "util/hex.h"
 #include "util/logging.h"
 
 namespace gld::gl {
@@ -26,12 +26,6 @@ namespace {
 std::mutex& RedirectMutex() {
   static std::mutex m;
   return m;
-}
-
-std::string Hex64(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 }  // namespace

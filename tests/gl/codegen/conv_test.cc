@@ -256,7 +256,7 @@ TEST(ConvTest, Float16WeightsAreWidened) {
   // DEQUANTIZE folding; the CPU side gets the same values as float32.
   GlOpTest t(5);
   int x = t.Input({1, 5, 5, 4});
-  std::vector<float> wf = RandomValues(3 * 3 * 3 * 4, 77, -1, 1);
+  std::vector<float> wf = RandomFloats(3 * 3 * 3 * 4, 77, -1, 1);
   std::vector<uint16_t> wh(wf.size());
   for (size_t i = 0; i < wf.size(); ++i) {
     // Both sides see identical weights: the float32 ones are the halves.

@@ -79,10 +79,10 @@ std::vector<UnaryCase> UnaryCases() {
 
 // Multiples of 1/8 in [lo, hi).
 std::vector<float> Eighths(const Shape& shape, uint32_t seed, float lo, float hi) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> d(static_cast<int>(lo * 8), static_cast<int>(hi * 8) - 1);
-  std::vector<float> v(static_cast<size_t>(NumElements(shape)));
-  for (float& x : v) x = static_cast<float>(d(rng)) / 8.0f;
+  const std::vector<int> eighths = RandomInts<int>(static_cast<size_t>(NumElements(shape)), static_cast<int>(lo * 8),
+                                                   static_cast<int>(hi * 8) - 1, seed);
+  std::vector<float> v(eighths.size());
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(eighths[i]) / 8.0f;
   return v;
 }
 
@@ -202,9 +202,8 @@ TEST(ElementwiseTest, ComparisonsAndLogicalOpsGiveTheCpusBools) {
   }
   ASSERT_EQ(ops.size(), 9u);
   auto bools = [](const Shape& shape, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::vector<uint8_t> v(static_cast<size_t>(NumElements(shape)));
-    for (uint8_t& b : v) b = static_cast<uint8_t>(rng() & 1u);
+    std::vector<uint8_t> v = RandomBytes(static_cast<size_t>(NumElements(shape)), seed);
+    for (uint8_t& b : v) b &= 1u;
     return v;
   };
   for (Precision p : BothPrecisions()) {

@@ -4,8 +4,6 @@
 // RESHAPE into a GATHER or a CAST.
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "gl/codegen/support.h"
 #include "gl/gl_test_util.h"
 
@@ -13,11 +11,7 @@ namespace gld::testing {
 namespace {
 
 std::vector<int32_t> RandomIndices(const Shape& shape, int32_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int32_t> d(0, n - 1);
-  std::vector<int32_t> v(static_cast<size_t>(NumElements(shape)));
-  for (int32_t& x : v) x = d(rng);
-  return v;
+  return RandomInts<int32_t>(static_cast<size_t>(NumElements(shape)), 0, n - 1, seed);
 }
 
 struct GatherCase {

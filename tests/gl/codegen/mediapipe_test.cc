@@ -24,7 +24,7 @@ double TightTolerance(Precision p) { return p == Precision::kFp32 ? kFp32Toleran
 
 // Uniform values in [lo, hi) rounded to multiples of `step` (a power of two).
 std::vector<float> Dyadic(size_t n, uint32_t seed, float lo, float hi, float step) {
-  std::vector<float> v = RandomValues(n, seed, lo, hi);
+  std::vector<float> v = RandomFloats(n, seed, lo, hi);
   for (float& x : v) x = std::round(x / step) * step;
   return v;
 }
@@ -34,7 +34,7 @@ std::vector<float> Dyadic(size_t n, uint32_t seed, float lo, float hi, float ste
 // shifted by up to 1.5 pixels (some samples fall outside), rounded to
 // multiples of 1/64 (fp16-exact).
 std::vector<float> SamplingMatrix(uint32_t seed, int in_h, int in_w, int out_h, int out_w) {
-  const std::vector<float> r = RandomValues(3, seed, -1.f, 1.f);
+  const std::vector<float> r = RandomFloats(3, seed, -1.f, 1.f);
   const float angle = 0.4f * r[0];
   const float sx = static_cast<float>(in_w) / static_cast<float>(out_w);
   const float sy = static_cast<float>(in_h) / static_cast<float>(out_h);

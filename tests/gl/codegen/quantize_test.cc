@@ -53,10 +53,7 @@ TEST(QuantizeTest, DequantizeIntegerInputsMatchesCpu) {
       for (const Shape& s : kShapes) {
         GlOpTest t(seed++);
         const size_t n = static_cast<size_t>(NumElements(s));
-        std::mt19937 rng(seed);
-        std::vector<uint8_t> bytes(n * DataTypeSize(c.type));
-        for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
-        int q = t.InputBytes(s, c.type, bytes);
+        int q = t.InputBytes(s, c.type, RandomBytes(n * DataTypeSize(c.type), seed));
         SetQuant(t, q, c.scale, c.zero_point);
         int x = t.Op(OpType::kDequantize, {q});
         // A float op after it, so the integers live on the GPU for a while.

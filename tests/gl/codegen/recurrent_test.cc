@@ -32,7 +32,7 @@ size_t AddCell(GlOpTest& t, const CellCase& c, int* h_state = nullptr, int* c_st
   const Shape x_shape = !c.sequence ? Shape{c.batch, c.n_input}
                         : c.time_major ? Shape{c.time, c.batch, c.n_input}
                                        : Shape{c.batch, c.time, c.n_input};
-  if (x.empty()) x = RandomValues(static_cast<size_t>(NumElements(x_shape)), 99, -2.f, 2.f);
+  if (x.empty()) x = RandomFloats(static_cast<size_t>(NumElements(x_shape)), 99, -2.f, 2.f);
   std::vector<int> in(20, kNoTensor);
   in[0] = t.InputValues(x_shape, x);
   for (int g = 0; g < 4; ++g) {
@@ -230,7 +230,7 @@ TEST(RecurrentGlTest, InterpreterKeepsAndResetsTheState) {
     options.backend = Backend::kCpu;
     auto cpu = Interpreter::Create(**model, options);
     ASSERT_TRUE(cpu.ok()) << cpu.status().ToString();
-    const std::vector<float> x = RandomValues(2 * 3 * 4, 5, -1.f, 1.f);
+    const std::vector<float> x = RandomFloats(2 * 3 * 4, 5, -1.f, 1.f);
     std::vector<std::vector<float>> gl_out(4, std::vector<float>(2 * 3 * 5)), cpu_out = gl_out;
     for (size_t k = 0; k < 4; ++k) {
       if (k == 2) {
