@@ -118,8 +118,7 @@ class StepwiseCallee : public cpu::PreparedSubgraph {
       const Tensor& tensor = graph_.tensors[static_cast<size_t>(t)];
       const cpu::TensorData& td = tensors_[static_cast<size_t>(t)];
       same_shapes = same_shapes && inferred_shapes_[i][j] == td.shape;
-      const bool integer = td.type == DataType::kInt32 || td.type == DataType::kInt64;
-      if (tensor.is_constant || !integer || td.num_elements() > kMaxValueElements) continue;
+      if (tensor.is_constant || !IsShapeValue(node.op, td.type, td.num_elements(), kMaxValueElements)) continue;
       values_[j] = {static_cast<const uint8_t*>(td.data), td.bytes};
       graph_.tensors[static_cast<size_t>(t)].shape = td.shape;
       reads_values = true;
