@@ -1,7 +1,9 @@
 #include "runtime/runtime.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -194,6 +196,25 @@ Status Runtime::PlanSteps(const Options& options, PartitionOptions& popts) {
   return OkStatus();
 }
 
+namespace {
+
+// How many invokes a trace keeps: $GLD_TRACE_MAX_INVOKES (a whole number
+// from 1), else TraceRecorder::kDefaultMaxRuns.
+StatusOr<int> TraceMaxInvokes() {
+  const char* env = std::getenv("GLD_TRACE_MAX_INVOKES");
+  if (env == nullptr || *env == '\0') return TraceRecorder::kDefaultMaxRuns;
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(env, &end, 10);
+  if (*end != '\0' || errno != 0 || v < 1 || v > (1L << 30)) {
+    return InvalidArgumentError(std::string("GLD_TRACE_MAX_INVOKES must be a whole number from 1 to 2^30, got '") +
+                                env + "'");
+  }
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
 Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_factory,
                            const PreparedGraph& prepared) {
   if (options.num_threads != -1 && (options.num_threads < 1 || options.num_threads > kMaxThreads)) {
@@ -209,7 +230,10 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
     return InvalidArgumentError("min_nodes_per_partition must be 0 or more, got " +
                                 std::to_string(options.min_nodes_per_partition));
   }
-  if (options.enable_trace) trace_ = std::make_unique<TraceRecorder>();
+  if (options.enable_trace) {
+    GLD_ASSIGN_OR_RETURN(const int keep, TraceMaxInvokes());
+    trace_ = std::make_unique<TraceRecorder>(keep);
+  }
   TraceRecorder* trace = trace_.get();
   PartitionOptions popts;
   popts.max_segments = options.max_delegated_partitions;
@@ -322,7 +346,7 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Reshaped(const std::vector<Shape>& i
   rt->subgraph_runner_ = subgraph_runner_;
   rt->model_ = model_;
   rt->callee_ = callee_;
-  if (options_.enable_trace) rt->trace_ = std::make_unique<TraceRecorder>();
+  if (trace_ != nullptr) rt->trace_ = std::make_unique<TraceRecorder>(static_cast<int>(trace_->max_runs()));
   if (rt->gpu_ != nullptr) rt->gpu_->SetTrace(rt->trace_.get());
   rt->popts_.gpu = rt->gpu_.get();
   GLD_RETURN_IF_ERROR(rt->PlanForShapes());
@@ -509,7 +533,10 @@ Status Runtime::ResetVariables() {
 
 Status Runtime::Invoke() {
   GLD_HOLD_SINGLE_USER(in_use_, "Invoke");
-  return RunSteps(false);
+  Status s = RunSteps(false);
+  // A run's events, failed runs' too, are one run of the trace's ring.
+  if (trace_ != nullptr) trace_->EndRun();
+  return s;
 }
 
 Status Runtime::RunSteps(bool async) {
