@@ -22,6 +22,7 @@
 
 #include "common/bench_stats.h"
 #include "common/flags.h"
+#include "common/interrupt.h"
 #include "common/json.h"
 #include "common/progress.h"
 #include "common/tensor_io.h"
@@ -41,40 +42,8 @@ double MicrosSince(Clock::time_point start) {
 
 double Mb(uint64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
 
-// The first SIGINT/SIGTERM: its number. The handler only sets it (or, for a
-// second signal, ends the process as the default action would). Lock-free,
-// so async-signal-safe, and one exchange even when two threads take a signal
-// each.
-std::atomic<int> g_stop_signal{0};
-static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs a lock-free flag");
-
-extern "C" void OnStopSignal(int sig) {
-  if (g_stop_signal.exchange(sig) != 0) {
-    // Asked twice: stop now. signal() and raise() are async-signal-safe; the
-    // signal is blocked inside the handler and delivered on its return.
-    signal(sig, SIG_DFL);
-    raise(sig);
-  }
-}
-
-void InstallStopHandlers() {
-  struct sigaction action {};
-  action.sa_handler = OnStopSignal;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART;  // the library's reads and GL calls carry on
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-}
-
-bool StopRequested() { return g_stop_signal.load() != 0; }
-
-const char* SignalName(int sig) {
-  switch (sig) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    default: return "";
-  }
-}
+using gld::tools::SignalName;
+using gld::tools::StopRequested;
 
 // Sleeps `seconds` in short steps, returning early once a stop is requested.
 void SleepUnlessStopped(double seconds) {
@@ -522,79 +491,18 @@ void PrintMemory(const Results& res, const Flags& f) {
   }
 }
 
-int Run(const CLI::App& app, Flags& f) {
-  auto options = MakeBenchmarkOptions(app, f);
-  if (!options.ok()) {
-    std::cerr << kTool << ": error: " << options.status().message() << "\n";
-    return 2;
-  }
-  auto input_files = gld::tools::ParseInputLayerValueFiles(f.input_layer_value_files);
-  if (!input_files.ok()) {
-    std::cerr << kTool << ": error: " << input_files.status().message() << "\n";
-    return 2;
-  }
-  InstallStopHandlers();
-  Results res;
-  // Memory figures are best effort: zeros where /proc is missing.
-  auto memory = [] {
-    auto m = gld::tools::ReadProcessMemory();
-    return m.ok() ? *m : gld::tools::ProcessMemory{};
-  };
-  res.start_mem = memory();
-
-  std::cout << kTool << " " << gld::VersionString() << "\nGraph: [" << f.graph << "]\n";
-  const auto init_start = Clock::now();
-  auto model = gld::Model::FromFile(f.graph);
-  if (!model.ok()) return gld::tools::Fail(kTool, model.status());
-  res.load_us = MicrosSince(init_start);
-  auto created = gld::tools::CreateWithProgress(**model, *options);
-  if (!created.ok()) return gld::tools::Fail(kTool, created.status());
-  res.init_us = MicrosSince(init_start);
-  res.init_mem = memory();
-  gld::Interpreter& interp = **created;
-  const gld::InterpreterReport& rep = interp.report();
-
-  std::printf("Loaded model in %.3f ms\n", res.load_us / 1000.0);
-  std::printf("Initialized session in %.3f ms.\n", res.init_us / 1000.0);
-  std::printf("Backend: %s (asked for %s), precision %s, %d thread(s)\n", gld::BackendName(rep.backend),
-              gld::BackendName(options->backend), gld::PrecisionName(rep.precision), options->num_threads);
-  if (!rep.gl_renderer.empty()) std::printf("GL renderer: %s\n", rep.gl_renderer.c_str());
-  std::printf("%s (%d nodes in the file, %d after transforms), %d dispatches\n", rep.placement_line.c_str(),
-              rep.original_nodes, rep.total_nodes, rep.dispatches);
-  std::printf("Planned GPU bytes: %llu (one object per tensor: %llu); planned CPU bytes: %llu\n",
-              static_cast<unsigned long long>(rep.gpu_bytes_planned),
-              static_cast<unsigned long long>(rep.gpu_bytes_naive),
-              static_cast<unsigned long long>(rep.cpu_bytes_planned));
-  if (!options->cache_dir.empty()) {
-    std::printf("Program cache %s: %d hits, %d misses\n", options->cache_dir.c_str(), rep.cache_hits,
-                rep.cache_misses);
-  }
-
-  if (f.verbose) PrintFlags(app);
-  gld::Status s = CheckInputLayers(interp.inputs(), f);
-  if (!s.ok()) return gld::tools::Fail(kTool, s);
-  if (f.print_preinvoke_state) PrintPreinvokeState(interp);
-  if (f.dry_run) {
-    res.end_mem = memory();
-    std::printf("Dry run: the model was loaded and the interpreter created; nothing was invoked\n");
-    PrintMemory(res, f);
-    return 0;
-  }
-  s = SetInputs(interp, *input_files, f);
-  if (!s.ok()) return gld::tools::Fail(kTool, s);
-  if (!f.output_dir.empty()) {
-    s = gld::tools::MakeOutputDir(f.output_dir, "--output_dir");
-    if (!s.ok()) return gld::tools::Fail(kTool, s);
-  }
-
+// The warmup and timed runs, until they are done or a stop signal came (a
+// run a signal cancelled is not counted).
+gld::Status RunAll(gld::Interpreter& interp, const Flags& f, Results& res) {
   // On a terminal, a line with the runs done and the time left (erased
   // before the results are printed).
   gld::tools::TerminalProgress progress;
   for (int i = 0; i < f.warmup_runs && !StopRequested(); ++i) {
     progress.Show(static_cast<double>(i) / f.warmup_runs,
                   "warmup run " + std::to_string(i + 1) + " of " + std::to_string(f.warmup_runs));
-    s = TimedInvoke(interp, &res.warmup_us);
-    if (!s.ok()) return gld::tools::Fail(kTool, s);
+    gld::Status s = TimedInvoke(interp, &res.warmup_us);
+    if (!s.ok() && StopRequested()) break;  // the signal cancelled it
+    GLD_RETURN_IF_ERROR(s);
   }
   progress.Clear();
   // The profile and the trace keep the timed runs only (the trace keeps
@@ -619,11 +527,115 @@ int Run(const CLI::App& app, Flags& f) {
       if (StopRequested()) break;
     }
     ShowRunProgress(progress, f, res.run_us.size(), MicrosSince(runs_start) / 1e6);
-    s = TimedInvoke(interp, &res.run_us);
-    if (!s.ok()) return gld::tools::Fail(kTool, s);
+    gld::Status s = TimedInvoke(interp, &res.run_us);
+    if (!s.ok() && StopRequested()) break;  // the signal cancelled it
+    GLD_RETURN_IF_ERROR(s);
   }
   progress.Clear();
-  res.stop_signal = g_stop_signal.load();
+  return gld::OkStatus();
+}
+
+// What Create made: the load and init times, backend, placement, memory plan
+// and program cache.
+void PrintSession(const Results& res, const gld::InterpreterReport& rep, const gld::Options& options) {
+  std::printf("Loaded model in %.3f ms\n", res.load_us / 1000.0);
+  std::printf("Initialized session in %.3f ms.\n", res.init_us / 1000.0);
+  std::printf("Backend: %s (asked for %s), precision %s, %d thread(s)\n", gld::BackendName(rep.backend),
+              gld::BackendName(options.backend), gld::PrecisionName(rep.precision), options.num_threads);
+  if (!rep.gl_renderer.empty()) std::printf("GL renderer: %s\n", rep.gl_renderer.c_str());
+  std::printf("%s (%d nodes in the file, %d after transforms), %d dispatches\n", rep.placement_line.c_str(),
+              rep.original_nodes, rep.total_nodes, rep.dispatches);
+  std::printf("Planned GPU bytes: %llu (one object per tensor: %llu); planned CPU bytes: %llu\n",
+              static_cast<unsigned long long>(rep.gpu_bytes_planned),
+              static_cast<unsigned long long>(rep.gpu_bytes_naive),
+              static_cast<unsigned long long>(rep.cpu_bytes_planned));
+  if (!options.cache_dir.empty()) {
+    std::printf("Program cache %s: %d hits, %d misses\n", options.cache_dir.c_str(), rep.cache_hits,
+                rep.cache_misses);
+  }
+}
+
+// --output_dir, --trace and --json, after the runs.
+gld::Status WriteFiles(gld::Interpreter& interp, const Flags& f, const gld::Options& options, const Results& res,
+                       bool invoked) {
+  // Outputs exist once a run completed (an interrupted start has none).
+  if (!f.output_dir.empty() && invoked) {
+    std::vector<std::string> written;
+    gld::Status s = gld::tools::WriteOutputsNpy(interp, f.output_dir, &written);
+    GLD_RETURN_IF_ERROR(s);
+    for (const std::string& p : written) std::cout << "Wrote " << p << "\n";
+  }
+  if (!f.trace.empty()) {
+    gld::Status s = gld::tools::WriteTraceFile(f.trace, interp.trace(), "--trace");
+    GLD_RETURN_IF_ERROR(s);
+    std::cout << "Wrote " << f.trace << " (open it in ui.perfetto.dev or chrome://tracing)\n";
+  }
+  if (!f.json.empty()) {
+    std::ofstream out(f.json, std::ios::binary | std::ios::trunc);
+    out << MakeJson(f, options, interp.report(), res);
+    out.close();
+    if (!out) return gld::InvalidArgumentError("cannot write --json file '" + f.json + "'");
+    std::cout << "Wrote " << f.json << "\n";
+  }
+  return gld::OkStatus();
+}
+
+int Run(const CLI::App& app, Flags& f) {
+  auto options = MakeBenchmarkOptions(app, f);
+  if (!options.ok()) {
+    std::cerr << kTool << ": error: " << options.status().message() << "\n";
+    return 2;
+  }
+  auto input_files = gld::tools::ParseInputLayerValueFiles(f.input_layer_value_files);
+  if (!input_files.ok()) {
+    std::cerr << kTool << ": error: " << input_files.status().message() << "\n";
+    return 2;
+  }
+  gld::tools::InstallStopHandlers();
+  Results res;
+  // Memory figures are best effort: zeros where /proc is missing.
+  auto memory = [] {
+    auto m = gld::tools::ReadProcessMemory();
+    return m.ok() ? *m : gld::tools::ProcessMemory{};
+  };
+  res.start_mem = memory();
+
+  std::cout << kTool << " " << gld::VersionString() << "\nGraph: [" << f.graph << "]\n";
+  const auto init_start = Clock::now();
+  auto model = gld::Model::FromFile(f.graph);
+  if (!model.ok()) return gld::tools::Fail(kTool, model.status());
+  res.load_us = MicrosSince(init_start);
+  auto created = gld::tools::CreateWithProgress(**model, *options);
+  if (!created.ok()) return gld::tools::Fail(kTool, created.status());
+  res.init_us = MicrosSince(init_start);
+  res.init_mem = memory();
+  gld::Interpreter& interp = **created;
+  // A stop signal cancels the run in progress too (it is not counted).
+  const gld::tools::CancelOnStop cancel_on_stop(interp);
+  const gld::InterpreterReport& rep = interp.report();
+
+  PrintSession(res, rep, *options);
+
+  if (f.verbose) PrintFlags(app);
+  gld::Status s = CheckInputLayers(interp.inputs(), f);
+  if (!s.ok()) return gld::tools::Fail(kTool, s);
+  if (f.print_preinvoke_state) PrintPreinvokeState(interp);
+  if (f.dry_run) {
+    res.end_mem = memory();
+    std::printf("Dry run: the model was loaded and the interpreter created; nothing was invoked\n");
+    PrintMemory(res, f);
+    return 0;
+  }
+  s = SetInputs(interp, *input_files, f);
+  if (!s.ok()) return gld::tools::Fail(kTool, s);
+  if (!f.output_dir.empty()) {
+    s = gld::tools::MakeOutputDir(f.output_dir, "--output_dir");
+    if (!s.ok()) return gld::tools::Fail(kTool, s);
+  }
+
+  s = RunAll(interp, f, res);
+  if (!s.ok()) return gld::tools::Fail(kTool, s);
+  res.stop_signal = gld::tools::StopSignal();
   if (res.stop_signal != 0) {
     std::printf("Interrupted by %s: %zu of %d timed runs and %zu of %d warmup runs done; the figures below are "
                 "over those\n",
@@ -667,25 +679,8 @@ int Run(const CLI::App& app, Flags& f) {
     }
   }
 
-  // Outputs exist once a run completed (an interrupted start has none).
-  if (!f.output_dir.empty() && invoked) {
-    std::vector<std::string> written;
-    s = gld::tools::WriteOutputsNpy(interp, f.output_dir, &written);
-    if (!s.ok()) return gld::tools::Fail(kTool, s);
-    for (const std::string& p : written) std::cout << "Wrote " << p << "\n";
-  }
-  if (!f.trace.empty()) {
-    s = gld::tools::WriteTraceFile(f.trace, interp.trace(), "--trace");
-    if (!s.ok()) return gld::tools::Fail(kTool, s);
-    std::cout << "Wrote " << f.trace << " (open it in ui.perfetto.dev or chrome://tracing)\n";
-  }
-  if (!f.json.empty()) {
-    std::ofstream out(f.json, std::ios::binary | std::ios::trunc);
-    out << MakeJson(f, *options, rep, res);
-    out.close();
-    if (!out) return gld::tools::Fail(kTool, "cannot write --json file '" + f.json + "'");
-    std::cout << "Wrote " << f.json << "\n";
-  }
+  s = WriteFiles(interp, f, *options, res, invoked);
+  if (!s.ok()) return gld::tools::Fail(kTool, s);
   if (res.stop_signal != 0) {
     std::cout.flush();
     std::fflush(stdout);

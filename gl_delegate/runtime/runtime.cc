@@ -263,6 +263,8 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
   if (!callee_) {
     subgraph_runner_ = std::make_shared<SubgraphRunner>(graph_.subgraphs, options, pool());
     model_ = subgraph_runner_.get();
+    cancel_ = std::make_shared<std::atomic<bool>>(false);
+    subgraph_runner_->set_cancel_flag(cancel_.get());
   }
   options_ = options;
   popts_ = std::move(popts);
@@ -346,6 +348,7 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Reshaped(const std::vector<Shape>& i
   rt->subgraph_runner_ = subgraph_runner_;
   rt->model_ = model_;
   rt->callee_ = callee_;
+  rt->cancel_ = cancel_;
   if (trace_ != nullptr) rt->trace_ = std::make_unique<TraceRecorder>(static_cast<int>(trace_->max_runs()));
   if (rt->gpu_ != nullptr) rt->gpu_->SetTrace(rt->trace_.get());
   rt->popts_.gpu = rt->gpu_.get();
@@ -545,9 +548,12 @@ Status Runtime::RunSteps(bool async) {
   GLD_RETURN_IF_ERROR(CopyBoundInputsToHost());
   StepContext ctx = MakeStepContext();
   ctx.async = async;
+  // A Cancel before this run began was for an earlier one (TFLite's rule).
+  if (cancel_ != nullptr) cancel_->store(false, std::memory_order_relaxed);
   const double run_start_us = trace_ != nullptr ? trace_->NowMicros() : 0;
   for (size_t i = 0; i < plan_.steps.size(); ++i) {
     Step& step = *plan_.steps[i];
+    if (model_ != nullptr && model_->cancel_requested()) return Cancelled(i);
     const bool profile = profiling_ && !step.ProfilesItself();
     if (!profile && trace_ == nullptr) {
       GLD_RETURN_IF_ERROR(step.Run(ctx));
@@ -564,6 +570,11 @@ Status Runtime::RunSteps(bool async) {
   GLD_RETURN_IF_ERROR(CopyBoundOutputsFromHost());
   if (trace_ != nullptr) TraceRun(async, run_start_us);
   return OkStatus();
+}
+
+Status Runtime::Cancelled(size_t i) const {
+  return cpu::InvokeCancelled("before " + plan_.steps[i]->label() + " (step " + std::to_string(i + 1) + " of " +
+                              std::to_string(plan_.steps.size()) + ")");
 }
 
 void Runtime::TraceStep(size_t i, double start_us, double end_us) {

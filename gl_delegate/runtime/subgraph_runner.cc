@@ -86,6 +86,9 @@ class StepwiseCallee : public cpu::PreparedSubgraph {
 
   Status Invoke() override {
     for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+      if (model_ != nullptr && model_->cancel_requested()) {
+        return cpu::InvokeCancelled("before " + graph_.NodeLabel(i));
+      }
       Status s = RunNode(i);
       if (!s.ok()) return s.message().rfind(graph_.NodeLabel(i), 0) == 0 ? s : s.WithContext(graph_.NodeLabel(i));
     }
