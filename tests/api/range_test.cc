@@ -31,7 +31,7 @@ std::vector<uint8_t> RangeModel(ElementType type) {
 }
 
 template <typename T>
-std::vector<T> Run(Interpreter& it, T start, T limit, T delta, Status* status) {
+std::vector<T> RunRange(Interpreter& it, T start, T limit, T delta, Status* status) {
   const T v[3] = {start, limit, delta};
   for (int i = 0; i < 3; ++i) {
     *status = it.SetInput(i, &v[i], sizeof(T));
@@ -56,11 +56,11 @@ TEST_P(RangeFromInputs, Float32LengthComesFromTheValues) {
   if (!it.ok() && GetParam() != Backend::kCpu) GTEST_SKIP() << "no GL here: " << it.status().ToString();
   ASSERT_TRUE(it.ok()) << it.status().ToString();
   Status s;
-  EXPECT_EQ(Run<float>(**it, 0.f, 10.f, 1.f, &s), (std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})) << s.ToString();
+  EXPECT_EQ(RunRange<float>(**it, 0.f, 10.f, 1.f, &s), (std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})) << s.ToString();
   EXPECT_EQ((*it)->outputs()[0].shape, (std::vector<int>{10}));
-  EXPECT_EQ(Run<float>(**it, 2.f, 3.5f, 0.5f, &s), (std::vector<float>{2.f, 2.5f, 3.f})) << s.ToString();
-  EXPECT_EQ(Run<float>(**it, 1.f, -1.f, -0.5f, &s), (std::vector<float>{1.f, 0.5f, 0.f, -0.5f})) << s.ToString();
-  Run<float>(**it, 0.f, 1.f, 0.f, &s);  // no count: refused, naming the node
+  EXPECT_EQ(RunRange<float>(**it, 2.f, 3.5f, 0.5f, &s), (std::vector<float>{2.f, 2.5f, 3.f})) << s.ToString();
+  EXPECT_EQ(RunRange<float>(**it, 1.f, -1.f, -0.5f, &s), (std::vector<float>{1.f, 0.5f, 0.f, -0.5f})) << s.ToString();
+  RunRange<float>(**it, 0.f, 1.f, 0.f, &s);  // no count: refused, naming the node
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("RANGE"), std::string::npos) << s.message();
   // The int32 form (which worked) still does.
@@ -69,7 +69,7 @@ TEST_P(RangeFromInputs, Float32LengthComesFromTheValues) {
   ASSERT_TRUE(int_model.ok()) << int_model.status().ToString();
   auto int_it = Interpreter::Create(**int_model, options);
   ASSERT_TRUE(int_it.ok()) << int_it.status().ToString();
-  EXPECT_EQ(Run<int32_t>(**int_it, 0, 10, 3, &s), (std::vector<int32_t>{0, 3, 6, 9})) << s.ToString();
+  EXPECT_EQ(RunRange<int32_t>(**int_it, 0, 10, 3, &s), (std::vector<int32_t>{0, 3, 6, 9})) << s.ToString();
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, RangeFromInputs, ::testing::Values(Backend::kCpu, Backend::kAuto),
