@@ -6,6 +6,7 @@
 // below the runtime.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -67,6 +68,12 @@ class ResourceVariables {
   uint64_t generation_ = 0;
 };
 
+// The status of an invoke that Interpreter::Cancel ended, `where` saying
+// where it stopped ("before node 3 (ADD) (step 2 of 5)").
+inline Status InvokeCancelled(const std::string& where) {
+  return UnavailableError("invoke cancelled (Interpreter::Cancel) " + where);
+}
+
 class ModelServices {
  public:
   virtual ~ModelServices() = default;
@@ -78,6 +85,14 @@ class ModelServices {
   // Options::max_loop_iterations: a WHILE that runs its body this often
   // without its condition turning false fails.
   virtual int64_t max_loop_iterations() const = 0;
+  // Interpreter::Cancel asked to end the invoke running now (the runtime's
+  // flag, set from any thread): a WHILE checks it every iteration, a
+  // runtime before every step.
+  bool cancel_requested() const { return cancel_ != nullptr && cancel_->load(std::memory_order_relaxed); }
+  void set_cancel_flag(const std::atomic<bool>* flag) { cancel_ = flag; }
+
+ private:
+  const std::atomic<bool>* cancel_ = nullptr;
 };
 
 }  // namespace gld::cpu

@@ -22,6 +22,7 @@
 
 #include "common/bench_stats.h"
 #include "common/flags.h"
+#include "common/interrupt.h"
 #include "common/json.h"
 #include "common/printable.h"
 #include "common/progress.h"
@@ -42,40 +43,8 @@ double MicrosSince(Clock::time_point start) {
 
 double Mb(uint64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
 
-// The first SIGINT/SIGTERM: its number. The handler only sets it (or, for a
-// second signal, ends the process as the default action would). Lock-free,
-// so async-signal-safe, and one exchange even when two threads take a signal
-// each.
-std::atomic<int> g_stop_signal{0};
-static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs a lock-free flag");
-
-extern "C" void OnStopSignal(int sig) {
-  if (g_stop_signal.exchange(sig) != 0) {
-    // Asked twice: stop now. signal() and raise() are async-signal-safe; the
-    // signal is blocked inside the handler and delivered on its return.
-    signal(sig, SIG_DFL);
-    raise(sig);
-  }
-}
-
-void InstallStopHandlers() {
-  struct sigaction action {};
-  action.sa_handler = OnStopSignal;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART;  // the library's reads and GL calls carry on
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-}
-
-bool StopRequested() { return g_stop_signal.load() != 0; }
-
-const char* SignalName(int sig) {
-  switch (sig) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    default: return "";
-  }
-}
+using gld::tools::SignalName;
+using gld::tools::StopRequested;
 
 // Sleeps `seconds` in short steps, returning early once a stop is requested.
 void SleepUnlessStopped(double seconds) {
@@ -434,7 +403,8 @@ void PrintProfile(const std::vector<gld::ProfileRow>& rows, int64_t runs) {
   std::stable_sort(totals.begin(), totals.end(), [](const OpTotal& a, const OpTotal& b) { return a.time_us > b.time_us; });
   std::printf("\nTotals per op type:\n%-24s %-4s %6s %12s %7s\n", "[op]", "[be]", "[rows]", "[time us]", "[%]");
   for (const auto& t : totals) {
-    std::printf("%-24s %-4s %6d %12.1f %6.2f%%\n", gld::tools::Printable(t.op).c_str(), t.backend.c_str(), t.rows, t.time_us,
+    std::printf("%-24s %-4s %6d %12.1f %6.2f%%\n", gld::tools::Printable(t.op).c_str(), t.backend.c_str(), t.rows,
+                t.time_us,
                 total > 0 ? 100.0 * t.time_us / total : 0);
   }
   std::printf("%-24s %-4s %6zu %12.1f\n", "total", "", rows.size(), total);
@@ -524,8 +494,55 @@ void PrintMemory(const Results& res, const Flags& f) {
   }
 }
 
-// What Create made: the backend, the placement, the planned memory, the cache.
-void PrintSession(const gld::Options& options, const gld::InterpreterReport& rep) {
+// The warmup and timed runs, until they are done or a stop signal came (a
+// run a signal cancelled is not counted).
+gld::Status RunAll(gld::Interpreter& interp, const Flags& f, Results& res) {
+  // On a terminal, a line with the runs done and the time left (erased
+  // before the results are printed).
+  gld::tools::TerminalProgress progress;
+  for (int i = 0; i < f.warmup_runs && !StopRequested(); ++i) {
+    progress.Show(static_cast<double>(i) / f.warmup_runs,
+                  "warmup run " + std::to_string(i + 1) + " of " + std::to_string(f.warmup_runs));
+    gld::Status s = TimedInvoke(interp, &res.warmup_us);
+    if (!s.ok() && StopRequested()) break;  // the signal cancelled it
+    GLD_RETURN_IF_ERROR(s);
+  }
+  progress.Clear();
+  // The profile and the trace keep the timed runs only (the trace keeps
+  // Create's program builds too).
+  interp.ResetProfile();
+  std::printf("Running benchmark for at least %d iterations and at least %g seconds\n", f.num_runs, f.min_secs);
+  // What was printed so far is seen now even through a pipe or a file (one
+  // watching it knows the runs have started).
+  std::fflush(stdout);
+  const auto runs_start = Clock::now();
+  // As benchmark_model: at least num_runs and min_secs, at most max_secs
+  // (after one run).
+  auto more = [&] {
+    const double elapsed = MicrosSince(runs_start);
+    const bool wanted = static_cast<int>(res.run_us.size()) < f.num_runs || elapsed < f.min_secs * 1e6;
+    const bool allowed = res.run_us.empty() || f.max_secs <= 0 || elapsed < f.max_secs * 1e6;
+    return wanted && allowed;
+  };
+  while (!StopRequested() && more()) {
+    if (f.run_delay > 0 && !res.run_us.empty()) {
+      SleepUnlessStopped(f.run_delay);
+      if (StopRequested()) break;
+    }
+    ShowRunProgress(progress, f, res.run_us.size(), MicrosSince(runs_start) / 1e6);
+    gld::Status s = TimedInvoke(interp, &res.run_us);
+    if (!s.ok() && StopRequested()) break;  // the signal cancelled it
+    GLD_RETURN_IF_ERROR(s);
+  }
+  progress.Clear();
+  return gld::OkStatus();
+}
+
+// What Create made: the load and init times, backend, placement, memory plan
+// and program cache.
+void PrintSession(const Results& res, const gld::InterpreterReport& rep, const gld::Options& options) {
+  std::printf("Loaded model in %.3f ms\n", res.load_us / 1000.0);
+  std::printf("Initialized session in %.3f ms.\n", res.init_us / 1000.0);
   std::printf("Backend: %s (asked for %s), precision %s, %d thread(s)\n", gld::BackendName(rep.backend),
               gld::BackendName(options.backend), gld::PrecisionName(rep.precision), options.num_threads);
   if (!rep.gl_renderer.empty()) std::printf("GL renderer: %s\n", rep.gl_renderer.c_str());
@@ -541,48 +558,98 @@ void PrintSession(const gld::Options& options, const gld::InterpreterReport& rep
   }
 }
 
-// The warmup runs, then the timed runs, into `res` (until a stop signal).
-gld::Status RunAll(gld::Interpreter& interp, const Flags& f, Results* res) {
-  // On a terminal, a line with the runs done and the time left (erased
-  // before the results are printed).
-  gld::tools::TerminalProgress progress;
-  for (int i = 0; i < f.warmup_runs && !StopRequested(); ++i) {
-    progress.Show(static_cast<double>(i) / f.warmup_runs,
-                  "warmup run " + std::to_string(i + 1) + " of " + std::to_string(f.warmup_runs));
-    GLD_RETURN_IF_ERROR(TimedInvoke(interp, &res->warmup_us));
+// --output_dir, --trace and --json, after the runs.
+gld::Status WriteFiles(gld::Interpreter& interp, const Flags& f, const gld::Options& options, const Results& res,
+                       bool invoked) {
+  // Outputs exist once a run completed (an interrupted start has none).
+  if (!f.output_dir.empty() && invoked) {
+    std::vector<std::string> written;
+    gld::Status s = gld::tools::WriteOutputsNpy(interp, f.output_dir, &written);
+    GLD_RETURN_IF_ERROR(s);
+    for (const std::string& p : written) std::cout << "Wrote " << p << "\n";
   }
-  progress.Clear();
-  // The profile and the trace keep the timed runs only (the trace keeps
-  // Create's program builds too).
-  interp.ResetProfile();
-  std::printf("Running benchmark for at least %d iterations and at least %g seconds\n", f.num_runs, f.min_secs);
-  // What was printed so far is seen now even through a pipe or a file (one
-  // watching it knows the runs have started).
-  std::fflush(stdout);
-  const auto runs_start = Clock::now();
-  // As benchmark_model: at least num_runs and min_secs, at most max_secs
-  // (after one run).
-  auto more = [&] {
-    const double elapsed = MicrosSince(runs_start);
-    const bool wanted = static_cast<int>(res->run_us.size()) < f.num_runs || elapsed < f.min_secs * 1e6;
-    const bool allowed = res->run_us.empty() || f.max_secs <= 0 || elapsed < f.max_secs * 1e6;
-    return wanted && allowed;
-  };
-  while (!StopRequested() && more()) {
-    if (f.run_delay > 0 && !res->run_us.empty()) {
-      SleepUnlessStopped(f.run_delay);
-      if (StopRequested()) break;
-    }
-    ShowRunProgress(progress, f, res->run_us.size(), MicrosSince(runs_start) / 1e6);
-    GLD_RETURN_IF_ERROR(TimedInvoke(interp, &res->run_us));
+  if (!f.trace.empty()) {
+    gld::Status s = gld::tools::WriteTraceFile(f.trace, interp.trace(), "--trace");
+    GLD_RETURN_IF_ERROR(s);
+    std::cout << "Wrote " << f.trace << " (open it in ui.perfetto.dev or chrome://tracing)\n";
   }
-  progress.Clear();
+  if (!f.json.empty()) {
+    std::ofstream out(f.json, std::ios::binary | std::ios::trunc);
+    out << MakeJson(f, options, interp.report(), res);
+    out.close();
+    if (!out) return gld::InvalidArgumentError("cannot write --json file '" + f.json + "'");
+    std::cout << "Wrote " << f.json << "\n";
+  }
   return gld::OkStatus();
 }
 
-// The timings, the memory, the host cost per dispatch and the profile (and
-// its CSV file); the tool's exit status on a failure, else 0.
-int PrintResults(const Flags& f, const gld::InterpreterReport& rep, const Results& res) {
+int Run(const CLI::App& app, Flags& f) {
+  auto options = MakeBenchmarkOptions(app, f);
+  if (!options.ok()) {
+    std::cerr << kTool << ": error: " << options.status().message() << "\n";
+    return 2;
+  }
+  auto input_files = gld::tools::ParseInputLayerValueFiles(f.input_layer_value_files);
+  if (!input_files.ok()) {
+    std::cerr << kTool << ": error: " << input_files.status().message() << "\n";
+    return 2;
+  }
+  gld::tools::InstallStopHandlers();
+  Results res;
+  // Memory figures are best effort: zeros where /proc is missing.
+  auto memory = [] {
+    auto m = gld::tools::ReadProcessMemory();
+    return m.ok() ? *m : gld::tools::ProcessMemory{};
+  };
+  res.start_mem = memory();
+
+  std::cout << kTool << " " << gld::VersionString() << "\nGraph: [" << f.graph << "]\n";
+  const auto init_start = Clock::now();
+  auto model = gld::Model::FromFile(f.graph);
+  if (!model.ok()) return gld::tools::Fail(kTool, model.status());
+  res.load_us = MicrosSince(init_start);
+  auto created = gld::tools::CreateWithProgress(**model, *options);
+  if (!created.ok()) return gld::tools::Fail(kTool, created.status());
+  res.init_us = MicrosSince(init_start);
+  res.init_mem = memory();
+  gld::Interpreter& interp = **created;
+  // A stop signal cancels the run in progress too (it is not counted).
+  const gld::tools::CancelOnStop cancel_on_stop(interp);
+  const gld::InterpreterReport& rep = interp.report();
+
+  PrintSession(res, rep, *options);
+
+  if (f.verbose) PrintFlags(app);
+  gld::Status s = CheckInputLayers(interp.inputs(), f);
+  if (!s.ok()) return gld::tools::Fail(kTool, s);
+  if (f.print_preinvoke_state) PrintPreinvokeState(interp);
+  if (f.dry_run) {
+    res.end_mem = memory();
+    std::printf("Dry run: the model was loaded and the interpreter created; nothing was invoked\n");
+    PrintMemory(res, f);
+    return 0;
+  }
+  s = SetInputs(interp, *input_files, f);
+  if (!s.ok()) return gld::tools::Fail(kTool, s);
+  if (!f.output_dir.empty()) {
+    s = gld::tools::MakeOutputDir(f.output_dir, "--output_dir");
+    if (!s.ok()) return gld::tools::Fail(kTool, s);
+  }
+
+  s = RunAll(interp, f, res);
+  if (!s.ok()) return gld::tools::Fail(kTool, s);
+  res.stop_signal = gld::tools::StopSignal();
+  if (res.stop_signal != 0) {
+    std::printf("Interrupted by %s: %zu of %d timed runs and %zu of %d warmup runs done; the figures below are "
+                "over those\n",
+                SignalName(res.stop_signal), res.run_us.size(), f.num_runs, res.warmup_us.size(), f.warmup_runs);
+  }
+  const bool invoked = !res.warmup_us.empty() || !res.run_us.empty();
+  res.first_us = !res.warmup_us.empty() ? res.warmup_us.front() : !res.run_us.empty() ? res.run_us.front() : 0.0;
+  res.end_mem = memory();
+  if (f.enable_op_profiling) res.profile = interp.profile();
+  res.issue = interp.dispatch_issue_stats();
+
   const gld::tools::TimingStats warm = gld::tools::ComputeTimingStats(res.warmup_us);
   const gld::tools::TimingStats run = gld::tools::ComputeTimingStats(res.run_us);
   std::printf("count=%zu first=%.0f min=%.0f median=%.0f p90=%.0f max=%.0f avg=%.1f std=%.1f\n", run.count, run.first,
@@ -609,109 +676,14 @@ int PrintResults(const Flags& f, const gld::InterpreterReport& rep, const Result
     PrintProfile(res.profile, res.profile.empty() ? 0 : res.profile.front().count);
     std::printf("(timings above include the profiling's own waits: glFinish or timer queries per dispatch)\n");
     if (!f.profiling_output_csv_file.empty()) {
-      gld::Status s = WriteProfileCsv(f.profiling_output_csv_file, res.profile);
+      s = WriteProfileCsv(f.profiling_output_csv_file, res.profile);
       if (!s.ok()) return gld::tools::Fail(kTool, s);
       std::cout << "Wrote " << f.profiling_output_csv_file << "\n";
     }
   }
-  return 0;
-}
 
-// The files asked for: the outputs (once a run completed: an interrupted
-// start has none), the trace, the JSON report; the exit status on a failure,
-// else 0.
-int WriteResults(gld::Interpreter& interp, const Flags& f, const gld::Options& options, const Results& res) {
-  const bool invoked = !res.warmup_us.empty() || !res.run_us.empty();
-  if (!f.output_dir.empty() && invoked) {
-    std::vector<std::string> written;
-    gld::Status s = gld::tools::WriteOutputsNpy(interp, f.output_dir, &written);
-    if (!s.ok()) return gld::tools::Fail(kTool, s);
-    for (const std::string& p : written) std::cout << "Wrote " << p << "\n";
-  }
-  if (!f.trace.empty()) {
-    gld::Status s = gld::tools::WriteTraceFile(f.trace, interp.trace(), "--trace");
-    if (!s.ok()) return gld::tools::Fail(kTool, s);
-    std::cout << "Wrote " << f.trace << " (open it in ui.perfetto.dev or chrome://tracing)\n";
-  }
-  if (!f.json.empty()) {
-    std::ofstream out(f.json, std::ios::binary | std::ios::trunc);
-    out << MakeJson(f, options, interp.report(), res);
-    out.close();
-    if (!out) return gld::tools::Fail(kTool, "cannot write --json file '" + f.json + "'");
-    std::cout << "Wrote " << f.json << "\n";
-  }
-  return 0;
-}
-
-// Memory figures are best effort: zeros where /proc is missing.
-gld::tools::ProcessMemory Memory() {
-  auto m = gld::tools::ReadProcessMemory();
-  return m.ok() ? *m : gld::tools::ProcessMemory{};
-}
-
-int Run(const CLI::App& app, Flags& f) {
-  auto options = MakeBenchmarkOptions(app, f);
-  if (!options.ok()) {
-    std::cerr << kTool << ": error: " << options.status().message() << "\n";
-    return 2;
-  }
-  auto input_files = gld::tools::ParseInputLayerValueFiles(f.input_layer_value_files);
-  if (!input_files.ok()) {
-    std::cerr << kTool << ": error: " << input_files.status().message() << "\n";
-    return 2;
-  }
-  InstallStopHandlers();
-  Results res;
-  res.start_mem = Memory();
-
-  std::cout << kTool << " " << gld::VersionString() << "\nGraph: [" << f.graph << "]\n";
-  const auto init_start = Clock::now();
-  auto model = gld::Model::FromFile(f.graph);
-  if (!model.ok()) return gld::tools::Fail(kTool, model.status());
-  res.load_us = MicrosSince(init_start);
-  auto created = gld::tools::CreateWithProgress(**model, *options);
-  if (!created.ok()) return gld::tools::Fail(kTool, created.status());
-  res.init_us = MicrosSince(init_start);
-  res.init_mem = Memory();
-  gld::Interpreter& interp = **created;
-  const gld::InterpreterReport& rep = interp.report();
-
-  std::printf("Loaded model in %.3f ms\n", res.load_us / 1000.0);
-  std::printf("Initialized session in %.3f ms.\n", res.init_us / 1000.0);
-  PrintSession(*options, rep);
-
-  if (f.verbose) PrintFlags(app);
-  gld::Status s = CheckInputLayers(interp.inputs(), f);
+  s = WriteFiles(interp, f, *options, res, invoked);
   if (!s.ok()) return gld::tools::Fail(kTool, s);
-  if (f.print_preinvoke_state) PrintPreinvokeState(interp);
-  if (f.dry_run) {
-    res.end_mem = Memory();
-    std::printf("Dry run: the model was loaded and the interpreter created; nothing was invoked\n");
-    PrintMemory(res, f);
-    return 0;
-  }
-  s = SetInputs(interp, *input_files, f);
-  if (!s.ok()) return gld::tools::Fail(kTool, s);
-  if (!f.output_dir.empty()) {
-    s = gld::tools::MakeOutputDir(f.output_dir, "--output_dir");
-    if (!s.ok()) return gld::tools::Fail(kTool, s);
-  }
-
-  s = RunAll(interp, f, &res);
-  if (!s.ok()) return gld::tools::Fail(kTool, s);
-  res.stop_signal = g_stop_signal.load();
-  if (res.stop_signal != 0) {
-    std::printf("Interrupted by %s: %zu of %d timed runs and %zu of %d warmup runs done; the figures below are "
-                "over those\n",
-                SignalName(res.stop_signal), res.run_us.size(), f.num_runs, res.warmup_us.size(), f.warmup_runs);
-  }
-  res.first_us = !res.warmup_us.empty() ? res.warmup_us.front() : !res.run_us.empty() ? res.run_us.front() : 0.0;
-  res.end_mem = Memory();
-  if (f.enable_op_profiling) res.profile = interp.profile();
-  res.issue = interp.dispatch_issue_stats();
-
-  if (int rc = PrintResults(f, rep, res); rc != 0) return rc;
-  if (int rc = WriteResults(interp, f, *options, res); rc != 0) return rc;
   if (res.stop_signal != 0) {
     std::cout.flush();
     std::fflush(stdout);

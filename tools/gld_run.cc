@@ -1,6 +1,7 @@
 // gld_run: runs a .tflite model once on inputs from .npy files or seeded
 // random values, prints each output's shape and statistics, optionally writes
-// the outputs as .npy files.
+// the outputs as .npy files. The first SIGINT or SIGTERM cancels the invoke
+// (exit 128 + the signal, naming where it stopped); a second kills.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include <map>
 
 #include "common/flags.h"
+#include "common/interrupt.h"
 #include "common/printable.h"
 #include "common/progress.h"
 #include "common/tensor_io.h"
@@ -35,11 +37,13 @@ gld::StatusOr<InputSpec> ParseInputSpec(const std::string& spec) {
 
 int Run(const std::string& graph, const gld::Options& options, const std::vector<std::string>& input_specs,
         uint64_t seed, const std::string& output_dir) {
+  gld::tools::InstallStopHandlers();
   auto model = gld::Model::FromFile(graph);
   if (!model.ok()) return gld::tools::Fail(kTool, model.status());
   auto created = gld::tools::CreateWithProgress(**model, options);
   if (!created.ok()) return gld::tools::Fail(kTool, created.status());
   gld::Interpreter& interp = **created;
+  const gld::tools::CancelOnStop cancel_on_stop(interp);
   std::cout << interp.report().placement_line << "\n";
 
   std::map<int, std::string> files;
@@ -69,9 +73,17 @@ int Run(const std::string& graph, const gld::Options& options, const std::vector
     if (!s.ok()) return gld::tools::Fail(kTool, s);
   }
 
+  std::cout << std::flush;  // what was printed is seen while the invoke runs
   auto start = std::chrono::steady_clock::now();
-  gld::Status s = interp.Invoke();
+  // A signal before the invoke began is honoured too (Cancel ends only a
+  // running invoke).
+  gld::Status s = gld::tools::StopRequested() ? gld::UnavailableError("invoke cancelled before it began") : interp.Invoke();
   auto end = std::chrono::steady_clock::now();
+  if (!s.ok() && gld::tools::StopRequested()) {  // the signal cancelled it
+    const int sig = gld::tools::StopSignal();
+    std::cerr << kTool << ": interrupted by " << gld::tools::SignalName(sig) << ": " << s.message() << "\n";
+    return 128 + sig;
+  }
   if (!s.ok()) return gld::tools::Fail(kTool, s);
   std::printf("invoke: %.3f ms\n", std::chrono::duration<double, std::milli>(end - start).count());
 

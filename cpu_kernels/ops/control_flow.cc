@@ -149,6 +149,9 @@ Status RunWhile(KernelContext& ctx) {
                                    " iterations (" + cond.label() + " was still true after " +
                                    std::to_string(iteration) + " runs of " + body.label() + ")");
     }
+    if (ctx.model->cancel_requested()) {
+      return InvokeCancelled("after " + std::to_string(iteration) + " runs of " + body.label());
+    }
     GLD_RETURN_IF_ERROR(body.Invoke());
     for (size_t i = 0; i < n; ++i) {
       // A body run node by node (its shapes depend on values) may change a

@@ -529,6 +529,12 @@ GldStatus GldInterpreterGetTrace(GldInterpreter* interpreter, const GldTraceEven
   });
 }
 
+GldStatus GldInterpreterCancel(GldInterpreter* interpreter) {
+  if (interpreter == nullptr) return GLD_INVALID_ARGUMENT;  // no error text: async-signal-safe
+  interpreter->interpreter->Cancel();
+  return GLD_OK;
+}
+
 GldStatus GldInterpreterResetVariables(GldInterpreter* interpreter) {
   if (interpreter == nullptr) return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterResetVariables: null interpreter");
   return Guard([&] { return Report(interpreter->interpreter->ResetVariables()); });

@@ -29,6 +29,7 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(const Model& model, c
   GLD_RETURN_IF_ERROR(ConfigureLogging(options.log_level));
   GLD_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedGraph> prepared, model.impl().Prepared());
   GLD_ASSIGN_OR_RETURN(impl->runtime, Runtime::Create(*prepared, with_token));
+  impl->cancel = impl->runtime->cancel_flag();
   // Inputs and outputs keep their positions through the passes; their file
   // indices are the Model's.
   for (const TensorInfo& info : model.inputs()) impl->input_file_index.push_back(info.index);
@@ -193,6 +194,11 @@ std::vector<ProfileRow> Interpreter::profile() const { return impl_->runtime->Pr
 DispatchIssueStats Interpreter::dispatch_issue_stats() const { return impl_->runtime->IssueStats(); }
 void Interpreter::ResetProfile() { impl_->runtime->ResetProfile(); }
 Status Interpreter::ResetVariables() { return impl_->runtime->ResetVariables(); }
+// Cancel is documented as safe in a signal handler: a lock-free store.
+static_assert(std::atomic<bool>::is_always_lock_free, "Interpreter::Cancel needs a lock-free atomic<bool>");
+void Interpreter::Cancel() noexcept {
+  if (impl_->cancel != nullptr) impl_->cancel->store(true, std::memory_order_relaxed);
+}
 std::vector<TraceEvent> Interpreter::trace() const { return impl_->runtime->Trace(); }
 
 Status Interpreter::BindInputBuffer(int index, uint32_t buffer, GlLayout layout) {

@@ -1,6 +1,7 @@
 // gld::Interpreter's insides, for tests that look below the public API.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -27,6 +28,10 @@ class Interpreter::Impl {
   // The current runtime's report, copied so that report()'s reference stays
   // valid across resizes.
   InterpreterReport report;
+  // The runtimes' cancel flag (Runtime::cancel_flag), the same for every
+  // runtime of this interpreter: Cancel reaches it without touching
+  // `runtime`, which another thread may be replacing.
+  std::shared_ptr<std::atomic<bool>> cancel;
 
   // Points inputs, outputs and report at `runtime`'s (after a resize).
   void Describe();

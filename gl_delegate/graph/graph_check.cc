@@ -1,5 +1,7 @@
 #include "graph/graph_check.h"
 
+#include <algorithm>
+
 namespace gld {
 
 namespace {
@@ -143,6 +145,31 @@ Status CheckCall(const Graph& g, size_t node, const SubgraphCall& call, const Gr
   }
 }
 
+// Each level of nested calls prepares and runs its callee inside its
+// caller's frames (Runtime::CreateCallee, the control-flow kernels), so a
+// chain deeper than kMaxSubgraphNesting is refused before it can exhaust a
+// thread's stack.
+Status CheckCallNesting(const std::vector<Graph>& subgraphs, const std::vector<int>& nesting,
+                        const std::vector<int>& deepest) {
+  const auto worst = std::max_element(nesting.begin(), nesting.end());
+  if (worst == nesting.end() || *worst <= kMaxSubgraphNesting) return OkStatus();
+  const size_t top = static_cast<size_t>(worst - nesting.begin());
+  std::string chain;
+  int shown = 0;
+  for (int s = static_cast<int>(top); s >= 0; s = deepest[static_cast<size_t>(s)], ++shown) {
+    if (shown == 4 && *worst > 6) {
+      chain += "... -> ";
+      while (nesting[static_cast<size_t>(s)] > 1) s = deepest[static_cast<size_t>(s)];
+    }
+    chain += std::to_string(s) + (deepest[static_cast<size_t>(s)] >= 0 ? " -> " : "");
+  }
+  return InvalidArgumentError(subgraphs[top].SubgraphLabel() + " starts a chain of " + std::to_string(*worst) +
+                              " nested subgraph calls (WHILE, IF, CALL_ONCE: subgraphs " + chain +
+                              "), more than the " + std::to_string(kMaxSubgraphNesting) +
+                              " gldelegate allows (each level prepares and runs inside the one that calls it, "
+                              "on one thread's stack)");
+}
+
 }  // namespace
 
 Status CheckSubgraphCalls(const std::vector<Graph>& subgraphs) {
@@ -167,6 +194,10 @@ Status CheckSubgraphCalls(const std::vector<Graph>& subgraphs) {
   // a recursion (TFLite would never return from it).
   enum : uint8_t { kNew, kOnPath, kDone };
   std::vector<uint8_t> mark(subgraphs.size(), kNew);
+  // Per subgraph: the longest chain of nested calls it starts, and the
+  // callee it goes on to (known once the subgraph is done: in a graph without
+  // recursion its callees are done before it).
+  std::vector<int> nesting(subgraphs.size(), 0), deepest(subgraphs.size(), -1);
   struct Frame {
     size_t subgraph;
     size_t next;
@@ -178,6 +209,12 @@ Status CheckSubgraphCalls(const std::vector<Graph>& subgraphs) {
     while (!path.empty()) {
       Frame& f = path.back();
       if (f.next == calls[f.subgraph].size()) {
+        for (const auto& [callee, node] : calls[f.subgraph]) {
+          if (nesting[static_cast<size_t>(callee)] + 1 > nesting[f.subgraph]) {
+            nesting[f.subgraph] = nesting[static_cast<size_t>(callee)] + 1;
+            deepest[f.subgraph] = callee;
+          }
+        }
         mark[f.subgraph] = kDone;
         path.pop_back();
         continue;
@@ -201,6 +238,7 @@ Status CheckSubgraphCalls(const std::vector<Graph>& subgraphs) {
       }
     }
   }
+  GLD_RETURN_IF_ERROR(CheckCallNesting(subgraphs, nesting, deepest));
   // Then what each call passes and takes.
   for (const Graph& g : subgraphs) {
     for (size_t i = 0; i < g.nodes.size(); ++i) {

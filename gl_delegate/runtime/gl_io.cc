@@ -9,6 +9,7 @@
 #include "gl/codegen/phwc4.h"
 #include "runtime/gpu_backend.h"
 #include "runtime/runtime.h"
+#include "util/trace_recorder.h"
 
 #include "util/single_user.h"
 
@@ -215,7 +216,9 @@ StatusOr<void*> Runtime::InvokeAsync() {
                                    "(backend " + std::string(BackendName(backend_in_use_)) + ")");
   }
   GLD_RETURN_IF_ERROR(gpu_->CheckSharesAppObjects("InvokeAsync"));
-  GLD_RETURN_IF_ERROR(RunSteps(true));
+  Status s = RunSteps(true);
+  if (trace_ != nullptr) trace_->EndRun();  // one run of the trace's ring, as Invoke's
+  GLD_RETURN_IF_ERROR(s);
   return gpu_->InsertFence();
 }
 

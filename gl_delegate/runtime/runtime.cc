@@ -1,7 +1,9 @@
 #include "runtime/runtime.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -195,6 +197,25 @@ Status Runtime::PlanSteps(const Options& options, PartitionOptions& popts) {
   return OkStatus();
 }
 
+namespace {
+
+// How many invokes a trace keeps: $GLD_TRACE_MAX_INVOKES (a whole number
+// from 1), else TraceRecorder::kDefaultMaxRuns.
+StatusOr<int> TraceMaxInvokes() {
+  const char* env = std::getenv("GLD_TRACE_MAX_INVOKES");
+  if (env == nullptr || *env == '\0') return TraceRecorder::kDefaultMaxRuns;
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(env, &end, 10);
+  if (*end != '\0' || errno != 0 || v < 1 || v > (1L << 30)) {
+    return InvalidArgumentError(std::string("GLD_TRACE_MAX_INVOKES must be a whole number from 1 to 2^30, got '") +
+                                env + "'");
+  }
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
 Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_factory,
                            const PreparedGraph& prepared) {
   // The one check of every option (gldelegate/options.inc), as each entry
@@ -205,7 +226,10 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
                                 "], got " + std::to_string(options.num_threads));
   }
   num_threads_ = std::min(ResolveNumThreads(options.num_threads), kMaxThreads);
-  if (options.enable_trace) trace_ = std::make_unique<TraceRecorder>();
+  if (options.enable_trace) {
+    GLD_ASSIGN_OR_RETURN(const int keep, TraceMaxInvokes());
+    trace_ = std::make_unique<TraceRecorder>(keep);
+  }
   TraceRecorder* trace = trace_.get();
   PartitionOptions popts;
   popts.max_segments = options.max_delegated_partitions;
@@ -235,6 +259,8 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
   if (!callee_) {
     subgraph_runner_ = std::make_shared<SubgraphRunner>(graph_.subgraphs, options, pool());
     model_ = subgraph_runner_.get();
+    cancel_ = std::make_shared<std::atomic<bool>>(false);
+    subgraph_runner_->set_cancel_flag(cancel_.get());
   }
   options_ = options;
   popts_ = std::move(popts);
@@ -318,7 +344,8 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Reshaped(const std::vector<Shape>& i
   rt->subgraph_runner_ = subgraph_runner_;
   rt->model_ = model_;
   rt->callee_ = callee_;
-  if (options_.enable_trace) rt->trace_ = std::make_unique<TraceRecorder>();
+  rt->cancel_ = cancel_;
+  if (trace_ != nullptr) rt->trace_ = std::make_unique<TraceRecorder>(static_cast<int>(trace_->max_runs()));
   if (rt->gpu_ != nullptr) rt->gpu_->SetTrace(rt->trace_.get());
   rt->popts_.gpu = rt->gpu_.get();
   GLD_RETURN_IF_ERROR(rt->PlanForShapes());
@@ -505,7 +532,10 @@ Status Runtime::ResetVariables() {
 
 Status Runtime::Invoke() {
   GLD_HOLD_SINGLE_USER(in_use_, "Invoke");
-  return RunSteps(false);
+  Status s = RunSteps(false);
+  // A run's events, failed runs' too, are one run of the trace's ring.
+  if (trace_ != nullptr) trace_->EndRun();
+  return s;
 }
 
 Status Runtime::RunSteps(bool async) {
@@ -514,9 +544,12 @@ Status Runtime::RunSteps(bool async) {
   GLD_RETURN_IF_ERROR(CopyBoundInputsToHost());
   StepContext ctx = MakeStepContext();
   ctx.async = async;
+  // A Cancel before this run began was for an earlier one (TFLite's rule).
+  if (cancel_ != nullptr) cancel_->store(false, std::memory_order_relaxed);
   const double run_start_us = trace_ != nullptr ? trace_->NowMicros() : 0;
   for (size_t i = 0; i < plan_.steps.size(); ++i) {
     Step& step = *plan_.steps[i];
+    if (model_ != nullptr && model_->cancel_requested()) return Cancelled(i);
     const bool profile = profiling_ && !step.ProfilesItself();
     if (!profile && trace_ == nullptr) {
       GLD_RETURN_IF_ERROR(step.Run(ctx));
@@ -533,6 +566,11 @@ Status Runtime::RunSteps(bool async) {
   GLD_RETURN_IF_ERROR(CopyBoundOutputsFromHost());
   if (trace_ != nullptr) TraceRun(async, run_start_us);
   return OkStatus();
+}
+
+Status Runtime::Cancelled(size_t i) const {
+  return cpu::InvokeCancelled("before " + plan_.steps[i]->label() + " (step " + std::to_string(i + 1) + " of " +
+                              std::to_string(plan_.steps.size()) + ")");
 }
 
 void Runtime::TraceStep(size_t i, double start_us, double end_us) {

@@ -3,6 +3,7 @@
 // memory, and runs it.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -106,6 +107,13 @@ class Runtime {
   // variable tensors get their initial contents.
   Status ResetVariables();
 
+  // Interpreter::Cancel's flag: set from any thread, it ends the Invoke or
+  // InvokeAsync running now before its next step (and a WHILE before its
+  // next iteration) with cpu::InvokeCancelled; each Invoke clears it as it
+  // starts.
+  // Shared with the Runtimes Reshaped makes and lent to callees (null in a
+  // callee).
+  const std::shared_ptr<std::atomic<bool>>& cancel_flag() const { return cancel_; }
   const InterpreterReport& report() const { return report_; }
   // Options::enable_profiling: rows averaged over the runs since Create or
   // ResetProfile (see Interpreter::profile()).
@@ -214,6 +222,9 @@ class Runtime {
   // Options::enable_trace; null when off. Steps and the GPU backend hold
   // pointers to it; none records while being destroyed.
   std::unique_ptr<TraceRecorder> trace_;
+  std::shared_ptr<std::atomic<bool>> cancel_;  // see cancel_flag()
+  // The status of a run cancelled before step i.
+  Status Cancelled(size_t i) const;
 };
 
 }  // namespace gld

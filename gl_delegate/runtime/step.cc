@@ -273,6 +273,11 @@ Status CpuGroupStep::Run(StepContext& ctx) {
   return OkStatus();
 }
 
+bool IsShapeValue(OpType op, DataType type, int64_t elements, int64_t max_elements) {
+  if (type == DataType::kInt32 || type == DataType::kInt64) return elements <= max_elements;
+  return op == OpType::kRange && type == DataType::kFloat32 && elements == 1;
+}
+
 DynamicNodeStep::DynamicNodeStep(const Graph& graph, size_t node_index)
     : graph_(graph),
       node_index_(node_index),
@@ -324,8 +329,7 @@ Status DynamicNodeStep::Run(StepContext& ctx) {
     Tensor& tensor = graph_.tensors[static_cast<size_t>(t)];
     same_shapes = same_shapes && inferred_shapes_[i] == d.shape;
     if (tensor.shape != d.shape) tensor.shape = d.shape;
-    const bool integer = d.type == DataType::kInt32 || d.type == DataType::kInt64;
-    if (integer && d.data != nullptr && d.num_elements() <= kMaxValues) {
+    if (d.data != nullptr && IsShapeValue(node.op, d.type, d.num_elements(), kMaxValues)) {
       values_[i] = {static_cast<const uint8_t*>(d.data), static_cast<size_t>(d.num_elements()) * DataTypeSize(d.type)};
       reads_values = reads_values || !tensor.is_constant;
     }

@@ -96,6 +96,12 @@ class Step {
   virtual Status ResetVariables() { return OkStatus(); }
 };
 
+// Whether a node run alone (DynamicNodeStep, a callee run node by node)
+// passes its input of `type` x `elements` to its shape rule as a value: small
+// integer tensors (a shape, an axis, a count; at most `max_elements`), and
+// RANGE's float32 scalars (start, limit and delta decide its length).
+bool IsShapeValue(OpType op, DataType type, int64_t elements, int64_t max_elements);
+
 // One node run by its CPU kernel, and the elementwise nodes of its epilogue
 // chain (runtime/plan.h) run on its output in the same step.
 class CpuNodeStep : public Step {

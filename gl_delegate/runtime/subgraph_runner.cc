@@ -86,6 +86,9 @@ class StepwiseCallee : public cpu::PreparedSubgraph {
 
   Status Invoke() override {
     for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+      if (model_ != nullptr && model_->cancel_requested()) {
+        return cpu::InvokeCancelled("before " + graph_.NodeLabel(i));
+      }
       Status s = RunNode(i);
       if (!s.ok()) return s.message().rfind(graph_.NodeLabel(i), 0) == 0 ? s : s.WithContext(graph_.NodeLabel(i));
     }
@@ -118,8 +121,7 @@ class StepwiseCallee : public cpu::PreparedSubgraph {
       const Tensor& tensor = graph_.tensors[static_cast<size_t>(t)];
       const cpu::TensorData& td = tensors_[static_cast<size_t>(t)];
       same_shapes = same_shapes && inferred_shapes_[i][j] == td.shape;
-      const bool integer = td.type == DataType::kInt32 || td.type == DataType::kInt64;
-      if (tensor.is_constant || !integer || td.num_elements() > kMaxValueElements) continue;
+      if (tensor.is_constant || !IsShapeValue(node.op, td.type, td.num_elements(), kMaxValueElements)) continue;
       values_[j] = {static_cast<const uint8_t*>(td.data), td.bytes};
       graph_.tensors[static_cast<size_t>(t)].shape = td.shape;
       reads_values = true;

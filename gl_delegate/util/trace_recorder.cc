@@ -7,7 +7,8 @@
 
 namespace gld {
 
-TraceRecorder::TraceRecorder() : origin_(Clock::now()), pid_(static_cast<int>(getpid())) {
+TraceRecorder::TraceRecorder(int max_runs)
+    : origin_(Clock::now()), pid_(static_cast<int>(getpid())), max_runs_(static_cast<size_t>(std::max(max_runs, 1))) {
   TraceEvent process;
   process.phase = 'M';
   process.name = "process_name";
@@ -86,21 +87,64 @@ void TraceRecorder::Counter(std::string name, double ts_us, std::vector<TraceArg
 void TraceRecorder::EndStartup() {
   std::lock_guard<std::mutex> lock(mutex_);
   startup_events_ = events_.size();
+  started_ = true;
 }
 
 void TraceRecorder::ClearRuns() {
   std::lock_guard<std::mutex> lock(mutex_);
   events_.resize(startup_events_);
+  runs_.clear();
+  dropped_runs_ = dropped_events_ = 0;
+}
+
+void TraceRecorder::EndRun() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!started_) return;
+  runs_.emplace_back(std::make_move_iterator(events_.begin() + static_cast<std::ptrdiff_t>(startup_events_)),
+                     std::make_move_iterator(events_.end()));
+  events_.resize(startup_events_);
+  while (runs_.size() > max_runs_) {
+    ++dropped_runs_;
+    dropped_events_ += runs_.front().size();
+    runs_.pop_front();
+  }
+}
+
+uint64_t TraceRecorder::dropped_runs() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return dropped_runs_;
+}
+
+uint64_t TraceRecorder::dropped_events() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return dropped_events_;
 }
 
 std::vector<TraceEvent> TraceRecorder::Events() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<TraceEvent> sorted = events_;
+  for (const std::vector<TraceEvent>& run : runs_) sorted.insert(sorted.end(), run.begin(), run.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const TraceEvent& a, const TraceEvent& b) {
     if (a.ts_us != b.ts_us) return a.ts_us < b.ts_us;
     return a.dur_us > b.dur_us;
   });
   std::vector<TraceEvent> out = metadata_;
+  if (dropped_runs_ > 0) {
+    // Said in the trace itself: a viewer's metadata, and a reader's counts.
+    TraceEvent dropped;
+    dropped.phase = 'M';
+    dropped.name = "trace_dropped";
+    dropped.pid = pid_;
+    dropped.args = {Number("dropped_invokes", static_cast<double>(dropped_runs_)),
+                    Number("dropped_events", static_cast<double>(dropped_events_)),
+                    Number("kept_invokes", static_cast<double>(runs_.size())),
+                    Text("note", "the trace keeps the last " + std::to_string(max_runs_) +
+                                     " invokes ($GLD_TRACE_MAX_INVOKES, default " +
+                                     std::to_string(kDefaultMaxRuns) + "); " + std::to_string(dropped_runs_) +
+                                     " earlier invokes (" + std::to_string(dropped_events_) +
+                                     " events) were dropped")};
+    out.push_back(std::move(dropped));
+  }
   out.insert(out.end(), std::make_move_iterator(sorted.begin()), std::make_move_iterator(sorted.end()));
   return out;
 }

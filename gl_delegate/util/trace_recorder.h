@@ -10,9 +10,18 @@
 // records gets one ("thread 1", ...), named tracks ("GPU") are made on
 // request. Events recorded before EndStartup() are Create's and stay;
 // ClearRuns() drops the later ones (Interpreter::ResetProfile).
+//
+// Bounded: the events of the last `max_runs` runs are kept (EndRun closes
+// one run's events), older runs' are dropped as new ones end, and Events()
+// starts with a metadata event "trace_dropped" counting the runs and events
+// dropped, so a trace over a million invokes holds what a trace over
+// `max_runs` does.
 #pragma once
 
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -27,7 +36,12 @@ class TraceRecorder {
  public:
   using Clock = std::chrono::steady_clock;
 
-  TraceRecorder();
+  // By default the trace keeps the last this many runs' events
+  // ($GLD_TRACE_MAX_INVOKES may say another number: runtime.cc).
+  static constexpr int kDefaultMaxRuns = 256;
+  // Keeps the events of the last `max_runs` runs (at least 1).
+  explicit TraceRecorder(int max_runs = kDefaultMaxRuns);
+  size_t max_runs() const { return max_runs_; }
 
   // Microseconds since the recorder was made.
   double Micros(Clock::time_point t) const;
@@ -47,6 +61,12 @@ class TraceRecorder {
   // What was recorded so far is Create's; ClearRuns keeps it.
   void EndStartup();
   void ClearRuns();
+  // The events recorded since the last EndRun (or EndStartup) are one run's:
+  // kept while they are among the last `max_runs` runs.
+  void EndRun();
+  // Runs and events dropped so far (the oldest runs beyond max_runs).
+  uint64_t dropped_runs() const;
+  uint64_t dropped_events() const;
 
   // Metadata first (process and track names), then the events by start
   // time, an enclosing event before those it encloses.
@@ -62,8 +82,12 @@ class TraceRecorder {
   const Clock::time_point origin_;
   const int pid_;
   std::vector<TraceEvent> metadata_;
-  std::vector<TraceEvent> events_;
+  std::vector<TraceEvent> events_;  // Create's, then the run in progress
   size_t startup_events_ = 0;
+  bool started_ = false;  // EndStartup was called
+  const size_t max_runs_;
+  std::deque<std::vector<TraceEvent>> runs_;  // the kept runs, oldest first
+  uint64_t dropped_runs_ = 0, dropped_events_ = 0;
   std::unordered_map<std::thread::id, int> threads_;
   std::unordered_map<std::string, int> named_;
   int next_tid_ = 1;

@@ -418,6 +418,19 @@ class Interpreter:
         self._require_allocated("read the profile")
         return self._impl.profile()
 
+    def cancel(self):
+        """Ends the invoke() running on another thread: it raises
+        RuntimeError ("invoke cancelled (Interpreter::Cancel) ...", naming
+        where it stopped) before its next node, GL segment or loop
+        iteration, and the interpreter stays usable (the next invoke runs
+        normally). A cancel while no invoke runs does nothing, as TFLite's
+        Interpreter::Cancel. Takes no lock, so it does not wait for the
+        invoke. Call it from another thread: Python runs a signal handler
+        only once invoke() has returned."""
+        impl = self._impl
+        if impl is not None:
+            impl.cancel()
+
     def reset_all_variables(self):
         """Back to a fresh interpreter's state: resource variables lose their
         values (a CALL_ONCE initialises them again on the next invoke) and

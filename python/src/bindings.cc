@@ -364,6 +364,9 @@ NB_MODULE(_gldelegate, m) {
       .def("profile", &PyInterpreter::profile)
       .def("reset_profile", [](PyInterpreter& p) { p.interpreter->ResetProfile(); })
       .def("reset_variables", [](PyInterpreter& p) { Check(p.interpreter->ResetVariables()); })
+      // Takes neither the GIL nor the interpreter's mutex (invoke holds it):
+      // one atomic store that ends the invoke running on another thread.
+      .def("cancel", [](PyInterpreter& p) { p.interpreter->Cancel(); }, nb::call_guard<nb::gil_scoped_release>())
       .def("trace", &PyInterpreter::trace)
       .def("options", [](const PyInterpreter& p) { return OptionsToDict(p.options); });
 

@@ -2,7 +2,9 @@
 // end at the next run boundary, the summary of those done is printed (and
 // reaches a redirected stdout), --json says it was interrupted and after how
 // many runs, and the exit status is 128 + the signal; a second signal ends it
-// at once. The tool runs as a child process; every wait is bounded, and a
+// at once. A signal during a run that would not end (a WHILE that loops
+// for hours) cancels that run (Interpreter::Cancel), in gld_benchmark and in
+// gld_run. The tool runs as a child process; every wait is bounded, and a
 // child still running at the end is killed.
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -12,18 +14,25 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "common/control_flow_models.h"
 #include "common/strict_json.h"
 #include "common/tool_run.h"
 #include "gldelegate/model_builder.hpp"
+#include "gldelegate/npy.hpp"
 
 #ifndef GLD_BENCHMARK_PATH  // GLD_BUILD_TOOLS=OFF
 #define GLD_BENCHMARK_PATH ""
+#endif
+#ifndef GLD_RUN_PATH
+#define GLD_RUN_PATH ""
 #endif
 
 extern char** environ;
@@ -62,6 +71,33 @@ class BenchmarkInterruptTest : public ::testing::Test {
     std::vector<std::string> argv_s = {GLD_BENCHMARK_PATH, "--graph=" + model_, "--backend=cpu",
                                        "--json=" + Json().string()};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
+    Spawn(std::move(argv_s));
+  }
+
+  // Writes CountingWhileModel and its inputs (i = 0, n = 1e30: a loop of
+  // hours); the model's path.
+  std::string WriteEndlessLoop() {
+    const std::string path = (dir_ / "loop.tflite").string();
+    const std::vector<uint8_t> bytes = testing::CountingWhileModel();
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    EXPECT_NE(f, nullptr);
+    if (f == nullptr) return path;
+    std::fwrite(bytes.data(), 1, bytes.size(), f);
+    std::fclose(f);
+    for (const auto& [name, value] : {std::pair<const char*, float>{"i", 0.f}, {"n", 1e30f}}) {
+      NpyArray a;
+      a.type = ElementType::kFloat32;
+      a.shape = {1};
+      a.data.resize(sizeof(float));
+      std::memcpy(a.data.data(), &value, sizeof(float));
+      EXPECT_TRUE(WriteNpy((dir_ / (std::string(name) + ".npy")).string(), a).ok());
+    }
+    return path;
+  }
+  std::string Npy(const char* name) const { return (dir_ / (std::string(name) + ".npy")).string(); }
+
+  // Starts argv_s[0] with argv_s, stdout and stderr to files.
+  void Spawn(std::vector<std::string> argv_s) {
     std::vector<char*> argv;
     for (std::string& a : argv_s) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -173,6 +209,39 @@ TEST_F(BenchmarkInterruptTest, SigtermEndsTheDelayBetweenRuns) {
   const int status = WaitForExit(60);
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - sent).count(), 30.0);
   EXPECT_LE(ExpectStoppedBy(SIGTERM, "SIGTERM", status, 3), 1);
+}
+
+// The first SIGINT cancels the run in progress, a loop that would take
+// hours (was: the run went on until max_loop_iterations, 10^7 iterations).
+TEST_F(BenchmarkInterruptTest, SigintCancelsARunThatWouldNotEnd) {
+  model_ = WriteEndlessLoop();
+  Start({"--num_runs=3", "--warmup_runs=0", "--input_layer_value_files=i:" + Npy("i") + ",n:" + Npy("n")});
+  EXPECT_TRUE(WaitForOutput("Running benchmark", 60)) << Err();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // inside the loop
+  ASSERT_EQ(kill(pid_, SIGINT), 0);
+  const auto sent = Clock::now();
+  const int status = WaitForExit(60);
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - sent).count(), 10.0);
+  ASSERT_TRUE(WIFEXITED(status)) << Out() << Err();
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT) << Err();
+  EXPECT_NE(Out().find("Interrupted by SIGINT: 0 of 3 timed runs"), std::string::npos) << Out();
+}
+
+TEST_F(BenchmarkInterruptTest, GldRunCancelsItsInvokeOnSigint) {
+  if (std::string(GLD_RUN_PATH).empty()) GTEST_SKIP() << "gld_run not built";
+  model_ = WriteEndlessLoop();
+  Spawn({GLD_RUN_PATH, "--graph=" + model_, "--backend=cpu", "--input=i=" + Npy("i"), "--input=n=" + Npy("n")});
+  EXPECT_TRUE(WaitForOutput("input 1", 60)) << Err();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_EQ(kill(pid_, SIGINT), 0);
+  const auto sent = Clock::now();
+  const int status = WaitForExit(60);
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - sent).count(), 10.0);
+  ASSERT_TRUE(WIFEXITED(status)) << Out() << Err();
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT) << Err();
+  const std::string err = Err();
+  EXPECT_NE(err.find("gld_run: interrupted by SIGINT: node 0 (WHILE): invoke cancelled"), std::string::npos) << err;
+  EXPECT_EQ(testing::CountLines(err), 1) << err;
 }
 
 TEST_F(BenchmarkInterruptTest, SecondSignalEndsAtOnce) {

@@ -232,7 +232,8 @@ Status ShapeOp(RuleContext& ctx) {
 
 namespace {
 
-// A scalar input's value: an integer's known value, or a float32 constant.
+// A scalar input's value: an integer's known value, or a float32 constant's
+// or (a node run alone) the float32 it holds now.
 bool ScalarValue(const RuleContext& ctx, size_t i, double* v) {
   std::vector<int64_t> ints;
   if (ctx.Values(i, &ints)) {
@@ -240,10 +241,8 @@ bool ScalarValue(const RuleContext& ctx, size_t i, double* v) {
     *v = static_cast<double>(ints[0]);
     return true;
   }
-  const Tensor& t = ctx.In(i);
-  if (t.type != DataType::kFloat32 || !t.is_constant || t.data.size() < 4) return false;
   float f = 0;
-  std::memcpy(&f, t.data.data(), 4);
+  if (!ctx.FloatScalar(i, &f)) return false;
   *v = f;
   return true;
 }

@@ -120,6 +120,19 @@ bool RuleContext::Values(size_t i, std::vector<int64_t>* v) const {
   return ReadConstantInts(In(i), v);
 }
 
+bool RuleContext::FloatScalar(size_t i, float* v) const {
+  if (!Has(i) || In(i).type != DataType::kFloat32) return false;
+  if (input_values_ != nullptr && i < input_values_->size() && (*input_values_)[i].data != nullptr) {
+    if ((*input_values_)[i].size != sizeof(float)) return false;
+    std::memcpy(v, (*input_values_)[i].data, sizeof(float));
+    return true;
+  }
+  const Tensor& t = In(i);
+  if (!t.is_constant || t.data.size() != sizeof(float)) return false;
+  std::memcpy(v, t.data.data(), sizeof(float));
+  return true;
+}
+
 void RuleContext::SetValues(size_t i, std::vector<uint8_t> bytes) { (*known_)[node_.outputs[i]] = std::move(bytes); }
 
 void RuleContext::Set(size_t i, Shape shape, DataType type) {

@@ -99,6 +99,9 @@ class RuleContext {
   // Values of integer input i: constants, or values computed earlier (SHAPE
   // and small integer ops on known values).
   bool Values(size_t i, std::vector<int64_t>* v) const;
+  // The value of float32 scalar input i: a constant's, or what the input
+  // holds now (a node run alone: input_values).
+  bool FloatScalar(size_t i, float* v) const;
   // Records output i's values, bytes in its type (SHAPE computes its own).
   void SetValues(size_t i, std::vector<uint8_t> bytes);
 

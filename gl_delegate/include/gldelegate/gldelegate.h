@@ -274,6 +274,16 @@ GLD_EXPORT GldStatus GldInterpreterGetOutput(const GldInterpreter* interpreter, 
  * runs its init subgraph again on the next invoke) and variable tensors
  * get their initial contents. */
 GLD_EXPORT GldStatus GldInterpreterResetVariables(GldInterpreter* interpreter);
+/* Ends the invoke running on `interpreter` (GldInterpreterInvoke or
+   GldInterpreterInvokeAsync, on another thread): it returns GLD_UNAVAILABLE
+   with the message "invoke cancelled (Interpreter::Cancel) ..." naming
+   where, before its next node, GL segment or loop iteration. Callable from
+   any thread and from a signal handler (one atomic store; it sets no error
+   text); a call while no invoke runs does nothing, as TFLite's
+   Interpreter::Cancel. The interpreter stays usable:
+   the next invoke runs normally. GLD_INVALID_ARGUMENT for a null
+   interpreter. */
+GLD_EXPORT GldStatus GldInterpreterCancel(GldInterpreter* interpreter);
 
 /* The report of what runs where; its strings stay valid while the interpreter lives. */
 GLD_EXPORT GldStatus GldInterpreterGetReport(const GldInterpreter* interpreter, GldReport* out_report);

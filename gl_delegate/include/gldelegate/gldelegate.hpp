@@ -118,6 +118,15 @@ class Interpreter {
   // CALL_ONCE runs its init subgraph again on the next Invoke, and variable
   // tensors get their initial contents.
   GLD_EXPORT Status ResetVariables();
+  // Ends the Invoke (or InvokeAsync) running on another thread: it returns
+  // kUnavailable, "invoke cancelled (Interpreter::Cancel) ..." naming where,
+  // before its next node, GL segment or loop iteration (a WHILE checks every
+  // iteration, its cond and body every node). Safe from any thread and from a signal handler
+  // (one atomic store). A Cancel while no Invoke runs does nothing, as
+  // TFLite's Interpreter::Cancel; the next Invoke runs normally.
+  // Cancellation is always on (TFLite's EnableCancellation has no
+  // counterpart): the check is one atomic load per step.
+  GLD_EXPORT void Cancel() noexcept;
 
   GLD_EXPORT const InterpreterReport& report() const;
 
