@@ -106,17 +106,14 @@ inline ActivationRange GetActivationRange(Activation a) {
   }
   return r;
 }
-// Top and left padding of a CONV_2D / DEPTHWISE_CONV_2D window over an
-// ih x iw input with a kh x kw filter and an oh x ow output, a merged PAD
-// (explicit_padding) included.
-template <typename ConvAttributes>
-void ConvLeadingPadding(const ConvAttributes& a, int64_t ih, int64_t iw, int64_t kh, int64_t kw, int64_t oh,
-                        int64_t ow, int64_t* pad_t, int64_t* pad_l) {
-  const ExplicitPadding& ep = a.explicit_padding;
-  *pad_t = ConvPaddingBefore(a.padding, static_cast<int32_t>(ih), ep.top, ep.bottom, static_cast<int32_t>(kh),
-                             a.stride_h, a.dilation_h, static_cast<int32_t>(oh));
-  *pad_l = ConvPaddingBefore(a.padding, static_cast<int32_t>(iw), ep.left, ep.right, static_cast<int32_t>(kw),
-                             a.stride_w, a.dilation_w, static_cast<int32_t>(ow));
+// The node's window geometry (graph/conv_geometry.h), `made` with the
+// shape rule's function from the kernel's shapes, and `out` sized by it:
+// otherwise a KernelError (the geometry's message, or the output's shape).
+inline Status CheckKernelGeometry(const KernelContext& ctx, const Status& made, const ConvGeometry& g,
+                                  const Shape& out) {
+  if (!made.ok()) return KernelError(ctx, made.message());
+  if (!g.Gives(out)) return KernelError(ctx, "output " + ShapeToString(out) + " does not match the window's");
+  return OkStatus();
 }
 // ApplyActivation and ApplyActivationInPlace, whose TANH and SIGMOID are
 // vector_math's rows: micro/vector_math/activation.h.

@@ -1,5 +1,5 @@
 // CONV_3D: an NDHWC input, a DHWIO filter ([kd, kh, kw, in, out]), an
-// optional bias, TFLite's padding per spatial axis (ComputePadding) and a
+// optional bias, TFLite's padding per spatial axis (graph/conv_geometry.h) and a
 // fused activation. A direct loop: each output pixel's window is gathered
 // taps-first and multiplied into all output channels (the filter's rows are
 // contiguous in the output channel), in float as TFLite's im2col GEMM sums.
@@ -52,15 +52,14 @@ Status RunConv3d(KernelContext& ctx) {
   }
   const int32_t strides[3] = {a->stride_d, a->stride_h, a->stride_w};
   const int32_t dilations[3] = {a->dilation_d, a->dilation_h, a->dilation_w};
-  int32_t pad[3];
-  for (int d = 0; d < 3; ++d) {
-    const int32_t o = ConvOutputSize(a->padding, in.shape[1 + d], filter.shape[d], strides[d], dilations[d]);
-    if (o != out.shape[1 + static_cast<size_t>(d)]) {
-      return KernelError(ctx, "output " + ShapeToString(out.shape) + " does not match the convolution of " +
-                                  ShapeToString(in.shape));
-    }
-    pad[d] = ComputePadding(a->padding, in.shape[1 + d], filter.shape[d], strides[d], dilations[d], o).before;
+  ConvGeometry geometry;
+  const Status made = MakeConvGeometry(*a, in.shape, filter.shape, &geometry);
+  if (!made.ok()) return KernelError(ctx, made.message());
+  if (!geometry.Gives(out.shape)) {
+    return KernelError(ctx, "output " + ShapeToString(out.shape) + " does not match the convolution of " +
+                                ShapeToString(in.shape));
   }
+  const int32_t pad[3] = {geometry.axes[0].pad_before, geometry.axes[1].pad_before, geometry.axes[2].pad_before};
   const int32_t kd = filter.shape[0], kh = filter.shape[1], kw = filter.shape[2];
   const int32_t id = in.shape[1], ih = in.shape[2], iw = in.shape[3];
   const int32_t od = out.shape[1], oh = out.shape[2], ow = out.shape[3];

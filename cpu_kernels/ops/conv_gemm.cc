@@ -119,7 +119,8 @@ bool PrepareConvGemm(KernelContext& ctx, const ConvIo& io, const Conv2dAttribute
                     (pointwise || (out[3] > 16 && kh * kw * ic <= kMaxWindowDepth &&
                                    runs <= kMaxWindowRuns &&
                                    AllFinite(*io.filter)));
-  if (!fits) return false;
+  ConvGeometry geometry;
+  if (!fits || !MakeConvGeometry(attrs, in, filter, &geometry).ok() || !geometry.Gives(out)) return false;
   auto state = std::make_unique<ConvGemmState>();
   ConvGemmState& s = *state;
   s.range = GetActivationRange(attrs.activation);
@@ -127,7 +128,7 @@ bool PrepareConvGemm(KernelContext& ctx, const ConvIo& io, const Conv2dAttribute
   s.ih = in[1], s.iw = in[2], s.ic = ic, s.oh = out[1], s.ow = out[2];
   s.kh = kh, s.kw = kw, s.sh = attrs.stride_h, s.sw = attrs.stride_w, s.dh = attrs.dilation_h, s.dw = attrs.dilation_w;
   s.runs = runs;
-  ConvLeadingPadding(attrs, s.ih, s.iw, kh, kw, s.oh, s.ow, &s.pad_t, &s.pad_l);
+  s.pad_t = geometry.h().pad_before, s.pad_l = geometry.w().pad_before;
   *status = PackPointwiseWeights(io.filter->as<float>(), io.bias != nullptr ? io.bias->as<float>() : nullptr,
                                  out[3], kh * kw * ic, KernelLabel(ctx) + " packed filter", &s.weights);
   if (!status->ok()) return false;

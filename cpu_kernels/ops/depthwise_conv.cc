@@ -286,14 +286,13 @@ Status RunDepthwiseConv2d(KernelContext& ctx) {
                                 ShapeToString(filter.shape) + ", output " + ShapeToString(out.shape) +
                                 (bias ? ", bias " + ShapeToString(bias->shape) : std::string()));
   }
-  if (attrs->stride_h <= 0 || attrs->stride_w <= 0 || attrs->dilation_h <= 0 || attrs->dilation_w <= 0) {
-    return KernelError(ctx, "strides and dilations must be positive");
-  }
+  ConvGeometry geometry;
+  GLD_RETURN_IF_ERROR(
+      CheckKernelGeometry(ctx, MakeConvGeometry(*attrs, in.shape, filter.shape, &geometry), geometry, out.shape));
   const int64_t mult = oc / ic;
   const int64_t sh = attrs->stride_h, sw = attrs->stride_w;
   const int64_t dh = attrs->dilation_h, dw = attrs->dilation_w;
-  int64_t pad_t = 0, pad_l = 0;
-  ConvLeadingPadding(*attrs, ih, iw, kh, kw, oh, ow, &pad_t, &pad_l);
+  const int64_t pad_t = geometry.h().pad_before, pad_l = geometry.w().pad_before;
   const float* w = filter.as<float>();
   const float* b = bias ? bias->as<float>() : nullptr;
   const float* x = in.as<float>();

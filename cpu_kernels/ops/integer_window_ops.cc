@@ -77,10 +77,9 @@ Status RunAveragePool(KernelContext& ctx) {
   }
   const int64_t batch = in.shape[0], ih = in.shape[1], iw = in.shape[2], ch = in.shape[3];
   const int64_t oh = out.shape[1], ow = out.shape[2];
-  const int64_t pad_t = ComputePadding(attrs->padding, static_cast<int32_t>(ih), attrs->filter_h, attrs->stride_h, 1,
-                                       static_cast<int32_t>(oh)).before;
-  const int64_t pad_l = ComputePadding(attrs->padding, static_cast<int32_t>(iw), attrs->filter_w, attrs->stride_w, 1,
-                                       static_cast<int32_t>(ow)).before;
+  ConvGeometry geometry;
+  GLD_RETURN_IF_ERROR(CheckKernelGeometry(ctx, MakePoolGeometry(*attrs, in.shape, &geometry), geometry, out.shape));
+  const int64_t pad_t = geometry.h().pad_before, pad_l = geometry.w().pad_before;
   const int8_t* x = in.as<int8_t>();
   int8_t* y = out.as<int8_t>();
   bool empty_window = false;
@@ -172,16 +171,8 @@ Status RunTransposeConvWith(KernelContext& ctx, const TransposeConvState& s) {
   const int64_t batch = in.shape[0], ih = in.shape[1], iw = in.shape[2], ic = in.shape[3];
   const int64_t oc = wt.shape[0], kh = wt.shape[1], kw = wt.shape[2];
   const int64_t oh = out.shape[1], ow = out.shape[2];
-  int64_t pad_t = 0, pad_l = 0;
-  if (attrs->padding == Padding::kSame) {
-    // TFLite's: the padding of a CONV_2D whose input is this output.
-    pad_t = ComputePadding(Padding::kSame, static_cast<int32_t>(oh), static_cast<int32_t>(kh), attrs->stride_h, 1,
-                           ConvOutputSize(Padding::kSame, static_cast<int32_t>(oh), static_cast<int32_t>(kh),
-                                          attrs->stride_h)).before;
-    pad_l = ComputePadding(Padding::kSame, static_cast<int32_t>(ow), static_cast<int32_t>(kw), attrs->stride_w, 1,
-                           ConvOutputSize(Padding::kSame, static_cast<int32_t>(ow), static_cast<int32_t>(kw),
-                                          attrs->stride_w)).before;
-  }
+  const ConvGeometry geometry = TransposeConvGeometry(*attrs, in.shape, wt.shape, out.shape);
+  const int64_t pad_t = geometry.h().pad_before, pad_l = geometry.w().pad_before;
   const int8_t* x = in.as<int8_t>();
   int8_t* y = out.as<int8_t>();
   ParallelForGrain(ctx, batch, 1, [&](int64_t bb, int64_t be) {

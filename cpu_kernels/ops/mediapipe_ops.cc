@@ -36,13 +36,11 @@ Status RunMaxPoolingWithArgmax2D(KernelContext& ctx) {
     return KernelError(ctx, "input " + ShapeToString(in.shape) + " and outputs " + ShapeToString(out.shape) + ", " +
                                 ShapeToString(idx.shape) + " do not match");
   }
-  if (a->stride_h <= 0 || a->stride_w <= 0 || a->filter_h <= 0 || a->filter_w <= 0) {
-    return KernelError(ctx, "filter and strides must be positive");
-  }
+  ConvGeometry geometry;
+  GLD_RETURN_IF_ERROR(CheckKernelGeometry(ctx, MakePoolGeometry(*a, in.shape, &geometry), geometry, out.shape));
   const int64_t batch = in.shape[0], ih = in.shape[1], iw = in.shape[2], ch = in.shape[3];
   const int64_t oh = out.shape[1], ow = out.shape[2];
-  const int64_t pad_t = ComputePadding(a->padding, in.shape[1], a->filter_h, a->stride_h, 1, out.shape[1]).before;
-  const int64_t pad_l = ComputePadding(a->padding, in.shape[2], a->filter_w, a->stride_w, 1, out.shape[2]).before;
+  const int64_t pad_t = geometry.h().pad_before, pad_l = geometry.w().pad_before;
   const float* x = in.as<float>();
   float* y = out.as<float>();
   float* yi = idx.as<float>();
@@ -92,9 +90,8 @@ Status RunMaxUnpooling2D(KernelContext& ctx) {
   }
   const int64_t batch = in.shape[0], ih = in.shape[1], iw = in.shape[2], ch = in.shape[3];
   const int64_t oh = out.shape[1], ow = out.shape[2];
-  // MediaPipe pads as if the output were the input of the pooling.
-  const int64_t pad_t = std::max<int64_t>(0, ((ih - 1) * a->stride_h + a->filter_h - oh) / 2);
-  const int64_t pad_l = std::max<int64_t>(0, ((iw - 1) * a->stride_w + a->filter_w - ow) / 2);
+  const ConvGeometry geometry = MaxUnpoolingGeometry(*a, in.shape, out.shape);
+  const int64_t pad_t = geometry.h().pad_before, pad_l = geometry.w().pad_before;
   const float* x = in.as<float>();
   const float* xi = indices.as<float>();
   float* y = out.as<float>();

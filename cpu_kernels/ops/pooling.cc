@@ -15,8 +15,8 @@ namespace {
 
 enum class PoolKind { kMax, kAverage };
 
-// Checks a pooling node.
-Status CheckPool(const KernelContext& ctx, const Pool2dAttributes** attrs) {
+// Checks a pooling node and makes its window geometry.
+Status CheckPool(const KernelContext& ctx, const Pool2dAttributes** attrs, ConvGeometry* geometry) {
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 1, 1, 1));
   GLD_RETURN_IF_ERROR(GetAttrs(ctx, attrs));
   const TensorData& in = *ctx.inputs[0];
@@ -28,11 +28,7 @@ Status CheckPool(const KernelContext& ctx, const Pool2dAttributes** attrs) {
     return KernelError(ctx, "input and output must be 4-D with matching batch and channels, got " +
                                 ShapeToString(in.shape) + " and " + ShapeToString(out.shape));
   }
-  const Pool2dAttributes& a = **attrs;
-  if (a.stride_h <= 0 || a.stride_w <= 0 || a.filter_h <= 0 || a.filter_w <= 0) {
-    return KernelError(ctx, "strides and filter sizes must be positive");
-  }
-  return OkStatus();
+  return CheckKernelGeometry(ctx, MakePoolGeometry(**attrs, in.shape, geometry), *geometry, out.shape);
 }
 
 // One image's geometry.
@@ -124,17 +120,14 @@ Status RunPool(KernelContext& ctx, PoolKind kind) {
   GLD_ASSIGN_OR_RETURN(const bool ran_on_xnnpack, RunXnnOperator(ctx));
   if (ran_on_xnnpack) return OkStatus();
   const Pool2dAttributes* attrs = nullptr;
-  GLD_RETURN_IF_ERROR(CheckPool(ctx, &attrs));
+  ConvGeometry geometry;
+  GLD_RETURN_IF_ERROR(CheckPool(ctx, &attrs, &geometry));
   const TensorData& in = *ctx.inputs[0];
   TensorData& out = *ctx.outputs[0];
   const int64_t batch = in.shape[0], ih = in.shape[1], iw = in.shape[2], ch = in.shape[3];
   const int64_t oh = out.shape[1], ow = out.shape[2];
-  const int64_t pad_t = ComputePadding(attrs->padding, in.shape[1], attrs->filter_h, attrs->stride_h, 1,
-                                       out.shape[1]).before;
-  const int64_t pad_l = ComputePadding(attrs->padding, in.shape[2], attrs->filter_w, attrs->stride_w, 1,
-                                       out.shape[2]).before;
   const PoolGeometry g{ih, iw, ch, oh, ow, attrs->filter_h, attrs->filter_w, attrs->stride_h, attrs->stride_w,
-                       pad_t, pad_l, attrs->activation};
+                       geometry.h().pad_before, geometry.w().pad_before, attrs->activation};
   const float* x = in.as<float>();
   float* y = out.as<float>();
   ParallelForGrain(ctx, batch * oh, 1, [&](int64_t row_begin, int64_t row_end) {
@@ -155,12 +148,11 @@ xnn_status SetupAveragePool(const KernelContext& ctx, xnn_operator_t op, pthread
 
 Status PreparePool(KernelContext& ctx, PoolKind kind) {
   const Pool2dAttributes* attrs = nullptr;
-  GLD_RETURN_IF_ERROR(CheckPool(ctx, &attrs));
+  ConvGeometry geometry;
+  GLD_RETURN_IF_ERROR(CheckPool(ctx, &attrs, &geometry));
   const Shape& in = ctx.inputs[0]->shape;
   const Shape& out = ctx.outputs[0]->shape;
-  XnnWindow w{attrs->filter_h, attrs->filter_w, attrs->stride_h, attrs->stride_w, 1, 1, 0, 0};
-  w.pad_t = ComputePadding(attrs->padding, in[1], attrs->filter_h, attrs->stride_h, 1, out[1]).before;
-  w.pad_l = ComputePadding(attrs->padding, in[2], attrs->filter_w, attrs->stride_w, 1, out[2]).before;
+  XnnWindow w = XnnWindowOf(geometry);
   // A window wholly in the padding has no element: XNNPACK and TFLite may
   // differ there, so such pools stay on the kernel's own code. So does max
   // pooling: XNNPACK's maximum of a window holding NaN is neither TFLite's

@@ -148,23 +148,20 @@ Status GetTransposeConvArgs(const KernelContext& ctx, bool mediapipe, TransposeC
   a->bias = OptionalInput(ctx, a->bias_index);
   a->out = ctx.outputs[0];
   GLD_RETURN_IF_ERROR(CheckTransposeConvShapes(ctx, *a->in, *a->weights, a->bias, *a->out));
-  if (attrs->stride_h <= 0 || attrs->stride_w <= 0) return KernelError(ctx, "strides must be positive");
+  const Status steps = CheckConvSteps(*attrs);
+  if (!steps.ok()) return KernelError(ctx, steps.message());
   a->stride_h = attrs->stride_h;
   a->stride_w = attrs->stride_w;
   a->activation = attrs->activation;
-  const Shape& in = a->in->shape;
-  const Shape& w = a->weights->shape;
-  const Shape& out = a->out->shape;
+  ConvGeometry g;
   if (mediapipe) {
-    a->pad_t = MediaPipeTransposeConvSize(attrs->padding, in[1], w[1], attrs->stride_h).pad_before;
-    a->pad_l = MediaPipeTransposeConvSize(attrs->padding, in[2], w[2], attrs->stride_w).pad_before;
-  } else if (attrs->padding == Padding::kSame) {
-    // TFLite computes the padding as if the output were the input of a CONV_2D.
-    a->pad_t = ComputePadding(Padding::kSame, out[1], w[1], attrs->stride_h, 1,
-                              ConvOutputSize(Padding::kSame, out[1], w[1], attrs->stride_h)).before;
-    a->pad_l = ComputePadding(Padding::kSame, out[2], w[2], attrs->stride_w, 1,
-                              ConvOutputSize(Padding::kSame, out[2], w[2], attrs->stride_w)).before;
+    const Status made = MakeTransposeConvBiasGeometry(*attrs, a->in->shape, a->weights->shape, &g);
+    if (!made.ok()) return KernelError(ctx, made.message());
+  } else {
+    g = TransposeConvGeometry(*attrs, a->in->shape, a->weights->shape, a->out->shape);
   }
+  a->pad_t = g.h().pad_before;
+  a->pad_l = g.w().pad_before;
   return OkStatus();
 }
 

@@ -46,9 +46,8 @@ Status PrepareConvolution(KernelContext& ctx, bool depthwise) {
                                 ShapeToString(filter) + ", output " + ShapeToString(out) +
                                 (io.bias ? ", bias " + ShapeToString(io.bias->shape) : std::string()));
   }
-  if (attrs->stride_h <= 0 || attrs->stride_w <= 0 || attrs->dilation_h <= 0 || attrs->dilation_w <= 0) {
-    return KernelError(ctx, "strides and dilations must be positive");
-  }
+  ConvGeometry geometry;
+  GLD_RETURN_IF_ERROR(CheckKernelGeometry(ctx, MakeConvGeometry(*attrs, in, filter, &geometry), geometry, out));
   if constexpr (std::is_same_v<Attrs, DepthwiseConv2dAttributes>) {
     if (DepthwiseRunsFixedKernel(in, filter, out, *attrs)) {
       if (ctx.state != nullptr && ctx.InputIsConstant(1)) {
@@ -65,8 +64,7 @@ Status PrepareConvolution(KernelContext& ctx, bool depthwise) {
     GLD_RETURN_IF_ERROR(packed);
   }
   if (depthwise && oc == ic && !XnnHasDepthwiseKernel(filter[1] * filter[2])) return OkStatus();
-  XnnWindow w{filter[1], filter[2], attrs->stride_h, attrs->stride_w, attrs->dilation_h, attrs->dilation_w, 0, 0};
-  ConvLeadingPadding(*attrs, in[1], in[2], w.kh, w.kw, out[1], out[2], &w.pad_t, &w.pad_l);
+  XnnWindow w = XnnWindowOf(geometry);
   if (!XnnMayTake(ctx) || !XnnWeightsAreConstant(ctx, 1, 2) || !CompleteXnnWindow(in, out, &w) ||
       io.out->num_elements() == 0) {
     return OkStatus();

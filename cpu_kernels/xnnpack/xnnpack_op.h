@@ -126,6 +126,12 @@ struct XnnWindow {
   int64_t kh, kw, sh, sw, dh, dw;
   int64_t pad_t, pad_l, pad_b = 0, pad_r = 0;
 };
+// The window of a node's geometry (graph/conv_geometry.h), its trailing
+// padding not yet filled (CompleteXnnWindow).
+inline XnnWindow XnnWindowOf(const ConvGeometry& g) {
+  return {g.h().filter, g.w().filter, g.h().stride, g.w().stride, g.h().dilation, g.w().dilation,
+          g.h().pad_before, g.w().pad_before};
+}
 // Fills the trailing padding that makes in [N, H, W, C] give out's H and W;
 // false when XNNPACK cannot express the window (negative padding).
 bool CompleteXnnWindow(const Shape& in, const Shape& out, XnnWindow* w);

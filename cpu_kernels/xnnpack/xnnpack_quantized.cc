@@ -240,13 +240,12 @@ Status PrepareConvolution(KernelContext& ctx, bool depthwise) {
   const bool consistent = fic > 0 && groups > 0 && ic % fic == 0 && oc % groups == 0 && out[0] == in[0] &&
                           (depthwise ? filter[0] == 1 && filter[3] == oc : filter[0] == oc) &&
                           (l.bias.empty() || static_cast<int64_t>(l.bias.size()) == oc);
-  if (!consistent || attrs->stride_h <= 0 || attrs->stride_w <= 0 || attrs->dilation_h <= 0 ||
-      attrs->dilation_w <= 0) {
+  ConvGeometry geometry;
+  if (!consistent || !MakeConvGeometry(*attrs, in, filter, &geometry).ok() || !geometry.Gives(out)) {
     return KernelError(ctx, "inconsistent shapes or window: input " + ShapeToString(in) + ", filter " +
                                 ShapeToString(filter) + ", output " + ShapeToString(out));
   }
-  XnnWindow w{filter[1], filter[2], attrs->stride_h, attrs->stride_w, attrs->dilation_h, attrs->dilation_w, 0, 0};
-  ConvLeadingPadding(*attrs, in[1], in[2], w.kh, w.kw, out[1], out[2], &w.pad_t, &w.pad_l);
+  XnnWindow w = XnnWindowOf(geometry);
   if (!CompleteXnnWindow(in, out, &w)) return KernelUnimplemented(ctx, "a window XNNPACK cannot express");
   const bool pointwise = !depthwise && groups == 1 && w.kh == 1 && w.kw == 1 && w.sh == 1 && w.sw == 1 &&
                          w.pad_t == 0 && w.pad_l == 0 && w.pad_b == 0 && w.pad_r == 0;
@@ -407,9 +406,9 @@ Status PrepareIntegerMaxPool2d(KernelContext& ctx) {
   if (in.size() != 4 || out.size() != 4 || in[3] != out[3] || in[0] != out[0]) {
     return KernelError(ctx, "input " + ShapeToString(in) + " and output " + ShapeToString(out) + " do not match");
   }
-  XnnWindow w{attrs->filter_h, attrs->filter_w, attrs->stride_h, attrs->stride_w, 1, 1, 0, 0};
-  w.pad_t = ComputePadding(attrs->padding, in[1], attrs->filter_h, attrs->stride_h, 1, out[1]).before;
-  w.pad_l = ComputePadding(attrs->padding, in[2], attrs->filter_w, attrs->stride_w, 1, out[2]).before;
+  ConvGeometry geometry;
+  GLD_RETURN_IF_ERROR(CheckKernelGeometry(ctx, MakePoolGeometry(*attrs, in, &geometry), geometry, out));
+  XnnWindow w = XnnWindowOf(geometry);
   // A window wholly in the padding has no element: TFLite's result there is
   // not XNNPACK's.
   if (!CompleteXnnWindow(in, out, &w) || w.pad_t >= w.kh || w.pad_b >= w.kh || w.pad_l >= w.kw || w.pad_r >= w.kw) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gldelegate/status.hpp"
+#include "graph/conv_geometry.h"
 #include "graph/graph.h"
 
 namespace gld {
@@ -64,42 +65,10 @@ Status InferNodeShapes(Graph& graph, size_t node_index);
 Status InferNodeShapes(Graph& graph, size_t node_index, const std::vector<ValueBytes>& input_values);
 
 // ---- Rules shared with the CPU kernels -------------------------------------
-// Defined with their family's rules: graph/shapes/conv.cc (ConvOutputSize,
-// ComputePadding, ConvPaddingBefore), transpose_conv.cc, elementwise.cc
+// Defined with their family's rules: graph/shapes/elementwise.cc
 // (BroadcastShapes), data_movement.cc (ComputeStridedSlice), rule_context.cc
-// (NormalizeAxis, ReadConstantInts).
-
-// TFLite's windowed output size: SAME: ceil(in / stride); VALID:
-// ceil((in - effective_filter + 1) / stride), where effective_filter =
-// (filter - 1) * dilation + 1. Returns a negative value when VALID leaves no
-// output (callers report it). Arguments must be positive.
-int32_t ConvOutputSize(Padding padding, int32_t in, int32_t filter, int32_t stride,
-                       int32_t dilation = 1);
-
-// Padding before/after one spatial dimension. TFLite pads
-// total = max(0, (out - 1) * stride + effective_filter - in) and puts the
-// smaller half before (top/left): before = total / 2, after = total - before.
-struct PaddingValues {
-  int32_t before = 0;
-  int32_t after = 0;
-};
-PaddingValues ComputePadding(Padding padding, int32_t in, int32_t filter, int32_t stride,
-                             int32_t dilation, int32_t out);
-// The leading padding of a CONV_2D / DEPTHWISE_CONV_2D dimension whose input
-// first gets `extra_before` / `extra_after` zeros (a merged PAD,
-// ExplicitPadding): the extra zeros plus `padding`'s on the widened input.
-int32_t ConvPaddingBefore(Padding padding, int32_t in, int32_t extra_before, int32_t extra_after, int32_t filter,
-                          int32_t stride, int32_t dilation, int32_t out);
-
-// MediaPipe's Convolution2DTransposeBias output size and leading padding:
-// SAME: total = max(0, filter - (in - 1) % stride - 1), out = stride * (in -
-// 1) + filter - total, before = total / 2; VALID: total = 0.
-struct TransposeConvBiasSize {
-  int32_t out = 0;
-  int32_t pad_before = 0;
-};
-TransposeConvBiasSize MediaPipeTransposeConvSize(Padding padding, int32_t in, int32_t filter,
-                                                 int32_t stride);
+// (NormalizeAxis, ReadConstantInts). The window geometry of the convolutions
+// and pools (output sizes, padding) is graph/conv_geometry.h.
 
 // Numpy-style broadcast of two shapes (aligned at the innermost dimension,
 // every pair equal or one of them 1). False when incompatible.

@@ -1,7 +1,8 @@
 // Shape rule of CONV_3D: an NDHWC input, a DHWIO filter ([kd, kh, kw, in,
-// out]), an optional bias; each spatial size as CONV_2D's (ConvOutputSize).
+// out]), an optional bias; its output sized by graph/conv_geometry.h.
 #include <string>
 
+#include "graph/conv_geometry.h"
 #include "graph/shape_inference.h"
 #include "graph/shapes/shape_rules.h"
 
@@ -16,11 +17,7 @@ Status Conv3d(RuleContext& ctx) {
   GLD_RETURN_IF_ERROR(ctx.Rank(1, 5));
   const Shape& in = ctx.InShape(0);
   const Shape& f = ctx.InShape(1);
-  const int32_t strides[3] = {a->stride_d, a->stride_h, a->stride_w};
-  const int32_t dilations[3] = {a->dilation_d, a->dilation_h, a->dilation_w};
-  for (int d = 0; d < 3; ++d) {
-    if (strides[d] <= 0 || dilations[d] <= 0) return ctx.Err("strides and dilations must be positive");
-  }
+  GLD_RETURN_IF_ERROR(ctx.Check(CheckConvSteps(*a)));
   if (f[3] != in[4]) {
     return ctx.Err("input channels " + std::to_string(in[4]) + " do not match filter " + ShapeToString(f));
   }
@@ -28,17 +25,9 @@ Status Conv3d(RuleContext& ctx) {
     return ctx.Err("bias " + ShapeToString(ctx.InShape(2)) + " does not match " + std::to_string(f[4]) +
                    " output channels");
   }
-  static const char* const kAxes[3] = {"depth", "height", "width"};
-  Shape out = {in[0], 0, 0, 0, f[4]};
-  for (int d = 0; d < 3; ++d) {
-    const int32_t o = ConvOutputSize(a->padding, in[1 + d], f[d], strides[d], dilations[d]);
-    if (o < 0) {
-      return ctx.Err("VALID filter " + ShapeToString(f) + " is larger than input " + ShapeToString(in) + " along " +
-                     kAxes[d]);
-    }
-    GLD_RETURN_IF_ERROR(ctx.WindowReach(kAxes[d], o, f[d], strides[d], dilations[d]));
-    out[1 + static_cast<size_t>(d)] = o;
-  }
+  ConvGeometry g;
+  GLD_RETURN_IF_ERROR(ctx.Check(MakeConvGeometry(*a, in, f, &g)));
+  const Shape out = {in[0], g.axes[0].out, g.axes[1].out, g.axes[2].out, f[4]};
   ctx.Set(0, out, ctx.In(0).type);
   return OkStatus();
 }

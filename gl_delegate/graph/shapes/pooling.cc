@@ -1,7 +1,6 @@
 // Shape rule of AVERAGE_POOL_2D, MAX_POOL_2D and MediaPipe's
 // MaxPoolingWithArgmax2D (values and indices).
-#include <string>
-
+#include "graph/conv_geometry.h"
 #include "graph/shape_inference.h"
 #include "graph/shapes/shape_rules.h"
 
@@ -12,19 +11,10 @@ Status Pool(RuleContext& ctx) {
   const Pool2dAttributes* a = nullptr;
   GLD_RETURN_IF_ERROR(ctx.Attrs(&a));
   GLD_RETURN_IF_ERROR(ctx.Rank(0, 4));
-  if (a->stride_h <= 0 || a->stride_w <= 0 || a->filter_h <= 0 || a->filter_w <= 0) {
-    return ctx.Err("filter (" + std::to_string(a->filter_h) + ", " + std::to_string(a->filter_w) + ") and strides (" +
-                   std::to_string(a->stride_h) + ", " + std::to_string(a->stride_w) + ") must be positive");
-  }
   const Shape& in = ctx.InShape(0);
-  const int32_t oh = ConvOutputSize(a->padding, in[1], a->filter_h, a->stride_h);
-  const int32_t ow = ConvOutputSize(a->padding, in[2], a->filter_w, a->stride_w);
-  if (oh < 0 || ow < 0) {
-    return ctx.Err("VALID filter (" + std::to_string(a->filter_h) + ", " + std::to_string(a->filter_w) +
-                   ") is larger than input " + ShapeToString(in));
-  }
-  GLD_RETURN_IF_ERROR(ctx.WindowReach("height", oh, a->filter_h, a->stride_h, 1));
-  GLD_RETURN_IF_ERROR(ctx.WindowReach("width", ow, a->filter_w, a->stride_w, 1));
+  ConvGeometry g;
+  GLD_RETURN_IF_ERROR(ctx.Check(MakePoolGeometry(*a, in, &g)));
+  const int32_t oh = g.h().out, ow = g.w().out;
   if (ctx.node().op == OpType::kMaxPoolingWithArgmax2D) {
     GLD_RETURN_IF_ERROR(ctx.Outputs(2));
     ctx.Set(0, {in[0], oh, ow, in[3]}, ctx.In(0).type);

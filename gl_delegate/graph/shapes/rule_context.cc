@@ -102,14 +102,6 @@ Status RuleContext::CheckShape(const Shape& s, const std::string& what) const {
   return OkStatus();
 }
 
-Status RuleContext::WindowReach(const char* axis, int32_t out, int32_t filter, int32_t stride, int32_t dilation) const {
-  const int64_t reach = (static_cast<int64_t>(out) - 1) * stride + (static_cast<int64_t>(filter) - 1) * dilation + 1;
-  if (reach <= kMaxDim) return OkStatus();
-  return Err(std::string(axis) + " window (filter " + std::to_string(filter) + ", stride " + std::to_string(stride) +
-             ", dilation " + std::to_string(dilation) + ") reaches " + std::to_string(reach) +
-             " input positions, more than 2^30");
-}
-
 bool RuleContext::Values(size_t i, std::vector<int64_t>* v) const {
   if (!Has(i)) return false;
   if (input_values_ != nullptr && i < input_values_->size() && (*input_values_)[i].data != nullptr) {

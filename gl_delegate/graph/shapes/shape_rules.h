@@ -84,9 +84,9 @@ class RuleContext {
   Status Axis(int64_t axis, int64_t rank, int32_t* out, const char* what = "axis") const;
   // A computed shape: valid, at most 2^40 elements, no dimension above 2^30.
   Status CheckShape(const Shape& s, const std::string& what) const;
-  // Kernels index a window's input as out * stride + tap * dilation in
-  // int32; bounding the farthest position keeps that exact.
-  Status WindowReach(const char* axis, int32_t out, int32_t filter, int32_t stride, int32_t dilation) const;
+  // A check made outside the rules (graph/conv_geometry.h's): its failure
+  // as an Err naming the node.
+  Status Check(const Status& s) const { return s.ok() ? s : Err(s.message()); }
   // The node's attributes of type A.
   template <typename A>
   Status Attrs(const A** a) const {

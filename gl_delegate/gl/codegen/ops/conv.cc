@@ -7,6 +7,7 @@
 
 #include "gl/codegen/gl_op.h"
 #include "gl/codegen/ops/op_util.h"
+#include "graph/conv_geometry.h"
 #include "graph/shape_inference.h"
 
 namespace gld::gl {
@@ -32,12 +33,15 @@ Status WeightsDims(OpBuildContext& ctx, size_t input, std::array<int32_t, 4>* di
   return OkStatus();
 }
 
-Status CheckPositive(OpBuildContext& ctx, const char* what, int32_t y, int32_t x) {
-  if (y <= 0 || x <= 0) {
-    return ctx.Invalid(std::string(what) + " must be positive, got " + std::to_string(y) + "x" +
-                       std::to_string(x));
-  }
-  return OkStatus();
+// A failed check of the window geometry (graph/conv_geometry.h) as Invalid.
+Status Refused(OpBuildContext& ctx, const Status& s) { return s.ok() ? s : ctx.Invalid(s.message()); }
+
+// The node's window geometry as the shape rule made it (`made`: its
+// status), and the output it gives against the output's height and width.
+Status CheckGeometry(OpBuildContext& ctx, const Status& made, const ConvGeometry& g, const Bhwc& o) {
+  GLD_RETURN_IF_ERROR(Refused(ctx, made));
+  GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "height", o.h, g.h().out));
+  return CheckOutputSize(ctx, "width", o.w, g.w().out);
 }
 
 }  // namespace
@@ -55,22 +59,12 @@ Status BuildConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
     return ctx.Unsupported("grouped convolution (input has " + std::to_string(in.c) +
                            " channels, weights " + std::to_string(w[3]) + ")");
   }
-  GLD_RETURN_IF_ERROR(CheckPositive(ctx, "strides", attrs->stride_h, attrs->stride_w));
-  GLD_RETURN_IF_ERROR(CheckPositive(ctx, "dilations", attrs->dilation_h, attrs->dilation_w));
   GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "channels", o.c, w[0]));
   GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "batch", o.b, in.b));
-  // A merged PAD (explicit_padding) widens the input the padding rule sees.
-  const ExplicitPadding& ep = attrs->explicit_padding;
-  const int32_t padded_h = in.h + ep.top + ep.bottom, padded_w = in.w + ep.left + ep.right;
-  GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "height", o.h,
-      ConvOutputSize(attrs->padding, padded_h, w[1], attrs->stride_h, attrs->dilation_h)));
-  GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "width", o.w,
-      ConvOutputSize(attrs->padding, padded_w, w[2], attrs->stride_w, attrs->dilation_w)));
+  ConvGeometry g;
+  const Status made = MakeConvGeometry(*attrs, ctx.input(0)->shape, ctx.input(1)->shape, &g);
+  GLD_RETURN_IF_ERROR(CheckGeometry(ctx, made, g, o));
   GLD_ASSIGN_OR_RETURN(std::string act, ActivationDefine(attrs->activation, ctx.op_name()));
-  const PaddingValues pad_h{
-      ConvPaddingBefore(attrs->padding, in.h, ep.top, ep.bottom, w[1], attrs->stride_h, attrs->dilation_h, o.h)};
-  const PaddingValues pad_w{
-      ConvPaddingBefore(attrs->padding, in.w, ep.left, ep.right, w[2], attrs->stride_w, attrs->dilation_w, o.w)};
   GLD_RETURN_IF_ERROR(ctx.ConstantFloats(1).status());
   const Blocking k = BlockingFor(w[0]);
   GLD_ASSIGN_OR_RETURN(DispatchBufferRef bias, BiasBuffer(ctx, 2, w[0], k.padded_slices));
@@ -80,7 +74,7 @@ Status BuildConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   // The 1x1 path reads input pixel (y * stride, x * stride) with no bounds
   // check, so it needs a window that never leaves the input: no merged PAD
   // (explicit_padding) before or after.
-  const bool one_by_one = w[1] == 1 && w[2] == 1 && pad_h.before == 0 && pad_w.before == 0 &&
+  const bool one_by_one = w[1] == 1 && w[2] == 1 && g.h().pad_before == 0 && g.w().pad_before == 0 &&
                           (o.h - 1) * attrs->stride_h < in.h && (o.w - 1) * attrs->stride_w < in.w;
   Dispatch d;
   d.shader.template_name = "conv2d.comp";
@@ -93,7 +87,7 @@ Status BuildConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   d.IVec2("u_kernel", w[1], w[2]);
   d.IVec2("u_stride", attrs->stride_h, attrs->stride_w);
   d.IVec2("u_dilation", attrs->dilation_h, attrs->dilation_w);
-  d.IVec2("u_padding", pad_h.before, pad_w.before);
+  d.IVec2("u_padding", g.h().pad_before, g.w().pad_before);
   GridOverGroups(d, o, k);
   out->push_back(std::move(d));
   return OkStatus();
@@ -113,22 +107,12 @@ Status BuildDepthwiseConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
                        std::to_string(in.c));
   }
   const int32_t multiplier = w[3] / in.c;
-  GLD_RETURN_IF_ERROR(CheckPositive(ctx, "strides", attrs->stride_h, attrs->stride_w));
-  GLD_RETURN_IF_ERROR(CheckPositive(ctx, "dilations", attrs->dilation_h, attrs->dilation_w));
   GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "channels", o.c, w[3]));
   GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "batch", o.b, in.b));
-  // A merged PAD (explicit_padding) widens the input the padding rule sees.
-  const ExplicitPadding& ep = attrs->explicit_padding;
-  const int32_t padded_h = in.h + ep.top + ep.bottom, padded_w = in.w + ep.left + ep.right;
-  GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "height", o.h,
-      ConvOutputSize(attrs->padding, padded_h, w[1], attrs->stride_h, attrs->dilation_h)));
-  GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "width", o.w,
-      ConvOutputSize(attrs->padding, padded_w, w[2], attrs->stride_w, attrs->dilation_w)));
+  ConvGeometry g;
+  const Status made = MakeConvGeometry(*attrs, ctx.input(0)->shape, ctx.input(1)->shape, &g);
+  GLD_RETURN_IF_ERROR(CheckGeometry(ctx, made, g, o));
   GLD_ASSIGN_OR_RETURN(std::string act, ActivationDefine(attrs->activation, ctx.op_name()));
-  const PaddingValues pad_h{
-      ConvPaddingBefore(attrs->padding, in.h, ep.top, ep.bottom, w[1], attrs->stride_h, attrs->dilation_h, o.h)};
-  const PaddingValues pad_w{
-      ConvPaddingBefore(attrs->padding, in.w, ep.left, ep.right, w[2], attrs->stride_w, attrs->dilation_w, o.w)};
   GLD_RETURN_IF_ERROR(ctx.ConstantFloats(1).status());
   GLD_ASSIGN_OR_RETURN(DispatchBufferRef bias, BiasBuffer(ctx, 2, w[3]));
   DispatchBufferRef weights = ctx.AddConstant("weights", [&ctx, w] {
@@ -152,7 +136,7 @@ Status BuildDepthwiseConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   d.IVec2("u_kernel", w[1], w[2]);
   d.IVec2("u_stride", attrs->stride_h, attrs->stride_w);
   d.IVec2("u_dilation", attrs->dilation_h, attrs->dilation_w);
-  d.IVec2("u_padding", pad_h.before, pad_w.before);
+  d.IVec2("u_padding", g.h().pad_before, g.w().pad_before);
   d.Int("u_multiplier", multiplier);
   d.GridOver(o);
   out->push_back(std::move(d));
@@ -178,24 +162,18 @@ Status BuildTransposeConv(OpBuildContext& ctx, std::vector<Dispatch>* out) {
     return ctx.Invalid("weights " + ShapeToString(ctx.input(1)->shape) + " do not fit input channels " +
                        std::to_string(in.c));
   }
-  GLD_RETURN_IF_ERROR(CheckPositive(ctx, "strides", attrs->stride_h, attrs->stride_w));
+  GLD_RETURN_IF_ERROR(Refused(ctx, CheckConvSteps(*attrs)));
   GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "channels", o.c, w[0]));
   GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "batch", o.b, in.b));
   GLD_ASSIGN_OR_RETURN(std::string act, ActivationDefine(attrs->activation, ctx.op_name()));
-  int32_t pad_top = 0, pad_left = 0;
+  ConvGeometry g;
   if (mediapipe) {
-    TransposeConvBiasSize hs = MediaPipeTransposeConvSize(attrs->padding, in.h, w[1], attrs->stride_h);
-    TransposeConvBiasSize ws = MediaPipeTransposeConvSize(attrs->padding, in.w, w[2], attrs->stride_w);
-    GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "height", o.h, hs.out));
-    GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "width", o.w, ws.out));
-    pad_top = hs.pad_before;
-    pad_left = ws.pad_before;
-  } else if (attrs->padding == Padding::kSame) {
-    // TFLite pads as if the output were the input of a CONV_2D.
-    pad_top = ComputePadding(Padding::kSame, o.h, w[1], attrs->stride_h, 1,
-                             ConvOutputSize(Padding::kSame, o.h, w[1], attrs->stride_h)).before;
-    pad_left = ComputePadding(Padding::kSame, o.w, w[2], attrs->stride_w, 1,
-                              ConvOutputSize(Padding::kSame, o.w, w[2], attrs->stride_w)).before;
+    GLD_RETURN_IF_ERROR(
+        Refused(ctx, MakeTransposeConvBiasGeometry(*attrs, ctx.input(input)->shape, ctx.input(1)->shape, &g)));
+    GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "height", o.h, g.h().in));
+    GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "width", o.w, g.w().in));
+  } else {
+    g = TransposeConvGeometry(*attrs, ctx.input(input)->shape, ctx.input(1)->shape, {o.b, o.h, o.w, o.c});
   }
   GLD_RETURN_IF_ERROR(ctx.ConstantFloats(1).status());
   const Blocking k = BlockingFor(w[0]);
@@ -213,7 +191,7 @@ Status BuildTransposeConv(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   d.IVec4("u_out", o).IVec4("u_in", in);
   d.IVec2("u_kernel", w[1], w[2]);
   d.IVec2("u_stride", attrs->stride_h, attrs->stride_w);
-  d.IVec2("u_padding", pad_top, pad_left);
+  d.IVec2("u_padding", g.h().pad_before, g.w().pad_before);
   GridOverGroups(d, o, k);
   out->push_back(std::move(d));
   return OkStatus();

@@ -1,11 +1,10 @@
 // Pooling: pooling.comp (AVERAGE_POOL_2D, MAX_POOL_2D, MaxPoolingWithArgmax2D)
 // and max_unpooling.comp (MaxUnpooling2D).
-#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "gl/codegen/gl_op.h"
-#include "graph/shape_inference.h"
+#include "graph/conv_geometry.h"
 
 namespace gld::gl {
 
@@ -20,11 +19,10 @@ Status BuildPooling(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   GLD_ASSIGN_OR_RETURN(Bhwc in, ctx.InputShape(0));
   GLD_ASSIGN_OR_RETURN(Bhwc o, ctx.OutputShape(0));
   if (ctx.input(0)->shape.size() != 4) return ctx.Unsupported("input is not 4-D");
-  if (attrs->stride_h <= 0 || attrs->stride_w <= 0 || attrs->filter_h <= 0 || attrs->filter_w <= 0) {
-    return ctx.Invalid("filter and strides must be positive");
-  }
-  const int32_t oh = ConvOutputSize(attrs->padding, in.h, attrs->filter_h, attrs->stride_h);
-  const int32_t ow = ConvOutputSize(attrs->padding, in.w, attrs->filter_w, attrs->stride_w);
+  ConvGeometry g;
+  const Status made = MakePoolGeometry(*attrs, ctx.input(0)->shape, &g);
+  if (!made.ok()) return ctx.Invalid(made.message());
+  const int32_t oh = g.h().out, ow = g.w().out;
   if (o.b != in.b || o.c != in.c || o.h != oh || o.w != ow) {
     return ctx.Invalid("output " + o.ToString() + " does not match input " + in.ToString() +
                        " pooled to " + std::to_string(oh) + "x" + std::to_string(ow));
@@ -34,8 +32,6 @@ Status BuildPooling(OpBuildContext& ctx, std::vector<Dispatch>* out) {
     if (indices != o) return ctx.Invalid("indices and output shapes differ");
   }
   GLD_ASSIGN_OR_RETURN(std::string act, ActivationDefine(attrs->activation, ctx.op_name()));
-  PaddingValues pad_h = ComputePadding(attrs->padding, in.h, attrs->filter_h, attrs->stride_h, 1, o.h);
-  PaddingValues pad_w = ComputePadding(attrs->padding, in.w, attrs->filter_w, attrs->stride_w, 1, o.w);
   Dispatch d;
   d.shader.template_name = "pooling.comp";
   d.shader.Define("POOL_MAX", is_max ? 1 : 0)
@@ -46,7 +42,7 @@ Status BuildPooling(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   d.IVec4("u_out", o).IVec4("u_in", in);
   d.IVec2("u_kernel", attrs->filter_h, attrs->filter_w);
   d.IVec2("u_stride", attrs->stride_h, attrs->stride_w);
-  d.IVec2("u_padding", pad_h.before, pad_w.before);
+  d.IVec2("u_padding", g.h().pad_before, g.w().pad_before);
   d.GridOver(o);
   out->push_back(std::move(d));
   return OkStatus();
@@ -67,10 +63,7 @@ Status BuildMaxUnpooling(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   if (o.b != in.b || o.c != in.c || o.h != in.h * attrs->filter_h || o.w != in.w * attrs->filter_w) {
     return ctx.Invalid("output " + o.ToString() + " is not input " + in.ToString() + " times the filter size");
   }
-  // MediaPipe pads as if the output were pooled back to the input, whatever
-  // the padding option says.
-  const int32_t pad_top = std::max(((in.h - 1) * attrs->stride_h + attrs->filter_h - o.h) / 2, 0);
-  const int32_t pad_left = std::max(((in.w - 1) * attrs->stride_w + attrs->filter_w - o.w) / 2, 0);
+  const ConvGeometry g = MaxUnpoolingGeometry(*attrs, ctx.input(0)->shape, {o.b, o.h, o.w, o.c});
   Dispatch d;
   d.shader.template_name = "max_unpooling.comp";
   d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
@@ -79,7 +72,7 @@ Status BuildMaxUnpooling(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   d.IVec4("u_out", o).IVec4("u_in", in);
   d.IVec2("u_kernel", attrs->filter_h, attrs->filter_w);
   d.IVec2("u_stride", attrs->stride_h, attrs->stride_w);
-  d.IVec2("u_padding", pad_top, pad_left);
+  d.IVec2("u_padding", g.h().pad_before, g.w().pad_before);
   d.GridOver(o);
   out->push_back(std::move(d));
   return OkStatus();
