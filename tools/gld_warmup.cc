@@ -205,8 +205,13 @@ int main(int argc, char** argv) {
   }
   if (precision_list.empty()) return gld::tools::Fail(kTool, "--precision names no precision");
 
+  // A folder made here is private (0700), as the library's own folders: the
+  // cache trusts only what this user can write (Options::cache_allow_shared).
   std::error_code ec;
-  std::filesystem::create_directories(flags.cache_dir, ec);
+  if (std::filesystem::create_directories(flags.cache_dir, ec)) {
+    std::filesystem::permissions(flags.cache_dir, std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::replace, ec);
+  }
   if (!std::filesystem::is_directory(flags.cache_dir)) {
     return gld::tools::Fail(kTool, "cannot create --cache_dir '" + flags.cache_dir + "': " + ec.message());
   }

@@ -143,10 +143,11 @@ StatusOr<WorkgroupTuning> DecodeTuning(const std::string& text, const std::strin
 
 std::string TuningPath(const std::string& cache_dir) { return cache_dir + "/workgroups.gldt"; }
 
-WorkgroupTuning LoadTuning(const std::string& cache_dir, const std::string& driver_key, const GlInfo& limits) {
+WorkgroupTuning LoadTuning(const std::string& cache_dir, FileTrust trust, const std::string& driver_key,
+                           const GlInfo& limits) {
   const std::string path = TuningPath(cache_dir);
   if (!PathExists(path)) return {};
-  StatusOr<std::vector<uint8_t>> bytes = ReadFileBytes(path, kMaxTuningBytes, "workgroup tuning");
+  StatusOr<std::vector<uint8_t>> bytes = ReadFileBytes(path, kMaxTuningBytes, "workgroup tuning", trust);
   StatusOr<WorkgroupTuning> tuning =
       bytes.ok() ? DecodeTuning(std::string(bytes->begin(), bytes->end()), driver_key, limits)
                  : StatusOr<WorkgroupTuning>(bytes.status());
@@ -157,9 +158,10 @@ WorkgroupTuning LoadTuning(const std::string& cache_dir, const std::string& driv
   return std::move(tuning).value();
 }
 
-Status SaveTuning(const std::string& cache_dir, const std::string& driver_key, const WorkgroupTuning& tuning) {
+Status SaveTuning(const std::string& cache_dir, FileTrust trust, const std::string& driver_key,
+                  const WorkgroupTuning& tuning) {
   const std::string text = EncodeTuning(tuning, driver_key);
-  return WriteFileAtomic(TuningPath(cache_dir), text.data(), text.size());
+  return WriteFileAtomic(TuningPath(cache_dir), text.data(), text.size(), trust);
 }
 
 int64_t WorkgroupTimingRuns() { return g_timing_runs.load(); }

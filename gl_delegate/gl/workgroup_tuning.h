@@ -23,6 +23,8 @@
 #include "gl/egl/egl_environment.h"
 #include "gldelegate/status.hpp"
 
+#include "util/file_util.h"
+
 namespace gld::gl {
 
 struct WorkgroupTuning {
@@ -55,9 +57,11 @@ StatusOr<WorkgroupTuning> DecodeTuning(const std::string& text, const std::strin
 std::string TuningPath(const std::string& cache_dir);
 // The tuning in `cache_dir`; empty when there is none, and empty with a
 // warning naming the file when it is foreign, corrupt or unreadable.
-WorkgroupTuning LoadTuning(const std::string& cache_dir, const std::string& driver_key, const GlInfo& limits);
+WorkgroupTuning LoadTuning(const std::string& cache_dir, FileTrust trust, const std::string& driver_key,
+                           const GlInfo& limits);
 // Writes it (temporary file and rename).
-Status SaveTuning(const std::string& cache_dir, const std::string& driver_key, const WorkgroupTuning& tuning);
+Status SaveTuning(const std::string& cache_dir, FileTrust trust, const std::string& driver_key,
+                  const WorkgroupTuning& tuning);
 
 // Candidate workgroups timed in this process (each timed run counts once).
 int64_t WorkgroupTimingRuns();

@@ -9,6 +9,7 @@
 #include "gl/cache/binary_cache.h"
 #include "gl/cache/program_cache.h"
 #include "gl/codegen/support.h"
+#include "gl/egl/driver_cache.h"
 #include "gl/gl_device.h"
 #include "gl/gl_segment.h"
 #include "gl/segment_plan.h"
@@ -263,8 +264,11 @@ class GlBackend : public GpuBackend {
         stats_(std::make_shared<SegmentStats>()),
         support_(options.precision, limits_),
         cache_dir_(options.cache_dir),
+        cache_trust_(CacheTrust(options)),
         tune_(options.tune_workgroups) {
-    if (!cache_dir_.empty()) tuning_ = LoadTuning(cache_dir_, CacheKeyDriverPart(device_->info()), limits_);
+    if (!cache_dir_.empty()) {
+      tuning_ = LoadTuning(cache_dir_, cache_trust_, CacheKeyDriverPart(device_->info()), limits_);
+    }
   }
 
   std::string name() const override { return "gl"; }
@@ -424,7 +428,7 @@ class GlBackend : public GpuBackend {
       std::lock_guard<std::mutex> lock(stats_->mutex);
       stats_->workgroup_timing_runs += timed;
     }
-    GLD_RETURN_IF_ERROR(SaveTuning(cache_dir_, CacheKeyDriverPart(device_->info()), tuning_));
+    GLD_RETURN_IF_ERROR(SaveTuning(cache_dir_, cache_trust_, CacheKeyDriverPart(device_->info()), tuning_));
     plan_options.node_code = nullptr;
     GLD_ASSIGN_OR_RETURN(*plan, PlanSegment(graph, segment, precision_, limits_, plan_options));
     made->reset();
@@ -447,6 +451,7 @@ class GlBackend : public GpuBackend {
   std::shared_ptr<SegmentStats> stats_;
   GlSupportQuery support_;
   std::string cache_dir_;
+  FileTrust cache_trust_;
   bool tune_;
   TraceRecorder* trace_ = nullptr;
   WorkgroupTuning tuning_;  // loaded from cache_dir_; filled further when tuning
@@ -467,7 +472,9 @@ StatusOr<Options> WithEnvironmentLimits(const Options& options) {
 }
 
 StatusOr<std::unique_ptr<GpuBackend>> CreateGlBackend(const Options& given) {
-  GLD_ASSIGN_OR_RETURN(const Options options, WithEnvironmentLimits(given));
+  GLD_ASSIGN_OR_RETURN(Options options, WithEnvironmentLimits(given));
+  // A folder someone else could write is not used at all (one warning).
+  options.cache_dir = TrustedCacheDir(options.cache_dir, CacheTrust(options));
   GLD_ASSIGN_OR_RETURN(std::unique_ptr<GlDevice> device, GlDevice::Create(EglOptionsFrom(options)));
   if (!options.cache_dir.empty()) {
     if (!device->info().program_binary) {
@@ -478,7 +485,8 @@ StatusOr<std::unique_ptr<GpuBackend>> CreateGlBackend(const Options& given) {
     } else {
       device->programs().AttachFile(BinaryCacheFile::Open(options.cache_dir,
                                                        CacheFileName(options.model_token, options),
-                                                       CacheKey(device->info(), options), options.model_token));
+                                                       CacheKey(device->info(), options), options.model_token,
+                                                       CacheTrust(options)));
     }
   }
   return std::unique_ptr<GpuBackend>(new GlBackend(std::shared_ptr<GlDevice>(std::move(device)), options));

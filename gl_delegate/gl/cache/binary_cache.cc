@@ -236,7 +236,8 @@ std::string CacheFileName(const std::string& model_token, const Options& options
 
 
 std::unique_ptr<BinaryCacheFile> BinaryCacheFile::Open(const std::string& dir, const std::string& file_name,
-                                                       const std::string& key, const std::string& model_token) {
+                                                       const std::string& key, const std::string& model_token,
+                                                       FileTrust trust) {
   if (!IsDirectory(dir)) {
     WarnOnce("missing:" + dir, "program cache: cache_dir '" + dir +
                                    "' is not an existing folder; running without the program cache");
@@ -244,6 +245,7 @@ std::unique_ptr<BinaryCacheFile> BinaryCacheFile::Open(const std::string& dir, c
   }
   std::unique_ptr<BinaryCacheFile> f(new BinaryCacheFile());
   f->path_ = dir + "/" + file_name;
+  f->trust_ = trust;
   f->entry_.key = key;
   f->entry_.model_token = model_token;
   if (IsDirectory(f->path_)) {
@@ -260,7 +262,7 @@ std::unique_ptr<BinaryCacheFile> BinaryCacheFile::Open(const std::string& dir, c
     f->dirty_ = true;  // a plain miss: written after compiling
     return f;
   }
-  auto bytes = ReadFileBytes(f->path_, kMaxCacheFileBytes);
+  auto bytes = ReadFileBytes(f->path_, kMaxCacheFileBytes, "", trust);
   StatusOr<CacheEntry> entry = bytes.ok() ? DecodeCacheEntry(bytes->data(), bytes->size(), key) : bytes.status();
   if (!entry.ok()) {
     // Each bad file is its own warning; it is about to be rewritten.
@@ -291,7 +293,7 @@ void BinaryCacheFile::Drop(const SourceHash& hash) {
 void BinaryCacheFile::WriteIfDirty() {
   if (!dirty_ || entry_.programs.empty()) return;
   const std::vector<uint8_t> bytes = EncodeCacheEntry(entry_);
-  Status s = WriteFileAtomic(path_, bytes.data(), bytes.size());
+  Status s = WriteFileAtomic(path_, bytes.data(), bytes.size(), trust_);
   if (!s.ok()) {
     const std::string dir = path_.substr(0, path_.find_last_of('/'));
     WarnOnce("unwritable:" + dir, "program cache: cannot write to '" + dir + "' (" + s.message() +

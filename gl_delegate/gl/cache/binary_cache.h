@@ -33,6 +33,8 @@
 #include "gl/egl/driver_cache.h"
 #include "gldelegate/status.hpp"
 
+#include "util/file_util.h"
+
 namespace gld::gl {
 
 struct GlInfo;
@@ -106,9 +108,12 @@ class BinaryCacheFile {
   // dir must exist; otherwise the cache is off (warned once per folder). A
   // folder where the entry file belongs is removed when empty and renamed
   // aside otherwise, so the entry is written again; one that cannot be moved
-  // is warned about once per process.
+  // is warned about once per process. With FileTrust::kOwner an entry
+  // another user owns or may write, or a link, is not read (one warning;
+  // it is rewritten as this user's), and what is written is 0600.
   static std::unique_ptr<BinaryCacheFile> Open(const std::string& dir, const std::string& file_name,
-                                               const std::string& key, const std::string& model_token);
+                                               const std::string& key, const std::string& model_token,
+                                               FileTrust trust = FileTrust::kOwner);
 
   const CachedBinary* Find(const SourceHash& hash) const;
   void Put(const SourceHash& hash, CachedBinary binary);
@@ -126,6 +131,7 @@ class BinaryCacheFile {
 
  private:
   std::string path_;
+  FileTrust trust_ = FileTrust::kOwner;
   CacheEntry entry_;
   bool dirty_ = false;
   uint64_t file_bytes_ = 0;

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "gl/cache/binary_cache.h"
+#include "gl/egl/driver_cache.h"
 #include "gl/egl/egl_environment.h"
 #include "gl/cache/program_cache.h"
 #include "util/file_util.h"
@@ -12,6 +13,11 @@ namespace gld::gl {
 
 StatusOr<std::vector<CacheFileCheck>> VerifyCacheDir(const std::string& cache_dir, const Options& options) {
   if (!IsDirectory(cache_dir)) return NotFoundError("cache_dir '" + cache_dir + "' is not an existing folder");
+  const FileTrust trust = CacheTrust(options);
+  if (trust == FileTrust::kOwner) {
+    const Status folder = CheckTrustedFolder(cache_dir, "cache_dir");
+    if (!folder.ok()) return FailedPreconditionError(folder.message() + " (Options::cache_allow_shared trusts it)");
+  }
   std::vector<std::string> paths;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(cache_dir, ec)) {
@@ -32,7 +38,7 @@ StatusOr<std::vector<CacheFileCheck>> VerifyCacheDir(const std::string& cache_di
   for (const std::string& path : paths) {
     CacheFileCheck c;
     c.file = path;
-    auto bytes = ReadFileBytes(path, kMaxCacheFileBytes);
+    auto bytes = ReadFileBytes(path, kMaxCacheFileBytes, "", trust);
     if (!bytes.ok()) {
       c.problem = "unreadable: " + bytes.status().message();
       checks.push_back(std::move(c));

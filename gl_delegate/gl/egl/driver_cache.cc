@@ -44,6 +44,16 @@ void WarnOnce(const std::string& topic, const std::string& message) {
 
 std::string DriverCacheDir(const std::string& cache_dir) { return cache_dir + "/driver"; }
 
+std::string TrustedCacheDir(const std::string& cache_dir, FileTrust trust) {
+  if (cache_dir.empty() || trust == FileTrust::kAnyone || !IsDirectory(cache_dir)) return cache_dir;
+  const Status s = CheckTrustedFolder(cache_dir, "cache_dir");
+  if (s.ok()) return cache_dir;
+  WarnOnce("untrusted:" + cache_dir, "program cache: " + s.message() +
+                                         "; running without the program cache (Options::cache_allow_shared uses a "
+                                         "folder shared on purpose)");
+  return "";
+}
+
 namespace {
 
 // Bytes the filesystem holding `dir` still offers an unprivileged writer.
@@ -58,13 +68,25 @@ StatusOr<uint64_t> FreeBytes(const std::string& dir) {
 // Allocates every block of Mesa's index file (an existing one keeps its
 // contents: posix_fallocate only fills holes). A file this call created is
 // removed again when its blocks cannot be had.
-Status AllocateMesaIndex(const std::string& index, uint64_t free_bytes) {
-  const int fd = ::open(index.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
-  if (fd < 0) return DataLossError("cannot open '" + index + "': " + std::strerror(errno));
+Status AllocateMesaIndex(const std::string& index, FileTrust trust, uint64_t free_bytes) {
+  // O_NOFOLLOW: a link planted at the index is refused, never extended.
+  const int fd = ::open(index.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW,
+                        trust == FileTrust::kOwner ? 0600 : 0644);
+  if (fd < 0) {
+    return DataLossError("cannot open '" + index + "': " +
+                         (errno == ELOOP ? std::string("it is a symbolic link (not followed)") : std::strerror(errno)));
+  }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     return DataLossError("'" + index + "' is not a regular file");
+  }
+  if (trust == FileTrust::kOwner) {
+    const Status owned = CheckOwnedByUser(st, "'" + index + "'");
+    if (!owned.ok()) {
+      ::close(fd);
+      return owned;
+    }
   }
   const uint64_t held = static_cast<uint64_t>(st.st_blocks) * 512;
   const uint64_t need = kMesaIndexBytes > held ? kMesaIndexBytes - held : 0;
@@ -85,11 +107,12 @@ Status AllocateMesaIndex(const std::string& index, uint64_t free_bytes) {
 
 }  // namespace
 
-Status ReserveDriverCacheSpace(const std::string& dir) {
+Status ReserveDriverCacheSpace(const std::string& dir, FileTrust trust) {
   const std::string mesa_dir = dir + "/mesa_shader_cache";
-  GLD_RETURN_IF_ERROR(CreateDirectories(mesa_dir));
+  GLD_RETURN_IF_ERROR(CreateDirectories(dir, trust));
+  GLD_RETURN_IF_ERROR(CreateDirectories(mesa_dir, trust));
   GLD_ASSIGN_OR_RETURN(uint64_t free_bytes, FreeBytes(mesa_dir));
-  GLD_RETURN_IF_ERROR(AllocateMesaIndex(mesa_dir + "/index", free_bytes));
+  GLD_RETURN_IF_ERROR(AllocateMesaIndex(mesa_dir + "/index", trust, free_bytes));
   GLD_ASSIGN_OR_RETURN(free_bytes, FreeBytes(mesa_dir));
   if (free_bytes < kDriverCacheFreeBytes) {
     return UnavailableError("only " + std::to_string(free_bytes) + " bytes free on the filesystem of '" + dir +
@@ -99,7 +122,7 @@ Status ReserveDriverCacheSpace(const std::string& dir) {
   return OkStatus();
 }
 
-std::string RedirectDriverShaderCache(const std::string& cache_dir, bool display_already_open) {
+std::string RedirectDriverShaderCache(const std::string& cache_dir, FileTrust trust, bool display_already_open) {
   std::lock_guard<std::mutex> lock(RedirectMutex());
   const std::string want = DriverCacheDir(cache_dir);
   const char* mesa = std::getenv("MESA_SHADER_CACHE_DIR");
@@ -116,13 +139,13 @@ std::string RedirectDriverShaderCache(const std::string& cache_dir, bool display
     return mesa != nullptr ? mesa : "";
   }
   if (!IsDirectory(cache_dir)) return mesa != nullptr ? mesa : "";  // the cache is off (warned by Open)
-  Status s = CreateDirectories(want);
+  Status s = CreateDirectories(want, trust);
   if (!s.ok()) {
     WarnOnce("driver:" + want, "program cache: cannot create '" + want + "' (" + s.message() +
                                    "); the driver keeps its default shader cache");
     return mesa != nullptr ? mesa : "";
   }
-  s = ReserveDriverCacheSpace(want);
+  s = ReserveDriverCacheSpace(want, trust);
   if (!s.ok()) {
     WarnOnce("driver:" + want, "program cache: the driver's shader cache is not put in '" + want + "' (" +
                                    s.message() + "); the driver keeps its default shader cache");
@@ -164,22 +187,29 @@ uint64_t BlobChecksum(const void* key, size_t key_size, const void* value, size_
 
 }  // namespace
 
-void BlobStorePut(const std::string& dir, const void* key, size_t key_size, const void* value, size_t value_size) {
+void BlobStorePut(const std::string& dir, FileTrust trust, const void* key, size_t key_size, const void* value,
+                  size_t value_size) {
   if (key_size == 0 || key_size + value_size > kMaxBlobBytes) return;
-  if (!CreateDirectories(dir + "/blob").ok()) return;
+  if (!CreateDirectories(dir + "/blob", trust).ok()) return;
   std::vector<uint8_t> buf(kBlobHeader + key_size + value_size);
   const uint64_t sizes[3] = {key_size, value_size, BlobChecksum(key, key_size, value, value_size)};
   std::memcpy(buf.data(), kBlobMagic, 8);
   std::memcpy(buf.data() + 8, sizes, sizeof(sizes));
   std::memcpy(buf.data() + kBlobHeader, key, key_size);
   if (value_size > 0) std::memcpy(buf.data() + kBlobHeader + key_size, value, value_size);
-  Status s = WriteFileAtomic(BlobPath(dir, key, key_size), buf.data(), buf.size());
+  Status s = WriteFileAtomic(BlobPath(dir, key, key_size), buf.data(), buf.size(), trust);
   if (!s.ok()) WarnOnce("blob:" + dir, "program cache: driver blob cache cannot write: " + s.message());
 }
 
-size_t BlobStoreGet(const std::string& dir, const void* key, size_t key_size, void* value, size_t capacity) {
+size_t BlobStoreGet(const std::string& dir, FileTrust trust, const void* key, size_t key_size, void* value,
+                    size_t capacity) {
   if (key_size == 0) return 0;
-  auto bytes = ReadFileBytes(BlobPath(dir, key, key_size), kMaxBlobBytes + kBlobHeader);
+  auto bytes = ReadFileBytes(BlobPath(dir, key, key_size), kMaxBlobBytes + kBlobHeader, "", trust);
+  if (!bytes.ok() && bytes.status().code() == StatusCode::kFailedPrecondition) {
+    WarnOnce("blobtrust:" + dir, "program cache: a driver blob in '" + dir + "/blob' is not used: " +
+                                     bytes.status().message());
+    return 0;
+  }
   if (!bytes.ok() || bytes->size() < kBlobHeader || std::memcmp(bytes->data(), kBlobMagic, 8) != 0) return 0;
   uint64_t sizes[3];
   std::memcpy(sizes, bytes->data() + 8, sizeof(sizes));

@@ -9,13 +9,28 @@
 #include <cstdint>
 #include <string>
 
+#include "util/file_util.h"
+
 #include "gldelegate/status.hpp"
+#include "gldelegate/types.hpp"
 
 namespace gld::gl {
 
 // Logs `message` as a warning unless the same (topic, detail) was warned
 // about before in this process.
 void WarnOnce(const std::string& topic, const std::string& message);
+
+// `cache_dir` when the program cache may use it, else "" after one warning
+// naming the folder and why: with FileTrust::kOwner (Options::
+// cache_allow_shared off) a folder another user owns, or that its group or
+// others may write, is refused (CheckTrustedFolder), since whoever can write
+// it can plant programs this process would run.
+std::string TrustedCacheDir(const std::string& cache_dir, FileTrust trust);
+
+// Who the program cache trusts under `options` (Options::cache_allow_shared).
+inline FileTrust CacheTrust(const Options& options) {
+  return options.cache_allow_shared ? FileTrust::kAnyone : FileTrust::kOwner;
+}
 
 // ---- The driver's own shader cache ----
 
@@ -35,7 +50,7 @@ std::string DriverCacheDir(const std::string& cache_dir);
 // than the one above). An error says why; nothing is left half-made.
 constexpr uint64_t kMesaIndexBytes = 8 + 65536 * 20;
 constexpr uint64_t kDriverCacheFreeBytes = uint64_t{4} << 20;
-Status ReserveDriverCacheSpace(const std::string& dir);
+Status ReserveDriverCacheSpace(const std::string& dir, FileTrust trust = FileTrust::kOwner);
 
 // Before the first EGL display is opened: points Mesa's
 // (MESA_SHADER_CACHE_DIR) and NVIDIA's (__GL_SHADER_DISK_CACHE_PATH) disk
@@ -45,13 +60,16 @@ Status ReserveDriverCacheSpace(const std::string& dir);
 // in the process; after a display is open, drivers no longer read it and
 // this only logs that the redirection was not possible. Returns the
 // directory the driver cache now uses ("" when unknown).
-std::string RedirectDriverShaderCache(const std::string& cache_dir, bool display_already_open);
+std::string RedirectDriverShaderCache(const std::string& cache_dir, FileTrust trust, bool display_already_open);
 
 // EGL_ANDROID_blob_cache storage: one file per driver key under
 // "<dir>/blob", each holding the key (compared on read), the value and a
-// checksum. Get returns the value's size (0: none, or not trusted) and copies
-// it only when it fits in `capacity`.
-void BlobStorePut(const std::string& dir, const void* key, size_t key_size, const void* value, size_t value_size);
-size_t BlobStoreGet(const std::string& dir, const void* key, size_t key_size, void* value, size_t capacity);
+// checksum. Get returns the value's size (0: none, or not trusted: with
+// FileTrust::kOwner a blob another user owns or may write is not read) and
+// copies it only when it fits in `capacity`.
+void BlobStorePut(const std::string& dir, FileTrust trust, const void* key, size_t key_size, const void* value,
+                  size_t value_size);
+size_t BlobStoreGet(const std::string& dir, FileTrust trust, const void* key, size_t key_size, void* value,
+                    size_t capacity);
 
 }  // namespace gld::gl

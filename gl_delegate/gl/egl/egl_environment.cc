@@ -78,27 +78,32 @@ std::atomic<bool> g_display_opened{false};
 // with a cache_dir that initialises a display chooses it.
 std::mutex g_blob_mutex;
 std::string g_blob_dir;
+FileTrust g_blob_trust = FileTrust::kOwner;
 std::vector<EGLDisplay> g_blob_displays;
 
 void BlobSet(const void* key, EGLsizeiANDROID key_size, const void* value, EGLsizeiANDROID value_size) {
   std::string dir;
+  FileTrust trust;
   {
     std::lock_guard<std::mutex> lock(g_blob_mutex);
     dir = g_blob_dir;
+    trust = g_blob_trust;
   }
   if (dir.empty() || key_size <= 0 || value_size < 0) return;
-  BlobStorePut(dir, key, static_cast<size_t>(key_size), value, static_cast<size_t>(value_size));
+  BlobStorePut(dir, trust, key, static_cast<size_t>(key_size), value, static_cast<size_t>(value_size));
 }
 
 EGLsizeiANDROID BlobGet(const void* key, EGLsizeiANDROID key_size, void* value, EGLsizeiANDROID value_size) {
   std::string dir;
+  FileTrust trust;
   {
     std::lock_guard<std::mutex> lock(g_blob_mutex);
     dir = g_blob_dir;
+    trust = g_blob_trust;
   }
   if (dir.empty() || key_size <= 0 || value_size < 0) return 0;
   return static_cast<EGLsizeiANDROID>(
-      BlobStoreGet(dir, key, static_cast<size_t>(key_size), value, static_cast<size_t>(value_size)));
+      BlobStoreGet(dir, trust, key, static_cast<size_t>(key_size), value, static_cast<size_t>(value_size)));
 }
 
 // Installs the blob cache callbacks on a freshly initialised display (before
@@ -201,11 +206,14 @@ Status CreateContextOn(EGLDisplay display, bool pbuffer, Attempt* out, EGLContex
 using AdoptFn = std::function<Status(Attempt& got, const std::string& platform)>;
 
 // The driver's shader cache goes into cache_dir, where it still can.
-void PrepareDriverCaches(const std::string& cache_dir, bool display_already_open) {
-  RedirectDriverShaderCache(cache_dir, display_already_open);
+void PrepareDriverCaches(const std::string& given_dir, FileTrust trust, bool display_already_open) {
+  const std::string cache_dir = TrustedCacheDir(given_dir, trust);
+  if (cache_dir.empty()) return;
+  RedirectDriverShaderCache(cache_dir, trust, display_already_open);
   std::lock_guard<std::mutex> lock(g_blob_mutex);
   if (g_blob_dir.empty() && !display_already_open && IsDirectory(cache_dir)) {
     g_blob_dir = DriverCacheDir(cache_dir);
+    g_blob_trust = trust;
   }
 }
 
@@ -387,7 +395,7 @@ StatusOr<std::unique_ptr<GlEnvironment>> GlEnvironment::Create(const EglOptions&
   // The caller's current context.
   EGLContext current = eglGetCurrentContext();
   if (!options.cache_dir.empty()) {
-    PrepareDriverCaches(options.cache_dir, g_display_opened || current != EGL_NO_CONTEXT);
+    PrepareDriverCaches(options.cache_dir, options.cache_trust, g_display_opened || current != EGL_NO_CONTEXT);
   }
   GLD_ASSIGN_OR_RETURN(bool reused, env->TakeCurrentContext(options.context, current));
   if (reused) return env;
@@ -566,6 +574,7 @@ EglOptions EglOptionsFrom(const Options& options) {
   EglOptions egl;
   egl.device_index = options.egl_device;
   egl.cache_dir = options.cache_dir;
+  egl.cache_trust = CacheTrust(options);
   egl.context = options.context;
   egl.share_display = static_cast<EGLDisplay>(options.share_egl_display);
   egl.share_context = static_cast<EGLContext>(options.share_egl_context);

@@ -34,6 +34,7 @@
 #include "gl/egl/gl_state.h"
 #include "gldelegate/status.hpp"
 #include "gldelegate/types.hpp"
+#include "util/file_util.h"
 
 namespace gld::gl {
 
@@ -57,6 +58,8 @@ struct EglOptions {
   // (gl/egl/driver_cache.h: RedirectDriverShaderCache, EGL_ANDROID_blob_cache).
   // Empty: the driver's default.
   std::string cache_dir;
+  // Options::cache_allow_shared: kAnyone; else kOwner (util/file_util.h).
+  FileTrust cache_trust = FileTrust::kOwner;
 };
 
 // How the context was obtained, and what it offers.

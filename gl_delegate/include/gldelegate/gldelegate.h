@@ -188,6 +188,10 @@ GLD_EXPORT GldStatus GldOptionsSetLogLevel(GldOptions* options, const char* leve
 /* An op name ("CONV_2D") that must run on the CPU; may be called repeatedly. */
 GLD_EXPORT GldStatus GldOptionsAddGpuDenyOp(GldOptions* options, const char* op);
 GLD_EXPORT GldStatus GldOptionsSetCacheDir(GldOptions* options, const char* dir);
+/* Non-zero: use a cache folder (and entries) that other users own or may
+ * write, a cache shared on purpose. 0 (the default): only this user's (or
+ * root's), writable by nobody else; others are refused with a warning. */
+GLD_EXPORT GldStatus GldOptionsSetCacheAllowShared(GldOptions* options, int32_t enable);
 /* The program cache's key for this model; NULL or "": a fingerprint of the model's bytes. */
 GLD_EXPORT GldStatus GldOptionsSetModelToken(GldOptions* options, const char* token);
 /* At most this many GPU segments (the largest stay on the GPU); 0: no limit. */
@@ -227,6 +231,7 @@ GLD_EXPORT GldStatus GldOptionsGetLogLevel(const GldOptions* options, const char
 GLD_EXPORT GldStatus GldOptionsGetGpuDenyOpCount(const GldOptions* options, int32_t* out_count);
 GLD_EXPORT GldStatus GldOptionsGetGpuDenyOp(const GldOptions* options, int32_t index, const char** out);
 GLD_EXPORT GldStatus GldOptionsGetCacheDir(const GldOptions* options, const char** out);
+GLD_EXPORT GldStatus GldOptionsGetCacheAllowShared(const GldOptions* options, int32_t* out);
 GLD_EXPORT GldStatus GldOptionsGetModelToken(const GldOptions* options, const char** out);
 GLD_EXPORT GldStatus GldOptionsGetMaxDelegatedPartitions(const GldOptions* options, int32_t* out);
 GLD_EXPORT GldStatus GldOptionsGetMinNodesPerPartition(const GldOptions* options, int32_t* out);

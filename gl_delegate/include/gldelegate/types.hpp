@@ -79,6 +79,12 @@ struct Options {
   int egl_device = -1;       // EGL device index; -1: GLD_EGL_DEVICE or the first
   std::string cache_dir;     // program cache; empty: off
   std::string model_token;   // cache key part; empty: fingerprint of the model bytes
+  // Off (the default): the program cache is used only in a folder, and from
+  // entries, that this user (or root) owns and nobody else may write; what
+  // it creates is private (0700 / 0600). On: a folder shared on purpose,
+  // whoever owns or may write it (anyone who can write it can then plant
+  // programs this process runs).
+  bool cache_allow_shared = false;
   // At most this many GPU segments: the largest (by node count) stay on the
   // GPU, the nodes of the others run on the CPU. 0: no limit.
   int max_delegated_partitions = 0;

@@ -455,23 +455,23 @@ TEST(BlobStore, RoundTripAndRejections) {
   TempDir dir;
   const std::string key = "driver key 1";
   const std::vector<uint8_t> value(300, 0x42);
-  gl::BlobStorePut(dir.path(), key.data(), key.size(), value.data(), value.size());
+  gl::BlobStorePut(dir.path(), FileTrust::kOwner, key.data(), key.size(), value.data(), value.size());
   std::vector<uint8_t> out(512, 0);
-  EXPECT_EQ(gl::BlobStoreGet(dir.path(), key.data(), key.size(), out.data(), out.size()), value.size());
+  EXPECT_EQ(gl::BlobStoreGet(dir.path(), FileTrust::kOwner, key.data(), key.size(), out.data(), out.size()), value.size());
   EXPECT_TRUE(std::equal(value.begin(), value.end(), out.begin()));
   // Too small a buffer: the size, nothing copied.
   std::vector<uint8_t> small(10, 0);
-  EXPECT_EQ(gl::BlobStoreGet(dir.path(), key.data(), key.size(), small.data(), small.size()), value.size());
+  EXPECT_EQ(gl::BlobStoreGet(dir.path(), FileTrust::kOwner, key.data(), key.size(), small.data(), small.size()), value.size());
   EXPECT_EQ(small, std::vector<uint8_t>(10, 0));
   const std::string other = "driver key 2";
-  EXPECT_EQ(gl::BlobStoreGet(dir.path(), other.data(), other.size(), out.data(), out.size()), 0u);
+  EXPECT_EQ(gl::BlobStoreGet(dir.path(), FileTrust::kOwner, other.data(), other.size(), out.data(), out.size()), 0u);
   // A corrupted blob is not trusted.
   for (const auto& e : std::filesystem::directory_iterator(dir.Sub("blob"))) {
     std::vector<uint8_t> b = ReadAll(e.path().string());
     b.back() ^= 1;
     WriteAll(e.path().string(), b);
   }
-  EXPECT_EQ(gl::BlobStoreGet(dir.path(), key.data(), key.size(), out.data(), out.size()), 0u);
+  EXPECT_EQ(gl::BlobStoreGet(dir.path(), FileTrust::kOwner, key.data(), key.size(), out.data(), out.size()), 0u);
 }
 
 }  // namespace
