@@ -4,7 +4,8 @@
 1. Layers point down only. Each library folder is a layer; an #include of a
    project header from another folder must go to a layer the including one
    may depend on (LAYERS below). Rooms of gl/ (gl/egl, gl/cache, gl/codegen,
-   gl/) have an order of their own.
+   gl/) and of cpu_kernels/ (the interface at its root, micro/, ops/ and
+   xnnpack/, services/) have an order of their own.
 2. Calls point down too (with --build-dir): each symbol an object file of
    the library leaves undefined and another of its objects defines must be
    defined in the calling object's layer or one it may depend on. `nm` reads
