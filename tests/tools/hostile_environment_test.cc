@@ -352,7 +352,10 @@ TEST_F(HostileEnvironmentTest, CacheFolderOnAFullFilesystemWarnsAndRuns) {
   const std::string warmup = "'" + std::string(GLD_WARMUP_PATH) + "' --graph='" + model + "' --cache_dir='" + d + "'";
   for (const char* size : {"64k", "512k", "2m"}) {
     SCOPED_TRACE(size);
-    const std::string script = "mount -t tmpfs -o size=" + std::string(size) + " tmpfs '" + d + "' || exit 99; " +
+    // mode=0700: a tmpfs root is 1777 otherwise, a folder others may write,
+    // which the program cache refuses before it would meet the full disk.
+    const std::string script = "mount -t tmpfs -o size=" + std::string(size) + ",mode=0700 tmpfs '" + d +
+                               "' || exit 99; " +
                                run + "; echo rc1=\\$?; " + run + "; echo rc2=\\$?; " + warmup +
                                " >/dev/null; echo rc3=\\$?; find '" + d + "' -name '*.tmp.*' | sed 's/^/leftover /'";
     // The driver's default cache folder goes into the test's folder.
