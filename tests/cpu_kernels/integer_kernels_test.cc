@@ -74,13 +74,13 @@ TEST(IntegerKernels, Conv2dPerChannelInt8WithRelu6AndPadding) {
   const float xs = 0.03f, os = 0.05f;
   const int xz = -7, oz = 3;
   const int in = t.Input<int8_t>(in_shape, x);
-  t.graph.tensors[static_cast<size_t>(in)].quant = Quant({xs}, {xz});
+  t.graph.tensors[static_cast<size_t>(in)].quant = Quant(xs, xz);
   const int filter = StoredConstant(t, {oc, kh, kw, ic}, w, Quant(ws, {0, 0, 0, 0}, 0, DataType::kInt8));
   std::vector<float> bs(oc);
   for (int c = 0; c < oc; ++c) bs[static_cast<size_t>(c)] = xs * ws[static_cast<size_t>(c)];
   const int bias = StoredConstant(t, {oc}, b, Quant(bs, {0, 0, 0, 0}, 0, DataType::kInt32));
   const int out = t.Output(DataType::kInt8);
-  t.graph.tensors[static_cast<size_t>(out)].quant = Quant({os}, {oz});
+  t.graph.tensors[static_cast<size_t>(out)].quant = Quant(os, oz);
   Conv2dAttributes a;
   a.padding = Padding::kSame;
   a.stride_h = 2;
@@ -139,12 +139,12 @@ TEST(IntegerKernels, PointwiseConvAndFullyConnectedInt8MatchQC8Exactly) {
     }
     const Shape in_shape = fully_connected ? Shape{rows, k} : Shape{1, 3, 5, k};
     const int in = t.Input<int8_t>(in_shape, x);
-    t.graph.tensors[static_cast<size_t>(in)].quant = Quant({xs}, {xz});
+    t.graph.tensors[static_cast<size_t>(in)].quant = Quant(xs, xz);
     const Shape w_shape = fully_connected ? Shape{n, k} : Shape{n, 1, 1, k};
     const int filter = StoredConstant(t, w_shape, w, Quant(ws, std::vector<int64_t>(n, 0), 0, DataType::kInt8));
     const int bias = StoredConstant(t, {n}, b, Quant(bs, std::vector<int64_t>(n, 0), 0, DataType::kInt32));
     const int out = t.Output(DataType::kInt8);
-    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({os}, {oz});
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant(os, oz);
     if (fully_connected) {
       FullyConnectedAttributes a;
       a.activation = Activation::kRelu;
@@ -236,12 +236,12 @@ TEST(IntegerKernels, DepthwisePerChannelInt8MatchesQC8Exactly) {
       bs[static_cast<size_t>(j)] = xs * ws[static_cast<size_t>(j)];
     }
     const int in = t.Input<int8_t>({cs.batch, cs.h, cs.w, ic}, x);
-    t.graph.tensors[static_cast<size_t>(in)].quant = Quant({xs}, {xz});
+    t.graph.tensors[static_cast<size_t>(in)].quant = Quant(xs, xz);
     const int filter =
         StoredConstant(t, {1, cs.kh, cs.kw, c}, w, Quant(ws, std::vector<int64_t>(c, 0), 3, DataType::kInt8));
     const int bias = StoredConstant(t, {c}, b, Quant(bs, std::vector<int64_t>(c, 0), 0, DataType::kInt32));
     const int out = t.Output(DataType::kInt8);
-    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({os}, {oz});
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant(os, oz);
     DepthwiseConv2dAttributes a;
     a.padding = cs.padding;
     a.stride_h = cs.sh, a.stride_w = cs.sw;
@@ -306,11 +306,11 @@ TEST(IntegerKernels, DepthwiseChunksOfOneLoopShareRowsAndOnlyThose) {
   auto x = RandomInts<int8_t>(static_cast<size_t>(h * w * c), -128, 127, 8);
   const auto wt = RandomInts<int32_t>(static_cast<size_t>(25 * c), -127, 127, 9);
   const int in = t.Input<int8_t>({1, h, w, c}, x);
-  t.graph.tensors[static_cast<size_t>(in)].quant = Quant({0.02f}, {3});
+  t.graph.tensors[static_cast<size_t>(in)].quant = Quant(0.02f, 3);
   const int filter = StoredConstant(t, {1, 5, 5, c}, wt,
                                     Quant(std::vector<float>(c, 0.003f), std::vector<int64_t>(c, 0), 3, DataType::kInt8));
   const int out = t.Output(DataType::kInt8);
-  t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.05f}, {-1});
+  t.graph.tensors[static_cast<size_t>(out)].quant = Quant(0.05f, -1);
   DepthwiseConv2dAttributes a;
   a.padding = Padding::kSame;
   a.depth_multiplier = 1;
@@ -341,11 +341,11 @@ TEST(IntegerKernels, FullyConnectedPerTensorUint8) {
   const auto b = RandomInts<int32_t>(n, -2000, 2000, 8);
   const float xs = 0.02f, wsc = 0.01f, os = 0.1f;
   const int in = t.Input<uint8_t>({rows, k}, x);
-  t.graph.tensors[static_cast<size_t>(in)].quant = Quant({xs}, {128});
-  const int weights = StoredConstant(t, {n, k}, w, Quant({wsc}, {120}, 0, DataType::kUInt8));
-  const int bias = StoredConstant(t, {n}, b, Quant({xs * wsc}, {0}, 0, DataType::kInt32));
+  t.graph.tensors[static_cast<size_t>(in)].quant = Quant(xs, 128);
+  const int weights = StoredConstant(t, {n, k}, w, Quant(wsc, 120, DataType::kUInt8));
+  const int bias = StoredConstant(t, {n}, b, Quant(xs * wsc, 0, DataType::kInt32));
   const int out = t.Output(DataType::kUInt8);
-  t.graph.tensors[static_cast<size_t>(out)].quant = Quant({os}, {100});
+  t.graph.tensors[static_cast<size_t>(out)].quant = Quant(os, 100);
   FullyConnectedAttributes a;
   a.activation = Activation::kRelu;
   t.Node(OpType::kFullyConnected, {in, weights, bias}, {out}, a);
@@ -371,11 +371,11 @@ TEST(IntegerKernels, AddSubMulBroadcastInt8) {
     const auto b = RandomInts<int8_t>(4, -128, 127, 10);
     const float as = 0.05f, bs = 0.03f, os = op == OpType::kMul ? 0.3f : 0.08f;
     const int ia = t.Input<int8_t>({2, 3, 4}, a);
-    t.graph.tensors[static_cast<size_t>(ia)].quant = Quant({as}, {1});
+    t.graph.tensors[static_cast<size_t>(ia)].quant = Quant(as, 1);
     const int ib = t.Input<int8_t>({4}, b);
-    t.graph.tensors[static_cast<size_t>(ib)].quant = Quant({bs}, {-4});
+    t.graph.tensors[static_cast<size_t>(ib)].quant = Quant(bs, -4);
     const int out = t.Output(DataType::kInt8);
-    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({os}, {6});
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant(os, 6);
     t.Node(op, {ia, ib}, {out}, BinaryAttributes{});
     ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr) << OpTypeName(op);
     GLD_ASSERT_OK(t.RunPrepared());
@@ -395,10 +395,10 @@ TEST(IntegerKernels, MeanOverSpatialAxesInt8) {
   OpTest t;
   const auto x = RandomInts<int8_t>(2 * 4 * 5 * 3, -128, 127, 11);
   const int in = t.Input<int8_t>({2, 4, 5, 3}, x);
-  t.graph.tensors[static_cast<size_t>(in)].quant = Quant({0.1f}, {-3});
+  t.graph.tensors[static_cast<size_t>(in)].quant = Quant(0.1f, -3);
   const int axes = t.Const<int32_t>({2}, {2, 1});
   const int out = t.Output(DataType::kInt8);
-  t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.02f}, {2});
+  t.graph.tensors[static_cast<size_t>(out)].quant = Quant(0.02f, 2);
   ReduceAttributes a;
   a.keep_dims = true;
   t.Node(OpType::kMean, {in, axes}, {out}, a);
@@ -427,9 +427,9 @@ TEST(IntegerKernels, MaxPoolInt8AndUint8AreExact) {
       in = t.Input<uint8_t>({2, 7, 6, 5}, std::vector<uint8_t>(raw.begin(), raw.end()));
     }
     const int zp = int8 ? -10 : 118;
-    t.graph.tensors[static_cast<size_t>(in)].quant = Quant({0.05f}, {zp});
+    t.graph.tensors[static_cast<size_t>(in)].quant = Quant(0.05f, zp);
     const int out = t.Output(int8 ? DataType::kInt8 : DataType::kUInt8);
-    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.05f}, {zp});
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant(0.05f, zp);
     Pool2dAttributes a;
     a.padding = Padding::kSame;
     a.filter_h = a.filter_w = 3;
@@ -474,11 +474,11 @@ TEST(IntegerKernels, LogisticAndTanhOnTfliteGrids) {
     std::vector<int8_t> x(256);
     for (int v = 0; v < 256; ++v) x[static_cast<size_t>(v)] = static_cast<int8_t>(v - 128);
     const int in = t.Input<int8_t>({4, 64}, x);
-    t.graph.tensors[static_cast<size_t>(in)].quant = Quant({0.06f}, {3});
+    t.graph.tensors[static_cast<size_t>(in)].quant = Quant(0.06f, 3);
     const int out = t.Output(DataType::kInt8);
     const float os = logistic ? 1.f / 256 : 1.f / 128;
     const int oz = logistic ? -128 : 0;
-    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({os}, {oz});
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant(os, oz);
     t.Node(logistic ? OpType::kLogistic : OpType::kTanh, {in}, {out});
     ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
     GLD_ASSERT_OK(t.RunPrepared());
@@ -492,9 +492,9 @@ TEST(IntegerKernels, LogisticAndTanhOnTfliteGrids) {
   // Another output grid: the float view.
   OpTest t;
   const int in = t.Input<int8_t>({4}, std::vector<int8_t>{1, 2, 3, 4});
-  t.graph.tensors[static_cast<size_t>(in)].quant = Quant({0.06f}, {3});
+  t.graph.tensors[static_cast<size_t>(in)].quant = Quant(0.06f, 3);
   const int out = t.Output(DataType::kInt8);
-  t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.01f}, {0});
+  t.graph.tensors[static_cast<size_t>(out)].quant = Quant(0.01f, 0);
   t.Node(OpType::kLogistic, {in}, {out});
   EXPECT_EQ(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
 }
@@ -503,11 +503,11 @@ TEST(IntegerKernels, LogisticAndTanhOnTfliteGrids) {
 TEST(IntegerKernels, RefusesWhatTheyDoNotTake) {
   OpTest t;
   const int in = t.Input<int8_t>({1, 4}, std::vector<int8_t>{1, 2, 3, 4});
-  t.graph.tensors[static_cast<size_t>(in)].quant = Quant({0.1f}, {0});
+  t.graph.tensors[static_cast<size_t>(in)].quant = Quant(0.1f, 0);
   // Weights with a nonzero zero point (int8 weights must be symmetric).
-  const int w = StoredConstant(t, {2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}, Quant({0.1f}, {3}, 0, DataType::kInt8));
+  const int w = StoredConstant(t, {2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}, Quant(0.1f, 3, DataType::kInt8));
   const int out = t.Output(DataType::kInt8);
-  t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.1f}, {0});
+  t.graph.tensors[static_cast<size_t>(out)].quant = Quant(0.1f, 0);
   t.Node(OpType::kFullyConnected, {in, w}, {out}, FullyConnectedAttributes{});
   EXPECT_EQ(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
   // A fused activation that is not a clamp.
@@ -519,7 +519,7 @@ TEST(IntegerKernels, RefusesWhatTheyDoNotTake) {
   t.graph.nodes[0].attributes = FullyConnectedAttributes{};
   EXPECT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
   // A requantization scale of 1 or more (XNNPACK's operators refuse it).
-  t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.01f}, {0});
+  t.graph.tensors[static_cast<size_t>(out)].quant = Quant(0.01f, 0);
   EXPECT_EQ(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
 }
 
@@ -682,7 +682,7 @@ TEST(IntegerKernels, LayersGiveTheSameBytesOnOneTwoAndThreeThreads) {
       const Shape in_shape = kind == kFullyConnected ? Shape{1, ic} : Shape{1, 6, 6, ic};
       const auto x = RandomInts<int8_t>(static_cast<size_t>(NumElements(in_shape)), -128, 127, 41);
       const int in = t.Input<int8_t>(in_shape, x);
-      t.graph.tensors[static_cast<size_t>(in)].quant = Quant({0.02f}, {4});
+      t.graph.tensors[static_cast<size_t>(in)].quant = Quant(0.02f, 4);
       const Shape w_shape = kind == kFullyConnected ? Shape{oc, ic}
                             : depthwise             ? Shape{1, kh, kh, oc}
                                                     : Shape{oc, kh, kh, ic};
@@ -697,7 +697,7 @@ TEST(IntegerKernels, LayersGiveTheSameBytesOnOneTwoAndThreeThreads) {
       const int bias = StoredConstant(t, {oc}, RandomInts<int32_t>(static_cast<size_t>(oc), -3000, 3000, 43),
                                       Quant(bs, std::vector<int64_t>(static_cast<size_t>(oc), 0), 0, DataType::kInt32));
       const int out = t.Output(DataType::kInt8);
-      t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.05f}, {-3});
+      t.graph.tensors[static_cast<size_t>(out)].quant = Quant(0.05f, -3);
       if (kind == kFullyConnected) {
         t.Node(OpType::kFullyConnected, {in, filter, bias}, {out}, FullyConnectedAttributes{});
       } else if (depthwise) {
@@ -738,13 +738,13 @@ TEST(IntegerKernels, EstimatedWorkFollowsTheKernelsSpeed) {
   auto work = [](const Layer& l) -> int64_t {
     OpTest t;
     const int in = t.Input<int8_t>({1, l.hw, l.hw, l.ic}, std::vector<int8_t>(static_cast<size_t>(l.hw * l.hw * l.ic)));
-    t.graph.tensors[static_cast<size_t>(in)].quant = Quant({0.02f}, {0});
+    t.graph.tensors[static_cast<size_t>(in)].quant = Quant(0.02f, 0);
     const bool dw = l.op == OpType::kDepthwiseConv2d;
     const Shape w_shape = dw ? Shape{1, l.k, l.k, l.oc} : Shape{l.oc, l.k, l.k, l.ic};
     const int filter = StoredConstant(t, w_shape, std::vector<int32_t>(static_cast<size_t>(NumElements(w_shape)), 1),
-                                      Quant({0.01f}, {0}, 0, DataType::kInt8));
+                                      Quant(0.01f, 0, DataType::kInt8));
     const int out = t.Output(DataType::kInt8);
-    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.05f}, {0});
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant(0.05f, 0);
     if (dw) {
       DepthwiseConv2dAttributes a;
       a.padding = Padding::kSame;
@@ -777,10 +777,10 @@ TEST(IntegerKernels, EstimatedWorkFollowsTheKernelsSpeed) {
 TEST(IntegerKernels, IntegerStepsSplitFromTheirOwnBar) {
   OpTest q;
   const int qin = q.Input<int8_t>({1, 24, 24, 48}, std::vector<int8_t>(24 * 24 * 48));
-  q.graph.tensors[static_cast<size_t>(qin)].quant = Quant({0.02f}, {0});
-  const int qw = StoredConstant(q, {8, 1, 1, 48}, std::vector<int32_t>(8 * 48, 1), Quant({0.01f}, {0}, 0, DataType::kInt8));
+  q.graph.tensors[static_cast<size_t>(qin)].quant = Quant(0.02f, 0);
+  const int qw = StoredConstant(q, {8, 1, 1, 48}, std::vector<int32_t>(8 * 48, 1), Quant(0.01f, 0, DataType::kInt8));
   const int qout = q.Output(DataType::kInt8);
-  q.graph.tensors[static_cast<size_t>(qout)].quant = Quant({0.05f}, {0});
+  q.graph.tensors[static_cast<size_t>(qout)].quant = Quant(0.05f, 0);
   OpTest f;
   const int fin = f.Input<float>({1, 24, 24, 12}, std::vector<float>(24 * 24 * 12));
   const int fw = f.Const<float>({8, 1, 1, 12}, std::vector<float>(8 * 12, 0.5f));
@@ -804,7 +804,7 @@ TEST(IntegerKernels, IntegerStepsSplitFromTheirOwnBar) {
 TEST(IntegerKernels, StoredIntegersComeBackExactly) {
   OpTest t;
   const std::vector<int32_t> stored{-127, -1, 0, 1, 127, 100000, -5000000};
-  const int c = StoredConstant(t, {7}, stored, Quant({0.0123f}, {0}, 0, DataType::kInt32));
+  const int c = StoredConstant(t, {7}, stored, Quant(0.0123f, 0, DataType::kInt32));
   std::vector<int32_t> back;
   ASSERT_TRUE(cpu::StoredIntegers(t.graph.tensors[static_cast<size_t>(c)], &back));
   EXPECT_EQ(back, stored);
@@ -969,7 +969,7 @@ TEST(IntegerKernels, StoredIntegersFollowThePlainRule) {
     t.shape = {n};
     t.is_constant = true;
     t.data = ConstantData::CopyOf(v.data(), v.size() * sizeof(float));
-    t.quant = Quant({fscale}, {zp}, 0, wide ? DataType::kInt32 : DataType::kInt8);
+    t.quant = Quant(fscale, zp, wide ? DataType::kInt32 : DataType::kInt8);
     std::vector<int32_t> got;
     ASSERT_EQ(cpu::StoredIntegers(t, &got), ok) << "trial " << trial;
     if (ok) {

@@ -16,9 +16,9 @@ namespace {
 TEST(Dequantize, Int8AndUint8PerTensor) {
   OpTest t;
   const int a = t.Input<int8_t>({3}, {-128, 0, 127});
-  t.graph.tensors[static_cast<size_t>(a)].quant = Quant({0.5f}, {-1});
+  t.graph.tensors[static_cast<size_t>(a)].quant = Quant(0.5f, -1);
   const int b = t.Input<uint8_t>({3}, {0, 128, 255});
-  t.graph.tensors[static_cast<size_t>(b)].quant = Quant({1.f / 128}, {128});
+  t.graph.tensors[static_cast<size_t>(b)].quant = Quant(1.f / 128, 128);
   const int oa = t.Output(), ob = t.Output();
   t.Node(OpType::kDequantize, {a}, {oa});
   t.Node(OpType::kDequantize, {b}, {ob});
@@ -42,7 +42,7 @@ TEST(Dequantize, Every8BitValueExactly) {
         for (int v = 0; v < chunk; ++v) values[static_cast<size_t>(v)] = first + v - (int8 ? 128 : 0);
         const int in = int8 ? t.Input<int8_t>({chunk}, std::vector<int8_t>(values.begin(), values.end()))
                             : t.Input<uint8_t>({chunk}, std::vector<uint8_t>(values.begin(), values.end()));
-        t.graph.tensors[static_cast<size_t>(in)].quant = Quant({scale}, {zp});
+        t.graph.tensors[static_cast<size_t>(in)].quant = Quant(scale, zp);
         const int out = t.Output();
         t.Node(OpType::kDequantize, {in}, {out});
         GLD_ASSERT_OK(t.Run());
@@ -102,7 +102,7 @@ TEST(Quantize, FloatToInt8AndUint8) {
     OpTest t;
     const int in = t.Input<float>({6}, x);
     const int out = t.Output(DataType::kInt8);
-    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.5f}, {1});
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant(0.5f, 1);
     t.Node(OpType::kQuantize, {in}, {out});
     GLD_ASSERT_OK(t.Run());
     EXPECT_EQ(t.TypeOfTensor(out), DataType::kInt8);
@@ -113,7 +113,7 @@ TEST(Quantize, FloatToInt8AndUint8) {
     OpTest t;
     const int in = t.Input<float>({6}, x);
     const int out = t.Output(DataType::kUInt8);
-    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({1.f}, {128});
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant(1.f, 128);
     t.Node(OpType::kQuantize, {in}, {out});
     GLD_ASSERT_OK(t.Run());
     EXPECT_EQ(t.Get<uint8_t>(out), (std::vector<uint8_t>{128, 127, 228, 28, 128, 128}));
@@ -124,7 +124,7 @@ TEST(Quantize, FloatViewRoundsToGridAndClamps) {
   OpTest t;
   const int in = t.Input<float>({6}, {0.2f, -1.3f, 100, -100, 0.25f, -0.25f});
   const int out = t.Output(DataType::kFloat32);
-  t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.5f}, {1});
+  t.graph.tensors[static_cast<size_t>(out)].quant = Quant(0.5f, 1);
   t.Node(OpType::kQuantize, {in}, {out});
   GLD_ASSERT_OK(t.Run());
   EXPECT_EQ(t.TypeOfTensor(out), DataType::kFloat32);
@@ -229,7 +229,7 @@ TEST(Quantize, NearTiesQuantizeAsTheQuotient) {
     OpTest t;
     const int in = t.Input<float>({static_cast<int>(n)}, x);
     const int out = t.Output(DataType::kInt16);
-    t.graph.tensors[static_cast<size_t>(out)].quant = Quant({scale}, {5});
+    t.graph.tensors[static_cast<size_t>(out)].quant = Quant(scale, 5);
     t.Node(OpType::kQuantize, {in}, {out});
     GLD_ASSERT_OK(t.Run());
     const std::vector<int16_t> got = t.Get<int16_t>(out);
@@ -244,9 +244,9 @@ TEST(Quantize, NearTiesQuantizeAsTheQuotient) {
 TEST(Quantize, RequantizeInt8) {
   OpTest t;
   const int in = t.Input<int8_t>({3}, {-100, 0, 100});
-  t.graph.tensors[static_cast<size_t>(in)].quant = Quant({0.1f}, {0});
+  t.graph.tensors[static_cast<size_t>(in)].quant = Quant(0.1f, 0);
   const int out = t.Output(DataType::kInt8);
-  t.graph.tensors[static_cast<size_t>(out)].quant = Quant({0.2f}, {-10});
+  t.graph.tensors[static_cast<size_t>(out)].quant = Quant(0.2f, -10);
   t.Node(OpType::kQuantize, {in}, {out});
   GLD_ASSERT_OK(t.Run());
   // reals -10, 0, 10 -> -50 - 10, -10, 50 - 10
@@ -272,9 +272,9 @@ TEST(Quantize, RequantizesEvery8BitValue) {
       const double in_zp = from_int8 ? -3.0 : 131.0;
       const float in_scale = 0.05f, out_scale = shift ? 0.05f : 0.07f;
       const double out_zp = shift ? in_zp + (from_int8 ? 128 : -128) : (from_int8 ? 120 : 5);
-      t.graph.tensors[static_cast<size_t>(in)].quant = Quant({in_scale}, {static_cast<int64_t>(in_zp)});
+      t.graph.tensors[static_cast<size_t>(in)].quant = Quant(in_scale, static_cast<int64_t>(in_zp));
       const int out = t.Output(from_int8 ? DataType::kUInt8 : DataType::kInt8);
-      t.graph.tensors[static_cast<size_t>(out)].quant = Quant({out_scale}, {static_cast<int64_t>(out_zp)});
+      t.graph.tensors[static_cast<size_t>(out)].quant = Quant(out_scale, static_cast<int64_t>(out_zp));
       t.Node(OpType::kQuantize, {in}, {out});
       GLD_ASSERT_OK(t.Run());
       for (int v = 0; v < 256; ++v) {
