@@ -25,21 +25,26 @@ int AddActivationLike(Graph& graph, int like, const std::string& name, const Sha
   return static_cast<int>(graph.tensors.size()) - 1;
 }
 
+int AddInt32Constant(Graph& graph, const std::string& name, const std::vector<int32_t>& values) {
+  Tensor t;
+  t.name = name;
+  t.type = DataType::kInt32;
+  t.shape = {static_cast<int>(values.size())};
+  t.is_constant = true;
+  t.data = ConstantData::CopyOf(values.data(), values.size() * sizeof(int32_t));
+  graph.tensors.push_back(std::move(t));
+  return static_cast<int>(graph.tensors.size()) - 1;
+}
+
 Node MakeReshape(Graph& graph, int in, int out) {
   const Tensor& o = graph.tensors[static_cast<size_t>(out)];
   ReshapeAttributes attrs;
   attrs.new_shape.assign(o.shape.begin(), o.shape.end());
   attrs.has_new_shape = true;
-  Tensor shape;
-  shape.name = o.name + "/shape";
-  shape.type = DataType::kInt32;
-  shape.shape = {static_cast<int>(attrs.new_shape.size())};
-  shape.is_constant = true;
-  shape.data = ConstantData::CopyOf(attrs.new_shape.data(), attrs.new_shape.size() * sizeof(int32_t));
-  graph.tensors.push_back(std::move(shape));
+  const int shape = AddInt32Constant(graph, o.name + "/shape", attrs.new_shape);
   Node node;
   node.op = OpType::kReshape;
-  node.inputs = {in, static_cast<int>(graph.tensors.size()) - 1};
+  node.inputs = {in, shape};
   node.outputs = {out};
   node.attributes = std::move(attrs);
   return node;

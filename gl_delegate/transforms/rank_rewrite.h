@@ -20,6 +20,8 @@ bool FullyFixed(const Graph& graph, int tensor);
 // A new activation tensor of `shape` with the type and quantization of
 // `like`; returns its index.
 int AddActivationLike(Graph& graph, int like, const std::string& name, const Shape& shape);
+// A new 1-D int32 constant holding `values`; returns its index.
+int AddInt32Constant(Graph& graph, const std::string& name, const std::vector<int32_t>& values);
 // A RESHAPE node from `in` to `out` (the shape input a new int32 constant
 // of out's shape, new_shape the same).
 Node MakeReshape(Graph& graph, int in, int out);

@@ -81,18 +81,6 @@ void Reduce(const Shape& in, std::vector<int64_t>* shape, std::vector<int64_t>* 
   *size = z;
 }
 
-int AddInts(Graph& graph, const std::string& name, const std::vector<int64_t>& v) {
-  std::vector<int32_t> values(v.begin(), v.end());
-  Tensor t;
-  t.name = name;
-  t.type = DataType::kInt32;
-  t.shape = {static_cast<int>(values.size())};
-  t.is_constant = true;
-  t.data = ConstantData::CopyOf(values.data(), values.size() * sizeof(int32_t));
-  graph.tensors.push_back(std::move(t));
-  return static_cast<int>(graph.tensors.size()) - 1;
-}
-
 }  // namespace
 
 Status SliceToRank4(Graph& graph, PassLog& log) {
@@ -121,7 +109,8 @@ Status SliceToRank4(Graph& graph, PassLog& log) {
     const int sliced = AddActivationLike(graph, in, name + "/slice", Shape(size.begin(), size.end()));
     Node slice;
     slice.op = OpType::kSlice;
-    slice.inputs = {view, AddInts(graph, name + "/begin", begin), AddInts(graph, name + "/size", size)};
+    slice.inputs = {view, AddInt32Constant(graph, name + "/begin", std::vector<int32_t>(begin.begin(), begin.end())),
+                    AddInt32Constant(graph, name + "/size", std::vector<int32_t>(size.begin(), size.end()))};
     slice.outputs = {sliced};
     nodes.push_back(std::move(slice));
     nodes.push_back(MakeReshape(graph, sliced, out));

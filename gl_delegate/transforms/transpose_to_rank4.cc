@@ -73,17 +73,6 @@ Reduced Reduce(const Shape& shape, const std::vector<int64_t>& perm) {
   return r;
 }
 
-int AddPermConstant(Graph& graph, const std::string& name, const std::vector<int32_t>& perm) {
-  Tensor t;
-  t.name = name;
-  t.type = DataType::kInt32;
-  t.shape = {static_cast<int>(perm.size())};
-  t.is_constant = true;
-  t.data = ConstantData::CopyOf(perm.data(), perm.size() * sizeof(int32_t));
-  graph.tensors.push_back(std::move(t));
-  return static_cast<int>(graph.tensors.size()) - 1;
-}
-
 // Appends RESHAPE (x -> `dims`) and TRANSPOSE (`perm`) to `nodes`; returns
 // the transposed tensor.
 int AppendTranspose(Graph& graph, int x, const std::vector<int64_t>& dims, const std::vector<int32_t>& perm,
@@ -95,7 +84,7 @@ int AppendTranspose(Graph& graph, int x, const std::vector<int64_t>& dims, const
   const int out = AddActivationLike(graph, x, name + "/t", out_shape);
   Node t;
   t.op = OpType::kTranspose;
-  t.inputs = {view, AddPermConstant(graph, name + "/perm", perm)};
+  t.inputs = {view, AddInt32Constant(graph, name + "/perm", perm)};
   t.outputs = {out};
   nodes->push_back(std::move(t));
   return out;
