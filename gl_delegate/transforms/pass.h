@@ -83,6 +83,11 @@ Status FoldKnownValues(Graph& graph, const std::map<int, std::vector<uint8_t>>& 
 // InferShapes with the CPU kernels' value oracle (`dynamic`: its per-tensor
 // flags), then FoldKnownValues on the values it computed.
 Status InferShapesAndFold(Graph& graph, std::vector<uint8_t>* dynamic, PassLog& log);
+// Rank-5/6 tensors down to rank <= 4 (rank_rewrite.h).
+Status TransposeToRank4(Graph& graph, PassLog& log);
+Status SliceToRank4(Graph& graph, PassLog& log);
+Status FullyConnectedToRank4(Graph& graph, PassLog& log);
+Status MergeReshapes(Graph& graph, PassLog& log);
 // Transformer patterns (fuse_layer_norm.cc).
 Status FuseLayerNorm(Graph& graph, PassLog& log);
 

@@ -14,6 +14,11 @@ const std::vector<Pass>& DefaultPasses() {
       {"fold_constant_dequantize", FoldConstantDequantize},
       {"remove_dead_nodes", RemoveDeadNodes},
       // Rewrites of the float graph; each keeps results within fp32 rounding.
+      // Rank-5/6 chains as rank <= 4 ones (PyTorch's reshape/permute idioms).
+      {"transpose_to_rank4", TransposeToRank4},
+      {"slice_to_rank4", SliceToRank4},
+      {"fully_connected_to_rank4", FullyConnectedToRank4},
+      {"merge_reshapes", MergeReshapes},
       {"remove_noops", RemoveNoops},
       {"repeat_as_resize", RepeatAsResize},  // rank-5 RESHAPE/TILE upsampling -> 4-D resize
       {"grouped_conv_as_depthwise", GroupedConvAsDepthwise},  // before the passes that match depthwise layers

@@ -6,7 +6,9 @@
 // GRU / SimpleRNN as WHILE loops, tf_keras LSTM as
 // UNIDIRECTIONAL_SEQUENCE_LSTM, bidirectional LSTM, resource variables, IF,
 // keyword spotting, a free batch dimension); transformers (ViT, DeiT, BERT,
-// a Whisper-style block). Every folder with a manifest.json is a test.
+// a Whisper-style block); networks written in PyTorch and converted with
+// litert-torch (pt_*: tools/reference/torch_networks.py). Every folder with a
+// manifest.json is a test.
 //
 // A manifest's "steps" are further invokes on the same Interpreter (state
 // carries over; a step may resize the inputs first), each compared like the
@@ -373,6 +375,30 @@ TEST_P(NetworkTest, ShapeSignaturesAreLiteRTs) {
   for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(net_.model->inputs()[i].shape_signature, want[i]) << i;
 }
 
+// GL placement of the PyTorch networks: segments and CPU steps.
+struct PyTorchPlacement {
+  const char* name;
+  int segments, cpu_steps;
+};
+constexpr PyTorchPlacement kPyTorchPlacements[] = {
+    // One segment since the rank passes (transpose_to_rank4, slice_to_rank4,
+    // fully_connected_to_rank4, merge_reshapes); before them ViT 5 segments
+    // (16 CPU steps), Swin 10 (33), MobileViT 3 (8), ShuffleNetV2 4 (9).
+    {"pt_vit_float32", 1, 0},
+    {"pt_swin_float32", 1, 0},
+    {"pt_mobilevit_float32", 1, 0},
+    {"pt_shufflenet_float32", 1, 0},
+    {"pt_mobilenet_v3_float32", 1, 0},
+    {"pt_resnet_float32", 1, 0},
+    {"pt_encoder_float32", 1, 0},
+    {"pt_audio_float32", 1, 0},
+    // RegNetY: four grouped CONV_2D (8 channels a group) on the CPU.
+    {"pt_regnet_float32", 5, 4},
+    // grid_sample: int32 index math (SELECT_V2, LESS, ADD, CAST,
+    // CONCATENATION), GATHER_ND and BROADCAST_TO on the CPU.
+    {"pt_pixel_grid_float32", 9, 57},
+};
+
 TEST_P(NetworkTest, GlBackendMatches) {
   GLD_REQUIRE_GL(env);
   (void)env;
@@ -396,6 +422,13 @@ TEST_P(NetworkTest, GlBackendMatches) {
       if (GetParam() != name) continue;
       EXPECT_EQ(report.segments, 1) << report.placement_line;
       EXPECT_EQ(report.cpu_steps, cpu_steps) << PrecisionName(p);
+    }
+    // The PyTorch networks (tools/reference/torch_networks.py): GL segments
+    // and CPU steps as they are today; each rank / kernel change lowers them.
+    for (const PyTorchPlacement& want : kPyTorchPlacements) {
+      if (GetParam() != want.name) continue;
+      EXPECT_EQ(report.segments, want.segments) << PrecisionName(p) << " " << report.placement_line;
+      EXPECT_EQ(report.cpu_steps, want.cpu_steps) << PrecisionName(p) << " " << report.placement_line;
     }
     if (fp32) gl_fp32 = gl;
     for (size_t k = 0; k < gl.size(); ++k) {

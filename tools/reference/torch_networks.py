@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Whole networks written in PyTorch, converted with litert-torch, with
+LiteRT's outputs: tests/data/networks/pt_<name>_float32/.
+
+Usage:
+    python3 tools/reference/torch_networks.py [--out DIR] [--only NAME ...] [--list]
+
+Needs torch, torchvision, timm and litert-torch (0.10; it brings
+ai-edge-litert) in a virtual environment of their own (tools/reference/README.md).
+Nothing is downloaded at run time: torchvision models with weights=None,
+timm models with pretrained=False, all weights from torch.manual_seed.
+Widths, depths and inputs are small so the files stay small (each a few
+hundred KB at most). The graphs are kept as the converter emits them: NCHW
+inputs, TRANSPOSEs around the convolutions, rank-5/6 reshapes.
+
+Every folder is what make_networks.py writes (the same manifest and input
+rules, make_reference.generate): model.tflite, input_<i>.npy (or its head),
+output_<i>.npy (LiteRT, resolver BUILTIN_REF), manifest.json with "network",
+"variant" ("float32"), "shape_signatures" and "source" (the builder's
+docstring).
+
+The networks (pt_ prefix in the folder names):
+    vit           timm VisionTransformer (patch 8 on 32x32, dim 64, depth 2, 2 heads)
+    swin          timm SwinTransformer (32x32, patch 2, window 4, dims 32/64, depths 1/1)
+    mobilevit     a conv stem and timm's MobileVitBlock (unfold / attention / fold)
+    shufflenet    torchvision ShuffleNetV2 (repeats 1/1/1, channels 8/16/32/64/128)
+    regnet        torchvision RegNet (Y: squeeze-excite, grouped 3x3 convolutions)
+    mobilenet_v3  torchvision mobilenet_v3_small(width_mult=0.25)
+    resnet        torchvision BasicBlocks (16 and 32 channels)
+    pixel_grid    pixel_shuffle upsampling then grid_sample on an affine grid
+    encoder       nn.TransformerEncoder (2 layers, d 32, 4 heads) with a mask
+    audio         Conv1d keyword-spotting style model on 1600 samples
+"""
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_reference  # noqa: E402
+import reflib  # noqa: E402
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+CLASSES = 10
+
+
+def build_vit():
+    """timm VisionTransformer: patch embedding convolution, class token,
+    position embedding, attention with the qkv split reshape(B, N, 3, H, D)
+    .permute(2, 0, 3, 1, 4), GELU MLP, layer norms."""
+    from timm.models.vision_transformer import VisionTransformer
+    return VisionTransformer(img_size=32, patch_size=8, embed_dim=64, depth=2, num_heads=2, mlp_ratio=2,
+                             num_classes=CLASSES), (1, 3, 32, 32)
+
+
+def build_swin():
+    """timm SwinTransformer: window partition and reverse (rank-6 reshapes
+    and transposes), shifted windows (roll), relative position bias, patch
+    merging."""
+    from timm.models.swin_transformer import SwinTransformer
+    return SwinTransformer(img_size=32, patch_size=2, window_size=4, embed_dim=32, depths=(1, 1), num_heads=(2, 4),
+                           mlp_ratio=2, num_classes=CLASSES), (1, 3, 32, 32)
+
+
+def build_mobilevit():
+    """A MobileViT: conv stem, timm's MobileVitBlock (local conv, unfold into
+    patches, transformer, fold back, fusion), pooling head."""
+    import torch.nn as nn
+    from timm.models.mobilevit import MobileVitBlock
+    model = nn.Sequential(
+        nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.BatchNorm2d(16), nn.SiLU(),
+        MobileVitBlock(16, 24, transformer_dim=32, transformer_depth=1, patch_size=2, num_heads=2),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(24, CLASSES))
+    return model, (1, 3, 32, 32)
+
+
+def build_shufflenet():
+    """torchvision ShuffleNetV2: channel shuffle as reshape-transpose-reshape,
+    chunk, concatenation, depthwise convolutions."""
+    from torchvision.models import ShuffleNetV2
+    return ShuffleNetV2([1, 1, 1], [8, 16, 32, 64, 128], num_classes=CLASSES), (1, 3, 64, 64)
+
+
+def build_regnet():
+    """torchvision RegNetY: grouped 3x3 convolutions (group width 8),
+    squeeze-excite."""
+    from torchvision.models.regnet import BlockParams, RegNet
+    params = BlockParams.from_init_params(depth=4, w_0=16, w_a=8.0, w_m=2.0, group_width=8, se_ratio=0.25)
+    return RegNet(params, num_classes=CLASSES, stem_width=16), (1, 3, 64, 64)
+
+
+def build_mobilenet_v3():
+    """torchvision MobileNetV3-small at width 0.25: hard-swish, squeeze-excite
+    with hard-sigmoid, depthwise convolutions."""
+    from torchvision.models import mobilenet_v3_small
+    return mobilenet_v3_small(weights=None, width_mult=0.25, num_classes=CLASSES), (1, 3, 64, 64)
+
+
+def build_resnet():
+    """torchvision ResNet BasicBlocks (16 and 32 channels, a strided block
+    with a 1x1 downsample), max pooling, average pooling, Linear."""
+    import torch.nn as nn
+    from torchvision.models.resnet import BasicBlock
+    down = nn.Sequential(nn.Conv2d(16, 32, 1, stride=2, bias=False), nn.BatchNorm2d(32))
+    model = nn.Sequential(
+        nn.Conv2d(3, 16, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU(),
+        nn.MaxPool2d(3, stride=2, padding=1),
+        BasicBlock(16, 16), BasicBlock(16, 32, stride=2, downsample=down), BasicBlock(32, 32),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, CLASSES))
+    return model, (1, 3, 64, 64)
+
+
+def build_pixel_grid():
+    """pixel_shuffle (rank-6 reshape and transpose) then grid_sample
+    (bilinear, zeros padding) on a fixed affine_grid, then a convolution."""
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    class PixelGrid(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv_in = nn.Conv2d(3, 32, 3, padding=1)
+            self.conv_out = nn.Conv2d(8, 4, 3, padding=1)
+            theta = torch.tensor([[[0.9, -0.2, 0.05], [0.15, 0.8, -0.1]]])
+            self.register_buffer("grid", F.affine_grid(theta, (1, 8, 32, 32), align_corners=False))
+
+        def forward(self, x):
+            y = F.pixel_shuffle(torch.relu(self.conv_in(x)), 2)
+            y = F.grid_sample(y, self.grid, mode="bilinear", padding_mode="zeros", align_corners=False)
+            return self.conv_out(y)
+
+    return PixelGrid(), (1, 3, 16, 16)
+
+
+def build_encoder():
+    """nn.TransformerEncoder (batch_first, 2 layers, d_model 32, 4 heads,
+    GELU) with a fixed additive attention mask (banded; is_causal=False) and
+    a Linear head, on [1, 16, 32] features."""
+    import torch
+    import torch.nn as nn
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            layer = nn.TransformerEncoderLayer(32, 4, dim_feedforward=64, dropout=0.0, activation="gelu",
+                                               batch_first=True)
+            self.encoder = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+            idx = torch.arange(16)
+            band = (idx[None, :] - idx[:, None]).abs() > 4
+            self.register_buffer("mask", torch.zeros(16, 16).masked_fill(band, float("-inf")))
+            self.head = nn.Linear(32, CLASSES)
+
+        def forward(self, x):
+            return self.head(self.encoder(x, mask=self.mask, is_causal=False))
+
+    return Encoder(), (1, 16, 32)
+
+
+def build_audio():
+    """A Conv1d audio model: strided Conv1d front end, BatchNorm1d, ReLU,
+    max pooling, global average pooling, Linear, on 1600 samples."""
+    import torch.nn as nn
+    model = nn.Sequential(
+        nn.Conv1d(1, 16, 40, stride=8, padding=16), nn.BatchNorm1d(16), nn.ReLU(),
+        nn.Conv1d(16, 24, 5, padding=2), nn.BatchNorm1d(24), nn.ReLU(), nn.MaxPool1d(4),
+        nn.Conv1d(24, 32, 3, padding=1, groups=1), nn.BatchNorm1d(32), nn.ReLU(),
+        nn.AdaptiveAvgPool1d(1), nn.Flatten(), nn.Linear(32, CLASSES))
+    return model, (1, 1, 1600)
+
+
+NETWORKS = {
+    "vit": build_vit,
+    "swin": build_swin,
+    "mobilevit": build_mobilevit,
+    "shufflenet": build_shufflenet,
+    "regnet": build_regnet,
+    "mobilenet_v3": build_mobilenet_v3,
+    "resnet": build_resnet,
+    "pixel_grid": build_pixel_grid,
+    "encoder": build_encoder,
+    "audio": build_audio,
+}
+
+
+def randomize_batchnorm(model, seed):
+    """Non-trivial BatchNorm statistics (the converter folds them)."""
+    import torch
+    g = torch.Generator().manual_seed(seed)
+    for m in model.modules():
+        if isinstance(m, (torch.nn.BatchNorm1d, torch.nn.BatchNorm2d)):
+            n = m.num_features
+            with torch.no_grad():
+                m.weight.copy_(torch.rand(n, generator=g) + 0.5)
+                m.bias.copy_(torch.rand(n, generator=g) * 0.6 - 0.3)
+                m.running_mean.copy_(torch.rand(n, generator=g) * 0.6 - 0.3)
+                m.running_var.copy_(torch.rand(n, generator=g) * 1.5 + 0.5)
+
+
+def convert(name, seed):
+    """The .tflite bytes of network `name`, its weights from seed `seed`."""
+    import litert_torch
+    import torch
+    torch.manual_seed(seed)
+    model, shape = NETWORKS[name]()
+    randomize_batchnorm(model, seed + 1)
+    model.eval()
+    sample = torch.from_numpy(reflib.uniform_pm1(seed, 0, shape))
+    edge = litert_torch.convert(model, (sample,))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.tflite")
+        edge.export(path)
+        with open(path, "rb") as f:
+            return f.read()
+
+
+def make(name, out_root, seed=0):
+    tflite = convert(name, seed)
+    out_dir = os.path.join(out_root, f"pt_{name}_float32")
+    if os.path.isdir(out_dir):
+        shutil.rmtree(out_dir)
+    os.makedirs(out_dir)
+    model_path = os.path.join(out_dir, "model.tflite")
+    with open(model_path, "wb") as f:
+        f.write(tflite)
+    it = reflib.make_interpreter(model_content=tflite)
+    details = it.get_input_details()
+    extra = {"network": f"pt_{name}", "variant": "float32",
+             "shape_signatures": [[int(s) for s in d["shape_signature"]] for d in details],
+             "source": "PyTorch, litert-torch: " + " ".join(NETWORKS[name].__doc__.split())}
+    return make_reference.generate(model_path, out_dir, seed=seed, model_name="model.tflite", extra=extra)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--out", default=os.path.join(REPO, "tests", "data", "networks"))
+    p.add_argument("--only", nargs="*", help="network names (without pt_ and _float32)")
+    p.add_argument("--list", action="store_true")
+    a = p.parse_args()
+    todo = [n for n in NETWORKS if not a.only or n in a.only]
+    if a.list:
+        print("\n".join(f"pt_{n}_float32" for n in todo))
+        return
+    os.makedirs(a.out, exist_ok=True)
+    for n in todo:
+        m = make(n, a.out)
+        outs = ", ".join(f"{o['name']} {o['shape']} {o['dtype']}" for o in m["outputs"])
+        print(f"pt_{n}_float32: {m['model_bytes']} bytes, outputs {outs}")
+
+
+if __name__ == "__main__":
+    main()
