@@ -4,8 +4,8 @@
 # auditwheel + patchelf) makes it a manylinux wheel that bundles the shared
 # libraries the extension links (libepoxy, XNNPACK, spdlog, fmt, flatbuffers,
 # xxhash...) in gldelegate.libs/; the wheel is installed in a fresh virtual
-# environment and, with PATH reduced to that environment's bin (no cmake, no
-# C or C++ compiler reachable: checked first), the README's Python example
+# environment and, with PATH reduced to that environment's bin and a shell
+# (no cmake, no C or C++ compiler reachable: checked first), the README's Python example
 # and the pytest suite (LiteRT from PyPI as the reference) run against the
 # installed package, never the source tree's python/gldelegate (checked
 # too, as is that the bundled libraries are the ones loaded). Run by
@@ -53,9 +53,11 @@ echo "== a fresh venv: pip install the wheel"
 "$venv/bin/python" -m pip install -q --upgrade pip
 "$venv/bin/python" -m pip install -q "$wheel" pytest ai-edge-litert
 
-# Only the venv: no cmake, compiler or anything else of the machine's PATH.
+# Only the venv and a shell (tools/compare_litert.py --busy runs `sh`): no
+# cmake, compiler or anything else of the machine's PATH.
 models=${GLD_TEST_MODELS:-$(cd .. && pwd)/shared/models}
-user() { env -i HOME="$HOME" PATH="$(pwd)/$venv/bin" GLD_TEST_MODELS="$models" LANG=C.UTF-8 "$@"; }
+mkdir -p build-python/shell && ln -sf "$(command -v sh)" build-python/shell/sh
+user() { env -i HOME="$HOME" PATH="$(pwd)/$venv/bin:$(pwd)/build-python/shell" GLD_TEST_MODELS="$models" LANG=C.UTF-8 "$@"; }
 user python - <<'EOF'
 import os, shutil, sys
 found = {t: shutil.which(t) for t in ("cmake", "c++", "g++", "gcc", "cc", "clang++", "ninja", "pkg-config")}
