@@ -22,8 +22,9 @@ phase() { printf '\n=== run_demo [%3ds] %s\n' "$SECONDS" "$*"; }
 phase "1/4 dependencies (scripts/install_deps.sh demo)"
 ./scripts/install_deps.sh demo
 phase "2/4 configure ($build: Release, library and tools, no tests)"
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGLD_BUILD_TESTS=OFF -DGLD_BUILD_TOOLS=ON > "$build.configure.log" 2>&1 ||
-  { cat "$build.configure.log"; exit 1; }
+mkdir -p "$build"
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGLD_BUILD_TESTS=OFF -DGLD_BUILD_TOOLS=ON > "$build/configure.log" 2>&1 ||
+  { cat "$build/configure.log"; exit 1; }
 phase "3/4 build (libgldelegate, ${tools[*]})"
 cmake --build "$build" -j "${GLD_JOBS:-$(nproc)}" --target "${tools[@]}"
 phase "4/4 run $model $*"
