@@ -4,8 +4,8 @@
 # model tests again at the GLES 3.1 minimum limits and on Mesa's softpipe;
 # makes the .deb and builds apps against it in a clean Debian root, and the
 # Python wheel, installed in a fresh virtual environment where its tests run
-# (both in the background, beside the next build); builds the unit tests under AddressSanitizer + UBSan and runs
-# them, and fuzzes the model loader, the .npy reader and the program cache
+# (both in the background, beside the next build); builds the unit tests
+# under AddressSanitizer + UBSan and runs them, and fuzzes the model loader, the .npy reader and the program cache
 # entry reader (clang, libFuzzer, ASan + UBSan) for 60 s each, the three at
 # once. This is what CI runs. At the end (also when a stage fails) a table
 # gives each stage's wall time and the CPU time of its commands.
