@@ -2,17 +2,18 @@
 # Installs dependencies, builds gldelegate with warnings as errors, runs every
 # test; validates every generated shader with glslangValidator; runs the GL
 # model tests again at the GLES 3.1 minimum limits and on Mesa's softpipe;
-# builds the Python package with `pip install .` in a fresh virtual
-# environment and runs its tests (in the background, beside the next
-# build); builds the unit tests under AddressSanitizer + UBSan and runs
-# them, and fuzzes the model loader, the .npy reader and the program cache
+# makes the .deb and builds apps against it in a clean Debian root, and the
+# Python wheel, installed in a fresh virtual environment where its tests run
+# (both in the background, beside the next build); builds the unit tests
+# under AddressSanitizer + UBSan and runs them, and fuzzes the model loader, the .npy reader and the program cache
 # entry reader (clang, libFuzzer, ASan + UBSan) for 60 s each, the three at
 # once. This is what CI runs. At the end (also when a stage fails) a table
 # gives each stage's wall time and the CPU time of its commands.
 #   GLD_JOBS     parallel build jobs (default: nproc)
-#   GLD_SKIP_SANITIZE=1, GLD_SKIP_FUZZ=1, GLD_SKIP_PYTHON=1   skip those stages
+#   GLD_SKIP_SANITIZE=1, GLD_SKIP_FUZZ=1, GLD_SKIP_PYTHON=1, GLD_SKIP_PACKAGES=1
+#       skip those stages
 #   GLD_STAGES="..."   run only these stages (default: all), of
-#       deps build tests shaders minimum softpipe python sanbuild sanitize fuzz
+#       deps build tests shaders minimum softpipe packages python sanbuild sanitize fuzz
 #       (a stage needs the build tree of the stages before it: build makes
 #       build/, sanbuild the sanitizer builds of what sanitize and fuzz run,
 #       as far as they are listed)
@@ -22,8 +23,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${GLD_JOBS:-$(nproc)}
 fuzz_seconds=${GLD_FUZZ_SECONDS:-60}
-stages=" ${GLD_STAGES:-deps build tests shaders minimum softpipe python sanbuild sanitize fuzz} "
+stages=" ${GLD_STAGES:-deps build tests shaders minimum softpipe packages python sanbuild sanitize fuzz} "
 [ "${GLD_SKIP_PYTHON:-0}" = 1 ] && stages=${stages/ python / }
+[ "${GLD_SKIP_PACKAGES:-0}" = 1 ] && stages=${stages/ packages / }
 [ "${GLD_SKIP_SANITIZE:-0}" = 1 ] && stages=${stages/ sanitize / }
 [ "${GLD_SKIP_FUZZ:-0}" = 1 ] && stages=${stages/ fuzz / }
 want() { [[ $stages == *" $1 "* ]]; }
@@ -128,14 +130,34 @@ if want softpipe; then
     --timeout 1200 -R '^gl\.Models/SharedModelGlTest\.GlBackendMatchesCpuBackend'
 fi
 
-# The Python stage waits mostly on pip (downloads, one process) and pytest
-# (one process): it runs in the background, beside the sanitizer build,
-# and is waited for when that build ends. pip builds in the Release tree
-# above: the library's objects are reused, only the extension module
-# compiles.
-python_stage="Python package (pip install . in a fresh venv, example, pytest)"
-if want python; then
-  start_bg "$python_stage" env GLD_PYTHON_BUILD_DIR=build ./scripts/test_python.sh
+# The package stages wait mostly on apt, pip and single processes (pytest,
+# the chroot's apt-get): they run in the background, one after the other
+# (cpack installs from the Release tree, pip builds in it), beside the
+# sanitizer build, and are waited for when that build ends.
+#   packages: scripts/test_packages.sh: the .deb (cpack) installed in a
+#     clean Debian root, the external C and CMake apps built against it
+#   python: scripts/test_python.sh: the wheel (pip wheel, auditwheel
+#     repair) built in the Release tree (only the extension module
+#     compiles), installed in a fresh venv, its tests with PATH = the venv
+bg_stages=()
+want packages && bg_stages+=(packages)
+want python && bg_stages+=(python)
+package_stages() {  # package_stages STAGE...: each in turn, with its time
+  local s t0 rc=0
+  for s in "$@"; do
+    t0=$SECONDS
+    printf '\n=== %s\n' "$s"
+    case $s in
+      packages) ./scripts/test_packages.sh build || rc=1 ;;
+      python) GLD_PYTHON_BUILD_DIR=build ./scripts/test_python.sh || rc=1 ;;
+    esac
+    printf '=== %s: %d s\n' "$s" $((SECONDS - t0))
+  done
+  return "$rc"
+}
+package_stage="package stages (${bg_stages[*]}: the .deb in a clean root; the wheel in a fresh venv)"
+if [ ${#bg_stages[@]} -gt 0 ]; then
+  start_bg "$package_stage" package_stages "${bg_stages[@]}"
 fi
 
 # The sanitizer builds, of only what the stages after them run: the unit
@@ -180,9 +202,9 @@ if want sanbuild && [ "$san_cc" = gcc ] && want fuzz; then
   cmake --build build-fuzz -j "$jobs" --target gld_fuzzers
 fi
 
-if want python; then
-  stage "wait for the Python package stage"
-  wait_bg "$python_stage"
+if [ ${#bg_stages[@]} -gt 0 ]; then
+  stage "wait for the package stages"
+  wait_bg "$package_stage"
 fi
 
 if want sanitize; then
