@@ -55,6 +55,23 @@ vec4 atan2_as_cpu(vec4 y, vec4 x) {
   return mix(r, vec4(uintBitsToFloat(0x7fc00000u)), bvec4(uvec4(isnan(x)) | uvec4(isnan(y))));
 }
 
+// floor(a / b) as the CPU's std::floor(x / y): GLSL's division may be a few
+// ulps off, which moves a quotient across an integer; the product q * b,
+// exact for the small integers q it matters for, tells which side is right.
+vec4 floor_div(vec4 a, vec4 b) {
+  vec4 q = floor(a / b);
+  bvec4 b_pos = greaterThan(b, vec4(0.0));
+  // q one too large: q * b passes a (b > 0), or stays below it (b < 0).
+  bvec4 over = bvec4((uvec4(b_pos) & uvec4(greaterThan(q * b, a))) |
+                     (uvec4(not(b_pos)) & uvec4(lessThan(q * b, a))));
+  q = mix(q, q - 1.0, over);
+  // q one too small: (q + 1) * b is a itself.
+  return mix(q, q + 1.0, equal((q + 1.0) * b, a));
+}
+
+// The CPU's FloatFloorMod (fmod with the divisor's sign): a - b * floor(a / b).
+vec4 floor_mod(vec4 a, vec4 b) { return a - b * floor_div(a, b); }
+
 // Index of the vec4 an operand of stored shape `shape` contributes to output
 // position p = (b, y, x) and slice s, broadcasting numpy-style. `map` gives,
 // for the operand's B, H, W axes, the output axis (0..2) indexing it, or -1
