@@ -69,8 +69,20 @@ vec4 floor_div(vec4 a, vec4 b) {
   return mix(q, q + 1.0, equal((q + 1.0) * b, a));
 }
 
-// The CPU's FloatFloorMod (fmod with the divisor's sign): a - b * floor(a / b).
-vec4 floor_mod(vec4 a, vec4 b) { return a - b * floor_div(a, b); }
+// The CPU's FloatFloorMod: fmod(a, b), then + b where the remainder is non-zero
+// and its sign is not b's. fmod is a - b * trunc(a / b) with the truncated
+// quotient corrected by one where the division was a few ulps off (|r| >= |b|,
+// or r's sign not a's); fmod(x, +-inf) is x, fmod(+-inf, y) and fmod(x, 0) NaN.
+vec4 floor_mod(vec4 a, vec4 b) {
+  vec4 r = a - b * trunc(a / b);
+  r = mix(r, r - sign(r) * abs(b), greaterThanEqual(abs(r), abs(b)));
+  bvec4 against_a = bvec4(uvec4(notEqual(r, vec4(0.0))) & uvec4(notEqual(sign(r), sign(a))));
+  r = mix(r, r + sign(a) * abs(b), against_a);
+  r = mix(r, a, bvec4(uvec4(isinf(b)) & ~uvec4(isinf(a))));
+  bvec4 fix = bvec4(uvec4(notEqual(r, vec4(0.0))) &
+                    uvec4(notEqual(lessThan(r, vec4(0.0)), lessThan(b, vec4(0.0)))));
+  return mix(r, r + b, fix);
+}
 
 // Index of the vec4 an operand of stored shape `shape` contributes to output
 // position p = (b, y, x) and slice s, broadcasting numpy-style. `map` gives,

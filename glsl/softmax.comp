@@ -33,10 +33,13 @@ void main() {
     highp vec4 v = mask_lanes(LOAD(in_t.data[phwc4_index(u_shape, b, gid.y, gid.x, s)]), s, u_shape.w);
     sq += dot(v, v);
   }
-  highp float inv = 1.0 / max(sqrt(sq), 1e-6);
+  // As the CPU's std::max(sqrt(sq), 1e-6): a NaN norm stays NaN (GLSL's max
+  // may return the other operand).
+  highp float norm = sqrt(sq);
+  if (!isnan(norm)) norm = max(norm, 1e-6);
   for (int s = 0; s < slices; ++s) {
     int i = phwc4_index(u_shape, b, gid.y, gid.x, s);
-    vec4 e = LOAD(in_t.data[i]) * inv;
+    vec4 e = LOAD(in_t.data[i]) / norm;
     out_t.data[i] = PACK(finish_output(e, ivec4(b, gid.y, gid.x, s), u_shape.w));
   }
 #else
