@@ -55,6 +55,35 @@ vec4 atan2_as_cpu(vec4 y, vec4 x) {
   return mix(r, vec4(uintBitsToFloat(0x7fc00000u)), bvec4(uvec4(isnan(x)) | uvec4(isnan(y))));
 }
 
+// floor(a / b) as the CPU's std::floor(x / y): GLSL's division may be a few
+// ulps off, which moves a quotient across an integer; the product q * b,
+// exact for the small integers q it matters for, tells which side is right.
+vec4 floor_div(vec4 a, vec4 b) {
+  vec4 q = floor(a / b);
+  bvec4 b_pos = greaterThan(b, vec4(0.0));
+  // q one too large: q * b passes a (b > 0), or stays below it (b < 0).
+  bvec4 over = bvec4((uvec4(b_pos) & uvec4(greaterThan(q * b, a))) |
+                     (uvec4(not(b_pos)) & uvec4(lessThan(q * b, a))));
+  q = mix(q, q - 1.0, over);
+  // q one too small: (q + 1) * b is a itself.
+  return mix(q, q + 1.0, equal((q + 1.0) * b, a));
+}
+
+// The CPU's FloatFloorMod: fmod(a, b), then + b where the remainder is non-zero
+// and its sign is not b's. fmod is a - b * trunc(a / b) with the truncated
+// quotient corrected by one where the division was a few ulps off (|r| >= |b|,
+// or r's sign not a's); fmod(x, +-inf) is x, fmod(+-inf, y) and fmod(x, 0) NaN.
+vec4 floor_mod(vec4 a, vec4 b) {
+  vec4 r = a - b * trunc(a / b);
+  r = mix(r, r - sign(r) * abs(b), greaterThanEqual(abs(r), abs(b)));
+  bvec4 against_a = bvec4(uvec4(notEqual(r, vec4(0.0))) & uvec4(notEqual(sign(r), sign(a))));
+  r = mix(r, r + sign(a) * abs(b), against_a);
+  r = mix(r, a, bvec4(uvec4(isinf(b)) & ~uvec4(isinf(a))));
+  bvec4 fix = bvec4(uvec4(notEqual(r, vec4(0.0))) &
+                    uvec4(notEqual(lessThan(r, vec4(0.0)), lessThan(b, vec4(0.0)))));
+  return mix(r, r + b, fix);
+}
+
 // Index of the vec4 an operand of stored shape `shape` contributes to output
 // position p = (b, y, x) and slice s, broadcasting numpy-style. `map` gives,
 // for the operand's B, H, W axes, the output axis (0..2) indexing it, or -1

@@ -82,7 +82,8 @@ std::vector<std::string> RequiredOps() {
 const std::set<std::string> kGlCheckedOps = {
     "BATCH_MATMUL", "GATHER",      "SELECT",      "SELECT_V2",   "LESS",        "LESS_EQUAL", "GREATER",
     "GREATER_EQUAL", "EQUAL",      "NOT_EQUAL",   "LOGICAL_AND", "LOGICAL_OR",  "LOGICAL_NOT", "CAST",
-    "LSTM", "UNIDIRECTIONAL_SEQUENCE_LSTM", "REVERSE_V2"};
+    "LSTM", "UNIDIRECTIONAL_SEQUENCE_LSTM", "REVERSE_V2", "GATHER_ND", "EMBEDDING_LOOKUP", "BROADCAST_TO",
+    "LOG_SOFTMAX", "L2_NORMALIZATION", "FLOOR_DIV", "FLOOR_MOD", "CONV_2D"};
 // And these cases of other ops: converter graphs a pass turns into one of the
 // library's own GL ops (fuse_layer_norm); PyTorch's GroupNorm, MEAN over
 // (2, 3) of [1, G, C/G, H*W] rows, alone and between TRANSPOSEs (issue 46).
@@ -97,6 +98,7 @@ const std::set<std::string> kGlCheckedCases = {
 const std::set<std::string> kGlPartlyCpuCases = {
     "cast__float_to_int32", "cast__int64_to_int32", "equal__int32", "greater__int32", "greater_equal__int32",
     "less__int32", "less_equal__int32", "not_equal__int32", "gather__int32_params", "select__rank1_condition",
+    "broadcast_to__4d_int32", "floor_div__int32", "floor_mod__int32",
     // LSTM variants the GL cell does not compute (peephole, projection, layer
     // normalisation): the support query refuses them with the reason
     // (tests/gl/codegen/recurrent_test.cc).

@@ -443,6 +443,13 @@ simple("CONV_2D", "1x1_relu6", [In([1, 3, 4, 6], F(-3, 3)), W([5, 1, 1, 6]), W([
 simple("CONV_2D", "batch2_2x2_same", [In([2, 4, 4, 3]), W([4, 2, 2, 3]), W([4])], conv_opts(PAD.SAME, 1, 1))
 simple("CONV_2D", "rect_kernel_stride_2x1_relu", [In([1, 6, 5, 4]), W([3, 1, 3, 4]), W([3])],
        conv_opts(PAD.SAME, 1, 2, ACT.RELU))
+# Grouped (groups = input channels / weights' input channels): PyTorch's
+# Conv2d(groups=G) as litert-torch writes it; 8 channels per group (RegNet's),
+# and 2 -> 3 per group (channels straddle GPU slices).
+simple("CONV_2D", "grouped_8_per_group_relu", [In([1, 6, 5, 16]), W([16, 3, 3, 8]), W([16])],
+       conv_opts(PAD.SAME, 1, 1, ACT.RELU))
+simple("CONV_2D", "grouped_3_groups_stride2", [In([1, 7, 6, 6]), W([9, 3, 3, 2]), W([9])],
+       conv_opts(PAD.VALID, 2, 2))
 
 
 def dw_opts(padding, sw, sh, mult, act=ACT.NONE, dw=1, dh=1):

@@ -169,6 +169,15 @@ int64_t GatherAxisSize(const Graph& graph, const Node& node) {
   return params[static_cast<size_t>(axis)];
 }
 
+// Dimension `dim` of the node's input `input`; -1 when it has none.
+int64_t TensorDim(const Graph& graph, const Node& node, size_t input, int dim) {
+  if (node.inputs.size() <= input) return -1;
+  const int t = node.inputs[input];
+  if (t < 0 || static_cast<size_t>(t) >= graph.tensors.size()) return -1;
+  const Shape& s = graph.tensors[static_cast<size_t>(t)].shape;
+  return dim < static_cast<int>(s.size()) ? s[static_cast<size_t>(dim)] : -1;
+}
+
 StatusOr<int64_t> Int32ReadersBoundAt(const Graph& graph, int tensor, int depth) {
   const Tensor& t = graph.tensors[static_cast<size_t>(tensor)];
   if (graph.IsGraphOutput(tensor)) {
@@ -187,6 +196,10 @@ StatusOr<int64_t> Int32ReadersBoundAt(const Graph& graph, int tensor, int depth)
       need = 1;
     } else if (node.op == OpType::kGather && second && !first) {
       need = GatherAxisSize(graph, node);
+    } else if (node.op == OpType::kEmbeddingLookup && first && !second) {
+      need = TensorDim(graph, node, 1, 0);
+    } else if (node.op == OpType::kGatherNd && second && !first) {
+      for (int d = 0; d < 4; ++d) need = std::max(need, TensorDim(graph, node, 0, d));
     } else if (node.op == OpType::kReshape && first && !second && out_type == DataType::kInt32 && depth < 8) {
       GLD_ASSIGN_OR_RETURN(need, Int32ReadersBoundAt(graph, out, depth + 1));
     }
@@ -315,6 +328,9 @@ const std::vector<GlBuilder>& GlBuilders() {
         {OpType::kFullyConnected, BuildFullyConnected},
         {OpType::kBatchMatMul, BuildBatchMatMul},
         {OpType::kGather, BuildGather},
+        {OpType::kGatherNd, BuildGatherNd},
+        {OpType::kEmbeddingLookup, BuildEmbeddingLookup},
+        {OpType::kBroadcastTo, BuildBroadcastTo},
         {OpType::kSelect, BuildSelect},
         {OpType::kSelectV2, BuildSelect},
         {OpType::kLayerNorm, BuildLayerNorm},
@@ -335,6 +351,8 @@ const std::vector<GlBuilder>& GlBuilders() {
         {OpType::kResizeBilinear, BuildResize},
         {OpType::kResizeNearestNeighbor, BuildResize},
         {OpType::kSoftmax, BuildSoftmax},
+        {OpType::kLogSoftmax, BuildSoftmax},
+        {OpType::kL2Normalization, BuildSoftmax},
         {OpType::kStridedSlice, BuildSlice},
         {OpType::kSlice, BuildSlice},
         {OpType::kDepthToSpace, BuildDepthSpace},

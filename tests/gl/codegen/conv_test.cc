@@ -73,6 +73,47 @@ TEST(ConvTest, Conv2dMatchesCpu) {
   }
 }
 
+// Grouped CONV_2D (weights' input channels < the input's: groups = Cin / that),
+// the aligned path (channels per group multiples of 4) and the one that reads
+// channels one by one, with and without bias, fused activations.
+TEST(ConvTest, GroupedConv2dMatchesCpu) {
+  GLD_REQUIRE_GL(env);
+  struct Case {
+    int h, w, in_c, out_c, groups, k, stride, dilation;
+    Padding padding;
+    Activation act;
+    bool bias;
+  };
+  const Case cases[] = {
+      {6, 6, 16, 16, 2, 3, 1, 1, Padding::kSame, Activation::kRelu, true},     // aligned, 8 per group
+      {7, 5, 48, 48, 6, 3, 2, 1, Padding::kSame, Activation::kNone, true},     // RegNet-like, stride 2
+      {5, 6, 8, 16, 2, 1, 1, 1, Padding::kValid, Activation::kRelu6, true},    // aligned 1x1, 4 -> 8
+      {6, 5, 6, 6, 3, 3, 1, 1, Padding::kSame, Activation::kNone, true},       // 2 per group
+      {6, 6, 9, 6, 3, 3, 1, 2, Padding::kSame, Activation::kTanh, false},      // 3 -> 2, dilation
+      {5, 5, 12, 18, 2, 2, 1, 1, Padding::kValid, Activation::kNone, true},    // 6 -> 9, straddles slices
+      {4, 4, 10, 5, 5, 1, 1, 1, Padding::kSame, Activation::kReluN1To1, true}, // 2 -> 1
+      {6, 7, 8, 8, 4, 3, 2, 1, Padding::kValid, Activation::kNone, true},      // 2 -> 2
+  };
+  for (Precision p : BothPrecisions()) {
+    uint32_t seed = 70;
+    for (const Case& c : cases) {
+      GlOpTest t(seed++);
+      int x = t.Input({1, c.h, c.w, c.in_c});
+      int w = t.Const({c.out_c, c.k, c.k, c.in_c / c.groups});
+      int b = c.bias ? t.Const({c.out_c}) : kNoTensor;
+      Conv2dAttributes a;
+      a.padding = c.padding;
+      a.stride_h = a.stride_w = c.stride;
+      a.dilation_h = a.dilation_w = c.dilation;
+      a.activation = c.act;
+      t.Op(OpType::kConv2d, {x, w, b}, a);
+      t.ExpectGpuMatchesCpu(*env, p,
+                            "grouped CONV_2D " + std::to_string(c.in_c) + " -> " + std::to_string(c.out_c) +
+                                " in " + std::to_string(c.groups) + " groups, k" + std::to_string(c.k));
+    }
+  }
+}
+
 TEST(ConvTest, Conv2dWithoutBiasAndUnequalStrides) {
   GLD_REQUIRE_GL(env);
   for (Precision p : BothPrecisions()) {

@@ -39,6 +39,7 @@ Domain DomainOf(OpType op, bool binary) {
     case OpType::kRelu6: return {-3, 9};
     case OpType::kRelu0To1: return {-2, 2};
     case OpType::kDiv: return {-2, 2, 0.5f, 2};
+    case OpType::kFloorDiv: case OpType::kFloorMod: return {-4, 4, 0.5f, 2};
     case OpType::kPow: return {0.1f, 3, -2, 2};
     case OpType::kPrelu: return {-2, 2, 0, 1};
     default: return binary ? Domain{-2, 2} : Domain{-3, 3};
@@ -48,7 +49,10 @@ Domain DomainOf(OpType op, bool binary) {
 // Ops whose result jumps at integers (CEIL, ROUND): their inputs are eighths,
 // exact in fp16, so that fp16 storage cannot move one across a step (ROUND
 // meets its halves both ways).
-bool TakesExactInputs(OpType op) { return op == OpType::kCeil || op == OpType::kRound; }
+// FLOOR_DIV and FLOOR_MOD too (both operands), whose quotient meets integers.
+bool TakesExactInputs(OpType op) {
+  return op == OpType::kCeil || op == OpType::kRound || op == OpType::kFloorDiv || op == OpType::kFloorMod;
+}
 
 // Comparisons and logical ops: bool outputs (LogicalOpsTest below).
 bool GivesBool(OpType op) {
@@ -168,8 +172,15 @@ TEST_P(BinaryTest, MatchesCpuWithBroadcasting) {
     uint32_t seed = 100;
     for (const BinaryShapes& s : Broadcasts()) {
       GlOpTest t(seed++);
-      int a = s.a_const ? t.Const(s.a, c.lo, c.hi) : t.Input(s.a, c.lo, c.hi);
-      int b = s.b_const ? t.Const(s.b, c.rlo, c.rhi) : t.Input(s.b, c.rlo, c.rhi);
+      int a = 0, b = 0;
+      if (TakesExactInputs(c.op)) {
+        const std::vector<float> av = Eighths(s.a, seed, c.lo, c.hi), bv = Eighths(s.b, seed + 1000, c.rlo, c.rhi);
+        a = s.a_const ? t.ConstValues(s.a, av) : t.InputValues(s.a, av);
+        b = s.b_const ? t.ConstValues(s.b, bv) : t.InputValues(s.b, bv);
+      } else {
+        a = s.a_const ? t.Const(s.a, c.lo, c.hi) : t.Input(s.a, c.lo, c.hi);
+        b = s.b_const ? t.Const(s.b, c.rlo, c.rhi) : t.Input(s.b, c.rlo, c.rhi);
+      }
       Attributes attrs = BinaryAttributes{};
       t.Op(c.op, {a, b}, attrs);
       t.ExpectGpuMatchesCpu(*env, p, std::string(OpTypeName(c.op)) + " " + ShapeToString(s.a) + " x " +

@@ -48,6 +48,24 @@ TEST(FusionTest, ConvAddReluBecomesOneDispatch) {
   }
 }
 
+// A grouped CONV_2D (RegNet's block: 3x3 in groups, residual ADD, RELU) takes
+// the same epilogue, in grouped_conv.comp.
+TEST(FusionTest, GroupedConvAddReluBecomesOneDispatch) {
+  GLD_REQUIRE_GL(env);
+  for (Precision p : BothPrecisions()) {
+    GlOpTest t(2);
+    int x = t.Input({1, 6, 5, 16});
+    int residual = t.Input({1, 6, 5, 16});
+    int conv = t.Tensor();
+    t.Node(OpType::kConv2d, {x, t.Const({16, 3, 3, 8}), t.Const({16})}, {conv}, Conv2dAttributes{Padding::kSame});
+    int sum = t.Tensor();
+    t.Node(OpType::kAdd, {conv, residual}, {sum}, BinaryAttributes{});
+    t.Output(t.Op(OpType::kRelu, {sum}));
+    EXPECT_EQ(CompareFusedAndUnfused(*env, t, p, "grouped conv + add + relu"), -2);
+    EXPECT_EQ(FusedInto(*t.segment, "grouped_conv.comp"), (std::vector<size_t>{1, 2}));
+  }
+}
+
 TEST(FusionTest, OperandOrderActivationsAndParameters) {
   GLD_REQUIRE_GL(env);
   struct Case {

@@ -48,6 +48,71 @@ TEST(GatherTest, MatchesCpu) {
   }
 }
 
+// GATHER_ND: rows of 1..rank coordinates from an int32 input; EMBEDDING_LOOKUP
+// (ids, table); BROADCAST_TO, which shares elementwise.comp's broadcast map.
+TEST(GatherTest, GatherNdMatchesCpu) {
+  GLD_REQUIRE_GL(env);
+  struct Case {
+    Shape params, indices;
+  };
+  const Case cases[] = {
+      {{5, 6}, {4, 2}},          // elements
+      {{7, 3, 5}, {2, 3, 1}},    // rows
+      {{4, 5, 6}, {3, 2}},       // slices of C 6
+      {{3, 4, 2, 5}, {2, 4}},    // depth 4
+      {{6, 9}, {1, 1}},          // one row
+  };
+  for (Precision p : BothPrecisions()) {
+    uint32_t seed = 50;
+    for (const Case& c : cases) {
+      GlOpTest t(seed++);
+      int params = t.Input(c.params);
+      const size_t depth = static_cast<size_t>(c.indices.back());
+      std::vector<int32_t> idx(static_cast<size_t>(NumElements(c.indices)));
+      const std::vector<int32_t> r = RandomInts<int32_t>(idx.size(), 0, 1 << 20, seed);
+      for (size_t k = 0; k < idx.size(); ++k) idx[k] = r[k] % c.params[k % depth];
+      int i = t.InputBytes(c.indices, DataType::kInt32, Bytes(idx));
+      t.Op(OpType::kGatherNd, {params, i});
+      t.ExpectGpuMatchesCpu(*env, p, "GATHER_ND " + ShapeToString(c.params) + " by " + ShapeToString(c.indices));
+    }
+  }
+}
+
+TEST(GatherTest, EmbeddingLookupMatchesCpu) {
+  GLD_REQUIRE_GL(env);
+  for (Precision p : BothPrecisions()) {
+    uint32_t seed = 60;
+    for (const Shape& table : {Shape{30, 8}, Shape{12, 3, 5}, Shape{9, 1}}) {
+      GlOpTest t(seed++);
+      int ids = t.InputBytes({7}, DataType::kInt32, Bytes(RandomIndices({7}, table[0], seed)));
+      int tab = t.Const(table);
+      t.Op(OpType::kEmbeddingLookup, {ids, tab});
+      t.ExpectGpuMatchesCpu(*env, p, "EMBEDDING_LOOKUP table " + ShapeToString(table));
+    }
+  }
+}
+
+TEST(GatherTest, BroadcastToMatchesCpu) {
+  GLD_REQUIRE_GL(env);
+  struct Case {
+    Shape in, out;
+  };
+  const Case cases[] = {
+      {{1, 5}, {3, 5}}, {{4, 1}, {4, 6}}, {{3}, {2, 4, 3}}, {{1, 3, 1, 6}, {2, 3, 4, 6}}, {{2, 1, 1}, {1, 2, 5, 1}},
+  };
+  for (Precision p : BothPrecisions()) {
+    uint32_t seed = 80;
+    for (const Case& c : cases) {
+      GlOpTest t(seed++);
+      int x = t.Input(c.in);
+      std::vector<int32_t> dims(c.out.begin(), c.out.end());
+      int shape = t.ConstInts<int32_t>({static_cast<int32_t>(dims.size())}, dims);
+      t.Op(OpType::kBroadcastTo, {x, shape});
+      t.ExpectGpuMatchesCpu(*env, p, "BROADCAST_TO " + ShapeToString(c.in) + " -> " + ShapeToString(c.out));
+    }
+  }
+}
+
 TEST(GatherTest, ConstantInt64Indices) {
   GLD_REQUIRE_GL(env);
   for (Precision p : BothPrecisions()) {

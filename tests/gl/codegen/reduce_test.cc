@@ -73,5 +73,22 @@ TEST(SoftmaxTest, MatchesCpu) {
   }
 }
 
+// LOG_SOFTMAX and L2_NORMALIZATION share softmax.comp (its MODE define).
+TEST(SoftmaxTest, LogSoftmaxAndL2NormalizationMatchCpu) {
+  GLD_REQUIRE_GL(env);
+  const Shape shapes[] = {{1, 4, 3, 5}, {2, 10}, {1, 1, 1, 17}, {3, 2, 2}, {1, 2, 2, 4}};
+  for (Precision p : BothPrecisions()) {
+    uint32_t seed = 40;
+    for (const Shape& s : shapes) {
+      for (OpType op : {OpType::kLogSoftmax, OpType::kL2Normalization}) {
+        GlOpTest t(seed++);
+        int x = t.Input(s, -5, 5);
+        t.Op(op, {x});
+        t.ExpectGpuMatchesCpu(*env, p, std::string(OpTypeName(op)) + " " + ShapeToString(s));
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gld::testing

@@ -1,4 +1,5 @@
-// Convolutions: conv2d.comp, depthwise_conv.comp, transpose_conv.comp
+// Convolutions: conv2d.comp, grouped_conv.comp (CONV_2D with groups),
+// depthwise_conv.comp, transpose_conv.comp
 // (TRANSPOSE_CONV and MediaPipe's Convolution2DTransposeBias). Weights and
 // biases must be constants; they are repacked on the host once, when the
 // segment is built.
@@ -44,6 +45,34 @@ Status CheckGeometry(OpBuildContext& ctx, const Status& made, const ConvGeometry
   return CheckOutputSize(ctx, "width", o.w, g.w().out);
 }
 
+// CONV_2D with groups = in.c / w[3] > 1 (grouped_conv.comp); the node's
+// checks are done.
+Status GroupedConv2d(OpBuildContext& ctx, const Conv2dAttributes& attrs, const ConvGeometry& g, const Bhwc& in,
+                     const Bhwc& o, const std::array<int32_t, 4>& w, const std::string& act,
+                     std::vector<Dispatch>* out) {
+  const int32_t group_in = w[3], group_out = w[0] / (in.c / w[3]);
+  GLD_ASSIGN_OR_RETURN(DispatchBufferRef bias, BiasBuffer(ctx, 2, w[0]));
+  DispatchBufferRef weights = ctx.AddConstant("weights", [&ctx, w] {
+    return RepackOhwiWeights(*ctx.ConstantFloats(1), w[0], w[1], w[2], w[3], 1);
+  });
+  Dispatch d;
+  d.shader.template_name = "grouped_conv.comp";
+  d.shader.Define("ALIGNED", group_in % 4 == 0 && group_out % 4 == 0 ? 1 : 0).Define("ACTIVATION", act);
+  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
+      .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)})
+      .Bind(2, weights)
+      .Bind(3, bias);
+  d.IVec4("u_out", o).IVec4("u_in", in);
+  d.IVec2("u_kernel", w[1], w[2]);
+  d.IVec2("u_stride", attrs.stride_h, attrs.stride_w);
+  d.IVec2("u_dilation", attrs.dilation_h, attrs.dilation_w);
+  d.IVec2("u_padding", g.h().pad_before, g.w().pad_before);
+  d.IVec2("u_group", group_in, group_out);
+  d.GridOver(o);
+  out->push_back(std::move(d));
+  return OkStatus();
+}
+
 }  // namespace
 
 Status BuildConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
@@ -55,9 +84,9 @@ Status BuildConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   std::array<int32_t, 4> w;  // O, KH, KW, I
   GLD_RETURN_IF_ERROR(WeightsDims(ctx, 1, &w));
   if (ctx.input(0)->shape.size() != 4) return ctx.Unsupported("input is not 4-D");
-  if (w[3] != in.c) {
-    return ctx.Unsupported("grouped convolution (input has " + std::to_string(in.c) +
-                           " channels, weights " + std::to_string(w[3]) + ")");
+  if (in.c % w[3] != 0 || w[0] % (in.c / w[3]) != 0) {
+    return ctx.Invalid("weights " + ShapeToString(ctx.input(1)->shape) + " do not fit input channels " +
+                       std::to_string(in.c) + " (groups = input channels / weights' input channels)");
   }
   GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "channels", o.c, w[0]));
   GLD_RETURN_IF_ERROR(CheckOutputSize(ctx, "batch", o.b, in.b));
@@ -66,6 +95,7 @@ Status BuildConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   GLD_RETURN_IF_ERROR(CheckGeometry(ctx, made, g, o));
   GLD_ASSIGN_OR_RETURN(std::string act, ActivationDefine(attrs->activation, ctx.op_name()));
   GLD_RETURN_IF_ERROR(ctx.ConstantFloats(1).status());
+  if (w[3] != in.c) return GroupedConv2d(ctx, *attrs, g, in, o, w, act, out);
   const Blocking k = BlockingFor(w[0]);
   GLD_ASSIGN_OR_RETURN(DispatchBufferRef bias, BiasBuffer(ctx, 2, w[0], k.padded_slices));
   DispatchBufferRef weights = ctx.AddConstant("weights", [&ctx, w, k] {

@@ -1,7 +1,7 @@
 // Elementwise ops (glsl/elementwise.comp): the elementwise table's rows with
 // GLSL (gl/codegen/elementwise_table.h), unary, or binary with broadcasting;
 // and their steps in fused epilogues. SELECT / SELECT_V2 (select.comp)
-// broadcast their three operands the same way.
+// broadcast their three operands the same way, BROADCAST_TO its one.
 #include <string>
 #include <vector>
 
@@ -98,6 +98,34 @@ Status BuildElementwise(OpBuildContext& ctx, std::vector<Dispatch>* out) {
     alpha = a->alpha;
   }
   d.Vec4("u_params", alpha, 0, 0, 0);
+  d.GridOver(out_shape);
+  out->push_back(std::move(d));
+  return OkStatus();
+}
+
+// BROADCAST_TO: elementwise.comp's identity (CAST's row) over the output,
+// reading its input through the broadcast map; the shape input is not read
+// (the output's shape is known when the segment is built).
+Status BuildBroadcastTo(OpBuildContext& ctx, std::vector<Dispatch>* out) {
+  GLD_RETURN_IF_ERROR(NeedIo(ctx, 1, 1));
+  GLD_ASSIGN_OR_RETURN(Bhwc out_shape, ctx.OutputShape(0));
+  const Tensor* x = ctx.input(0);
+  if (x == nullptr || x->type != ctx.graph().tensors[static_cast<size_t>(ctx.output_index(0))].type) {
+    return ctx.Invalid("input and output types differ");
+  }
+  const ElementwiseGlRow* identity = nullptr;
+  for (const ElementwiseGlRow& r : ElementwiseGlRows()) {
+    if (r.op == OpType::kCast && std::string(r.code) == "OP_CAST") identity = &r;
+  }
+  if (identity == nullptr) return ctx.Unsupported("no identity row in the elementwise table");
+  Dispatch d;
+  d.shader.template_name = "elementwise.comp";
+  d.shader.Define("OP", identity->code).Define("BINARY", 0).Define("ACTIVATION", "ACT_NONE");
+  d.shader.Library("elementwise_ops.comp").Library(std::string(kElementwiseTableLibrary));
+  d.Bind(0, DispatchBufferRef{DispatchBufferRef::kTensor, ctx.output_index(0)});
+  d.IVec4("u_out", out_shape);
+  GLD_RETURN_IF_ERROR(BindOperand(ctx, 0, "u_in0", "u_in0_map", d));
+  d.Vec4("u_params", 0, 0, 0, 0);
   d.GridOver(out_shape);
   out->push_back(std::move(d));
   return OkStatus();

@@ -1,6 +1,11 @@
 // GATHER (gather.comp): rows of the params tensor (an activation or a
 // constant, e.g. an embedding table) picked along any axis, with batch_dims,
 // by an int32 index tensor on the GPU (or an int32 / int64 constant).
+// EMBEDDING_LOOKUP is GATHER along axis 0 with its operands swapped
+// (gather.comp); GATHER_ND picks params' slices by rows of coordinates
+// (gather_nd.comp).
+#include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -55,6 +60,75 @@ Status BuildGather(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   d.IVec4("u_out", o).IVec4("u_params", p).IVec4("u_indices", idx);
   d.IVec4("u_dims", static_cast<int32_t>(outer), static_cast<int32_t>(n), static_cast<int32_t>(inner),
           static_cast<int32_t>(per_batch));
+  d.GridOver(o);
+  out->push_back(std::move(d));
+  return OkStatus();
+}
+
+Status BuildEmbeddingLookup(OpBuildContext& ctx, std::vector<Dispatch>* out) {
+  GLD_RETURN_IF_ERROR(NeedIo(ctx, 2, 1));
+  // (ids, table): output row i is table row ids[i].
+  GLD_ASSIGN_OR_RETURN(Bhwc table, ctx.InputShape(1));
+  GLD_ASSIGN_OR_RETURN(Bhwc o, ctx.OutputShape(0));
+  const Shape& params = ctx.input(1)->shape;
+  const Shape& ids = ctx.input(0)->shape;
+  if (params.empty() || ids.size() != 1) {
+    return ctx.Invalid("ids " + ShapeToString(ids) + " must be 1-D and the table " + ShapeToString(params) +
+                       " at least 1-D");
+  }
+  GLD_ASSIGN_OR_RETURN(Bhwc idx, ctx.IndexShape(ctx.input_index(0), params[0]));
+  const int64_t inner = Product(params, 1, params.size());
+  if (o.elements() != ids[0] * inner) {
+    return ctx.Invalid("output " + o.ToString() + " does not match table " + ShapeToString(params) + " and ids " +
+                       ShapeToString(ids));
+  }
+  Dispatch d;
+  d.shader.template_name = "gather.comp";
+  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
+      .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(1)})
+      .Bind(2, {DispatchBufferRef::kTensor, ctx.input_index(0)});
+  d.IVec4("u_out", o).IVec4("u_params", table).IVec4("u_indices", idx);
+  d.IVec4("u_dims", 1, params[0], static_cast<int32_t>(inner), ids[0]);
+  d.GridOver(o);
+  out->push_back(std::move(d));
+  return OkStatus();
+}
+
+Status BuildGatherNd(OpBuildContext& ctx, std::vector<Dispatch>* out) {
+  GLD_RETURN_IF_ERROR(NeedIo(ctx, 2, 1));
+  GLD_ASSIGN_OR_RETURN(Bhwc p, ctx.InputShape(0));
+  GLD_ASSIGN_OR_RETURN(Bhwc o, ctx.OutputShape(0));
+  if (ctx.input(1) == nullptr) return ctx.Invalid("indices missing");
+  const Shape& params = ctx.input(0)->shape;
+  const Shape& indices = ctx.input(1)->shape;
+  if (indices.empty()) return ctx.Invalid("indices must have rank >= 1");
+  const int64_t depth = indices.back();
+  if (depth < 1 || depth > static_cast<int64_t>(params.size())) {
+    return ctx.Unsupported("index depth " + std::to_string(depth) + " for params " + ShapeToString(params));
+  }
+  const size_t q = static_cast<size_t>(depth);
+  int64_t largest = 1;
+  for (size_t j = 0; j < q; ++j) largest = std::max<int64_t>(largest, params[j]);
+  GLD_ASSIGN_OR_RETURN(Bhwc idx, ctx.IndexShape(ctx.input_index(1), largest));
+  const int64_t inner = Product(params, q, params.size());
+  if (o.elements() != Product(indices, 0, indices.size() - 1) * inner) {
+    return ctx.Invalid("output " + o.ToString() + " does not match params " + ShapeToString(params) +
+                       " and indices " + ShapeToString(indices));
+  }
+  std::array<int32_t, 4> limits = {1, 1, 1, 1}, strides = {0, 0, 0, 0};
+  for (size_t j = 0; j < q; ++j) {
+    limits[j] = params[j];
+    strides[j] = static_cast<int32_t>(Product(params, j + 1, q));
+  }
+  Dispatch d;
+  d.shader.template_name = "gather_nd.comp";
+  d.shader.Define("DEPTH", depth);
+  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
+      .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)})
+      .Bind(2, {DispatchBufferRef::kTensor, ctx.input_index(1)});
+  d.IVec4("u_out", o).IVec4("u_params", p).IVec4("u_indices", idx);
+  d.IVec4("u_limits", limits).IVec4("u_strides", strides);
+  d.Int("u_inner", static_cast<int32_t>(inner));
   d.GridOver(o);
   out->push_back(std::move(d));
   return OkStatus();
