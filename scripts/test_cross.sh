@@ -13,6 +13,8 @@
 #   GLD_JOBS            parallel build jobs and tests (default: nproc)
 #   GLD_CROSS_BUILD_DIR the build folder (default build-cross-<arch>; ccache where installed)
 #   GLD_CROSS_TESTS     a ctest -R regex instead of the default selection
+#   GLD_CROSS_TARGETS   the build targets instead of the default ones (with
+#                       GLD_CROSS_TESTS: e.g. "gld_test_cpu_kernels gld_test_util")
 # Skipped on both (named): the Python checks of the source tree and of the
 # build tree's symbols (architecture.*, docs.paths_check: the same on every
 # target, run by the x86 stages), the graph page in the host's browser
@@ -37,6 +39,11 @@ else
   targets=(gld_unit_tests gld_test_models)
   labels=(-L 'unit|model')
   skips="$skips|^models\..*Gl|^hostile\.|^conformance\."
+fi
+
+if [ -n "${GLD_CROSS_TARGETS:-}" ]; then
+  read -r -a targets <<<"$GLD_CROSS_TARGETS"
+  skips="$skips|_NOT_BUILT\$"  # the test executables not asked for
 fi
 
 t0=$SECONDS
