@@ -41,8 +41,8 @@ for p in "${host_packages[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing on the host: ${missing[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
 # binfmt_misc: the target's ELF files run through qemu-user-static. Its

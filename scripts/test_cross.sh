@@ -68,7 +68,7 @@ read -r -a targets <<<"$9"
 labels=("${10}" "${11}")
 launcher=("${@:12}")
 root=$GLD_CROSS_ROOT
-bind() { mkdir -p "$root$2" && mount --bind "$1" "$root$2"; }
+bind() { mkdir -p "$root$2" && mount --rbind "$1" "$root$2"; }
 bind "$src" "$src"
 [ -d "$shared" ] && bind "$shared" "$shared"
 bind /dev /dev
