@@ -14,6 +14,8 @@
 #       skip those stages
 #   GLD_STAGES="..."   run only these stages (default: all), of
 #       deps build tests shaders minimum softpipe packages python sanbuild sanitize fuzz
+#       and, named only (not in the default list): cross, the aarch64 cross
+#       build and its tests under qemu (scripts/test_cross.sh aarch64)
 #       (a stage needs the build tree of the stages before it: build makes
 #       build/, sanbuild the sanitizer builds of what sanitize and fuzz run,
 #       as far as they are listed)
@@ -244,6 +246,11 @@ if want fuzz; then
     wait_bg "$f" || fuzz_failed=1
   done
   [ "$fuzz_failed" -eq 0 ] || { echo "=== a fuzzer failed (output above)"; exit 1; }
+fi
+
+if want cross; then
+  stage "aarch64 cross build and tests under qemu (scripts/test_cross.sh aarch64)"
+  GLD_JOBS=$jobs ./scripts/test_cross.sh aarch64
 fi
 
 stage "done"

@@ -50,8 +50,9 @@ StatusOr<PreparedGraph> PrepareGraph(Graph graph);
 
 class Runtime {
  public:
-  // Limit on the host memory one runtime may plan for its tensors.
-  static constexpr uint64_t kMaxHostBytes = uint64_t{16} << 30;
+  // Limit on the host memory one runtime may plan for its tensors: 16 GiB,
+  // and 1.5 GiB in a 32-bit process (whose user address space is 2-3 GiB).
+  static constexpr uint64_t kMaxHostBytes = sizeof(void*) >= 8 ? uint64_t{16} << 30 : uint64_t{3} << 29;
 
   // Makes the GPU backend for options.backend gl/auto; CreateGpuBackend
   // unless a test or an embedder supplies another.

@@ -1,6 +1,7 @@
 #include "util/aligned_buffer.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -71,7 +72,7 @@ uint8_t* MapOnHugePageBoundary(uint64_t bytes, uint64_t* mapped) {
   // life of the process (100 create/destroy cycles of pose_detection grew
   // the address space from 71 MB to 2.3 GB).
   const uint64_t page = PageSize();
-  if (bytes > UINT64_MAX - 2 * kHugePage) return nullptr;
+  if (bytes > SIZE_MAX - 2 * kHugePage) return nullptr;  // past a 32-bit address space: no wrap
   uint64_t length = (bytes + page - 1) / page * page;
   const uint64_t tail = length % kHugePage;
   if (tail >= kHugePage / 2) length += kHugePage - tail;
@@ -95,6 +96,9 @@ namespace {
 // boundary when `alloc` is at least `map_from` and the system gives one
 // (deleter->mapped set), else from the heap; null when neither can be had.
 uint8_t* AllocateAligned(uint64_t alloc, uint64_t map_from, AlignedDelete* deleter) {
+  if constexpr (sizeof(size_t) < 8) {
+    if (alloc > SIZE_MAX) return nullptr;  // a 32-bit process: the size_t below would wrap
+  }
   if (alloc >= map_from) {
     if (uint8_t* p = MapOnHugePageBoundary(alloc, &deleter->mapped)) return p;
   }
@@ -105,6 +109,7 @@ uint8_t* AllocateAligned(uint64_t alloc, uint64_t map_from, AlignedDelete* delet
 
 std::unique_ptr<uint8_t[], AlignedDelete> AllocateAlignedBlock(uint64_t bytes) {
   AlignedDelete deleter;
+  if (bytes > UINT64_MAX - AlignedBuffer::kAlignment) return std::unique_ptr<uint8_t[], AlignedDelete>(nullptr, deleter);
   uint8_t* p = AllocateAligned(bytes + AlignedBuffer::kAlignment, kMapBlocksFrom, &deleter);
   return std::unique_ptr<uint8_t[], AlignedDelete>(p, deleter);
 }

@@ -4,6 +4,10 @@
 #define GLD_HAVE_CPUID 1
 #include <cpuid.h>
 #endif
+#if (defined(__aarch64__) || defined(__arm__)) && defined(__linux__)
+#define GLD_HAVE_HWCAP 1
+#include <sys/auxv.h>
+#endif
 
 namespace gld {
 
@@ -22,6 +26,10 @@ constexpr uint32_t kAvx512vbmi = 1u << 1;   // CPUID.(7,0):ECX
 // Hi16_ZMM (ZMM16-31).
 constexpr uint64_t kXcr0Ymm = 0x06;
 constexpr uint64_t kXcr0Zmm = 0xe0;
+// AT_HWCAP bits: AArch64 HWCAP_ASIMDHP, HWCAP_ASIMDDP; 32-bit ARM HWCAP_NEON.
+constexpr uint64_t kHwcapAsimdHp = uint64_t{1} << 10;
+constexpr uint64_t kHwcapAsimdDp = uint64_t{1} << 20;
+constexpr uint64_t kHwcapArmNeon = uint64_t{1} << 12;
 
 }  // namespace
 
@@ -61,8 +69,24 @@ CpuidWords ReadCpuidWords() {
   return words;
 }
 
+CpuFeatures DecodeArmHwcap(uint64_t hwcap, bool aarch64) {
+  CpuFeatures f;
+  f.neon = aarch64 || (hwcap & kHwcapArmNeon) != 0;
+  f.neon_dot = aarch64 && (hwcap & kHwcapAsimdDp) != 0;
+  f.neon_fp16 = aarch64 && (hwcap & kHwcapAsimdHp) != 0;
+  return f;
+}
+
 const CpuFeatures& HostCpuFeatures() {
+#ifdef GLD_HAVE_HWCAP
+#ifdef __aarch64__
+  static const CpuFeatures features = DecodeArmHwcap(::getauxval(AT_HWCAP), true);
+#else
+  static const CpuFeatures features = DecodeArmHwcap(::getauxval(AT_HWCAP), false);
+#endif
+#else
   static const CpuFeatures features = DecodeCpuFeatures(ReadCpuidWords());
+#endif
   return features;
 }
 

@@ -3,7 +3,8 @@
 // AVX-512F paths). An instruction set counts only where the OS also saves the
 // registers it uses across context switches, as XCR0 (read by XGETBV) says;
 // a CPU bit alone is not enough (a kernel may leave AVX-512 state off).
-// Other architectures and compilers: every flag is false.
+// On ARM Linux the flags below the x86 ones come from the kernel's hardware
+// capability words (getauxval(AT_HWCAP)); elsewhere every flag is false.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +33,20 @@ struct CpuFeatures {
   // byte table looked up for 64 bytes at once; counted only with avx512f
   // and BW.
   bool avx512vbmi = false;
+  // ARM Advanced SIMD (NEON): 128-bit integer and float vectors. Every
+  // AArch64 CPU has it; on 32-bit ARM, HWCAP_NEON (AT_HWCAP bit 12).
+  bool neon = false;
+  // AArch64 dot product (SDOT / UDOT: four int8 products summed into each
+  // int32 lane), HWCAP_ASIMDDP (AT_HWCAP bit 20); counted only with neon.
+  bool neon_dot = false;
+  // AArch64 half-precision vector arithmetic, HWCAP_ASIMDHP (AT_HWCAP bit
+  // 10); counted only with neon.
+  bool neon_fp16 = false;
 };
+
+// The ARM flags from the AT_HWCAP word of an AArch64 (aarch64 true) or a
+// 32-bit ARM kernel, so that the decision can be tested with any CPU's word.
+CpuFeatures DecodeArmHwcap(uint64_t hwcap, bool aarch64);
 
 // The CPUID and XCR0 words the flags are decided from, so that the decision
 // can be tested with any CPU's values.
@@ -48,7 +62,8 @@ CpuFeatures DecodeCpuFeatures(const CpuidWords& words);
 // This machine's words (all zero off x86 or without GCC/Clang's <cpuid.h>).
 CpuidWords ReadCpuidWords();
 
-// DecodeCpuFeatures(ReadCpuidWords()), read on the first call.
+// DecodeCpuFeatures(ReadCpuidWords()) on x86, DecodeArmHwcap(getauxval(
+// AT_HWCAP)) on ARM Linux; read on the first call.
 const CpuFeatures& HostCpuFeatures();
 
 }  // namespace gld

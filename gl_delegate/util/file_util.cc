@@ -120,6 +120,14 @@ StatusOr<ReadOnlyFile> OpenRegularFileForRead(const std::string& path, uint64_t 
     return InvalidArgumentError(named + " is " + what + ", not a regular file");
   }
   if (trust == FileTrust::kOwner) GLD_RETURN_IF_ERROR(CheckOwnedByUser(st, named));
+  // Read or mapped whole: a 32-bit process (2-3 GiB of user address
+  // space) takes at most 2 GiB, and its size_t must not wrap.
+  if constexpr (sizeof(size_t) < 8) {
+    if (file.size() > uint64_t{1} << 31) {
+      return InvalidArgumentError(named + " is " + std::to_string(file.size()) +
+                                  " bytes, more than a 32-bit process can read or map (2 GiB)");
+    }
+  }
   if (file.size() > max_bytes) {
     return InvalidArgumentError(named + " is " + std::to_string(file.size()) + " bytes, more than the limit of " +
                                 std::to_string(max_bytes));

@@ -25,6 +25,10 @@ using cpu::Int8Path;
 
 #define SKIP_WITHOUT_VECTOR_LOOPS() \
   if (!cpu::HasInt8Rows16()) GTEST_SKIP() << "no AVX-512 VNNI: only the portable loops run here"
+// The loops that also have a NEON form (AArch64).
+#define SKIP_WITHOUT_ROW_LOOPS()                           \
+  if (!cpu::HasInt8Rows16() && !cpu::HasInt8RowsNeon()) \
+  GTEST_SKIP() << "no AVX-512 VNNI or NEON: only the portable loops run here"
 
 // Random int8 values with -128 and 127 sprinkled in.
 std::vector<int8_t> Bytes(size_t n, std::mt19937& rng) {
@@ -42,7 +46,7 @@ int32_t Uniform(std::mt19937& rng, int64_t lo, int64_t hi) {
 }
 
 TEST(Int8Rows, MultiplyByQuantizedMultiplierMatchesScalar) {
-  SKIP_WITHOUT_VECTOR_LOOPS();
+  SKIP_WITHOUT_ROW_LOOPS();
   std::mt19937 rng(1);
   const int32_t kMin = std::numeric_limits<int32_t>::min(), kMax = std::numeric_limits<int32_t>::max();
   const std::vector<int32_t> multipliers = {kMin, kMax, 1 << 30, (1 << 30) + 1, 1518500250, 0, 1, -(1 << 30)};
@@ -157,7 +161,7 @@ cpu::Int8BinaryParams RandomBinaryParams(cpu::Int8BinaryKind kind, int trial, st
 }
 
 TEST(Int8Rows, BinaryRunsMatchScalar) {
-  SKIP_WITHOUT_VECTOR_LOOPS();
+  SKIP_WITHOUT_ROW_LOOPS();
   using K = cpu::Int8BinaryKind;
   const K kinds[] = {K::kAdd, K::kSub, K::kMul, K::kSquaredDifference, K::kXnnAdd, K::kXnnSub, K::kXnnMul};
   const int64_t strides[][2] = {{1, 1}, {1, 0}, {0, 1}, {0, 0}, {2, 1}};

@@ -65,6 +65,20 @@ TEST(AllocateAlignedBlock, AlignedWritableAndReusable) {
   }
 }
 
+// A size past what the address space holds is a null block, never a wrap:
+// bytes + the readable tail once overflowed uint64_t (a few bytes
+// allocated for an enormous request), and on a 32-bit target anything past
+// 4 GiB once wrapped in the size_t of the mapping or the heap call.
+TEST(AllocateAlignedBlock, SizesBeyondTheAddressSpaceFail) {
+  for (uint64_t bytes : {UINT64_MAX, UINT64_MAX - AlignedBuffer::kAlignment + 1, UINT64_MAX - (uint64_t{3} << 20)}) {
+    EXPECT_EQ(AllocateAlignedBlock(bytes), nullptr) << bytes;
+  }
+  if (sizeof(size_t) < 8) {
+    EXPECT_EQ(AllocateAlignedBlock((uint64_t{1} << 32) + 4096), nullptr);  // would wrap to 4 KiB
+    EXPECT_EQ(AllocateAlignedBlock(uint64_t{1} << 32), nullptr);
+  }
+}
+
 // True when the page at `p` is mapped (mincore fails with ENOMEM on an
 // unmapped range).
 bool PageMapped(uintptr_t p) {

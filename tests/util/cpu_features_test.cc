@@ -127,5 +127,34 @@ TEST(CpuFeatures, HostIsReadOnceAndAgreesWithTheCompiler) {
 #endif
 }
 
+TEST(CpuFeatures, ArmFlagsFromTheHwcapWord) {
+  constexpr uint64_t kAsimdHp = uint64_t{1} << 10, kAsimdDp = uint64_t{1} << 20, kArmNeon = uint64_t{1} << 12;
+  const CpuFeatures bare = DecodeArmHwcap(0, true);  // AArch64: NEON always
+  EXPECT_TRUE(bare.neon);
+  EXPECT_FALSE(bare.neon_dot || bare.neon_fp16);
+  const CpuFeatures dot = DecodeArmHwcap(kAsimdDp, true);
+  EXPECT_TRUE(dot.neon_dot);
+  EXPECT_FALSE(dot.neon_fp16);
+  EXPECT_TRUE(DecodeArmHwcap(kAsimdHp, true).neon_fp16);
+  // 32-bit ARM: NEON only with its bit, and never the AArch64 extensions.
+  EXPECT_FALSE(DecodeArmHwcap(kAsimdDp | kAsimdHp, false).neon);
+  const CpuFeatures arm = DecodeArmHwcap(kArmNeon | kAsimdDp | kAsimdHp, false);
+  EXPECT_TRUE(arm.neon);
+  EXPECT_FALSE(arm.neon_dot || arm.neon_fp16 || arm.avx);
+}
+
+TEST(CpuFeatures, HostArmFlagsAgreeWithTheArchitecture) {
+  const CpuFeatures& host = HostCpuFeatures();
+#if defined(__aarch64__)
+  EXPECT_TRUE(host.neon);
+#elif defined(__arm__)
+  // NEON where the kernel says so (armhf's baseline does not assume it);
+  // the AArch64 extensions never.
+  EXPECT_FALSE(host.neon_dot || host.neon_fp16);
+#else
+  EXPECT_FALSE(host.neon || host.neon_dot || host.neon_fp16);
+#endif
+}
+
 }  // namespace
 }  // namespace gld

@@ -160,6 +160,7 @@ void PanelsAt(const int8_t* x, int64_t stride_x, const int64_t* off, int64_t row
 
 }  // namespace
 
+#ifdef GLD_INT8_GEMM  // (without it, Int8GemmItems calls nothing: -Wunused-function)
 namespace {
 
 // The last rows of a GEMM with fused rows that do not fill one: its outputs
@@ -172,6 +173,7 @@ __attribute__((noinline)) void FusedTail(const int8_t* flipped, int64_t rows, co
 }
 
 }  // namespace
+#endif
 
 int64_t Int8GemmItemCount(int64_t rows, const Int8GemmWeights& p) {
   return (rows + kInt8GemmBlockRows - 1) / kInt8GemmBlockRows * p.panels;

@@ -15,6 +15,14 @@ namespace gld::cpu {
 
 namespace fp = fixed_point;
 
+bool HasInt8RowsNeon() {
+#ifdef GLD_INT8_ROWS_NEON
+  return true;
+#else
+  return false;
+#endif
+}
+
 bool HasInt8Rows16() {
 #ifdef GLD_INT8_ROWS16
   const CpuFeatures& f = HostCpuFeatures();
@@ -155,6 +163,9 @@ void MultiplyByQuantizedMultiplierRow(const int32_t* x, int32_t* y, int64_t n, i
 #ifdef GLD_INT8_ROWS16
   if (UseVector(path)) return int8_rows_x86::MultiplyRow(x, y, n, multiplier, shift);
 #endif
+#ifdef GLD_INT8_ROWS_NEON
+  if (path == Int8Path::kAuto) return int8_rows_arm::MultiplyRow(x, y, n, multiplier, shift);
+#endif
   for (int64_t i = 0; i < n; ++i) y[i] = fp::MultiplyByQuantizedMultiplier(x[i], multiplier, shift);
 }
 
@@ -171,6 +182,12 @@ void Int8BinaryRun(const Int8BinaryParams& p, const int8_t* a, int64_t sa, const
 #ifdef GLD_INT8_ROWS16
   if (UseVector(path) && (sa == 0 || sa == 1) && (sb == 0 || sb == 1) && n >= 4) {
     return int8_rows_x86::BinaryRun(p, a, sa, b, sb, y, n);
+  }
+#endif
+#ifdef GLD_INT8_ROWS_NEON
+  if (path == Int8Path::kAuto && (sa == 0 || sa == 1) && (sb == 0 || sb == 1)) {
+    const int64_t done = int8_rows_arm::BinaryRun(p, a, sa, b, sb, y, n);
+    return BinaryRunPortable(p, a + done * sa, sa, b + done * sb, sb, y + done, n - done);
   }
 #endif
   BinaryRunPortable(p, a, sa, b, sb, y, n);

@@ -1,6 +1,6 @@
 // The per-architecture forms of the int8 rows (int8_rows.h), for the
 // dispatch in int8_rows.cc: x86.cc (AVX-512 F, BW, VL with VNNI or VBMI),
-// where GLD_AVX512 is defined. A form for another architecture adds its file
+// where GLD_AVX512 is defined; arm.cc (NEON) on AArch64. A form for another architecture adds its file
 // and its block here. Internal to micro/int8_rows/.
 #pragma once
 
@@ -10,6 +10,11 @@
 
 #include "cpu_kernels/micro/int8_rows/int8_rows.h"
 #include "cpu_kernels/micro/x86_intrinsics.h"
+
+#if defined(__aarch64__) && defined(__ARM_NEON) && !defined(GLD_NO_MULTIVERSION)
+#define GLD_INT8_ROWS_NEON 1
+#include <arm_neon.h>
+#endif
 
 #ifdef GLD_AVX512
 #define GLD_INT8_ROWS16 1
@@ -54,4 +59,17 @@ GLD_I8V void SumBlock(const int8_t* x, int64_t outer, int64_t reduced, int64_t i
 GLD_I8V void MeanRequantize(const int32_t* sums, int64_t n, float scale, float bias, int8_t* y);
 
 }  // namespace gld::cpu::int8_rows_x86
+#endif
+
+#ifdef GLD_INT8_ROWS_NEON
+// The NEON loops, each as its portable loop in int8_rows.cc computes it;
+// BinaryRun takes operands of stride 0 or 1 and returns how many of the n
+// values it wrote (a multiple of 8: the rest are the portable loop's).
+namespace gld::cpu::int8_rows_arm {
+
+void MultiplyRow(const int32_t* x, int32_t* y, int64_t n, int32_t multiplier, int shift);
+int64_t BinaryRun(const Int8BinaryParams& p, const int8_t* a, int64_t sa, const int8_t* b, int64_t sb, int8_t* y,
+                  int64_t n);
+
+}  // namespace gld::cpu::int8_rows_arm
 #endif

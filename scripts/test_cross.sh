@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Cross-builds gldelegate for an ARM target (Release, warnings as errors)
+# and runs its tests under qemu-user in the target's root:
+#   scripts/test_cross.sh aarch64   every unit and model test that x86 runs
+#                                   (the GL ones on the target's own Mesa
+#                                   llvmpipe), but the skips below
+#   scripts/test_cross.sh armhf     the unit tests and the CPU model tests
+# The root (scripts/make_target_root.sh) is both the compiler's sysroot and
+# the chroot the tests run in: the source tree and ../shared are bound into
+# it at their own paths, in a mount namespace of this script's own (gone
+# when it ends), and CMAKE_CROSSCOMPILING_EMULATOR (scripts/cross_exec.sh)
+# runs each test binary there, through binfmt_misc's qemu.
+#   GLD_JOBS            parallel build jobs and tests (default: nproc)
+#   GLD_CROSS_BUILD_DIR the build folder (default build-cross-<arch>; ccache where installed)
+#   GLD_CROSS_TESTS     a ctest -R regex instead of the default selection
+#   GLD_CROSS_TARGETS   the build targets instead of the default ones (with
+#                       GLD_CROSS_TESTS: e.g. "gld_test_cpu_kernels gld_test_util")
+# Skipped on both (named): the Python checks of the source tree and of the
+# build tree's symbols (architecture.*, docs.paths_check: the same on every
+# target, run by the x86 stages), the graph page in the host's browser
+# (tools.graph_page_in_browser) and the host script tools.gpu_run_without_nvidia.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+src=$PWD
+case ${1:-} in
+  aarch64) deb_arch=arm64 toolchain=aarch64-linux-gnu ;;
+  armhf) deb_arch=armhf toolchain=arm-linux-gnueabihf ;;
+  *) echo "usage: $0 aarch64|armhf" >&2; exit 2 ;;
+esac
+arch=$1
+jobs=${GLD_JOBS:-$(nproc)}
+build=${GLD_CROSS_BUILD_DIR:-build-cross-$deb_arch}
+skips='^(architecture\.|docs\.paths_check$|tools\.graph_page_in_browser$|tools\.gpu_run_without_nvidia$)'
+if [ "$arch" = aarch64 ]; then
+  targets=(gld_unit_tests gld_test_models gld_test_conformance gld_test_hostile)
+  labels=(-L 'unit|model')
+else
+  # armhf: the unit tests, and of the model tests the CPU backend's.
+  targets=(gld_unit_tests gld_test_models)
+  labels=(-L 'unit|model')
+  skips="$skips|^models\..*Gl|^hostile\.|^conformance\."
+fi
+
+if [ -n "${GLD_CROSS_TARGETS:-}" ]; then
+  read -r -a targets <<<"$GLD_CROSS_TARGETS"
+  skips="$skips|_NOT_BUILT\$"  # the test executables not asked for
+fi
+
+t0=$SECONDS
+root=$(./scripts/make_target_root.sh "$arch")
+t_root=$((SECONDS - t0))
+
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+
+# Everything below in a mount namespace of its own: the test binaries run
+# (from the build's test discovery on) in the root, with the source tree,
+# the shared models and /proc, /sys, /dev bound in.
+shared=$(realpath -m "$src/../shared")
+export GLD_CROSS_ROOT=$root
+unshare --mount --propagation private bash -s "$src" "$shared" "$build" "$toolchain" "$jobs" "$skips" \
+  "$t_root" "${GLD_CROSS_TESTS:-}" "${targets[*]}" "${labels[@]}" "${launcher[@]}" <<'EOF'
+set -euo pipefail
+src=$1 shared=$2 build=$3 toolchain=$4 jobs=$5 skips=$6 t_root=$7 only=$8
+read -r -a targets <<<"$9"
+labels=("${10}" "${11}")
+launcher=("${@:12}")
+root=$GLD_CROSS_ROOT
+bind() { mkdir -p "$root$2" && mount --rbind "$1" "$root$2"; }
+bind "$src" "$src"
+[ -d "$shared" ] && bind "$shared" "$shared"
+bind /dev /dev
+mount -t proc proc "$root/proc"
+mount -t sysfs sysfs "$root/sys"
+mount -t tmpfs tmpfs "$root/tmp"
+
+t0=$SECONDS
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGLD_WERROR=ON \
+  -DCMAKE_TOOLCHAIN_FILE="$src/cmake/toolchains/$toolchain.cmake" -DCMAKE_SYSROOT="$root" \
+  -DCMAKE_CROSSCOMPILING_EMULATOR="$src/scripts/cross_exec.sh" "${launcher[@]}" >/dev/null
+cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+t_build=$((SECONDS - t0))
+
+t0=$SECONDS
+select=("${labels[@]}" -E "$skips")
+[ -n "$only" ] && select=(-R "$only" -E "$skips")
+echo "=== test_cross: ctest ${select[*]}"
+rc=0
+ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 1800 "${select[@]}" || rc=$?
+t_tests=$((SECONDS - t0))
+echo "=== test_cross: wall times: target root ${t_root} s, cross build ${t_build} s, tests under qemu ${t_tests} s"
+exit "$rc"
+EOF
