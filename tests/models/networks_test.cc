@@ -392,10 +392,12 @@ constexpr PyTorchPlacement kPyTorchPlacements[] = {
     {"pt_resnet_float32", 1, 0},
     {"pt_encoder_float32", 1, 0},
     {"pt_audio_float32", 1, 0},
-    // RegNetY: four grouped CONV_2D (8 channels a group) on the CPU.
-    {"pt_regnet_float32", 5, 4},
+    // RegNetY: one segment since grouped CONV_2D runs on GL (before: 5
+    // segments, its four grouped convolutions on the CPU).
+    {"pt_regnet_float32", 1, 0},
     // grid_sample: int32 index math (SELECT_V2, LESS, ADD, CAST,
-    // CONCATENATION), GATHER_ND and BROADCAST_TO on the CPU.
+    // CONCATENATION) on the CPU, and the rank-5 GATHER_ND and BROADCAST_TO
+    // (and their RESHAPEs) that it feeds.
     {"pt_pixel_grid_float32", 9, 57},
 };
 
