@@ -276,8 +276,8 @@ TEST(OptionsTable, CppCreateRefusesWhatTheCApiRefusesWithTheSameMessage) {
 #undef GLD_OPTION
   // backend, precision, num_threads, egl_device, max_delegated_partitions,
   // min_nodes_per_partition, context, share_egl_display, share_egl_context,
-  // gl_limits, max_loop_iterations.
-  EXPECT_EQ(refused.size(), 11u);
+  // trace_max_invokes, gl_limits, max_loop_iterations.
+  EXPECT_EQ(refused.size(), 12u);
   const std::vector<uint8_t> bytes = testing::AddReluModel();
   auto model = Model::FromBuffer(bytes.data(), bytes.size());
   ASSERT_TRUE(model.ok()) << model.status().ToString();
