@@ -208,7 +208,7 @@ TEST(OptionsTable, EveryOptionComesBackThroughCAndCpp) {
   GLD_TEST_OPTION_##kind(field, c_name, min, special) ++rows;
 #include "gldelegate/options.inc"
 #undef GLD_OPTION
-  EXPECT_EQ(rows, 19);
+  EXPECT_EQ(rows, 20);
   EXPECT_EQ(CheckOption(Options{}, "no_such_option").code(), StatusCode::kNotFound);
 }
 
