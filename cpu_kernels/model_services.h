@@ -71,7 +71,7 @@ class ResourceVariables {
 // The status of an invoke that Interpreter::Cancel ended, `where` saying
 // where it stopped ("before node 3 (ADD) (step 2 of 5)").
 inline Status InvokeCancelled(const std::string& where) {
-  return UnavailableError("invoke cancelled (Interpreter::Cancel) " + where);
+  return CancelledError("invoke cancelled (Interpreter::Cancel) " + where);
 }
 
 class ModelServices {

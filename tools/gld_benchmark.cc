@@ -718,6 +718,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--cache_dir", f.cache_dir, "program cache folder");
   app.add_option("--delegate_serialize_dir", f.delegate_serialize_dir, "TFLite's name for --cache_dir");
+  gld::tools::AddOptionFlags(app, f.backend, {"--cache_allow_shared", "--trace_max_invokes"});
   app.add_option("--model_token", f.model_token, "cache key for the model (default: fingerprint of its bytes)");
   app.add_option("--delegate_serialize_token", f.delegate_serialize_token, "TFLite's name for --model_token");
   app.add_flag("--enable_op_profiling", f.enable_op_profiling, "time every GPU dispatch and CPU node");

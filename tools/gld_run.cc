@@ -50,7 +50,7 @@ int Run(const std::string& graph, const gld::Options& options, const std::vector
   for (const std::string& spec : input_specs) {
     auto parsed = ParseInputSpec(spec);
     if (!parsed.ok()) return gld::tools::Fail(kTool, parsed.status());
-    auto index = gld::tools::FindInputIndex(interp.inputs(), parsed->name, "--input");
+    auto index = gld::tools::FindInputIndex(interp.inputs(), parsed->name, "--input", (*model)->signatures());
     if (!index.ok()) return gld::tools::Fail(kTool, index.status());
     files[*index] = parsed->file;
   }
@@ -77,7 +77,7 @@ int Run(const std::string& graph, const gld::Options& options, const std::vector
   auto start = std::chrono::steady_clock::now();
   // A signal before the invoke began is honoured too (Cancel ends only a
   // running invoke).
-  gld::Status s = gld::tools::StopRequested() ? gld::UnavailableError("invoke cancelled before it began") : interp.Invoke();
+  gld::Status s = gld::tools::StopRequested() ? gld::CancelledError("invoke cancelled before it began") : interp.Invoke();
   auto end = std::chrono::steady_clock::now();
   if (!s.ok() && gld::tools::StopRequested()) {  // the signal cancelled it
     const int sig = gld::tools::StopSignal();
@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
   gld::tools::AddBackendFlags(app, backend, true, true);
   gld::tools::AddCacheFlags(app, backend);
   app.add_option("--input", inputs,
-                 "NAME=FILE.npy (NAME: input name or index; repeatable); other inputs are random");
+                 "NAME=FILE.npy (NAME: input tensor name, its signature name, or index; repeatable); other inputs are random");
   app.add_option("--seed", seed,
                  "seed of the random inputs: floats uniform in [-1, 1), integers in [0, 4), bools 0/1 "
                  "(splitmix64, same values on every machine)")

@@ -172,6 +172,7 @@ int main(int argc, char** argv) {
   app.add_option("--gpu_deny_ops", flags.gpu_deny_ops, "comma-separated op names forced to the CPU, as at run time");
   app.add_option("--log_level", flags.log_level, "trace, debug, info, warn, error or off");
   gld::tools::AddCustomOpsFlag(app, flags);
+  gld::tools::AddOptionFlags(app, flags, {"--cache_allow_shared"});
   app.add_flag("--verify", verify, "afterwards, load and link every entry in --cache_dir and report stale or bad ones");
   app.add_option("--jobs", jobs_flag, "models warmed at once (one with --tune)")->capture_default_str();
   app.add_flag("--tune", tune,

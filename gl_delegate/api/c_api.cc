@@ -65,6 +65,7 @@ GldStatus ToC(gld::StatusCode code) {
     case gld::StatusCode::kDataLoss: return GLD_DATA_LOSS;
     case gld::StatusCode::kOutOfRange: return GLD_OUT_OF_RANGE;
     case gld::StatusCode::kInternal: return GLD_INTERNAL;
+    case gld::StatusCode::kCancelled: return GLD_CANCELLED;
   }
   return GLD_INTERNAL;
 }
@@ -242,6 +243,7 @@ const char* GldStatusName(GldStatus status) {
     case GLD_DATA_LOSS: return "DATA_LOSS";
     case GLD_OUT_OF_RANGE: return "OUT_OF_RANGE";
     case GLD_INTERNAL: return "INTERNAL";
+    case GLD_CANCELLED: return "CANCELLED";
   }
   return "UNKNOWN";
 }

@@ -38,7 +38,7 @@ class CNode {
   Status Result(GldStatus st, const char* callback) const {
     if (st == GLD_OK) return OkStatus();
     const int code = static_cast<int>(st);
-    const StatusCode sc = code > 0 && code <= static_cast<int>(StatusCode::kInternal) ? static_cast<StatusCode>(code)
+    const StatusCode sc = code > 0 && code <= static_cast<int>(StatusCode::kCancelled) ? static_cast<StatusCode>(code)
                                                                                      : StatusCode::kInternal;
     const std::string msg = error_[0] != '\0' ? std::string(error_, strnlen(error_, sizeof(error_)))
                                               : std::string(callback) + " returned " + GldStatusName(st);

@@ -1,8 +1,9 @@
-// The delegate's C entries: GldTfLiteDelegateCreate / Delete
+// The delegate's C entries: GldTfLiteDelegateCreate / Delete / Cancel
 // (gldelegate/tflite_delegate.h) and TFLite's external delegate interface,
 // tflite_plugin_create_delegate / tflite_plugin_destroy_delegate.
 #include "gldelegate/tflite_delegate.h"
 
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <string>
@@ -75,5 +76,15 @@ TfLiteDelegate* GldTfLiteDelegateCreate(const GldOptions* options) {
 }
 
 void GldTfLiteDelegateDelete(TfLiteDelegate* delegate) { delete gld::delegate::GlTfLiteDelegate::From(delegate); }
+
+GldStatus GldTfLiteDelegateCancel(TfLiteDelegate* delegate) {
+  gld::delegate::GlTfLiteDelegate* self = gld::delegate::GlTfLiteDelegate::From(delegate);
+  if (self == nullptr) {
+    gld::SetCLastError(gld::InvalidArgumentError("GldTfLiteDelegateCancel: not a gldelegate delegate (or null)"));
+    return GLD_INVALID_ARGUMENT;
+  }
+  self->cancel_flag()->store(true, std::memory_order_relaxed);
+  return GLD_OK;
+}
 
 }  // extern "C"

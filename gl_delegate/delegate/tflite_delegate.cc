@@ -95,8 +95,10 @@ std::vector<int> Indices(const TfLiteIntArray* a) {
 // One partition TFLite made of the delegated nodes: a Runtime over them.
 class PartitionKernel {
  public:
-  PartitionKernel(const Options& options, std::vector<Node> nodes, const TfLiteDelegateParams& params)
+  PartitionKernel(const Options& options, std::shared_ptr<std::atomic<bool>> cancel, std::vector<Node> nodes,
+                  const TfLiteDelegateParams& params)
       : options_(options),
+        cancel_(std::move(cancel)),
         nodes_(std::move(nodes)),
         inputs_(Indices(params.input_tensors)),
         outputs_(Indices(params.output_tensors)) {}
@@ -116,6 +118,7 @@ class PartitionKernel {
     for (int t : cg.graph.inputs) runtime_inputs_.push_back(cg.tflite_tensor[static_cast<size_t>(t)]);
     for (int t : cg.graph.outputs) runtime_outputs_.push_back(cg.tflite_tensor[static_cast<size_t>(t)]);
     GLD_ASSIGN_OR_RETURN(runtime_, Runtime::Create(std::move(cg.graph), options));
+    runtime_->UseCancelFlag(cancel_);
     const InterpreterReport& r = runtime_->report();
     Log().info("gldelegate: partition of {} TFLite nodes: {}; program cache: {} hits, {} misses{}", nodes_.size(),
                r.placement_line, r.cache_hits, r.cache_misses, r.cache_file.empty() ? "" : " (" + r.cache_file + ")");
@@ -161,6 +164,7 @@ class PartitionKernel {
   }
 
   const Options& options_;
+  std::shared_ptr<std::atomic<bool>> cancel_;  // the delegate's (GldTfLiteDelegateCancel)
   std::vector<Node> nodes_;           // made in the delegate's Prepare
   std::vector<int> inputs_, outputs_;  // TFLite indices
   std::unique_ptr<Runtime> runtime_;
@@ -179,7 +183,7 @@ void* KernelInit(TfLiteContext* context, const char* buffer, size_t) {
       if (node == nullptr) return nullptr;
       nodes.push_back(*node);
     }
-    return new PartitionKernel(self->options(), std::move(nodes), *params);
+    return new PartitionKernel(self->options(), self->cancel_flag(), std::move(nodes), *params);
   } catch (...) {
     return nullptr;
   }

@@ -15,6 +15,7 @@
 // with the message through context->ReportError.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 
@@ -39,11 +40,15 @@ class GlTfLiteDelegate {
   // partitions' kernels copy when TFLite makes them (inside Prepare).
   void set_chosen_nodes(std::map<int, Node> nodes) { chosen_ = std::move(nodes); }
   const Node* chosen_node(int tflite_node) const;
+  // GldTfLiteDelegateCancel's flag, read by every partition's Runtime: set,
+  // it ends the partition invoke running now (each clears it as it starts).
+  const std::shared_ptr<std::atomic<bool>>& cancel_flag() const { return cancel_; }
 
  private:
   TfLiteDelegate delegate_;
   Options options_;
   std::map<int, Node> chosen_;
+  std::shared_ptr<std::atomic<bool>> cancel_ = std::make_shared<std::atomic<bool>>(false);
 };
 
 }  // namespace gld::delegate

@@ -95,7 +95,7 @@ class Reader {
   // Reads subgraph `index` into a Graph (its constants in a block of their
   // own); `info` (the entry subgraph's) gets the op versions.
   StatusOr<Graph> ReadSubgraph(int index, TfliteLoadInfo* info, int64_t* total_bytes);
-  Status ApplySignatureNames(Graph& graph) const;
+  Status CheckSignatureTensors(const Graph& graph) const;
   Status ReadSignatures(const flatbuffers::Vector<flatbuffers::Offset<tflite::SignatureDef>>& sigs,
                         TfliteLoadInfo* info) const;
   StatusOr<BufferRef> GetBuffer(uint32_t index, const std::string& who) const;
@@ -696,7 +696,7 @@ StatusOr<Graph> Reader::Read(TfliteLoadInfo* info) {
     info->constant_ranges = std::move(constant_ranges_);
     info->constant_blocks = std::move(constant_blocks_);
   }
-  GLD_RETURN_IF_ERROR(ApplySignatureNames(graphs[static_cast<size_t>(entry_)]));
+  GLD_RETURN_IF_ERROR(CheckSignatureTensors(graphs[static_cast<size_t>(entry_)]));
   GLD_RETURN_IF_ERROR(CheckSubgraphCalls(graphs));
   Graph main = std::move(graphs[static_cast<size_t>(entry_)]);
   for (const Graph& g : graphs) {
@@ -799,36 +799,27 @@ StatusOr<Graph> Reader::ReadSubgraph(int index, TfliteLoadInfo* info, int64_t* t
   return std::move(graph_);
 }
 
-Status Reader::ApplySignatureNames(Graph& graph) const {
+// The entry subgraph's signatures must name tensors it has. Their names
+// stay a mapping of their own (TfliteLoadInfo::signatures: the signature
+// runners' names); the tensors keep the file's names, as LiteRT's
+// get_input_details gives them ("serving_default_image:0").
+Status Reader::CheckSignatureTensors(const Graph& graph) const {
   const size_t num_tensors = graph.tensors.size();
-  std::vector<char> is_input(num_tensors, 0), is_output(num_tensors, 0);
-  for (int t : graph.inputs) is_input[static_cast<size_t>(t)] = 1;
-  for (int t : graph.outputs) is_output[static_cast<size_t>(t)] = 1;
-  // Signature names replace the names of the tensors they map.
   const auto* sigs = model_->signature_defs();
   if (sigs == nullptr) return OkStatus();
   for (flatbuffers::uoffset_t s = 0; s < sigs->size(); ++s) {
     const tflite::SignatureDef* sig = sigs->Get(s);
     if (static_cast<int>(sig->subgraph_index()) != entry_) continue;
-    auto apply = [&](const flatbuffers::Vector<flatbuffers::Offset<tflite::TensorMap>>* maps, const char* kind,
-                     const std::vector<char>& in_io) -> Status {
-      if (maps == nullptr) return OkStatus();
-      for (flatbuffers::uoffset_t i = 0; i < maps->size(); ++i) {
-        const tflite::TensorMap* map = maps->Get(i);
-        const uint32_t t = map->tensor_index();
-        if (t >= num_tensors) {
-          return InvalidArgumentError("signature def " + std::to_string(s) + " ('" + Quote(sig->signature_key()) +
-                                      "'): " + kind + " '" + Quote(map->name()) + "' refers to tensor " +
-                                      std::to_string(t) + ", the subgraph has " + std::to_string(num_tensors) +
-                                      " tensors");
-        }
-        if (map->name() != nullptr && in_io[t]) graph.tensors[t].name = map->name()->str();
+    for (const auto* maps : {sig->inputs(), sig->outputs()}) {
+      if (maps == nullptr) continue;
+      for (const tflite::TensorMap* map : *maps) {
+        if (map->tensor_index() < num_tensors) continue;
+        return InvalidArgumentError("signature def " + std::to_string(s) + " ('" + Quote(sig->signature_key()) +
+                                    "'): " + (maps == sig->inputs() ? "input" : "output") + " '" +
+                                    Quote(map->name()) + "' refers to tensor " + std::to_string(map->tensor_index()) +
+                                    ", the subgraph has " + std::to_string(num_tensors) + " tensors");
       }
-      return OkStatus();
-    };
-    GLD_RETURN_IF_ERROR(apply(sig->inputs(), "input", is_input));
-    GLD_RETURN_IF_ERROR(apply(sig->outputs(), "output", is_output));
-    break;  // the first signature naming this subgraph
+    }
   }
   return OkStatus();
 }

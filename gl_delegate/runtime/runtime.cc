@@ -1,7 +1,6 @@
 #include "runtime/runtime.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -197,25 +196,6 @@ Status Runtime::PlanSteps(const Options& options, PartitionOptions& popts) {
   return OkStatus();
 }
 
-namespace {
-
-// How many invokes a trace keeps: $GLD_TRACE_MAX_INVOKES (a whole number
-// from 1), else TraceRecorder::kDefaultMaxRuns.
-StatusOr<int> TraceMaxInvokes() {
-  const char* env = std::getenv("GLD_TRACE_MAX_INVOKES");
-  if (env == nullptr || *env == '\0') return TraceRecorder::kDefaultMaxRuns;
-  char* end = nullptr;
-  errno = 0;
-  const long v = std::strtol(env, &end, 10);
-  if (*end != '\0' || errno != 0 || v < 1 || v > (1L << 30)) {
-    return InvalidArgumentError(std::string("GLD_TRACE_MAX_INVOKES must be a whole number from 1 to 2^30, got '") +
-                                env + "'");
-  }
-  return static_cast<int>(v);
-}
-
-}  // namespace
-
 Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_factory,
                            const PreparedGraph& prepared) {
   // The one check of every option (gldelegate/options.inc), as each entry
@@ -227,8 +207,7 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
   }
   num_threads_ = std::min(ResolveNumThreads(options.num_threads), kMaxThreads);
   if (options.enable_trace) {
-    GLD_ASSIGN_OR_RETURN(const int keep, TraceMaxInvokes());
-    trace_ = std::make_unique<TraceRecorder>(keep);
+    trace_ = std::make_unique<TraceRecorder>(options.trace_max_invokes);
   }
   TraceRecorder* trace = trace_.get();
   PartitionOptions popts;
@@ -536,6 +515,12 @@ Status Runtime::Invoke() {
   // A run's events, failed runs' too, are one run of the trace's ring.
   if (trace_ != nullptr) trace_->EndRun();
   return s;
+}
+
+void Runtime::UseCancelFlag(std::shared_ptr<std::atomic<bool>> flag) {
+  if (callee_ || subgraph_runner_ == nullptr || flag == nullptr) return;
+  cancel_ = std::move(flag);
+  subgraph_runner_->set_cancel_flag(cancel_.get());
 }
 
 Status Runtime::RunSteps(bool async) {

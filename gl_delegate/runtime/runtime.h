@@ -115,6 +115,9 @@ class Runtime {
   // Shared with the Runtimes Reshaped makes and lent to callees (null in a
   // callee).
   const std::shared_ptr<std::atomic<bool>>& cancel_flag() const { return cancel_; }
+  // Reads `flag` as its cancel flag from now on (the TFLite delegate's, one
+  // for all its partitions: GldTfLiteDelegateCancel). Not in a callee.
+  void UseCancelFlag(std::shared_ptr<std::atomic<bool>> flag);
   const InterpreterReport& report() const { return report_; }
   // Options::enable_profiling: rows averaged over the runs since Create or
   // ResetProfile (see Interpreter::profile()).

@@ -139,7 +139,7 @@ std::vector<TraceEvent> TraceRecorder::Events() const {
                     Number("dropped_events", static_cast<double>(dropped_events_)),
                     Number("kept_invokes", static_cast<double>(runs_.size())),
                     Text("note", "the trace keeps the last " + std::to_string(max_runs_) +
-                                     " invokes ($GLD_TRACE_MAX_INVOKES, default " +
+                                     " invokes (option trace_max_invokes, default " +
                                      std::to_string(kDefaultMaxRuns) + "); " + std::to_string(dropped_runs_) +
                                      " earlier invokes (" + std::to_string(dropped_events_) +
                                      " events) were dropped")};

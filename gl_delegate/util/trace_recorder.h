@@ -37,7 +37,7 @@ class TraceRecorder {
   using Clock = std::chrono::steady_clock;
 
   // By default the trace keeps the last this many runs' events
-  // ($GLD_TRACE_MAX_INVOKES may say another number: runtime.cc).
+  // (Options::trace_max_invokes, whose default is the same).
   static constexpr int kDefaultMaxRuns = 256;
   // Keeps the events of the last `max_runs` runs (at least 1).
   explicit TraceRecorder(int max_runs = kDefaultMaxRuns);

@@ -9,9 +9,10 @@ or as a delegate of LiteRT's own Interpreter:
 """
 
 from . import _gldelegate
+from ._gldelegate import InvokeCancelledError
 from .delegate import delegate_library_path, load_delegate
 from .interpreter import Interpreter, SignatureRunner
 
 __version__ = _gldelegate.__version__
 
-__all__ = ["Interpreter", "SignatureRunner", "delegate_library_path", "load_delegate", "__version__"]
+__all__ = ["Interpreter", "InvokeCancelledError", "SignatureRunner", "delegate_library_path", "load_delegate", "__version__"]

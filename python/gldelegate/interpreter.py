@@ -420,7 +420,8 @@ class Interpreter:
 
     def cancel(self):
         """Ends the invoke() running on another thread: it raises
-        RuntimeError ("invoke cancelled (Interpreter::Cancel) ...", naming
+        gldelegate.InvokeCancelledError, a RuntimeError ("invoke cancelled
+        (Interpreter::Cancel) ...", naming
         where it stopped) before its next node, GL segment or loop
         iteration, and the interpreter stays usable (the next invoke runs
         normally). A cancel while no invoke runs does nothing, as TFLite's

@@ -2,18 +2,19 @@
 // Everything LiteRT-shaped (details dicts, dtype and shape checks, signature
 // runners) lives in python/gldelegate/interpreter.py; this file only turns
 // gld::Status into exceptions (InvalidArgument, NotFound, OutOfRange,
-// DataLoss -> ValueError, as LiteRT raises for a bad model or value; others,
+// DataLoss -> ValueError, as LiteRT raises for a bad model or value;
+// Cancelled -> gldelegate.InvokeCancelledError, a RuntimeError; others,
 // such as an unavailable GPU or an unsupported op, -> RuntimeError), moves bytes between numpy arrays and
 // the interpreter, and releases the GIL while a model runs.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
-#include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -76,9 +77,53 @@ std::string ValidUtf8(const std::string& s) {
   return out;
 }
 
+}  // namespace
+
+// std::string to and from Python's str. Every string handed to Python
+// passes ValidUtf8: a model's names (tensors, ops, signatures, the
+// description, the placement and profile rows) are the file's bytes, which
+// need not be UTF-8; each byte outside UTF-8 becomes \xNN, the rule the
+// tools print names by (tools/common/printable.h) and error messages follow
+// here (was: UnicodeDecodeError from .placement, get_input_details, ...).
+// Stands in for nanobind/stl/string.h, which this file does not include.
+NAMESPACE_BEGIN(NB_NAMESPACE)
+NAMESPACE_BEGIN(detail)
+template <>
+struct type_caster<std::string> {
+  NB_TYPE_CASTER(std::string, const_name("str"))
+
+  bool from_python(handle src, uint32_t, cleanup_list*) noexcept {
+    if (!PyUnicode_Check(src.ptr())) return false;
+    Py_ssize_t size = 0;
+    const char* text = PyUnicode_AsUTF8AndSize(src.ptr(), &size);
+    if (text == nullptr) {
+      PyErr_Clear();
+      return false;
+    }
+    value.assign(text, static_cast<size_t>(size));
+    return true;
+  }
+
+  static handle from_cpp(const std::string& value, rv_policy, cleanup_list*) noexcept {
+    const std::string text = ValidUtf8(value);
+    return PyUnicode_FromStringAndSize(text.data(), static_cast<Py_ssize_t>(text.size()));
+  }
+};
+NAMESPACE_END(detail)
+NAMESPACE_END(NB_NAMESPACE)
+
+namespace {
+
+// An invoke Interpreter::Cancel ended (StatusCode::kCancelled): Python's
+// gldelegate.InvokeCancelledError, a subclass of RuntimeError.
+struct InvokeCancelled : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 [[noreturn]] void Raise(const gld::Status& s) {
   const std::string what = ValidUtf8(s.message());
   switch (s.code()) {
+    case gld::StatusCode::kCancelled: throw InvokeCancelled(what);
     case gld::StatusCode::kInvalidArgument:
     case gld::StatusCode::kNotFound:
     case gld::StatusCode::kOutOfRange:
@@ -241,6 +286,8 @@ struct PyInterpreter {
       node["op"] = n.op;
       node["label"] = n.label;
       node["fused"] = n.fused;
+      node["input_names"] = n.input_names;
+      node["output_names"] = n.output_names;
       node["on_gpu"] = n.on_gpu;
       node["segment"] = n.segment;
       node["reason"] = n.reason;
@@ -282,9 +329,9 @@ struct PyInterpreter {
       nb::dict args;
       for (const gld::TraceArg& a : e.args) {
         if (a.is_number) {
-          args[a.name.c_str()] = a.number;
+          args[nb::cast(a.name)] = a.number;
         } else {
-          args[a.name.c_str()] = a.text;
+          args[nb::cast(a.name)] = a.text;
         }
       }
       event["args"] = args;
@@ -319,6 +366,7 @@ PyInterpreter* CreateInterpreter(const PyModel& model, const nb::dict& keywords)
 NB_MODULE(_gldelegate, m) {
   m.doc() = "gldelegate's C++ API; use gldelegate.Interpreter";
   m.attr("__version__") = gld::VersionString();
+  nb::exception<InvokeCancelled>(m, "InvokeCancelledError", PyExc_RuntimeError);
 
   nb::class_<PyModel>(m, "Model")
       .def_prop_ro("inputs", &PyModel::inputs)

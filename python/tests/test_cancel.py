@@ -1,7 +1,7 @@
 """Interpreter.cancel() from another thread ends a running invoke(): a WHILE
 told to run 2^31 - 1 iterations (the op case while__fc_input_count, whose
-input 0 is the count) raises RuntimeError "invoke cancelled ..." within a
-bound, and the next invoke runs normally with LiteRT's result."""
+input 0 is the count) raises gldelegate.InvokeCancelledError (a
+RuntimeError) "invoke cancelled ..." within a bound, and the next invoke runs normally with LiteRT's result."""
 import threading
 import time
 
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import REPO
+from gldelegate import InvokeCancelledError
 from gldelegate.interpreter import Interpreter
 
 CASE = REPO / "tests" / "data" / "ops" / "while__fc_input_count"
@@ -34,7 +35,7 @@ def test_cancel_ends_a_loop_and_the_next_invoke_runs(backend):
     def run():
         try:
             interpreter.invoke()
-        except RuntimeError as e:
+        except InvokeCancelledError as e:
             errors.append(str(e))
 
     runner = threading.Thread(target=run)
@@ -48,6 +49,7 @@ def test_cancel_ends_a_loop_and_the_next_invoke_runs(backend):
     assert not runner.is_alive(), "invoke did not end within 60 s of cancel()"
     assert time.monotonic() - first < 5
     assert errors and "invoke cancelled" in errors[0] and "WHILE" in errors[0], errors
+    assert issubclass(InvokeCancelledError, RuntimeError)
 
     interpreter.set_tensor(count, np.load(CASE / "input_0.npy"))
     interpreter.invoke()

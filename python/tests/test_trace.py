@@ -45,3 +45,23 @@ def test_no_trace_unless_asked():
     interpreter = Interpreter(model_path=model_path("hand_landmark_lite.tflite"), backend="cpu")
     _run(interpreter, 1)
     assert not [e for e in interpreter.trace if e["ph"] == "X"]
+
+
+def test_trace_max_invokes_bounds_the_trace():
+    """The option trace_max_invokes (a row of the options table) keeps the
+    last N invokes' events; a trace_dropped event counts the rest, and a
+    value below 1 is refused naming the option."""
+    interpreter = Interpreter(model_path=model_path("hand_landmark_lite.tflite"), backend="cpu",
+                              enable_trace=True, trace_max_invokes=2)
+    _run(interpreter, 5)
+    assert len([e for e in interpreter.trace if e["name"] == "Invoke"]) == 2
+    dropped = [e for e in interpreter.trace if e["name"] == "trace_dropped"]
+    assert len(dropped) == 1 and dropped[0]["args"]["dropped_invokes"] == 3
+    assert interpreter.options["trace_max_invokes"] == 2
+    bad = Interpreter(model_path=model_path("hand_landmark_lite.tflite"), backend="cpu", trace_max_invokes=0)
+    try:
+        bad.allocate_tensors()
+    except ValueError as e:
+        assert "trace_max_invokes must be >= 1, got 0" in str(e)
+    else:
+        raise AssertionError("trace_max_invokes=0 was accepted")

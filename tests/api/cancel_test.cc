@@ -1,7 +1,7 @@
 // Interpreter::Cancel (C++), GldInterpreterCancel (C): a WHILE that would
 // loop for hours (CountingWhileModel with a limit it never reaches, and
 // max_loop_iterations at its largest) is cancelled from another thread and
-// ends within a bound with "invoke cancelled ..." (kUnavailable) naming
+// ends within a bound with "invoke cancelled ..." (kCancelled) naming
 // where; the interpreter then runs
 // normally. On the CPU and GL backends (the WHILE runs on the CPU either way;
 // on GL the ADD after it is a GL segment's when the planner takes it).
@@ -92,7 +92,8 @@ TEST_P(CancelTest, EndsALoopThatNeverEndsAndTheNextInvokeRuns) {
   float out = 0;
   Status s;
   const double seconds = CancelWhileRunning([&] { s = RunTo(it, kNever, &out); }, [&] { it.Cancel(); });
-  EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s.ToString();
+  EXPECT_EQ(s.code(), StatusCode::kCancelled) << s.ToString();
+  EXPECT_EQ(s.ToString().rfind("CANCELLED: ", 0), 0u) << s.ToString();
   EXPECT_NE(s.message().find("invoke cancelled"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("node 0 (WHILE)"), std::string::npos) << s.message();
   EXPECT_LT(seconds, 5.0);
@@ -138,7 +139,9 @@ TEST(CancelCApi, EndsTheInvoke) {
         message = GldLastErrorMessage();  // the invoking thread's
       },
       [&] { EXPECT_EQ(GldInterpreterCancel(interp), GLD_OK); });
-  EXPECT_EQ(status, GLD_UNAVAILABLE);
+  EXPECT_EQ(status, GLD_CANCELLED);
+  EXPECT_STREQ(GldStatusName(status), "CANCELLED");
+  EXPECT_EQ(message.rfind("CANCELLED: ", 0), 0u) << message;
   EXPECT_NE(message.find("invoke cancelled"), std::string::npos) << message;
   EXPECT_LT(seconds, 5.0);
   ASSERT_EQ(GldInterpreterSetInput(interp, 1, &five, sizeof(five)), GLD_OK);

@@ -208,7 +208,7 @@ TEST(OptionsTable, EveryOptionComesBackThroughCAndCpp) {
   GLD_TEST_OPTION_##kind(field, c_name, min, special) ++rows;
 #include "gldelegate/options.inc"
 #undef GLD_OPTION
-  EXPECT_EQ(rows, 19);
+  EXPECT_EQ(rows, 20);
   EXPECT_EQ(CheckOption(Options{}, "no_such_option").code(), StatusCode::kNotFound);
 }
 
@@ -276,8 +276,8 @@ TEST(OptionsTable, CppCreateRefusesWhatTheCApiRefusesWithTheSameMessage) {
 #undef GLD_OPTION
   // backend, precision, num_threads, egl_device, max_delegated_partitions,
   // min_nodes_per_partition, context, share_egl_display, share_egl_context,
-  // gl_limits, max_loop_iterations.
-  EXPECT_EQ(refused.size(), 11u);
+  // trace_max_invokes, gl_limits, max_loop_iterations.
+  EXPECT_EQ(refused.size(), 12u);
   const std::vector<uint8_t> bytes = testing::AddReluModel();
   auto model = Model::FromBuffer(bytes.data(), bytes.size());
   ASSERT_TRUE(model.ok()) << model.status().ToString();

@@ -1,7 +1,8 @@
 // Options::enable_trace through the C++ and C APIs: nothing without it;
 // with it, creation's events and each Invoke's, ResetProfile dropping the
 // runs' events only, and GldInterpreterGetTrace giving the same events;
-// the bound ($GLD_TRACE_MAX_INVOKES, default 256): the last N invokes' events, and a
+// the bound (Options::trace_max_invokes, default 256; C
+// GldOptionsSetTraceMaxInvokes): the last N invokes' events, and a
 // "trace_dropped" metadata event counting what went.
 #include <gtest/gtest.h>
 
@@ -22,7 +23,7 @@ size_t CountNamed(const std::vector<TraceEvent>& events, const std::string& name
   return n;
 }
 
-std::unique_ptr<Interpreter> MakeInterpreter(bool trace) {
+std::unique_ptr<Interpreter> MakeInterpreter(bool trace, int max_invokes = Options{}.trace_max_invokes) {
   const std::vector<uint8_t> bytes = testing::AddReluModel();
   auto model = Model::FromBuffer(bytes.data(), bytes.size());
   EXPECT_TRUE(model.ok()) << model.status().ToString();
@@ -30,6 +31,7 @@ std::unique_ptr<Interpreter> MakeInterpreter(bool trace) {
   Options options;
   options.backend = Backend::kCpu;
   options.enable_trace = trace;
+  options.trace_max_invokes = max_invokes;
   auto interp = Interpreter::Create(**model, options);
   EXPECT_TRUE(interp.ok()) << interp.status().ToString();
   return interp.ok() ? std::move(*interp) : nullptr;
@@ -48,9 +50,7 @@ double DroppedArg(const std::vector<TraceEvent>& events, const std::string& name
 
 // Was: every invoke's events kept (2.6 GB of RSS after 10^6 invokes).
 TEST(TraceApi, KeepsTheLastInvokesAndSaysWhatWasDropped) {
-  ASSERT_EQ(setenv("GLD_TRACE_MAX_INVOKES", "10", 1), 0);
-  auto interp = MakeInterpreter(true);
-  ASSERT_EQ(unsetenv("GLD_TRACE_MAX_INVOKES"), 0);
+  auto interp = MakeInterpreter(true, 10);
   ASSERT_NE(interp, nullptr);
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(interp->Invoke().ok());
   const size_t full = interp->trace().size();
@@ -72,19 +72,27 @@ TEST(TraceApi, KeepsTheLastInvokesAndSaysWhatWasDropped) {
   // ResetProfile starts the count again.
   by_default->ResetProfile();
   EXPECT_EQ(DroppedArg(by_default->trace(), "dropped_invokes"), -1);
-  // A bad number is refused, naming the variable.
-  ASSERT_EQ(setenv("GLD_TRACE_MAX_INVOKES", "0", 1), 0);
+  // A bad number is refused, naming the option, through C++ and C.
   const std::vector<uint8_t> bytes = testing::AddReluModel();
   auto model = Model::FromBuffer(bytes.data(), bytes.size());
   ASSERT_TRUE(model.ok());
   Options options;
   options.backend = Backend::kCpu;
   options.enable_trace = true;
+  options.trace_max_invokes = 0;
   auto refused = Interpreter::Create(**model, options);
-  ASSERT_EQ(unsetenv("GLD_TRACE_MAX_INVOKES"), 0);
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.status().message().find("GLD_TRACE_MAX_INVOKES must be a whole number"), std::string::npos)
-      << refused.status().message();
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.status().message(), "trace_max_invokes must be >= 1, got 0");
+  GldOptions* c = GldOptionsCreate();
+  EXPECT_EQ(GldOptionsSetTraceMaxInvokes(c, -4), GLD_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(GldLastErrorMessage()).find("trace_max_invokes must be >= 1, got -4"), std::string::npos)
+      << GldLastErrorMessage();
+  ASSERT_EQ(GldOptionsSetTraceMaxInvokes(c, 3), GLD_OK);
+  int32_t back = 0;
+  ASSERT_EQ(GldOptionsGetTraceMaxInvokes(c, &back), GLD_OK);
+  EXPECT_EQ(back, 3);
+  GldOptionsDelete(c);
 }
 
 TEST(TraceApi, EmptyWithoutTheOption) {

@@ -9,12 +9,15 @@
 #include <flatbuffers/flexbuffers.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "delegate/delegate_options.h"
@@ -250,7 +253,7 @@ class FakeTfLite {
   std::unique_ptr<TfLiteIntArray, Free> plan_;
 };
 
-constexpr int32_t kAdd = 0, kMul = 18, kMatrixDiag = 113;
+constexpr int32_t kAdd = 0, kMul = 18, kSoftmax = 25, kMatrixDiag = 113;
 
 // The plugin entry's delegate on the CPU backend.
 TfLiteDelegate* CpuDelegate() {
@@ -371,6 +374,69 @@ TEST(TfLiteDelegate, TakesWhatItRunsAndRunsItThroughTheKernel) {
   std::memcpy(tfl.Data(x), in, sizeof(in));
   ASSERT_EQ(tfl.kernel_.invoke(context, &node), kTfLiteOk) << tfl.errors_;
   for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(tfl.Data(y)[i], std::max(in[i] + c[i], 0.f) * c[i]) << i;
+  tfl.kernel_.free(context, node.user_data);
+  tflite_plugin_destroy_delegate(d);
+}
+
+// GldTfLiteDelegateCancel from another thread ends the partition invoke
+// running now (LiteRT offers a delegate kernel no view of its own
+// interpreter's Cancel, which is checked between nodes only): a partition of
+// 150 SOFTMAX + ADD steps, invoked until one invoke fails with
+// "invoke cancelled"; the next invoke runs normally.
+TEST(TfLiteDelegate, CancelEndsTheRunningPartitionInvoke) {
+  FakeTfLite tfl;
+  constexpr int kSteps = 150, kWidth = 1 << 14;
+  std::vector<float> c(kWidth, 0.5f);
+  const int k = tfl.Tensor({1, kWidth}, &c);
+  const int x = tfl.Tensor({1, kWidth});
+  TfLiteSoftmaxParams beta = {1.0f};
+  TfLiteAddParams none = {kTfLiteActNone, false};
+  int last = x;
+  for (int i = 0; i < kSteps; ++i) {
+    const int s = tfl.Tensor({1, kWidth}), a = tfl.Tensor({1, kWidth});
+    tfl.Node(kSoftmax, {last}, {s}, &beta);
+    tfl.Node(kAdd, {s, k}, {a}, &none);
+    last = a;
+  }
+  TfLiteContext* context = tfl.Finish();
+  TfLiteDelegate* d = CpuDelegate();
+  ASSERT_NE(d, nullptr);
+  ASSERT_EQ(d->Prepare(context, d), kTfLiteOk) << tfl.errors_;
+  ASSERT_EQ(tfl.replaced_.size(), static_cast<size_t>(2 * kSteps));
+  std::vector<int> nodes = {2 * kSteps}, ins = {2, x, k}, outs = {1, last};
+  for (int i = 0; i < 2 * kSteps; ++i) nodes.push_back(i);
+  TfLiteDelegateParams params = {d, reinterpret_cast<TfLiteIntArray*>(nodes.data()),
+                                 reinterpret_cast<TfLiteIntArray*>(ins.data()),
+                                 reinterpret_cast<TfLiteIntArray*>(outs.data())};
+  TfLiteNode node;
+  std::memset(&node, 0, sizeof(node));
+  node.user_data = tfl.kernel_.init(context, reinterpret_cast<const char*>(&params), 0);
+  ASSERT_NE(node.user_data, nullptr);
+  ASSERT_EQ(tfl.kernel_.prepare(context, &node), kTfLiteOk) << tfl.errors_;
+  ASSERT_EQ(tfl.kernel_.invoke(context, &node), kTfLiteOk) << tfl.errors_;
+  const float expected = tfl.Data(last)[0];
+
+  std::atomic<bool> done{false};
+  std::thread canceller([&] {
+    while (!done.load()) {
+      EXPECT_EQ(GldTfLiteDelegateCancel(d), GLD_OK);
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  });
+  bool cancelled = false;
+  const auto start = std::chrono::steady_clock::now();
+  while (!cancelled && std::chrono::steady_clock::now() - start < std::chrono::seconds(20)) {
+    tfl.errors_.clear();
+    cancelled = tfl.kernel_.invoke(context, &node) != kTfLiteOk;
+  }
+  done = true;
+  canceller.join();
+  ASSERT_TRUE(cancelled) << "no invoke was cancelled in 20 s";
+  EXPECT_NE(tfl.errors_.find("invoke cancelled"), std::string::npos) << tfl.errors_;
+  tfl.errors_.clear();
+  ASSERT_EQ(tfl.kernel_.invoke(context, &node), kTfLiteOk) << tfl.errors_;
+  EXPECT_FLOAT_EQ(tfl.Data(last)[0], expected);
+  EXPECT_EQ(GldTfLiteDelegateCancel(nullptr), GLD_INVALID_ARGUMENT);
   tfl.kernel_.free(context, node.user_data);
   tflite_plugin_destroy_delegate(d);
 }

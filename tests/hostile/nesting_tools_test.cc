@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/control_flow_models.h"
@@ -38,16 +39,22 @@ TEST(NestingTools, DeepChainIsAOneLineError) {
   const fs::path deep = dir / "chain_5000.tflite", ok = dir / "chain_limit.tflite";
   WriteBytes(deep, testing::CallOnceChainModel(5000));
   WriteBytes(ok, testing::CallOnceChainModel(kMaxSubgraphNesting));
-  for (const char* tool : {GLD_RUN_PATH, GLD_INSPECT_PATH}) {
-    const std::string args = "--graph=" + deep.string() + (tool == std::string(GLD_RUN_PATH) ? " --backend=cpu" : "");
-    const testing::ToolResult r = testing::RunTool(dir, tool, args, "", "", 120);
-    EXPECT_EQ(r.exit_code, 1) << tool << "\n" << r.err;
+  // Both backends: gld_run --backend=cpu and --backend=gl, gld_inspect.
+  const std::vector<std::pair<std::string, std::string>> runs = {
+      {GLD_RUN_PATH, " --backend=cpu"}, {GLD_RUN_PATH, " --backend=gl"}, {GLD_INSPECT_PATH, ""}};
+  for (const auto& [tool, flags] : runs) {
+    const testing::ToolResult r = testing::RunTool(dir, tool, "--graph=" + deep.string() + flags, "", "", 120);
+    EXPECT_EQ(r.exit_code, 1) << tool << flags << "\n" << r.err;
     EXPECT_EQ(testing::CountLines(r.err), 1) << r.err;
     EXPECT_NE(r.err.find("starts a chain of 5000 nested subgraph calls"), std::string::npos) << r.err;
   }
-  const testing::ToolResult r = testing::RunTool(dir, GLD_RUN_PATH, "--graph=" + ok.string() + " --backend=cpu", "", "", 120);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("output 0"), std::string::npos) << r.out;
+  for (const char* backend : {"cpu", "gl"}) {
+    const testing::ToolResult r =
+        testing::RunTool(dir, GLD_RUN_PATH, "--graph=" + ok.string() + " --backend=" + backend, "", "", 120);
+    if (r.exit_code != 0 && r.err.find("UNAVAILABLE") != std::string::npos) continue;  // no GL here
+    EXPECT_EQ(r.exit_code, 0) << backend << "\n" << r.err;
+    EXPECT_NE(r.out.find("output 0"), std::string::npos) << r.out;
+  }
   fs::remove_all(dir);
 }
 

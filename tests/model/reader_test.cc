@@ -366,9 +366,19 @@ TEST(Reader, SubgraphsAndSignatures) {
   EXPECT_EQ(g->other_subgraphs, (std::vector<std::string>{"extra_1", "extra_2"}));
   ASSERT_EQ(g->nodes.size(), 1u);
   EXPECT_EQ(g->nodes[0].op, OpType::kConv2d);
-  EXPECT_EQ(g->tensors[g->inputs[0]].name, "image");
-  EXPECT_EQ(g->tensors[g->outputs[0]].name, "features");
+  // The tensors keep the file's names (LiteRT's input and output details);
+  // the signature's names are a mapping of their own (was: the signature's
+  // names replaced the tensors', so Python's get_input_details said 'image').
+  EXPECT_EQ(g->tensors[g->inputs[0]].name, "x");
+  EXPECT_EQ(g->tensors[g->outputs[0]].name, "y");
   EXPECT_EQ(g->tensors[m.w].name, "conv/weights");
+  ASSERT_EQ(info.signatures.size(), 1u);
+  ASSERT_EQ(info.signatures[0].inputs.size(), 1u);
+  EXPECT_EQ(info.signatures[0].inputs[0].name, "image");
+  EXPECT_EQ(info.signatures[0].inputs[0].tensor_index, m.x);
+  ASSERT_EQ(info.signatures[0].outputs.size(), 1u);
+  EXPECT_EQ(info.signatures[0].outputs[0].name, "features");
+  EXPECT_EQ(info.signatures[0].outputs[0].tensor_index, m.y);
 }
 
 TEST(Reader, RanksZeroToSix) {

@@ -17,6 +17,7 @@ TEST(ToolFlagsTable, EveryTableFlagIsRegisteredAndStartsAtTheDefault) {
   BackendFlags flags;
   AddBackendFlags(app, flags, true, true);
   AddCacheFlags(app, flags);
+  AddOptionFlags(app, flags, {"--trace_max_invokes"});
   auto made = MakeOptions(flags);
   ASSERT_TRUE(made.ok()) << made.status().ToString();
   const Options defaults;
@@ -33,7 +34,7 @@ TEST(ToolFlagsTable, EveryTableFlagIsRegisteredAndStartsAtTheDefault) {
 #undef GLD_OPTION
 #undef GLD_FLAG
 #undef GLD_NO_FLAG
-  EXPECT_EQ(flagged, 8);
+  EXPECT_EQ(flagged, 10);
 }
 
 TEST(ToolFlagsTable, MakeOptionsChecksThroughTheTable) {
@@ -55,6 +56,23 @@ TEST(ToolFlagsTable, MakeOptionsChecksThroughTheTable) {
   ASSERT_FALSE(made.ok());
   EXPECT_EQ(made.status().message(), "--threads must be -1 (every core) or >= 1, got -3");
   flags.threads = 1;
+  // The program cache's opt-in and the trace's bound are table flags too.
+  flags.cache_allow_shared = true;
+  flags.trace_max_invokes = 7;
+  made = MakeOptions(flags);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  EXPECT_TRUE(made->cache_allow_shared);
+  EXPECT_EQ(made->trace_max_invokes, 7);
+  flags.trace_max_invokes = 0;
+  EXPECT_EQ(MakeOptions(flags).status().message(), "--trace_max_invokes must be >= 1, got 0");
+  flags.trace_max_invokes = 256;
+  CLI::App app("test", "test");
+  BackendFlags parsed;
+  AddCacheFlags(app, parsed);
+  AddOptionFlags(app, parsed, {"--trace_max_invokes"});
+  app.parse("--cache_allow_shared --trace_max_invokes=9", false);
+  EXPECT_TRUE(parsed.cache_allow_shared);
+  EXPECT_EQ(parsed.trace_max_invokes, 9);
   flags.backend = "vulkan";
   EXPECT_NE(MakeOptions(flags).status().message().find("vulkan"), std::string::npos);
 }

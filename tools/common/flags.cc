@@ -31,6 +31,10 @@ void AddTableFlag(CLI::App& app, BackendFlags& flags, const std::string& wanted,
                   const char* help) {
   if (wanted != flag.name) return;
   auto& value = flag.field(flags);
+  if constexpr (std::is_same_v<std::decay_t<decltype(value)>, bool>) {
+    app.add_flag(flag.name, value, help);  // --name, or --name=true|false
+    return;
+  }
   CLI::Option* option = app.add_option(flag.name, value, help);
   // --help shows a default unless it is empty.
   if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>) {
@@ -56,6 +60,10 @@ Status FromFlag(const std::string& value, Enum* out) {
   return ParseEnum(value, out);
 }
 Status FromFlag(int value, int* out) {
+  *out = value;
+  return OkStatus();
+}
+Status FromFlag(bool value, bool* out) {
   *out = value;
   return OkStatus();
 }
@@ -105,7 +113,13 @@ void AddCustomOpsFlag(CLI::App& app, BackendFlags& flags) {
                  "custom ops (docs/USER_GUIDE.md: Custom ops)");
 }
 
-void AddCacheFlags(CLI::App& app, BackendFlags& flags) { AddTableFlags(app, flags, {"--cache_dir", "--model_token"}); }
+void AddCacheFlags(CLI::App& app, BackendFlags& flags) {
+  AddTableFlags(app, flags, {"--cache_dir", "--model_token", "--cache_allow_shared"});
+}
+
+void AddOptionFlags(CLI::App& app, BackendFlags& flags, std::initializer_list<std::string> names) {
+  AddTableFlags(app, flags, names);
+}
 
 StatusOr<Options> MakeOptions(const BackendFlags& flags) {
   Options o;

@@ -3,6 +3,7 @@
 // one-line errors, list splitting.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@ struct BackendFlags {
   std::string log_level;
   std::string cache_dir;    // --cache_dir (AddCacheFlags)
   std::string model_token;  // --model_token (AddCacheFlags)
+  bool cache_allow_shared = false;  // --cache_allow_shared (AddCacheFlags)
+  int trace_max_invokes = 256;      // --trace_max_invokes (AddOptionFlags)
   std::string gl_limits = "driver";
   // --custom_ops (AddCustomOpsFlag): comma-separated custom-op libraries.
   std::string custom_ops;
@@ -38,8 +41,13 @@ void AddCustomOpsFlag(CLI::App& app, BackendFlags& flags);
 // --log_level when asked.
 void AddBackendFlags(CLI::App& app, BackendFlags& flags, bool with_threads, bool with_log_level);
 
-// --cache_dir and --model_token (the program cache, Options::cache_dir).
+// --cache_dir, --model_token and --cache_allow_shared (the program cache,
+// Options::cache_dir).
 void AddCacheFlags(CLI::App& app, BackendFlags& flags);
+
+// The table's flags named (e.g. {"--trace_max_invokes"}), for a tool that
+// registers the others itself.
+void AddOptionFlags(CLI::App& app, BackendFlags& flags, std::initializer_list<std::string> names);
 
 // Options from the flags; InvalidArgument naming a bad value, or a
 // --custom_ops library that cannot be loaded (LoadCustomOpLibrary's line).

@@ -9,9 +9,17 @@
 namespace gld::tools {
 
 StatusOr<int> FindInputIndex(const std::vector<TensorInfo>& inputs, const std::string& name,
-                             const std::string& flag) {
+                             const std::string& flag, const std::vector<SignatureInfo>& signatures) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].name == name) return static_cast<int>(i);
+  }
+  for (const SignatureInfo& sig : signatures) {
+    for (const SignatureTensor& t : sig.inputs) {
+      if (t.name != name) continue;
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        if (inputs[i].index == t.tensor_index) return static_cast<int>(i);
+      }
+    }
   }
   bool digits = !name.empty() && name.find_first_not_of("0123456789") == std::string::npos;
   if (digits && name.size() < 6 && std::stoul(name) < inputs.size()) return static_cast<int>(std::stoul(name));

@@ -12,10 +12,11 @@
 
 namespace gld::tools {
 
-// Index of the input called `name`, or `name` read as an input index.
-// NotFound names `flag` and lists the model's inputs.
+// Index of the input called `name` (the tensor's name, as LiteRT's
+// input details give it, or its name in one of `signatures`), or `name`
+// read as an input index. NotFound names `flag` and lists the model's inputs.
 StatusOr<int> FindInputIndex(const std::vector<TensorInfo>& inputs, const std::string& name,
-                             const std::string& flag);
+                             const std::string& flag, const std::vector<SignatureInfo>& signatures = {});
 
 // The bytes of an .npy file whose element type and shape match `info`
 // exactly; InvalidArgument naming the file and the tensor otherwise.

@@ -47,7 +47,8 @@ typedef enum GldStatus {
   GLD_UNAVAILABLE = 5,
   GLD_DATA_LOSS = 6,
   GLD_OUT_OF_RANGE = 7,
-  GLD_INTERNAL = 8
+  GLD_INTERNAL = 8,
+  GLD_CANCELLED = 9 /* an invoke ended by GldInterpreterCancel */
 } GldStatus;
 
 typedef enum GldBackend { GLD_BACKEND_AUTO = 0, GLD_BACKEND_GL = 1, GLD_BACKEND_CPU = 2 } GldBackend;
@@ -209,6 +210,9 @@ GLD_EXPORT GldStatus GldOptionsSetEglDevice(GldOptions* options, int32_t device)
 GLD_EXPORT GldStatus GldOptionsSetProfiling(GldOptions* options, int32_t enable);
 /* Non-zero: record a timeline of the runs and of creation (GldInterpreterGetTrace). */
 GLD_EXPORT GldStatus GldOptionsSetTracing(GldOptions* options, int32_t enable);
+/* With tracing: the trace keeps creation's events and those of the last N
+ * invokes (default 256; >= 1); a trace_dropped event counts the rest. */
+GLD_EXPORT GldStatus GldOptionsSetTraceMaxInvokes(GldOptions* options, int32_t max_invokes);
 GLD_EXPORT GldStatus GldOptionsSetContextMode(GldOptions* options, GldContextMode mode);
 /* GLD_CONTEXT_PRIVATE: share objects with `egl_context` (an EGLContext made
  * on `egl_display`, an EGLDisplay), so its buffers are visible to the
@@ -239,6 +243,7 @@ GLD_EXPORT GldStatus GldOptionsGetTuneWorkgroups(const GldOptions* options, int3
 GLD_EXPORT GldStatus GldOptionsGetEglDevice(const GldOptions* options, int32_t* out);
 GLD_EXPORT GldStatus GldOptionsGetProfiling(const GldOptions* options, int32_t* out);
 GLD_EXPORT GldStatus GldOptionsGetTracing(const GldOptions* options, int32_t* out);
+GLD_EXPORT GldStatus GldOptionsGetTraceMaxInvokes(const GldOptions* options, int32_t* out);
 GLD_EXPORT GldStatus GldOptionsGetContextMode(const GldOptions* options, GldContextMode* out);
 GLD_EXPORT GldStatus GldOptionsGetShareContext(const GldOptions* options, void** out_egl_display, void** out_egl_context);
 GLD_EXPORT GldStatus GldOptionsGetGlLimits(const GldOptions* options, GldGlLimits* out);
@@ -280,7 +285,7 @@ GLD_EXPORT GldStatus GldInterpreterGetOutput(const GldInterpreter* interpreter, 
  * get their initial contents. */
 GLD_EXPORT GldStatus GldInterpreterResetVariables(GldInterpreter* interpreter);
 /* Ends the invoke running on `interpreter` (GldInterpreterInvoke or
-   GldInterpreterInvokeAsync, on another thread): it returns GLD_UNAVAILABLE
+   GldInterpreterInvokeAsync, on another thread): it returns GLD_CANCELLED
    with the message "invoke cancelled (Interpreter::Cancel) ..." naming
    where, before its next node, GL segment or loop iteration. Callable from
    any thread and from a signal handler (one atomic store; it sets no error

@@ -119,7 +119,7 @@ class Interpreter {
   // tensors get their initial contents.
   GLD_EXPORT Status ResetVariables();
   // Ends the Invoke (or InvokeAsync) running on another thread: it returns
-  // kUnavailable, "invoke cancelled (Interpreter::Cancel) ..." naming where,
+  // kCancelled, "invoke cancelled (Interpreter::Cancel) ..." naming where,
   // before its next node, GL segment or loop iteration (a WHILE checks every
   // iteration, its cond and body every node). Safe from any thread and from a signal handler
   // (one atomic store). A Cancel while no Invoke runs does nothing, as

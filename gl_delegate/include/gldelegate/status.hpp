@@ -22,6 +22,7 @@ enum class StatusCode {
   kDataLoss,           // corrupt cache or model file contents
   kOutOfRange,         // index out of range
   kInternal,           // a bug in gldelegate or the driver
+  kCancelled,          // an invoke ended by Interpreter::Cancel
 };
 
 GLD_EXPORT const char* StatusCodeName(StatusCode code);
@@ -54,6 +55,7 @@ inline Status UnavailableError(std::string m) { return {StatusCode::kUnavailable
 inline Status DataLossError(std::string m) { return {StatusCode::kDataLoss, std::move(m)}; }
 inline Status OutOfRangeError(std::string m) { return {StatusCode::kOutOfRange, std::move(m)}; }
 inline Status InternalError(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+inline Status CancelledError(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
 
 template <typename T>
 class [[nodiscard]] StatusOr {

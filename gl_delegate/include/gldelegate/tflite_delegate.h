@@ -39,6 +39,18 @@ struct TfLiteDelegate; /* TFLite's, from tensorflow/lite/core/c/common.h */
 GLD_EXPORT struct TfLiteDelegate* GldTfLiteDelegateCreate(const GldOptions* options);
 /* Deletes a delegate from GldTfLiteDelegateCreate; NULL is ignored. */
 GLD_EXPORT void GldTfLiteDelegateDelete(struct TfLiteDelegate* delegate);
+/* Ends the delegate's partition invoke running now (on the interpreter's
+ * thread; call this from another thread or a signal handler: one atomic
+ * store) before its next node, GL segment step or loop iteration: the
+ * kernel fails with "invoke cancelled (Interpreter::Cancel) ...", which
+ * TFLite's Invoke returns as kTfLiteError. A call while none of its
+ * partitions runs does nothing (TFLite's rule). LiteRT offers a delegate
+ * kernel no way to see its own interpreter's Cancel: TFLite's
+ * Interpreter::Cancel (and LiteRT's cancellation function) is checked
+ * between nodes, and a delegate partition is one node, so call both to end
+ * a long partition. GLD_INVALID_ARGUMENT for NULL or a delegate this
+ * library did not make. */
+GLD_EXPORT GldStatus GldTfLiteDelegateCancel(struct TfLiteDelegate* delegate);
 
 /* TFLite's external delegate interface. Keys are option names of
  * gldelegate/options.inc (backend, precision, num_threads, log_level,

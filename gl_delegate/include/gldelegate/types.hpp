@@ -98,6 +98,9 @@ struct Options {
   // program compiled or restored at Create. Times GPU segments the way
   // enable_profiling does (a glFinish or timer query around each dispatch).
   bool enable_trace = false;
+  // The trace keeps creation's events and those of the last this many
+  // invokes (a trace_dropped event counts the invokes and events dropped).
+  int trace_max_invokes = 256;
   // GL: time a few workgroup shapes for each dispatch at Create and keep the
   // fastest in cache_dir (workgroups.gldt, keyed by renderer and driver);
   // later runs with that cache_dir use them without timing. Needs cache_dir.
