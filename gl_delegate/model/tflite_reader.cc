@@ -96,6 +96,7 @@ class Reader {
   // own); `info` (the entry subgraph's) gets the op versions.
   StatusOr<Graph> ReadSubgraph(int index, TfliteLoadInfo* info, int64_t* total_bytes);
   Status ApplySignatureNames(Graph& graph) const;
+  static Status ResolveScatterUpdates(std::vector<Graph>& graphs);
   Status ReadSignatures(const flatbuffers::Vector<flatbuffers::Offset<tflite::SignatureDef>>& sigs,
                         TfliteLoadInfo* info) const;
   StatusOr<BufferRef> GetBuffer(uint32_t index, const std::string& who) const;
@@ -170,9 +171,14 @@ StatusOr<Reader::BufferRef> Reader::GetBuffer(uint32_t index, const std::string&
 
 Status Reader::ReadSignatures(const flatbuffers::Vector<flatbuffers::Offset<tflite::SignatureDef>>& sigs,
                               TfliteLoadInfo* info) const {
-  const uint32_t num_tensors = sg_->tensors() == nullptr ? 0 : sg_->tensors()->size();
+  const auto* subgraphs = model_->subgraphs();
   for (const tflite::SignatureDef* sig : sigs) {
-    if (static_cast<int>(sig->subgraph_index()) != sg_index_) continue;
+    const uint32_t s = sig->subgraph_index();
+    if (s >= subgraphs->size()) {
+      return InvalidArgumentError("signature '" + Quote(sig->signature_key()) + "' refers to subgraph " +
+                                  std::to_string(s) + ", the model has " + std::to_string(subgraphs->size()));
+    }
+    const uint32_t num_tensors = subgraphs->Get(s)->tensors() == nullptr ? 0 : subgraphs->Get(s)->tensors()->size();
     SignatureInfo out;
     out.key = Quote(sig->signature_key());
     for (int side = 0; side < 2; ++side) {
@@ -190,6 +196,7 @@ Status Reader::ReadSignatures(const flatbuffers::Vector<flatbuffers::Offset<tfli
       }
     }
     info->signatures.push_back(std::move(out));
+    info->signature_subgraphs.push_back(static_cast<int>(s));
   }
   return OkStatus();
 }
@@ -696,7 +703,10 @@ StatusOr<Graph> Reader::Read(TfliteLoadInfo* info) {
     info->constant_ranges = std::move(constant_ranges_);
     info->constant_blocks = std::move(constant_blocks_);
   }
-  GLD_RETURN_IF_ERROR(ApplySignatureNames(graphs[static_cast<size_t>(entry_)]));
+  // Every signature's subgraph gets its names: each may be run (Model's
+  // signature graphs).
+  for (Graph& g : graphs) GLD_RETURN_IF_ERROR(ApplySignatureNames(g));
+  GLD_RETURN_IF_ERROR(ResolveScatterUpdates(graphs));
   GLD_RETURN_IF_ERROR(CheckSubgraphCalls(graphs));
   Graph main = std::move(graphs[static_cast<size_t>(entry_)]);
   for (const Graph& g : graphs) {
@@ -799,6 +809,36 @@ StatusOr<Graph> Reader::ReadSubgraph(int index, TfliteLoadInfo* info, int64_t* t
   return std::move(graph_);
 }
 
+// What each STABLEHLO_SCATTER's update subgraph computes from (the
+// operand's value, the update): the update itself (no nodes, output = its
+// input 1: index_copy, index_put) or their sum (one ADD: accumulate).
+Status Reader::ResolveScatterUpdates(std::vector<Graph>& graphs) {
+  for (Graph& g : graphs) {
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      Node& n = g.nodes[i];
+      if (n.op != OpType::kStablehloScatter) continue;
+      auto& a = n.attrs<ScatterAttributes>();
+      if (a.update_subgraph < 0 || static_cast<size_t>(a.update_subgraph) >= graphs.size()) {
+        return InvalidArgumentError(g.NodeLabel(i) + ": update subgraph " + std::to_string(a.update_subgraph) +
+                                    " is out of range, the model has " + std::to_string(graphs.size()));
+      }
+      const Graph& u = graphs[static_cast<size_t>(a.update_subgraph)];
+      const bool two_in_one_out = u.inputs.size() == 2 && u.outputs.size() == 1;
+      if (two_in_one_out && u.nodes.empty() && u.outputs[0] == u.inputs[1]) {
+        a.update = ScatterAttributes::Update::kReplace;
+      } else if (two_in_one_out && u.nodes.size() == 1 && u.nodes[0].op == OpType::kAdd &&
+                 u.nodes[0].outputs[0] == u.outputs[0] && u.nodes[0].inputs.size() == 2 &&
+                 std::is_permutation(u.nodes[0].inputs.begin(), u.nodes[0].inputs.end(), u.inputs.begin())) {
+        a.update = ScatterAttributes::Update::kAdd;
+      } else {
+        return UnimplementedError(g.NodeLabel(i) + ": the update computation " + u.SubgraphLabel() +
+                                  " is neither a plain assignment nor a sum (the forms gldelegate runs)");
+      }
+    }
+  }
+  return OkStatus();
+}
+
 Status Reader::ApplySignatureNames(Graph& graph) const {
   const size_t num_tensors = graph.tensors.size();
   std::vector<char> is_input(num_tensors, 0), is_output(num_tensors, 0);
@@ -809,7 +849,7 @@ Status Reader::ApplySignatureNames(Graph& graph) const {
   if (sigs == nullptr) return OkStatus();
   for (flatbuffers::uoffset_t s = 0; s < sigs->size(); ++s) {
     const tflite::SignatureDef* sig = sigs->Get(s);
-    if (static_cast<int>(sig->subgraph_index()) != entry_) continue;
+    if (static_cast<int>(sig->subgraph_index()) != graph.subgraph_index) continue;
     auto apply = [&](const flatbuffers::Vector<flatbuffers::Offset<tflite::TensorMap>>* maps, const char* kind,
                      const std::vector<char>& in_io) -> Status {
       if (maps == nullptr) return OkStatus();

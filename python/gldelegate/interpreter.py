@@ -29,8 +29,9 @@ Differences from LiteRT, each raising a clear error rather than guessing:
   raises at ``allocate_tensors`` naming the node, and the interpreter keeps
   its previous shapes.
 - ``experimental_delegates`` cannot be used: gldelegate is the GPU delegate.
-- Signatures are those over the subgraph gldelegate runs (the first
-  signature's).
+- Every signature runs: get_signature_runner(key) for a signature other
+  than the first runs it in an Interpreter of its own on the same model
+  (weights shared; its tensors are its own, as LiteRT's subgraphs').
 """
 
 import json
@@ -195,6 +196,27 @@ class Interpreter:
         self._dynamic_outputs = any(-1 in d["shape_signature"] for d in self._outputs)
         self._impl = None
         self._lock = threading.Lock()
+        self._signature_key = None  # None: the model's first subgraph
+        self._signature_interpreters = {}  # key -> Interpreter of another subgraph
+
+    def _for_signature(self, key):
+        """An Interpreter of signature `key` over another subgraph than this
+        one's: the same model (weights shared) and options, allocated."""
+        child = object.__new__(Interpreter)
+        child.__dict__.update(
+            _options=dict(self._options), _model=self._model, _exposed_inputs=set(), _output_values={},
+            _pending={}, _lock=threading.Lock(), _signature_key=key, _signature_interpreters={},
+        )
+        child._impl = _gldelegate.create_interpreter(self._model, child._options, key)
+        child._inputs = [_details(i) for i in child._impl.inputs]
+        child._outputs = [_details(o) for o in child._impl.outputs]
+        child._input_position = {d["index"]: k for k, d in enumerate(child._inputs)}
+        child._output_position = {d["index"]: k for k, d in enumerate(child._outputs)}
+        child._input_values = [
+            np.zeros(tuple(int(d) for d in detail["shape"]), dtype=detail["dtype"]) for detail in child._inputs
+        ]
+        child._dynamic_outputs = any(-1 in d["shape_signature"] for d in child._outputs)
+        return child
 
     # ---- LiteRT's API -------------------------------------------------------
 
@@ -202,7 +224,7 @@ class Interpreter:
         """Creates the interpreter: the GPU programs are compiled (or read from
         cache_dir) and the buffers made. Needed once before set_tensor/invoke."""
         if self._impl is None:
-            self._impl = _gldelegate.create_interpreter(self._model, self._options)
+            self._impl = _gldelegate.create_interpreter(self._model, self._options, self._signature_key)
         if not self._pending:
             return
         pending, self._pending = self._pending, {}
@@ -391,6 +413,13 @@ class Interpreter:
                     % (signature_key, [s["key"] for s in signatures])
                 )
             signature = matches[0]
+        # A signature over another subgraph runs in an Interpreter of its own
+        # (made once, kept: its state, e.g. a KV cache, persists).
+        if self._signature_key is None and signature is not signatures[0]:
+            key = signature["key"]
+            if key not in self._signature_interpreters:
+                self._signature_interpreters[key] = self._for_signature(key)
+            return SignatureRunner(self._signature_interpreters[key], signature)
         return SignatureRunner(self, signature)
 
     # ---- gldelegate's own ---------------------------------------------------

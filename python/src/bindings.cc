@@ -7,6 +7,7 @@
 // the interpreter, and releases the GIL while a model runs.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -294,13 +296,15 @@ struct PyInterpreter {
   }
 };
 
-PyInterpreter* CreateInterpreter(const PyModel& model, const nb::dict& keywords) {
+PyInterpreter* CreateInterpreter(const PyModel& model, const nb::dict& keywords,
+                                 const std::optional<std::string>& signature_key) {
   gld::Options options = OptionsFromDict(keywords);
   std::unique_ptr<gld::Interpreter> interpreter;
   {
     // Creating compiles the GPU programs: let other Python threads run.
     nb::gil_scoped_release release;
-    auto created = gld::Interpreter::Create(*model.model, options);
+    auto created = signature_key.has_value() ? gld::Interpreter::Create(*model.model, options, *signature_key)
+                                             : gld::Interpreter::Create(*model.model, options);
     if (!created.ok()) {
       nb::gil_scoped_acquire acquire;
       Raise(created.status());
@@ -384,7 +388,8 @@ NB_MODULE(_gldelegate, m) {
       },
       nb::arg("name"), nb::arg("value"));
 
-  m.def("create_interpreter", &CreateInterpreter, nb::arg("model"), nb::arg("options"), nb::rv_policy::take_ownership);
+  m.def("create_interpreter", &CreateInterpreter, nb::arg("model"), nb::arg("options"),
+        nb::arg("signature_key") = nb::none(), nb::rv_policy::take_ownership);
 
   // This module is also the TFLite external delegate library
   // (gldelegate.delegate_library_path()): it exports TFLite's external

@@ -27,6 +27,8 @@ struct BackendFlags {
   std::string gl_limits = "driver";
   // --custom_ops (AddCustomOpsFlag): comma-separated custom-op libraries.
   std::string custom_ops;
+  // --signature (AddBackendFlags): the signature to run; empty: the first.
+  std::string signature;
 };
 
 // --custom_ops=lib.so[,lib2.so]: libraries whose gld_register_custom_ops
@@ -34,8 +36,8 @@ struct BackendFlags {
 // adds it.
 void AddCustomOpsFlag(CLI::App& app, BackendFlags& flags);
 
-// --backend, --precision, --gpu_deny_ops, --gl_limits; --threads and
-// --log_level when asked.
+// --backend, --precision, --gpu_deny_ops, --gl_limits, --signature;
+// --threads and --log_level when asked.
 void AddBackendFlags(CLI::App& app, BackendFlags& flags, bool with_threads, bool with_log_level);
 
 // --cache_dir and --model_token (the program cache, Options::cache_dir).
