@@ -272,15 +272,6 @@ void CopyOperand(const TensorData& operand, TensorData& out) {
   if (out.data != operand.data && out.bytes > 0) std::memcpy(out.data, operand.data, out.bytes);
 }
 
-template <typename T>
-void AddElement(const uint8_t* src, uint8_t* dst) {
-  T a, b;
-  std::memcpy(&a, dst, sizeof(T));
-  std::memcpy(&b, src, sizeof(T));
-  a = static_cast<T>(a + b);
-  std::memcpy(dst, &a, sizeof(T));
-}
-
 }  // namespace
 
 // DYNAMIC_UPDATE_SLICE: inputs (operand, update, start indices); the
@@ -327,8 +318,8 @@ Status RunDynamicUpdateSlice(KernelContext& ctx) {
 // STABLEHLO_SCATTER: inputs (operand, indices, updates). Each element of
 // the updates goes to the operand index its scatter index and window
 // position give (StableHLO's scatter, without batching dims); an index
-// outside the operand is skipped. The update computation replaces or adds
-// (ScatterAttributes::update, resolved by the reader).
+// outside the operand is skipped. The update computation is the plain
+// assignment (the reader refuses others).
 Status RunStablehloScatter(KernelContext& ctx) {
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 3, 3, 1));
   const auto* a = std::get_if<ScatterAttributes>(&ctx.node->attributes);
@@ -339,16 +330,6 @@ Status RunStablehloScatter(KernelContext& ctx) {
   TensorData& out = *ctx.outputs[0];
   if (updates.type != operand.type || out.type != operand.type || out.shape != operand.shape) {
     return KernelError(ctx, "updates and output must have the operand's type and shape");
-  }
-  using Add = void (*)(const uint8_t*, uint8_t*);
-  Add add = nullptr;
-  if (a->update == ScatterAttributes::Update::kAdd) {
-    switch (operand.type) {
-      case DataType::kFloat32: add = AddElement<float>; break;
-      case DataType::kInt32: add = AddElement<int32_t>; break;
-      case DataType::kInt64: add = AddElement<int64_t>; break;
-      default: return KernelUnimplemented(ctx, std::string("a summing scatter of ") + DataTypeName(operand.type));
-    }
   }
   std::vector<int64_t> idx;
   GLD_RETURN_IF_ERROR(ReadInts(ctx, indices, "indices", &idx));
@@ -396,8 +377,7 @@ Status RunStablehloScatter(KernelContext& ctx) {
     if (inside) {
       const uint8_t* src = static_cast<const uint8_t*>(updates.data) + e * static_cast<int64_t>(esize);
       uint8_t* dst = static_cast<uint8_t*>(out.data) + off * static_cast<int64_t>(esize);
-      if (add != nullptr) add(src, dst);
-      else std::memcpy(dst, src, esize);
+      std::memcpy(dst, src, esize);
     }
     for (size_t d = urank; d-- > 0;) {  // the next update element
       if (++u[d] < updates.shape[d]) break;

@@ -240,15 +240,12 @@ struct CompositeAttributes {
   int32_t version = 0;
 };
 // STABLEHLO_SCATTER (StableHLO's scatter without batching dims). The update
-// computation is a subgraph; the reader names what it does (the forms the
-// converter emits): kReplace (it returns the update: index_copy, index_put)
-// or kAdd (index_put with accumulate).
+// computation is a subgraph; the reader runs only the form the converter
+// emits for index_copy and index_put: it returns the update (no nodes).
 struct ScatterAttributes {
-  enum class Update { kReplace, kAdd };
   std::vector<int64_t> update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims;
   int64_t index_vector_dim = 0;
   int32_t update_subgraph = 0;
-  Update update = Update::kReplace;
 };
 // VAR_HANDLE: the variable's name; one (container, shared_name) is one
 // variable of an interpreter, whichever subgraph names it.

@@ -96,7 +96,7 @@ class Reader {
   // own); `info` (the entry subgraph's) gets the op versions.
   StatusOr<Graph> ReadSubgraph(int index, TfliteLoadInfo* info, int64_t* total_bytes);
   Status ApplySignatureNames(Graph& graph) const;
-  static Status ResolveScatterUpdates(std::vector<Graph>& graphs);
+  static Status ResolveScatterUpdates(const std::vector<Graph>& graphs);
   Status ReadSignatures(const flatbuffers::Vector<flatbuffers::Offset<tflite::SignatureDef>>& sigs,
                         TfliteLoadInfo* info) const;
   StatusOr<BufferRef> GetBuffer(uint32_t index, const std::string& who) const;
@@ -809,30 +809,23 @@ StatusOr<Graph> Reader::ReadSubgraph(int index, TfliteLoadInfo* info, int64_t* t
   return std::move(graph_);
 }
 
-// What each STABLEHLO_SCATTER's update subgraph computes from (the
-// operand's value, the update): the update itself (no nodes, output = its
-// input 1: index_copy, index_put) or their sum (one ADD: accumulate).
-Status Reader::ResolveScatterUpdates(std::vector<Graph>& graphs) {
-  for (Graph& g : graphs) {
+// Each STABLEHLO_SCATTER's update subgraph must be the plain assignment
+// (no nodes, its output its input 1, the update): index_copy's and
+// index_put's. LiteRT also runs stablehlo ADD, MUL, MAX and MIN there.
+Status Reader::ResolveScatterUpdates(const std::vector<Graph>& graphs) {
+  for (const Graph& g : graphs) {
     for (size_t i = 0; i < g.nodes.size(); ++i) {
-      Node& n = g.nodes[i];
+      const Node& n = g.nodes[i];
       if (n.op != OpType::kStablehloScatter) continue;
-      auto& a = n.attrs<ScatterAttributes>();
+      const auto& a = n.attrs<ScatterAttributes>();
       if (a.update_subgraph < 0 || static_cast<size_t>(a.update_subgraph) >= graphs.size()) {
         return InvalidArgumentError(g.NodeLabel(i) + ": update subgraph " + std::to_string(a.update_subgraph) +
                                     " is out of range, the model has " + std::to_string(graphs.size()));
       }
       const Graph& u = graphs[static_cast<size_t>(a.update_subgraph)];
-      const bool two_in_one_out = u.inputs.size() == 2 && u.outputs.size() == 1;
-      if (two_in_one_out && u.nodes.empty() && u.outputs[0] == u.inputs[1]) {
-        a.update = ScatterAttributes::Update::kReplace;
-      } else if (two_in_one_out && u.nodes.size() == 1 && u.nodes[0].op == OpType::kAdd &&
-                 u.nodes[0].outputs[0] == u.outputs[0] && u.nodes[0].inputs.size() == 2 &&
-                 std::is_permutation(u.nodes[0].inputs.begin(), u.nodes[0].inputs.end(), u.inputs.begin())) {
-        a.update = ScatterAttributes::Update::kAdd;
-      } else {
+      if (u.inputs.size() != 2 || u.outputs.size() != 1 || !u.nodes.empty() || u.outputs[0] != u.inputs[1]) {
         return UnimplementedError(g.NodeLabel(i) + ": the update computation " + u.SubgraphLabel() +
-                                  " is neither a plain assignment nor a sum (the forms gldelegate runs)");
+                                  " is not the plain assignment (index_copy, index_put), the one form gldelegate runs");
       }
     }
   }
