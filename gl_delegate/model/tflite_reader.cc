@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -130,6 +131,10 @@ class Reader {
   int entry_ = 0;     // the subgraph the model runs
   Graph graph_;
   std::vector<PendingConstant> pending_;
+  // Constants stored as they are in the file, by their bytes' place and
+  // type: a buffer several subgraphs read (a decoder's prefill and decode
+  // share their weights) is copied once.
+  std::map<std::pair<const uint8_t*, DataType>, ConstantData> copied_;
   // TfliteLoadInfo's constant_ranges and constant_blocks, every subgraph's.
   std::vector<std::pair<uint64_t, uint64_t>> constant_ranges_;
   std::vector<std::pair<std::shared_ptr<const uint8_t[]>, uint64_t>> constant_blocks_;
@@ -456,6 +461,21 @@ Status Reader::MaterializeConstants() {
     return DecodesToFloat(t) ? static_cast<uint64_t>(p.stored) * sizeof(float) : p.buf.size;
   };
   auto round_up = [](uint64_t n) { return (n + AlignedBuffer::kAlignment - 1) & ~(AlignedBuffer::kAlignment - 1); };
+  // Stored as is and already copied for another subgraph: that copy.
+  auto shared = [&](const PendingConstant& p) {
+    const Tensor& t = graph_.tensors[static_cast<size_t>(p.tensor)];
+    return DecodesToFloat(t) || t.sparsity || p.buf.size == 0 ? copied_.end() : copied_.find({p.buf.data, t.type});
+  };
+  std::vector<PendingConstant> fresh;
+  for (const PendingConstant& p : pending_) {
+    auto it = shared(p);
+    if (it == copied_.end()) {
+      fresh.push_back(p);
+    } else {
+      graph_.tensors[static_cast<size_t>(p.tensor)].data = it->second;
+    }
+  }
+  pending_ = std::move(fresh);
   uint64_t total = 0;
   for (const PendingConstant& p : pending_) total += round_up(bytes_of(p));
   std::shared_ptr<uint8_t[]> block = AllocateAlignedBlock(total);
@@ -472,6 +492,7 @@ Status Reader::MaterializeConstants() {
     else if (bytes > 0) std::memcpy(dst, p.buf.data, static_cast<size_t>(bytes));
     std::memset(dst + bytes, 0, static_cast<size_t>(round_up(bytes) - bytes));  // the gap to the next
     t.data = ConstantData::View(block, dst, static_cast<size_t>(bytes));
+    if (!DecodesToFloat(t) && !t.sparsity && p.buf.size > 0) copied_[{p.buf.data, t.type}] = t.data;
     if (p.buf.size > 0) constant_ranges_.emplace_back(static_cast<uint64_t>(p.buf.data - file_), p.buf.size);
   }
   std::memset(block.get() + total, 0, AlignedBuffer::kAlignment);  // the readable tail
