@@ -295,11 +295,15 @@ Status RunDynamicUpdateSlice(KernelContext& ctx) {
     if (update.shape[d] > operand.shape[d]) return KernelError(ctx, "update does not fit in the operand");
     start[d] = std::clamp<int64_t>(start[d], 0, operand.shape[d] - update.shape[d]);
   }
+  const size_t esize = DataTypeSize(operand.type);
+  if (rank == 0) {  // a scalar: the update is the result
+    std::memcpy(out.data, update.data, esize);
+    return OkStatus();
+  }
   CopyOperand(operand, out);
   if (update.num_elements() == 0) return OkStatus();
-  const size_t esize = DataTypeSize(operand.type);
   const std::vector<int64_t> os = Strides(operand.shape);
-  const int64_t inner = rank == 0 ? 1 : update.shape[rank - 1];
+  const int64_t inner = update.shape[rank - 1];
   const int64_t rows = update.num_elements() / inner;
   std::vector<int64_t> at(rank, 0);  // the update row's index (last dimension 0)
   for (int64_t r = 0; r < rows; ++r) {

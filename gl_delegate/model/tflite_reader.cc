@@ -846,7 +846,8 @@ Status Reader::ResolveScatterUpdates(const std::vector<Graph>& graphs) {
       const Graph& u = graphs[static_cast<size_t>(a.update_subgraph)];
       if (u.inputs.size() != 2 || u.outputs.size() != 1 || !u.nodes.empty() || u.outputs[0] != u.inputs[1]) {
         return UnimplementedError(g.NodeLabel(i) + ": the update computation " + u.SubgraphLabel() +
-                                  " is not the plain assignment (index_copy, index_put), the one form gldelegate runs");
+                                  " is not the plain assignment (index_copy, index_put), the one form "
+                                  "gldelegate runs");
       }
     }
   }

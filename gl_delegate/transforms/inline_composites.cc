@@ -2,7 +2,9 @@
 // subgraph (a composite is defined as its decomposition; LiteRT runs it so).
 // The callee's inputs become the node's inputs, its outputs the node's
 // outputs; its other tensors are appended (constants shared, not copied).
+#include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "transforms/pass.h"

@@ -217,7 +217,8 @@ Status StablehloScatter(RuleContext& ctx) {
   if (static_cast<int64_t>(a->update_window_dims.size() + a->inserted_window_dims.size()) != operand_rank) {
     return ctx.Err("update_window_dims and inserted_window_dims do not add up to the operand's rank");
   }
-  const int64_t depth = a->index_vector_dim < indices_rank ? ctx.InShape(1)[static_cast<size_t>(a->index_vector_dim)] : 1;
+  const int64_t depth =
+      a->index_vector_dim < indices_rank ? ctx.InShape(1)[static_cast<size_t>(a->index_vector_dim)] : 1;
   if (depth != static_cast<int64_t>(a->scatter_dims_to_operand_dims.size())) {
     return ctx.Err("indices hold " + std::to_string(depth) + " coordinates, scatter_dims_to_operand_dims names " +
                    std::to_string(a->scatter_dims_to_operand_dims.size()));
