@@ -88,6 +88,21 @@ Status MakeSignatureGraphs(const std::vector<int>& subgraph_of, Model::Impl* imp
 
 }  // namespace
 
+StatusOr<std::shared_ptr<const PreparedGraph>> PrepareOnce(const Graph& graph, std::once_flag& once,
+                                                           std::shared_ptr<const PreparedGraph>& prepared,
+                                                           Status& status) {
+  std::call_once(once, [&] {
+    auto made = PrepareGraph(graph);
+    if (made.ok()) {
+      prepared = std::make_shared<const PreparedGraph>(std::move(made).value());
+    } else {
+      status = made.status();
+    }
+  });
+  if (!status.ok()) return status;
+  return prepared;
+}
+
 StatusOr<size_t> Model::Impl::FindSignature(const std::string& key) const {
   std::string keys;
   for (size_t s = 0; s < signatures.size(); ++s) {
@@ -99,16 +114,7 @@ StatusOr<size_t> Model::Impl::FindSignature(const std::string& key) const {
 }
 
 StatusOr<std::shared_ptr<const PreparedGraph>> Model::Impl::SignatureGraph::Prepared() const {
-  std::call_once(once_, [this] {
-    auto prepared = PrepareGraph(graph);
-    if (prepared.ok()) {
-      prepared_ = std::make_shared<const PreparedGraph>(std::move(prepared).value());
-    } else {
-      status_ = prepared.status();
-    }
-  });
-  if (!status_.ok()) return status_;
-  return prepared_;
+  return PrepareOnce(graph, once_, prepared_, status_);
 }
 
 StatusOr<std::unique_ptr<Model::Impl>> BuildModelImpl(const uint8_t* data, size_t size) {
@@ -150,16 +156,7 @@ StatusOr<std::unique_ptr<Model::Impl>> BuildModelImpl(const uint8_t* data, size_
 }
 
 StatusOr<std::shared_ptr<const PreparedGraph>> Model::Impl::Prepared() const {
-  std::call_once(prepare_once_, [this] {
-    auto prepared = PrepareGraph(graph);
-    if (prepared.ok()) {
-      prepared_ = std::make_shared<const PreparedGraph>(std::move(prepared).value());
-    } else {
-      prepare_status_ = prepared.status();
-    }
-  });
-  if (!prepare_status_.ok()) return prepare_status_;
-  return prepared_;
+  return PrepareOnce(graph, prepare_once_, prepared_, prepare_status_);
 }
 
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

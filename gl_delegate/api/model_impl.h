@@ -69,6 +69,12 @@ struct Model::Impl {
 };
 
 
+// PrepareGraph(graph) once under `once` (the first caller's result, kept
+// in `prepared` or `status`, for every caller).
+StatusOr<std::shared_ptr<const PreparedGraph>> PrepareOnce(const Graph& graph, std::once_flag& once,
+                                                           std::shared_ptr<const PreparedGraph>& prepared,
+                                                           Status& status);
+
 // Public description of an IR tensor (name, type, shape, quantization, bytes)
 // whose index in the model file is `index`.
 TensorInfo MakeTensorInfo(const Tensor& tensor, int index);

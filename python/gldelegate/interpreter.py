@@ -175,8 +175,22 @@ class Interpreter:
             self._model = _gldelegate.load_model_file(path)
         else:
             self._model = _gldelegate.load_model_bytes(bytes(model_content))
-        self._inputs = [_details(i) for i in self._model.inputs]
-        self._outputs = [_details(o) for o in self._model.outputs]
+        self._take_io(self._model.inputs, self._model.outputs)
+        self._exposed_inputs = set()
+        # Each output's values since the last invoke, read on first use.
+        self._output_values = {}
+        # resize_tensor_input's requests until allocate_tensors: position ->
+        # (shape, strict).
+        self._pending = {}
+        self._impl = None
+        self._lock = threading.Lock()
+        self._signature_key = None  # None: the model's first subgraph
+        self._signature_interpreters = {}  # key -> Interpreter of another subgraph
+
+    def _take_io(self, inputs, outputs):
+        """Details, positions and zero input values of these inputs and outputs."""
+        self._inputs = [_details(i) for i in inputs]
+        self._outputs = [_details(o) for o in outputs]
         self._input_position = {d["index"]: k for k, d in enumerate(self._inputs)}
         self._output_position = {d["index"]: k for k, d in enumerate(self._outputs)}
         # Each input's value as the interpreter has it (set_tensor's, or
@@ -185,19 +199,9 @@ class Interpreter:
         self._input_values = [
             np.zeros(tuple(int(d) for d in detail["shape"]), dtype=detail["dtype"]) for detail in self._inputs
         ]
-        self._exposed_inputs = set()
-        # Each output's values since the last invoke, read on first use.
-        self._output_values = {}
-        # resize_tensor_input's requests until allocate_tensors: position ->
-        # (shape, strict).
-        self._pending = {}
         # Some output's shape_signature has a free dimension: its shape may
         # change with each invoke.
         self._dynamic_outputs = any(-1 in d["shape_signature"] for d in self._outputs)
-        self._impl = None
-        self._lock = threading.Lock()
-        self._signature_key = None  # None: the model's first subgraph
-        self._signature_interpreters = {}  # key -> Interpreter of another subgraph
 
     def _for_signature(self, key):
         """An Interpreter of signature `key` over another subgraph than this
@@ -208,14 +212,7 @@ class Interpreter:
             _pending={}, _lock=threading.Lock(), _signature_key=key, _signature_interpreters={},
         )
         child._impl = _gldelegate.create_interpreter(self._model, child._options, key)
-        child._inputs = [_details(i) for i in child._impl.inputs]
-        child._outputs = [_details(o) for o in child._impl.outputs]
-        child._input_position = {d["index"]: k for k, d in enumerate(child._inputs)}
-        child._output_position = {d["index"]: k for k, d in enumerate(child._outputs)}
-        child._input_values = [
-            np.zeros(tuple(int(d) for d in detail["shape"]), dtype=detail["dtype"]) for detail in child._inputs
-        ]
-        child._dynamic_outputs = any(-1 in d["shape_signature"] for d in child._outputs)
+        child._take_io(child._impl.inputs, child._impl.outputs)
         return child
 
     # ---- LiteRT's API -------------------------------------------------------
