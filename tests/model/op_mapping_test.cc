@@ -111,6 +111,14 @@ bool Eq(const IfAttributes& a, const IfAttributes& b) {
   return a.then_subgraph == b.then_subgraph && a.else_subgraph == b.else_subgraph;
 }
 bool Eq(const CallOnceAttributes& a, const CallOnceAttributes& b) { return a.init_subgraph == b.init_subgraph; }
+bool Eq(const CompositeAttributes& a, const CompositeAttributes& b) {
+  return a.name == b.name && a.decomposition_subgraph == b.decomposition_subgraph && a.version == b.version;
+}
+bool Eq(const ScatterAttributes& a, const ScatterAttributes& b) {
+  return a.update_window_dims == b.update_window_dims && a.inserted_window_dims == b.inserted_window_dims &&
+         a.scatter_dims_to_operand_dims == b.scatter_dims_to_operand_dims &&
+         a.index_vector_dim == b.index_vector_dim && a.update_subgraph == b.update_subgraph;
+}
 bool Eq(const VarHandleAttributes& a, const VarHandleAttributes& b) {
   return a.container == b.container && a.shared_name == b.shared_name;
 }
