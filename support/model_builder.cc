@@ -233,6 +233,9 @@ struct EncodedOptions {
   tflite::BuiltinOptions type = tflite::BuiltinOptions::NONE;
   Offset<void> table;
   std::vector<uint8_t> custom;  // custom_options bytes
+  // The StableHLO ops' builtin_options_2.
+  tflite::BuiltinOptions2 type2 = tflite::BuiltinOptions2::NONE;
+  Offset<void> table2;
 };
 
 template <typename T>
@@ -355,6 +358,30 @@ void EncodeOtherOptions(OpType op, OptionReader& r, const std::vector<ElementTyp
     case OpType::kVarHandle: {
       const std::string container = r.String("container", ""), shared_name = r.String("shared_name", "");
       set(tflite::CreateVarHandleOptionsDirect(*fbb, container.c_str(), shared_name.c_str()));
+      break;
+    }
+    case OpType::kStablehloComposite: {
+      const std::string name = r.String("name", "");
+      e->type2 = tflite::BuiltinOptions2::StableHLOCompositeOptions;
+      e->table2 = tflite::CreateStableHLOCompositeOptionsDirect(*fbb, name.c_str(),
+                                                                r.Int("decomposition_subgraph_index", 0), nullptr,
+                                                                tflite::CustomOptionsFormat::FLEXBUFFERS,
+                                                                r.Int("version", 0))
+                      .Union();
+      break;
+    }
+    case OpType::kStablehloScatter: {
+      auto longs = [&](const char* field) {
+        auto v = r.Ints(field);
+        return v ? std::vector<int64_t>(v->begin(), v->end()) : std::vector<int64_t>{};
+      };
+      const auto window = longs("update_window_dims"), inserted = longs("inserted_window_dims"),
+                 to_operand = longs("scatter_dims_to_operand_dims");
+      e->type2 = tflite::BuiltinOptions2::StablehloScatterOptions;
+      e->table2 = tflite::CreateStablehloScatterOptionsDirect(*fbb, false, &window, &inserted, &to_operand,
+                                                              r.Int("index_vector_dim", 0), false,
+                                                              r.Int("update_computation_subgraph_index", 0))
+                      .Union();
       break;
     }
     case OpType::kArgMax:
@@ -737,7 +764,8 @@ StatusOr<std::vector<Offset<tflite::Operator>>> BuildOperators(const ModelParts&
     GLD_ASSIGN_OR_RETURN(EncodedOptions e, EncodeOptions(op, name, output_types, fbb));
     auto custom = e.custom.empty() ? 0 : fbb->CreateVector(e.custom);
     ops.push_back(tflite::CreateOperator(*fbb, m.codes.of_op[i], fbb->CreateVector(op.inputs),
-                                         fbb->CreateVector(op.outputs), e.type, e.table, custom));
+                                         fbb->CreateVector(op.outputs), e.type, e.table, custom,
+                                         tflite::CustomOptionsFormat::FLEXBUFFERS, 0, 0, 0, 0, e.type2, e.table2));
   }
   return ops;
 }

@@ -608,7 +608,7 @@ int Run(const CLI::App& app, Flags& f) {
   auto model = gld::Model::FromFile(f.graph);
   if (!model.ok()) return gld::tools::Fail(kTool, model.status());
   res.load_us = MicrosSince(init_start);
-  auto created = gld::tools::CreateWithProgress(**model, *options);
+  auto created = gld::tools::CreateWithProgress(**model, *options, f.backend.signature);
   if (!created.ok()) return gld::tools::Fail(kTool, created.status());
   res.init_us = MicrosSince(init_start);
   res.init_mem = memory();

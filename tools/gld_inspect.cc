@@ -80,6 +80,13 @@ void PrintModel(const std::string& path, const gld::Model& model) {
   // Control-flow nodes (WHILE, IF, CALL_ONCE) run some of them; the placement
   // below names which.
   for (const std::string& name : model.OtherSubgraphs()) std::cout << "other subgraph: " << Printable(name) << "\n";
+  // Each signature (--signature=KEY runs it): its inputs and outputs by name.
+  for (const gld::SignatureInfo& sig : model.signatures()) {
+    std::cout << "signature '" << Printable(sig.key) << "':";
+    for (const gld::SignatureTensor& t : sig.inputs) std::cout << " in " << Printable(t.name);
+    for (const gld::SignatureTensor& t : sig.outputs) std::cout << " out " << Printable(t.name);
+    std::cout << "\n";
+  }
 }
 
 // The figures of the summary: node counts, the steps of an Invoke (each CPU
@@ -288,7 +295,7 @@ int main(int argc, char** argv) {
     PrintCustomOps(**model, *options);
   }
   if (plan) return PrintModelPlan(**model, *options);
-  auto interp = gld::tools::CreateWithProgress(**model, *options);
+  auto interp = gld::tools::CreateWithProgress(**model, *options, backend.signature);
   if (!interp.ok()) return gld::tools::Fail(kTool, interp.status());
   const gld::InterpreterReport& r = (*interp)->report();
   if (!html.empty()) return WritePage(graph, **model, *options, r, html, profile);

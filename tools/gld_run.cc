@@ -36,11 +36,11 @@ gld::StatusOr<InputSpec> ParseInputSpec(const std::string& spec) {
 }
 
 int Run(const std::string& graph, const gld::Options& options, const std::vector<std::string>& input_specs,
-        uint64_t seed, const std::string& output_dir) {
+        uint64_t seed, const std::string& output_dir, const std::string& signature) {
   gld::tools::InstallStopHandlers();
   auto model = gld::Model::FromFile(graph);
   if (!model.ok()) return gld::tools::Fail(kTool, model.status());
-  auto created = gld::tools::CreateWithProgress(**model, options);
+  auto created = gld::tools::CreateWithProgress(**model, options, signature);
   if (!created.ok()) return gld::tools::Fail(kTool, created.status());
   gld::Interpreter& interp = **created;
   const gld::tools::CancelOnStop cancel_on_stop(interp);
@@ -138,5 +138,5 @@ int main(int argc, char** argv) {
     std::cerr << kTool << ": error: " << options.status().message() << "\n";
     return 2;
   }
-  return Run(graph, *options, inputs, seed, output_dir);
+  return Run(graph, *options, inputs, seed, output_dir, backend.signature);
 }

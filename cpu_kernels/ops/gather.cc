@@ -261,3 +261,134 @@ Status RunEmbeddingLookup(KernelContext& ctx) {
 }
 
 }  // namespace gld::cpu
+
+// ---- Cache writes: DYNAMIC_UPDATE_SLICE and STABLEHLO_SCATTER ----
+namespace gld::cpu {
+namespace {
+
+// The output starts as the operand (unless the runtime placed them in one
+// buffer).
+void CopyOperand(const TensorData& operand, TensorData& out) {
+  if (out.data != operand.data && out.bytes > 0) std::memcpy(out.data, operand.data, out.bytes);
+}
+
+}  // namespace
+
+// DYNAMIC_UPDATE_SLICE: inputs (operand, update, start indices); the
+// operand with the update written at the starts, each clamped so that the
+// update fits (as TFLite and XLA clamp).
+Status RunDynamicUpdateSlice(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 3, 3, 1));
+  const TensorData& operand = *ctx.inputs[0];
+  const TensorData& update = *ctx.inputs[1];
+  TensorData& out = *ctx.outputs[0];
+  const size_t rank = operand.shape.size();
+  if (update.type != operand.type || out.type != operand.type || update.shape.size() != rank ||
+      out.shape != operand.shape) {
+    return KernelError(ctx, "update " + ShapeToString(update.shape) + " does not match operand " +
+                                ShapeToString(operand.shape));
+  }
+  std::vector<int64_t> start;
+  GLD_RETURN_IF_ERROR(ReadInts(ctx, *ctx.inputs[2], "start indices", &start));
+  if (start.size() != rank) return KernelError(ctx, "start indices must hold one index per dimension");
+  for (size_t d = 0; d < rank; ++d) {
+    if (update.shape[d] > operand.shape[d]) return KernelError(ctx, "update does not fit in the operand");
+    start[d] = std::clamp<int64_t>(start[d], 0, operand.shape[d] - update.shape[d]);
+  }
+  const size_t esize = DataTypeSize(operand.type);
+  if (rank == 0) {  // a scalar: the update is the result
+    std::memcpy(out.data, update.data, esize);
+    return OkStatus();
+  }
+  CopyOperand(operand, out);
+  if (update.num_elements() == 0) return OkStatus();
+  const std::vector<int64_t> os = Strides(operand.shape);
+  const int64_t inner = update.shape[rank - 1];
+  const int64_t rows = update.num_elements() / inner;
+  std::vector<int64_t> at(rank, 0);  // the update row's index (last dimension 0)
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t off = 0;
+    for (size_t d = 0; d < rank; ++d) off += (start[d] + at[d]) * os[d];
+    std::memcpy(static_cast<uint8_t*>(out.data) + off * esize,
+                static_cast<const uint8_t*>(update.data) + r * inner * esize, static_cast<size_t>(inner) * esize);
+    for (size_t d = rank - 1; d-- > 0;) {  // next row: carry over the outer dimensions
+      if (++at[d] < update.shape[d]) break;
+      at[d] = 0;
+    }
+  }
+  return OkStatus();
+}
+
+// STABLEHLO_SCATTER: inputs (operand, indices, updates). Each element of
+// the updates goes to the operand index its scatter index and window
+// position give (StableHLO's scatter, without batching dims); an index
+// outside the operand is skipped. The update computation is the plain
+// assignment (the reader refuses others).
+Status RunStablehloScatter(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 3, 3, 1));
+  const auto* a = std::get_if<ScatterAttributes>(&ctx.node->attributes);
+  if (a == nullptr) return KernelError(ctx, "missing scatter attributes");
+  const TensorData& operand = *ctx.inputs[0];
+  const TensorData& indices = *ctx.inputs[1];
+  const TensorData& updates = *ctx.inputs[2];
+  TensorData& out = *ctx.outputs[0];
+  if (updates.type != operand.type || out.type != operand.type || out.shape != operand.shape) {
+    return KernelError(ctx, "updates and output must have the operand's type and shape");
+  }
+  std::vector<int64_t> idx;
+  GLD_RETURN_IF_ERROR(ReadInts(ctx, indices, "indices", &idx));
+  CopyOperand(operand, out);
+  const size_t orank = operand.shape.size(), urank = updates.shape.size(), irank = indices.shape.size();
+  std::vector<char> is_window(urank, 0), inserted(orank, 0);
+  for (int64_t d : a->update_window_dims) is_window[static_cast<size_t>(d)] = 1;
+  for (int64_t d : a->inserted_window_dims) inserted[static_cast<size_t>(d)] = 1;
+  std::vector<size_t> window_operand_dims, scatter_update_dims;
+  for (size_t d = 0; d < orank; ++d) {
+    if (!inserted[d]) window_operand_dims.push_back(d);
+  }
+  for (size_t d = 0; d < urank; ++d) {
+    if (!is_window[d]) scatter_update_dims.push_back(d);
+  }
+  const auto ivd = static_cast<size_t>(a->index_vector_dim);
+  if (window_operand_dims.size() != a->update_window_dims.size() ||
+      scatter_update_dims.size() + (ivd < irank ? 1 : 0) != irank) {
+    return KernelError(ctx, "the dimension numbers do not match the operand, indices and updates");
+  }
+  const std::vector<int64_t> os = Strides(operand.shape), is = Strides(indices.shape);
+  const size_t esize = DataTypeSize(operand.type);
+  const size_t depth = a->scatter_dims_to_operand_dims.size();
+  std::vector<int64_t> u(urank, 0), full(orank, 0);
+  for (int64_t e = 0; e < updates.num_elements(); ++e) {
+    std::fill(full.begin(), full.end(), 0);
+    int64_t ibase = 0;  // the scatter index vector's first element in `idx`
+    for (size_t k = 0, id = 0; k < scatter_update_dims.size(); ++k, ++id) {
+      if (id == ivd) ++id;
+      ibase += u[scatter_update_dims[k]] * is[id];
+    }
+    for (size_t k = 0; k < depth; ++k) {
+      const int64_t step = ivd < irank ? is[ivd] : 0;
+      full[static_cast<size_t>(a->scatter_dims_to_operand_dims[k])] += idx[static_cast<size_t>(ibase + k * step)];
+    }
+    for (size_t w = 0; w < a->update_window_dims.size(); ++w) {
+      full[window_operand_dims[w]] += u[static_cast<size_t>(a->update_window_dims[w])];
+    }
+    bool inside = true;
+    int64_t off = 0;
+    for (size_t d = 0; d < orank; ++d) {
+      inside = inside && full[d] >= 0 && full[d] < operand.shape[d];
+      off += full[d] * os[d];
+    }
+    if (inside) {
+      const uint8_t* src = static_cast<const uint8_t*>(updates.data) + e * static_cast<int64_t>(esize);
+      uint8_t* dst = static_cast<uint8_t*>(out.data) + off * static_cast<int64_t>(esize);
+      std::memcpy(dst, src, esize);
+    }
+    for (size_t d = urank; d-- > 0;) {  // the next update element
+      if (++u[d] < updates.shape[d]) break;
+      u[d] = 0;
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace gld::cpu

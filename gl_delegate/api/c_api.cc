@@ -335,21 +335,55 @@ GldStatus GldOptionsGetShareContext(const GldOptions* options, void** out_egl_di
   return GLD_OK;
 }
 
+namespace {
+
+// GldInterpreterCreate's and GldInterpreterCreateForSignature's work; `key`
+// null for the model's first subgraph.
+GldStatus CreateInterpreter(const GldModel* model, const GldOptions* options, const char* key,
+                            GldInterpreter** out_interpreter) {
+  gld::Options defaults;
+  const gld::Options& o = options != nullptr ? options->options : defaults;
+  auto interp =
+      key != nullptr ? gld::Interpreter::Create(*model->model, o, key) : gld::Interpreter::Create(*model->model, o);
+  if (!interp.ok()) return Report(interp.status());
+  auto out = std::make_unique<GldInterpreter>();
+  out->interpreter = std::move(interp).value();
+  out->CopyDims();
+  *out_interpreter = out.release();
+  return GLD_OK;
+}
+
+}  // namespace
+
 GldStatus GldInterpreterCreate(const GldModel* model, const GldOptions* options, GldInterpreter** out_interpreter) {
   return Guard([&] {
     if (model == nullptr || out_interpreter == nullptr) {
       return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterCreate: null argument");
     }
     *out_interpreter = nullptr;
-    gld::Options defaults;
-    auto interp = gld::Interpreter::Create(*model->model, options != nullptr ? options->options : defaults);
-    if (!interp.ok()) return Report(interp.status());
-    auto out = std::make_unique<GldInterpreter>();
-    out->interpreter = std::move(interp).value();
-    out->CopyDims();
-    *out_interpreter = out.release();
-    return GLD_OK;
+    return CreateInterpreter(model, options, nullptr, out_interpreter);
   });
+}
+
+GldStatus GldInterpreterCreateForSignature(const GldModel* model, const GldOptions* options,
+                                           const char* signature_key, GldInterpreter** out_interpreter) {
+  return Guard([&] {
+    if (model == nullptr || signature_key == nullptr || out_interpreter == nullptr) {
+      return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterCreateForSignature: null argument");
+    }
+    *out_interpreter = nullptr;
+    return CreateInterpreter(model, options, signature_key, out_interpreter);
+  });
+}
+
+int32_t GldModelGetSignatureCount(const GldModel* model) {
+  return model == nullptr ? 0 : static_cast<int32_t>(model->model->signatures().size());
+}
+
+const char* GldModelGetSignatureKey(const GldModel* model, int32_t index) {
+  if (model == nullptr || index < 0) return nullptr;
+  const auto& sigs = model->model->signatures();
+  return static_cast<size_t>(index) < sigs.size() ? sigs[static_cast<size_t>(index)].key.c_str() : nullptr;
 }
 
 void GldInterpreterDelete(GldInterpreter* interpreter) { delete interpreter; }

@@ -14,6 +14,18 @@ Interpreter::Interpreter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Interpreter::~Interpreter() = default;
 
 StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(const Model& model, const Options& options) {
+  return CreateFor(model, options, nullptr);
+}
+
+StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(const Model& model, const Options& options,
+                                                           const std::string& signature_key) {
+  GLD_ASSIGN_OR_RETURN(size_t s, model.impl().FindSignature(signature_key));
+  return CreateFor(model, options, model.impl().signature_graphs[s].get());
+}
+
+StatusOr<std::unique_ptr<Interpreter>> Interpreter::CreateFor(const Model& model, const Options& options,
+                                                              const void* signature_graph) {
+  const auto* sig = static_cast<const Model::Impl::SignatureGraph*>(signature_graph);
   // The one check of the options, before any work (Runtime::Initialize
   // makes it again for callers below the API).
   GLD_RETURN_IF_ERROR(CheckOptions(options));
@@ -27,13 +39,18 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::Create(const Model& model, c
   // The passes log at the level these options ask for when this Interpreter
   // is the one that prepares the model's graph.
   GLD_RETURN_IF_ERROR(ConfigureLogging(options.log_level));
-  GLD_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedGraph> prepared, model.impl().Prepared());
+  GLD_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedGraph> prepared,
+                       sig != nullptr ? sig->Prepared() : model.impl().Prepared());
   GLD_ASSIGN_OR_RETURN(impl->runtime, Runtime::Create(*prepared, with_token));
   impl->cancel = impl->runtime->cancel_flag();
   // Inputs and outputs keep their positions through the passes; their file
   // indices are the Model's.
-  for (const TensorInfo& info : model.inputs()) impl->input_file_index.push_back(info.index);
-  for (const TensorInfo& info : model.outputs()) impl->output_file_index.push_back(info.index);
+  for (const TensorInfo& info : sig != nullptr ? sig->inputs : model.inputs()) {
+    impl->input_file_index.push_back(info.index);
+  }
+  for (const TensorInfo& info : sig != nullptr ? sig->outputs : model.outputs()) {
+    impl->output_file_index.push_back(info.index);
+  }
   impl->Describe();
   return std::unique_ptr<Interpreter>(new Interpreter(std::move(impl)));
 }

@@ -57,6 +57,66 @@ const std::string& Model::Impl::Fingerprint() const {
   return fingerprint_;
 }
 
+namespace {
+
+// The graphs of the signatures over other subgraphs than the one loaded.
+Status MakeSignatureGraphs(const std::vector<int>& subgraph_of, Model::Impl* impl) {
+  const Graph& g = impl->graph;
+  for (size_t s = 0; s < impl->signatures.size(); ++s) {
+    const int sub = s < subgraph_of.size() ? subgraph_of[s] : g.subgraph_index;
+    if (sub == g.subgraph_index || g.subgraphs == nullptr) {
+      impl->signature_graphs.push_back(nullptr);
+      continue;
+    }
+    auto entry = std::make_unique<Model::Impl::SignatureGraph>();
+    entry->graph = (*g.subgraphs)[static_cast<size_t>(sub)];  // constants shared
+    entry->graph.subgraphs = g.subgraphs;
+    entry->graph.is_callee = false;
+    for (const Graph& other : *g.subgraphs) {
+      if (other.subgraph_index == sub) continue;
+      const std::string name = other.subgraph_index == g.subgraph_index ? g.subgraph_name : other.subgraph_name;
+      entry->graph.other_subgraphs.push_back(name.empty() ? "subgraph " + std::to_string(other.subgraph_index)
+                                                          : name);
+    }
+    const Graph& sg = entry->graph;
+    for (int t : sg.inputs) entry->inputs.push_back(MakeTensorInfo(sg.tensors[static_cast<size_t>(t)], t));
+    for (int t : sg.outputs) entry->outputs.push_back(MakeTensorInfo(sg.tensors[static_cast<size_t>(t)], t));
+    impl->signature_graphs.push_back(std::move(entry));
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<std::shared_ptr<const PreparedGraph>> PrepareOnce(const Graph& graph, std::once_flag& once,
+                                                           std::shared_ptr<const PreparedGraph>& prepared,
+                                                           Status& status) {
+  std::call_once(once, [&] {
+    auto made = PrepareGraph(graph);
+    if (made.ok()) {
+      prepared = std::make_shared<const PreparedGraph>(std::move(made).value());
+    } else {
+      status = made.status();
+    }
+  });
+  if (!status.ok()) return status;
+  return prepared;
+}
+
+StatusOr<size_t> Model::Impl::FindSignature(const std::string& key) const {
+  std::string keys;
+  for (size_t s = 0; s < signatures.size(); ++s) {
+    if (signatures[s].key == key) return s;
+    keys += (s ? ", '" : "'") + signatures[s].key + "'";
+  }
+  return NotFoundError("the model has no signature '" + key + "' (its signatures: " +
+                       (keys.empty() ? std::string("none") : keys) + ")");
+}
+
+StatusOr<std::shared_ptr<const PreparedGraph>> Model::Impl::SignatureGraph::Prepared() const {
+  return PrepareOnce(graph, once_, prepared_, status_);
+}
+
 StatusOr<std::unique_ptr<Model::Impl>> BuildModelImpl(const uint8_t* data, size_t size) {
   auto impl = std::make_unique<Model::Impl>();
   TfliteLoadInfo load_info;
@@ -66,6 +126,7 @@ StatusOr<std::unique_ptr<Model::Impl>> BuildModelImpl(const uint8_t* data, size_
   impl->constant_blocks = std::move(load_info.constant_blocks);
   const Graph& g = impl->graph;
   impl->signatures = std::move(load_info.signatures);
+  GLD_RETURN_IF_ERROR(MakeSignatureGraphs(load_info.signature_subgraphs, impl.get()));
   for (int t : g.inputs) impl->inputs.push_back(MakeTensorInfo(g.tensors[static_cast<size_t>(t)], t));
   for (int t : g.outputs) impl->outputs.push_back(MakeTensorInfo(g.tensors[static_cast<size_t>(t)], t));
   impl->nodes.reserve(g.nodes.size());
@@ -95,16 +156,7 @@ StatusOr<std::unique_ptr<Model::Impl>> BuildModelImpl(const uint8_t* data, size_
 }
 
 StatusOr<std::shared_ptr<const PreparedGraph>> Model::Impl::Prepared() const {
-  std::call_once(prepare_once_, [this] {
-    auto prepared = PrepareGraph(graph);
-    if (prepared.ok()) {
-      prepared_ = std::make_shared<const PreparedGraph>(std::move(prepared).value());
-    } else {
-      prepare_status_ = prepared.status();
-    }
-  });
-  if (!prepare_status_.ok()) return prepare_status_;
-  return prepared_;
+  return PrepareOnce(graph, prepare_once_, prepared_, prepare_status_);
 }
 
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

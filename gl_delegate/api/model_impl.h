@@ -40,6 +40,26 @@ struct Model::Impl {
   // on first use; every Interpreter starts from a copy, constants shared.
   StatusOr<std::shared_ptr<const PreparedGraph>> Prepared() const;
 
+  // A signature that runs another subgraph than `graph` (a decoder's
+  // "decode" beside its "prefill"): that subgraph as a graph of its own,
+  // its constants shared with the file's other subgraphs, prepared on first
+  // use like `graph`.
+  struct SignatureGraph {
+    Graph graph;
+    std::vector<TensorInfo> inputs, outputs;
+    StatusOr<std::shared_ptr<const PreparedGraph>> Prepared() const;
+
+   private:
+    mutable std::once_flag once_;
+    mutable std::shared_ptr<const PreparedGraph> prepared_;
+    mutable Status status_;
+  };
+  // Per signature (parallel to `signatures`): the graph it runs, null when
+  // it is `graph` itself.
+  std::vector<std::unique_ptr<SignatureGraph>> signature_graphs;
+  // The index in `signatures` of `key`; NotFound naming the keys.
+  StatusOr<size_t> FindSignature(const std::string& key) const;
+
  private:
   mutable std::once_flag fingerprint_once_;
   mutable std::string fingerprint_;
@@ -48,6 +68,12 @@ struct Model::Impl {
   mutable Status prepare_status_;
 };
 
+
+// PrepareGraph(graph) once under `once` (the first caller's result, kept
+// in `prepared` or `status`, for every caller).
+StatusOr<std::shared_ptr<const PreparedGraph>> PrepareOnce(const Graph& graph, std::once_flag& once,
+                                                           std::shared_ptr<const PreparedGraph>& prepared,
+                                                           Status& status);
 
 // Public description of an IR tensor (name, type, shape, quantization, bytes)
 // whose index in the model file is `index`.

@@ -231,6 +231,22 @@ struct IfAttributes {
 struct CallOnceAttributes {
   int32_t init_subgraph = 0;
 };
+// STABLEHLO_COMPOSITE: the composite's name ("odml.rms_norm") and the
+// subgraph that computes it (the pass inline_composites puts its nodes in
+// the node's place).
+struct CompositeAttributes {
+  std::string name;
+  int32_t decomposition_subgraph = 0;
+  int32_t version = 0;
+};
+// STABLEHLO_SCATTER (StableHLO's scatter without batching dims). The update
+// computation is a subgraph; the reader runs only the form the converter
+// emits for index_copy and index_put: it returns the update (no nodes).
+struct ScatterAttributes {
+  std::vector<int64_t> update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims;
+  int64_t index_vector_dim = 0;
+  int32_t update_subgraph = 0;
+};
 // VAR_HANDLE: the variable's name; one (container, shared_name) is one
 // variable of an interpreter, whichever subgraph names it.
 struct VarHandleAttributes {
@@ -262,6 +278,7 @@ using Attributes =
                  TransformTensorBilinearAttributes, TransformLandmarksAttributes,
                  Landmarks2TransformMatrixAttributes, CustomAttributes, RecurrentAttributes,
                  WhileAttributes, IfAttributes, CallOnceAttributes, VarHandleAttributes,
-                 Conv3dAttributes, BucketizeAttributes, UniqueAttributes>;
+                 Conv3dAttributes, BucketizeAttributes, UniqueAttributes, CompositeAttributes,
+                 ScatterAttributes>;
 
 }  // namespace gld

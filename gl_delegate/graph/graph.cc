@@ -96,6 +96,9 @@ std::vector<SubgraphCall> CalledSubgraphs(const Node& node) {
     return {{"then", f->then_subgraph}, {"else", f->else_subgraph}};
   }
   if (const auto* c = std::get_if<CallOnceAttributes>(&node.attributes)) return {{"init", c->init_subgraph}};
+  if (const auto* c = std::get_if<CompositeAttributes>(&node.attributes)) {
+    return {{"decomposition", c->decomposition_subgraph}};
+  }
   return {};
 }
 

@@ -141,6 +141,9 @@ Status CheckCall(const Graph& g, size_t node, const SubgraphCall& call, const Gr
     case OpType::kCallOnce:
       GLD_RETURN_IF_ERROR(CheckSignature(caller, call, callee, "inputs", callee_in, {}, "an init subgraph"));
       return CheckSignature(caller, call, callee, "outputs", callee_out, {}, "an init subgraph");
+    case OpType::kStablehloComposite:
+      GLD_RETURN_IF_ERROR(CheckSignature(caller, call, callee, "inputs", callee_in, in, "the node's input"));
+      return CheckSignature(caller, call, callee, "outputs", callee_out, out, "the node's output");
     default: return OkStatus();
   }
 }

@@ -240,6 +240,43 @@ Status ParseVarHandle(const O* o, Attributes* out) {
   return OkStatus();
 }
 
+// The StableHLO ops' options live in the operator's second union
+// (builtin_options_2); a file gives them or the op cannot run.
+template <typename T>
+StatusOr<const T*> GetOptions2(const tflite::Operator& op) {
+  const T* o = op.builtin_options_2_as<T>();
+  if (o == nullptr) {
+    return InvalidArgumentError(std::string("has no ") + tflite::EnumNameBuiltinOptions2(
+                                    tflite::BuiltinOptions2Traits<T>::enum_value) + " (builtin_options_2)");
+  }
+  return o;
+}
+
+Status ParseComposite(const tflite::Operator& op, Attributes* out) {
+  GLD_ASSIGN_OR_RETURN(const tflite::StableHLOCompositeOptions* o, GetOptions2<tflite::StableHLOCompositeOptions>(op));
+  CompositeAttributes a;
+  if (o->name() != nullptr) a.name = o->name()->str();
+  a.decomposition_subgraph = o->decomposition_subgraph_index();
+  a.version = o->version();
+  *out = std::move(a);
+  return OkStatus();
+}
+
+Status ParseStablehloScatter(const tflite::Operator& op, Attributes* out) {
+  GLD_ASSIGN_OR_RETURN(const tflite::StablehloScatterOptions* o, GetOptions2<tflite::StablehloScatterOptions>(op));
+  ScatterAttributes a;
+  auto dims = [](const flatbuffers::Vector<int64_t>* v, std::vector<int64_t>* d) {
+    if (v != nullptr) d->assign(v->begin(), v->end());
+  };
+  dims(o->update_window_dims(), &a.update_window_dims);
+  dims(o->inserted_window_dims(), &a.inserted_window_dims);
+  dims(o->scatter_dims_to_operand_dims(), &a.scatter_dims_to_operand_dims);
+  a.index_vector_dim = o->index_vector_dim();
+  a.update_subgraph = o->update_computation_subgraph_index();
+  *out = std::move(a);
+  return OkStatus();
+}
+
 int32_t ReadInt32(const uint8_t* p) {
   int32_t v;
   std::memcpy(&v, p, 4);
@@ -377,6 +414,8 @@ const OptionParser kOptionParsers[] = {
     GLD_HOOK(OpType::kSqueeze, ParseSqueeze, SqueezeView),
     GLD_FILE_HOOK(OpType::kBucketize, ParseBucketize, BucketizeOptions),
     GLD_FILE_HOOK(OpType::kVarHandle, ParseVarHandle, VarHandleOptions),
+    {OpType::kStablehloComposite, ParseComposite, nullptr, nullptr},
+    {OpType::kStablehloScatter, ParseStablehloScatter, nullptr, nullptr},
     GLD_NO_OPTIONS(OpType::kEqual),
     GLD_NO_OPTIONS(OpType::kNotEqual),
     GLD_NO_OPTIONS(OpType::kLess),

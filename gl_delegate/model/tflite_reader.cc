@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -96,6 +97,7 @@ class Reader {
   // own); `info` (the entry subgraph's) gets the op versions.
   StatusOr<Graph> ReadSubgraph(int index, TfliteLoadInfo* info, int64_t* total_bytes);
   Status CheckSignatureTensors(const Graph& graph) const;
+  static Status ResolveScatterUpdates(const std::vector<Graph>& graphs);
   Status ReadSignatures(const flatbuffers::Vector<flatbuffers::Offset<tflite::SignatureDef>>& sigs,
                         TfliteLoadInfo* info) const;
   StatusOr<BufferRef> GetBuffer(uint32_t index, const std::string& who) const;
@@ -129,6 +131,10 @@ class Reader {
   int entry_ = 0;     // the subgraph the model runs
   Graph graph_;
   std::vector<PendingConstant> pending_;
+  // Constants stored as they are in the file, by their bytes' place and
+  // type: a buffer several subgraphs read (a decoder's prefill and decode
+  // share their weights) is copied once.
+  std::map<std::pair<const uint8_t*, DataType>, ConstantData> copied_;
   // TfliteLoadInfo's constant_ranges and constant_blocks, every subgraph's.
   std::vector<std::pair<uint64_t, uint64_t>> constant_ranges_;
   std::vector<std::pair<std::shared_ptr<const uint8_t[]>, uint64_t>> constant_blocks_;
@@ -170,9 +176,14 @@ StatusOr<Reader::BufferRef> Reader::GetBuffer(uint32_t index, const std::string&
 
 Status Reader::ReadSignatures(const flatbuffers::Vector<flatbuffers::Offset<tflite::SignatureDef>>& sigs,
                               TfliteLoadInfo* info) const {
-  const uint32_t num_tensors = sg_->tensors() == nullptr ? 0 : sg_->tensors()->size();
+  const auto* subgraphs = model_->subgraphs();
   for (const tflite::SignatureDef* sig : sigs) {
-    if (static_cast<int>(sig->subgraph_index()) != sg_index_) continue;
+    const uint32_t s = sig->subgraph_index();
+    if (s >= subgraphs->size()) {
+      return InvalidArgumentError("signature '" + Quote(sig->signature_key()) + "' refers to subgraph " +
+                                  std::to_string(s) + ", the model has " + std::to_string(subgraphs->size()));
+    }
+    const uint32_t num_tensors = subgraphs->Get(s)->tensors() == nullptr ? 0 : subgraphs->Get(s)->tensors()->size();
     SignatureInfo out;
     out.key = Quote(sig->signature_key());
     for (int side = 0; side < 2; ++side) {
@@ -190,6 +201,7 @@ Status Reader::ReadSignatures(const flatbuffers::Vector<flatbuffers::Offset<tfli
       }
     }
     info->signatures.push_back(std::move(out));
+    info->signature_subgraphs.push_back(static_cast<int>(s));
   }
   return OkStatus();
 }
@@ -449,6 +461,21 @@ Status Reader::MaterializeConstants() {
     return DecodesToFloat(t) ? static_cast<uint64_t>(p.stored) * sizeof(float) : p.buf.size;
   };
   auto round_up = [](uint64_t n) { return (n + AlignedBuffer::kAlignment - 1) & ~(AlignedBuffer::kAlignment - 1); };
+  // Stored as is and already copied for another subgraph: that copy.
+  auto shared = [&](const PendingConstant& p) {
+    const Tensor& t = graph_.tensors[static_cast<size_t>(p.tensor)];
+    return DecodesToFloat(t) || t.sparsity || p.buf.size == 0 ? copied_.end() : copied_.find({p.buf.data, t.type});
+  };
+  std::vector<PendingConstant> fresh;
+  for (const PendingConstant& p : pending_) {
+    auto it = shared(p);
+    if (it == copied_.end()) {
+      fresh.push_back(p);
+    } else {
+      graph_.tensors[static_cast<size_t>(p.tensor)].data = it->second;
+    }
+  }
+  pending_ = std::move(fresh);
   uint64_t total = 0;
   for (const PendingConstant& p : pending_) total += round_up(bytes_of(p));
   std::shared_ptr<uint8_t[]> block = AllocateAlignedBlock(total);
@@ -465,6 +492,7 @@ Status Reader::MaterializeConstants() {
     else if (bytes > 0) std::memcpy(dst, p.buf.data, static_cast<size_t>(bytes));
     std::memset(dst + bytes, 0, static_cast<size_t>(round_up(bytes) - bytes));  // the gap to the next
     t.data = ConstantData::View(block, dst, static_cast<size_t>(bytes));
+    if (!DecodesToFloat(t) && !t.sparsity && p.buf.size > 0) copied_[{p.buf.data, t.type}] = t.data;
     if (p.buf.size > 0) constant_ranges_.emplace_back(static_cast<uint64_t>(p.buf.data - file_), p.buf.size);
   }
   std::memset(block.get() + total, 0, AlignedBuffer::kAlignment);  // the readable tail
@@ -696,7 +724,8 @@ StatusOr<Graph> Reader::Read(TfliteLoadInfo* info) {
     info->constant_ranges = std::move(constant_ranges_);
     info->constant_blocks = std::move(constant_blocks_);
   }
-  GLD_RETURN_IF_ERROR(CheckSignatureTensors(graphs[static_cast<size_t>(entry_)]));
+  for (const Graph& g : graphs) GLD_RETURN_IF_ERROR(CheckSignatureTensors(g));
+  GLD_RETURN_IF_ERROR(ResolveScatterUpdates(graphs));
   GLD_RETURN_IF_ERROR(CheckSubgraphCalls(graphs));
   Graph main = std::move(graphs[static_cast<size_t>(entry_)]);
   for (const Graph& g : graphs) {
@@ -799,7 +828,32 @@ StatusOr<Graph> Reader::ReadSubgraph(int index, TfliteLoadInfo* info, int64_t* t
   return std::move(graph_);
 }
 
-// The entry subgraph's signatures must name tensors it has. Their names
+// Each STABLEHLO_SCATTER's update subgraph must be the plain assignment
+// (no nodes, its output its input 1, the update): index_copy's and
+// index_put's. LiteRT also runs stablehlo ADD, MUL, MAX and MIN there.
+Status Reader::ResolveScatterUpdates(const std::vector<Graph>& graphs) {
+  for (const Graph& g : graphs) {
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      const Node& n = g.nodes[i];
+      if (n.op != OpType::kStablehloScatter) continue;
+      const auto& a = n.attrs<ScatterAttributes>();
+      if (a.update_subgraph < 0 || static_cast<size_t>(a.update_subgraph) >= graphs.size()) {
+        return InvalidArgumentError(g.NodeLabel(i) + ": update subgraph " + std::to_string(a.update_subgraph) +
+                                    " is out of range, the model has " + std::to_string(graphs.size()));
+      }
+      const Graph& u = graphs[static_cast<size_t>(a.update_subgraph)];
+      if (u.inputs.size() != 2 || u.outputs.size() != 1 || !u.nodes.empty() || u.outputs[0] != u.inputs[1]) {
+        return UnimplementedError(g.NodeLabel(i) + ": the update computation " + u.SubgraphLabel() +
+                                  " is not the plain assignment (index_copy, index_put), the one form "
+                                  "gldelegate runs");
+      }
+    }
+  }
+  return OkStatus();
+}
+
+// A signature over this subgraph must name tensors it has (each
+// signature may be run: Model's signature graphs). Their names
 // stay a mapping of their own (TfliteLoadInfo::signatures: the signature
 // runners' names); the tensors keep the file's names, as LiteRT's
 // get_input_details gives them ("serving_default_image:0").
@@ -809,7 +863,7 @@ Status Reader::CheckSignatureTensors(const Graph& graph) const {
   if (sigs == nullptr) return OkStatus();
   for (flatbuffers::uoffset_t s = 0; s < sigs->size(); ++s) {
     const tflite::SignatureDef* sig = sigs->Get(s);
-    if (static_cast<int>(sig->subgraph_index()) != entry_) continue;
+    if (static_cast<int>(sig->subgraph_index()) != graph.subgraph_index) continue;
     for (const auto* maps : {sig->inputs(), sig->outputs()}) {
       if (maps == nullptr) continue;
       for (const tflite::TensorMap* map : *maps) {

@@ -16,7 +16,9 @@
 //  - one node per operator, in file order, source_index = operator index;
 //    attributes as listed in OpAttributesKind (tflite_ops.h);
 //  - graph inputs/outputs; when a signature def names them, those names
-//    replace the tensor names.
+//    replace the tensor names (in every subgraph a signature runs);
+//  - Graph::subgraphs: every other subgraph, for control flow and for the
+//    other signatures (Model's signature graphs).
 #pragma once
 
 #include <cstddef>
@@ -49,7 +51,8 @@ struct TfliteLoadInfo {
   int subgraph_index = 0;        // the subgraph that was loaded
   std::string subgraph_name;
   std::string signature_key;     // of the signature naming the loaded subgraph
-  std::vector<SignatureInfo> signatures;  // those over the loaded subgraph
+  std::vector<SignatureInfo> signatures;  // every signature of the file, in file order
+  std::vector<int> signature_subgraphs;   // the subgraph each signature runs
   // Per node: the op code's version.
   std::vector<int> op_versions;
   std::vector<std::string> metadata_names;

@@ -50,7 +50,9 @@ Status PrepareCallees(Graph& graph, PassLog& pass_log) {
       Status s = CheckGraphStructure(callee);
       if (!s.ok()) return s.WithContext(label);
       PassLog log;
+      callee.subgraphs = graph.subgraphs;  // the subgraphs its composites inline
       s = RunDefaultPasses(callee, log);
+      callee.subgraphs = nullptr;
       if (!s.ok()) return s.WithContext(label);
       for (std::string& line : log.lines) pass_log.lines.push_back(label + ": " + line);
     }

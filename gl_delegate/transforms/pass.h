@@ -59,6 +59,8 @@ void RedirectReaders(Graph& graph, int from, int to);
 void NoteFused(const Graph& graph, Node& into, size_t absorbed);
 
 // The passes (one file each).
+// STABLEHLO_COMPOSITE nodes as the nodes of their decomposition subgraph.
+Status InlineComposites(Graph& graph, PassLog& log);
 Status FoldConstantDequantize(Graph& graph, PassLog& log);
 Status FoldConstantDensify(Graph& graph, PassLog& log);
 Status RemoveDeadNodes(Graph& graph, PassLog& log);

@@ -9,7 +9,8 @@ const std::vector<Pass>& DefaultPasses() {
   // Folding first: it turns weight-producing nodes into constants, which the
   // later passes (and the partitioner) then see as plain weights.
   static const std::vector<Pass> passes = {
-      {"quantized_float_view", QuantizedFloatView},  // first: later passes see a float graph
+      {"inline_composites", InlineComposites},  // first: the others see the composites' ops
+      {"quantized_float_view", QuantizedFloatView},  // later passes see a float graph
       {"fold_constant_densify", FoldConstantDensify},  // before DEQUANTIZE: sparse fp16 -> dense fp16
       {"fold_constant_dequantize", FoldConstantDequantize},
       {"remove_dead_nodes", RemoveDeadNodes},
@@ -36,6 +37,7 @@ const std::vector<Pass>& DefaultPasses() {
 
 const std::vector<Pass>& CpuIntegerPasses() {
   static const std::vector<Pass> passes = {
+      {"inline_composites", InlineComposites},
       {"integer_view", CpuIntegerView},
       {"fold_constant_densify", FoldConstantDensify},
       {"fold_constant_dequantize", FoldConstantDequantize},

@@ -29,8 +29,9 @@ Differences from LiteRT, each raising a clear error rather than guessing:
   raises at ``allocate_tensors`` naming the node, and the interpreter keeps
   its previous shapes.
 - ``experimental_delegates`` cannot be used: gldelegate is the GPU delegate.
-- Signatures are those over the subgraph gldelegate runs (the first
-  signature's).
+- Every signature runs: get_signature_runner(key) for a signature other
+  than the first runs it in an Interpreter of its own on the same model
+  (weights shared; its tensors are its own, as LiteRT's subgraphs').
 """
 
 import json
@@ -174,8 +175,22 @@ class Interpreter:
             self._model = _gldelegate.load_model_file(path)
         else:
             self._model = _gldelegate.load_model_bytes(bytes(model_content))
-        self._inputs = [_details(i) for i in self._model.inputs]
-        self._outputs = [_details(o) for o in self._model.outputs]
+        self._take_io(self._model.inputs, self._model.outputs)
+        self._exposed_inputs = set()
+        # Each output's values since the last invoke, read on first use.
+        self._output_values = {}
+        # resize_tensor_input's requests until allocate_tensors: position ->
+        # (shape, strict).
+        self._pending = {}
+        self._impl = None
+        self._lock = threading.Lock()
+        self._signature_key = None  # None: the model's first subgraph
+        self._signature_interpreters = {}  # key -> Interpreter of another subgraph
+
+    def _take_io(self, inputs, outputs):
+        """Details, positions and zero input values of these inputs and outputs."""
+        self._inputs = [_details(i) for i in inputs]
+        self._outputs = [_details(o) for o in outputs]
         self._input_position = {d["index"]: k for k, d in enumerate(self._inputs)}
         self._output_position = {d["index"]: k for k, d in enumerate(self._outputs)}
         # Each input's value as the interpreter has it (set_tensor's, or
@@ -184,17 +199,21 @@ class Interpreter:
         self._input_values = [
             np.zeros(tuple(int(d) for d in detail["shape"]), dtype=detail["dtype"]) for detail in self._inputs
         ]
-        self._exposed_inputs = set()
-        # Each output's values since the last invoke, read on first use.
-        self._output_values = {}
-        # resize_tensor_input's requests until allocate_tensors: position ->
-        # (shape, strict).
-        self._pending = {}
         # Some output's shape_signature has a free dimension: its shape may
         # change with each invoke.
         self._dynamic_outputs = any(-1 in d["shape_signature"] for d in self._outputs)
-        self._impl = None
-        self._lock = threading.Lock()
+
+    def _for_signature(self, key):
+        """An Interpreter of signature `key` over another subgraph than this
+        one's: the same model (weights shared) and options, allocated."""
+        child = object.__new__(Interpreter)
+        child.__dict__.update(
+            _options=dict(self._options), _model=self._model, _exposed_inputs=set(), _output_values={},
+            _pending={}, _lock=threading.Lock(), _signature_key=key, _signature_interpreters={},
+        )
+        child._impl = _gldelegate.create_interpreter(self._model, child._options, key)
+        child._take_io(child._impl.inputs, child._impl.outputs)
+        return child
 
     # ---- LiteRT's API -------------------------------------------------------
 
@@ -202,7 +221,7 @@ class Interpreter:
         """Creates the interpreter: the GPU programs are compiled (or read from
         cache_dir) and the buffers made. Needed once before set_tensor/invoke."""
         if self._impl is None:
-            self._impl = _gldelegate.create_interpreter(self._model, self._options)
+            self._impl = _gldelegate.create_interpreter(self._model, self._options, self._signature_key)
         if not self._pending:
             return
         pending, self._pending = self._pending, {}
@@ -391,6 +410,13 @@ class Interpreter:
                     % (signature_key, [s["key"] for s in signatures])
                 )
             signature = matches[0]
+        # A signature over another subgraph runs in an Interpreter of its own
+        # (made once, kept: its state, e.g. a KV cache, persists).
+        if self._signature_key is None and signature is not signatures[0]:
+            key = signature["key"]
+            if key not in self._signature_interpreters:
+                self._signature_interpreters[key] = self._for_signature(key)
+            return SignatureRunner(self._signature_interpreters[key], signature)
         return SignatureRunner(self, signature)
 
     # ---- gldelegate's own ---------------------------------------------------

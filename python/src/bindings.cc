@@ -8,12 +8,14 @@
 // the interpreter, and releases the GIL while a model runs.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -341,13 +343,15 @@ struct PyInterpreter {
   }
 };
 
-PyInterpreter* CreateInterpreter(const PyModel& model, const nb::dict& keywords) {
+PyInterpreter* CreateInterpreter(const PyModel& model, const nb::dict& keywords,
+                                 const std::optional<std::string>& signature_key) {
   gld::Options options = OptionsFromDict(keywords);
   std::unique_ptr<gld::Interpreter> interpreter;
   {
     // Creating compiles the GPU programs: let other Python threads run.
     nb::gil_scoped_release release;
-    auto created = gld::Interpreter::Create(*model.model, options);
+    auto created = signature_key.has_value() ? gld::Interpreter::Create(*model.model, options, *signature_key)
+                                             : gld::Interpreter::Create(*model.model, options);
     if (!created.ok()) {
       nb::gil_scoped_acquire acquire;
       Raise(created.status());
@@ -432,7 +436,8 @@ NB_MODULE(_gldelegate, m) {
       },
       nb::arg("name"), nb::arg("value"));
 
-  m.def("create_interpreter", &CreateInterpreter, nb::arg("model"), nb::arg("options"), nb::rv_policy::take_ownership);
+  m.def("create_interpreter", &CreateInterpreter, nb::arg("model"), nb::arg("options"),
+        nb::arg("signature_key") = nb::none(), nb::rv_policy::take_ownership);
 
   // This module is also the TFLite external delegate library
   // (gldelegate.delegate_library_path()): it exports TFLite's external

@@ -103,6 +103,8 @@ Status SetFromFlag(const BackendFlags&, std::nullptr_t, const char*, T*, const O
 void AddBackendFlags(CLI::App& app, BackendFlags& flags, bool with_threads, bool with_log_level) {
   AddTableFlags(app, flags, {"--backend", "--precision", "--gpu_deny_ops", "--gl_limits"});
   AddCustomOpsFlag(app, flags);
+  app.add_option("--signature", flags.signature,
+                 "the signature to run, by its key (a decoder's prefill or decode); default: the model's first");
   if (with_threads) AddTableFlags(app, flags, {"--threads"});
   if (with_log_level) AddTableFlags(app, flags, {"--log_level"});
 }

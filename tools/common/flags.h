@@ -30,6 +30,8 @@ struct BackendFlags {
   std::string gl_limits = "driver";
   // --custom_ops (AddCustomOpsFlag): comma-separated custom-op libraries.
   std::string custom_ops;
+  // --signature (AddBackendFlags): the signature to run; empty: the first.
+  std::string signature;
 };
 
 // --custom_ops=lib.so[,lib2.so]: libraries whose gld_register_custom_ops
@@ -37,8 +39,8 @@ struct BackendFlags {
 // adds it.
 void AddCustomOpsFlag(CLI::App& app, BackendFlags& flags);
 
-// --backend, --precision, --gpu_deny_ops, --gl_limits; --threads and
-// --log_level when asked.
+// --backend, --precision, --gpu_deny_ops, --gl_limits, --signature;
+// --threads and --log_level when asked.
 void AddBackendFlags(CLI::App& app, BackendFlags& flags, bool with_threads, bool with_log_level);
 
 // --cache_dir, --model_token and --cache_allow_shared (the program cache,

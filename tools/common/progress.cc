@@ -43,17 +43,21 @@ void TerminalProgress::Clear() {
   drawn_ = false;
 }
 
-StatusOr<std::unique_ptr<Interpreter>> CreateWithProgress(const Model& model, const Options& options) {
+StatusOr<std::unique_ptr<Interpreter>> CreateWithProgress(const Model& model, const Options& options,
+                                                          const std::string& signature) {
+  auto create = [&] {
+    return signature.empty() ? Interpreter::Create(model, options) : Interpreter::Create(model, options, signature);
+  };
   TerminalProgress progress;
   // An app's current context belongs to this thread: only a private one
   // may be made on another.
-  if (!progress.active() || options.context != ContextMode::kPrivate) return Interpreter::Create(model, options);
+  if (!progress.active() || options.context != ContextMode::kPrivate) return create();
   std::mutex mutex;
   std::condition_variable done_cv;
   bool done = false;
   StatusOr<std::unique_ptr<Interpreter>> result = InternalError("not created");
   std::thread worker([&] {
-    auto created = Interpreter::Create(model, options);
+    auto created = create();
     std::lock_guard<std::mutex> lock(mutex);
     result = std::move(created);
     done = true;

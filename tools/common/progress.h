@@ -41,6 +41,9 @@ class TerminalProgress {
 // after the first second; the call runs on a worker thread meanwhile (the
 // interpreter's private GL context is current only inside its calls).
 // Without a terminal it is Create itself, on this thread.
-StatusOr<std::unique_ptr<Interpreter>> CreateWithProgress(const Model& model, const Options& options);
+// `signature`: the key of the signature to run (Interpreter::Create with a
+// key); empty for the model's first.
+StatusOr<std::unique_ptr<Interpreter>> CreateWithProgress(const Model& model, const Options& options,
+                                                          const std::string& signature = {});
 
 }  // namespace gld::tools

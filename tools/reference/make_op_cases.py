@@ -1231,6 +1231,112 @@ def _embedding_3d(b):
     ids = b.inp([6], PICK([0, 2, 2, 4]), I32)
     b.op("EMBEDDING_LOOKUP", [ids, b.w([5, 2, 3])], [b.out()])
 
+# --- cache writes of generative decoders (litert-torch) --------------------------
+
+@case("DYNAMIC_UPDATE_SLICE", "cache_row")
+def _(b):
+    """A [1, 8, 4] cache, one row written at position 3."""
+    cache = b.inp([1, 8, 4], F(-1, 1))
+    row = b.inp([1, 1, 4], F(2, 3))
+    b.op("DYNAMIC_UPDATE_SLICE", [cache, row, b.c(np.array([0, 3, 0], I32))], [b.out(shape=[1, 8, 4])])
+
+
+@case("DYNAMIC_UPDATE_SLICE", "clamped_int64_starts")
+def _(b):
+    """Starts past the end (an int64 input) are clamped so the update fits."""
+    x = b.inp([2, 5], F(-1, 1))
+    upd = b.inp([2, 2], F(2, 3))
+    starts = b.inp([2], VALUES([0, 4]), np.int64)
+    b.op("DYNAMIC_UPDATE_SLICE", [x, upd, starts], [b.out(shape=[2, 5])])
+
+
+def _scatter_update(b):
+    """The update computation subgraph: (old, new) -> new."""
+    idx = b.subgraph("update")
+    b.input("old", [], F32)
+    b.output(b.input("new", [], F32))
+    b.use(0)
+    return idx
+
+
+@case("STABLEHLO_SCATTER", "index_copy")
+def _(b):
+    """Tensor.index_copy(1, pos, rows) on a [1, 8, 2, 4] cache, as
+    litert-torch lowers it: one index per row, an empty update computation."""
+    cache = b.inp([1, 8, 2, 4], F(-1, 1))
+    rows = b.inp([1, 2, 2, 4], F(2, 3))
+    pos = b.c(np.array([[5], [2]], I32))
+    out = b.out(shape=[1, 8, 2, 4])
+    o = opts("StablehloScatterOptions", updateWindowDims=[0, 2, 3], insertedWindowDims=[1],
+             scatterDimsToOperandDims=[1], indexVectorDim=1, updateComputationSubgraphIndex=1)
+    b.op("STABLEHLO_SCATTER", [cache, pos, rows], [out], options2=o)
+    _scatter_update(b)
+
+
+@case("STABLEHLO_SCATTER", "index_put")
+def _(b):
+    """index_put((i, j), v) on [4, 3]: full index vectors (int64)."""
+    x = b.inp([4, 3], F(-1, 1))
+    v = b.inp([3], F(2, 3))
+    idx = b.c(np.array([[1, 2], [3, 0], [0, 1]], np.int64))
+    o = opts("StablehloScatterOptions", updateWindowDims=[], insertedWindowDims=[0, 1],
+             scatterDimsToOperandDims=[0, 1], indexVectorDim=1, updateComputationSubgraphIndex=1)
+    b.op("STABLEHLO_SCATTER", [x, idx, v], [b.out(shape=[4, 3])], options2=o)
+    _scatter_update(b)
+
+
+def _composite_opts(name, decomposition, version):
+    """StableHLOCompositeOptions with no attributes (an empty flexbuffer map,
+    which LiteRT requires)."""
+    from flatbuffers import flexbuffers
+    attrs = np.frombuffer(bytes(flexbuffers.Dumps({})), dtype=np.uint8)
+    return opts("StableHLOCompositeOptions", name=name, decompositionSubgraphIndex=decomposition,
+                compositeAttributes=attrs, compositeAttributesFormat=0, version=version)
+
+
+@case("STABLEHLO_COMPOSITE", "rms_norm")
+def _(b):
+    """odml.rms_norm as litert-torch emits it: the composite's decomposition
+    subgraph computes x * rsqrt(mean(x^2) + eps) * w."""
+    x = b.inp([1, 3, 8], F(-2, 2))
+    w = b.w([8])
+    y = b.out(shape=[1, 3, 8])
+    o = _composite_opts("odml.rms_norm", 1, 0)
+    b.op("STABLEHLO_COMPOSITE", [x, w], [y], options2=o)
+    b.subgraph("odml.rms_norm.impl")
+    xi, wi = b.input("x", [1, 3, 8]), b.input("w", [8])
+    sq, mean, eps_sum, inv, normed, out = (b.tensor(n, s) for n, s in (
+        ("sq", [1, 3, 8]), ("mean", [1, 3, 1]), ("eps_sum", [1, 3, 1]), ("inv", [1, 3, 1]),
+        ("normed", [1, 3, 8]), ("out", [1, 3, 8])))
+    b.op("MUL", [xi, xi], [sq], options=opts("MulOptions"))
+    b.op("MEAN", [sq, b.const("axis", np.array([2], I32))], [mean], options=opts("ReducerOptions", keepDims=True))
+    b.op("ADD", [mean, b.const("eps", np.array(1e-6, F32))], [eps_sum], options=opts("AddOptions"))
+    b.op("RSQRT", [eps_sum], [inv])
+    b.op("MUL", [xi, inv], [normed], options=opts("MulOptions"))
+    b.op("MUL", [normed, wi], [out], options=opts("MulOptions"))
+    b.output(out)
+    b.use(0)
+
+
+@case("STABLEHLO_COMPOSITE", "two_outputs_pass_through")
+def _(b):
+    """A decomposition with two outputs, one of them its input unchanged."""
+    x = b.inp([2, 3], F(-2, 2))
+    t = b.tensor("t", [2, 3])
+    y = b.out(shape=[2, 3])
+    o = _composite_opts("test.tanh_and_identity", 1, 1)
+    b.op("STABLEHLO_COMPOSITE", [x], [y, t], options2=o)
+    z = b.out(shape=[2, 3])
+    b.op("ADD", [t, b.c(np.array(1.0, F32))], [z], options=opts("AddOptions"))
+    b.subgraph("decomposition")
+    xi = b.input("x", [2, 3])
+    th = b.tensor("tanh", [2, 3])
+    b.op("TANH", [xi], [th])
+    b.output(th)
+    b.output(xi)
+    b.use(0)
+
+
 # --- control flow and resource variables ---------------------------------------
 # Models of several subgraphs (b.subgraph): WHILE, IF and CALL_ONCE name their
 # callees by index. Shapes are exact (no placeholders: LiteRT reports only the

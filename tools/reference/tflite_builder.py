@@ -120,10 +120,11 @@ class TfliteBuilder:
         return len(self.model.operatorCodes) - 1
 
     def op(self, op, inputs, outputs, options=None, options_type=None, custom_options=None,
-           version=1):
+           version=1, options2=None):
         """op: builtin name ("CONV_2D") or custom code (bytes). options: a schema
         *OptionsT object; its BuiltinOptions member is taken from the class name
-        unless options_type is given."""
+        unless options_type is given. options2: the StableHLO ops' options
+        (builtin_options_2), its BuiltinOptions2 member from the class name."""
         o = schema.OperatorT()
         o.opcodeIndex = self._opcode(op, version)
         o.inputs = list(inputs)
@@ -132,6 +133,9 @@ class TfliteBuilder:
             name = options_type or type(options).__name__[:-1]  # "Conv2DOptionsT" -> "Conv2DOptions"
             o.builtinOptionsType = getattr(schema.BuiltinOptions, name)
             o.builtinOptions = options
+        if options2 is not None:
+            o.builtinOptions2Type = getattr(schema.BuiltinOptions2, type(options2).__name__[:-1])
+            o.builtinOptions2 = options2
         if custom_options is not None:
             o.customOptions = np.frombuffer(bytes(custom_options), dtype=np.uint8)
         self.sg.operators.append(o)

@@ -40,3 +40,17 @@ Status CallOnce(RuleContext& ctx) {
 }
 
 }  // namespace gld::shapes
+
+namespace gld::shapes {
+
+// STABLEHLO_COMPOSITE: the outputs the file declares (its decomposition's).
+Status Composite(RuleContext& ctx) {
+  const CompositeAttributes* a = nullptr;
+  GLD_RETURN_IF_ERROR(ctx.Attrs(&a));
+  for (size_t i = 0; i < ctx.node().outputs.size(); ++i) {
+    GLD_RETURN_IF_ERROR(ctx.KeepStored(i, ctx.StoredType(i, DataType::kFloat32), "the decomposition"));
+  }
+  return OkStatus();
+}
+
+}  // namespace gld::shapes

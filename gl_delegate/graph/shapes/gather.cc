@@ -153,3 +153,78 @@ Status EmbeddingLookup(RuleContext& ctx) {
 }
 
 }  // namespace gld::shapes
+
+namespace gld::shapes {
+
+// DYNAMIC_UPDATE_SLICE (operand, update, start indices): the operand's
+// shape; the update fits inside it and the starts are one per dimension.
+Status DynamicUpdateSlice(RuleContext& ctx) {
+  GLD_RETURN_IF_ERROR(ctx.Inputs(3, 3));
+  GLD_RETURN_IF_ERROR(ctx.Outputs(1));
+  const Shape& operand = ctx.InShape(0);
+  const Shape& update = ctx.InShape(1);
+  if (ctx.In(1).type != ctx.In(0).type) {
+    return ctx.Err("update type " + std::string(DataTypeName(ctx.In(1).type)) + " differs from the operand's " +
+                   DataTypeName(ctx.In(0).type));
+  }
+  if (ctx.In(2).type != DataType::kInt32 && ctx.In(2).type != DataType::kInt64) {
+    return ctx.Err(ctx.Name(2) + " must be int32 or int64, got " + DataTypeName(ctx.In(2).type));
+  }
+  if (update.size() != operand.size()) {
+    return ctx.Err("update " + ShapeToString(update) + " and operand " + ShapeToString(operand) + " differ in rank");
+  }
+  for (size_t d = 0; d < operand.size(); ++d) {
+    if (update[d] > operand[d]) {
+      return ctx.Err("update " + ShapeToString(update) + " does not fit in operand " + ShapeToString(operand));
+    }
+  }
+  if (ctx.In(2).num_elements() != static_cast<int64_t>(operand.size())) {
+    return ctx.Err("start indices " + ShapeToString(ctx.InShape(2)) + " must hold one index per operand dimension (" +
+                   std::to_string(operand.size()) + ")");
+  }
+  ctx.Set(0, operand, ctx.In(0).type);
+  return OkStatus();
+}
+
+// STABLEHLO_SCATTER (operand, indices, updates): the operand's shape. The
+// dimension numbers are checked against the ranks here; the kernel skips
+// updates that fall outside the operand, as StableHLO does.
+Status StablehloScatter(RuleContext& ctx) {
+  const ScatterAttributes* a = nullptr;
+  GLD_RETURN_IF_ERROR(ctx.Attrs(&a));
+  GLD_RETURN_IF_ERROR(ctx.Inputs(3, 3));
+  GLD_RETURN_IF_ERROR(ctx.Outputs(1));
+  const int64_t operand_rank = static_cast<int64_t>(ctx.InShape(0).size());
+  const int64_t indices_rank = static_cast<int64_t>(ctx.InShape(1).size());
+  const int64_t updates_rank = static_cast<int64_t>(ctx.InShape(2).size());
+  if (ctx.In(2).type != ctx.In(0).type) return ctx.Err("updates and operand differ in type");
+  if (ctx.In(1).type != DataType::kInt32 && ctx.In(1).type != DataType::kInt64) {
+    return ctx.Err(ctx.Name(1) + " must be int32 or int64, got " + DataTypeName(ctx.In(1).type));
+  }
+  auto in_range = [](const std::vector<int64_t>& dims, int64_t rank) {
+    for (int64_t d : dims) {
+      if (d < 0 || d >= rank) return false;
+    }
+    return true;
+  };
+  if (!in_range(a->update_window_dims, updates_rank) || !in_range(a->inserted_window_dims, operand_rank) ||
+      !in_range(a->scatter_dims_to_operand_dims, operand_rank) || a->index_vector_dim < 0 ||
+      a->index_vector_dim > indices_rank) {
+    return ctx.Err("dimension numbers out of range for operand rank " + std::to_string(operand_rank) +
+                   ", indices rank " + std::to_string(indices_rank) + ", updates rank " +
+                   std::to_string(updates_rank));
+  }
+  if (static_cast<int64_t>(a->update_window_dims.size() + a->inserted_window_dims.size()) != operand_rank) {
+    return ctx.Err("update_window_dims and inserted_window_dims do not add up to the operand's rank");
+  }
+  const int64_t depth =
+      a->index_vector_dim < indices_rank ? ctx.InShape(1)[static_cast<size_t>(a->index_vector_dim)] : 1;
+  if (depth != static_cast<int64_t>(a->scatter_dims_to_operand_dims.size())) {
+    return ctx.Err("indices hold " + std::to_string(depth) + " coordinates, scatter_dims_to_operand_dims names " +
+                   std::to_string(a->scatter_dims_to_operand_dims.size()));
+  }
+  ctx.Set(0, ctx.InShape(0), ctx.In(0).type);
+  return OkStatus();
+}
+
+}  // namespace gld::shapes

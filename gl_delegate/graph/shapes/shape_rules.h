@@ -223,6 +223,8 @@ Status GatherNd(RuleContext& ctx);
 Status OneHot(RuleContext& ctx);
 Status EmbeddingLookup(RuleContext& ctx);
 Status ScatterNd(RuleContext& ctx);
+Status DynamicUpdateSlice(RuleContext& ctx);
+Status StablehloScatter(RuleContext& ctx);
 // recurrent.cc
 Status Lstm(RuleContext& ctx);
 Status SequenceLstm(RuleContext& ctx);
@@ -243,6 +245,7 @@ Status Custom(RuleContext& ctx);
 Status While(RuleContext& ctx);
 Status If(RuleContext& ctx);
 Status CallOnce(RuleContext& ctx);
+Status Composite(RuleContext& ctx);
 // resource_variables.cc
 Status VarHandle(RuleContext& ctx);
 Status ReadVariable(RuleContext& ctx);

@@ -253,6 +253,17 @@ GLD_EXPORT GldStatus GldOptionsGetMaxLoopIterations(const GldOptions* options, i
 GLD_EXPORT GldStatus GldInterpreterCreate(const GldModel* model, const GldOptions* options, GldInterpreter** out_interpreter);
 GLD_EXPORT void GldInterpreterDelete(GldInterpreter* interpreter);
 
+/* The model's signatures (TFLite SignatureDefs, in file order): their count,
+ * and the key of signature `index` (NULL when out of range; valid while the
+ * model lives). GldInterpreterCreateForSignature runs the subgraph signature
+ * `signature_key` names (LiteRT's signature runner): its inputs and outputs
+ * carry the signature's names (GldTensorInfo.name). Interpreters of one
+ * model's signatures share its weights. GLD_NOT_FOUND for an unknown key. */
+GLD_EXPORT int32_t GldModelGetSignatureCount(const GldModel* model);
+GLD_EXPORT const char* GldModelGetSignatureKey(const GldModel* model, int32_t index);
+GLD_EXPORT GldStatus GldInterpreterCreateForSignature(const GldModel* model, const GldOptions* options,
+                                                      const char* signature_key, GldInterpreter** out_interpreter);
+
 GLD_EXPORT int32_t GldInterpreterGetInputCount(const GldInterpreter* interpreter);
 GLD_EXPORT int32_t GldInterpreterGetOutputCount(const GldInterpreter* interpreter);
 GLD_EXPORT GldStatus GldInterpreterGetInputInfo(const GldInterpreter* interpreter, int32_t index, GldTensorInfo* out_info);

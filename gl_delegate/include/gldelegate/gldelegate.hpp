@@ -68,8 +68,9 @@ class Model {
   // (the subgraphs its control-flow nodes call among them).
   GLD_EXPORT std::vector<std::string> OtherSubgraphs() const;
   GLD_EXPORT const std::string& description() const;
-  // The model's signatures over the subgraph that was loaded (the first
-  // signature's, or subgraph 0); empty when the file has none.
+  // Every signature of the model file (its first names the subgraph
+  // inputs() and outputs() describe and Interpreter::Create runs); empty
+  // when the file has none. Interpreter::Create with a key runs any of them.
   GLD_EXPORT const std::vector<SignatureInfo>& signatures() const;
 
   struct Impl;
@@ -102,6 +103,13 @@ class Interpreter {
   // InvalidArgument for options gld::CheckOptions refuses (gldelegate/options.hpp),
   // with its message: the C API's setters and the other entries say the same.
   GLD_EXPORT static StatusOr<std::unique_ptr<Interpreter>> Create(const Model& model, const Options& options);
+  // An Interpreter of one signature of the model (LiteRT's signature
+  // runner): the subgraph `signature_key` names, its inputs and outputs
+  // those of the signature (in the subgraph's order). Interpreters of
+  // different signatures of one Model share its weights. NotFound for a key
+  // the model does not have.
+  GLD_EXPORT static StatusOr<std::unique_ptr<Interpreter>> Create(const Model& model, const Options& options,
+                                                                  const std::string& signature_key);
   GLD_EXPORT ~Interpreter();
 
   GLD_EXPORT const std::vector<TensorInfo>& inputs() const;
@@ -214,6 +222,10 @@ class Interpreter {
 
  private:
   explicit Interpreter(std::unique_ptr<Impl> impl);
+  // `signature_graph`: a Model::Impl::SignatureGraph, or null for the
+  // model's first subgraph.
+  static StatusOr<std::unique_ptr<Interpreter>> CreateFor(const Model& model, const Options& options,
+                                                          const void* signature_graph);
   std::unique_ptr<Impl> impl_;
 };
 

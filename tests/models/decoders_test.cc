@@ -1,0 +1,180 @@
+// Generative decoders made by tools/reference/torch_decoders.py (litert-torch,
+// seeded random weights) with LiteRT's greedy decode, in
+// tests/data/decoders/<name>/: the `prefill` signature on an 8-token prompt,
+// then 16 `decode` steps, each fed the caches the step before returned. Here
+// the same through one Interpreter per signature of one Model: the tokens
+// exactly LiteRT's and each step's logits within 1e-4 of LiteRT's
+// (max |ours - ref| / max |ref|), on the CPU backend and on GL (fp32, auto:
+// what GL cannot run falls back to the CPU, printed).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gl/gl_test_util.h"
+#include "gldelegate/gldelegate.hpp"
+#include "gldelegate/npy.hpp"
+#include "models/reference_data.h"
+
+namespace gld::testing {
+namespace {
+
+constexpr double kTolerance = 1e-4;
+
+std::string DecodersDir() { return std::string(GLD_TEST_DATA_DIR) + "/decoders"; }
+
+template <typename T>
+std::vector<T> Values(const NpyArray& a) {
+  std::vector<T> v(a.data.size() / sizeof(T));
+  std::memcpy(v.data(), a.data.data(), v.size() * sizeof(T));
+  return v;
+}
+
+// One signature's Interpreter, its inputs and outputs by signature name.
+struct Runner {
+  std::unique_ptr<Interpreter> interp;
+  std::map<std::string, int> in, out;  // signature name -> position in inputs() / outputs()
+};
+
+Runner MakeRunner(const Model& model, const std::string& key, const Options& options) {
+  Runner r;
+  auto interp = Interpreter::Create(model, options, key);
+  EXPECT_TRUE(interp.ok()) << interp.status().ToString();
+  if (!interp.ok()) return r;
+  r.interp = std::move(*interp);
+  for (const SignatureInfo& sig : model.signatures()) {
+    if (sig.key != key) continue;
+    for (const SignatureTensor& t : sig.inputs) {
+      for (size_t i = 0; i < r.interp->inputs().size(); ++i) {
+        if (r.interp->inputs()[i].index == t.tensor_index) r.in[t.name] = static_cast<int>(i);
+      }
+    }
+    for (const SignatureTensor& t : sig.outputs) {
+      for (size_t i = 0; i < r.interp->outputs().size(); ++i) {
+        if (r.interp->outputs()[i].index == t.tensor_index) r.out[t.name] = static_cast<int>(i);
+      }
+    }
+  }
+  return r;
+}
+
+// The logits at the last position of output "logits".
+std::vector<float> LastLogits(const Runner& r) {
+  const int o = r.out.at("logits");
+  const TensorInfo& info = r.interp->outputs()[static_cast<size_t>(o)];
+  const auto* p = static_cast<const float*>(r.interp->OutputData(o));
+  const size_t vocab = static_cast<size_t>(info.shape.back());
+  const size_t n = info.bytes / sizeof(float);
+  return std::vector<float>(p + n - vocab, p + n);
+}
+
+int Argmax(const std::vector<float>& v) {
+  return static_cast<int>(std::max_element(v.begin(), v.end()) - v.begin());
+}
+
+double RelativeError(const std::vector<float>& got, const float* want, size_t n) {
+  double diff = 0, scale = 0;
+  for (size_t i = 0; i < n; ++i) {
+    diff = std::max(diff, std::fabs(static_cast<double>(got[i]) - want[i]));
+    scale = std::max(scale, std::fabs(static_cast<double>(want[i])));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+// Sets input `name` of `r`; the caches come from `from`'s outputs of the
+// same name (or zeros when `from` is null).
+void SetCaches(Runner& r, const Runner* from) {
+  for (const auto& [name, i] : r.in) {
+    if (name == "tokens" || name == "input_pos") continue;
+    const TensorInfo& info = r.interp->inputs()[static_cast<size_t>(i)];
+    if (from == nullptr) {
+      std::vector<uint8_t> zeros(info.bytes, 0);
+      ASSERT_TRUE(r.interp->SetInput(i, zeros.data(), zeros.size()).ok()) << name;
+      continue;
+    }
+    ASSERT_TRUE(from->out.count(name)) << "no output '" << name << "' carries the cache";
+    const int o = from->out.at(name);
+    ASSERT_TRUE(r.interp->SetInput(i, from->interp->OutputData(o), info.bytes).ok()) << name;
+  }
+}
+
+void SetInts(Runner& r, const std::string& name, const std::vector<int32_t>& v) {
+  ASSERT_TRUE(r.in.count(name)) << "no input '" << name << "'";
+  const Status s = r.interp->SetInput(r.in[name], v.data(), v.size() * sizeof(int32_t));
+  ASSERT_TRUE(s.ok()) << name << ": " << s.ToString();
+}
+
+void RunDecoder(const std::string& name, Backend backend) {
+  const std::string dir = DecodersDir() + "/" + name;
+  auto model = Model::FromFile(dir + "/model.tflite");
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  auto prompt_npy = ReadNpy(dir + "/prompt.npy");
+  auto tokens_npy = ReadNpy(dir + "/tokens.npy");
+  auto prefill_npy = ReadNpy(dir + "/logits_prefill.npy");
+  auto decode_npy = ReadNpy(dir + "/logits_decode.npy");
+  ASSERT_TRUE(prompt_npy.ok() && tokens_npy.ok() && prefill_npy.ok() && decode_npy.ok());
+  const std::vector<int32_t> prompt = Values<int32_t>(*prompt_npy);
+  const std::vector<int32_t> want_tokens = Values<int32_t>(*tokens_npy);
+  const std::vector<float> want_prefill = Values<float>(*prefill_npy);
+  const std::vector<float> want_decode = Values<float>(*decode_npy);
+  const size_t vocab = want_prefill.size();
+  const size_t steps = want_decode.size() / vocab;
+
+  Options options;
+  options.backend = backend;
+  Runner prefill = MakeRunner(**model, "prefill", options);
+  Runner decode = MakeRunner(**model, "decode", options);
+  ASSERT_TRUE(prefill.interp && decode.interp);
+  if (backend != Backend::kCpu) {
+    std::printf("[ placement] %s decode: %s\n", name.c_str(), decode.interp->report().placement_line.c_str());
+  }
+  std::vector<int32_t> positions(prompt.size());
+  for (size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<int32_t>(i);
+  SetInts(prefill, "tokens", prompt);
+  SetInts(prefill, "input_pos", positions);
+  SetCaches(prefill, nullptr);
+  ASSERT_TRUE(prefill.interp->Invoke().ok());
+  std::vector<float> logits = LastLogits(prefill);
+  double worst = RelativeError(logits, want_prefill.data(), vocab);
+  std::vector<int32_t> tokens = {Argmax(logits)};
+  const Runner* last = &prefill;
+  for (size_t s = 0; s < steps; ++s) {
+    SetInts(decode, "tokens", {tokens.back()});
+    SetInts(decode, "input_pos", {static_cast<int32_t>(prompt.size() + s)});
+    SetCaches(decode, last);
+    const Status st = decode.interp->Invoke();
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    logits = LastLogits(decode);
+    worst = std::max(worst, RelativeError(logits, want_decode.data() + s * vocab, vocab));
+    tokens.push_back(Argmax(logits));
+    last = &decode;
+  }
+  std::printf("[ measure  ] %s %s: logits max rel error %.3g over %zu steps\n", name.c_str(),
+              backend == Backend::kCpu ? "cpu" : "gl", worst, steps + 1);
+  EXPECT_EQ(tokens, want_tokens);
+  EXPECT_LE(worst, kTolerance);
+}
+
+std::vector<std::string> DecoderNames() { return ListCaseDirs(DecodersDir()); }
+
+class DecoderTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DecoderTest, CpuMatchesLiteRt) { RunDecoder(GetParam(), Backend::kCpu); }
+
+TEST_P(DecoderTest, GlMatchesLiteRt) {
+  GLD_REQUIRE_GL(env);
+  (void)env;
+  RunDecoder(GetParam(), Backend::kAuto);
+}
+
+INSTANTIATE_TEST_SUITE_P(Decoders, DecoderTest, ::testing::ValuesIn(DecoderNames()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace gld::testing
