@@ -158,6 +158,9 @@ def check_word(word, doc_dir, root, roots):
     first = word.split("/", 1)[0]
     if first not in roots and first not in (".", ".."):
         return None
+    inner = word[2:].split("/", 1) if first == "." else []
+    if len(inner) == 2 and inner[0] not in roots:
+        return None  # './build/x.deb': what a build makes, not the repository's
     if not re.fullmatch(r"[A-Za-z0-9_.+\-/*<>{},]+", word):
         return None
     base_list = bases_of(first, doc_dir, root)

@@ -32,9 +32,19 @@ gld::StatusOr<Runner> MakeRunner(const gld::Model& model, const gld::Options& op
   GLD_ASSIGN_OR_RETURN(auto interp, gld::Interpreter::Create(model, options, key));
   Runner r;
   r.interp = std::move(interp);
-  // The interpreter's inputs and outputs carry the signature's names.
-  for (size_t i = 0; i < r.interp->inputs().size(); ++i) r.in[r.interp->inputs()[i].name] = static_cast<int>(i);
-  for (size_t i = 0; i < r.interp->outputs().size(); ++i) r.out[r.interp->outputs()[i].name] = static_cast<int>(i);
+  // The signature maps its names to tensors (the tensors keep the file's
+  // names, as LiteRT's get_input_details gives them).
+  auto position = [](const std::vector<gld::TensorInfo>& io, int tensor) {
+    for (size_t i = 0; i < io.size(); ++i) {
+      if (io[i].index == tensor) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  for (const gld::SignatureInfo& sig : model.signatures()) {
+    if (sig.key != key) continue;
+    for (const gld::SignatureTensor& t : sig.inputs) r.in[t.name] = position(r.interp->inputs(), t.tensor_index);
+    for (const gld::SignatureTensor& t : sig.outputs) r.out[t.name] = position(r.interp->outputs(), t.tensor_index);
+  }
   if (!r.in.count("tokens") || !r.in.count("input_pos") || !r.out.count("logits")) {
     return gld::InvalidArgumentError("signature '" + key + "' has no tokens, input_pos or logits");
   }

@@ -30,14 +30,22 @@ TEST(Signatures, EachSignatureRunsItsOwnSubgraph) {
   auto decode = Interpreter::Create(**model, options, "decode");
   ASSERT_TRUE(prefill.ok()) << prefill.status().ToString();
   ASSERT_TRUE(decode.ok()) << decode.status().ToString();
-  auto tokens_shape = [](const Interpreter& i) {
-    for (const TensorInfo& t : i.inputs()) {
-      if (t.name == "tokens") return t.shape;
+  // The signature's input "tokens" (its name in the signature; the tensor
+  // keeps the file's name, as in LiteRT's get_input_details).
+  auto tokens_shape = [&](const Interpreter& i, const std::string& key) {
+    for (const SignatureInfo& s : (*model)->signatures()) {
+      if (s.key != key) continue;
+      for (const SignatureTensor& st : s.inputs) {
+        if (st.name != "tokens") continue;
+        for (const TensorInfo& t : i.inputs()) {
+          if (t.index == st.tensor_index) return t.shape;
+        }
+      }
     }
     return std::vector<int>{};
   };
-  EXPECT_EQ(tokens_shape(**prefill), (std::vector<int>{1, 8}));
-  EXPECT_EQ(tokens_shape(**decode), (std::vector<int>{1, 1}));
+  EXPECT_EQ(tokens_shape(**prefill, "prefill"), (std::vector<int>{1, 8}));
+  EXPECT_EQ(tokens_shape(**decode, "decode"), (std::vector<int>{1, 1}));
   EXPECT_EQ((*decode)->outputs().size(), 5u);  // four caches and the logits
   const Status run = (*decode)->Invoke();
   EXPECT_TRUE(run.ok()) << run.ToString();

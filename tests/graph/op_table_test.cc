@@ -18,12 +18,14 @@ TEST(OpTable, EveryRowDescribesItsOwnOp) {
     ASSERT_TRUE(OpTypeFromName(info.name, &back));
     EXPECT_EQ(back, op);
     // A node without inputs makes its value from its attributes (a
-    // variable's handle) or calls a subgraph; one without outputs has a
-    // side effect (it assigns a variable, or its subgraphs may).
+    // variable's handle) or calls a subgraph (a composite's decomposition
+    // too); one without outputs has a side effect (it assigns a variable,
+    // or its subgraphs may).
     Node node;
     node.op = op;
     if (info.min_inputs < 1) {
-      EXPECT_TRUE(op == OpType::kVarHandle || op == OpType::kCallOnce || op == OpType::kWhile);
+      EXPECT_TRUE(op == OpType::kVarHandle || op == OpType::kCallOnce || op == OpType::kWhile ||
+                  op == OpType::kStablehloComposite);
     }
     if (info.min_outputs < 1) {
       EXPECT_TRUE(NodeHasSideEffects(node));
