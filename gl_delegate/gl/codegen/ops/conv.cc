@@ -45,6 +45,24 @@ Status CheckGeometry(OpBuildContext& ctx, const Status& made, const ConvGeometry
   return CheckOutputSize(ctx, "width", o.w, g.w().out);
 }
 
+// The buffers and window uniforms conv2d.comp, grouped_conv.comp and the
+// depthwise shader share (Attrs: the node's Conv2d or DepthwiseConv2d
+// attributes).
+template <typename Attrs>
+void BindConvWindow(const OpBuildContext& ctx, const Attrs& attrs, const ConvGeometry& g, const Bhwc& in,
+                    const Bhwc& o, const std::array<int32_t, 4>& w, const DispatchBufferRef& weights,
+                    const DispatchBufferRef& bias, Dispatch& d) {
+  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
+      .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)})
+      .Bind(2, weights)
+      .Bind(3, bias);
+  d.IVec4("u_out", o).IVec4("u_in", in);
+  d.IVec2("u_kernel", w[1], w[2]);
+  d.IVec2("u_stride", attrs.stride_h, attrs.stride_w);
+  d.IVec2("u_dilation", attrs.dilation_h, attrs.dilation_w);
+  d.IVec2("u_padding", g.h().pad_before, g.w().pad_before);
+}
+
 // CONV_2D with groups = in.c / w[3] > 1 (grouped_conv.comp); the node's
 // checks are done.
 Status GroupedConv2d(OpBuildContext& ctx, const Conv2dAttributes& attrs, const ConvGeometry& g, const Bhwc& in,
@@ -58,15 +76,7 @@ Status GroupedConv2d(OpBuildContext& ctx, const Conv2dAttributes& attrs, const C
   Dispatch d;
   d.shader.template_name = "grouped_conv.comp";
   d.shader.Define("ALIGNED", group_in % 4 == 0 && group_out % 4 == 0 ? 1 : 0).Define("ACTIVATION", act);
-  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
-      .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)})
-      .Bind(2, weights)
-      .Bind(3, bias);
-  d.IVec4("u_out", o).IVec4("u_in", in);
-  d.IVec2("u_kernel", w[1], w[2]);
-  d.IVec2("u_stride", attrs.stride_h, attrs.stride_w);
-  d.IVec2("u_dilation", attrs.dilation_h, attrs.dilation_w);
-  d.IVec2("u_padding", g.h().pad_before, g.w().pad_before);
+  BindConvWindow(ctx, attrs, g, in, o, w, weights, bias, d);
   d.IVec2("u_group", group_in, group_out);
   d.GridOver(o);
   out->push_back(std::move(d));
@@ -109,15 +119,7 @@ Status BuildConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   Dispatch d;
   d.shader.template_name = "conv2d.comp";
   d.shader.Define("KERNEL_1X1", one_by_one ? 1 : 0).Define("BLOCK", k.block).Define("ACTIVATION", act);
-  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
-      .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)})
-      .Bind(2, weights)
-      .Bind(3, bias);
-  d.IVec4("u_out", o).IVec4("u_in", in);
-  d.IVec2("u_kernel", w[1], w[2]);
-  d.IVec2("u_stride", attrs->stride_h, attrs->stride_w);
-  d.IVec2("u_dilation", attrs->dilation_h, attrs->dilation_w);
-  d.IVec2("u_padding", g.h().pad_before, g.w().pad_before);
+  BindConvWindow(ctx, *attrs, g, in, o, w, weights, bias, d);
   GridOverGroups(d, o, k);
   out->push_back(std::move(d));
   return OkStatus();
@@ -158,15 +160,7 @@ Status BuildDepthwiseConv2d(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   Dispatch d;
   d.shader.template_name = "depthwise_conv.comp";
   d.shader.Define("MULTIPLIER_ONE", multiplier == 1 ? 1 : 0).Define("ACTIVATION", act);
-  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
-      .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)})
-      .Bind(2, weights)
-      .Bind(3, bias);
-  d.IVec4("u_out", o).IVec4("u_in", in);
-  d.IVec2("u_kernel", w[1], w[2]);
-  d.IVec2("u_stride", attrs->stride_h, attrs->stride_w);
-  d.IVec2("u_dilation", attrs->dilation_h, attrs->dilation_w);
-  d.IVec2("u_padding", g.h().pad_before, g.w().pad_before);
+  BindConvWindow(ctx, *attrs, g, in, o, w, weights, bias, d);
   d.Int("u_multiplier", multiplier);
   d.GridOver(o);
   out->push_back(std::move(d));
