@@ -22,6 +22,23 @@ int64_t Product(const Shape& s, size_t from, size_t to) {
   return p;
 }
 
+// The one gather.comp dispatch: output rows of input `params` picked by
+// input `indices`; dims = (outer, rows along the axis, inner, indices per
+// batch), as gather.comp reads u_dims.
+Status GatherDispatch(OpBuildContext& ctx, size_t params, size_t indices, const Bhwc& o, const Bhwc& p,
+                      const Bhwc& idx, const std::array<int32_t, 4>& dims, std::vector<Dispatch>* out) {
+  Dispatch d;
+  d.shader.template_name = "gather.comp";
+  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
+      .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(params)})
+      .Bind(2, {DispatchBufferRef::kTensor, ctx.input_index(indices)});
+  d.IVec4("u_out", o).IVec4("u_params", p).IVec4("u_indices", idx);
+  d.IVec4("u_dims", dims[0], dims[1], dims[2], dims[3]);
+  d.GridOver(o);
+  out->push_back(std::move(d));
+  return OkStatus();
+}
+
 }  // namespace
 
 Status BuildGather(OpBuildContext& ctx, std::vector<Dispatch>* out) {
@@ -52,17 +69,10 @@ Status BuildGather(OpBuildContext& ctx, std::vector<Dispatch>* out) {
     return ctx.Invalid("output " + o.ToString() + " does not match params " + ShapeToString(params) +
                        " and indices " + ShapeToString(indices));
   }
-  Dispatch d;
-  d.shader.template_name = "gather.comp";
-  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
-      .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)})
-      .Bind(2, {DispatchBufferRef::kTensor, ctx.input_index(1)});
-  d.IVec4("u_out", o).IVec4("u_params", p).IVec4("u_indices", idx);
-  d.IVec4("u_dims", static_cast<int32_t>(outer), static_cast<int32_t>(n), static_cast<int32_t>(inner),
-          static_cast<int32_t>(per_batch));
-  d.GridOver(o);
-  out->push_back(std::move(d));
-  return OkStatus();
+  return GatherDispatch(ctx, 0, 1, o, p, idx,
+                        {static_cast<int32_t>(outer), static_cast<int32_t>(n), static_cast<int32_t>(inner),
+                         static_cast<int32_t>(per_batch)},
+                        out);
 }
 
 Status BuildEmbeddingLookup(OpBuildContext& ctx, std::vector<Dispatch>* out) {
@@ -82,16 +92,7 @@ Status BuildEmbeddingLookup(OpBuildContext& ctx, std::vector<Dispatch>* out) {
     return ctx.Invalid("output " + o.ToString() + " does not match table " + ShapeToString(params) + " and ids " +
                        ShapeToString(ids));
   }
-  Dispatch d;
-  d.shader.template_name = "gather.comp";
-  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
-      .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(1)})
-      .Bind(2, {DispatchBufferRef::kTensor, ctx.input_index(0)});
-  d.IVec4("u_out", o).IVec4("u_params", table).IVec4("u_indices", idx);
-  d.IVec4("u_dims", 1, params[0], static_cast<int32_t>(inner), ids[0]);
-  d.GridOver(o);
-  out->push_back(std::move(d));
-  return OkStatus();
+  return GatherDispatch(ctx, 1, 0, o, table, idx, {1, params[0], static_cast<int32_t>(inner), ids[0]}, out);
 }
 
 Status BuildGatherNd(OpBuildContext& ctx, std::vector<Dispatch>* out) {
