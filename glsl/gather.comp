@@ -2,9 +2,10 @@
 //   L = ((bi * outer + oi) * per_batch + i) * inner + e,
 // params element ((bi * outer + oi) * n + index[bi * per_batch + i]) * inner + e.
 // Indices are floats holding integers (int32 tensors on the GPU); one outside
-// [0, n) gives 0 (the CPU kernel fails the run instead).
+// [0, n) gives 0 and is reported (index_fault.comp): the host fails the run
+// as the CPU kernel does.
 //
-// Bindings: 0 output, 1 params, 2 indices.
+// Bindings: 0 output, 1 params, 2 indices, 3 the index fault (index_fault.comp).
 // Uniforms: u_out, u_params, u_indices (BHWC shapes); u_dims (outer, n, inner,
 //           per_batch).
 // Grid: (W, H, B * S) of the output.
@@ -45,8 +46,12 @@ void main() {
     r /= per_batch;
     int oi = r % outer;
     int bi = r / outer;
-    int k = int(round_away(index_at(bi * per_batch + i)));
-    if (k >= 0 && k < n) v[j] = params_at(((bi * outer + oi) * n + k) * inner + e);
+    float k = round_away(index_at(bi * per_batch + i));
+    if (index_in_range(k, n)) {
+      v[j] = params_at(((bi * outer + oi) * n + int(k)) * inner + e);
+    } else {
+      report_index_fault(k, n);
+    }
   }
   out_t.data[phwc4_index(u_out, b, gid.y, gid.x, s)] = PACK(finish_output(v, ivec4(b, gid.y, gid.x, s), u_out.w));
 }

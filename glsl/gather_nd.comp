@@ -4,11 +4,12 @@
 //   params element offset(row) * inner + e,
 // inner the product of params' dimensions past DEPTH. Indices are floats
 // holding integers (int32 tensors on the GPU). A row with a coordinate
-// outside its dimension gives 0 (the CPU kernel fails the run instead):
-// row_offset() is the one place a coordinate is checked.
+// outside its dimension gives 0 and is reported (index_fault.comp): the host
+// fails the run as the CPU kernel does. row_offset() is the one place a
+// coordinate is checked.
 //
 // Defines: DEPTH (1..4).
-// Bindings: 0 output, 1 params, 2 indices.
+// Bindings: 0 output, 1 params, 2 indices, 3 the index fault (index_fault.comp).
 // Uniforms: u_out, u_params, u_indices (BHWC shapes); u_limits (params'
 //           first DEPTH dimensions); u_strides (their strides, in units of
 //           inner); u_inner.
@@ -35,14 +36,17 @@ float index_at(int i) {
   return LOAD(indices_t.data[phwc4_index(u_indices, p.x, p.y, p.z, p.w / 4)])[p.w % 4];
 }
 
-// The offset (in units of inner) row `row` of the indices picks; -1 when a
-// coordinate is outside params.
+// The offset (in units of inner) row `row` of the indices picks; -1, the
+// fault reported, when a coordinate is outside params.
 int row_offset(int row) {
   int offset = 0;
   for (int j = 0; j < DEPTH; ++j) {
-    int k = int(round_away(index_at(row * DEPTH + j)));
-    if (k < 0 || k >= u_limits[j]) return -1;
-    offset += k * u_strides[j];
+    float k = round_away(index_at(row * DEPTH + j));
+    if (!index_in_range(k, u_limits[j])) {
+      report_index_fault(k, u_limits[j]);
+      return -1;
+    }
+    offset += int(k) * u_strides[j];
   }
   return offset;
 }

@@ -66,4 +66,5 @@ else
 fi
 
 echo
-echo "=== run_demo done in ${SECONDS}s. Open the placement page: $(pwd)/$page"
+case $page in /*) ;; *) page=$(pwd)/$page ;; esac
+echo "=== run_demo done in ${SECONDS}s. Open the placement page: $page"

@@ -25,6 +25,7 @@ std::string BufferName(const Graph& graph, const gl::SegmentPlan& plan, const gl
     case gl::PlannedBinding::kConstantTensor: return "tensor '" + plan.constant_tensors[i].name + "'";
     case gl::PlannedBinding::kOpConstant: return "constant '" + plan.op_constants[i].name + "'";
     case gl::PlannedBinding::kStaging: return "staging '" + TensorName(graph, plan.edges[i].tensor) + "'";
+    case gl::PlannedBinding::kIndexFault: return "index-fault record";
   }
   return {};
 }

@@ -1,6 +1,7 @@
 #include "gl/gl_segment.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <ctime>
@@ -116,6 +117,11 @@ Status GlSegment::CreateBuffers(const SegmentPlan& plan) {
     (e.to_gpu ? input_edges_ : output_edges_).push_back(std::move(edge));
   }
   GLD_ASSIGN_OR_RETURN(arena_, make(static_cast<size_t>(plan.arena_bytes), nullptr, "tensor arena"));
+  index_fault_nodes_ = plan.index_fault_nodes;
+  if (!index_fault_nodes_.empty()) {
+    const std::array<int32_t, 4> clear = {0, 0, 0, 0};
+    GLD_ASSIGN_OR_RETURN(index_fault_, make(sizeof(clear), clear.data(), "index-fault record"));
+  }
   variables_ = plan.variables;
   return WriteVariables();
 }
@@ -203,6 +209,7 @@ void GlSegment::ResolveBinding(const PlannedBinding& p, GLuint* buffer, GLintptr
       break;
     case PlannedBinding::kConstantTensor: *buffer = tensor_buffers_[static_cast<size_t>(p.index)].id(); break;
     case PlannedBinding::kOpConstant: *buffer = constant_buffers_[static_cast<size_t>(p.index)].id(); break;
+    case PlannedBinding::kIndexFault: *buffer = index_fault_.id(); break;
     case PlannedBinding::kStaging: {
       const size_t k = static_cast<size_t>(p.index);
       *buffer = k < input_edges_.size() ? input_edges_[k].staging.id()
@@ -376,7 +383,16 @@ Status GlSegment::Run(const std::vector<HostInput>& inputs, const std::vector<Ho
   GLD_RETURN_IF_ERROR(current.status());
   GLD_RETURN_IF_ERROR(CheckBoundBuffers(inputs, outputs));
   PointEdgeBindings(inputs, outputs);
+  if (index_fault_unread_) {
+    index_fault_unread_ = false;
+    GLD_RETURN_IF_ERROR(CheckIndexFault("in the previous (async) run: "));
+  }
   GLD_RETURN_IF_ERROR(profiling_ ? RunProfiled(inputs, outputs) : RunTimed(inputs, outputs));
+  if (async) {
+    index_fault_unread_ = !index_fault_nodes_.empty();
+  } else {
+    GLD_RETURN_IF_ERROR(CheckIndexFault(""));
+  }
   bool bound_output = false;
   for (const HostOutput& o : outputs) bound_output = bound_output || o.buffer != 0 || o.keep_on_gpu;
   if (bound_output) {
@@ -502,6 +518,23 @@ Status GlSegment::DownloadOutputs(const std::vector<HostOutput>& outputs) const 
     }
   }
   return OkStatus();
+}
+
+Status GlSegment::CheckIndexFault(const std::string& when) {
+  if (index_fault_.id() == 0) return OkStatus();
+  // After the run's readback barrier (GL_BUFFER_UPDATE_BARRIER_BIT): the
+  // mapped read sees the shaders' writes.
+  std::array<int32_t, 4> record = {0, 0, 0, 0};  // reported, node, value, bound
+  GLD_RETURN_IF_ERROR(index_fault_.Read(0, record.data(), sizeof(record)));
+  if (record[0] == 0) return OkStatus();
+  const std::array<int32_t, 4> clear = {0, 0, 0, 0};
+  GLD_RETURN_IF_ERROR(index_fault_.Write(0, clear.data(), sizeof(clear)));
+  std::string node = "node " + std::to_string(record[1]);
+  for (const auto& [n, label] : index_fault_nodes_) {
+    if (n == record[1]) node = label;
+  }
+  return InvalidArgumentError(when + node + ": index " + std::to_string(record[2]) + " out of range [0, " +
+                              std::to_string(record[3]) + ")");
 }
 
 Status GlSegment::RunTimed(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs) {
@@ -671,6 +704,7 @@ void GlSegment::ReleaseGl() {
   tensor_buffers_.clear();
   constant_buffers_.clear();
   arena_.Reset();
+  index_fault_.Reset();
   timer_.Reset();
   dispatch_timers_.clear();
 }
@@ -685,6 +719,7 @@ GlSegment::~GlSegment() {
       for (GlBuffer& b : *v) b.Abandon();
     }
     arena_.Abandon();
+    index_fault_.Abandon();
     for (Edge& e : input_edges_) e.staging.Abandon();
     for (Edge& e : output_edges_) e.staging.Abandon();
     timer_.Abandon();

@@ -136,6 +136,10 @@ class GlSegment {
   // and its exact size in bytes (element count x element size). With an
   // output bound to an app's buffer, Run ends with a full memory barrier and
   // waits for the GPU (glFinish), unless `async` (the caller then fences).
+  // A node that met an index out of range on the GPU (glsl/index_fault.comp)
+  // fails the run with the CPU kernel's message, "node 3 (GATHER): index 9
+  // out of range [0, 4)"; after an async run the record is read when the
+  // next Run starts, which fails with it instead of running.
   Status Run(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs, bool async = false);
 
   // The variables the segment keeps (SegmentPlan::variables: a recurrent
@@ -248,6 +252,10 @@ class GlSegment {
   Status UploadInputs(const std::vector<HostInput>& inputs);
   Status RunTextureInput(size_t edge, const TextureSource& texture);
   Status DownloadOutputs(const std::vector<HostOutput>& outputs) const;
+  // The index-fault record after a run: the failing node's error, the
+  // record cleared for the next run; OK when nothing was reported or the
+  // segment has no node that reports.
+  Status CheckIndexFault(const std::string& when);
   Status RunTimed(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs);
   Status RunProfiled(const std::vector<HostInput>& inputs, const std::vector<HostOutput>& outputs);
   bool CollectDispatchTimes(uint64_t dispatches_wall_ns, std::vector<uint64_t>* run_ns);
@@ -272,6 +280,11 @@ class GlSegment {
   GlBuffer arena_;                          // every other referenced tensor
   std::vector<PlannedVariable> variables_;  // kept in the arena across runs
   std::vector<GlBuffer> constant_buffers_;
+  // glsl/index_fault.comp's record (4 ints), made when a node reports into
+  // it; the nodes' labels for the message; an async run's record not read.
+  GlBuffer index_fault_;
+  std::vector<std::pair<int, std::string>> index_fault_nodes_;
+  bool index_fault_unread_ = false;
   std::vector<BoundDispatch> dispatches_;
   std::vector<DispatchInfo> info_;
   size_t gpu_bytes_ = 0;

@@ -156,6 +156,7 @@ class Checker {
                  std::string(what) + " binding " + std::to_string(point) + " is declared but nothing of this run is bound there");
           continue;
         }
+        if (bound->second.resource.kind == GlResource::kIndexFault) continue;
         out.push_back({bound->second, use.read, use.write, path});
       }
     };

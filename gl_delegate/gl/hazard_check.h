@@ -56,6 +56,10 @@ struct GlResource {
     kAppBuffer,       // the app's buffer bound to edge `index`
     kAppTexture,      // the app's texture bound to input edge `index`
     kTexture,         // another texture (`index`), for lists made by hand
+    kIndexFault,      // the segment's index-fault record: written only by the
+                      // invocation that wins its atomic swap, read by the host
+                      // after the readback barrier (glsl/index_fault.comp), so
+                      // no access of it is a hazard
   };
   Kind kind = kArena;
   int index = 0;

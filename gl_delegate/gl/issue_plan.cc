@@ -24,9 +24,11 @@ std::vector<Access> AccessesOf(const PlannedDispatch& d) {
   const std::set<uint32_t> written = WrittenBindingPoints(d.source);
   std::vector<Access> out;
   for (const PlannedBinding& b : d.bindings) {
-    // Constant buffers are written once, at creation, by the host.
+    // Constant buffers are written once, at creation, by the host; the
+    // index-fault record only by the one invocation that wins its atomic
+    // swap (glsl/index_fault.comp), read by the host after the run.
     const bool constant = b.kind == PlannedBinding::kConstantTensor || b.kind == PlannedBinding::kOpConstant;
-    if (constant) continue;
+    if (constant || b.kind == PlannedBinding::kIndexFault) continue;
     out.push_back({b, written.count(b.point) > 0});
   }
   return out;

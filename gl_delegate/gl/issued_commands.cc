@@ -123,6 +123,7 @@ class RunWriter {
         return Whole({GlResource::kConstantTensor, b.index, "constant tensor '" + plan_.constant_tensors[k].name + "'"});
       case PlannedBinding::kOpConstant: return Whole({GlResource::kOpConstant, b.index, plan_.op_constants[k].name});
       case PlannedBinding::kStaging: return Whole(ModeOf(k) == EdgeIo::kAppBuffer ? App(k) : Staging(k));
+      case PlannedBinding::kIndexFault: return Whole({GlResource::kIndexFault, 0, "index-fault record"});
     }
     return Whole(Arena());
   }

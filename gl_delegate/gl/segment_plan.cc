@@ -442,6 +442,9 @@ class SegmentPlanner {
         b.kind = PlannedBinding::kStaging;
         b.index = ref.index;
         break;
+      case DispatchBufferRef::kIndexFault:
+        b.kind = PlannedBinding::kIndexFault;
+        break;
     }
     return b;
   }
@@ -493,7 +496,12 @@ class SegmentPlanner {
         }
         p.groups[k] = std::max<uint32_t>(groups, 1);
       }
-      for (const auto& [point, ref] : d.bindings) p.bindings.push_back(Resolve(point, ref));
+      for (const auto& [point, ref] : d.bindings) {
+        p.bindings.push_back(Resolve(point, ref));
+        if (ref.kind == DispatchBufferRef::kIndexFault && draft.node >= 0) {
+          plan_.index_fault_nodes.emplace_back(draft.node, graph_.NodeLabel(static_cast<size_t>(draft.node)));
+        }
+      }
       p.uniforms = std::move(d.uniforms);
       Uniform grid;
       grid.name = "u_grid";

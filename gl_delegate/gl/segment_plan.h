@@ -54,6 +54,7 @@ struct PlannedBinding {
     kConstantTensor,  // SegmentPlan::constant_tensors[index], whole buffer
     kOpConstant,      // SegmentPlan::op_constants[index], whole buffer
     kStaging,         // SegmentPlan::edges[index]'s staging buffer, whole buffer
+    kIndexFault,      // the segment's index-fault record (glsl/index_fault.comp)
   };
   uint32_t point = 0;
   Kind kind = kArena;
@@ -150,6 +151,10 @@ struct SegmentPlan {
   uint64_t tensor_bytes_lower_bound = 0; // most bytes live at one dispatch
   // "node 12 (ADD): <why>" for elementwise nodes that kept a dispatch.
   std::vector<std::string> unfused_elementwise;
+  // The nodes whose dispatches report an index out of range
+  // (PlannedBinding::kIndexFault), with their labels ("node 3 (GATHER)"):
+  // GlSegment then keeps the record and checks it after each run.
+  std::vector<std::pair<int, std::string>> index_fault_nodes;
   int tuned_dispatches = 0;  // dispatches that took a tuned workgroup
 };
 

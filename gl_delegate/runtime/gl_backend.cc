@@ -54,54 +54,14 @@ struct SegmentStats {
   int tuned_dispatches = 0, workgroup_timing_runs = 0;
 };
 
-// A GATHER of the segment whose indices the host holds: a segment input,
-// read directly or through the segment's RESHAPEs (int32 tensors on the GPU
-// only ever come from the host: constants, inputs and RESHAPEs of them).
-// gather.comp gives zeros for an index out of range; the host checks these
-// before the segment runs and fails the run as the CPU kernel does.
-struct HostIndexCheck {
-  int tensor = kNoTensor;  // the int32 segment input holding the indices
-  int64_t bound = 0;       // indices must be in [0, bound)
-  std::string node;        // "node N (GATHER)"
-};
-
-std::vector<HostIndexCheck> HostIndexChecks(const Graph& graph, const Segment& segment,
-                                            const std::vector<int>& inputs) {
-  std::vector<HostIndexCheck> checks;
-  auto in_segment = [&](int n) { return std::find(segment.nodes.begin(), segment.nodes.end(), n) != segment.nodes.end(); };
-  for (int n : segment.nodes) {
-    const Node& node = graph.nodes[static_cast<size_t>(n)];
-    if (node.op != OpType::kGather || node.inputs.size() < 2 || node.inputs[0] < 0 || node.inputs[1] < 0) continue;
-    int t = node.inputs[1];
-    for (int depth = 0; depth < 64; ++depth) {
-      const int p = graph.Producer(t);
-      if (p < 0 || !in_segment(p) || graph.nodes[static_cast<size_t>(p)].op != OpType::kReshape ||
-          graph.nodes[static_cast<size_t>(p)].inputs.empty() || graph.nodes[static_cast<size_t>(p)].inputs[0] < 0) {
-        break;
-      }
-      t = graph.nodes[static_cast<size_t>(p)].inputs[0];
-    }
-    const Tensor& indices = graph.tensors[static_cast<size_t>(t)];
-    if (indices.type != DataType::kInt32 || std::find(inputs.begin(), inputs.end(), t) == inputs.end()) continue;
-    const Shape& params = graph.tensors[static_cast<size_t>(node.inputs[0])].shape;
-    const auto* a = std::get_if<AxisAttributes>(&node.attributes);
-    const int64_t rank = static_cast<int64_t>(params.size());
-    const int64_t axis = a == nullptr ? 0 : a->axis < 0 ? a->axis + rank : a->axis;
-    if (axis < 0 || axis >= rank) continue;
-    checks.push_back({t, params[static_cast<size_t>(axis)], graph.NodeLabel(static_cast<size_t>(n))});
-  }
-  return checks;
-}
-
 class GlSegmentStep : public Step {
  public:
   GlSegmentStep(std::shared_ptr<GlDevice> device, const Graph& graph, std::unique_ptr<GlSegment> segment,
-                std::string label, std::vector<HostIndexCheck> index_checks)
+                std::string label)
       : device_(std::move(device)),
         graph_(&graph),
         segment_(std::move(segment)),
-        label_(std::move(label)),
-        index_checks_(std::move(index_checks)) {}
+        label_(std::move(label)) {}
   ~GlSegmentStep() override { segment_.reset(); }  // before the device
 
   std::string label() const override { return label_; }
@@ -151,7 +111,6 @@ class GlSegmentStep : public Step {
       if (out.data != nullptr) Count(ctx.downloaded_bytes, t, d->bytes);
       outs.push_back(out);
     }
-    GLD_RETURN_IF_ERROR(CheckHostIndices(ctx));
     Status s = segment_->Run(ins, outs, ctx.async);
     return s.ok() ? s : s.WithContext(label_);
   }
@@ -213,22 +172,6 @@ class GlSegmentStep : public Step {
   }
 
  private:
-  // The CPU kernel's error for the first index out of range. An input the
-  // app binds on the GPU (zero-copy) is not seen by the host and not checked.
-  Status CheckHostIndices(StepContext& ctx) const {
-    for (const HostIndexCheck& c : index_checks_) {
-      const cpu::TensorData* d = Storage(ctx, c.tensor);
-      if (d == nullptr || d->data == nullptr || Bound(ctx, c.tensor) != nullptr) continue;
-      const int32_t* v = static_cast<const int32_t*>(d->data);
-      for (size_t k = 0, n = d->bytes / sizeof(int32_t); k < n; ++k) {
-        if (v[k] < 0 || v[k] >= c.bound) {
-          return InvalidArgumentError(c.node + ": index " + std::to_string(v[k]) + " out of range [0, " +
-                                      std::to_string(c.bound) + ")");
-        }
-      }
-    }
-    return OkStatus();
-  }
   static const TensorGlIo* Bound(const StepContext& ctx, int t) {
     if (ctx.gl_io == nullptr || static_cast<size_t>(t) >= ctx.gl_io->size()) return nullptr;
     const TensorGlIo& io = (*ctx.gl_io)[static_cast<size_t>(t)];
@@ -250,7 +193,6 @@ class GlSegmentStep : public Step {
   std::vector<GlSegment::HostInput> ins_;
   std::vector<GlSegment::HostOutput> outs_;
   std::vector<GlSegment::TextureSource> textures_;  // per input, for texture inputs
-  std::vector<HostIndexCheck> index_checks_;
 };
 
 class GlBackend : public GpuBackend {
@@ -323,8 +265,7 @@ class GlBackend : public GpuBackend {
     // must not lose it.
     if (BinaryCacheFile* file = device_->programs().file()) file->WriteIfDirty();
     std::string label = s->label();
-    std::vector<HostIndexCheck> checks = HostIndexChecks(graph, segment, s->input_tensors());
-    return std::unique_ptr<Step>(new GlSegmentStep(device_, graph, std::move(s), std::move(label), std::move(checks)));
+    return std::unique_ptr<Step>(new GlSegmentStep(device_, graph, std::move(s), std::move(label)));
   }
 
   void BeginPlan() override {

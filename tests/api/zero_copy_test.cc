@@ -488,6 +488,55 @@ TEST_F(ZeroCopy, AsyncFenceOrdersTheAppsWork) {
   }
 }
 
+// x [4, 3] float32 and indices [2] int32 in, y = GATHER(x, indices) out.
+std::shared_ptr<const Model> GatherModel() {
+  ModelBuilder b;
+  int x = b.AddInput("x", ElementType::kFloat32, {4, 3});
+  int idx = b.AddInput("indices", ElementType::kInt32, {2});
+  int y = b.AddTensor("y", ElementType::kFloat32, {2, 3});
+  EXPECT_TRUE(b.AddOp("GATHER", {x, idx}, {y}, {{"axis", 0}}).ok());
+  b.SetOutputs({y});
+  auto bytes = b.Finish();
+  if (!bytes.ok()) return nullptr;
+  auto model = Model::FromBuffer(bytes->data(), bytes->size());
+  return model.ok() ? *model : nullptr;
+}
+
+// An index out of range in an InvokeAsync is found when the GPU is done:
+// the next invoke fails with it (and runs nothing), the one after runs.
+TEST_F(ZeroCopy, AsyncIndexOutOfRangeFailsTheNextInvoke) {
+  Options o;
+  o.backend = Backend::kGl;
+  o.share_egl_display = app.display();
+  o.share_egl_context = app.context();
+  auto gather = GatherModel();
+  ASSERT_NE(gather, nullptr);
+  auto interp = MakeInterpreter(*gather, o);
+  ASSERT_NE(interp, nullptr);
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  const GLuint y_buffer = app.Buffer(6 * 4);
+  ASSERT_TRUE(interp->BindOutputBuffer(0, y_buffer).ok());
+  ASSERT_TRUE(interp->SetInput(0, x.data(), x.size() * 4).ok());
+  const std::vector<int32_t> bad = {9, 1}, good = {3, 0};
+  ASSERT_TRUE(interp->SetInput(1, bad.data(), bad.size() * 4).ok());
+  void* fence = nullptr;
+  Status s = interp->InvokeAsync(&fence);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_NE(fence, nullptr);
+  GLsync sync = static_cast<GLsync>(fence);
+  glClientWaitSync(sync, GL_SYNC_FLUSH_COMMANDS_BIT, 5000000000ull);
+  glDeleteSync(sync);
+  ASSERT_TRUE(interp->SetInput(1, good.data(), good.size() * 4).ok());
+  s = interp->Invoke();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  EXPECT_NE(s.message().find("in the previous (async) run: node 0 (GATHER): index 9 out of range [0, 4)"),
+            std::string::npos)
+      << s.message();
+  s = interp->Invoke();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ExpectClose(app.Read(y_buffer, 6), {10, 11, 12, 1, 2, 3}, 0.0f, "y after the failed invoke");
+}
+
 // A texture input with per-channel scale and offset gives what the CPU
 // backend gives for the same normalised pixels.
 void ZeroCopy::CheckTextureInput(GLenum internal, GLenum type, const void* texels,

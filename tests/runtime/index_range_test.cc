@@ -1,7 +1,9 @@
 // Indices out of range are an error on both backends, never zeros: GATHER's
-// indices as a graph input (checked by the host before a GL segment runs,
+// indices as a graph input (on GL the shader reports them in the segment's
+// index-fault record, glsl/index_fault.comp, and the host fails the run;
 // also through a RESHAPE inside the segment) and as a constant (refused when
-// the Interpreter is made). The message is the CPU kernel's.
+// the Interpreter is made). GATHER's message is the CPU kernel's; GATHER_ND
+// and EMBEDDING_LOOKUP fail the same way, in fp32 and fp16.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -83,6 +85,53 @@ TEST(IndexRange, GatherIndicesAsAnInputFailTheRunOnBothBackends) {
       Status s = RunGather(**rt, {3, 0}, &out);
       ASSERT_TRUE(s.ok()) << what << ": " << s.ToString();
       EXPECT_EQ(out, (std::vector<float>{10, 11, 12, 1, 2, 3})) << what;
+    }
+  }
+}
+
+// y = ABS(OP(...)) with OP GATHER_ND (x [4, 3], indices [2, 1]) or
+// EMBEDDING_LOOKUP (ids [2], table x [4, 3]); the indices a graph input.
+Graph IndexOpAbs(OpType op) {
+  Graph g;
+  const int x = AddTensor(g, "x", {4, 3});
+  const int idx = AddTensor(g, "indices", op == OpType::kGatherNd ? Shape{2, 1} : Shape{2}, DataType::kInt32);
+  g.inputs = {x, idx};
+  const int picked = AddTensor(g, "picked", {2, 3});
+  const int y = AddTensor(g, "y", {2, 3});
+  const std::vector<int> inputs = op == OpType::kEmbeddingLookup ? std::vector<int>{idx, x} : std::vector<int>{x, idx};
+  AddNode(g, op, inputs, {picked}, 0);
+  AddNode(g, OpType::kAbs, {picked}, {y}, 1);
+  g.outputs = {y};
+  return g;
+}
+
+TEST(IndexRange, GatherNdAndEmbeddingLookupIndicesFailTheRunOnBothBackends) {
+  for (OpType op : {OpType::kGatherNd, OpType::kEmbeddingLookup}) {
+    for (Backend backend : {Backend::kCpu, Backend::kGl}) {
+      for (Precision precision : {Precision::kFp32, Precision::kFp16}) {
+        if (backend == Backend::kCpu && precision == Precision::kFp16) continue;
+        Graph graph = IndexOpAbs(op);
+        const std::string node = graph.NodeLabel(0);
+        const std::string what = node + (backend == Backend::kGl ? " gl" : " cpu") +
+                                 (precision == Precision::kFp16 ? " fp16" : "");
+        Options options = On(backend);
+        options.precision = precision;
+        auto rt = Runtime::Create(std::move(graph), options);
+        ASSERT_TRUE(rt.ok()) << what << ": " << rt.status().ToString();
+        if (backend == Backend::kGl) {
+          ASSERT_EQ((*rt)->report().gpu_nodes, (*rt)->report().total_nodes) << what << ": " << (*rt)->report().placement_line;
+        }
+        std::vector<float> out;
+        for (int32_t bad : {1000, -5, 4}) {
+          Status s = RunGather(**rt, {1, bad}, &out);
+          EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << what << ": " << s.ToString();
+          EXPECT_NE(s.message().find(node + ": "), std::string::npos) << what << ": " << s.message();
+          EXPECT_NE(s.message().find(std::to_string(bad)), std::string::npos) << what << ": " << s.message();
+        }
+        Status s = RunGather(**rt, {3, 0}, &out);
+        ASSERT_TRUE(s.ok()) << what << ": " << s.ToString();
+        EXPECT_EQ(out, (std::vector<float>{10, 11, 12, 1, 2, 3})) << what;
+      }
     }
   }
 }

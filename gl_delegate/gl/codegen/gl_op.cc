@@ -63,6 +63,11 @@ Dispatch& Dispatch::GridOver(const Bhwc& out) {
   return *this;
 }
 
+Dispatch& Dispatch::BindIndexFault(size_t node) {
+  shader.Library("index_fault.comp");
+  return Bind(kIndexFaultBinding, {DispatchBufferRef::kIndexFault, 0}).Int("u_fault_node", static_cast<int32_t>(node));
+}
+
 // ---- OpBuildContext ----
 
 const Tensor* OpBuildContext::input(size_t i) const {

@@ -19,12 +19,17 @@
 
 namespace gld::gl {
 
+// The binding point of glsl/index_fault.comp's record.
+inline constexpr uint32_t kIndexFaultBinding = 3;
+
 struct DispatchBufferRef {
   enum Kind : uint8_t {
     kTensor,    // the PHWC4 object of graph tensor `index` (constants are uploaded too)
     kConstant,  // constant buffer `index` of the op (weights laid out for its shader)
     kStaging,   // a segment's edge staging buffer `index` (host byte layout);
                 // used by GlSegment for its conversions, never by op generators
+    kIndexFault,  // the segment's index-fault record (glsl/index_fault.comp;
+                  // BindIndexFault); `index` unused
   };
   Kind kind = kTensor;
   int index = 0;
@@ -60,6 +65,10 @@ struct Dispatch {
   Dispatch& Vec4(const std::string& name, float x, float y, float z, float w);
   // The usual grid: one invocation per output vec4, (W, H, B * S).
   Dispatch& GridOver(const Bhwc& out);
+  // A template that indexes by data and reports an index out of range
+  // (glsl/index_fault.comp): the library, its binding (point 3) and the
+  // node it names. The segment then checks the record after each run.
+  Dispatch& BindIndexFault(size_t node);
 };
 
 // A constant buffer: vec4s as floats (4 per vec4), converted to the storage

@@ -31,7 +31,8 @@ Status GatherDispatch(OpBuildContext& ctx, size_t params, size_t indices, const 
   d.shader.template_name = "gather.comp";
   d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
       .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(params)})
-      .Bind(2, {DispatchBufferRef::kTensor, ctx.input_index(indices)});
+      .Bind(2, {DispatchBufferRef::kTensor, ctx.input_index(indices)})
+      .BindIndexFault(ctx.node_index());
   d.IVec4("u_out", o).IVec4("u_params", p).IVec4("u_indices", idx);
   d.IVec4("u_dims", dims[0], dims[1], dims[2], dims[3]);
   d.GridOver(o);
@@ -126,7 +127,8 @@ Status BuildGatherNd(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   d.shader.Define("DEPTH", depth);
   d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
       .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)})
-      .Bind(2, {DispatchBufferRef::kTensor, ctx.input_index(1)});
+      .Bind(2, {DispatchBufferRef::kTensor, ctx.input_index(1)})
+      .BindIndexFault(ctx.node_index());
   d.IVec4("u_out", o).IVec4("u_params", p).IVec4("u_indices", idx);
   d.IVec4("u_limits", limits).IVec4("u_strides", strides);
   d.Int("u_inner", static_cast<int32_t>(inner));
