@@ -31,7 +31,7 @@ target_packages=(
   libflatbuffers-dev libglm-dev libspdlog-dev libfmt-dev libgtest-dev libcli11-dev libxxhash-dev
   nlohmann-json3-dev libxnnpack-dev libpthreadpool-dev
 )
-host_packages=(debootstrap qemu-user-static "crossbuild-essential-$deb_arch" ccache)
+host_packages=(qemu-user-static "crossbuild-essential-$deb_arch" ccache)
 
 log() { printf 'make_target_root(%s): %s\n' "$deb_arch" "$*" >&2; }
 
@@ -64,25 +64,47 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want_stamp" ]; then
   exit 0
 fi
 
-mkdir -p "$roots/debs"
-if [ ! -x "$root/usr/bin/apt-get" ] || [ -e "$root/debootstrap" ]; then
-  log "debootstrap (first stage on the host, second stage under qemu)"
-  rm -rf "$root"
-  debootstrap --arch="$deb_arch" --foreign --variant=minbase --cache-dir="$(realpath "$roots/debs")" \
-    bookworm "$root" "$mirror" >&2
-  chroot "$root" /debootstrap/debootstrap --second-stage >&2
-fi
-cp /etc/resolv.conf "$root/etc/resolv.conf"
-echo "deb $mirror bookworm main" >"$root/etc/apt/sources.list"
-log "installing the target packages"
-# Its own mount namespace: /proc for apt and the maintainer scripts, gone
-# when the command ends.
-unshare --mount --propagation private bash -c '
-  set -e
-  mount -t proc proc "$1/proc"
-  chroot "$1" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive chroot "$1" apt-get install -y -qq --no-install-recommends "${@:2}"
-  chroot "$1" apt-get clean' _ "$root" "${target_packages[@]}" >&2
+# The packages and everything they depend on, resolved and downloaded by
+# the host's apt for the target architecture (a state of their own under
+# $roots/apt-$deb_arch, an empty dpkg status: nothing counts as installed),
+# then unpacked into the root with dpkg-deb. No maintainer script runs, none
+# under qemu: for a sysroot and a place to run test programs the files are
+# what counts. The few things a script would have done follow: the merged
+# /usr links (made before the unpacking, kept by tar), the dynamic linker's
+# cache (the target's static ldconfig, one emulated program) and an
+# /etc/passwd for the programs that look a user up.
+apt_dir=$roots/apt-$deb_arch
+rm -rf "$root" "$apt_dir"
+mkdir -p "$roots/debs/partial" "$apt_dir"/{lists/partial,etc/apt.conf.d,etc/preferences.d,etc/sources.list.d} "$root"
+: >"$apt_dir/status"
+echo "deb [arch=$deb_arch] $mirror bookworm main" >"$apt_dir/etc/sources.list"
+apt_opts=(-o "APT::Architecture=$deb_arch" -o "APT::Architectures::=$deb_arch" -o "Dir::Etc=$apt_dir/etc"
+  -o "Dir::Etc::Trusted=/etc/apt/trusted.gpg" -o "Dir::Etc::TrustedParts=/etc/apt/trusted.gpg.d"
+  -o "Dir::State=$apt_dir" -o "Dir::State::status=$apt_dir/status" -o "Dir::Cache=$apt_dir"
+  -o "Dir::Cache::archives=$(realpath "$roots/debs")" -o "APT::Install-Recommends=false"
+  -o "Debug::NoLocking=true")
+log "resolving and downloading the $deb_arch packages (host apt)"
+apt-get "${apt_opts[@]}" update -qq >&2
+# The runtime of the test programs' commands beside the libraries: env
+# (cross_exec.sh), sh and bash.
+DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install -y -qq --download-only \
+  "${target_packages[@]}" coreutils bash dash libc-bin base-files >&2
+mapfile -t debs < <(apt-get "${apt_opts[@]}" install -s -qq "${target_packages[@]}" coreutils bash dash \
+  libc-bin base-files | awk '$1 == "Inst" { print $2 " " $3 }' | tr -d '()[]' |
+  while read -r name version; do
+    v=${version//:/%3a}
+    ls "$roots/debs/${name}_${v}_"{"$deb_arch",all}.deb 2>/dev/null || true
+  done)
+log "unpacking ${#debs[@]} packages"
+for d in bin sbin lib; do ln -s "usr/$d" "$root/$d"; done
+mkdir -p "$root"/usr/{bin,sbin,lib} "$root"/{etc,tmp,proc,sys,dev,root}
+for deb in "${debs[@]}"; do
+  dpkg-deb --fsys-tarfile "$deb" | tar -x --keep-directory-symlink -C "$root"
+done
+[ -e "$root/etc/passwd" ] || printf 'root:x:0:0:root:/root:/bin/bash\n' >"$root/etc/passwd"
+[ -e "$root/etc/group" ] || printf 'root:x:0:\n' >"$root/etc/group"
+chmod 1777 "$root/tmp"
+chroot "$root" /sbin/ldconfig
 echo "$want_stamp" >"$stamp"
 log "ready: $root ($(du -sh "$root" | cut -f1))"
 echo "$root"

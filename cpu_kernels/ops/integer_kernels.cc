@@ -321,13 +321,13 @@ bool StoredRun(const float* v, int64_t n, const double* scale, const double* zp,
   return same;
 }
 
+#ifdef GLD_STORED_AVX512
 // Where the reciprocal's quotient may stand for the division's (see
 // StoredRunAvx512): a normal scale, a zero point within 2^31.
 bool ReciprocalFits(double scale, double zp) {
   return std::fabs(zp) <= 2147483648.0 && std::isfinite(scale) && std::fabs(scale) >= 1.1754943508222875e-38;
 }
 
-#ifdef GLD_STORED_AVX512
 // StoredRun eight values at a time: the same operations in the same
 // precision (VRNDSCALEPD to nearest even is std::nearbyint in the default
 // rounding mode; the conversions to float round as the scalar ones do).
