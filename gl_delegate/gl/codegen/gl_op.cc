@@ -205,6 +205,9 @@ StatusOr<int64_t> Int32ReadersBoundAt(const Graph& graph, int tensor, int depth)
       need = TensorDim(graph, node, 1, 0);
     } else if (node.op == OpType::kGatherNd && second && !first) {
       for (int d = 0; d < 4; ++d) need = std::max(need, TensorDim(graph, node, 0, d));
+    } else if (node.op == OpType::kDynamicUpdateSlice && node.inputs.size() == 3 && node.inputs[2] == tensor &&
+               !first && !second) {
+      for (int d = 0; d < 4; ++d) need = std::max(need, TensorDim(graph, node, 0, d));  // clamped in the shader
     } else if (node.op == OpType::kReshape && first && !second && out_type == DataType::kInt32 && depth < 8) {
       GLD_ASSIGN_OR_RETURN(need, Int32ReadersBoundAt(graph, out, depth + 1));
     }
@@ -334,6 +337,7 @@ const std::vector<GlBuilder>& GlBuilders() {
         {OpType::kBatchMatMul, BuildBatchMatMul},
         {OpType::kGather, BuildGather},
         {OpType::kGatherNd, BuildGatherNd},
+        {OpType::kDynamicUpdateSlice, BuildDynamicUpdateSlice},
         {OpType::kEmbeddingLookup, BuildEmbeddingLookup},
         {OpType::kBroadcastTo, BuildBroadcastTo},
         {OpType::kSelect, BuildSelect},

@@ -196,6 +196,7 @@ Status BuildFullyConnected(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildBatchMatMul(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildGather(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildGatherNd(OpBuildContext& ctx, std::vector<Dispatch>* out);
+Status BuildDynamicUpdateSlice(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildEmbeddingLookup(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildBroadcastTo(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildSelect(OpBuildContext& ctx, std::vector<Dispatch>* out);

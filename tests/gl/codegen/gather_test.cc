@@ -200,3 +200,41 @@ TEST(GatherTest, Int32ReshapeNeedsReadersThatTakeFloats) {
 
 }  // namespace
 }  // namespace gld::testing
+
+namespace gld::testing {
+namespace {
+
+// DYNAMIC_UPDATE_SLICE on the GPU vs the CPU kernel: a decoder's KV-cache
+// write (one position of [1, 64, 2, 16]), lower ranks, a C not a multiple of
+// 4, and start indices past either end, which both clamp as TFLite does (the
+// update lands inside the operand; nothing is written outside it).
+TEST(GatherTest, DynamicUpdateSliceMatchesCpu) {
+  GLD_REQUIRE_GL(env);
+  struct Case {
+    Shape operand, update;
+    std::vector<int32_t> starts;
+  };
+  const Case cases[] = {
+      {{1, 64, 2, 16}, {1, 1, 2, 16}, {0, 9, 0, 0}},    // the cache write at position 9
+      {{1, 64, 2, 16}, {1, 1, 2, 16}, {0, 70, 0, 0}},   // past the end: clamped to 63
+      {{1, 64, 2, 16}, {1, 2, 1, 16}, {0, -5, 1, 0}},   // negative: clamped to 0
+      {{5, 7, 6}, {2, 3, 5}, {1, 2, 3}},                // rank 3, clamped on C
+      {{9, 10}, {3, 4}, {4, 100}},                      // rank 2
+      {{11}, {4}, {8}},                                 // rank 1, clamped to 7
+  };
+  for (Precision p : BothPrecisions()) {
+    uint32_t seed = 90;
+    for (const Case& c : cases) {
+      GlOpTest t(seed++);
+      int operand = t.Input(c.operand);
+      int update = t.Input(c.update);
+      int starts = t.InputBytes({static_cast<int32_t>(c.starts.size())}, DataType::kInt32, Bytes(c.starts));
+      t.Op(OpType::kDynamicUpdateSlice, {operand, update, starts});
+      t.ExpectGpuMatchesCpu(*env, p, "DYNAMIC_UPDATE_SLICE " + ShapeToString(c.update) + " into " +
+                                         ShapeToString(c.operand));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gld::testing

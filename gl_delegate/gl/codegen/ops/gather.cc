@@ -138,3 +138,46 @@ Status BuildGatherNd(OpBuildContext& ctx, std::vector<Dispatch>* out) {
 }
 
 }  // namespace gld::gl
+
+namespace gld::gl {
+
+// DYNAMIC_UPDATE_SLICE (dynamic_update_slice.comp): (operand, update, start
+// indices) of rank <= 4; the starts an int32 tensor on the GPU (or a
+// constant), clamped in the shader as TFLite clamps them.
+Status BuildDynamicUpdateSlice(OpBuildContext& ctx, std::vector<Dispatch>* out) {
+  GLD_RETURN_IF_ERROR(NeedIo(ctx, 3, 1));
+  GLD_ASSIGN_OR_RETURN(Bhwc o, ctx.OutputShape(0));
+  GLD_ASSIGN_OR_RETURN(Bhwc operand, ctx.InputShape(0));
+  GLD_ASSIGN_OR_RETURN(Bhwc update, ctx.InputShape(1));
+  const Shape& os = ctx.input(0)->shape;
+  const Shape& us = ctx.input(1)->shape;
+  if (ctx.input(2) == nullptr) return ctx.Invalid("start indices missing");
+  const size_t rank = os.size();
+  if (rank == 0 || us.size() != rank || operand.elements() != o.elements() ||
+      ctx.input(2)->shape != Shape{static_cast<int32_t>(rank)}) {
+    return ctx.Invalid("operand " + ShapeToString(os) + ", update " + ShapeToString(us) + " and starts " +
+                       ShapeToString(ctx.input(2)->shape) + " do not match");
+  }
+  std::array<int32_t, 4> dims = {1, 1, 1, 1}, udims = {1, 1, 1, 1};
+  int64_t largest = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    if (us[d] > os[d]) return ctx.Invalid("update " + ShapeToString(us) + " does not fit in " + ShapeToString(os));
+    dims[4 - rank + d] = os[d];
+    udims[4 - rank + d] = us[d];
+    largest = std::max<int64_t>(largest, os[d]);
+  }
+  GLD_ASSIGN_OR_RETURN(Bhwc starts, ctx.IndexShape(ctx.input_index(2), largest));
+  Dispatch d;
+  d.shader.template_name = "dynamic_update_slice.comp";
+  d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
+      .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)})
+      .Bind(2, {DispatchBufferRef::kTensor, ctx.input_index(1)})
+      .Bind(3, {DispatchBufferRef::kTensor, ctx.input_index(2)});
+  d.IVec4("u_out", o).IVec4("u_update", update).IVec4("u_starts", starts);
+  d.IVec4("u_dims", dims).IVec4("u_udims", udims).Int("u_rank", static_cast<int32_t>(rank));
+  d.GridOver(o);
+  out->push_back(std::move(d));
+  return OkStatus();
+}
+
+}  // namespace gld::gl
