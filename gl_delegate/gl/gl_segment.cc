@@ -38,6 +38,10 @@ uint64_t NextUniformToken() {
 
 using Clock = std::chrono::steady_clock;
 
+// glsl/index_fault.comp's record with nothing reported: reported, node,
+// value, bound.
+constexpr std::array<int32_t, 4> kNoIndexFault = {0, 0, 0, 0};
+
 uint64_t ElapsedNs(Clock::time_point since) {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - since).count());
 }
@@ -119,8 +123,7 @@ Status GlSegment::CreateBuffers(const SegmentPlan& plan) {
   GLD_ASSIGN_OR_RETURN(arena_, make(static_cast<size_t>(plan.arena_bytes), nullptr, "tensor arena"));
   index_fault_nodes_ = plan.index_fault_nodes;
   if (!index_fault_nodes_.empty()) {
-    const std::array<int32_t, 4> clear = {0, 0, 0, 0};
-    GLD_ASSIGN_OR_RETURN(index_fault_, make(sizeof(clear), clear.data(), "index-fault record"));
+    GLD_ASSIGN_OR_RETURN(index_fault_, make(sizeof(kNoIndexFault), kNoIndexFault.data(), "index-fault record"));
   }
   variables_ = plan.variables;
   return WriteVariables();
@@ -524,15 +527,13 @@ Status GlSegment::CheckIndexFault(const std::string& when) {
   if (index_fault_.id() == 0) return OkStatus();
   // After the run's readback barrier (GL_BUFFER_UPDATE_BARRIER_BIT): the
   // mapped read sees the shaders' writes.
-  std::array<int32_t, 4> record = {0, 0, 0, 0};  // reported, node, value, bound
+  std::array<int32_t, 4> record = kNoIndexFault;  // reported, node, value, bound
   GLD_RETURN_IF_ERROR(index_fault_.Read(0, record.data(), sizeof(record)));
   if (record[0] == 0) return OkStatus();
-  const std::array<int32_t, 4> clear = {0, 0, 0, 0};
-  GLD_RETURN_IF_ERROR(index_fault_.Write(0, clear.data(), sizeof(clear)));
-  std::string node = "node " + std::to_string(record[1]);
-  for (const auto& [n, label] : index_fault_nodes_) {
-    if (n == record[1]) node = label;
-  }
+  GLD_RETURN_IF_ERROR(index_fault_.Write(0, kNoIndexFault.data(), sizeof(kNoIndexFault)));
+  auto named = std::find_if(index_fault_nodes_.begin(), index_fault_nodes_.end(),
+                            [&](const std::pair<int, std::string>& n) { return n.first == record[1]; });
+  const std::string node = named != index_fault_nodes_.end() ? named->second : "node " + std::to_string(record[1]);
   return InvalidArgumentError(when + node + ": index " + std::to_string(record[2]) + " out of range [0, " +
                               std::to_string(record[3]) + ")");
 }

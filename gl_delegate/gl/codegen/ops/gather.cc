@@ -3,7 +3,8 @@
 // by an int32 index tensor on the GPU (or an int32 / int64 constant).
 // EMBEDDING_LOOKUP is GATHER along axis 0 with its operands swapped
 // (gather.comp); GATHER_ND picks params' slices by rows of coordinates
-// (gather_nd.comp).
+// (gather_nd.comp); DYNAMIC_UPDATE_SLICE writes an update at start indices
+// read from data (dynamic_update_slice.comp).
 #include <algorithm>
 #include <array>
 #include <string>
@@ -136,10 +137,6 @@ Status BuildGatherNd(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   out->push_back(std::move(d));
   return OkStatus();
 }
-
-}  // namespace gld::gl
-
-namespace gld::gl {
 
 // DYNAMIC_UPDATE_SLICE (dynamic_update_slice.comp): (operand, update, start
 // indices) of rank <= 4; the starts an int32 tensor on the GPU (or a
