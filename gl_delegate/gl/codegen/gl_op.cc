@@ -208,6 +208,9 @@ StatusOr<int64_t> Int32ReadersBoundAt(const Graph& graph, int tensor, int depth)
     } else if (node.op == OpType::kDynamicUpdateSlice && node.inputs.size() == 3 && node.inputs[2] == tensor &&
                !first && !second) {
       for (int d = 0; d < 4; ++d) need = std::max(need, TensorDim(graph, node, 0, d));  // clamped in the shader
+    } else if (node.op == OpType::kStablehloScatter && node.inputs.size() == 3 && second && !first &&
+               node.inputs[2] != tensor) {
+      for (int d = 0; d < 4; ++d) need = std::max(need, TensorDim(graph, node, 0, d));  // others are skipped
     } else if (node.op == OpType::kReshape && first && !second && out_type == DataType::kInt32 && depth < 8) {
       GLD_ASSIGN_OR_RETURN(need, Int32ReadersBoundAt(graph, out, depth + 1));
     }
@@ -338,6 +341,7 @@ const std::vector<GlBuilder>& GlBuilders() {
         {OpType::kGather, BuildGather},
         {OpType::kGatherNd, BuildGatherNd},
         {OpType::kDynamicUpdateSlice, BuildDynamicUpdateSlice},
+        {OpType::kStablehloScatter, BuildStablehloScatter},
         {OpType::kEmbeddingLookup, BuildEmbeddingLookup},
         {OpType::kBroadcastTo, BuildBroadcastTo},
         {OpType::kSelect, BuildSelect},

@@ -197,6 +197,7 @@ Status BuildBatchMatMul(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildGather(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildGatherNd(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildDynamicUpdateSlice(OpBuildContext& ctx, std::vector<Dispatch>* out);
+Status BuildStablehloScatter(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildEmbeddingLookup(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildBroadcastTo(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildSelect(OpBuildContext& ctx, std::vector<Dispatch>* out);

@@ -236,5 +236,58 @@ TEST(GatherTest, DynamicUpdateSliceMatchesCpu) {
   }
 }
 
+// STABLEHLO_SCATTER on the GPU vs the CPU kernel, in the forms litert-torch
+// emits: index_copy along dimension 1 of a [1, 64, 2, 16] KV cache (decode's
+// one position, prefill's eight), positions past either end (skipped, as the
+// CPU kernel and StableHLO skip them: the operand stays), a position given
+// twice (the later update wins), index_put's full index vectors, a C not a
+// multiple of 4, and an implicit index vector dimension.
+TEST(GatherTest, StablehloScatterMatchesCpu) {
+  GLD_REQUIRE_GL(env);
+  struct Case {
+    Shape operand, indices, updates;
+    std::vector<int32_t> index_values;
+    ScatterAttributes attrs;
+  };
+  ScatterAttributes index_copy;  // index_copy(1, pos, rows) on a rank-4 cache
+  index_copy.update_window_dims = {0, 2, 3};
+  index_copy.inserted_window_dims = {1};
+  index_copy.scatter_dims_to_operand_dims = {1};
+  index_copy.index_vector_dim = 1;
+  ScatterAttributes rows3 = index_copy;  // the same on a rank-3 tensor
+  rows3.update_window_dims = {0, 2};
+  ScatterAttributes index_put;  // full (i, j) index vectors, no window
+  index_put.inserted_window_dims = {0, 1};
+  index_put.scatter_dims_to_operand_dims = {0, 1};
+  index_put.index_vector_dim = 1;
+  ScatterAttributes implicit;  // rows of a [N, C] tensor by a 1-D index list
+  implicit.update_window_dims = {1};
+  implicit.inserted_window_dims = {0};
+  implicit.scatter_dims_to_operand_dims = {0};
+  implicit.index_vector_dim = 1;
+  const Case cases[] = {
+      {{1, 64, 2, 16}, {1, 1}, {1, 1, 2, 16}, {9}, index_copy},                           // decode at 9
+      {{1, 64, 2, 16}, {8, 1}, {1, 8, 2, 16}, {56, 57, 58, 59, 60, 61, 62, 63}, index_copy},  // prefill
+      {{1, 64, 2, 16}, {1, 1}, {1, 1, 2, 16}, {64}, index_copy},                          // past the end
+      {{1, 64, 2, 16}, {4, 1}, {1, 4, 2, 16}, {-1, 3, 1000000, -70000}, index_copy},      // one of four inside
+      {{1, 64, 2, 16}, {3, 1}, {1, 3, 2, 16}, {5, 7, 5}, index_copy},                     // 5 twice: the last wins
+      {{5, 7, 3}, {2, 1}, {5, 2, 3}, {6, 0}, rows3},                                      // C 3
+      {{3, 6}, {4, 2}, {4}, {2, 1, 0, 0, 2, 1, 3, 0}, index_put},                         // (3, 0) skipped
+      {{9, 6}, {3}, {3, 6}, {8, 0, 4}, implicit},                                         // implicit vector dim
+  };
+  for (Precision p : BothPrecisions()) {
+    uint32_t seed = 120;
+    for (const Case& c : cases) {
+      GlOpTest t(seed++);
+      int operand = t.Input(c.operand);
+      int indices = t.InputBytes(c.indices, DataType::kInt32, Bytes(c.index_values));
+      int updates = t.Input(c.updates);
+      t.Op(OpType::kStablehloScatter, {operand, indices, updates}, c.attrs);
+      t.ExpectGpuMatchesCpu(*env, p, "STABLEHLO_SCATTER " + ShapeToString(c.updates) + " into " +
+                                         ShapeToString(c.operand) + " at " + ShapeToString(c.indices));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gld::testing
