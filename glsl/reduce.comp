@@ -1,6 +1,7 @@
 // reduce.comp: MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD over any set of
-// BHWC axes (spatial, channels, batch, or a mix). One invocation computes one
-// output vec4.
+// BHWC axes (spatial, channels, batch, or a mix); REDUCE_ANY and REDUCE_ALL
+// are REDUCE_MAX and REDUCE_MIN over bools held as 0.0 / 1.0. One invocation
+// computes one output vec4.
 //
 // Defines:
 //   REDUCE     REDUCE_SUM (MEAN scales the sum), REDUCE_MAX, REDUCE_MIN,

@@ -356,6 +356,8 @@ const std::vector<GlBuilder>& GlBuilders() {
         {OpType::kReduceMax, BuildReduce},
         {OpType::kReduceMin, BuildReduce},
         {OpType::kReduceProd, BuildReduce},
+        {OpType::kReduceAll, BuildReduce},
+        {OpType::kReduceAny, BuildReduce},
         {OpType::kConcatenation, BuildConcatenation},
         {OpType::kPad, BuildPad},
         {OpType::kPadV2, BuildPad},

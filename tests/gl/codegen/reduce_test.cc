@@ -57,6 +57,32 @@ INSTANTIATE_TEST_SUITE_P(Ops, ReduceTest,
                                            OpType::kReduceProd),
                          [](const ::testing::TestParamInfo<OpType>& info) { return std::string(OpTypeName(info.param)); });
 
+// REDUCE_ALL and REDUCE_ANY over bools (held as 0.0 / 1.0 on the GPU): the
+// reduction cases, plus a decoder's position check (litert_gen's
+// REDUCE_ALL over [1, 1] and prefill's [8, 1]). The values lean to true for
+// ALL and to false for ANY, so that both answers occur.
+TEST(LogicalReduceTest, AllAndAnyMatchCpu) {
+  GLD_REQUIRE_GL(env);
+  std::vector<ReduceCase> cases(std::begin(kReduceCases), std::end(kReduceCases));
+  cases.push_back({{1, 1}, {1}, false});
+  cases.push_back({{8, 1}, {1}, false});
+  for (Precision p : BothPrecisions()) {
+    for (OpType op : {OpType::kReduceAll, OpType::kReduceAny}) {
+      uint32_t seed = 40;
+      for (const ReduceCase& c : cases) {
+        GlOpTest t(seed);
+        const std::vector<int> draws = RandomInts<int>(static_cast<size_t>(NumElements(c.input)), 0, 15, seed++);
+        std::vector<uint8_t> bools(draws.size());
+        for (size_t i = 0; i < draws.size(); ++i) bools[i] = (op == OpType::kReduceAll) == (draws[i] != 0) ? 1 : 0;
+        int x = t.InputBytes(c.input, DataType::kBool, bools);
+        int axes = t.ConstInts<int32_t>({static_cast<int32_t>(c.axes.size())}, c.axes);
+        t.Op(op, {x, axes}, ReduceAttributes{c.keep_dims});
+        t.ExpectGpuMatchesCpu(*env, p, std::string(OpTypeName(op)) + " " + ShapeToString(c.input));
+      }
+    }
+  }
+}
+
 TEST(SoftmaxTest, MatchesCpu) {
   GLD_REQUIRE_GL(env);
   const Shape shapes[] = {{1, 1, 1, 1}, {1, 3, 4, 3}, {2, 2, 3, 4}, {1, 2, 2, 5}, {1, 1, 1, 17}, {4, 1001}, {2, 3, 20}};

@@ -1,4 +1,6 @@
-// Reductions (reduce.comp): MEAN, SUM, REDUCE_MAX/MIN/PROD.
+// Reductions (reduce.comp): MEAN, SUM, REDUCE_MAX/MIN/PROD, and REDUCE_ALL/ANY
+// (bools, held as 0.0 / 1.0: their minimum and maximum; a reduction on the
+// GPU is never over no values, where the CPU gives true and false).
 #include <algorithm>
 #include <array>
 #include <string>
@@ -93,7 +95,14 @@ Status BuildReduce(OpBuildContext& ctx, std::vector<Dispatch>* out) {
     case OpType::kReduceMax: op = "REDUCE_MAX"; break;
     case OpType::kReduceMin: op = "REDUCE_MIN"; break;
     case OpType::kReduceProd: op = "REDUCE_PROD"; break;
+    case OpType::kReduceAll: op = "REDUCE_MIN"; break;  // bools held as 0.0 / 1.0
+    case OpType::kReduceAny: op = "REDUCE_MAX"; break;
     default: return UnimplementedError(std::string("op ") + ctx.op_name() + " has no GL kernel");
+  }
+  const bool logical = ctx.node().op == OpType::kReduceAll || ctx.node().op == OpType::kReduceAny;
+  const DataType out_type = ctx.graph().tensors[static_cast<size_t>(ctx.output_index(0))].type;
+  if (logical && (ctx.input(0)->type != DataType::kBool || out_type != DataType::kBool)) {
+    return ctx.Invalid("input and output must be bool");
   }
   const bool vec4 = reduce[3] == 0 && (src[3] == 3 || (in.c == 1 && o.c == 1));
   GLD_RETURN_IF_ERROR(CheckLoopIterations(ctx, in, reduce, vec4, o.c));
