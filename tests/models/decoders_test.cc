@@ -5,8 +5,9 @@
 // the same through one Interpreter per signature of one Model: the tokens
 // exactly LiteRT's and each step's logits within 1e-4 of LiteRT's
 // (max |ours - ref| / max |ref|), on the CPU backend and on GL (fp32; what
-// GL cannot run falls back to the CPU, printed; backend gl, not auto, which
-// keeps a software rasterizer such as llvmpipe off the GPU path).
+// GL cannot run falls back to the CPU; backend gl, not auto, which keeps a
+// software rasterizer such as llvmpipe off the GPU path), where each
+// signature's placement (nodes, GPU nodes, segments) is also checked.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,6 +28,35 @@ namespace gld::testing {
 namespace {
 
 constexpr double kTolerance = 1e-4;
+
+// Where each decoder's signatures run on GL: nodes (after the passes), GPU
+// nodes and GPU segments. Both run in one segment; the CPU nodes left are
+// the int32 position math, which depends only on the graph's inputs and runs
+// at the input edge (partition/partition.h).
+struct ExpectedPlacement {
+  const char* decoder;
+  const char* signature;
+  int total_nodes, gpu_nodes, segments;
+};
+constexpr ExpectedPlacement kExpectedPlacement[] = {
+    {"index_copy", "decode", 127, 122, 1},
+    {"index_copy", "prefill", 135, 130, 1},
+    {"litert_gen", "decode", 151, 143, 1},
+    {"litert_gen", "prefill", 164, 155, 1},
+};
+
+void ExpectPlacement(const std::string& decoder, const std::string& signature, const InterpreterReport& report) {
+  std::printf("[ placement] %s %s: %s\n", decoder.c_str(), signature.c_str(), report.placement_line.c_str());
+  for (const ExpectedPlacement& e : kExpectedPlacement) {
+    if (decoder != e.decoder || signature != e.signature) continue;
+    EXPECT_EQ(report.total_nodes, e.total_nodes) << decoder << " " << signature << ": " << report.placement_line;
+    EXPECT_EQ(report.gpu_nodes, e.gpu_nodes) << decoder << " " << signature << ": " << report.placement_line;
+    EXPECT_EQ(report.segments, e.segments) << decoder << " " << signature << ": " << report.placement_line;
+    return;
+  }
+  ADD_FAILURE() << "no expected placement for " << decoder << " " << signature << " (" << report.placement_line
+                << "): add it to kExpectedPlacement";
+}
 
 std::string DecodersDir() { return std::string(GLD_TEST_DATA_DIR) + "/decoders"; }
 
@@ -133,7 +163,8 @@ void RunDecoder(const std::string& name, Backend backend) {
   Runner decode = MakeRunner(**model, "decode", options);
   ASSERT_TRUE(prefill.interp && decode.interp);
   if (backend != Backend::kCpu) {
-    std::printf("[ placement] %s decode: %s\n", name.c_str(), decode.interp->report().placement_line.c_str());
+    ExpectPlacement(name, "prefill", prefill.interp->report());
+    ExpectPlacement(name, "decode", decode.interp->report());
   }
   std::vector<int32_t> positions(prompt.size());
   for (size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<int32_t>(i);
