@@ -83,7 +83,8 @@ const std::set<std::string> kGlCheckedOps = {
     "BATCH_MATMUL", "GATHER",      "SELECT",      "SELECT_V2",   "LESS",        "LESS_EQUAL", "GREATER",
     "GREATER_EQUAL", "EQUAL",      "NOT_EQUAL",   "LOGICAL_AND", "LOGICAL_OR",  "LOGICAL_NOT", "CAST",
     "LSTM", "UNIDIRECTIONAL_SEQUENCE_LSTM", "REVERSE_V2", "GATHER_ND", "EMBEDDING_LOOKUP", "BROADCAST_TO",
-    "LOG_SOFTMAX", "L2_NORMALIZATION", "FLOOR_DIV", "FLOOR_MOD", "CONV_2D"};
+    "LOG_SOFTMAX", "L2_NORMALIZATION", "FLOOR_DIV", "FLOOR_MOD", "CONV_2D", "REDUCE_ALL", "REDUCE_ANY",
+    "STABLEHLO_SCATTER"};
 // And these cases of other ops: converter graphs a pass turns into one of the
 // library's own GL ops (fuse_layer_norm); PyTorch's GroupNorm, MEAN over
 // (2, 3) of [1, G, C/G, H*W] rows, alone and between TRANSPOSEs (issue 46).
