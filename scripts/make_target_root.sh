@@ -10,6 +10,9 @@
 #   scripts/make_target_root.sh aarch64|armhf
 #   GLD_TARGET_ROOTS   where the roots lie (default /work/roots): <dir>/arm64, <dir>/armhf
 #   GLD_DEBIAN_MIRROR  the Debian mirror (default http://deb.debian.org/debian)
+#   GLD_TARGET_EXTRA_PACKAGES  more target packages, space-separated (e.g.
+#                      "python3 python3-venv" for LiteRT's aarch64 wheel beside
+#                      the tools: scripts/compare_litert_cross.sh)
 # Idempotent: a root whose stamp names the same package list is left as it
 # is (seconds); the host packages, the binfmt registration and the mounts
 # are checked each time. Prints the root's path last.
@@ -31,6 +34,8 @@ target_packages=(
   libflatbuffers-dev libglm-dev libspdlog-dev libfmt-dev libgtest-dev libcli11-dev libxxhash-dev
   nlohmann-json3-dev libxnnpack-dev libpthreadpool-dev
 )
+read -r -a extra_packages <<<"${GLD_TARGET_EXTRA_PACKAGES:-}"
+target_packages+=("${extra_packages[@]}")
 host_packages=(qemu-user-static "crossbuild-essential-$deb_arch" ccache)
 
 log() { printf 'make_target_root(%s): %s\n' "$deb_arch" "$*" >&2; }

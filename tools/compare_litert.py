@@ -4,7 +4,7 @@ CPU backends on the same model and the same inputs.
 
 Usage:
     python3 tools/compare_litert.py --graph=M.tflite [--graph=M2.tflite ...]
-        [--threads=N] [--num_runs=K] [--warmup_runs=W] [--gld_benchmark=PATH]
+        [--threads=N] [--num_runs=K] [--warmup_runs=W] [--gld_benchmark=PATH] [--also=NAME=PATH]
         [--rounds=R] [--busy] [--backends=gl,cpu] [--precision=fp32|fp16]
         [--seed=S] [--markdown] [--json=FILE]
 
@@ -160,8 +160,16 @@ BUSY = " (busy)"
 
 
 def backend_of(label):
-    """'gld cpu (busy)' -> 'cpu'."""
+    """'gld cpu (busy)' -> 'cpu'; 'gld cpu scalar' -> 'cpu'."""
     return label[len("gld "):].split(" ")[0]
+
+
+def gld_runtimes(args):
+    """(label, gld_benchmark path) per row of gldelegate: each backend of
+    --gld_benchmark, then each backend of every --also build, labelled by its
+    name ('gld cpu scalar')."""
+    builds = [("", args.gld_benchmark)] + [(" " + n, path) for n, path in args.also]
+    return [("gld " + b + n, path) for n, path in builds for b in args.backends]
 
 
 class BusyNeighbour:
@@ -269,10 +277,9 @@ def compare_model(args, model_path):
             # gldelegate alone: its random inputs follow make_inputs' rule.
             rows = [("LiteRT", "could not run this model: %s" % litert_error)]
             notes.append("LiteRT could not run %s; gldelegate's rows have no comparison" % os.path.basename(model_path))
-            for backend in args.backends:
-                label = "gld " + backend
+            for label, bench in gld_runtimes(args):
                 try:
-                    rows.append((label, run_gld(args.gld_benchmark, model_path, backend, args.precision, args.threads,
+                    rows.append((label, run_gld(bench, model_path, backend_of(label), args.precision, args.threads,
                                                 args.warmup_runs, args.num_runs, None, work, args.seed)))
                 except Exception as e:  # noqa: BLE001 - reported in the table
                     rows.append((label, "failed: %s" % e))
@@ -303,7 +310,8 @@ def compare_model(args, model_path):
         del probe
 
         # Each runtime's results of every round, or the error that stopped it.
-        runtimes = ["LiteRT"] + ["gld " + b for b in args.backends]
+        bench_of = dict(gld_runtimes(args))
+        runtimes = ["LiteRT"] + list(bench_of)
         conditions = [""] + ([BUSY] if args.busy else [])
         labels = [r + c for c in conditions for r in runtimes]
         results = {label: [] for label in labels}
@@ -317,7 +325,8 @@ def compare_model(args, model_path):
                     results[label].append(run_litert(litert_model, input_files, args.threads,
                                                      args.warmup_runs, args.num_runs, work))
                 else:
-                    results[label].append(run_gld(args.gld_benchmark, model_path, backend_of(label), args.precision,
+                    results[label].append(run_gld(bench_of[label[:-len(BUSY)] if label.endswith(BUSY) else label],
+                                                  model_path, backend_of(label), args.precision,
                                                   args.threads, args.warmup_runs, args.num_runs, value_files,
                                                   work))
             except Exception as e:  # noqa: BLE001 - reported in the table
@@ -446,6 +455,9 @@ def main():
     p.add_argument("--busy", action="store_true",
                    help="also run every round beside one busy neighbour process, and print the slowdowns")
     p.add_argument("--gld_benchmark", default=None, help="path of gld_benchmark (default: newest build*/tools/)")
+    p.add_argument("--also", action="append", default=[], metavar="NAME=PATH",
+                   help="another gld_benchmark build, its rows labelled 'gld BACKEND NAME' (repeatable; e.g. "
+                   "scalar=build-scalar/tools/gld_benchmark)")
     p.add_argument("--backends", default="gl,cpu", help="gld backends to run, comma-separated")
     p.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "fp16_mediump"], help="gld GPU precision")
     p.add_argument("--seed", type=int, default=0, help="input seed (splitmix64 rule of tools/reference)")
@@ -462,12 +474,21 @@ def main():
         args.gld_benchmark = default_gld_benchmark()
     if not args.gld_benchmark or not os.access(args.gld_benchmark, os.X_OK):
         p.error("no gld_benchmark found; build it or pass --gld_benchmark=PATH")
+    also = []
+    for a in args.also:
+        n, sep, path = a.partition("=")
+        if not sep or not n or " " in n or not os.access(path, os.X_OK):
+            p.error("--also: want NAME=PATH of an executable gld_benchmark, got '%s'" % a)
+        also.append((n, path))
+    args.also = also
     for g in args.graph:
         if not os.path.isfile(g):
             p.error("--graph: no such file '%s'" % g)
 
     print("LiteRT %s (XNNPACK, %d thread(s)) vs %s: %d warmup + %d timed runs%s, seed %d, gld precision %s"
-          % (reflib.litert_version(), args.threads, args.gld_benchmark, args.warmup_runs, args.num_runs,
+          % (reflib.litert_version(), args.threads,
+             ", ".join([args.gld_benchmark] + ["%s (%s)" % (path, n) for n, path in args.also]),
+             args.warmup_runs, args.num_runs,
              " in each of %d alternating rounds" % args.rounds if args.rounds > 1 else "",
              args.seed, args.precision), flush=True)
     table, slowdowns, all_notes, report, failed = [], [], [], [], False

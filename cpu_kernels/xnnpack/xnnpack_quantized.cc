@@ -146,7 +146,7 @@ StatusOr<bool> KeepInt8Gemm(KernelContext& ctx, const IntegerLinear& l, int64_t 
 // than kInt8DepthwiseMaxDots dot products). True when it was kept.
 StatusOr<bool> KeepInt8Depthwise(KernelContext& ctx, const IntegerLinear& l, const XnnWindow& w, const Shape& in,
                                  const Shape& out) {
-  if (ctx.inputs[0]->type != DataType::kInt8 || !HasInt8Gemm() || ctx.state == nullptr || in[3] <= 0 ||
+  if (ctx.inputs[0]->type != DataType::kInt8 || !HasInt8Depthwise() || ctx.state == nullptr || in[3] <= 0 ||
       out[3] % in[3] != 0) {
     return false;
   }

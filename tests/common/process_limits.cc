@@ -14,12 +14,18 @@
 namespace gld::testing {
 
 uint64_t VmSizeBytes() {
-  std::ifstream in("/proc/self/status");
+  std::ifstream in("/proc/self/maps");
   std::string line;
+  uint64_t bytes = 0;
   while (std::getline(in, line)) {
-    if (line.rfind("VmSize:", 0) == 0) return std::strtoull(line.c_str() + 7, nullptr, 10) * 1024;
+    // "begin-end perms offset dev inode path", begin and end in hex.
+    char* end = nullptr;
+    const uint64_t begin = std::strtoull(line.c_str(), &end, 16);
+    if (end == nullptr || *end != '-') continue;
+    const uint64_t last = std::strtoull(end + 1, nullptr, 16);
+    if (last > begin) bytes += last - begin;
   }
-  return 0;
+  return bytes;
 }
 
 int MappingCount() {

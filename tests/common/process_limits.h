@@ -10,7 +10,11 @@
 
 namespace gld::testing {
 
-// VmSize of /proc/self/status in bytes (0 when unreadable).
+// The process's address space in bytes: the sizes of its mappings in
+// /proc/self/maps (what VmSize of /proc/self/status counts), 0 when
+// unreadable. From the maps, not the status: under qemu-user the maps are
+// the emulated program's, the status the emulator's (its translation
+// buffers grow as it runs).
 uint64_t VmSizeBytes();
 // Lines of /proc/self/maps: the process's mappings.
 int MappingCount();

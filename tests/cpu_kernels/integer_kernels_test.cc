@@ -253,7 +253,7 @@ TEST(IntegerKernels, DepthwisePerChannelInt8MatchesQC8Exactly) {
     ASSERT_NE(cpu::FindIntegerKernel(t.graph, t.graph.nodes[0]), nullptr);
     GLD_ASSERT_OK(t.RunPrepared(2));
     EXPECT_EQ(dynamic_cast<cpu::Int8DepthwiseState*>(t.states[0].get()) != nullptr,
-              cpu::HasInt8Gemm() && cs.kh * ((cs.kw + 3) / 4) <= cpu::kInt8DepthwiseMaxDots)
+              cpu::HasInt8Depthwise() && cs.kh * ((cs.kw + 3) / 4) <= cpu::kInt8DepthwiseMaxDots)
         << "case c=" << c;
     // TFLite's windows over the input with the extra padding: SAME:
     // ceil(in / stride) outputs, total padding max((out - 1) x stride +
@@ -300,7 +300,7 @@ TEST(IntegerKernels, DepthwisePerChannelInt8MatchesQC8Exactly) {
 // in any order, with one loop id equals the whole; after the input changes,
 // a new loop id sees the new bytes.
 TEST(IntegerKernels, DepthwiseChunksOfOneLoopShareRowsAndOnlyThose) {
-  if (!cpu::HasInt8Gemm()) GTEST_SKIP() << "the own int8 depthwise kernel needs AVX-512 VNNI";
+  if (!cpu::HasInt8Depthwise()) GTEST_SKIP() << "the own int8 depthwise kernel needs AVX-512 VNNI";
   OpTest t;
   const int c = 24, h = 9, w = 7;
   auto x = RandomInts<int8_t>(static_cast<size_t>(h * w * c), -128, 127, 8);
@@ -531,7 +531,7 @@ TEST(IntegerKernels, RefusesWhatTheyDoNotTake) {
 // clamp before rounding); and any cut of the items (row blocks times
 // panels) into consecutive runs gives the bytes of one call over every row.
 TEST(IntegerKernels, Int8GemmItemsMatchAPlainGemmInAnyRuns) {
-  if (!cpu::HasInt8Gemm()) GTEST_SKIP() << "no AVX-512 VNNI";
+  if (!cpu::HasInt8Gemm()) GTEST_SKIP() << "no int8 GEMM form here (AVX-512 VNNI or AArch64 NEON)";
   struct Case {
     int64_t rows, k, n;
     float scale;  // of channel 0; the others a little above
@@ -818,17 +818,21 @@ TEST(IntegerKernels, StoredIntegersComeBackExactly) {
 // The packing's layout, element by element as PackRuns first wrote it: row c
 // ([groups][group_len] values) of `tile_n` channels into lane L of its
 // panel, value i of run g at byte ((panel x k4 / 4 + kk / 4) x 32 + L) x 4 +
-// kk % 4, kk = g x steps x 4 + i; bias and scale in lane order.
+// kk % 4, kk = g x steps x 4 + i; bias and scale in lane order. The x86
+// tiles' lanes of a whole panel are permuted and their rows hold x + 128;
+// the ARM tiles' lanes are in order and their rows hold x.
 void FormerPacking(const std::vector<int8_t>& w, const std::vector<int32_t>& bias, const std::vector<float>& scale,
                    int32_t xz, const cpu::Int8GemmWeights& p, std::vector<int8_t>* packed,
                    std::vector<int32_t>* packed_bias, std::vector<float>* packed_scale) {
   const int64_t n = p.tile_n, k = p.groups * p.group_len;
+  const bool x86 = cpu::CompiledInt8GemmForm() == cpu::Int8GemmForm::kX86Vnni;
+  const int64_t input_bias = x86 ? 128 : 0;
   packed->assign(static_cast<size_t>(p.panels * p.k4 * 32), 0);
   packed_bias->assign(static_cast<size_t>(p.panels * 32), 0);
   packed_scale->assign(static_cast<size_t>(p.panels * 32), 0.f);
   for (int64_t c = 0; c < n; ++c) {
     const int64_t panel = c / 32, j = c % 32;
-    const int64_t lane = n - panel * 32 > 16 ? j % 8 / 4 * 16 + j / 8 * 4 + j % 4 : j;
+    const int64_t lane = x86 && n - panel * 32 > 16 ? j % 8 / 4 * 16 + j / 8 * 4 + j % 4 : j;
     int64_t sum = 0;
     for (int64_t i = 0; i < k; ++i) {
       const int8_t v = w[static_cast<size_t>(c * k + i)];
@@ -837,7 +841,7 @@ void FormerPacking(const std::vector<int8_t>& w, const std::vector<int32_t>& bia
       (*packed)[static_cast<size_t>(((panel * (p.k4 / 4) + kk / 4) * 32 + lane) * 4 + kk % 4)] = v;
     }
     (*packed_bias)[static_cast<size_t>(panel * 32 + lane)] =
-        static_cast<int32_t>(bias[static_cast<size_t>(c)] - (128 + int64_t{xz}) * sum);
+        static_cast<int32_t>(bias[static_cast<size_t>(c)] - (input_bias + int64_t{xz}) * sum);
     (*packed_scale)[static_cast<size_t>(panel * 32 + lane)] = scale[static_cast<size_t>(c)];
   }
 }

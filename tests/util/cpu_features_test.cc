@@ -1,6 +1,9 @@
 // util/cpu_features: the flags decided from made-up CPUID/XCR0 words (a CPU
 // bit counts only with the OS's register state), and this machine's flags
 // against the compiler's own runtime check.
+#include <cstdlib>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "util/cpu_features.h"
@@ -154,6 +157,16 @@ TEST(CpuFeatures, HostArmFlagsAgreeWithTheArchitecture) {
 #else
   EXPECT_FALSE(host.neon || host.neon_dot || host.neon_fp16);
 #endif
+}
+
+// scripts/test_cross.sh runs the AArch64 tests on qemu's default CPU (dot
+// product) and the kernel tests again on a Cortex-A53 (none), saying which
+// it means (GLD_EXPECT_NEON_DOT): each pass takes the kernels' path it is
+// there to test.
+TEST(CpuFeatures, DotProductAsTheEmulatedCpuHasIt) {
+  const char* want = std::getenv("GLD_EXPECT_NEON_DOT");
+  if (want == nullptr) GTEST_SKIP() << "GLD_EXPECT_NEON_DOT is not set (scripts/test_cross.sh sets it)";
+  EXPECT_EQ(HostCpuFeatures().neon_dot, std::string(want) == "1") << "GLD_EXPECT_NEON_DOT=" << want;
 }
 
 }  // namespace

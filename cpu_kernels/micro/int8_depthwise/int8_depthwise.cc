@@ -5,8 +5,17 @@
 #include <cstring>
 
 #include "cpu_kernels/micro/int8_depthwise/variants.h"
+#include "util/cpu_features.h"
 
 namespace gld::cpu {
+
+bool HasInt8Depthwise() {
+#ifdef GLD_INT8_DEPTHWISE
+  return HostCpuFeatures().avx512vnni;
+#else
+  return false;
+#endif
+}
 
 bool PackInt8Depthwise(const int8_t* weights, const int32_t* bias, Int8DepthwiseState* s) {
   const int64_t c = s->channels, blocks = s->padded / 16;

@@ -1,5 +1,5 @@
 // The int8 depthwise convolution (weights per channel) where
-// the CPU has AVX-512 VNNI (HasInt8Gemm): 16 channels at a time, each
+// the CPU has AVX-512 VNNI (HasInt8Depthwise): 16 channels at a time, each
 // 32-bit lane one channel holding four horizontal taps, so one VPDPBUSD
 // (unsigned x signed bytes, four products a lane) takes four taps of 16
 // channels. Each input row is packed once (per thread, in a ring of the
@@ -39,6 +39,10 @@ struct Int8DepthwiseState : KernelState {
 
 // The most dot products a window may take (kh x ceil(kw / 4)).
 inline constexpr int64_t kInt8DepthwiseMaxDots = 64;
+
+// Where the own depthwise kernel runs: the CPU has AVX-512 VNNI and BW and
+// the OS saves their state (elsewhere XNNPACK's QC8 operator).
+bool HasInt8Depthwise();
 
 // Fills the state's groups, weights and bias from weights [kh * kw][channels]
 // and an optional bias (the window and zero points set); false where the

@@ -13,10 +13,22 @@ namespace gld::cpu {
 
 
 bool HasInt8Gemm() {
-#ifdef GLD_INT8_GEMM
+#if defined(GLD_INT8_GEMM_X86)
   return HostCpuFeatures().avx512vnni;
+#elif defined(GLD_INT8_GEMM_NEON)
+  return HostCpuFeatures().neon;
 #else
   return false;
+#endif
+}
+
+Int8GemmForm CompiledInt8GemmForm() {
+#if defined(GLD_INT8_GEMM_X86)
+  return Int8GemmForm::kX86Vnni;
+#elif defined(GLD_INT8_GEMM_NEON)
+  return Int8GemmForm::kArmNeon;
+#else
+  return Int8GemmForm::kNone;
 #endif
 }
 
@@ -47,10 +59,7 @@ bool PackRuns(const int8_t* weights, int64_t n, const int32_t* bias, int32_t inp
   const int64_t row_stride = p->k4 / 4 * kPanel * 4;  // a panel's bytes
   for (int64_t c = 0; c < n; ++c) {
     const int64_t panel = c / kPanel, j = c % kPanel;
-    // A whole panel's channel j in lane 4 (j / 8) + j % 4 of vector j % 8 / 4
-    // (as the requantization's packing leaves them in order); a half
-    // panel's in lane j.
-    const int64_t lane = n - panel * kPanel > 16 ? j % 8 / 4 * 16 + j / 8 * 4 + j % 4 : j;
+    const int64_t lane = PanelLane(j, n - panel * kPanel > 16);
     const int8_t* row = weights + c * k;
     // In int32 (|sums| <= 128 x 2^16): the compiler's vector loop.
     int32_t neg32 = 0, pos32 = 0;
@@ -70,12 +79,15 @@ bool PackRuns(const int8_t* weights, int64_t n, const int32_t* bias, int32_t inp
       for (; i + 4 <= p->group_len; i += 4, d += kPanel * 4) std::memcpy(d, run + i, 4);
       for (int64_t t = 0; i < p->group_len; ++i, ++t) d[t] = run[i];
     }
-    const int64_t b = (bias != nullptr ? bias[c] : 0) - (128 + static_cast<int64_t>(input_zero_point)) * sum;
+    const int64_t b = (bias != nullptr ? bias[c] : 0) - (kInputBias + static_cast<int64_t>(input_zero_point)) * sum;
     p->bias[static_cast<size_t>(panel * kPanel + lane)] = static_cast<int32_t>(b);
     p->scale[static_cast<size_t>(panel * kPanel + lane)] = requant_scale[c];
-    // The sums lie in [b + 255 neg, b + 255 pos] (the rows' values + 128 in
-    // [0, 255]); clamp before rounding where a product could leave int32.
-    const double most = static_cast<double>(std::max(std::abs(b + 255 * neg), std::abs(b + 255 * pos)));
+    // The sums lie in [b + hi neg + lo pos, b + hi pos + lo neg], the rows'
+    // values in [lo, hi] = [kInputBias - 128, kInputBias + 127]; clamp
+    // before rounding where a product could leave int32.
+    const int64_t xlo = kInputBias - 128, xhi = kInputBias + 127;
+    const double most =
+        static_cast<double>(std::max(std::abs(b + xhi * neg + xlo * pos), std::abs(b + xhi * pos + xlo * neg)));
     if (!(most * std::fabs(static_cast<double>(requant_scale[c])) < 1073741824.0)) p->clamp_in_float = true;
   }
   p->lo = static_cast<float>(lo - output_zero_point);
@@ -138,21 +150,25 @@ bool PackInt8Conv(const int8_t* weights, int64_t n, const Int8Window& g, const i
 
 namespace {
 
-// d = s + 128 (the sign bit flipped), `bytes` of them; d may be s.
+// d = s + kInputBias (x86: the sign bit flipped; ARM: a copy), `bytes` of them; d may be s.
 void FlipBytes(int8_t* d, const int8_t* s, int64_t bytes) {
-#ifdef GLD_INT8_GEMM
+#if defined(GLD_INT8_GEMM_X86)
   int8_gemm_x86::FlipBytes(d, s, bytes);
+#elif defined(GLD_INT8_GEMM_NEON)
+  int8_gemm_arm::FlipBytes(d, s, bytes);
 #else
   for (int64_t i = 0; i < bytes; ++i) d[i] = static_cast<int8_t>(s[i] ^ 0x80);
 #endif
 }
 
 // Rows of x times panels [q0, q1) (32 channels each; y points at channel
-// 0), row r's runs at x + r * stride_x + off[i]; the rows hold x + 128.
+// 0), row r's runs at x + r * stride_x + off[i]; the rows hold x + kInputBias.
 void PanelsAt(const int8_t* x, int64_t stride_x, const int64_t* off, int64_t rows, const Int8GemmWeights& p,
               int64_t q0, int64_t q1, int8_t* y, int64_t stride_y) {
-#ifdef GLD_INT8_GEMM
+#if defined(GLD_INT8_GEMM_X86)
   int8_gemm_x86::PanelsAt(x, stride_x, off, rows, p, q0, q1, y, stride_y);
+#elif defined(GLD_INT8_GEMM_NEON)
+  int8_gemm_arm::PanelsAt(x, stride_x, off, rows, p, q0, q1, y, stride_y);
 #else
   (void)x, (void)stride_x, (void)off, (void)rows, (void)p, (void)q0, (void)q1, (void)y, (void)stride_y;
 #endif
@@ -184,7 +200,7 @@ int64_t Int8GemmItemWork(const Int8GemmWeights& p) { return kInt8GemmBlockRows /
 void Int8GemmItems(const int8_t* x, int64_t rows, const Int8GemmWeights& p, int64_t begin, int64_t end, int8_t* y) {
 #ifdef GLD_INT8_GEMM
   // One call per row block: its panels in [begin, end), over the block's
-  // rows flipped once (x + 128: no flip per four bytes and panel).
+  // rows flipped once (x + kInputBias: no flip per four bytes and panel).
   thread_local std::vector<int8_t> flipped;  // kept: no allocation per run
   for (int64_t item = begin; item < end;) {
     const int64_t block = item / p.panels, q0 = item % p.panels;

@@ -1,15 +1,17 @@
 // The int8 GEMM of the integer convolutions (one group) and fully connected
 // layers where the CPU has AVX-512 VNNI (VPDPBUSD: four unsigned x signed
-// byte products summed into int32): rows of int8 activations (one pixel's
+// byte products summed into int32) or is AArch64 (SDOT: four signed x
+// signed; SMULL + SADALP where it lacks dot product): rows of int8 activations (one pixel's
 // window or one row's K values) times int8 weights symmetric per output
 // channel, requantized as XNNPACK's QC8 operators do (and so LiteRT's
 // default kernels): y = clamp(nearbyint(float(acc) * scale_c) + zero point),
 // scale_c = input scale * weight scale_c / output scale in float.
 //
-// VPDPBUSD takes one operand unsigned: the activations enter as x + 128 (a
-// flip of the sign bit, done once on a copy of the rows a call reads), and
-// the bias absorbs the difference, bias_c - (128 + input zero point) *
-// sum_k w_ck. Internal to cpu_kernels/.
+// VPDPBUSD takes one operand unsigned: on x86 the activations enter as
+// x + 128 (a flip of the sign bit, done once on a copy of the rows a call
+// reads), and the bias absorbs the difference, bias_c - (128 + input zero
+// point) * sum_k w_ck (variants.h: kInputBias, 0 on ARM). Internal to
+// cpu_kernels/.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +22,13 @@
 namespace gld::cpu {
 
 // Where the int8 GEMM runs: the CPU has AVX-512 VNNI and BW and the OS saves
-// their state.
+// their state, or is AArch64 (NEON).
 bool HasInt8Gemm();
+
+// The form of the tiles this build compiled (the packing's layout follows
+// it: variants.h's PanelLane and kInputBias), whichever the CPU runs.
+enum class Int8GemmForm { kNone, kX86Vnni, kArmNeon };
+Int8GemmForm CompiledInt8GemmForm();
 
 // The window of a convolution whose rows the GEMM gathers (im2col): each
 // output pixel's kh x kw x ic input values, the input's zero point where the
@@ -91,7 +98,7 @@ void Int8GemmItems(const int8_t* x, int64_t rows, const Int8GemmWeights& p, int6
 
 // Output pixels [p0, p1) of a convolution packed by PackInt8Conv: the
 // windows inside the input read in place from the output row's kh input
-// rows copied (as x + 128) into `scratch` (up to 3 bytes past each run read,
+// rows copied (as x + kInputBias) into `scratch` (up to 3 bytes past each run read,
 // times zero weights), the others gathered into `scratch` a block at a time
 // with the input's zero point as padding.
 void Int8ConvPixels(const int8_t* x, int64_t p0, int64_t p1, const Int8GemmWeights& p, int8_t* y,

@@ -1,12 +1,12 @@
 // The x86 form of the int8 GEMM (int8_gemm.h): AVX-512 VNNI tiles, each
 // function under GLD_VNNI (variants.h). Compiled on every build; empty where
-// GLD_AVX512 is not defined.
+// GLD_INT8_GEMM_X86 is not defined (variants.h).
 #include <algorithm>
 #include <cstring>
 
 #include "cpu_kernels/micro/int8_gemm/variants.h"
 
-#ifdef GLD_INT8_GEMM
+#ifdef GLD_INT8_GEMM_X86
 namespace gld::cpu::int8_gemm_x86 {
 
 namespace {
@@ -143,22 +143,9 @@ GLD_VNNI void FlipBytes(int8_t* d, const int8_t* s, int64_t bytes) { FlipBytesVn
 
 void PanelsAt(const int8_t* x, int64_t stride_x, const int64_t* off, int64_t rows, const Int8GemmWeights& p,
               int64_t q0, int64_t q1, int8_t* y, int64_t stride_y) {
-  int64_t r = 0;
-  for (; r + kRows <= rows; r += kRows) {
-    Tiles<kRows>(x + r * stride_x, stride_x, off, p, q0, q1, y + r * stride_y, stride_y);
-  }
-  const int8_t* xr = x + r * stride_x;
-  int8_t* yr = y + r * stride_y;
-  switch (rows - r) {
-    case 1: Tiles<1>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
-    case 2: Tiles<2>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
-    case 3: Tiles<3>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
-    case 4: Tiles<4>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
-    case 5: Tiles<5>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
-    case 6: Tiles<6>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
-    case 7: Tiles<7>(xr, stride_x, off, p, q0, q1, yr, stride_y); break;
-    default: break;
-  }
+  ForEachRowBlock<kRows>(rows, [&](auto m, int64_t r) {
+    Tiles<decltype(m)::value>(x + r * stride_x, stride_x, off, p, q0, q1, y + r * stride_y, stride_y);
+  });
 }
 
 }  // namespace gld::cpu::int8_gemm_x86
