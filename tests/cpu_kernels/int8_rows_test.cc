@@ -90,7 +90,9 @@ TEST(Int8Rows, MultiplyByQuantizedMultiplierMatchesScalar) {
 }
 
 TEST(Int8Rows, TableLookupMatchesScalar) {
-  if (!HostCpuFeatures().avx512vbmi) GTEST_SKIP() << "no AVX-512 VBMI: only the portable loop runs here";
+  if (!HostCpuFeatures().avx512vbmi && !cpu::HasInt8RowsNeon()) {
+    GTEST_SKIP() << "no AVX-512 VBMI or NEON: only the portable loop runs here";
+  }
   std::mt19937 rng(6);
   for (int trial = 0; trial < 60; ++trial) {
     const std::vector<int8_t> table = Bytes(256, rng);
@@ -254,7 +256,7 @@ TEST(Int8Rows, MatMulMatchesScalar) {
 }
 
 TEST(Int8Rows, MeanSumsAndRequantizationMatchScalar) {
-  SKIP_WITHOUT_VECTOR_LOOPS();
+  SKIP_WITHOUT_ROW_LOOPS();
   std::mt19937 rng(5);
   for (int trial = 0; trial < 200; ++trial) {
     const int64_t outer = Uniform(rng, 1, 9);

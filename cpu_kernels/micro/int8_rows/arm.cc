@@ -122,5 +122,81 @@ int64_t BinaryRun(const Int8BinaryParams& p, const int8_t* a, int64_t sa, const 
   return done;
 }
 
+// The 256-byte table in 16 registers; TBL gives 0 and TBX keeps the lane
+// for an index past its 64 bytes, so four lookups of index - 64 q take the
+// entry from the quarter that holds it.
+int64_t TableLookup(const int8_t* table, const int8_t* x, int64_t n, int8_t* y) {
+  const int8x16x4_t t0 = vld1q_s8_x4(table), t1 = vld1q_s8_x4(table + 64);
+  const int8x16x4_t t2 = vld1q_s8_x4(table + 128), t3 = vld1q_s8_x4(table + 192);
+  const uint8x16_t quarter = vdupq_n_u8(64);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    uint8x16_t index = vreinterpretq_u8_s8(vld1q_s8(x + i));  // table[uint8_t(x)]
+    int8x16_t v = vqtbl4q_s8(t0, index);
+    index = vsubq_u8(index, quarter);
+    v = vqtbx4q_s8(v, t1, index);
+    index = vsubq_u8(index, quarter);
+    v = vqtbx4q_s8(v, t2, index);
+    index = vsubq_u8(index, quarter);
+    v = vqtbx4q_s8(v, t3, index);
+    vst1q_s8(y + i, v);
+  }
+  return i;
+}
+
+void SumBlock(const int8_t* x, int64_t outer, int64_t reduced, int64_t inner, int32_t* sums) {
+  if (inner == 1) {  // contiguous rows: bytes added in pairs, then into int32 lanes
+    for (int64_t o = 0; o < outer; ++o) {
+      const int8_t* row = x + o * reduced;
+      int32x4_t acc = vdupq_n_s32(0);
+      int64_t r = 0;
+      for (; r + 16 <= reduced; r += 16) acc = vpadalq_s16(acc, vpaddlq_s8(vld1q_s8(row + r)));
+      int32_t sum = vaddvq_s32(acc);
+      for (; r < reduced; ++r) sum += row[r];
+      sums[o] = sum;
+    }
+    return;
+  }
+  for (int64_t o = 0; o < outer; ++o) {
+    int32_t* s = sums + o * inner;
+    const int8_t* block = x + o * reduced * inner;
+    int64_t i = 0;
+    for (; i + 16 <= inner; i += 16) {  // 16 columns in four int32 vectors
+      int32x4_t acc[4] = {vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0)};
+      for (int64_t r = 0; r < reduced; ++r) {
+        const int8x16_t v = vld1q_s8(block + r * inner + i);
+        const int16x8_t lo = vmovl_s8(vget_low_s8(v)), hi = vmovl_high_s8(v);
+        acc[0] = vaddw_s16(acc[0], vget_low_s16(lo));
+        acc[1] = vaddw_high_s16(acc[1], lo);
+        acc[2] = vaddw_s16(acc[2], vget_low_s16(hi));
+        acc[3] = vaddw_high_s16(acc[3], hi);
+      }
+      for (int q = 0; q < 4; ++q) vst1q_s32(s + i + 4 * q, acc[q]);
+    }
+    for (; i < inner; ++i) {
+      int32_t sum = 0;
+      for (int64_t r = 0; r < reduced; ++r) sum += block[r * inner + i];
+      s[i] = sum;
+    }
+  }
+}
+
+// nearbyint(clamp(float(sum) x scale + bias)): the product and the sum
+// rounded apart (no fused multiply-add), as the portable loop.
+int64_t MeanRequantize(const int32_t* sums, int64_t n, float scale, float bias, int8_t* y) {
+  const float32x4_t vs = vdupq_n_f32(scale), vb = vdupq_n_f32(bias);
+  const float32x4_t lo = vdupq_n_f32(-128.f), hi = vdupq_n_f32(127.f);
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    int32x4_t q[2];
+    for (int h = 0; h < 2; ++h) {
+      float32x4_t v = vaddq_f32(vmulq_f32(vcvtq_f32_s32(vld1q_s32(sums + j + 4 * h)), vs), vb);
+      q[h] = vcvtnq_s32_f32(vminq_f32(vmaxq_f32(v, lo), hi));  // half to even
+    }
+    vst1_s8(y + j, vmovn_s16(vcombine_s16(vmovn_s32(q[0]), vmovn_s32(q[1]))));
+  }
+  return j;
+}
+
 }  // namespace gld::cpu::int8_rows_arm
 #endif

@@ -197,7 +197,11 @@ void Int8TableLookup(const int8_t* table, const int8_t* x, int64_t n, int8_t* y,
 #ifdef GLD_INT8_ROWS16
   if (path == Int8Path::kAuto && HostCpuFeatures().avx512vbmi) return int8_rows_x86::TableLookup(table, x, n, y);
 #endif
-  for (int64_t i = 0; i < n; ++i) y[i] = table[static_cast<uint8_t>(x[i])];
+  int64_t i = 0;
+#ifdef GLD_INT8_ROWS_NEON
+  if (path == Int8Path::kAuto) i = int8_rows_arm::TableLookup(table, x, n, y);
+#endif
+  for (; i < n; ++i) y[i] = table[static_cast<uint8_t>(x[i])];
 }
 
 void Int8SoftmaxRows(const Int8SoftmaxParams& p, const int8_t* x, int64_t rows, int64_t n, int8_t* y, Int8Path path) {
@@ -223,6 +227,9 @@ void Int8SumBlock(const int8_t* x, int64_t outer, int64_t reduced, int64_t inner
 #ifdef GLD_INT8_ROWS16
   if (UseVector(path)) return int8_rows_x86::SumBlock(x, outer, reduced, inner, sums);
 #endif
+#ifdef GLD_INT8_ROWS_NEON
+  if (path == Int8Path::kAuto) return int8_rows_arm::SumBlock(x, outer, reduced, inner, sums);
+#endif
   SumBlockPortable(x, outer, reduced, inner, sums);
 }
 
@@ -230,7 +237,11 @@ void Int8MeanRequantize(const int32_t* sums, int64_t n, float scale, float bias,
 #ifdef GLD_INT8_ROWS16
   if (UseVector(path)) return int8_rows_x86::MeanRequantize(sums, n, scale, bias, y);
 #endif
-  MeanRequantizePortable(sums, n, scale, bias, y);
+  int64_t done = 0;
+#ifdef GLD_INT8_ROWS_NEON
+  if (path == Int8Path::kAuto) done = int8_rows_arm::MeanRequantize(sums, n, scale, bias, y);
+#endif
+  MeanRequantizePortable(sums + done, n - done, scale, bias, y + done);
 }
 
 }  // namespace gld::cpu

@@ -23,8 +23,9 @@ enum class Int8Path { kAuto, kPortable };
 
 // Where the AVX-512 loops are compiled and the CPU runs them.
 bool HasInt8Rows16();
-// Where the NEON loops (MultiplyByQuantizedMultiplierRow, Int8BinaryRun)
-// are compiled: AArch64, whose every CPU has NEON.
+// Where the NEON loops (MultiplyByQuantizedMultiplierRow, Int8BinaryRun,
+// Int8TableLookup, Int8SumBlock, Int8MeanRequantize) are compiled: AArch64,
+// whose every CPU has NEON.
 bool HasInt8RowsNeon();
 
 // y[i] = TFLite's MultiplyByQuantizedMultiplier(x[i], multiplier, shift)

@@ -70,6 +70,11 @@ namespace gld::cpu::int8_rows_arm {
 void MultiplyRow(const int32_t* x, int32_t* y, int64_t n, int32_t multiplier, int shift);
 int64_t BinaryRun(const Int8BinaryParams& p, const int8_t* a, int64_t sa, const int8_t* b, int64_t sb, int8_t* y,
                   int64_t n);
+// TableLookup and MeanRequantize return how many of the n values they
+// wrote (multiples of 16 and 8; the rest are the portable loop's).
+int64_t TableLookup(const int8_t* table, const int8_t* x, int64_t n, int8_t* y);
+void SumBlock(const int8_t* x, int64_t outer, int64_t reduced, int64_t inner, int32_t* sums);
+int64_t MeanRequantize(const int32_t* sums, int64_t n, float scale, float bias, int8_t* y);
 
 }  // namespace gld::cpu::int8_rows_arm
 #endif
