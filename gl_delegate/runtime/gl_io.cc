@@ -32,7 +32,7 @@ void Runtime::FindHostUses() {
   }
 }
 
-StatusOr<int> Runtime::BindableTensor(bool input, int index, uint32_t name, std::string* what) {
+StatusOr<int> Runtime::IoTensor(bool input, int index, std::string* what) const {
   const std::vector<int>& ids = input ? graph_.inputs : graph_.outputs;
   const char* kind = input ? "input" : "output";
   if (index < 0 || static_cast<size_t>(index) >= ids.size()) {
@@ -40,8 +40,13 @@ StatusOr<int> Runtime::BindableTensor(bool input, int index, uint32_t name, std:
                            std::to_string(ids.size()) + " " + kind + "(s)");
   }
   const int t = ids[static_cast<size_t>(index)];
+  *what = DescribeIo(kind, index, graph_.tensors[static_cast<size_t>(t)]);
+  return t;
+}
+
+StatusOr<int> Runtime::BindableTensor(bool input, int index, uint32_t name, std::string* what) {
+  GLD_ASSIGN_OR_RETURN(const int t, IoTensor(input, index, what));
   const Tensor& tensor = graph_.tensors[static_cast<size_t>(t)];
-  *what = DescribeIo(kind, index, tensor);
   if (gpu_ == nullptr) {
     return FailedPreconditionError(*what + ": binding a GL object needs the GL backend; this interpreter runs "
                                    "every node on the CPU (backend " + BackendName(backend_in_use_) + ")");

@@ -27,15 +27,9 @@ bool UpdatesOperandInPlace(const Node& node, int operand) {
 
 Status Runtime::BindHostBuffer(bool input, int index, void* data, size_t bytes) {
   GLD_HOLD_SINGLE_USER(in_use_, input ? "BindInputHostBuffer" : "BindOutputHostBuffer");
-  const std::vector<int>& ids = input ? graph_.inputs : graph_.outputs;
-  const char* kind = input ? "input" : "output";
-  if (index < 0 || static_cast<size_t>(index) >= ids.size()) {
-    return OutOfRangeError(std::string(kind) + " index " + std::to_string(index) + " is out of range: the model has " +
-                           std::to_string(ids.size()) + " " + kind + "(s)");
-  }
-  const int t = ids[static_cast<size_t>(index)];
+  std::string what;
+  GLD_ASSIGN_OR_RETURN(const int t, IoTensor(input, index, &what));
   const auto ut = static_cast<size_t>(t);
-  const std::string what = DescribeIo(kind, index, graph_.tensors[ut]);
   if (!gl_io_.empty() && (gl_io_[ut].buffer != 0 || gl_io_[ut].texture != 0 || gl_io_[ut].keep_on_gpu)) {
     return FailedPreconditionError(what + " is bound to a GL object; unbind it before binding host memory");
   }

@@ -153,6 +153,9 @@ class Runtime {
   bool HasHostBindings() const;
 
  private:
+  // The tensor of graph input/output `index` (OutOfRange naming the count
+  // otherwise); `what` gets its description.
+  StatusOr<int> IoTensor(bool input, int index, std::string* what) const;
   // The tensor of graph input/output `index` when it may be bound to GL
   // object `name`; `what` gets its description.
   StatusOr<int> BindableTensor(bool input, int index, uint32_t name, std::string* what);

@@ -8,8 +8,6 @@
 // GL cannot run falls back to the CPU; backend gl, not auto, which keeps a
 // software rasterizer such as llvmpipe off the GPU path), where each
 // signature's placement (nodes, GPU nodes, segments) is also checked.
-#include <epoxy/egl.h>
-#include <epoxy/gl.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/app_gl_context.h"
 #include "gl/gl_test_util.h"
 #include "gldelegate/gldelegate.hpp"
 #include "gldelegate/npy.hpp"
@@ -150,44 +149,6 @@ void SetInts(Runner& r, const std::string& name, const std::vector<int32_t>& v) 
 enum class Cache { kCopied, kResident };
 
 bool IsCache(const std::string& name) { return name != "tokens" && name != "input_pos" && name != "logits"; }
-
-// An app's OpenGL ES 3.1 context on the surfaceless platform, current on
-// this thread while it lives, and its buffers.
-class AppContext {
- public:
-  AppContext() {
-    display_ = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
-    if (display_ == EGL_NO_DISPLAY || !eglInitialize(display_, nullptr, nullptr)) return;
-    eglBindAPI(EGL_OPENGL_ES_API);
-    const EGLint attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 1, EGL_NONE};
-    context_ = eglCreateContext(display_, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attribs);
-    ready_ = context_ != EGL_NO_CONTEXT && eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, context_);
-  }
-  ~AppContext() {
-    if (context_ == EGL_NO_CONTEXT) return;
-    if (!buffers_.empty()) glDeleteBuffers(static_cast<GLsizei>(buffers_.size()), buffers_.data());
-    eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-    eglDestroyContext(display_, context_);
-  }
-  bool ready() const { return ready_; }
-  // A zeroed buffer of `bytes`.
-  GLuint Buffer(size_t bytes) {
-    const std::vector<uint8_t> zeros(bytes, 0);
-    GLuint b = 0;
-    glGenBuffers(1, &b);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, b);
-    glBufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(bytes), zeros.data(), GL_DYNAMIC_COPY);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
-    buffers_.push_back(b);
-    return b;
-  }
-
- private:
-  EGLDisplay display_ = EGL_NO_DISPLAY;
-  EGLContext context_ = EGL_NO_CONTEXT;
-  bool ready_ = false;
-  std::vector<GLuint> buffers_;
-};
 
 // The resident caches, one per cache name, bound to `r`'s cache input and
 // output of that name.
