@@ -109,8 +109,9 @@ Status Interpreter::ResizeInput(int index, const std::vector<int>& shape, bool s
   }
   const TensorInfo& info = impl.inputs[static_cast<size_t>(index)];
   const std::string who = "ResizeInput: input " + std::to_string(index) + " ('" + info.name + "')";
-  if (impl.runtime->HasGlBindings()) {
-    return FailedPreconditionError(who + ": a GL object is bound to an input or output; unbind it before resizing");
+  if (impl.runtime->HasGlBindings() || impl.runtime->HasHostBindings()) {
+    return FailedPreconditionError(who + ": a GL object or host memory is bound to an input or output; unbind it "
+                                   "before resizing");
   }
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] < 0) {
@@ -136,10 +137,10 @@ Status Interpreter::ResizeInput(int index, const std::vector<int>& shape, bool s
 Status Interpreter::AllocateTensors() {
   Impl& impl = *impl_;
   if (!impl.HasPending()) return OkStatus();
-  if (impl.runtime->HasGlBindings()) {
+  if (impl.runtime->HasGlBindings() || impl.runtime->HasHostBindings()) {
     impl.pending.assign(impl.inputs.size(), std::nullopt);
     return FailedPreconditionError(
-        "AllocateTensors: a GL object is bound to an input or output; unbind it before resizing");
+        "AllocateTensors: a GL object or host memory is bound to an input or output; unbind it before resizing");
   }
   std::vector<Shape> shapes = impl.runtime->InputShapes();
   std::string asked;
@@ -239,5 +240,11 @@ Status Interpreter::InvokeAsync(void** fence) {
   return OkStatus();
 }
 TransferStats Interpreter::transfer_stats() const { return impl_->runtime->transfer_stats(); }
+Status Interpreter::BindInputHostBuffer(int index, void* data, size_t bytes) {
+  return impl_->runtime->BindHostBuffer(true, index, data, bytes);
+}
+Status Interpreter::BindOutputHostBuffer(int index, void* data, size_t bytes) {
+  return impl_->runtime->BindHostBuffer(false, index, data, bytes);
+}
 
 }  // namespace gld

@@ -39,7 +39,14 @@ class RunWriter {
   GlResource Staging(size_t edge) const {
     return {GlResource::kStaging, static_cast<int>(edge), "staging buffer of " + EdgeName(edge)};
   }
+  // An output sharing an input's buffer names the input edge's resource.
   GlResource App(size_t edge) const {
+    const size_t o = edge - inputs();
+    if (edge >= inputs() && o < io_.output_shares_input.size() && io_.output_shares_input[o] >= 0) {
+      const auto in = static_cast<size_t>(io_.output_shares_input[o]);
+      return {GlResource::kAppBuffer, static_cast<int>(in),
+              "app buffer bound to " + EdgeName(in) + " and " + EdgeName(edge)};
+    }
     return {GlResource::kAppBuffer, static_cast<int>(edge), "app buffer bound to " + EdgeName(edge)};
   }
   static GlResource Arena() { return {GlResource::kArena, 0, "tensor arena"}; }
@@ -252,6 +259,11 @@ StatusOr<std::vector<uint32_t>> CheckedDispatchBarriers(const SegmentPlan& plan)
     }
   }
   return bits;
+}
+
+Status CheckRunIo(const SegmentPlan& plan, const RunIo& io) {
+  GLD_ASSIGN_OR_RETURN(std::string texture, TextureInputSource());
+  return CheckHazards(IssuedCommands(plan, io, &texture, 2), plan.label + " (" + io.name + ")");
 }
 
 std::vector<std::string> DescribeCommands(const std::vector<GlCommand>& commands) {

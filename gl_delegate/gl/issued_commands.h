@@ -44,6 +44,10 @@ enum class EdgeIo : uint8_t {
 struct RunIo {
   std::vector<EdgeIo> inputs, outputs;
   std::string name;  // "host I/O", for messages
+  // Per output edge: the input edge whose app buffer it writes too (the
+  // app bound one buffer to both, e.g. a KV cache updated in place), or -1;
+  // empty: none. Both edges are kAppBuffer, or both kAppPhwc4.
+  std::vector<int> output_shares_input = {};
 };
 
 // The texture-input program's source (glsl/texture_to_bhwc.comp, 8x8
@@ -64,6 +68,11 @@ std::vector<RunIo> CheckedRunIos(const SegmentPlan& plan);
 // (Internal error naming the commands and buffer of a hazard), then returns
 // the glMemoryBarrier bits issued before each plan dispatch (0: none).
 StatusOr<std::vector<uint32_t>> CheckedDispatchBarriers(const SegmentPlan& plan);
+
+// Checks two consecutive Runs of `plan` with I/O `io` (an app's own
+// binding, e.g. with outputs sharing inputs' buffers): Internal naming the
+// commands and buffer of a hazard, as CheckedDispatchBarriers.
+Status CheckRunIo(const SegmentPlan& plan, const RunIo& io);
 
 // One line per command but the binds: "barrier GL_SHADER_STORAGE_BARRIER_BIT",
 // "dispatch 3", "dispatch 0 (no workgroups)", "upload staging 0", ...; the

@@ -12,6 +12,7 @@
 #include "gl/egl/driver_cache.h"
 #include "gl/gl_device.h"
 #include "gl/gl_segment.h"
+#include "gl/issued_commands.h"
 #include "gl/segment_plan.h"
 #include "partition/partition.h"
 #include "runtime/step.h"
@@ -56,12 +57,15 @@ struct SegmentStats {
 
 class GlSegmentStep : public Step {
  public:
+  // `plan`: the segment's, without its constants' bytes (what the hazard
+  // check of an app's bindings reads).
   GlSegmentStep(std::shared_ptr<GlDevice> device, const Graph& graph, std::unique_ptr<GlSegment> segment,
-                std::string label)
+                std::string label, std::shared_ptr<const SegmentPlan> plan)
       : device_(std::move(device)),
         graph_(&graph),
         segment_(std::move(segment)),
-        label_(std::move(label)) {}
+        label_(std::move(label)),
+        plan_(std::move(plan)) {}
   ~GlSegmentStep() override { segment_.reset(); }  // before the device
 
   std::string label() const override { return label_; }
@@ -113,6 +117,43 @@ class GlSegmentStep : public Step {
     }
     Status s = segment_->Run(ins, outs, ctx.async);
     return s.ok() ? s : s.WithContext(label_);
+  }
+
+  // An output bound to the app buffer an input of this segment reads (a
+  // cache updated in place): the commands of two runs with that buffer as
+  // one resource, proved as Create proved the planned I/O shapes.
+  Status CheckBoundIo(const std::vector<TensorGlIo>& gl_io) const override {
+    const std::vector<int>& ins = segment_->input_tensors();
+    const std::vector<int>& outs = segment_->output_tensors();
+    auto bound = [&](int t) { return static_cast<size_t>(t) < gl_io.size() ? gl_io[static_cast<size_t>(t)] : TensorGlIo(); };
+    RunIo io;
+    io.name = "the app's bindings, an output sharing an input's buffer";
+    bool shared = false;
+    for (int t : ins) {
+      const TensorGlIo b = bound(t);
+      io.inputs.push_back(b.texture != 0  ? EdgeIo::kAppTexture
+                          : b.buffer == 0 ? EdgeIo::kHost
+                          : b.phwc4       ? EdgeIo::kAppPhwc4
+                                          : EdgeIo::kAppBuffer);
+    }
+    for (int t : outs) {
+      const TensorGlIo b = bound(t);
+      io.outputs.push_back(b.keep_on_gpu   ? EdgeIo::kKeepOnGpu
+                           : b.buffer == 0 ? EdgeIo::kHost
+                           : b.phwc4       ? EdgeIo::kAppPhwc4
+                                           : EdgeIo::kAppBuffer);
+      int share = -1;
+      for (size_t k = 0; k < ins.size() && b.buffer != 0; ++k) {
+        if (bound(ins[k]).buffer == b.buffer) share = static_cast<int>(k);
+      }
+      shared = shared || share >= 0;
+      io.output_shares_input.push_back(share);
+    }
+    if (!shared) return OkStatus();
+    if (plan_ == nullptr || io.inputs.size() + io.outputs.size() != plan_->edges.size()) {
+      return InternalError(label_ + ": its plan's edges do not match its inputs and outputs");
+    }
+    return CheckRunIo(*plan_, io);
   }
 
   uint32_t OutputGlBuffer(int tensor) const override {
@@ -193,6 +234,7 @@ class GlSegmentStep : public Step {
   std::vector<GlSegment::HostInput> ins_;
   std::vector<GlSegment::HostOutput> outs_;
   std::vector<GlSegment::TextureSource> textures_;  // per input, for texture inputs
+  std::shared_ptr<const SegmentPlan> plan_;
 };
 
 class GlBackend : public GpuBackend {
@@ -265,7 +307,11 @@ class GlBackend : public GpuBackend {
     // must not lose it.
     if (BinaryCacheFile* file = device_->programs().file()) file->WriteIfDirty();
     std::string label = s->label();
-    return std::unique_ptr<Step>(new GlSegmentStep(device_, graph, std::move(s), std::move(label)));
+    for (PlannedConstant& c : plan->constant_tensors) std::vector<uint8_t>().swap(c.bytes);
+    for (PlannedConstant& c : plan->op_constants) std::vector<uint8_t>().swap(c.bytes);
+    for (PlannedVariable& v : plan->variables) std::vector<uint8_t>().swap(v.bytes);
+    auto kept = std::make_shared<const SegmentPlan>(std::move(*plan));
+    return std::unique_ptr<Step>(new GlSegmentStep(device_, graph, std::move(s), std::move(label), std::move(kept)));
   }
 
   void BeginPlan() override {

@@ -32,7 +32,7 @@ void Runtime::FindHostUses() {
   }
 }
 
-StatusOr<int> Runtime::BindableTensor(bool input, int index, uint32_t name, std::string* what) {
+StatusOr<int> Runtime::IoTensor(bool input, int index, std::string* what) const {
   const std::vector<int>& ids = input ? graph_.inputs : graph_.outputs;
   const char* kind = input ? "input" : "output";
   if (index < 0 || static_cast<size_t>(index) >= ids.size()) {
@@ -40,8 +40,13 @@ StatusOr<int> Runtime::BindableTensor(bool input, int index, uint32_t name, std:
                            std::to_string(ids.size()) + " " + kind + "(s)");
   }
   const int t = ids[static_cast<size_t>(index)];
+  *what = DescribeIo(kind, index, graph_.tensors[static_cast<size_t>(t)]);
+  return t;
+}
+
+StatusOr<int> Runtime::BindableTensor(bool input, int index, uint32_t name, std::string* what) {
+  GLD_ASSIGN_OR_RETURN(const int t, IoTensor(input, index, what));
   const Tensor& tensor = graph_.tensors[static_cast<size_t>(t)];
-  *what = DescribeIo(kind, index, tensor);
   if (gpu_ == nullptr) {
     return FailedPreconditionError(*what + ": binding a GL object needs the GL backend; this interpreter runs "
                                    "every node on the CPU (backend " + BackendName(backend_in_use_) + ")");
@@ -50,6 +55,9 @@ StatusOr<int> Runtime::BindableTensor(bool input, int index, uint32_t name, std:
     return InvalidArgumentError(*what + ": only float32 tensors can be bound to GL objects");
   }
   if (name == 0) return InvalidArgumentError(*what + ": GL name 0 names no object");
+  if (!own_data_.empty() && own_data_[static_cast<size_t>(t)] != nullptr) {
+    return FailedPreconditionError(*what + " is bound to host memory; unbind it before binding a GL object");
+  }
   FindHostUses();
   if (gl_io_.empty()) gl_io_.assign(graph_.tensors.size(), TensorGlIo());
   return t;
@@ -78,7 +86,76 @@ Status Runtime::BindInputBuffer(int index, uint32_t buffer, GlLayout layout) {
   TensorGlIo io;
   io.buffer = buffer;
   io.phwc4 = layout == GlLayout::kPhwc4;
+  const TensorGlIo before = gl_io_[static_cast<size_t>(t)];
   gl_io_[static_cast<size_t>(t)] = io;
+  Status shared = CheckSharedBuffers();
+  if (!shared.ok()) gl_io_[static_cast<size_t>(t)] = before;
+  return shared;
+}
+
+Status Runtime::CheckSharedBuffers() const {
+  std::vector<std::pair<int, uint32_t>> ins, outs;  // bound tensor, buffer
+  for (int t : graph_.inputs) {
+    if (gl_io_[static_cast<size_t>(t)].buffer != 0) ins.emplace_back(t, gl_io_[static_cast<size_t>(t)].buffer);
+  }
+  for (int t : graph_.outputs) {
+    if (gl_io_[static_cast<size_t>(t)].buffer != 0) outs.emplace_back(t, gl_io_[static_cast<size_t>(t)].buffer);
+  }
+  outs.insert(outs.end(), cpu_bound_outputs_.begin(), cpu_bound_outputs_.end());
+  auto describe = [&](bool input, int t) {
+    const std::vector<int>& ids = input ? graph_.inputs : graph_.outputs;
+    const auto index = static_cast<int>(std::find(ids.begin(), ids.end(), t) - ids.begin());
+    return DescribeIo(input ? "input" : "output", index, graph_.tensors[static_cast<size_t>(t)]);
+  };
+  std::vector<uint8_t> prove(plan_.steps.size(), 0);
+  for (size_t a = 0; a < outs.size(); ++a) {
+    const auto [y, buffer] = outs[a];
+    const std::string shares = describe(false, y) + " and ";
+    for (size_t b = a + 1; b < outs.size(); ++b) {
+      if (outs[b].second != buffer) continue;
+      return InvalidArgumentError(shares + describe(false, outs[b].first) + " are bound to one GL buffer (" +
+                                  std::to_string(buffer) + "): two outputs cannot share a buffer");
+    }
+    const bool made_on_cpu = gpu_writes_[static_cast<size_t>(y)] == 0;  // uploaded after every step
+    size_t writer = plan_.steps.size();
+    for (size_t s = 0; s < plan_.steps.size() && !made_on_cpu; ++s) {
+      const std::vector<int> made = plan_.steps[s]->host_outputs();
+      if (std::find(made.begin(), made.end(), y) != made.end()) writer = s;
+    }
+    for (const auto& [x, in_buffer] : ins) {
+      if (in_buffer != buffer) continue;
+      const std::string pair = shares + describe(true, x) + " share GL buffer " + std::to_string(buffer);
+      const TensorGlIo& xi = gl_io_[static_cast<size_t>(x)];
+      const TensorGlIo& yo = gl_io_[static_cast<size_t>(y)];
+      if (!made_on_cpu && xi.phwc4 != yo.phwc4) {
+        return InvalidArgumentError(pair + ": bind both in the same layout (BHWC or PHWC4)");
+      }
+      if (tensors_[static_cast<size_t>(x)].bytes != tensors_[static_cast<size_t>(y)].bytes ||
+          graph_.tensors[static_cast<size_t>(x)].shape != graph_.tensors[static_cast<size_t>(y)].shape) {
+        return InvalidArgumentError(pair + ": an output may update an input's buffer in place only when both have "
+                                    "one shape");
+      }
+      // Bound inputs that CPU steps read are copied to the host before the
+      // steps run; GPU steps read theirs as they run.
+      for (size_t s = writer + 1; s < plan_.steps.size(); ++s) {
+        const std::vector<int> reads = plan_.steps[s]->host_inputs();
+        if (!plan_.steps[s]->RunsOnGpu() || std::find(reads.begin(), reads.end(), x) == reads.end()) continue;
+        return FailedPreconditionError(pair + ", but " + plan_.steps[s]->label() + " reads the input after " +
+                                       plan_.steps[writer]->label() + " writes the output: the input would be "
+                                       "read already updated; bind the output to another buffer (ping-pong)");
+      }
+      if (writer < plan_.steps.size()) prove[writer] = 1;
+    }
+  }
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    if (prove[s] == 0) continue;
+    Status proved = plan_.steps[s]->CheckBoundIo(gl_io_);
+    if (!proved.ok()) {
+      return FailedPreconditionError("an output shares an input's GL buffer, but the run would not order the "
+                                     "accesses to it: " + proved.message() + "; bind the output to another buffer "
+                                     "(ping-pong)");
+    }
+  }
   return OkStatus();
 }
 
@@ -119,14 +196,17 @@ Status Runtime::BindOutputBuffer(int index, uint32_t buffer, GlLayout layout) {
   if (gpu_writes_[static_cast<size_t>(t)] == 0) {
     // Made on the CPU (or an input passed through): uploaded after the run.
     cpu_bound_outputs_.emplace_back(t, buffer);
-    return OkStatus();
+  } else {
+    TensorGlIo io;
+    io.buffer = buffer;
+    io.phwc4 = layout == GlLayout::kPhwc4;
+    io.host_too = !cpu_reader_[static_cast<size_t>(t)].empty();
+    gl_io_[static_cast<size_t>(t)] = io;
   }
-  TensorGlIo io;
-  io.buffer = buffer;
-  io.phwc4 = layout == GlLayout::kPhwc4;
-  io.host_too = !cpu_reader_[static_cast<size_t>(t)].empty();
-  gl_io_[static_cast<size_t>(t)] = io;
-  return OkStatus();
+  // A refused buffer leaves the output unbound.
+  Status shared = CheckSharedBuffers();
+  if (!shared.ok()) GLD_RETURN_IF_ERROR(UnbindOutput(index));
+  return shared;
 }
 
 Status Runtime::KeepOutputOnGpu(int index) {
@@ -168,6 +248,7 @@ Status Runtime::UnbindInput(int index) {
                            std::to_string(graph_.inputs.size()) + " input(s)");
   }
   if (!gl_io_.empty()) gl_io_[static_cast<size_t>(graph_.inputs[static_cast<size_t>(index)])] = TensorGlIo();
+  UnbindHostBuffer(graph_.inputs[static_cast<size_t>(index)]);
   return OkStatus();
 }
 
@@ -178,6 +259,7 @@ Status Runtime::UnbindOutput(int index) {
   }
   const int t = graph_.outputs[static_cast<size_t>(index)];
   if (!gl_io_.empty()) gl_io_[static_cast<size_t>(t)] = TensorGlIo();
+  UnbindHostBuffer(t);
   cpu_bound_outputs_.erase(std::remove_if(cpu_bound_outputs_.begin(), cpu_bound_outputs_.end(),
                                           [t](const std::pair<int, uint32_t>& b) { return b.first == t; }),
                            cpu_bound_outputs_.end());

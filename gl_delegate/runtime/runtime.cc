@@ -438,6 +438,7 @@ StepContext Runtime::MakeStepContext() {
   StepContext ctx;
   ctx.graph = &graph_;
   ctx.tensors = &tensors_;
+  ctx.storage_version = storage_version_;
   ctx.pool = pool();
   ctx.num_threads = num_threads_;
   ctx.model = model_;

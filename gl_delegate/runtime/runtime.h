@@ -146,7 +146,16 @@ class Runtime {
   StatusOr<void*> InvokeAsync();
   TransferStats transfer_stats() const;
 
+  // ---- App host memory as inputs / outputs (runtime/host_io.cc; see
+  // Interpreter::BindInputHostBuffer) ----
+  Status BindHostBuffer(bool input, int index, void* data, size_t bytes);
+  // True while a graph input or output is bound to the app's host memory.
+  bool HasHostBindings() const;
+
  private:
+  // The tensor of graph input/output `index` (OutOfRange naming the count
+  // otherwise); `what` gets its description.
+  StatusOr<int> IoTensor(bool input, int index, std::string* what) const;
   // The tensor of graph input/output `index` when it may be bound to GL
   // object `name`; `what` gets its description.
   StatusOr<int> BindableTensor(bool input, int index, uint32_t name, std::string* what);
@@ -154,6 +163,26 @@ class Runtime {
   void FindHostUses();
   // The bytes tensor t needs in `layout`, or why it cannot bind so.
   StatusOr<uint64_t> BoundBytes(int t, GlLayout layout, const std::string& what) const;
+  // OK when the bound outputs that share an input's GL buffer (a state
+  // updated in place) may: one shape and layout, no GPU step reading the
+  // input after the output is written, and the writing segment's commands
+  // proved ordered with that buffer shared (Step::CheckBoundIo). Two
+  // outputs on one buffer are refused.
+  Status CheckSharedBuffers() const;
+  // Tensor t back to its own storage when it is bound to host memory.
+  void UnbindHostBuffer(int t);
+  // OK when the host-bound outputs overlapping host-bound inputs may
+  // (CheckInPlaceUpdate); two outputs may not overlap.
+  Status CheckSharedHostMemory() const;
+  // OK when output y may update input x in place: the same bytes, and no
+  // step reading x after y's producer, which reads x before writing (a GPU
+  // segment, a DYNAMIC_UPDATE_SLICE / STABLEHLO_SCATTER of operand x).
+  Status CheckInPlaceUpdate(int x, int y, const std::string& pair) const;
+  // Per tensor: its own storage while the app's host memory replaces it
+  // (null: not bound); empty until something is bound.
+  std::vector<void*> own_data_;
+  // Changes whenever a tensor's storage moves (StepContext::storage_version).
+  uint64_t storage_version_ = 0;
   Status RunSteps(bool async);
   // Options::enable_trace: the events of step i's run from `start_us` to
   // `end_us`, and of the whole run.

@@ -72,7 +72,8 @@ Status CpuNodeStep::UpdateKernelContext(StepContext& ctx) {
   cpu::KernelContext& k = kernel_ctx_;
   // A kernel may clear its state pointer for one run (see xnnpack_op.h).
   k.state = &state_;
-  if (ctx_tensors_ == ctx.tensors && ctx_pool_ == ctx.pool && ctx_threads_ == ctx.num_threads && k.node != nullptr) {
+  if (ctx_tensors_ == ctx.tensors && ctx_version_ == ctx.storage_version && ctx_pool_ == ctx.pool &&
+      ctx_threads_ == ctx.num_threads && k.node != nullptr) {
     return OkStatus();
   }
   k.graph = ctx.graph;
@@ -115,6 +116,7 @@ Status CpuNodeStep::UpdateKernelContext(StepContext& ctx) {
     k.epilogue = &epilogue_;
   }
   ctx_tensors_ = ctx.tensors;
+  ctx_version_ = ctx.storage_version;
   ctx_pool_ = ctx.pool;
   ctx_threads_ = ctx.num_threads;
   return OkStatus();
@@ -197,7 +199,7 @@ std::vector<int> CpuGroupStep::host_outputs() const {
 }
 
 Status CpuGroupStep::Bind(StepContext& ctx) {
-  if (bound_ == ctx.tensors) return OkStatus();
+  if (bound_ == ctx.tensors && bound_version_ == ctx.storage_version) return OkStatus();
   const Node& last = graph_->nodes[nodes_.back()];
   elements_ = (*ctx.tensors)[static_cast<size_t>(last.outputs[0])].num_elements();
   for (Member& m : members_) {
@@ -240,6 +242,7 @@ Status CpuGroupStep::Bind(StepContext& ctx) {
     for (cpu::TensorData& v : m.out_views) m.k.outputs.push_back(&v);
   }
   bound_ = ctx.tensors;
+  bound_version_ = ctx.storage_version;
   return OkStatus();
 }
 

@@ -43,6 +43,9 @@ struct StepContext {
   // step reads or writes on the host (e.g. inside a GPU segment) have data ==
   // nullptr.
   std::vector<cpu::TensorData>* tensors = nullptr;
+  // Changes when a tensor's data pointer moved (the app bound or unbound
+  // host memory): steps that keep pointers into `tensors` look again.
+  uint64_t storage_version = 0;
   ThreadPool* pool = nullptr;  // nullptr when single-threaded
   int num_threads = 1;
   // Zero-copy I/O, indexed like graph->tensors (null: nothing bound). A GPU
@@ -91,6 +94,10 @@ class Step {
   // The GL buffer object holding output tensor `tensor` in the host layout
   // after a run (a GPU step's staging buffer); 0 when the step has none.
   virtual uint32_t OutputGlBuffer(int tensor) const { return 0; }
+  // Zero-copy I/O: OK when a run with the tensors bound as `gl_io` (indexed
+  // like the graph's tensors) orders every access to the app's objects; a
+  // GPU step proves it where one of its outputs shares an input's buffer.
+  virtual Status CheckBoundIo(const std::vector<TensorGlIo>& gl_io) const { return OkStatus(); }
   // Variable tensors the step keeps in storage of its own (a GPU segment's
   // recurrent state) get their initial contents again (ResetVariables).
   virtual Status ResetVariables() { return OkStatus(); }
@@ -145,6 +152,7 @@ class CpuNodeStep : public Step {
   cpu::KernelContext kernel_ctx_;
   cpu::Epilogue epilogue_;  // bound to the buffers kernel_ctx_ was built for
   const std::vector<cpu::TensorData>* ctx_tensors_ = nullptr;  // what kernel_ctx_ was built for
+  uint64_t ctx_version_ = 0;
   ThreadPool* ctx_pool_ = nullptr;
   int ctx_threads_ = 0;
 };
@@ -187,6 +195,7 @@ class CpuGroupStep : public Step {
   std::vector<Member> members_;
   int64_t elements_ = 0;
   const std::vector<cpu::TensorData>* bound_ = nullptr;
+  uint64_t bound_version_ = 0;
 };
 
 // A node that makes a dynamic tensor (InferShapes: its output shape depends

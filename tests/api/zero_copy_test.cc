@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/app_gl_context.h"
 #include "gldelegate/gldelegate.h"
 #include "gldelegate/gldelegate.hpp"
 #include "gldelegate/model_builder.hpp"
@@ -67,47 +68,12 @@ std::vector<float> Pixels() {
   return v;
 }
 
-// An app's OpenGL ES 3.1 context, current on this thread while it lives.
-class App {
+// An app's OpenGL ES 3.1 context, current on this thread while it lives,
+// with its buffers (testing::AppContext) and textures.
+class App : public testing::AppContext {
  public:
-  App() {
-    display_ = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
-    if (display_ == EGL_NO_DISPLAY || !eglInitialize(display_, nullptr, nullptr)) return;
-    eglBindAPI(EGL_OPENGL_ES_API);
-    const EGLint attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 1, EGL_NONE};
-    context_ = eglCreateContext(display_, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attribs);
-    ready_ = context_ != EGL_NO_CONTEXT && eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, context_);
-  }
   ~App() {
-    if (context_ == EGL_NO_CONTEXT) return;
-    eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, context_);
-    if (!buffers_.empty()) glDeleteBuffers(static_cast<GLsizei>(buffers_.size()), buffers_.data());
-    if (!textures_.empty()) glDeleteTextures(static_cast<GLsizei>(textures_.size()), textures_.data());
-    eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-    eglDestroyContext(display_, context_);
-  }
-  bool ready() const { return ready_; }
-  EGLDisplay display() const { return display_; }
-  EGLContext context() const { return context_; }
-
-  GLuint Buffer(size_t bytes, const void* data = nullptr) {
-    GLuint b = 0;
-    glGenBuffers(1, &b);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, b);
-    glBufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(bytes), data, GL_DYNAMIC_COPY);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
-    buffers_.push_back(b);
-    return b;
-  }
-  std::vector<float> Read(GLuint buffer, size_t floats) {
-    std::vector<float> v(floats);
-    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffer);
-    const void* p = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(floats * 4), GL_MAP_READ_BIT);
-    if (p != nullptr) std::memcpy(v.data(), p, floats * 4);
-    glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
-    return v;
+    if (ready() && !textures_.empty()) glDeleteTextures(static_cast<GLsizei>(textures_.size()), textures_.data());
   }
   // A w x h 2D texture of `internal` format (immutable storage).
   GLuint Texture(GLenum internal, GLenum type, int w, int h, const void* texels) {
@@ -148,10 +114,7 @@ class App {
   }
 
  private:
-  EGLDisplay display_ = EGL_NO_DISPLAY;
-  EGLContext context_ = EGL_NO_CONTEXT;
-  bool ready_ = false;
-  std::vector<GLuint> buffers_, textures_;
+  std::vector<GLuint> textures_;
 };
 
 std::unique_ptr<Interpreter> MakeInterpreter(const Model& model, Options options) {

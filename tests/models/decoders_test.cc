@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/app_gl_context.h"
 #include "gl/gl_test_util.h"
 #include "gldelegate/gldelegate.hpp"
 #include "gldelegate/npy.hpp"
@@ -141,7 +142,77 @@ void SetInts(Runner& r, const std::string& name, const std::vector<int32_t>& v) 
   ASSERT_TRUE(s.ok()) << name << ": " << s.ToString();
 }
 
-void RunDecoder(const std::string& name, Backend backend) {
+// How the caches go from one step to the next: through the host (SetInput of
+// the last step's OutputData), or resident: each cache is one app buffer
+// (a GL buffer on GL, host memory on the CPU) bound once as both signatures'
+// cache input and cache output, which each step updates in place.
+enum class Cache { kCopied, kResident };
+
+bool IsCache(const std::string& name) { return name != "tokens" && name != "input_pos" && name != "logits"; }
+
+// The resident caches, one per cache name, bound to `r`'s cache input and
+// output of that name.
+struct ResidentCaches {
+  AppContext* app = nullptr;                   // GL: the buffers' context
+  std::map<std::string, GLuint> buffers;       // GL
+  std::map<std::string, std::vector<float>> host;  // CPU
+
+  void Bind(Runner& r) {
+    for (const auto& [name, i] : r.in) {
+      if (!IsCache(name)) continue;
+      ASSERT_TRUE(r.out.count(name)) << "no output '" << name << "' carries the cache";
+      const int o = r.out.at(name);
+      const size_t bytes = r.interp->inputs()[static_cast<size_t>(i)].bytes;
+      if (app != nullptr) {
+        if (!buffers.count(name)) buffers[name] = app->Buffer(bytes);
+        Status s = r.interp->BindInputBuffer(i, buffers[name]);
+        ASSERT_TRUE(s.ok()) << s.ToString();
+        s = r.interp->BindOutputBuffer(o, buffers[name]);
+        ASSERT_TRUE(s.ok()) << s.ToString();
+      } else {
+        std::vector<float>& v = host[name];
+        if (v.empty()) v.assign(bytes / sizeof(float), 0.0f);
+        Status s = r.interp->BindInputHostBuffer(i, v.data(), bytes);
+        ASSERT_TRUE(s.ok()) << s.ToString();
+        s = r.interp->BindOutputHostBuffer(o, v.data(), bytes);
+        ASSERT_TRUE(s.ok()) << s.ToString();
+      }
+    }
+  }
+};
+
+// The bytes one decode step moves between host and GPU. With the caches
+// resident: no cache input uploaded and no cache output downloaded; the
+// uploads are the token, the position and the int32 position math the CPU
+// does at the input edge (a few dozen bytes), the download the logits.
+void CheckStepTransfers(const std::string& name, Runner& r, Cache cache, size_t step) {
+  const TransferStats st = r.interp->transfer_stats();
+  uint64_t inputs_up = 0, cache_up = 0, cache_down = 0, cache_bytes = 0;
+  for (const auto& [n, i] : r.in) {
+    const uint64_t b = st.input_uploaded_bytes[static_cast<size_t>(i)];
+    (IsCache(n) ? cache_up : inputs_up) += b;
+    if (IsCache(n)) cache_bytes = std::max<uint64_t>(cache_bytes, r.interp->inputs()[static_cast<size_t>(i)].bytes);
+  }
+  for (const auto& [n, o] : r.out) {
+    if (IsCache(n)) cache_down += st.output_downloaded_bytes[static_cast<size_t>(o)];
+  }
+  const uint64_t logits = r.interp->outputs()[static_cast<size_t>(r.out.at("logits"))].bytes;
+  if (step == 0) {
+    std::printf("[ measure  ] %s gl decode step, caches %s: %llu bytes up (graph inputs %llu, caches %llu), %llu "
+                "bytes down (caches %llu)\n",
+                name.c_str(), cache == Cache::kResident ? "resident" : "copied",
+                static_cast<unsigned long long>(st.uploaded_bytes), static_cast<unsigned long long>(inputs_up),
+                static_cast<unsigned long long>(cache_up), static_cast<unsigned long long>(st.downloaded_bytes),
+                static_cast<unsigned long long>(cache_down));
+  }
+  if (cache != Cache::kResident) return;
+  EXPECT_EQ(cache_up, 0u) << name << " decode step " << step << ": a cache was uploaded";
+  EXPECT_EQ(cache_down, 0u) << name << " decode step " << step << ": a cache was downloaded";
+  EXPECT_LT(st.uploaded_bytes, cache_bytes / 64) << name << " decode step " << step << ": a cache-sized upload";
+  EXPECT_EQ(st.downloaded_bytes, logits) << name << " decode step " << step << ": more than the logits came back";
+}
+
+void RunDecoder(const std::string& name, Backend backend, Cache cache = Cache::kCopied) {
   const std::string dir = DecodersDir() + "/" + name;
   auto model = Model::FromFile(dir + "/model.tflite");
   ASSERT_TRUE(model.ok()) << model.status().ToString();
@@ -159,9 +230,23 @@ void RunDecoder(const std::string& name, Backend backend) {
 
   Options options;
   options.backend = backend;
+  std::unique_ptr<AppContext> app;
+  ResidentCaches caches;
+  if (cache == Cache::kResident && backend != Backend::kCpu) {
+    // The app's buffers are named in its context, which both signatures' interpreters use.
+    app = std::make_unique<AppContext>();
+    ASSERT_TRUE(app->ready()) << "cannot make the app's OpenGL ES 3.1 context on the surfaceless platform";
+    options.context = ContextMode::kCurrent;
+    caches.app = app.get();
+  }
   Runner prefill = MakeRunner(**model, "prefill", options);
   Runner decode = MakeRunner(**model, "decode", options);
   ASSERT_TRUE(prefill.interp && decode.interp);
+  if (cache == Cache::kResident) {
+    caches.Bind(prefill);
+    caches.Bind(decode);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
   if (backend != Backend::kCpu) {
     ExpectPlacement(name, "prefill", prefill.interp->report());
     ExpectPlacement(name, "decode", decode.interp->report());
@@ -170,8 +255,9 @@ void RunDecoder(const std::string& name, Backend backend) {
   for (size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<int32_t>(i);
   SetInts(prefill, "tokens", prompt);
   SetInts(prefill, "input_pos", positions);
-  SetCaches(prefill, nullptr);
-  ASSERT_TRUE(prefill.interp->Invoke().ok());
+  if (cache == Cache::kCopied) SetCaches(prefill, nullptr);
+  const Status ran = prefill.interp->Invoke();
+  ASSERT_TRUE(ran.ok()) << ran.ToString();
   std::vector<float> logits = LastLogits(prefill);
   double worst = RelativeError(logits, want_prefill.data(), vocab);
   std::vector<int32_t> tokens = {Argmax(logits)};
@@ -179,16 +265,18 @@ void RunDecoder(const std::string& name, Backend backend) {
   for (size_t s = 0; s < steps; ++s) {
     SetInts(decode, "tokens", {tokens.back()});
     SetInts(decode, "input_pos", {static_cast<int32_t>(prompt.size() + s)});
-    SetCaches(decode, last);
+    if (cache == Cache::kCopied) SetCaches(decode, last);
     const Status st = decode.interp->Invoke();
     ASSERT_TRUE(st.ok()) << st.ToString();
+    if (backend != Backend::kCpu) CheckStepTransfers(name, decode, cache, s);
     logits = LastLogits(decode);
     worst = std::max(worst, RelativeError(logits, want_decode.data() + s * vocab, vocab));
     tokens.push_back(Argmax(logits));
     last = &decode;
   }
-  std::printf("[ measure  ] %s %s: logits max rel error %.3g over %zu steps\n", name.c_str(),
-              backend == Backend::kCpu ? "cpu" : "gl", worst, steps + 1);
+  std::printf("[ measure  ] %s %s, caches %s: logits max rel error %.3g over %zu steps\n", name.c_str(),
+              backend == Backend::kCpu ? "cpu" : "gl", cache == Cache::kResident ? "resident" : "copied", worst,
+              steps + 1);
   EXPECT_EQ(tokens, want_tokens);
   EXPECT_LE(worst, kTolerance);
 }
@@ -203,6 +291,14 @@ TEST_P(DecoderTest, GlMatchesLiteRt) {
   GLD_REQUIRE_GL(env);
   (void)env;
   RunDecoder(GetParam(), Backend::kGl);
+}
+
+TEST_P(DecoderTest, CpuResidentCacheMatchesLiteRt) { RunDecoder(GetParam(), Backend::kCpu, Cache::kResident); }
+
+TEST_P(DecoderTest, GlResidentCacheMovesOnlyTokensAndLogits) {
+  GLD_REQUIRE_GL(env);
+  (void)env;
+  RunDecoder(GetParam(), Backend::kGl, Cache::kResident);
 }
 
 INSTANTIATE_TEST_SUITE_P(Decoders, DecoderTest, ::testing::ValuesIn(DecoderNames()),

@@ -217,6 +217,30 @@ class Interpreter {
   // Bytes moved between host and GPU by the last Invoke.
   GLD_EXPORT TransferStats transfer_stats() const;
 
+  // ---- State kept across invokes (a decoder's KV cache) ----
+  // An input and an output bound to ONE app buffer are a state the model
+  // updates in place: each Invoke reads the input from it and writes the
+  // output back into it, so the next Invoke (of this Interpreter or of
+  // another signature's bound to the same buffer, e.g. prefill then decode)
+  // continues from it with no copy. With the GL buffer calls above
+  // (BindInputBuffer(i, buf) + BindOutputBuffer(o, buf), one layout) the
+  // state never leaves GL memory; the host calls below do the same with the
+  // app's host memory on any backend. Allowed when both tensors have one
+  // shape and the output's producer is the last step reading the input (a
+  // GPU segment, proved race-free with that buffer shared, or on the CPU a
+  // DYNAMIC_UPDATE_SLICE / STABLEHLO_SCATTER whose operand is the input);
+  // otherwise refused (FailedPrecondition naming the steps: bind another
+  // buffer and alternate, ping-pong). Two outputs never share a buffer.
+  //
+  // Input `index` (output `index`) lives in the app's host memory `data`
+  // (exactly the tensor's bytes, aligned to its element size) instead of
+  // the interpreter's own: SetInput / GetOutput / OutputData use it; the
+  // memory must outlive the binding. Refused for a tensor bound to a GL
+  // object. UnbindInput / UnbindOutput give the tensor its own storage back
+  // (its contents are not copied); ResizeInput refuses while bound.
+  GLD_EXPORT Status BindInputHostBuffer(int index, void* data, size_t bytes);
+  GLD_EXPORT Status BindOutputHostBuffer(int index, void* data, size_t bytes);
+
   class Impl;
   const Impl& impl() const { return *impl_; }
 
