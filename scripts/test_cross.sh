@@ -13,6 +13,9 @@
 #   GLD_JOBS            parallel build jobs and tests (default: nproc)
 #   GLD_CROSS_BUILD_DIR the build folder (default build-cross-<arch>; ccache where installed)
 #   GLD_CROSS_TESTS     a ctest -R regex instead of the default selection
+#   GLD_CROSS_SAMPLE    all (default): every test; ci: the slowest families
+#                       sampled, each sample named in the log (scripts/test.sh's
+#                       stage cross)
 #   GLD_CROSS_TARGETS   the build targets instead of the default ones (with
 #                       GLD_CROSS_TESTS: e.g. "gld_test_cpu_kernels gld_test_util")
 # Skipped on both (named): the Python checks of the source tree and of the
@@ -87,6 +90,35 @@ t0=$SECONDS
 select=("${labels[@]}" -E "$skips")
 [ -n "$only" ] && select=(-R "$only" -E "$skips")
 echo "=== test_cross: ctest ${select[*]}"
+if [ "${GLD_CROSS_SAMPLE:-all}" = ci ] && [ -z "$only" ]; then
+  # CI's sample of the slowest families under qemu (the measured CPU-seconds
+  # of a whole aarch64 run: docs/ARM.md): the family (ctest -R), the tests
+  # of it kept (ctest -R), and every Nth of those by test number (-I 1,,N).
+  # Everything else runs whole.
+  fam=('^hostile\.SharedModels/' '^gl\.Models/SharedModelGlTest\.GlBackendMatchesCpuBackend/'
+    '^models\.Networks/.*Gl' '^gl\.Ops/' '^conformance\..*Gl')
+  keep=('^hostile\.SharedModels/.*/(face_detection_short_range|face_landmark)$'
+    '^gl\.Models/SharedModelGlTest\.GlBackendMatchesCpuBackend/(face_detection_short_range|palm_detection_lite)$'
+    '^models\.Networks/.*Gl' '^gl\.Ops/' '^conformance\..*Gl')
+  every=(1 1 3 2 2)
+  numbers() { ctest --test-dir "$build" -N "$@" | sed -n 's/^ *Test *#\([0-9]*\):.*/\1/p' | sort -n; }
+  numbers "${select[@]}" >"$build/cross-all.txt"
+  : >"$build/cross-dropped.txt"
+  : >"$build/cross-kept.txt"
+  for i in "${!fam[@]}"; do
+    family=$(numbers -R "${fam[i]}" | comm -12 - "$build/cross-all.txt")
+    kept=$(numbers -R "${keep[i]}" -I "1,,${every[i]}" | comm -12 - "$build/cross-all.txt")
+    echo "=== test_cross: sampled ${fam[i]}: $(grep -c . <<<"$kept") of $(grep -c . <<<"$family")" \
+      "(those matching ${keep[i]}, every ${every[i]})"
+    echo "$family" >>"$build/cross-dropped.txt"
+    echo "$kept" >>"$build/cross-kept.txt"
+  done
+  sort -n -u "$build/cross-dropped.txt" | comm -23 "$build/cross-all.txt" - |
+    sort -n -u - "$build/cross-kept.txt" | grep . >"$build/cross-run.txt"
+  echo "=== test_cross: CI's sample: $(wc -l <"$build/cross-run.txt") of $(wc -l <"$build/cross-all.txt") tests"
+  select=(-I "$build/cross-sample.txt")
+  printf '0,0,0,%s\n' "$(paste -sd, "$build/cross-run.txt")" >"$build/cross-sample.txt"
+fi
 rc=0
 dot=()
 [[ $toolchain == aarch64* ]] && dot=(GLD_EXPECT_NEON_DOT=1)
