@@ -6,7 +6,7 @@ Usage:
     python3 tools/compare_litert.py --graph=M.tflite [--graph=M2.tflite ...]
         [--threads=N] [--num_runs=K] [--warmup_runs=W] [--gld_benchmark=PATH] [--also=NAME=PATH]
         [--rounds=R] [--busy] [--backends=gl,cpu] [--precision=fp32|fp16]
-        [--seed=S] [--markdown] [--json=FILE]
+        [--seed=S] [--signature=NAME] [--markdown] [--json=FILE]
 
 For each model it
   1. makes the inputs with the seeded splitmix64 rule of tools/reference
@@ -41,6 +41,14 @@ For each model it
      integer outputs a note gives the share of values equal to LiteRT's and
      the largest difference in quantization steps (also in --json:
      int_equal, int_max_step).
+
+With --signature=NAME both run that signature (a decoder's `decode`):
+LiteRT through interpreter.get_signature_runner(NAME) (its first call is the
+first inference; the runs after it invoke the signature's subgraph with the
+inputs set, as gld_benchmark's runs do), gld_benchmark with
+--signature=NAME; the inputs are made in the order of the signature's input
+names and given to gld_benchmark by tensor name, and the outputs are
+compared by tensor name.
 
 Should LiteRT refuse a model for MediaPipe's Convolution2DTransposeBias
 custom op (ai-edge-litert 2.3.0 has it built in), the model is rewritten for
@@ -98,11 +106,11 @@ def make_inputs(details, seed):
     return inputs
 
 
-def run_litert(model_path, input_files, threads, warmup_runs, num_runs, work):
+def run_litert(model_path, input_files, threads, warmup_runs, num_runs, work, signature=None, input_names=None):
     """LiteRT's figures and outputs, measured in a fresh process (litert_child)."""
     out_dir = os.path.join(work, "out_litert")
     spec = {"model": model_path, "inputs": input_files, "threads": threads, "warmup_runs": warmup_runs,
-            "num_runs": num_runs, "out_dir": out_dir}
+            "num_runs": num_runs, "out_dir": out_dir, "signature": signature, "input_names": input_names}
     proc = subprocess.run([sys.executable, os.path.abspath(__file__), LITERT_CHILD, json.dumps(spec)],
                           capture_output=True, text=True)
     if proc.returncode != 0:
@@ -122,7 +130,11 @@ def litert_child(spec):
     reflib.quiet_tensorflow_logs()
     from ai_edge_litert.interpreter import Interpreter
     inputs = [np.load(f) for f in spec["inputs"]]
-    r = measure_litert(Interpreter, spec["model"], inputs, spec["threads"], spec["warmup_runs"], spec["num_runs"])
+    if spec.get("signature"):
+        r = measure_litert_signature(Interpreter, spec["model"], spec["signature"], dict(zip(spec["input_names"], inputs)),
+                                     spec["threads"], spec["warmup_runs"], spec["num_runs"])
+    else:
+        r = measure_litert(Interpreter, spec["model"], inputs, spec["threads"], spec["warmup_runs"], spec["num_runs"])
     os.makedirs(spec["out_dir"], exist_ok=True)
     outputs = r.pop("outputs")
     for i, o in enumerate(outputs):
@@ -153,6 +165,55 @@ def measure_litert(Interpreter, model_path, inputs, threads, warmup_runs, num_ru
         "run_times_us": runs,
         "outputs": outputs,
     }
+
+
+def measure_litert_signature(Interpreter, model_path, signature, feeds, threads, warmup_runs, num_runs):
+    """measure_litert for one signature: the runner's first call (inputs set
+    by name) is the first inference; the other runs invoke its subgraph with
+    those inputs, as gld_benchmark does (no input copies, no output reads)."""
+    t0 = time.perf_counter()
+    it = Interpreter(model_path=model_path, num_threads=threads)
+    it.allocate_tensors()
+    runner = it.get_signature_runner(signature)
+    init_us = (time.perf_counter() - t0) * 1e6
+    t = time.perf_counter()
+    runner(**feeds)
+    times = [(time.perf_counter() - t) * 1e6]
+    wrapper, subgraph = runner._interpreter_wrapper, runner._subgraph_index
+    for _ in range(max(warmup_runs, 1) - 1 + num_runs):
+        t = time.perf_counter()
+        wrapper.Invoke(subgraph)
+        times.append((time.perf_counter() - t) * 1e6)
+    warm, runs = times[:max(warmup_runs, 1)], times[max(warmup_runs, 1):]
+    details = runner.get_output_details()
+    names = sorted(details)
+    outputs = [np.array(wrapper.GetTensor(details[n]["index"], subgraph)) for n in names]
+    return {
+        "init_us": init_us,
+        "first_inference_us": warm[0],
+        "inference_avg_us": statistics.fmean(runs),
+        "inference_median_us": statistics.median(runs),
+        "run_times_us": runs,
+        "outputs": outputs,
+        "output_names": [details[n]["name"] for n in names],
+    }
+
+
+def sanitized(name):
+    """A tensor name as gld_benchmark's --output_dir files spell it."""
+    return "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "_" for c in name) or "tensor"
+
+
+def aligned_reference(res, ref):
+    """LiteRT's outputs in the order of gld's, matched by tensor name when
+    LiteRT gave names (--signature); else as they are."""
+    names = ref.get("output_names")
+    if not names or not res.get("output_names"):
+        return ref["outputs"]
+    by_name = {sanitized(n): o for n, o in zip(names, ref["outputs"])}
+    if sorted(by_name) != sorted(res["output_names"]):
+        return ref["outputs"]
+    return [by_name[n] for n in res["output_names"]]
 
 
 # The label suffix of runs made beside a busy neighbour (--busy).
@@ -202,12 +263,15 @@ def merge_rounds(results):
     return merged
 
 
-def run_gld(exe, model_path, backend, precision, threads, warmup_runs, num_runs, value_files, work, seed=0):
+def run_gld(exe, model_path, backend, precision, threads, warmup_runs, num_runs, value_files, work, seed=0,
+            signature=None):
     out_dir = os.path.join(work, "out_" + backend)
     json_path = os.path.join(work, backend + ".json")
     cmd = [exe, "--graph=" + model_path, "--backend=" + backend, "--precision=" + precision,
            "--threads=%d" % threads, "--num_runs=%d" % num_runs, "--warmup_runs=%d" % warmup_runs,
            "--json=" + json_path, "--output_dir=" + out_dir]
+    if signature:
+        cmd.append("--signature=" + signature)
     if value_files:
         cmd.append("--input_layer_value_files=" + value_files)
     else:
@@ -225,6 +289,8 @@ def run_gld(exe, model_path, backend, precision, threads, warmup_runs, num_runs,
     for n in names:
         outputs.append(np.load(os.path.join(out_dir, n)))
     report["outputs"] = outputs
+    # '3_decode_logits_output.npy' -> 'decode_logits_output'
+    report["output_names"] = [n.split("_", 1)[1][:-len(".npy")] for n in names]
     return report
 
 
@@ -280,7 +346,8 @@ def compare_model(args, model_path):
             for label, bench in gld_runtimes(args):
                 try:
                     rows.append((label, run_gld(bench, model_path, backend_of(label), args.precision, args.threads,
-                                                args.warmup_runs, args.num_runs, None, work, args.seed)))
+                                                args.warmup_runs, args.num_runs, None, work, args.seed,
+                                                args.signature)))
                 except Exception as e:  # noqa: BLE001 - reported in the table
                     rows.append((label, "failed: %s" % e))
             return rows, notes
@@ -294,7 +361,15 @@ def compare_model(args, model_path):
             probe = Interpreter(model_path=litert_model, num_threads=1)
             probe.allocate_tensors()
             notes.append("LiteRT ran a copy with Convolution2DTransposeBias rewritten to TRANSPOSE_CONV")
-        details = probe.get_input_details()
+        input_names = None
+        if args.signature:
+            # The signature's inputs by name (LiteRT's order of them); to
+            # gld_benchmark by tensor name, which both keep from the file.
+            by_name = probe.get_signature_runner(args.signature).get_input_details()
+            input_names = list(by_name)
+            details = [by_name[n] for n in input_names]
+        else:
+            details = probe.get_input_details()
         inputs = make_inputs(details, args.seed)
         items = []
         input_files = []
@@ -304,8 +379,9 @@ def compare_model(args, model_path):
             input_files.append(path)
             # By index: LiteRT names a converter model's input by its tensor
             # ('serving_default_x:0'), gld_benchmark by its signature ('x');
-            # both list the inputs in the subgraph's order.
-            items.append(str(i) + ":" + path)
+            # both list the inputs in the subgraph's order. A signature's by
+            # tensor name (':' written '::').
+            items.append((d["name"].replace(":", "::") if args.signature else str(i)) + ":" + path)
         value_files = ",".join(items)
         del probe
 
@@ -323,12 +399,13 @@ def compare_model(args, model_path):
             try:
                 if label.startswith("LiteRT"):
                     results[label].append(run_litert(litert_model, input_files, args.threads,
-                                                     args.warmup_runs, args.num_runs, work))
+                                                     args.warmup_runs, args.num_runs, work, args.signature,
+                                                     input_names))
                 else:
                     results[label].append(run_gld(bench_of[label[:-len(BUSY)] if label.endswith(BUSY) else label],
                                                   model_path, backend_of(label), args.precision,
                                                   args.threads, args.warmup_runs, args.num_runs, value_files,
-                                                  work))
+                                                  work, signature=args.signature))
             except Exception as e:  # noqa: BLE001 - reported in the table
                 text = str(e).strip().splitlines()
                 errors[label] = "failed: %s" % (text[-1] if text else type(e).__name__)
@@ -355,8 +432,9 @@ def compare_model(args, model_path):
                     notes.append("%s ran on %s" % (label, res.get("backend")))
                 ref = refs.get(condition)
                 if ref is not None:
-                    res["max_rel_diff"] = max_relative_difference(res["outputs"], ref["outputs"])
-                    agreement = integer_agreement(res["outputs"], ref["outputs"])
+                    ref_outputs = aligned_reference(res, ref)
+                    res["max_rel_diff"] = max_relative_difference(res["outputs"], ref_outputs)
+                    agreement = integer_agreement(res["outputs"], ref_outputs)
                     if agreement is not None:
                         res["int_equal"], res["int_max_step"] = agreement
                         notes.append("%s: integer outputs %.2f%% equal to LiteRT's, largest difference %d step(s)"
@@ -461,6 +539,9 @@ def main():
     p.add_argument("--backends", default="gl,cpu", help="gld backends to run, comma-separated")
     p.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "fp16_mediump"], help="gld GPU precision")
     p.add_argument("--seed", type=int, default=0, help="input seed (splitmix64 rule of tools/reference)")
+    p.add_argument("--signature", default=None, metavar="NAME",
+                   help="run this signature of each model (LiteRT: get_signature_runner(NAME); gld_benchmark "
+                   "--signature=NAME), e.g. a decoder's decode")
     p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     p.add_argument("--json", default=None, help="also write every figure to this file")
     args = p.parse_args()
@@ -485,12 +566,12 @@ def main():
         if not os.path.isfile(g):
             p.error("--graph: no such file '%s'" % g)
 
-    print("LiteRT %s (XNNPACK, %d thread(s)) vs %s: %d warmup + %d timed runs%s, seed %d, gld precision %s"
+    print("LiteRT %s (XNNPACK, %d thread(s)) vs %s: %d warmup + %d timed runs%s, seed %d, gld precision %s%s"
           % (reflib.litert_version(), args.threads,
              ", ".join([args.gld_benchmark] + ["%s (%s)" % (path, n) for n, path in args.also]),
              args.warmup_runs, args.num_runs,
              " in each of %d alternating rounds" % args.rounds if args.rounds > 1 else "",
-             args.seed, args.precision), flush=True)
+             args.seed, args.precision, ", signature " + args.signature if args.signature else ""), flush=True)
     table, slowdowns, all_notes, report, failed = [], [], [], [], False
     for g in args.graph:
         name = model_label(g)

@@ -76,6 +76,7 @@ struct Flags {
   double run_delay = -1;    // seconds between timed runs (-1: none)
   std::string input_layer, input_layer_shape;  // checked against the model
   bool verbose = false, dry_run = false, print_preinvoke_state = false;
+  bool resident_state = false;  // --resident_state: state input/output pairs on one host buffer each
   bool gpu_experimental_enable_quant = true;
   int min_nodes_per_partition = 0;
   std::string profiling_output_csv_file;
@@ -205,6 +206,50 @@ double IssueOnly(const gld::DispatchIssueStats& s) {
 }
 
 using InputFiles = std::vector<std::pair<std::string, std::string>>;
+
+// The host buffers of --resident_state (8-byte aligned), alive for the runs.
+using StateBuffers = std::vector<std::vector<uint64_t>>;
+
+// --resident_state: each input of the signature run (--signature, or the
+// model's first) that an output of the same signature name gives back (a
+// decoder's KV cache) is bound with that output to one host buffer, so every
+// run updates it in place as a decode loop would, instead of reading the
+// same input each run and writing a new output.
+gld::Status BindResidentState(gld::Interpreter& interp, const gld::Model& model, const std::string& key,
+                              StateBuffers* buffers) {
+  const gld::SignatureInfo* sig = nullptr;
+  for (const gld::SignatureInfo& s : model.signatures()) {
+    if (s.key == key || (key.empty() && sig == nullptr)) sig = &s;
+  }
+  if (sig == nullptr) return gld::InvalidArgumentError("--resident_state: the model has no signatures");
+  auto position = [](const std::vector<gld::TensorInfo>& io, int tensor) {
+    for (size_t i = 0; i < io.size(); ++i) {
+      if (io[i].index == tensor) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  std::string names;
+  for (const gld::SignatureTensor& in : sig->inputs) {
+    for (const gld::SignatureTensor& out : sig->outputs) {
+      if (in.name != out.name) continue;
+      const int i = position(interp.inputs(), in.tensor_index), o = position(interp.outputs(), out.tensor_index);
+      if (i < 0 || o < 0) continue;
+      const size_t bytes = interp.inputs()[static_cast<size_t>(i)].bytes;
+      buffers->emplace_back((bytes + 7) / 8, 0);
+      GLD_RETURN_IF_ERROR(interp.BindInputHostBuffer(i, buffers->back().data(), bytes));
+      gld::Status s = interp.BindOutputHostBuffer(o, buffers->back().data(), bytes);
+      if (!s.ok()) return gld::Status(s.code(), "--resident_state: '" + in.name + "': " + s.message());
+      names += (names.empty() ? "" : ", ") + in.name;
+    }
+  }
+  if (names.empty()) {
+    return gld::InvalidArgumentError("--resident_state: signature '" + sig->key +
+                                     "' has no input that an output of the same name gives back");
+  }
+  std::cout << "Resident state (signature '" << sig->key << "'): " << buffers->size()
+            << " input/output pair(s) on one host buffer each, updated in place by every run: " << names << "\n";
+  return gld::OkStatus();
+}
 
 // Inputs from --input_layer_value_files, the rest seeded random values.
 gld::Status SetInputs(gld::Interpreter& interp, const InputFiles& specs, const Flags& f) {
@@ -417,6 +462,7 @@ std::string MakeJson(const Flags& f, const gld::Options& o, const gld::Interpret
   j["tool"] = kTool;
   j["version"] = gld::VersionString();
   j["graph"] = f.graph;
+  j["resident_state"] = f.resident_state;
   j["backend"] = gld::BackendName(rep.backend);
   j["backend_requested"] = gld::BackendName(o.backend);
   j["precision"] = gld::PrecisionName(rep.precision);
@@ -629,7 +675,9 @@ int Run(const CLI::App& app, Flags& f) {
     PrintMemory(res, f);
     return 0;
   }
-  s = SetInputs(interp, *input_files, f);
+  StateBuffers state;
+  if (f.resident_state) s = BindResidentState(interp, **model, f.backend.signature, &state);
+  if (s.ok()) s = SetInputs(interp, *input_files, f);
   if (!s.ok()) return gld::tools::Fail(kTool, s);
   if (!f.output_dir.empty()) {
     s = gld::tools::MakeOutputDir(f.output_dir, "--output_dir");
@@ -663,6 +711,12 @@ int Run(const CLI::App& app, Flags& f) {
   std::printf("Start-up cost (init + first inference - median inference): %.1f ms\n",
               (res.init_us + res.first_us - run.median) / 1000.0);
   PrintMemory(res, f);
+  const gld::TransferStats moved = interp.transfer_stats();
+  if (rep.backend == gld::Backend::kGl) {
+    std::printf("Bytes between host and GPU in the last run: %llu up, %llu down\n",
+                static_cast<unsigned long long>(moved.uploaded_bytes),
+                static_cast<unsigned long long>(moved.downloaded_bytes));
+  }
   if (res.issue.dispatches > 0) {
     std::printf("Host cost per dispatch: %.2f us CPU issuing (outside glDispatchCompute/glMemoryBarrier); whole issuing "
                 "loop %.2f us CPU, %.2f us wall; %lld dispatches\n",
@@ -743,6 +797,10 @@ int main(int argc, char** argv) {
   app.add_flag("--dry_run", f.dry_run, "load the model and create the interpreter, but run nothing");
   app.add_flag("--print_preinvoke_state", f.print_preinvoke_state,
                "print the tensors and each node's placement before the first invoke");
+  app.add_flag("--resident_state", f.resident_state,
+               "keep a state across the runs, as a decode loop does: each input of the signature (--signature, "
+               "default the first) that an output of the same name gives back (a KV cache) is bound with it to "
+               "one host buffer, updated in place by every run (on GL still uploaded and downloaded per run)");
   app.add_flag("--gpu_experimental_enable_quant", f.gpu_experimental_enable_quant,
                "quantized models on the GPU (true only: they always run, in float)")
       ->capture_default_str();

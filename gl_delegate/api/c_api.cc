@@ -639,6 +639,20 @@ GldStatus GldInterpreterUnbindOutput(GldInterpreter* interpreter, int32_t index)
   return Guard([&] { return Report(interpreter->interpreter->UnbindOutput(index)); });
 }
 
+GldStatus GldInterpreterBindInputHostBuffer(GldInterpreter* interpreter, int32_t index, void* data, size_t bytes) {
+  if (interpreter == nullptr || data == nullptr) {
+    return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterBindInputHostBuffer: null argument");
+  }
+  return Guard([&] { return Report(interpreter->interpreter->BindInputHostBuffer(index, data, bytes)); });
+}
+
+GldStatus GldInterpreterBindOutputHostBuffer(GldInterpreter* interpreter, int32_t index, void* data, size_t bytes) {
+  if (interpreter == nullptr || data == nullptr) {
+    return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterBindOutputHostBuffer: null argument");
+  }
+  return Guard([&] { return Report(interpreter->interpreter->BindOutputHostBuffer(index, data, bytes)); });
+}
+
 GldStatus GldInterpreterInvokeAsync(GldInterpreter* interpreter, void** out_fence) {
   if (interpreter == nullptr || out_fence == nullptr) {
     return Fail(GLD_INVALID_ARGUMENT, "GldInterpreterInvokeAsync: null argument");

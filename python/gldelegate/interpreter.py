@@ -186,6 +186,7 @@ class Interpreter:
         self._lock = threading.Lock()
         self._signature_key = None  # None: the model's first subgraph
         self._signature_interpreters = {}  # key -> Interpreter of another subgraph
+        self._bound = {}  # ("input" | "output", position) -> the array bound (bind_*_host_buffer)
 
     def _take_io(self, inputs, outputs):
         """Details, positions and zero input values of these inputs and outputs."""
@@ -209,7 +210,7 @@ class Interpreter:
         child = object.__new__(Interpreter)
         child.__dict__.update(
             _options=dict(self._options), _model=self._model, _exposed_inputs=set(), _output_values={},
-            _pending={}, _lock=threading.Lock(), _signature_key=key, _signature_interpreters={},
+            _pending={}, _lock=threading.Lock(), _signature_key=key, _signature_interpreters={}, _bound={},
         )
         child._impl = _gldelegate.create_interpreter(self._model, child._options, key)
         child._take_io(child._impl.inputs, child._impl.outputs)
@@ -336,10 +337,12 @@ class Interpreter:
         the lock."""
         position = self._output_position.get(tensor_index)
         if position is not None:
-            return self._output_array(position)
+            bound = self._bound.get(("output", position))
+            return bound if bound is not None else self._output_array(position)
         position = self._input_position.get(tensor_index)
         if position is not None:
-            return self._input_values[position]
+            bound = self._bound.get(("input", position))
+            return bound if bound is not None else self._input_values[position]
         raise ValueError(
             "Tensor %r is not an input or output of the model: gldelegate keeps only those "
             "(inputs %s, outputs %s)" % (tensor_index, sorted(self._input_position), sorted(self._output_position))
@@ -357,7 +360,8 @@ class Interpreter:
             with self._lock:
                 value = self._tensor_array(tensor_index)
                 position = self._input_position.get(tensor_index)
-                if position is not None and self._output_position.get(tensor_index) is None:
+                if (position is not None and self._output_position.get(tensor_index) is None
+                        and ("input", position) not in self._bound):
                     self._exposed_inputs.add(position)
                 return value
 
@@ -444,6 +448,79 @@ class Interpreter:
         self._require_allocated("read the profile")
         return self._impl.profile()
 
+    def bind_input_host_buffer(self, tensor_index, array):
+        """Input `tensor_index` lives in `array`'s memory from now on, as
+        LiteRT's TensorBuffer.create_from_host_memory(array) in run_by_name's
+        input map: invoke reads the array as it is then (no set_tensor
+        needed; set_tensor writes into it). `array` must be a writable,
+        C-contiguous numpy array of the tensor's dtype and shape; it is held
+        until unbind_input. Bound as an input and (bind_output_host_buffer) an
+        output, one array is a state the model updates in place on every
+        invoke: a decoder's KV cache, shared by its prefill and decode
+        signatures' runners. RuntimeError where updating it in place is
+        unsafe (the message names the steps: bind another array and
+        alternate)."""
+        self._bind_host_buffer("input", tensor_index, array)
+
+    def bind_output_host_buffer(self, tensor_index, array):
+        """Output `tensor_index` is written into `array`'s memory by every
+        invoke (get_tensor reads it); the rules of bind_input_host_buffer."""
+        self._bind_host_buffer("output", tensor_index, array)
+
+    def unbind_input(self, tensor_index):
+        """Input `tensor_index` has its own memory again (the array's values
+        are not copied into it) and the array is released."""
+        self._unbind("input", tensor_index)
+
+    def unbind_output(self, tensor_index):
+        """Output `tensor_index` has its own memory again; the array is released."""
+        self._unbind("output", tensor_index)
+
+    def _position(self, side, tensor_index, what):
+        positions = self._input_position if side == "input" else self._output_position
+        position = positions.get(tensor_index)
+        if position is None:
+            raise ValueError("Cannot %s: tensor %r is not an %s of the model (%ss: %s)"
+                             % (what, tensor_index, side, side, sorted(positions)))
+        return position
+
+    def _bind_host_buffer(self, side, tensor_index, array):
+        what = "bind %s host buffer" % side
+        self._require_allocated(what)
+        position = self._position(side, tensor_index, what)
+        detail = (self._inputs if side == "input" else self._outputs)[position]
+        label = "%s %d '%s'" % (side, tensor_index, detail["name"])
+        if not isinstance(array, np.ndarray):
+            raise TypeError("Cannot %s: %s needs a numpy.ndarray, got %s" % (what, label, type(array).__name__))
+        if array.dtype.type is not detail["dtype"] or not array.dtype.isnative:
+            raise ValueError("Cannot %s: %s is %s, got an array of %s"
+                             % (what, label, _type_name(detail["dtype"]), array.dtype))
+        shape = tuple(int(d) for d in detail["shape"])
+        if array.shape != shape:
+            raise ValueError("Cannot %s: %s has shape %s, got an array of shape %s" % (what, label, shape, array.shape))
+        if not array.flags.c_contiguous:
+            raise ValueError("Cannot %s: the array for %s must be C-contiguous (its memory is the tensor's; "
+                             "np.ascontiguousarray makes a copy to bind)" % (what, label))
+        if not array.flags.writeable:
+            raise ValueError("Cannot %s: the array for %s is read-only" % (what, label))
+        with self._lock:
+            self._impl.bind_host_buffer(side == "input", position, array)
+            self._bound[(side, position)] = array
+            if side == "input":
+                self._exposed_inputs.discard(position)
+            else:
+                self._output_values.pop(position, None)
+
+    def _unbind(self, side, tensor_index):
+        what = "unbind %s" % side
+        self._require_allocated(what)
+        position = self._position(side, tensor_index, what)
+        with self._lock:
+            self._impl.unbind(side == "input", position)
+            self._bound.pop((side, position), None)
+            if side == "output":
+                self._output_values.pop(position, None)
+
     def cancel(self):
         """Ends the invoke() running on another thread: it raises
         gldelegate.InvokeCancelledError, a RuntimeError ("invoke cancelled
@@ -510,16 +587,54 @@ class SignatureRunner:
         by_index = {d["index"]: d for d in self._interpreter.get_output_details()}
         return {name: by_index[index] for name, index in self._outputs.items() if index in by_index}
 
+    def _index(self, side, name):
+        names = self._inputs if side == "input" else self._outputs
+        if name not in names:
+            raise ValueError("Invalid %s name (%s) for SignatureDef (%ss: %s)" % (side, name, side, sorted(names)))
+        return names[name]
+
+    def bind_input_host_buffer(self, name, array):
+        """Input `name` lives in `array`'s memory (Interpreter.bind_input_host_buffer):
+        calls then leave it out. A KV cache stays resident when one array is
+        bound as input and output `name` of both the prefill and the decode
+        runner: each call updates it in place."""
+        self._interpreter.allocate_tensors()
+        self._interpreter.bind_input_host_buffer(self._index("input", name), array)
+
+    def bind_output_host_buffer(self, name, array):
+        """Output `name` is written into `array` by every call, which returns
+        that array itself under `name` (no copy)."""
+        self._interpreter.allocate_tensors()
+        self._interpreter.bind_output_host_buffer(self._index("output", name), array)
+
+    def unbind_input(self, name):
+        self._interpreter.unbind_input(self._index("input", name))
+
+    def unbind_output(self, name):
+        self._interpreter.unbind_output(self._index("output", name))
+
+    def _bound_array(self, side, index):
+        positions = self._interpreter._input_position if side == "input" else self._interpreter._output_position
+        return self._interpreter._bound.get((side, positions.get(index)))
+
     def __call__(self, **kwargs):
-        if len(kwargs) != len(self._inputs):
+        bound = {name for name, index in self._inputs.items() if self._bound_array("input", index) is not None}
+        wanted = len(self._inputs) - len(bound)
+        if len(kwargs) != wanted:
             raise ValueError(
-                "Invalid number of inputs provided for running a SignatureDef, expected %d vs provided %d"
-                % (len(self._inputs), len(kwargs))
+                "Invalid number of inputs provided for running a SignatureDef, expected %d vs provided %d%s"
+                % (wanted, len(kwargs), " (bound to host buffers: %s)" % sorted(bound) if bound else "")
             )
         self._interpreter.allocate_tensors()
         for name, value in kwargs.items():
-            if name not in self._inputs:
-                raise ValueError("Invalid Input name (%s) for SignatureDef (inputs: %s)" % (name, sorted(self._inputs)))
+            if name not in self._inputs or name in bound:
+                raise ValueError("Invalid Input name (%s) for SignatureDef (inputs: %s%s)"
+                                 % (name, sorted(set(self._inputs) - bound),
+                                    "; bound to host buffers: %s" % sorted(bound) if bound else ""))
             self._interpreter.set_tensor(self._inputs[name], value)
         self._interpreter.invoke()
-        return {name: self._interpreter.get_tensor(index) for name, index in self._outputs.items()}
+        outputs = {}
+        for name, index in self._outputs.items():
+            array = self._bound_array("output", index)
+            outputs[name] = array if array is not None else self._interpreter.get_tensor(index)
+        return outputs

@@ -273,6 +273,19 @@ struct PyInterpreter {
     std::lock_guard<std::mutex> lock(mutex);
     Check(interpreter->Invoke());
   }
+  // Input (output) `index` lives in `array`'s memory until unbound
+  // (BindInputHostBuffer): a state such as a KV cache bound as an input and
+  // an output is updated in place. gldelegate.Interpreter checks the array
+  // and keeps a reference to it while bound.
+  void bind_host_buffer(bool input, int index, Bytes array) {
+    std::lock_guard<std::mutex> lock(mutex);
+    Check(input ? interpreter->BindInputHostBuffer(index, array.data(), array.nbytes())
+                : interpreter->BindOutputHostBuffer(index, array.data(), array.nbytes()));
+  }
+  void unbind(bool input, int index) {
+    std::lock_guard<std::mutex> lock(mutex);
+    Check(input ? interpreter->UnbindInput(index) : interpreter->UnbindOutput(index));
+  }
 
   nb::dict report() const {
     const gld::InterpreterReport& r = interpreter->report();
@@ -395,6 +408,10 @@ NB_MODULE(_gldelegate, m) {
       .def("set_input", &PyInterpreter::set_input, nb::arg("index"), nb::arg("value"))
       .def("get_output", &PyInterpreter::get_output, nb::arg("index"), nb::arg("into"))
       .def("invoke", &PyInterpreter::invoke, nb::call_guard<nb::gil_scoped_release>())
+      // noconvert: a converted temporary would be bound, not the caller's array.
+      .def("bind_host_buffer", &PyInterpreter::bind_host_buffer, nb::arg("input"), nb::arg("index"),
+           nb::arg("array").noconvert())
+      .def("unbind", &PyInterpreter::unbind, nb::arg("input"), nb::arg("index"))
       .def(
           "resize_input",
           [](PyInterpreter& p, int index, const std::vector<int>& shape, bool strict) {

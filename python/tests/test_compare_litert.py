@@ -46,3 +46,21 @@ def test_bad_rounds_is_an_argument_error():
                           text=True)
     assert proc.returncode == 2
     assert "--rounds" in proc.stderr
+
+
+def test_signature_compares_a_decoders_decode_step(tmp_path):
+    """--signature=decode: LiteRT's signature runner against gld_benchmark
+    --signature=decode, the inputs by name, the outputs matched by name."""
+    model = REPO / "tests" / "data" / "decoders" / "litert_gen" / "model.tflite"
+    if not model.is_file():
+        pytest.skip("no decoder %s" % model)
+    report = tmp_path / "report.json"
+    proc = subprocess.run([sys.executable, str(TOOL), "--graph=" + str(model), "--backends=cpu", "--num_runs=3",
+                           "--signature=decode", "--json=" + str(report), "--gld_benchmark=" + gld_benchmark()],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "signature decode" in proc.stdout
+    runs = {r["runtime"]: r for r in json.loads(report.read_text())[0]["runs"]}
+    assert sorted(runs) == ["LiteRT", "gld cpu"]
+    assert "decode_logits_output" in runs["gld cpu"]["output_names"]
+    assert runs["gld cpu"]["max_rel_diff"] <= FP32_TOLERANCE

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/app_gl_context.h"
+#include "gldelegate/gldelegate.h"
 #include "gldelegate/gldelegate.hpp"
 #include "gldelegate/model_builder.hpp"
 
@@ -142,6 +143,48 @@ TEST(ResidentState, UnsafeHostAliasingIsRefused) {
     const Status part = interp->BindOutputHostBuffer(0, state.data() + 1, (state.size() - 1) * 4);
     EXPECT_EQ(part.code(), StatusCode::kInvalidArgument) << part.ToString();
   }
+}
+
+// The C API's host-buffer calls: the same state in place, errors by status.
+TEST(ResidentState, CApiHostBuffersAreUpdatedInPlace) {
+  ModelBuilder b;
+  auto model_bytes = [&] {
+    int state = b.AddInput("state", ElementType::kFloat32, {1, kN});
+    int pos = b.AddInput("pos", ElementType::kInt32, {2});
+    int update = b.AddConstantFloat("update", {1, 1}, {1.0f});
+    int out = b.AddTensor("state_out", ElementType::kFloat32, {1, kN});
+    EXPECT_TRUE(b.AddOp("DYNAMIC_UPDATE_SLICE", {state, update, pos}, {out}).ok());
+    b.SetOutputs({out});
+    return b.Finish();
+  }();
+  ASSERT_TRUE(model_bytes.ok()) << model_bytes.status().ToString();
+  GldModel* model = nullptr;
+  ASSERT_EQ(GldModelCreateFromBuffer(model_bytes->data(), model_bytes->size(), &model), GLD_OK);
+  GldOptions* options = GldOptionsCreate();
+  ASSERT_EQ(GldOptionsSetBackend(options, GLD_BACKEND_CPU), GLD_OK);
+  GldInterpreter* interp = nullptr;
+  ASSERT_EQ(GldInterpreterCreate(model, options, &interp), GLD_OK) << GldLastErrorMessage();
+  std::vector<float> state(kN, 0.0f);
+  EXPECT_EQ(GldInterpreterBindInputHostBuffer(interp, 0, state.data(), state.size() * 4), GLD_OK)
+      << GldLastErrorMessage();
+  EXPECT_EQ(GldInterpreterBindOutputHostBuffer(interp, 0, state.data(), state.size() * 4), GLD_OK)
+      << GldLastErrorMessage();
+  for (int p : {0, 3, 5}) {
+    const std::vector<int32_t> pos = {0, p};
+    ASSERT_EQ(GldInterpreterSetInput(interp, 1, pos.data(), pos.size() * 4), GLD_OK);
+    ASSERT_EQ(GldInterpreterInvoke(interp), GLD_OK) << GldLastErrorMessage();
+  }
+  EXPECT_EQ(state, kAfterThree);
+  EXPECT_EQ(GldInterpreterBindInputHostBuffer(interp, 0, nullptr, 4), GLD_INVALID_ARGUMENT);
+  EXPECT_EQ(GldInterpreterBindInputHostBuffer(nullptr, 0, state.data(), 4), GLD_INVALID_ARGUMENT);
+  EXPECT_EQ(GldInterpreterBindOutputHostBuffer(interp, 0, state.data(), 4), GLD_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(GldLastErrorMessage()).find("bytes"), std::string::npos) << GldLastErrorMessage();
+  EXPECT_EQ(GldInterpreterBindOutputHostBuffer(interp, 2, state.data(), state.size() * 4), GLD_OUT_OF_RANGE);
+  EXPECT_EQ(GldInterpreterUnbindInput(interp, 0), GLD_OK);
+  EXPECT_EQ(GldInterpreterUnbindOutput(interp, 0), GLD_OK);
+  GldInterpreterDelete(interp);
+  GldOptionsDelete(options);
+  GldModelDelete(model);
 }
 
 class ResidentStateGl : public ::testing::Test {

@@ -267,6 +267,24 @@ TEST_F(BenchmarkToolTest, InputFilesInAndOutputsOut) {
   }
 }
 
+// --signature=decode times a decoder's decode step; --resident_state binds
+// each KV cache input with its output to one host buffer, updated in place
+// by every run as a decode loop does.
+TEST_F(BenchmarkToolTest, DecodeSignatureWithResidentState) {
+  const std::string decoder = std::string(GLD_TEST_DATA_DIR) + "/decoders/litert_gen/model.tflite";
+  if (!fs::exists(decoder)) GTEST_SKIP() << "no " << decoder;
+  Result plain = Run("--graph=" + decoder + " --signature=decode --backend=cpu --num_runs=3");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.out.find("'decode_kv_cache_k_0' [1, 64, 2, 16] float32 random"), std::string::npos) << plain.out;
+  EXPECT_EQ(plain.out.find("Resident state"), std::string::npos) << plain.out;
+  Result resident = Run("--graph=" + decoder + " --signature=decode --backend=cpu --num_runs=3 --resident_state");
+  ASSERT_EQ(resident.exit_code, 0) << resident.err;
+  EXPECT_NE(resident.out.find("Resident state (signature 'decode'): 4 input/output pair(s)"), std::string::npos)
+      << resident.out;
+  EXPECT_NE(resident.out.find("count=3"), std::string::npos) << resident.out;
+  ExpectOneLineError(Run("--graph=" + model_ + " --num_runs=1 --resident_state"), "has no signatures");
+}
+
 TEST_F(BenchmarkToolTest, BadFlagsAreOneLineErrors) {
   ExpectOneLineError(Run("--graph=" + model_ + " --no_such_flag"), "--no_such_flag");
   ExpectOneLineError(Run("--num_runs=3"), "--graph");

@@ -350,6 +350,17 @@ GLD_EXPORT GldStatus GldInterpreterGetOutputGlBuffer(const GldInterpreter* inter
                                                      uint32_t* out_buffer);
 GLD_EXPORT GldStatus GldInterpreterUnbindInput(GldInterpreter* interpreter, int32_t index);
 GLD_EXPORT GldStatus GldInterpreterUnbindOutput(GldInterpreter* interpreter, int32_t index);
+/* ---- State kept across invokes (a decoder's KV cache;
+ * gld::Interpreter::BindInputHostBuffer in gldelegate.hpp says the rules) ----
+ * Input (output) `index` lives in the app's host memory `data`: exactly the
+ * tensor's bytes, aligned to its element size, alive while bound; any
+ * backend. One host buffer bound as an input and an output is a state the
+ * model updates in place (GLD_FAILED_PRECONDITION where that is unsafe).
+ * GldInterpreterUnbindInput / GldInterpreterUnbindOutput end it. */
+GLD_EXPORT GldStatus GldInterpreterBindInputHostBuffer(GldInterpreter* interpreter, int32_t index, void* data,
+                                                       size_t bytes);
+GLD_EXPORT GldStatus GldInterpreterBindOutputHostBuffer(GldInterpreter* interpreter, int32_t index, void* data,
+                                                        size_t bytes);
 /* Returns once the GPU work is submitted; `*out_fence` is a GLsync the app
  * waits on (glWaitSync / glClientWaitSync) and deletes (glDeleteSync). */
 GLD_EXPORT GldStatus GldInterpreterInvokeAsync(GldInterpreter* interpreter, void** out_fence);
