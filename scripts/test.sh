@@ -7,15 +7,17 @@
 # (both in the background, beside the next build); builds the unit tests
 # under AddressSanitizer + UBSan and runs them, and fuzzes the model loader, the .npy reader and the program cache
 # entry reader (clang, libFuzzer, ASan + UBSan) for 60 s each, the three at
-# once. This is what CI runs. At the end (also when a stage fails) a table
+# once; cross-builds for aarch64 and runs its tests under qemu (CI's sample
+# of the slowest families, scripts/test_cross.sh). This is what CI runs. At the end (also when a stage fails) a table
 # gives each stage's wall time and the CPU time of its commands.
 #   GLD_JOBS     parallel build jobs (default: nproc)
-#   GLD_SKIP_SANITIZE=1, GLD_SKIP_FUZZ=1, GLD_SKIP_PYTHON=1, GLD_SKIP_PACKAGES=1
-#       skip those stages
+#   GLD_SKIP_SANITIZE=1, GLD_SKIP_FUZZ=1, GLD_SKIP_PYTHON=1, GLD_SKIP_PACKAGES=1,
+#   GLD_SKIP_CROSS=1   skip those stages
 #   GLD_STAGES="..."   run only these stages (default: all), of
-#       deps build tests shaders minimum softpipe packages python sanbuild sanitize fuzz
-#       and, named only (not in the default list): cross, the aarch64 cross
-#       build and its tests under qemu (scripts/test_cross.sh aarch64)
+#       deps build tests shaders minimum softpipe packages python sanbuild sanitize fuzz cross
+#       (cross: the aarch64 target root, made in the background from the
+#       build stage on, then scripts/test_cross.sh aarch64 with
+#       GLD_CROSS_SAMPLE=ci unless set)
 #       (a stage needs the build tree of the stages before it: build makes
 #       build/, sanbuild the sanitizer builds of what sanitize and fuzz run,
 #       as far as they are listed)
@@ -25,11 +27,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${GLD_JOBS:-$(nproc)}
 fuzz_seconds=${GLD_FUZZ_SECONDS:-60}
-stages=" ${GLD_STAGES:-deps build tests shaders minimum softpipe packages python sanbuild sanitize fuzz} "
+stages=" ${GLD_STAGES:-deps build tests shaders minimum softpipe packages python sanbuild sanitize fuzz cross} "
 [ "${GLD_SKIP_PYTHON:-0}" = 1 ] && stages=${stages/ python / }
 [ "${GLD_SKIP_PACKAGES:-0}" = 1 ] && stages=${stages/ packages / }
 [ "${GLD_SKIP_SANITIZE:-0}" = 1 ] && stages=${stages/ sanitize / }
 [ "${GLD_SKIP_FUZZ:-0}" = 1 ] && stages=${stages/ fuzz / }
+[ "${GLD_SKIP_CROSS:-0}" = 1 ] && stages=${stages/ cross / }
 want() { [[ $stages == *" $1 "* ]]; }
 
 # ---- Stage timing: wall seconds and CPU seconds (user + system of the
@@ -101,6 +104,12 @@ wait_bg() {
 if want deps; then
   stage "dependencies"
   ./scripts/install_deps.sh
+fi
+
+# The aarch64 target root (host cross packages, the arm64 packages fetched
+# and unpacked: network and dpkg, little CPU) beside the builds.
+if want cross; then
+  start_bg "aarch64 target root" ./scripts/make_target_root.sh aarch64
 fi
 
 if want build; then
@@ -251,8 +260,9 @@ if want fuzz; then
 fi
 
 if want cross; then
-  stage "aarch64 cross build and tests under qemu (scripts/test_cross.sh aarch64)"
-  GLD_JOBS=$jobs ./scripts/test_cross.sh aarch64
+  stage "aarch64 cross build and tests under qemu (scripts/test_cross.sh aarch64, sample ${GLD_CROSS_SAMPLE:-ci})"
+  wait_bg "aarch64 target root"
+  GLD_JOBS=$jobs GLD_CROSS_SAMPLE=${GLD_CROSS_SAMPLE:-ci} ./scripts/test_cross.sh aarch64
 fi
 
 stage "done"

@@ -212,6 +212,39 @@ void CheckStepTransfers(const std::string& name, Runner& r, Cache cache, size_t 
   EXPECT_EQ(st.downloaded_bytes, logits) << name << " decode step " << step << ": more than the logits came back";
 }
 
+// The trace of the decode steps (Options::enable_trace) shows it too: no
+// transfer event of a GL segment moves a cache's worth of bytes, each
+// download is at most the logits.
+void CheckTraceTransfers(const std::string& name, Runner& r, size_t steps) {
+  uint64_t cache_bytes = 0;
+  for (const auto& [n, i] : r.in) {
+    if (IsCache(n)) cache_bytes = std::max<uint64_t>(cache_bytes, r.interp->inputs()[static_cast<size_t>(i)].bytes);
+  }
+  const uint64_t logits = r.interp->outputs()[static_cast<size_t>(r.out.at("logits"))].bytes;
+  size_t uploads = 0, downloads = 0;
+  double most_up = 0, most_down = 0;
+  for (const TraceEvent& e : r.interp->trace()) {
+    if (e.category != "transfer") continue;
+    const auto bytes = std::find_if(e.args.begin(), e.args.end(), [](const TraceArg& a) { return a.name == "bytes"; });
+    ASSERT_NE(bytes, e.args.end()) << e.name;
+    const bool up = e.name.size() >= 6 && e.name.compare(e.name.size() - 6, 6, "upload") == 0;
+    (up ? uploads : downloads) += 1;
+    (up ? most_up : most_down) = std::max(up ? most_up : most_down, bytes->number);
+    if (up) {
+      EXPECT_LT(bytes->number, static_cast<double>(cache_bytes) / 64) << name << ": " << e.name << " in the trace";
+    } else {
+      EXPECT_LE(bytes->number, static_cast<double>(logits)) << name << ": " << e.name << " in the trace";
+    }
+  }
+  // Every step's but the first: a segment's first run is not timed, so not
+  // traced (GlSegment::CollectDispatchTimes).
+  EXPECT_GE(uploads + 1, steps) << name << ": the trace holds fewer upload events than decode steps";
+  EXPECT_GE(downloads + 1, steps) << name << ": the trace holds fewer download events than decode steps";
+  std::printf("[ measure  ] %s gl decode trace, caches resident: %zu upload events (at most %.0f bytes), %zu "
+              "download events (at most %.0f bytes; a cache is %llu)\n",
+              name.c_str(), uploads, most_up, downloads, most_down, static_cast<unsigned long long>(cache_bytes));
+}
+
 void RunDecoder(const std::string& name, Backend backend, Cache cache = Cache::kCopied) {
   const std::string dir = DecodersDir() + "/" + name;
   auto model = Model::FromFile(dir + "/model.tflite");
@@ -237,6 +270,7 @@ void RunDecoder(const std::string& name, Backend backend, Cache cache = Cache::k
     app = std::make_unique<AppContext>();
     ASSERT_TRUE(app->ready()) << "cannot make the app's OpenGL ES 3.1 context on the surfaceless platform";
     options.context = ContextMode::kCurrent;
+    options.enable_trace = true;
     caches.app = app.get();
   }
   Runner prefill = MakeRunner(**model, "prefill", options);
@@ -274,6 +308,7 @@ void RunDecoder(const std::string& name, Backend backend, Cache cache = Cache::k
     tokens.push_back(Argmax(logits));
     last = &decode;
   }
+  if (cache == Cache::kResident && backend != Backend::kCpu) CheckTraceTransfers(name, decode, steps);
   std::printf("[ measure  ] %s %s, caches %s: logits max rel error %.3g over %zu steps\n", name.c_str(),
               backend == Backend::kCpu ? "cpu" : "gl", cache == Cache::kResident ? "resident" : "copied", worst,
               steps + 1);
