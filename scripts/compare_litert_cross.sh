@@ -10,7 +10,12 @@
 #                        scripts/test_cross.sh aarch64 makes it)
 #   GLD_CROSS_ALSO       more builds for compare_litert.py --also, as NAME=DIR (space-separated;
 #                        e.g. "scalar=build-cross-arm64-scalar": a build with -DGLD_SCALAR_KERNELS=ON)
-#   QEMU_CPU             the emulated CPU (qemu's default: max, with dot product)
+#   QEMU_CPU             the emulated CPU (default cortex-a76, Raspberry Pi 5's: dot
+#                        product, fp16; cortex-a72 is the Pi 4's). Not qemu's default
+#                        "max": there LiteRT's aarch64 wheel gives other integers
+#                        than on x86 (MobileNetV2 int8: 8.5% equal, 169 steps apart;
+#                        equal on cortex-a72 and -a76), an emulation fault of the
+#                        newer extensions "max" adds that it uses.
 # The root (scripts/make_target_root.sh with python3) lies under
 # $GLD_TARGET_ROOTS/bench (default /work/roots/bench); the wheels are
 # downloaded by the host's pip for manylinux aarch64 and installed in a venv
@@ -31,6 +36,8 @@ for a in ${GLD_CROSS_ALSO:-}; do
   also+=("--also=${a%%=*}=$src/${a#*=}/tools/gld_benchmark")
 done
 shared=$(realpath -m "$src/../shared")
+export QEMU_CPU=${QEMU_CPU:-cortex-a76}
+echo "compare_litert_cross: QEMU_CPU=$QEMU_CPU" >&2
 unshare --mount --propagation private bash -s "$root" "$src" "$shared" "$litert_version" \
   "$src/$build/tools/gld_benchmark" "${also[@]}" "$@" <<'EOF'
 set -euo pipefail
@@ -41,6 +48,12 @@ bind "$src" "$src"
 [ -d "$shared" ] && bind "$shared" "$shared"
 bind /dev /dev
 mount -t proc proc "$root/proc"
+# Not the host's sysfs: cpuinfo (in LiteRT's XNNPACK and in Debian's)
+# reads the CPU list there, and the host's x86 topology crashed LiteRT's.
+# The processor list alone, as the host's, in a tmpfs of its own.
+mount -t tmpfs tmpfs "$root/sys"
+mkdir -p "$root/sys/devices/system/cpu"
+for f in possible present online; do cat "/sys/devices/system/cpu/$f" >"$root/sys/devices/system/cpu/$f"; done
 mount -t tmpfs tmpfs "$root/tmp"
 if ! chroot "$root" /opt/litert/bin/python -c "import ai_edge_litert, numpy" 2>/dev/null; then
   echo "compare_litert_cross: LiteRT $litert_version's aarch64 wheel into $root/opt/litert" >&2
