@@ -158,7 +158,7 @@ bool MayMove(const Graph& graph, const Node& node) {
 }
 
 // The GPU holds an int32 tensor as float(x), exact only for the values its
-// GPU readers take (gl::Int32ReadersBound). A GPU node whose int32 output is
+// GPU readers take (gl::CheckInt32OnGpu). A GPU node whose int32 output is
 // read on the CPU or is a graph output would hand back rounded values, so it
 // runs on the CPU too; repeated until no such node is left (moving one may
 // expose the int32 input it read from another GPU node).

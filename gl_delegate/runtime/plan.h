@@ -41,7 +41,8 @@ constexpr size_t kMaxEpilogueNodes = 4;
 std::vector<CpuEpilogueChain> PlanCpuEpilogues(const Graph& graph, const Partition& partition);
 
 // CPU elementwise nodes at the input edge (before the first GPU node in
-// Partition::order: BERT's int32 id wrap, ids < 0 ? ids + vocab : ids) that
+// Partition::order: BERT's int32 id wrap, ids < 0 ? ids + vocab : ids, where
+// the vocabulary is beyond fp16's exact integers) that
 // run as one step, block by block (CpuGroupStep), instead of one step and
 // one pass over memory per node. A group is a run of at least two nodes,
 // consecutive in the run order, each an elementwise op (the elementwise

@@ -88,6 +88,7 @@ Status InferShapesAndFold(Graph& graph, std::vector<uint8_t>* dynamic, PassLog& 
 // Rank-5/6 tensors down to rank <= 4 (rank_rewrite.h).
 Status TransposeToRank4(Graph& graph, PassLog& log);
 Status SliceToRank4(Graph& graph, PassLog& log);
+Status ConcatGatherNdToRank4(Graph& graph, PassLog& log);
 Status FullyConnectedToRank4(Graph& graph, PassLog& log);
 Status MergeReshapes(Graph& graph, PassLog& log);
 // Transformer patterns (fuse_layer_norm.cc).

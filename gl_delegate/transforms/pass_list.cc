@@ -18,6 +18,7 @@ const std::vector<Pass>& DefaultPasses() {
       // Rank-5/6 chains as rank <= 4 ones (PyTorch's reshape/permute idioms).
       {"transpose_to_rank4", TransposeToRank4},
       {"slice_to_rank4", SliceToRank4},
+      {"concat_gather_nd_to_rank4", ConcatGatherNdToRank4},
       {"fully_connected_to_rank4", FullyConnectedToRank4},
       {"merge_reshapes", MergeReshapes},
       {"remove_noops", RemoveNoops},

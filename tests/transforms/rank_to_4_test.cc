@@ -260,5 +260,43 @@ TEST(FullyConnectedToRank4, RowsOfARank6View) {
   EXPECT_EQ(g.nodes.size(), 3u);
 }
 
+
+// grid_sample's gather: [1, 2, 3, 4, 1] index columns (a constant row id, a
+// column from the input) concatenated on the last axis into rank-5 indices
+// of a GATHER_ND on [2, 4]; after concat_gather_nd_to_rank4 and
+// merge_reshapes no inner tensor is above rank 4.
+TEST(ConcatGatherNdToRank4, GridSampleIndices) {
+  Graph g;
+  const int params = AddTensor(g, "params", {2, 4});
+  const int y = AddTensor(g, "y", {1, 2, 3, 4});
+  const int shifted = AddTensor(g, "shifted", {1, 2, 3, 4});
+  AddNode(g, OpType::kAdd, {y, AddConstant<float>(g, "two", {}, DataType::kFloat32, {2.f})}, {shifted});
+  const int floored = AddTensor(g, "floored", {1, 2, 3, 4});
+  AddNode(g, OpType::kFloor, {shifted}, {floored});
+  const int cols = AddTensor(g, "cols", {1, 2, 3, 4}, DataType::kInt32);
+  AddNode(g, OpType::kCast, {floored}, {cols});
+  std::vector<int32_t> row_ids(24);
+  for (size_t i = 0; i < row_ids.size(); ++i) row_ids[i] = static_cast<int32_t>(i % 2);
+  const int rows = AddConstant<int32_t>(g, "rows", {1, 2, 3, 4, 1}, DataType::kInt32, row_ids);
+  const int col5 = AddTensor(g, "col5", {1, 2, 3, 4, 1}, DataType::kInt32);
+  AddNode(g, OpType::kReshape,
+          {cols, AddConstant<int32_t>(g, "s5", {5}, DataType::kInt32, {1, 2, 3, 4, 1})}, {col5});
+  const int indices = AddTensor(g, "indices", {1, 2, 3, 4, 2}, DataType::kInt32);
+  ConcatenationAttributes c;
+  c.axis = -1;
+  AddNode(g, OpType::kConcatenation, {rows, col5}, {indices}, -1, c);
+  const int out = AddTensor(g, "out", {1, 2, 3, 4});
+  AddNode(g, OpType::kGatherNd, {params, indices}, {out});
+  g.inputs = {params, y};
+  g.outputs = {out};
+  PassLog log;
+  ExpectSameOutputs(g, [&](Graph& graph) {
+    ASSERT_TRUE(ConcatGatherNdToRank4(graph, log).ok());
+    ASSERT_TRUE(MergeReshapes(graph, log).ok());
+  });
+  EXPECT_LE(MaxInnerRank(g), 4u);
+  EXPECT_GE(log.lines.size(), 2u);
+}
+
 }  // namespace
 }  // namespace gld

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "gl/codegen/elementwise_table.h"
+#include "gl/codegen/int32_need.h"
 #include "util/half.h"
 
 namespace gld::gl {
@@ -106,6 +107,13 @@ StatusOr<Bhwc> OpBuildContext::GpuShape(int tensor, bool allow_quantized) const 
   const Tensor& t = graph_.tensors[static_cast<size_t>(tensor)];
   bool type_ok = t.type == DataType::kFloat32 || t.type == DataType::kBool ||
                  (t.is_constant && t.type == DataType::kFloat16);
+  if (t.type == DataType::kInt32) {  // held as floats where its readers need it exact over a range that fits
+    const bool writes = std::find(node().outputs.begin(), node().outputs.end(), tensor) != node().outputs.end();
+    type_ok = !writes || WritesInt32OnGpu(graph_, node_index_, tensor);
+    if (type_ok) {
+      if (Status s = CheckInt32OnGpu(graph_, tensor, precision_); !s.ok()) return Unsupported(s.message());
+    }
+  }
   if (allow_quantized) {
     type_ok = type_ok || t.type == DataType::kInt8 || t.type == DataType::kUInt8 ||
               (t.type == DataType::kInt16 && precision_ == Precision::kFp32);
@@ -142,7 +150,7 @@ StatusOr<Bhwc> OpBuildContext::IndexShape(int tensor, int64_t bound) const {
     return Unsupported(std::string(DataTypeName(t.type)) + " index tensor '" + t.name +
                        "' (the GPU path takes int32 indices, or int64 constants)");
   }
-  const int64_t exact = precision_ == Precision::kFp32 ? (int64_t{1} << 24) : 2048;
+  const int64_t exact = ExactIntegerLimit(precision_);
   if (bound > exact) {
     return Unsupported("indices '" + t.name + "' range over " + std::to_string(bound) + " values; " +
                        PrecisionName(precision_) + " storage holds integers exactly only up to " +
@@ -156,80 +164,6 @@ StatusOr<Bhwc> OpBuildContext::IndexShape(int tensor, int64_t bound) const {
     if (d <= 0) return Unsupported("tensor '" + t.name + "' has shape " + ShapeToString(t.shape));
   }
   return ToBhwc(t.shape);
-}
-
-namespace {
-
-// The size of the axis a GATHER node picks along; -1 when its attributes or
-// params shape do not say.
-int64_t GatherAxisSize(const Graph& graph, const Node& node) {
-  if (node.inputs.empty() || node.inputs[0] < 0 || static_cast<size_t>(node.inputs[0]) >= graph.tensors.size()) {
-    return -1;
-  }
-  const Shape& params = graph.tensors[static_cast<size_t>(node.inputs[0])].shape;
-  int64_t axis = 0;
-  if (const auto* a = std::get_if<AxisAttributes>(&node.attributes)) axis = a->axis;
-  if (axis < 0) axis += static_cast<int64_t>(params.size());
-  if (axis < 0 || axis >= static_cast<int64_t>(params.size())) return -1;
-  return params[static_cast<size_t>(axis)];
-}
-
-// Dimension `dim` of the node's input `input`; -1 when it has none.
-int64_t TensorDim(const Graph& graph, const Node& node, size_t input, int dim) {
-  if (node.inputs.size() <= input) return -1;
-  const int t = node.inputs[input];
-  if (t < 0 || static_cast<size_t>(t) >= graph.tensors.size()) return -1;
-  const Shape& s = graph.tensors[static_cast<size_t>(t)].shape;
-  return dim < static_cast<int>(s.size()) ? s[static_cast<size_t>(dim)] : -1;
-}
-
-StatusOr<int64_t> Int32ReadersBoundAt(const Graph& graph, int tensor, int depth) {
-  const Tensor& t = graph.tensors[static_cast<size_t>(tensor)];
-  if (graph.IsGraphOutput(tensor)) {
-    return UnimplementedError("int32 tensor '" + t.name + "' is a graph output (the GPU holds int32 as floats)");
-  }
-  int64_t bound = 1;
-  for (size_t reader : graph.Consumers(tensor)) {
-    const Node& node = graph.nodes[reader];
-    const int out = node.outputs.empty() ? kNoTensor : node.outputs[0];
-    const DataType out_type = out < 0 ? DataType::kUnknown : graph.tensors[static_cast<size_t>(out)].type;
-    const bool first = !node.inputs.empty() && node.inputs[0] == tensor;
-    const bool second = node.inputs.size() > 1 && node.inputs[1] == tensor;
-    int64_t need = -1;
-    const bool to_float_or_bool = out_type == DataType::kFloat32 || out_type == DataType::kBool;
-    if (node.op == OpType::kCast && first && node.inputs.size() == 1 && to_float_or_bool) {
-      need = 1;
-    } else if (node.op == OpType::kGather && second && !first) {
-      need = GatherAxisSize(graph, node);
-    } else if (node.op == OpType::kEmbeddingLookup && first && !second) {
-      need = TensorDim(graph, node, 1, 0);
-    } else if (node.op == OpType::kGatherNd && second && !first) {
-      for (int d = 0; d < 4; ++d) need = std::max(need, TensorDim(graph, node, 0, d));
-    } else if (node.op == OpType::kDynamicUpdateSlice && node.inputs.size() == 3 && node.inputs[2] == tensor &&
-               !first && !second) {
-      for (int d = 0; d < 4; ++d) need = std::max(need, TensorDim(graph, node, 0, d));  // clamped in the shader
-    } else if (node.op == OpType::kStablehloScatter && node.inputs.size() == 3 && second && !first &&
-               node.inputs[2] != tensor) {
-      for (int d = 0; d < 4; ++d) need = std::max(need, TensorDim(graph, node, 0, d));  // others are skipped
-    } else if (node.op == OpType::kReshape && first && !second && out_type == DataType::kInt32 && depth < 8) {
-      GLD_ASSIGN_OR_RETURN(need, Int32ReadersBoundAt(graph, out, depth + 1));
-    }
-    if (need < 0) {
-      return UnimplementedError("int32 tensor '" + t.name + "' is read by " + graph.NodeLabel(reader) +
-                                ", which does not take int32 values held as floats");
-    }
-    bound = std::max(bound, need);
-  }
-  return bound;
-}
-
-}  // namespace
-
-StatusOr<int64_t> Int32ReadersBound(const Graph& graph, int tensor) {
-  if (tensor < 0 || static_cast<size_t>(tensor) >= graph.tensors.size()) {
-    return InvalidArgumentError("missing tensor (index " + std::to_string(tensor) + ")");
-  }
-  return Int32ReadersBoundAt(graph, tensor, 0);
 }
 
 StatusOr<Bhwc> OpBuildContext::InputShape(size_t i) const {

@@ -101,7 +101,10 @@ class OpBuildContext {
   // The BHWC view of a tensor that lives on the GPU (an activation, or a
   // constant used as one): checks type (float32, or `allow_quantized` int8 /
   // uint8 / int16 for the quantize ops), rank <= 4, known and non-empty shape.
-  // Bool tensors are GPU tensors too, held as 0.0 / 1.0.
+  // Bool tensors are GPU tensors too, held as 0.0 / 1.0; int32 tensors as
+  // float(x), where the node may write int32 (WritesInt32OnGpu) and the
+  // readers need the values exact over a range the storage holds
+  // (CheckInt32OnGpu, gl/codegen/int32_need.h).
   StatusOr<Bhwc> GpuShape(int tensor, bool allow_quantized = false) const;
   // An index tensor on the GPU (int32, or an int64 constant), held as floats:
   // exact for the values a reader accepts, [0, bound), only while bound fits
@@ -133,16 +136,6 @@ class OpBuildContext {
   bool dry_run_;
   std::vector<ConstantBuffer> constants_;
 };
-
-// How many values of int32 tensor `tensor` its readers need exact when the
-// GPU holds it as float(x) (OpBuildContext::IndexShape's bound): CAST to
-// float32 or bool reads any value (storage rounds float(x) as it rounds the
-// cast's result, and float(x) is 0 only for 0), so 1; GATHER's indices the gathered axis' size; a RESHAPE moving
-// it what its own output's readers need (the largest bound over all
-// readers). Unimplemented, naming the reader, when the tensor is a graph
-// output or a reader is anything else: an int32 value leaving the GPU as
-// such would come back rounded to the storage.
-StatusOr<int64_t> Int32ReadersBound(const Graph& graph, int tensor);
 
 using GlBuildFn = Status (*)(OpBuildContext& ctx, std::vector<Dispatch>* out);
 

@@ -89,23 +89,16 @@ Status BuildConcatenation(OpBuildContext& ctx, std::vector<Dispatch>* out) {
 
 // RESHAPE moves values: an int32 tensor (an attention mask on its way to a
 // CAST, ids on their way to a GATHER) moves as the floats the GPU holds it
-// in, exact as far as the readers of its output need (Int32ReadersBound).
+// in, exact as far as the readers of its output need (GpuShape).
 Status BuildReshape(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   GLD_RETURN_IF_ERROR(NeedIo(ctx, 1, 1));
-  Bhwc in, o;
   const Tensor* x = ctx.input(0);
-  if (x != nullptr && x->type == DataType::kInt32) {
-    const int y = ctx.output_index(0);
-    if (y < 0 || ctx.graph().tensors[static_cast<size_t>(y)].type != DataType::kInt32) {
-      return ctx.Invalid("int32 input '" + x->name + "' with an output of another type");
-    }
-    GLD_ASSIGN_OR_RETURN(int64_t bound, Int32ReadersBound(ctx.graph(), y));
-    GLD_ASSIGN_OR_RETURN(in, ctx.IndexShape(ctx.input_index(0), bound));
-    GLD_ASSIGN_OR_RETURN(o, ctx.IndexShape(y, bound));
-  } else {
-    GLD_ASSIGN_OR_RETURN(in, ctx.InputShape(0));
-    GLD_ASSIGN_OR_RETURN(o, ctx.OutputShape(0));
+  const int y = ctx.output_index(0);
+  if (x != nullptr && y >= 0 && (x->type == DataType::kInt32) != (ctx.graph().tensors[static_cast<size_t>(y)].type == DataType::kInt32)) {
+    return ctx.Invalid("int32 and other types on either side of a RESHAPE");
   }
+  GLD_ASSIGN_OR_RETURN(Bhwc in, ctx.InputShape(0));
+  GLD_ASSIGN_OR_RETURN(Bhwc o, ctx.OutputShape(0));
   if (in.elements() != o.elements()) {
     return ctx.Invalid("input " + in.ToString() + " and output " + o.ToString() + " differ in size");
   }

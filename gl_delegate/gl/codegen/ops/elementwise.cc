@@ -19,16 +19,18 @@ const ElementwiseGlRow* LookUp(const Node& node) {
   return FindElementwiseGlRow(node.op, gelu != nullptr && gelu->approximate);
 }
 
-// CAST's row: float32, bool or int32 in, float32 or bool out; nullptr for
-// other types.
+// CAST's row: float32, bool or int32 in, float32 or bool out, or float32 or
+// bool to int32 (trunc: the float an int32 is held as); nullptr for other
+// types.
 const ElementwiseGlRow* CastRow(OpBuildContext& ctx) {
   const Tensor* in = ctx.input(0);
   const int out = ctx.output_index(0);
   if (in == nullptr || out < 0) return nullptr;
   const DataType to = ctx.graph().tensors[static_cast<size_t>(out)].type;
   const bool from_ok = in->type == DataType::kFloat32 || in->type == DataType::kBool || in->type == DataType::kInt32;
-  if (!from_ok || (to != DataType::kFloat32 && to != DataType::kBool)) return nullptr;
-  const char* code = to == DataType::kBool ? "OP_CAST_TO_BOOL" : "OP_CAST";
+  const bool to_int = to == DataType::kInt32 && in->type != DataType::kInt32;
+  if (!from_ok || (to != DataType::kFloat32 && to != DataType::kBool && !to_int)) return nullptr;
+  const char* code = to == DataType::kBool ? "OP_CAST_TO_BOOL" : to_int ? "OP_CAST_TO_INT" : "OP_CAST";
   for (const ElementwiseGlRow& r : ElementwiseGlRows()) {
     if (r.op == OpType::kCast && std::string(r.code) == code) return &r;
   }
@@ -40,9 +42,7 @@ Status BindOperand(OpBuildContext& ctx, size_t input, const char* shape_name,
                    const char* map_name, Dispatch& d) {
   const Tensor* t = ctx.input(input);
   const Tensor& out = ctx.graph().tensors[static_cast<size_t>(ctx.output_index(0))];
-  // CAST's int32 input: float(x) on the GPU is what the CPU's cast gives.
-  const bool int_cast = ctx.node().op == OpType::kCast && t != nullptr && t->type == DataType::kInt32;
-  GLD_ASSIGN_OR_RETURN(Bhwc stored, int_cast ? ctx.IndexShape(ctx.input_index(input), 1) : ctx.InputShape(input));
+  GLD_ASSIGN_OR_RETURN(Bhwc stored, ctx.InputShape(input));
   std::array<int, 3> map;
   std::string why;
   if (!MakeBroadcastMap(t->shape, out.shape, &map, &why)) {
@@ -60,7 +60,7 @@ Status BuildElementwise(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   const Node& node = ctx.node();
   const ElementwiseGlRow* op = node.op == OpType::kCast ? CastRow(ctx) : LookUp(node);
   if (op == nullptr && node.op == OpType::kCast) {
-    return ctx.Unsupported("the GPU path casts float32, bool or int32 to float32 or bool");
+    return ctx.Unsupported("the GPU path casts float32, bool or int32 to float32 or bool, and float32 or bool to int32");
   }
   if (op == nullptr) return UnimplementedError(std::string("op ") + ctx.op_name() + " has no GL kernel");
   const size_t want_inputs = op->binary ? 2 : 1;
