@@ -64,6 +64,7 @@ int QC8Requantize(int64_t acc, float in_scale, float w_scale, float out_scale, i
 }
 
 TEST(IntegerKernels, Conv2dPerChannelInt8WithRelu6AndPadding) {
+  const cpu::ScopedOwnInt8Gemm own(true);  // the ARM tiles too, off by default there
   OpTest t;
   const Shape in_shape{1, 7, 6, 5};
   const int oc = 4, kh = 3, kw = 3, ic = 5;
@@ -124,6 +125,7 @@ TEST(IntegerKernels, Conv2dPerChannelInt8WithRelu6AndPadding) {
 }
 
 TEST(IntegerKernels, PointwiseConvAndFullyConnectedInt8MatchQC8Exactly) {
+  const cpu::ScopedOwnInt8Gemm own(true);  // the ARM tiles too, off by default there
   for (bool fully_connected : {false, true}) {
     OpTest t;
     const int rows = 15, k = 13, n = 37;  // neither a multiple of the GEMM's tiles
@@ -531,6 +533,7 @@ TEST(IntegerKernels, RefusesWhatTheyDoNotTake) {
 // clamp before rounding); and any cut of the items (row blocks times
 // panels) into consecutive runs gives the bytes of one call over every row.
 TEST(IntegerKernels, Int8GemmItemsMatchAPlainGemmInAnyRuns) {
+  const cpu::ScopedOwnInt8Gemm own(true);  // the ARM tiles too, off by default there
   if (!cpu::HasInt8Gemm()) GTEST_SKIP() << "no int8 GEMM form here (AVX-512 VNNI or AArch64 NEON)";
   struct Case {
     int64_t rows, k, n;

@@ -1,6 +1,7 @@
 #include "cpu_kernels/micro/int8_gemm/int8_gemm.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -12,12 +13,24 @@
 namespace gld::cpu {
 
 
-bool HasInt8Gemm() {
-#if defined(GLD_INT8_GEMM_X86)
-  return HostCpuFeatures().avx512vnni;
-#elif defined(GLD_INT8_GEMM_NEON)
-  return HostCpuFeatures().neon;
+namespace {
+#ifdef GLD_INT8_GEMM_NEON
+std::atomic<bool> g_own_enabled{false};  // SetOwnInt8GemmEnabled: see int8_gemm.h
 #else
+std::atomic<bool> g_own_enabled{true};
+#endif
+}  // namespace
+
+bool SetOwnInt8GemmEnabled(bool enabled) { return g_own_enabled.exchange(enabled); }
+
+bool HasInt8Gemm() {
+  const bool on = g_own_enabled.load(std::memory_order_relaxed);
+#if defined(GLD_INT8_GEMM_X86)
+  return on && HostCpuFeatures().avx512vnni;
+#elif defined(GLD_INT8_GEMM_NEON)
+  return on && HostCpuFeatures().neon;
+#else
+  (void)on;
   return false;
 #endif
 }

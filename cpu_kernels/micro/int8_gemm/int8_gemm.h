@@ -22,8 +22,26 @@
 namespace gld::cpu {
 
 // Where the int8 GEMM runs: the CPU has AVX-512 VNNI and BW and the OS saves
-// their state, or is AArch64 (NEON).
+// their state, or is AArch64 (NEON) and the ARM tiles are turned on.
 bool HasInt8Gemm();
+
+// Turns the own GEMM on or off for the prepares that follow, in the whole
+// process; returns the previous setting. On by default where its x86 form
+// is compiled; off where its ARM form is: under qemu (Cortex-A76, one
+// thread) the int8 networks ran at 1.08-1.22x LiteRT's median with the ARM
+// tiles and at 1.00-1.05x with XNNPACK's QC8 operators (docs/ARM.md), so
+// XNNPACK takes those layers on ARM. The tests turn it on there.
+bool SetOwnInt8GemmEnabled(bool enabled);
+class ScopedOwnInt8Gemm {
+ public:
+  explicit ScopedOwnInt8Gemm(bool enabled) : previous_(SetOwnInt8GemmEnabled(enabled)) {}
+  ~ScopedOwnInt8Gemm() { SetOwnInt8GemmEnabled(previous_); }
+  ScopedOwnInt8Gemm(const ScopedOwnInt8Gemm&) = delete;
+  ScopedOwnInt8Gemm& operator=(const ScopedOwnInt8Gemm&) = delete;
+
+ private:
+  bool previous_;
+};
 
 // The form of the tiles this build compiled (the packing's layout follows
 // it: variants.h's PanelLane and kInputBias), whichever the CPU runs.
