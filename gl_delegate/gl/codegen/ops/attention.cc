@@ -18,6 +18,8 @@ constexpr int32_t kMaxHeadSize = 256;  // MAX_SLICES vec4 accumulators in the te
 Status BuildAttention(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   const auto* attrs = std::get_if<AttentionAttributes>(&ctx.node().attributes);
   if (attrs == nullptr) return ctx.Invalid("missing AttentionAttributes");
+  GLD_RETURN_IF_ERROR(NeedIo(ctx, 3, 1));
+  if (ctx.num_inputs() > 4) return ctx.Invalid("takes q, k, v and a mask");
   const bool has_mask = ctx.num_inputs() == 4 && ctx.input_index(3) != kNoTensor;
   GLD_ASSIGN_OR_RETURN(Bhwc q, ctx.InputShape(0));
   GLD_ASSIGN_OR_RETURN(Bhwc k, ctx.InputShape(1));
@@ -33,8 +35,11 @@ Status BuildAttention(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   if (q.c > kMaxHeadSize) return ctx.Unsupported("heads of " + std::to_string(q.c) + " values (at most 256)");
   Bhwc m = q;
   if (has_mask) {
-    if (ctx.input(3)->shape.size() != 4) return ctx.Unsupported("a mask of rank other than 4");
     GLD_ASSIGN_OR_RETURN(m, ctx.InputShape(3));
+    if (ctx.input(3)->shape.size() != 4) return ctx.Unsupported("a mask of rank other than 4");
+    if ((m.b != 1 && m.b != q.b) || (m.h != 1 && m.h != q.w) || (m.w != 1 && m.w != q.h) || (m.c != 1 && m.c != k.h)) {
+      return ctx.Invalid("mask " + m.ToString() + " does not broadcast to [B, N, T, S]");
+    }
   }
   Dispatch d;
   d.shader.template_name = "attention.comp";
