@@ -1,11 +1,12 @@
-// layer_norm.comp: GLD_LAYER_NORM over the channel (last) axis. One
+// layer_norm.comp: GLD_LAYER_NORM over the channel (last) axis (RMS 1:
+// GLD_RMS_NORM, out = x * rsqrt(mean(x * x) + epsilon) * gamma). One
 // invocation per row: the mean and variance in one pass (sums of x - x0 and
 // its squares, x0 the row's first value, in highp), then
 //   s = rsqrt(variance + epsilon) * gamma,  out = x * s + (beta - mean * s),
 // and the fused epilogue.
 // Grid: (W, H, B).
 //
-// Bindings: 0 output, 1 input, 2 gamma, 3 beta (vec4 per slice).
+// Bindings: 0 output, 1 input, 2 gamma, 3 beta (vec4 per slice; RMS: gamma).
 // Uniforms: u_shape (input = output), u_epsilon.
 
 layout(std430, binding = 0) writeonly restrict buffer Output { STORAGE data[]; } out_t;
@@ -21,6 +22,19 @@ void main() {
   GRID_GUARD(gid);
   int slices = slices_of(u_shape);
   int b = gid.z;
+#if RMS
+  highp float sq = 0.0;  // highp: sums stay fp32 under GLD_MEDIUMP
+  for (int s = 0; s < slices; ++s) {
+    highp vec4 d = mask_lanes(LOAD(in_t.data[phwc4_index(u_shape, b, gid.y, gid.x, s)]), s, u_shape.w);
+    sq += dot(d, d);
+  }
+  highp float r = inversesqrt(sq / float(u_shape.w) + u_epsilon);
+  for (int s = 0; s < slices; ++s) {
+    int i = phwc4_index(u_shape, b, gid.y, gid.x, s);
+    highp vec4 v = LOAD(in_t.data[i]) * r * LOAD(gamma_t.data[s]);
+    out_t.data[i] = PACK(finish_output(v, ivec4(b, gid.y, gid.x, s), u_shape.w));
+  }
+#else
   highp float x0 = LOAD(in_t.data[phwc4_index(u_shape, b, gid.y, gid.x, 0)]).x;
   highp float sum = 0.0;  // highp: sums stay fp32 under GLD_MEDIUMP
   highp float sq = 0.0;
@@ -44,4 +58,5 @@ void main() {
     highp vec4 v = LOAD(in_t.data[i]) * scale + (LOAD(beta_t.data[s]) - mean * scale);
     out_t.data[i] = PACK(finish_output(v, ivec4(b, gid.y, gid.x, s), u_shape.w));
   }
+#endif
 }

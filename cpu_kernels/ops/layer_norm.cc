@@ -5,6 +5,8 @@
 // the chain's own arithmetic, so results stay within its rounding; rows
 // vectorized (vector_math.h LayerNormRows) and split across the threads.
 #include <algorithm>
+#include <cmath>
+#include <string>
 #include <vector>
 
 #include "cpu_kernels/ops/op_kernels.h"
@@ -55,6 +57,51 @@ Status RunLayerNorm(KernelContext& ctx) {
   constexpr int64_t kRowChunkValues = 16384;
   ParallelForGrain(ctx, rows, std::max<int64_t>(1, kRowChunkValues / c), [&](int64_t r0, int64_t r1) {
     LayerNormRows(in + r0 * c, o + r0 * c, r1 - r0, c, g, b, eps);
+  });
+  return OkStatus();
+}
+
+}  // namespace gld::cpu
+
+namespace gld::cpu {
+
+// GLD_RMS_NORM (transforms/fuse_composites.cc, from odml.rms_norm): per row
+// of the last axis, out = x * rsqrt(mean(x * x) + epsilon) * gamma, the
+// decomposition's arithmetic (its MEAN sums in float too).
+Status RunRmsNorm(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
+  const auto* attrs = std::get_if<RmsNormAttributes>(&ctx.node->attributes);
+  if (attrs == nullptr) return KernelError(ctx, "missing RmsNormAttributes");
+  const TensorData& x = *ctx.inputs[0];
+  const TensorData& gamma = *ctx.inputs[1];
+  TensorData& out = *ctx.outputs[0];
+  for (const TensorData* t : {&x, &gamma, static_cast<const TensorData*>(&out)}) {
+    GLD_RETURN_IF_ERROR(CheckType(ctx, *t, DataType::kFloat32, "operand"));
+  }
+  if (x.shape.empty() || out.shape != x.shape) {
+    return KernelError(ctx, "input " + ShapeToString(x.shape) + " and output " + ShapeToString(out.shape) +
+                                " must be one shape of rank >= 1");
+  }
+  const int64_t c = x.shape.back();
+  const int64_t ng = gamma.num_elements();
+  if (ng != c && ng != 1) return KernelError(ctx, "gamma must hold 1 or " + std::to_string(c) + " values");
+  if (c == 0) return OkStatus();
+  const int64_t rows = x.num_elements() / c;
+  const float* in = x.as<float>();
+  const float* g = gamma.as<float>();
+  float* o = out.as<float>();
+  const float eps = attrs->epsilon;
+  const int64_t g_step = ng == 1 ? 0 : 1;
+  constexpr int64_t kRowChunkValues = 16384;
+  ParallelForGrain(ctx, rows, std::max<int64_t>(1, kRowChunkValues / c), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const float* row = in + r * c;
+      float* y = o + r * c;
+      float sum = 0.0f;
+      for (int64_t i = 0; i < c; ++i) sum += row[i] * row[i];
+      const float s = 1.0f / std::sqrt(sum / static_cast<float>(c) + eps);
+      for (int64_t i = 0; i < c; ++i) y[i] = row[i] * s * g[i * g_step];
+    }
   });
   return OkStatus();
 }

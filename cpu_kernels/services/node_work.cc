@@ -67,6 +67,12 @@ int64_t WorkPerOutput(const Graph& graph, const Node& node) {
       const Shape* w = InputShape(graph, node, 1);  // [units, n_input]
       return w != nullptr && w->size() == 2 ? (*w)[0] + (*w)[1] : kPerElement;
     }
+    case OpType::kScaledDotProductAttention: {
+      // Each output value: S scores' share (H multiply-adds each over the
+      // row's H values) and S multiply-adds of v.
+      const Shape* k = InputShape(graph, node, 1);  // [B, S, K, H]
+      return k != nullptr && k->size() == 4 ? 2 * (*k)[1] : kPerElement;
+    }
     default: return kPerElement;
   }
 }

@@ -173,6 +173,21 @@ struct LayerNormAttributes {
   float epsilon = 0.0f;
 };
 
+// GLD_RMS_NORM (a pass's op, from an odml.rms_norm composite):
+// x * rsqrt(mean(x * x) + epsilon) * gamma over the last axis.
+struct RmsNormAttributes {
+  float epsilon = 0.0f;
+};
+
+// GLD_SCALED_DOT_PRODUCT_ATTENTION (a pass's op, from an
+// odml.scaled_dot_product_attention composite): q [B, T, N, H], k and v
+// [B, S, K, H] (K divides N: head n reads K-head n / (N / K)), an optional
+// additive mask broadcast to [B, N, T, S];
+// out[b, t, n] = softmax_s(scale * q[b, t, n] . k[b, s] + mask[b, n, t, s]) v.
+struct AttentionAttributes {
+  float scale = 1.0f;
+};
+
 // MediaPipe's TransformTensorBilinear. Version 2 samples pixel centres
 // (aligned corners).
 struct TransformTensorBilinearAttributes {
@@ -231,13 +246,16 @@ struct IfAttributes {
 struct CallOnceAttributes {
   int32_t init_subgraph = 0;
 };
-// STABLEHLO_COMPOSITE: the composite's name ("odml.rms_norm") and the
+// STABLEHLO_COMPOSITE: the composite's name ("odml.rms_norm"), the
 // subgraph that computes it (the pass inline_composites puts its nodes in
-// the node's place).
+// the node's place) and the numeric (and boolean) entries of its attribute
+// map ({"epsilon", 1e-5}), which fuse_composites reads; entries of other
+// kinds (strings, vectors) are left out.
 struct CompositeAttributes {
   std::string name;
   int32_t decomposition_subgraph = 0;
   int32_t version = 0;
+  std::vector<std::pair<std::string, double>> numbers;
 };
 // STABLEHLO_SCATTER (StableHLO's scatter without batching dims). The update
 // computation is a subgraph; the reader runs only the form the converter
@@ -275,6 +293,7 @@ using Attributes =
                  SoftmaxAttributes, LeakyReluAttributes, GeluAttributes,
                  MirrorPadAttributes, StridedSliceAttributes, AxisAttributes,
                  SqueezeAttributes, LrnAttributes, BatchMatMulAttributes, LayerNormAttributes,
+                 RmsNormAttributes, AttentionAttributes,
                  TransformTensorBilinearAttributes, TransformLandmarksAttributes,
                  Landmarks2TransformMatrixAttributes, CustomAttributes, RecurrentAttributes,
                  WhileAttributes, IfAttributes, CallOnceAttributes, VarHandleAttributes,

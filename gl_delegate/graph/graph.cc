@@ -1,6 +1,7 @@
 #include "graph/graph.h"
 
 #include <algorithm>
+#include <cstring>
 #include <unordered_map>
 
 namespace gld {
@@ -34,6 +35,8 @@ const char* OpTypeName(OpType op) {
   size_t i = static_cast<size_t>(op);
   return i < kNumOps ? kOps[i].name : "UNKNOWN_OP";
 }
+
+bool IsPassOp(OpType op) { return std::strncmp(OpTypeName(op), "GLD_", 4) == 0; }
 
 bool OpTypeFromName(const std::string& name, OpType* op) {
   static const std::unordered_map<std::string, OpType> map = [] {

@@ -81,6 +81,9 @@ const char* OpTypeName(OpType op);
 bool OpTypeFromName(const std::string& name, OpType* op);
 // Every OpType, in list order.
 const std::vector<OpType>& AllOpTypes();
+// One of the library's own ops that passes make (named GLD_*), never a
+// file's op.
+bool IsPassOp(OpType op);
 // 1 or 2 for an op of the elementwise table's unary or binary rows
 // (elementwise_ops.inc), else 0.
 int ElementwiseArity(OpType op);

@@ -4,6 +4,8 @@
 #include "model/option_table.h"
 #include "model/tflite_abi.h"
 
+#include <flatbuffers/flexbuffers.h>
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -252,12 +254,34 @@ StatusOr<const T*> GetOptions2(const tflite::Operator& op) {
   return o;
 }
 
+// The numeric and boolean entries of a composite's attribute map (a
+// flexbuffer); the others (strings, vectors) are skipped.
+Status ReadCompositeNumbers(const tflite::StableHLOCompositeOptions* o, CompositeAttributes* a) {
+  const flatbuffers::Vector<uint8_t>* bytes = o->composite_attributes();
+  if (bytes == nullptr || bytes->size() == 0) return OkStatus();
+  if (o->composite_attributes_format() != tflite::CustomOptionsFormat::FLEXBUFFERS || bytes->size() < 3 ||
+      !flexbuffers::VerifyBuffer(bytes->data(), bytes->size())) {
+    return InvalidArgumentError("composite '" + a->name + "': its attributes are not a valid flexbuffer");
+  }
+  const flexbuffers::Reference root = flexbuffers::GetRoot(bytes->data(), bytes->size());
+  if (!root.IsMap()) return InvalidArgumentError("composite '" + a->name + "': its attributes are not a map");
+  const flexbuffers::Map map = root.AsMap();
+  const flexbuffers::TypedVector keys = map.Keys();
+  const flexbuffers::Vector values = map.Values();
+  for (size_t i = 0; i < keys.size() && i < values.size(); ++i) {
+    const flexbuffers::Reference v = values[i];
+    if (v.IsNumeric() || v.IsBool()) a->numbers.emplace_back(keys[i].AsKey(), v.AsDouble());
+  }
+  return OkStatus();
+}
+
 Status ParseComposite(const tflite::Operator& op, Attributes* out) {
   GLD_ASSIGN_OR_RETURN(const tflite::StableHLOCompositeOptions* o, GetOptions2<tflite::StableHLOCompositeOptions>(op));
   CompositeAttributes a;
   if (o->name() != nullptr) a.name = o->name()->str();
   a.decomposition_subgraph = o->decomposition_subgraph_index();
   a.version = o->version();
+  GLD_RETURN_IF_ERROR(ReadCompositeNumbers(o, &a));
   *out = std::move(a);
   return OkStatus();
 }
@@ -536,9 +560,10 @@ OpType CustomOpType(const std::string& custom_name) {
   OpType op;
   int32_t ignored;
   if (!OpTypeFromName(custom_name, &op) || BuiltinFromOpType(op, &ignored)) return OpType::kCustom;
-  // The library's own ops that passes make (GLD_LAYER_NORM) are no file's
-  // ops: a custom_code naming one is an app's op like any other.
-  if (op == OpType::kLayerNorm) return OpType::kCustom;
+  // The library's own ops that passes make (GLD_LAYER_NORM, GLD_RMS_NORM,
+  // ...) are no file's ops: a custom_code naming one is an app's op like any
+  // other.
+  if (IsPassOp(op)) return OpType::kCustom;
   return op;
 }
 

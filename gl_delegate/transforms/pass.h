@@ -61,6 +61,10 @@ void NoteFused(const Graph& graph, Node& into, size_t absorbed);
 // The passes (one file each).
 // STABLEHLO_COMPOSITE nodes as the nodes of their decomposition subgraph.
 Status InlineComposites(Graph& graph, PassLog& log);
+// litert-torch's odml.rms_norm and odml.scaled_dot_product_attention
+// composites as one GLD_RMS_NORM / GLD_SCALED_DOT_PRODUCT_ATTENTION node
+// where their decomposition computes what the op does (fuse_composites.cc).
+Status FuseComposites(Graph& graph, PassLog& log);
 Status FoldConstantDequantize(Graph& graph, PassLog& log);
 Status FoldConstantDensify(Graph& graph, PassLog& log);
 Status RemoveDeadNodes(Graph& graph, PassLog& log);

@@ -9,7 +9,8 @@ const std::vector<Pass>& DefaultPasses() {
   // Folding first: it turns weight-producing nodes into constants, which the
   // later passes (and the partitioner) then see as plain weights.
   static const std::vector<Pass> passes = {
-      {"inline_composites", InlineComposites},  // first: the others see the composites' ops
+      {"fuse_composites", FuseComposites},  // first: the composites that run as one op of the library's
+      {"inline_composites", InlineComposites},  // the others: the later passes see their ops
       {"quantized_float_view", QuantizedFloatView},  // later passes see a float graph
       {"fold_constant_densify", FoldConstantDensify},  // before DEQUANTIZE: sparse fp16 -> dense fp16
       {"fold_constant_dequantize", FoldConstantDequantize},

@@ -42,8 +42,8 @@ struct ExpectedPlacement {
 constexpr ExpectedPlacement kExpectedPlacement[] = {
     {"index_copy", "decode", 127, 122, 1},
     {"index_copy", "prefill", 135, 130, 1},
-    {"litert_gen", "decode", 151, 143, 1},
-    {"litert_gen", "prefill", 164, 155, 1},
+    {"litert_gen", "decode", 107, 99, 1},
+    {"litert_gen", "prefill", 109, 100, 1},
 };
 
 void ExpectPlacement(const std::string& decoder, const std::string& signature, const InterpreterReport& report) {

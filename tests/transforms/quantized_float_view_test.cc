@@ -212,9 +212,11 @@ TEST(QuantizedFloatView, UInt8IntermediateKeepsItsRange) {
 // decomposition in its place): every later pass sees a float graph.
 TEST(QuantizedFloatView, RunsFirstInTheDefaultPasses) {
   const auto& passes = DefaultPasses();
-  ASSERT_GE(passes.size(), 2u);
-  EXPECT_STREQ(passes[0].name, "inline_composites");
-  EXPECT_STREQ(passes[1].name, "quantized_float_view");
+  ASSERT_GE(passes.size(), 3u);
+  // After the composites only: the fused ones (float32 only) and the inlined.
+  EXPECT_STREQ(passes[0].name, "fuse_composites");
+  EXPECT_STREQ(passes[1].name, "inline_composites");
+  EXPECT_STREQ(passes[2].name, "quantized_float_view");
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ namespace {
 // finish_output(), and so applies gld_epilogue().
 bool TakesEpilogue(const Dispatch& d) {
   static const std::set<std::string> kTemplates = {
-      "batch_matmul.comp", "concat_axis.comp", "conv2d.comp", "grouped_conv.comp", "depthwise_conv.comp", "transpose_conv.comp", "fully_connected.comp",
+      "attention.comp", "batch_matmul.comp", "concat_axis.comp", "conv2d.comp", "grouped_conv.comp", "depthwise_conv.comp", "transpose_conv.comp", "fully_connected.comp",
       "elementwise.comp", "gather.comp", "gather_nd.comp", "layer_norm.comp", "pooling.comp", "reduce.comp", "softmax.comp", "pad.comp", "reshape.comp",
       "resize.comp", "select.comp", "slice.comp", "depth_space.comp", "tile.comp", "transpose.comp",
       "transform_tensor_bilinear.comp", "transform_landmarks.comp"};

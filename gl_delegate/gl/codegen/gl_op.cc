@@ -281,6 +281,8 @@ const std::vector<GlBuilder>& GlBuilders() {
         {OpType::kSelect, BuildSelect},
         {OpType::kSelectV2, BuildSelect},
         {OpType::kLayerNorm, BuildLayerNorm},
+        {OpType::kRmsNorm, BuildLayerNorm},
+        {OpType::kScaledDotProductAttention, BuildAttention},
         {OpType::kAveragePool2d, BuildPooling},
         {OpType::kMaxPool2d, BuildPooling},
         {OpType::kMaxPoolingWithArgmax2D, BuildPooling},

@@ -195,6 +195,7 @@ Status BuildEmbeddingLookup(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildBroadcastTo(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildSelect(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildLayerNorm(OpBuildContext& ctx, std::vector<Dispatch>* out);
+Status BuildAttention(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildPooling(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildMaxUnpooling(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildReduce(OpBuildContext& ctx, std::vector<Dispatch>* out);

@@ -27,3 +27,24 @@ Status LayerNorm(RuleContext& ctx) {
 }
 
 }  // namespace gld::shapes
+
+namespace gld::shapes {
+
+// GLD_RMS_NORM: the input's shape; gamma a float32 vector over the last axis
+// (or a single value).
+Status RmsNorm(RuleContext& ctx) {
+  GLD_RETURN_IF_ERROR(ctx.Inputs(2, 2));
+  GLD_RETURN_IF_ERROR(ctx.Outputs(1));
+  const Shape& x = ctx.InShape(0);
+  if (x.empty()) return ctx.Err("input must have rank >= 1");
+  if (ctx.In(0).type != DataType::kFloat32) return ctx.Err("input must be float32");
+  const Tensor& g = ctx.In(1);
+  if (g.type != DataType::kFloat32 || (g.num_elements() != x.back() && g.num_elements() != 1)) {
+    return ctx.Err("gamma " + ShapeToString(g.shape) + " must hold 1 or " + std::to_string(x.back()) +
+                   " float32 values");
+  }
+  ctx.Set(0, x, DataType::kFloat32);
+  return OkStatus();
+}
+
+}  // namespace gld::shapes

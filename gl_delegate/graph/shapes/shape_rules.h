@@ -177,6 +177,8 @@ Status FullyConnected(RuleContext& ctx);
 Status BatchMatMul(RuleContext& ctx);
 // layer_norm.cc
 Status LayerNorm(RuleContext& ctx);
+Status RmsNorm(RuleContext& ctx);
+Status Attention(RuleContext& ctx);
 // pooling.cc
 Status Pool(RuleContext& ctx);
 // concat.cc

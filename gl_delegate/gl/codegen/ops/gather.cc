@@ -94,6 +94,7 @@ Status BuildEmbeddingLookup(OpBuildContext& ctx, std::vector<Dispatch>* out) {
   // (ids, table): output row i is table row ids[i].
   GLD_ASSIGN_OR_RETURN(Bhwc table, ctx.InputShape(1));
   GLD_ASSIGN_OR_RETURN(Bhwc o, ctx.OutputShape(0));
+  if (ctx.input(0) == nullptr) return ctx.Invalid("ids missing");
   const Shape& params = ctx.input(1)->shape;
   const Shape& ids = ctx.input(0)->shape;
   if (params.empty() || ids.size() != 1) {

@@ -1,6 +1,7 @@
-// GLD_LAYER_NORM (layer_norm.comp): one dispatch per layer norm, one
+// GLD_LAYER_NORM and GLD_RMS_NORM (layer_norm.comp): one dispatch per norm, one
 // invocation per row of the last axis; gamma and beta are constants (the
-// pass that makes the op takes only constant ones).
+// pass that makes GLD_LAYER_NORM takes only constant ones; a GLD_RMS_NORM
+// whose gamma is not one stays on the CPU).
 #include <string>
 #include <vector>
 
@@ -27,25 +28,32 @@ StatusOr<DispatchBufferRef> ChannelBuffer(OpBuildContext& ctx, size_t i, const c
 
 }  // namespace
 
+// GLD_LAYER_NORM and GLD_RMS_NORM (x, gamma: RMS 1 in the template).
 Status BuildLayerNorm(OpBuildContext& ctx, std::vector<Dispatch>* out) {
-  const auto* attrs = std::get_if<LayerNormAttributes>(&ctx.node().attributes);
-  if (attrs == nullptr) return ctx.Invalid("missing LayerNormAttributes");
-  GLD_RETURN_IF_ERROR(NeedIo(ctx, 3, 1));
+  const bool rms = ctx.node().op == OpType::kRmsNorm;
+  const auto* layer = std::get_if<LayerNormAttributes>(&ctx.node().attributes);
+  const auto* rms_attrs = std::get_if<RmsNormAttributes>(&ctx.node().attributes);
+  if (rms ? rms_attrs == nullptr : layer == nullptr) return ctx.Invalid("missing its norm attributes");
+  GLD_RETURN_IF_ERROR(NeedIo(ctx, rms ? 2 : 3, 1));
   GLD_ASSIGN_OR_RETURN(Bhwc in, ctx.InputShape(0));
   GLD_ASSIGN_OR_RETURN(Bhwc o, ctx.OutputShape(0));
   if (in != o || ctx.input(0)->shape.empty()) {
     return ctx.Invalid("input " + in.ToString() + " and output " + o.ToString() + " differ");
   }
   GLD_ASSIGN_OR_RETURN(DispatchBufferRef gamma, ChannelBuffer(ctx, 1, "gamma", o.c));
-  GLD_ASSIGN_OR_RETURN(DispatchBufferRef beta, ChannelBuffer(ctx, 2, "beta", o.c));
+  DispatchBufferRef beta = gamma;
+  if (!rms) {
+    GLD_ASSIGN_OR_RETURN(beta, ChannelBuffer(ctx, 2, "beta", o.c));
+  }
   Dispatch d;
   d.shader.template_name = "layer_norm.comp";
+  d.shader.Define("RMS", rms ? 1 : 0);
   d.Bind(0, {DispatchBufferRef::kTensor, ctx.output_index(0)})
       .Bind(1, {DispatchBufferRef::kTensor, ctx.input_index(0)})
       .Bind(2, gamma)
       .Bind(3, beta);
   d.IVec4("u_shape", o);
-  d.Float("u_epsilon", attrs->epsilon);
+  d.Float("u_epsilon", rms ? rms_attrs->epsilon : layer->epsilon);
   d.grid = {static_cast<uint32_t>(o.w), static_cast<uint32_t>(o.h), static_cast<uint32_t>(o.b)};
   out->push_back(std::move(d));
   return OkStatus();
