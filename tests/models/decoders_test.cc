@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -247,6 +248,17 @@ void CheckTraceTransfers(const std::string& name, Runner& r, size_t steps) {
               name.c_str(), uploads, most_up, downloads, most_down, static_cast<unsigned long long>(cache_bytes));
 }
 
+// GLD_GL_LIMITS=minimum (CI's stage of the GL model tests at the GLES 3.1
+// minimums): the fused attention binds 5 storage buffers, one more than
+// those guarantee, so it runs on the CPU (the support check says why) and
+// the signatures take more than one segment and move the attention's
+// operands. The tokens and logits are checked all the same; the placement
+// and the transfers only at the driver's own limits.
+bool AtMinimumLimits() {
+  const char* limits = std::getenv("GLD_GL_LIMITS");
+  return limits != nullptr && std::string(limits) == "minimum";
+}
+
 void RunDecoder(const std::string& name, Backend backend, Cache cache = Cache::kCopied) {
   const std::string dir = DecodersDir() + "/" + name;
   auto model = Model::FromFile(dir + "/model.tflite");
@@ -283,7 +295,9 @@ void RunDecoder(const std::string& name, Backend backend, Cache cache = Cache::k
     caches.Bind(decode);
     if (::testing::Test::HasFatalFailure()) return;
   }
-  if (backend != Backend::kCpu) {
+  const bool driver_limits = !AtMinimumLimits();
+  if (!driver_limits) std::printf("[ note     ] GLD_GL_LIMITS=minimum: placement and transfers not checked\n");
+  if (backend != Backend::kCpu && driver_limits) {
     ExpectPlacement(name, "prefill", prefill.interp->report());
     ExpectPlacement(name, "decode", decode.interp->report());
   }
@@ -304,13 +318,13 @@ void RunDecoder(const std::string& name, Backend backend, Cache cache = Cache::k
     if (cache == Cache::kCopied) SetCaches(decode, last);
     const Status st = decode.interp->Invoke();
     ASSERT_TRUE(st.ok()) << st.ToString();
-    if (backend != Backend::kCpu) CheckStepTransfers(name, decode, cache, s);
+    if (backend != Backend::kCpu && driver_limits) CheckStepTransfers(name, decode, cache, s);
     logits = LastLogits(decode);
     worst = std::max(worst, RelativeError(logits, want_decode.data() + s * vocab, vocab));
     tokens.push_back(Argmax(logits));
     last = &decode;
   }
-  if (cache == Cache::kResident && backend != Backend::kCpu) CheckTraceTransfers(name, decode, steps);
+  if (cache == Cache::kResident && backend != Backend::kCpu && driver_limits) CheckTraceTransfers(name, decode, steps);
   std::printf("[ measure  ] %s %s, caches %s: logits max rel error %.3g over %zu steps\n", name.c_str(),
               backend == Backend::kCpu ? "cpu" : "gl", cache == Cache::kResident ? "resident" : "copied", worst,
               steps + 1);

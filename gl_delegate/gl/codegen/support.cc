@@ -1,5 +1,7 @@
 #include "gl/codegen/support.h"
 
+#include <algorithm>
+
 #include "gl/codegen/gl_op.h"
 #include "gl/codegen/phwc4.h"
 
@@ -8,7 +10,9 @@ namespace gld::gl {
 namespace {
 
 // Empty when every dispatch fits the limits (storage block size, workgroup
-// counts); otherwise why not.
+// counts, storage buffers bound: GLES 3.1 guarantees 4 to a compute
+// shader); otherwise why not, so that the node runs on the CPU instead of
+// failing the segment's plan (segment_plan.cc checks the same).
 std::string CheckLimits(const Graph& graph, size_t node, const std::vector<Dispatch>& dispatches,
                         Precision precision, const GlInfo* limits) {
   // GLES 3.1 guarantees 2^27-byte storage blocks and 65535 workgroups per
@@ -16,6 +20,13 @@ std::string CheckLimits(const Graph& graph, size_t node, const std::vector<Dispa
   const int64_t max_bytes = limits != nullptr && limits->max_ssbo_size > 0 ? limits->max_ssbo_size
                                                                            : (int64_t{1} << 27);
   for (const Dispatch& d : dispatches) {
+    uint32_t max_binding = 0;
+    for (const auto& b : d.bindings) max_binding = std::max(max_binding, b.first);
+    if (limits != nullptr && limits->max_compute_ssbo_blocks > 0 &&
+        max_binding >= static_cast<uint32_t>(limits->max_compute_ssbo_blocks)) {
+      return std::string(OpTypeName(graph.nodes[node].op)) + ": binds " + std::to_string(max_binding + 1) +
+             " storage buffers, the limit is " + std::to_string(limits->max_compute_ssbo_blocks);
+    }
     Workgroup wg = d.workgroup[0] != 0 ? d.workgroup : ChooseWorkgroup(d.grid);
     for (int k = 0; k < 3; ++k) {
       const int64_t limit = limits != nullptr && limits->max_workgroup_count[k] > 0
