@@ -97,11 +97,13 @@ if [ "${GLD_CROSS_SAMPLE:-all}" = ci ] && [ -z "$only" ]; then
   # Everything else runs whole.
   fam=('^hostile\.SharedModels/' '^gl\.Models/SharedModelGlTest\.GlBackendMatchesCpuBackend/'
     '^models\.Networks/.*Gl' '^gl\.Ops/' '^conformance\..*Gl')
-  keep=('^hostile\.SharedModels/.*/(face_detection_short_range|face_landmark)$'
-    '^gl\.Models/SharedModelGlTest\.GlBackendMatchesCpuBackend/(face_detection_short_range|palm_detection_lite)$'
+  # (A parameterized test's name goes on with "  # GetParam() = ...".)
+  keep=('^hostile\.SharedModels/.*/(face_detection_short_range|face_landmark)( |$)'
+    '^gl\.Models/SharedModelGlTest\.GlBackendMatchesCpuBackend/(face_detection_short_range|palm_detection_lite)( |$)'
     '^models\.Networks/.*Gl' '^gl\.Ops/' '^conformance\..*Gl')
   every=(1 1 3 2 2)
-  numbers() { ctest --test-dir "$build" -N "$@" | sed -n 's/^ *Test *#\([0-9]*\):.*/\1/p' | sort -n; }
+  # Test numbers, sorted as text (what comm needs; -I takes any order).
+  numbers() { ctest --test-dir "$build" -N "$@" | sed -n 's/^ *Test *#\([0-9]*\):.*/\1/p' | sort; }
   numbers "${select[@]}" >"$build/cross-all.txt"
   : >"$build/cross-dropped.txt"
   : >"$build/cross-kept.txt"
@@ -113,8 +115,8 @@ if [ "${GLD_CROSS_SAMPLE:-all}" = ci ] && [ -z "$only" ]; then
     echo "$family" >>"$build/cross-dropped.txt"
     echo "$kept" >>"$build/cross-kept.txt"
   done
-  sort -n -u "$build/cross-dropped.txt" | comm -23 "$build/cross-all.txt" - |
-    sort -n -u - "$build/cross-kept.txt" | grep . >"$build/cross-run.txt"
+  grep . "$build/cross-dropped.txt" | sort -u | comm -23 "$build/cross-all.txt" - |
+    sort -u - "$build/cross-kept.txt" | grep . | sort -n >"$build/cross-run.txt"
   echo "=== test_cross: CI's sample: $(wc -l <"$build/cross-run.txt") of $(wc -l <"$build/cross-all.txt") tests"
   select=(-I "$build/cross-sample.txt")
   printf '0,0,0,%s\n' "$(paste -sd, "$build/cross-run.txt")" >"$build/cross-sample.txt"
