@@ -118,7 +118,9 @@ if [ "${GLD_CROSS_SAMPLE:-all}" = ci ] && [ -z "$only" ]; then
   grep . "$build/cross-dropped.txt" | sort -u | comm -23 "$build/cross-all.txt" - |
     sort -u - "$build/cross-kept.txt" | grep . | sort -n >"$build/cross-run.txt"
   echo "=== test_cross: CI's sample: $(wc -l <"$build/cross-run.txt") of $(wc -l <"$build/cross-all.txt") tests"
-  select=(-I "$(realpath "$build")/cross-sample.txt")  # absolute: ctest reads it from the build folder
+  # Absolute: ctest reads it from the build folder. The labels and skips
+  # again beside it (ctest intersects them with -I).
+  select=(-I "$(realpath "$build")/cross-sample.txt" "${select[@]}")
   printf '0,0,0,%s\n' "$(paste -sd, "$build/cross-run.txt")" >"$build/cross-sample.txt"
 fi
 rc=0
