@@ -143,6 +143,20 @@ def litert_child(spec):
     print(json.dumps(r))
 
 
+def timed_result(init_us, times, warmup_runs, outputs):
+    """The figures of one LiteRT measurement: `times` holds the warmup runs
+    (the first is the first inference) and then the timed ones."""
+    warm, runs = times[:max(warmup_runs, 1)], times[max(warmup_runs, 1):]
+    return {
+        "init_us": init_us,
+        "first_inference_us": warm[0],
+        "inference_avg_us": statistics.fmean(runs),
+        "inference_median_us": statistics.median(runs),
+        "run_times_us": runs,
+        "outputs": outputs,
+    }
+
+
 def measure_litert(Interpreter, model_path, inputs, threads, warmup_runs, num_runs):
     t0 = time.perf_counter()
     it = Interpreter(model_path=model_path, num_threads=threads)
@@ -155,16 +169,8 @@ def measure_litert(Interpreter, model_path, inputs, threads, warmup_runs, num_ru
         t = time.perf_counter()
         it.invoke()
         times.append((time.perf_counter() - t) * 1e6)
-    warm, runs = times[:max(warmup_runs, 1)], times[max(warmup_runs, 1):]
     outputs = [np.array(it.get_tensor(d["index"])) for d in it.get_output_details()]
-    return {
-        "init_us": init_us,
-        "first_inference_us": warm[0],
-        "inference_avg_us": statistics.fmean(runs),
-        "inference_median_us": statistics.median(runs),
-        "run_times_us": runs,
-        "outputs": outputs,
-    }
+    return timed_result(init_us, times, warmup_runs, outputs)
 
 
 def measure_litert_signature(Interpreter, model_path, signature, feeds, threads, warmup_runs, num_runs):
@@ -184,19 +190,12 @@ def measure_litert_signature(Interpreter, model_path, signature, feeds, threads,
         t = time.perf_counter()
         wrapper.Invoke(subgraph)
         times.append((time.perf_counter() - t) * 1e6)
-    warm, runs = times[:max(warmup_runs, 1)], times[max(warmup_runs, 1):]
     details = runner.get_output_details()
     names = sorted(details)
     outputs = [np.array(wrapper.GetTensor(details[n]["index"], subgraph)) for n in names]
-    return {
-        "init_us": init_us,
-        "first_inference_us": warm[0],
-        "inference_avg_us": statistics.fmean(runs),
-        "inference_median_us": statistics.median(runs),
-        "run_times_us": runs,
-        "outputs": outputs,
-        "output_names": [details[n]["name"] for n in names],
-    }
+    r = timed_result(init_us, times, warmup_runs, outputs)
+    r["output_names"] = [details[n]["name"] for n in names]
+    return r
 
 
 def sanitized(name):
