@@ -402,6 +402,13 @@ constexpr PyTorchPlacement kPyTorchPlacements[] = {
     // Three CPU steps stay at the input edge: the rank-5 BROADCAST_TO of the
     // constant grid and its two RESHAPEs.
     {"pt_pixel_grid_float32", 1, 3},
+    // PT2E-quantized (torch_networks.py): the static int8 forms' QUANTIZE /
+    // DEQUANTIZE and int8 kernels, and the dynamic-range forms' int8 weights
+    // (dequantized at load on GL), each in one segment.
+    {"pt_resnet_int8", 1, 0},
+    {"pt_resnet_dynamic_range", 1, 0},
+    {"pt_mobilenet_v3_int8", 1, 0},
+    {"pt_mobilenet_v3_dynamic_range", 1, 0},
 };
 
 TEST_P(NetworkTest, GlBackendMatches) {

@@ -30,6 +30,18 @@ The networks (pt_ prefix in the folder names):
     pixel_grid    pixel_shuffle upsampling then grid_sample on an affine grid
     encoder       nn.TransformerEncoder (2 layers, d 32, 4 heads) with a mask
     audio         Conv1d keyword-spotting style model on 1600 samples
+
+PT2E-quantized forms (torchao's prepare_pt2e / convert_pt2e with
+litert-torch's PT2EQuantizer, symmetric per-channel weights, calibrated on
+four seeded inputs, converted with its QuantConfig) of two CNNs, resnet and
+mobilenet_v3:
+    pt_<name>_int8           static: int8 activations, int8 input and output
+    pt_<name>_dynamic_range  dynamic: int8 weights, float activations
+                             (quantized per call by the kernels)
+Their folders add output_<i>_default.npy (LiteRT's default kernels, the
+"outputs_default" list) and torch_output_<i>.npy: the float output of the
+quantized PyTorch module itself (its fake-quant graph) on the same input,
+the model PyTorch meant ("torch_outputs" in the manifest).
 """
 
 import argparse
@@ -187,6 +199,11 @@ NETWORKS = {
 }
 
 
+QUANTIZED = ("resnet", "mobilenet_v3")
+VARIANTS = ("int8", "dynamic_range")
+CALIBRATION_SEEDS = (100, 101, 102, 103)
+
+
 def randomize_batchnorm(model, seed):
     """Non-trivial BatchNorm statistics (the converter folds them)."""
     import torch
@@ -201,8 +218,27 @@ def randomize_batchnorm(model, seed):
                 m.running_var.copy_(torch.rand(n, generator=g) * 1.5 + 0.5)
 
 
-def convert(name, seed):
-    """The .tflite bytes of network `name`, its weights from seed `seed`."""
+def pt2e_quantize(model, sample, shape, variant):
+    """`model` quantized with PT2E (static for int8, dynamic for
+    dynamic_range): the converted module and litert-torch's QuantConfig."""
+    import torch
+    from litert_torch.quantize import pt2e_quantizer, quant_config
+    from torchao.quantization.pt2e import quantize_pt2e
+    exported = torch.export.export(model, (sample,)).module()
+    config = pt2e_quantizer.get_symmetric_quantization_config(is_per_channel=True,
+                                                              is_dynamic=variant == "dynamic_range")
+    quantizer = pt2e_quantizer.PT2EQuantizer().set_global(config)
+    prepared = quantize_pt2e.prepare_pt2e(exported, quantizer)
+    for s in CALIBRATION_SEEDS:
+        prepared(torch.from_numpy(reflib.uniform_pm1(s, 0, shape)))
+    quantized = quantize_pt2e.convert_pt2e(prepared, fold_quantize=False)
+    return quantized, quant_config.QuantConfig(pt2e_quantizer=quantizer)
+
+
+def convert(name, seed, variant="float32"):
+    """The .tflite bytes of network `name`, its weights from seed `seed`,
+    and the PyTorch module's own outputs on the test input for the quantized
+    variants (None for float32)."""
     import litert_torch
     import torch
     torch.manual_seed(seed)
@@ -210,17 +246,26 @@ def convert(name, seed):
     randomize_batchnorm(model, seed + 1)
     model.eval()
     sample = torch.from_numpy(reflib.uniform_pm1(seed, 0, shape))
-    edge = litert_torch.convert(model, (sample,))
+    torch_outputs = None
+    if variant == "float32":
+        edge = litert_torch.convert(model, (sample,))
+    else:
+        model, config = pt2e_quantize(model, sample, shape, variant)
+        with torch.no_grad():
+            out = model(sample)
+        torch_outputs = [o.numpy() for o in (out if isinstance(out, (tuple, list)) else (out,))]
+        edge = litert_torch.convert(model, (sample,), quant_config=config)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "model.tflite")
         edge.export(path)
         with open(path, "rb") as f:
-            return f.read()
+            return f.read(), torch_outputs
 
 
-def make(name, out_root, seed=0):
-    tflite = convert(name, seed)
-    out_dir = os.path.join(out_root, f"pt_{name}_float32")
+def make(name, out_root, seed=0, variant="float32"):
+    import make_networks
+    tflite, torch_outputs = convert(name, seed, variant)
+    out_dir = os.path.join(out_root, f"pt_{name}_{variant}")
     if os.path.isdir(out_dir):
         shutil.rmtree(out_dir)
     os.makedirs(out_dir)
@@ -228,28 +273,45 @@ def make(name, out_root, seed=0):
     with open(model_path, "wb") as f:
         f.write(tflite)
     it = reflib.make_interpreter(model_content=tflite)
-    details = it.get_input_details()
-    extra = {"network": f"pt_{name}", "variant": "float32",
-             "shape_signatures": [[int(s) for s in d["shape_signature"]] for d in details],
-             "source": "PyTorch, litert-torch: " + " ".join(NETWORKS[name].__doc__.split())}
-    return make_reference.generate(model_path, out_dir, seed=seed, model_name="model.tflite", extra=extra)
+    in_details, out_details = it.get_input_details(), it.get_output_details()
+    source = "PyTorch, litert-torch: " + " ".join(NETWORKS[name].__doc__.split())
+    extra = {"network": f"pt_{name}", "variant": variant,
+             "shape_signatures": [[int(s) for s in d["shape_signature"]] for d in in_details], "source": source}
+    if variant == "float32":
+        return make_reference.generate(model_path, out_dir, seed=seed, model_name="model.tflite", extra=extra)
+    # The same float input as the float32 variant, quantized where the input is int8.
+    inputs = [make_networks.quantize_input(reflib.uniform_pm1(seed, i, tuple(int(s) for s in d["shape"])), d)
+              for i, d in enumerate(in_details)]
+    extra["source"] = source + f" PT2E {'static' if variant == 'int8' else 'dynamic'} quantization (per-channel)"
+    extra["input_quantization"] = [list(d["quantization"]) for d in in_details]
+    extra["output_quantization"] = [list(d["quantization"]) for d in out_details]
+    manifest = make_reference.generate(model_path, out_dir, seed=seed, model_name="model.tflite", inputs=inputs,
+                                       extra=extra)
+    manifest["outputs_default"] = make_networks.record_default_outputs(tflite, inputs, out_dir)
+    manifest["torch_outputs"] = []
+    for i, v in enumerate(torch_outputs):
+        manifest["torch_outputs"].append(f"torch_output_{i}.npy")
+        np.save(os.path.join(out_dir, manifest["torch_outputs"][-1]), v.astype(np.float32))
+    reflib.write_json(os.path.join(out_dir, "manifest.json"), manifest)
+    return manifest
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", default=os.path.join(REPO, "tests", "data", "networks"))
-    p.add_argument("--only", nargs="*", help="network names (without pt_ and _float32)")
+    p.add_argument("--only", nargs="*", help="network names (without pt_), or <name>_<variant>")
     p.add_argument("--list", action="store_true")
     a = p.parse_args()
-    todo = [n for n in NETWORKS if not a.only or n in a.only]
+    every = [(n, "float32") for n in NETWORKS] + [(n, v) for n in QUANTIZED for v in VARIANTS]
+    todo = [(n, v) for n, v in every if not a.only or n in a.only or f"{n}_{v}" in a.only]
     if a.list:
-        print("\n".join(f"pt_{n}_float32" for n in todo))
+        print("\n".join(f"pt_{n}_{v}" for n, v in todo))
         return
     os.makedirs(a.out, exist_ok=True)
-    for n in todo:
-        m = make(n, a.out)
+    for n, v in todo:
+        m = make(n, a.out, variant=v)
         outs = ", ".join(f"{o['name']} {o['shape']} {o['dtype']}" for o in m["outputs"])
-        print(f"pt_{n}_float32: {m['model_bytes']} bytes, outputs {outs}")
+        print(f"pt_{n}_{v}: {m['model_bytes']} bytes, outputs {outs}")
 
 
 if __name__ == "__main__":
