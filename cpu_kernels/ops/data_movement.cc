@@ -112,6 +112,95 @@ void TransposeTileOf(const uint8_t* s, int64_t s_stride, uint8_t* o, int64_t o_s
   TransposeTileBytes(s, s_stride, o, o_stride, rows, cols);
 }
 
+// The same strided copy over fewer dimensions: unit dimensions dropped, and
+// output dimensions d, d + 1 merged where the input steps over them as one
+// (strides[d] == strides[d + 1] * shape[d + 1]). A converter's NCHW -> NHWC
+// TRANSPOSE of [1, 3, 64, 64] becomes a [4096, 3] transpose of a [3, 4096]
+// matrix, whose rows are long, instead of 64 x 64 short ones.
+void CoalesceStridedDims(Shape* shape, std::vector<int64_t>* strides) {
+  Shape s;
+  std::vector<int64_t> st;
+  for (size_t d = 0; d < shape->size(); ++d) {
+    const int64_t n = (*shape)[d], stride = (*strides)[d];
+    if (n == 1) continue;
+    if (!s.empty() && st.back() == stride * n) {
+      s.back() *= n;
+      st.back() = stride;
+      continue;
+    }
+    s.push_back(n);
+    st.push_back(stride);
+  }
+  if (s.empty()) {
+    s.push_back(1);
+    st.push_back(1);
+  }
+  *shape = std::move(s);
+  *strides = std::move(st);
+}
+
+// out[r * o_stride + c] = s[r + c * s_stride] for c < C: the transpose of a
+// few long input rows (a C-channel plane image into C-channel pixels), the
+// channel count a constant so that the compiler unrolls and vectorizes it.
+template <int C, typename T>
+void InterleaveRows(const T* s, int64_t s_stride, T* o, int64_t o_stride, int64_t rows) {
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int c = 0; c < C; ++c) o[r * o_stride + c] = s[r + c * s_stride];
+  }
+}
+
+// out[r * o_stride + c] = s[r + c * R] for r < R: the other way round (C-channel
+// pixels into C planes, R the channel count).
+template <int R, typename T>
+void DeinterleaveRows(const T* s, T* o, int64_t o_stride, int64_t cols) {
+  for (int r = 0; r < R; ++r) {
+    for (int64_t c = 0; c < cols; ++c) o[r * o_stride + c] = s[r + c * R];
+  }
+}
+
+// The TRANSPOSE of TransposeTiled whose read or write side has at most four
+// values in a row (the converter's image transposes of 1-4 channels), as
+// InterleaveRows / DeinterleaveRows over chunks of a row; false otherwise.
+template <typename T>
+bool TransposeFewChannels(const KernelContext& ctx, const T* src, int64_t rows, int64_t cols, int64_t col_stride,
+                          int64_t row_out_stride, int64_t outer, const std::vector<int64_t>& outer_in,
+                          const std::vector<int64_t>& outer_out, T* dst) {
+  const bool interleave = cols <= 4 && row_out_stride == cols;
+  const bool deinterleave = rows <= 4 && col_stride == rows;
+  if (!interleave && !deinterleave) return false;
+  constexpr int64_t kChunk = 1024;
+  const int64_t length = interleave ? rows : cols;
+  const int64_t chunks = (length + kChunk - 1) / kChunk;
+  ParallelForGrain(ctx, outer * chunks, std::max<int64_t>(1, 16 / std::max<int64_t>(interleave ? cols : rows, 1)),
+                   [&](int64_t b, int64_t e) {
+    for (int64_t item = b; item < e; ++item) {
+      const int64_t o = item / chunks, i0 = (item % chunks) * kChunk, n = std::min(length, i0 + kChunk) - i0;
+      const T* s = src + outer_in[static_cast<size_t>(o)];
+      T* d = dst + outer_out[static_cast<size_t>(o)];
+      if (interleave) {
+        s += i0;
+        d += i0 * row_out_stride;
+        switch (cols) {
+          case 1: InterleaveRows<1>(s, col_stride, d, row_out_stride, n); break;
+          case 2: InterleaveRows<2>(s, col_stride, d, row_out_stride, n); break;
+          case 3: InterleaveRows<3>(s, col_stride, d, row_out_stride, n); break;
+          default: InterleaveRows<4>(s, col_stride, d, row_out_stride, n); break;
+        }
+      } else {
+        s += i0 * col_stride;
+        d += i0;
+        switch (rows) {
+          case 1: DeinterleaveRows<1>(s, d, row_out_stride, n); break;
+          case 2: DeinterleaveRows<2>(s, d, row_out_stride, n); break;
+          case 3: DeinterleaveRows<3>(s, d, row_out_stride, n); break;
+          default: DeinterleaveRows<4>(s, d, row_out_stride, n); break;
+        }
+      }
+    }
+  });
+  return true;
+}
+
 // A TRANSPOSE of 4-byte or 1-byte elements (T) whose output's last
 // dimension is not the input's: output dimension p is read along the input's last (stride 1),
 // the output's last with stride strides[rank - 1]. Runs tiles of 16 x 16
@@ -138,6 +227,23 @@ bool TransposeTiled(const KernelContext& ctx, const T* src, const std::vector<in
   int64_t outer = 1;
   for (size_t d = 0; d + 1 < rank; ++d) {
     if (d != p) outer *= out_shape[d];
+  }
+  if (rows <= 4 || cols <= 4) {
+    // The outer offsets once (outer is small where a side is this short).
+    std::vector<int64_t> outer_in(static_cast<size_t>(outer)), outer_out(static_cast<size_t>(outer));
+    for (int64_t o = 0; o < outer; ++o) {
+      int64_t rem = o;
+      for (size_t d = rank - 1; d-- > 0;) {
+        if (d == p) continue;
+        const int64_t i = rem % out_shape[d];
+        rem /= out_shape[d];
+        outer_in[static_cast<size_t>(o)] += i * strides[d];
+        outer_out[static_cast<size_t>(o)] += i * out_strides[d];
+      }
+    }
+    if (TransposeFewChannels(ctx, src, rows, cols, col_stride, row_out_stride, outer, outer_in, outer_out, dst)) {
+      return true;
+    }
   }
   const int64_t row_tiles = (rows + kTile - 1) / kTile;
   const int64_t items = outer * row_tiles;
@@ -197,15 +303,17 @@ Status RunTranspose(KernelContext& ctx) {
     seen[static_cast<size_t>(p)] = true;
     strides[d] = is[static_cast<size_t>(p)];
   }
+  Shape shape = out.shape;
+  CoalesceStridedDims(&shape, &strides);
   if (DataTypeSize(in.type) == 4 &&
-      TransposeTiled(ctx, static_cast<const uint32_t*>(in.data), strides, out.shape, static_cast<uint32_t*>(out.data))) {
+      TransposeTiled(ctx, static_cast<const uint32_t*>(in.data), strides, shape, static_cast<uint32_t*>(out.data))) {
     return OkStatus();
   }
   if (DataTypeSize(in.type) == 1 &&
-      TransposeTiled(ctx, static_cast<const uint8_t*>(in.data), strides, out.shape, static_cast<uint8_t*>(out.data))) {
+      TransposeTiled(ctx, static_cast<const uint8_t*>(in.data), strides, shape, static_cast<uint8_t*>(out.data))) {
     return OkStatus();
   }
-  CopyStrided(ctx, static_cast<const uint8_t*>(in.data), 0, strides, out.shape, static_cast<uint8_t*>(out.data),
+  CopyStrided(ctx, static_cast<const uint8_t*>(in.data), 0, strides, shape, static_cast<uint8_t*>(out.data),
               DataTypeSize(in.type));
   return OkStatus();
 }

@@ -392,6 +392,50 @@ TEST(Transpose, TwoDAndNhwcToNchw) {
   EXPECT_FALSE(r.status.ok());
 }
 
+// The element-at-a-time TRANSPOSE: out[i] = in[sum_d index_d(i) * stride(perm[d])].
+std::vector<float> NaiveTranspose(const Shape& in, const std::vector<float>& x, const std::vector<int32_t>& perm) {
+  std::vector<int64_t> is(in.size(), 1);
+  for (size_t d = in.size(); d-- > 1;) is[d - 1] = is[d] * in[d];
+  Shape out;
+  for (int32_t p : perm) out.push_back(in[static_cast<size_t>(p)]);
+  std::vector<float> y(x.size());
+  for (size_t i = 0; i < y.size(); ++i) {
+    int64_t rem = static_cast<int64_t>(i), off = 0;
+    for (size_t d = out.size(); d-- > 0;) {
+      off += (rem % out[d]) * is[static_cast<size_t>(perm[d])];
+      rem /= out[d];
+    }
+    y[i] = x[static_cast<size_t>(off)];
+  }
+  return y;
+}
+
+// The converter's image transposes with 1-4 channels (the interleave and
+// deinterleave paths, chunked past 1024 pixels and threaded), others whose
+// unit and mergeable dimensions fold away, and the tiled and strided
+// paths, each against the element-at-a-time transpose.
+TEST(Transpose, FewChannelsAndFoldedDimensionsMatchTheElementwiseTranspose) {
+  struct Case {
+    Shape in;
+    std::vector<int32_t> perm;
+  };
+  const Case cases[] = {
+      {{1, 3, 40, 37}, {0, 2, 3, 1}},   {{1, 37, 40, 3}, {0, 3, 1, 2}}, {{2, 4, 33, 35}, {0, 2, 3, 1}},
+      {{2, 35, 33, 2}, {0, 3, 1, 2}},   {{1, 1, 50, 30}, {0, 2, 3, 1}}, {{3, 50, 30, 1}, {0, 3, 1, 2}},
+      {{1, 16, 20, 20}, {0, 2, 3, 1}},  {{1, 5, 6, 7}, {0, 2, 3, 1}},   {{2, 3, 4, 5, 6}, {0, 3, 4, 1, 2}},
+      {{4, 3, 1, 9}, {2, 3, 0, 1}},     {{1, 2, 1, 3}, {3, 2, 1, 0}},
+  };
+  for (const Case& c : cases) {
+    std::vector<float> x(static_cast<size_t>(NumElements(c.in)));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 997) - 300.f;
+    for (int threads : {1, 2}) {
+      auto r = RunFloatOp(OpType::kTranspose, {{c.in, x}}, {}, {{{static_cast<int>(c.perm.size())}, c.perm}}, threads);
+      GLD_ASSERT_OK(r.status);
+      EXPECT_EQ(r.values, NaiveTranspose(c.in, x, c.perm)) << ShapeToString(c.in) << " threads " << threads;
+    }
+  }
+}
+
 TEST(Tile, OneAndTwoD) {
   auto r = RunFloatOp(OpType::kTile, {{{2}, {1, 2}}}, {}, {{{1}, {3}}});
   GLD_ASSERT_OK(r.status);
