@@ -89,6 +89,13 @@ bool ComputeStridedSlice(const Shape& input, const std::vector<int64_t>& begin, 
                          const std::vector<int64_t>& strides, const StridedSliceAttributes& attrs,
                          StridedSliceSpec* spec, std::string* error);
 
+// GLD_ROTARY_EMBEDDING's operands (graph/shapes/rotary_embedding.cc): x of rank >= 1
+// whose last dimension D is even and above 0, and cos and sin of one shape
+// that broadcasts to x's shape with D / 2 last (rank at most x's, each
+// dimension 1 or x's, the last D / 2 or 1). "" when they fit, else what does
+// not (the shape rule's, the CPU kernel's and the pass's one check).
+std::string RotaryOperandsMismatch(const Shape& x, const Shape& cos, const Shape& sin);
+
 // Reads an integer tensor's constant values (int32 or int64) into `out`.
 // False when the tensor is not constant, not integer, or its data is short.
 bool ReadConstantInts(const Tensor& tensor, std::vector<int64_t>* out);

@@ -169,9 +169,7 @@ Status FuseLayerNorm(Graph& graph, PassLog& log) {
     if (graph.nodes[i].op != OpType::kMean || remove[i]) continue;
     Chain c;
     if (!MatchChain(graph, i, &c)) continue;
-    bool taken = false;
-    for (size_t n : c.nodes) taken = taken || remove[n];
-    if (taken) continue;
+    if (AnyTaken(c.nodes, remove)) continue;
     const std::string name = graph.tensors[static_cast<size_t>(c.out)].name;
     if (c.gamma == kNoTensor) c.gamma = AddFloatConstant(graph, name + "/gamma", {1}, {1.0f});
     if (c.beta == kNoTensor) c.beta = AddFloatConstant(graph, name + "/beta", {1}, {0.0f});
@@ -183,14 +181,7 @@ Status FuseLayerNorm(Graph& graph, PassLog& log) {
     fused.outputs = {c.out};
     fused.attributes = LayerNormAttributes{c.epsilon};
     fused.source_index = graph.nodes[at].source_index;
-    std::string labels;
-    for (size_t n : c.nodes) {
-      NoteFused(graph, fused, n);
-      labels += (labels.empty() ? "" : ", ") + graph.NodeLabel(n);
-      remove[n] = true;
-    }
-    graph.nodes[at] = std::move(fused);
-    remove[at] = false;
+    const std::string labels = ReplaceChain(graph, at, std::move(fused), c.nodes, remove);
     any = true;
     log.Add(kPass, labels + " became one GLD_LAYER_NORM (epsilon " + std::to_string(c.epsilon) + ") of " +
                        DescribeTensor(graph, c.x) + " writing " + DescribeTensor(graph, c.out));

@@ -57,6 +57,14 @@ int AddFloatConstant(Graph& graph, const std::string& name, const Shape& shape, 
 void RedirectReaders(Graph& graph, int from, int to);
 // Records in `into` that it now also stands for node `absorbed` (fused_names).
 void NoteFused(const Graph& graph, Node& into, size_t absorbed);
+// Puts `fused` in node `at`'s place as the one node standing for `chain`
+// (their labels go into its fused_names; `at` may be one of them): the
+// others are marked in `remove` for EraseNodes. Returns the chain's labels
+// joined by ", ", for the pass log.
+std::string ReplaceChain(Graph& graph, size_t at, Node fused, const std::vector<size_t>& chain,
+                         std::vector<bool>& remove);
+// True when an earlier match marked one of `chain` in `remove`.
+bool AnyTaken(const std::vector<size_t>& chain, const std::vector<bool>& remove);
 
 // The passes (one file each).
 // STABLEHLO_COMPOSITE nodes as the nodes of their decomposition subgraph.
@@ -97,5 +105,8 @@ Status FullyConnectedToRank4(Graph& graph, PassLog& log);
 Status MergeReshapes(Graph& graph, PassLog& log);
 // Transformer patterns (fuse_layer_norm.cc).
 Status FuseLayerNorm(Graph& graph, PassLog& log);
+// The converter's rotary embedding chain (two SLICEs, four MULs, SUB, ADD,
+// CONCATENATION) as one GLD_ROTARY_EMBEDDING node (fuse_rotary_embedding.cc).
+Status FuseRotaryEmbedding(Graph& graph, PassLog& log);
 
 }  // namespace gld

@@ -29,8 +29,10 @@ const std::vector<Pass>& DefaultPasses() {
       {"merge_pad", MergePad},
       {"fold_mul_add_into_conv", FoldMulAddIntoConv},
       {"fuse_activation", FuseActivation},  // after folding: a MUL/ADD's activation may move to the layer
-      // Transformer patterns: the converter's layer norm chain as one node.
+      // Transformer patterns: the converter's layer norm and rotary embedding
+      // chains as one node each.
       {"fuse_layer_norm", FuseLayerNorm},
+      {"fuse_rotary_embedding", FuseRotaryEmbedding},
       {"conv_to_fully_connected", ConvToFullyConnected},  // last: folding and fusion see one CONV_2D form
       {"release_unused_constants", ReleaseUnusedConstants},
   };

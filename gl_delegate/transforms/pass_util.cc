@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 namespace gld {
 
@@ -103,6 +104,26 @@ void NoteFused(const Graph& graph, Node& into, size_t absorbed) {
   const Node& a = graph.nodes[absorbed];
   into.fused_names.push_back(graph.NodeLabel(absorbed));
   into.fused_names.insert(into.fused_names.end(), a.fused_names.begin(), a.fused_names.end());
+}
+
+std::string ReplaceChain(Graph& graph, size_t at, Node fused, const std::vector<size_t>& chain,
+                         std::vector<bool>& remove) {
+  std::string labels;
+  for (size_t n : chain) {
+    NoteFused(graph, fused, n);
+    labels += (labels.empty() ? "" : ", ") + graph.NodeLabel(n);
+    remove[n] = true;
+  }
+  graph.nodes[at] = std::move(fused);
+  remove[at] = false;
+  return labels;
+}
+
+bool AnyTaken(const std::vector<size_t>& chain, const std::vector<bool>& remove) {
+  for (size_t n : chain) {
+    if (remove[n]) return true;
+  }
+  return false;
 }
 
 }  // namespace gld

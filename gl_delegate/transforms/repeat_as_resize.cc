@@ -153,14 +153,7 @@ Status RepeatAsResize(Graph& graph, PassLog& log) {
     resize.outputs = {c.out};
     resize.attributes = ResizeAttributes{};
     resize.source_index = graph.nodes[at].source_index;
-    std::string labels;
-    for (size_t n : c.nodes) {
-      NoteFused(graph, resize, n);
-      labels += (labels.empty() ? "" : ", ") + graph.NodeLabel(n);
-      remove[n] = true;
-    }
-    graph.nodes[at] = std::move(resize);
-    remove[at] = false;
+    const std::string labels = ReplaceChain(graph, at, std::move(resize), c.nodes, remove);
     any = true;
     log.Add(kPass, labels + " repeat " + DescribeTensor(graph, c.x) + " " + std::to_string(c.a) + "x" +
                        std::to_string(c.b) + ": one RESIZE_NEAREST_NEIGHBOR writing " + DescribeTensor(graph, c.out));

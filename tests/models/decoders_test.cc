@@ -45,8 +45,8 @@ struct ExpectedPlacement {
 constexpr ExpectedPlacement kExpectedPlacement[] = {
     {"index_copy", "decode", 127, 127, 1},
     {"index_copy", "prefill", 135, 135, 1},
-    {"litert_gen", "decode", 107, 102, 1},
-    {"litert_gen", "prefill", 109, 101, 1},
+    {"litert_gen", "decode", 67, 62, 1},
+    {"litert_gen", "prefill", 77, 69, 1},
 };
 
 void ExpectPlacement(const std::string& decoder, const std::string& signature, const InterpreterReport& report) {

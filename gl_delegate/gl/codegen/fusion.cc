@@ -15,7 +15,7 @@ bool TakesEpilogue(const Dispatch& d) {
   static const std::set<std::string> kTemplates = {
       "attention.comp", "batch_matmul.comp", "concat_axis.comp", "conv2d.comp", "grouped_conv.comp", "depthwise_conv.comp", "transpose_conv.comp", "fully_connected.comp",
       "elementwise.comp", "gather.comp", "gather_nd.comp", "layer_norm.comp", "pooling.comp", "reduce.comp", "softmax.comp", "pad.comp", "reshape.comp",
-      "resize.comp", "select.comp", "slice.comp", "depth_space.comp", "tile.comp", "transpose.comp",
+      "resize.comp", "rotary_embedding.comp", "select.comp", "slice.comp", "depth_space.comp", "tile.comp", "transpose.comp",
       "transform_tensor_bilinear.comp", "transform_landmarks.comp"};
   if (!kTemplates.count(d.shader.template_name)) return false;
   for (const auto& [name, value] : d.shader.defines) {

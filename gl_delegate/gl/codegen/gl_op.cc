@@ -283,6 +283,7 @@ const std::vector<GlBuilder>& GlBuilders() {
         {OpType::kLayerNorm, BuildLayerNorm},
         {OpType::kRmsNorm, BuildLayerNorm},
         {OpType::kScaledDotProductAttention, BuildAttention},
+        {OpType::kRotaryEmbedding, BuildRotaryEmbedding},
         {OpType::kAveragePool2d, BuildPooling},
         {OpType::kMaxPool2d, BuildPooling},
         {OpType::kMaxPoolingWithArgmax2D, BuildPooling},

@@ -196,6 +196,7 @@ Status BuildBroadcastTo(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildSelect(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildLayerNorm(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildAttention(OpBuildContext& ctx, std::vector<Dispatch>* out);
+Status BuildRotaryEmbedding(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildPooling(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildMaxUnpooling(OpBuildContext& ctx, std::vector<Dispatch>* out);
 Status BuildReduce(OpBuildContext& ctx, std::vector<Dispatch>* out);

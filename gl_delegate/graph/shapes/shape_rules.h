@@ -179,6 +179,8 @@ Status BatchMatMul(RuleContext& ctx);
 Status LayerNorm(RuleContext& ctx);
 Status RmsNorm(RuleContext& ctx);
 Status Attention(RuleContext& ctx);
+// rotary_embedding.cc
+Status RotaryEmbedding(RuleContext& ctx);
 // pooling.cc
 Status Pool(RuleContext& ctx);
 // concat.cc
