@@ -90,10 +90,15 @@ Status MakeSignatureGraphs(const std::vector<int>& subgraph_of, Model::Impl* imp
 
 StatusOr<std::shared_ptr<const PreparedGraph>> PrepareOnce(const Graph& graph, std::once_flag& once,
                                                            std::shared_ptr<const PreparedGraph>& prepared,
-                                                           Status& status) {
+                                                           Status& status, const PhaseTimes* load_phases) {
   std::call_once(once, [&] {
     auto made = PrepareGraph(graph);
     if (made.ok()) {
+      if (load_phases != nullptr) {
+        PhaseTimes phases = *load_phases;
+        phases.Append(made->phases);
+        made->phases = std::move(phases);
+      }
       prepared = std::make_shared<const PreparedGraph>(std::move(made).value());
     } else {
       status = made.status();
@@ -121,8 +126,13 @@ StatusOr<std::unique_ptr<Model::Impl>> BuildModelImpl(const uint8_t* data, size_
   auto impl = std::make_unique<Model::Impl>();
   TfliteLoadInfo load_info;
   GLD_ASSIGN_OR_RETURN(impl->graph, ReadTfliteModel(data, size, &load_info));
+  impl->load_phases.Append(load_info.phases, "load: ");
   impl->description = std::move(load_info.description);
-  impl->outside_constants_hash = HashOutsideRanges(data, size, std::move(load_info.constant_ranges));
+  {
+    PhaseScope phase(&impl->load_phases, "load: hash the bytes outside the constants");
+    impl->outside_constants_hash = HashOutsideRanges(data, size, std::move(load_info.constant_ranges));
+  }
+  const auto describe_start = PhaseTimes::Clock::now();
   impl->constant_blocks = std::move(load_info.constant_blocks);
   const Graph& g = impl->graph;
   impl->signatures = std::move(load_info.signatures);
@@ -152,11 +162,12 @@ StatusOr<std::unique_ptr<Model::Impl>> BuildModelImpl(const uint8_t* data, size_
     }
     impl->nodes.push_back(std::move(info));
   }
+  impl->load_phases.Add("load: describe the tensors and nodes", PhaseTimes::MicrosSince(describe_start));
   return impl;
 }
 
 StatusOr<std::shared_ptr<const PreparedGraph>> Model::Impl::Prepared() const {
-  return PrepareOnce(graph, prepare_once_, prepared_, prepare_status_);
+  return PrepareOnce(graph, prepare_once_, prepared_, prepare_status_, &load_phases);
 }
 
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -176,9 +187,12 @@ StatusOr<std::shared_ptr<const Model>> Model::FromFile(const std::string& path) 
   }
   // Mapped, not read: BuildModelImpl copies what it keeps, and the bytes it
   // skips are never touched.
+  const auto map_start = PhaseTimes::Clock::now();
   GLD_ASSIGN_OR_RETURN(MappedFile bytes, MapFileForRead(path, uint64_t{1} << 32, "model file"));
+  const double map_us = PhaseTimes::MicrosSince(map_start);
   auto impl = BuildModelImpl(bytes.data(), bytes.size());
   if (!impl.ok()) return impl.status().WithContext("model '" + path + "'");
+  (*impl)->load_phases.Add("load: map the file", map_us);
   return std::shared_ptr<const Model>(new Model(std::move(impl).value()));
 }
 

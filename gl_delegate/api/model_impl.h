@@ -35,6 +35,8 @@ struct Model::Impl {
   const std::string& Fingerprint() const;
   uint64_t outside_constants_hash = 0;
   std::vector<std::pair<std::shared_ptr<const uint8_t[]>, uint64_t>> constant_blocks;
+  // What loading took ("load: ..."), handed to the prepared graph's phases.
+  PhaseTimes load_phases;
 
   // `graph` after the checks and passes that do not depend on Options, built
   // on first use; every Interpreter starts from a copy, constants shared.
@@ -71,9 +73,10 @@ struct Model::Impl {
 
 // PrepareGraph(graph) once under `once` (the first caller's result, kept
 // in `prepared` or `status`, for every caller).
+// `load_phases` (null: none) come first in its phases.
 StatusOr<std::shared_ptr<const PreparedGraph>> PrepareOnce(const Graph& graph, std::once_flag& once,
                                                            std::shared_ptr<const PreparedGraph>& prepared,
-                                                           Status& status);
+                                                           Status& status, const PhaseTimes* load_phases = nullptr);
 
 // Public description of an IR tensor (name, type, shape, quantization, bytes)
 // whose index in the model file is `index`.
