@@ -64,7 +64,7 @@ Status PrepareCallees(Graph& graph, PassLog& pass_log) {
 
 }  // namespace
 
-StatusOr<PreparedGraph> PrepareGraph(Graph graph) {
+StatusOr<PreparedGraph> PrepareGraph(Graph graph, bool cpu_only) {
   PreparedGraph prepared;
   PhaseTimes* phases = &prepared.phases;
   prepared.original_nodes = static_cast<int>(graph.nodes.size());
@@ -78,6 +78,11 @@ StatusOr<PreparedGraph> PrepareGraph(Graph graph) {
     GLD_RETURN_IF_ERROR(RunPasses(cpu_graph, CpuIntegerPasses(), cpu_log, phases, "prepare: integer passes: "));
     prepared.cpu_graph = std::move(cpu_graph);
     prepared.cpu_pass_log = std::move(cpu_log.lines);
+    if (cpu_only) {
+      prepared.cpu_only = true;
+      prepared.graph = std::move(graph);
+      return prepared;
+    }
   }
   PassLog pass_log;
   GLD_RETURN_IF_ERROR(RunPasses(graph, DefaultPasses(), pass_log, phases, "prepare: passes: "));
@@ -238,6 +243,10 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
   // The CPU runs a quantized graph's integer form (a callee's graph_ is
   // its own already).
   const bool cpu_form = backend_in_use_ == Backend::kCpu && prepared.cpu_graph.has_value();
+  if (prepared.cpu_only && !cpu_form) {
+    return InternalError("a graph prepared for the CPU backend alone reached a " +
+                         std::string(BackendName(backend_in_use_)) + " runtime");
+  }
   if (!callee_) {
     TraceScope scope(trace, "startup", "copy the prepared graph");
     graph_ = cpu_form ? *prepared.cpu_graph : prepared.graph;

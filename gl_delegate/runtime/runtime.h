@@ -41,6 +41,9 @@ struct PreparedGraph {
   // a Runtime whose backend is the CPU runs it instead of `graph`.
   std::optional<Graph> cpu_graph;
   std::vector<std::string> cpu_pass_log;
+  // Made for CPU Runtimes alone (PrepareGraph's cpu_only): `graph` is the
+  // checked graph without the default passes, and only cpu_graph may run.
+  bool cpu_only = false;
   // What loading the model and preparing this took ("load: ...", "prepare:
   // ..."), put into each Runtime's startup trace (Options::enable_trace).
   PhaseTimes phases;
@@ -49,8 +52,12 @@ struct PreparedGraph {
 // "input 0 ('x' [1, 4] float32)": a graph input or output in errors.
 std::string DescribeIo(const char* kind, int index, const Tensor& tensor);
 
-// Checks `graph` (as read) and runs the default passes over it.
-StatusOr<PreparedGraph> PrepareGraph(Graph graph);
+// Checks `graph` (as read) and runs the default passes over it. With
+// `cpu_only`, a graph with int8/uint8 activations gets its CPU integer form
+// alone: the float form's passes (which turn every quantized weight into
+// its float view and fold it) are left to a GL or auto Runtime's
+// PreparedGraph; other graphs are prepared as without it.
+StatusOr<PreparedGraph> PrepareGraph(Graph graph, bool cpu_only = false);
 
 class Runtime {
  public:
