@@ -14,7 +14,8 @@ For each model, --runs times (default 3), alternating which goes first:
       the inputs (.npy) times Interpreter(model_path, num_threads) +
       allocate_tensors + set_tensor of every input + the first invoke, from
       before the constructor; its RSS before the constructor (VmRSS) and its
-      peak after the invoke (ru_maxrss) give the growth up to the result;
+      peak after the invoke (VmHWM, see peak_rss_bytes) give the growth up
+      to the result;
   gld: a fresh `gld_benchmark --backend=cpu --warmup_runs=1 --num_runs=1`
       with the same inputs (--input_layer_value_files) and threads: load
       (Model::FromFile), init (Interpreter creation), the first run; its RSS
@@ -57,16 +58,24 @@ import compare_litert as cl  # noqa: E402
 LITERT_CHILD = "--startup_litert_child"
 
 
-def vm_rss_bytes():
-    """This process's resident set now (VmRSS), 0 without /proc."""
+def status_bytes(field):
+    """A /proc/self/status size ('VmRSS', 'VmHWM') in bytes, 0 without /proc."""
     try:
         with open("/proc/self/status") as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1]) * 1024
     except OSError:
         pass
     return 0
+
+
+def peak_rss_bytes():
+    """This process's peak resident set: VmHWM, which exec starts afresh.
+    ru_maxrss would not do: Linux carries the peak of the process that
+    forked this one across the exec (here the parent, which probed every
+    model with LiteRT), so it only grows from model to model."""
+    return status_bytes("VmHWM") or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def litert_child(spec):
@@ -74,7 +83,7 @@ def litert_child(spec):
     cl.reflib.quiet_tensorflow_logs()
     from ai_edge_litert.interpreter import Interpreter
     inputs = [np.load(f) for f in spec["inputs"]]
-    base = vm_rss_bytes()
+    base = status_bytes("VmRSS")
     t0 = time.perf_counter()
     it = Interpreter(model_path=spec["model"], num_threads=spec["threads"])
     it.allocate_tensors()
@@ -83,7 +92,7 @@ def litert_child(spec):
         it.set_tensor(d["index"], v)
     it.invoke()
     t2 = time.perf_counter()
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    peak = peak_rss_bytes()
     print(json.dumps({"first_result_us": (t2 - t0) * 1e6, "init_us": (t1 - t0) * 1e6, "first_us": (t2 - t1) * 1e6,
                       "rss_start_bytes": base, "peak_rss_bytes": peak}))
 
