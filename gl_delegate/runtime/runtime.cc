@@ -312,8 +312,11 @@ Status Runtime::PlanForShapes() {
     GLD_RETURN_IF_ERROR(PlanSteps(options_, popts_));
   }
   {
-    TraceScope scope(trace, "startup", "plan and allocate host memory");
+    TraceScope scope(trace, "startup", "plan host memory");
     GLD_ASSIGN_OR_RETURN(memory_, PlanHostMemory(graph_, plan_.steps, kMaxHostBytes, &dynamic_));
+  }
+  {
+    TraceScope scope(trace, "startup", "allocate host memory");
     GLD_RETURN_IF_ERROR(AllocateTensors());
   }
   Log().info("memory: CPU arena {} bytes for {} intermediate tensors (naive {} bytes), {} bytes for inputs, "
