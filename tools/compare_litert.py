@@ -263,7 +263,7 @@ def merge_rounds(results):
 
 
 def run_gld(exe, model_path, backend, precision, threads, warmup_runs, num_runs, value_files, work, seed=0,
-            signature=None):
+            signature=None, extra_flags=()):
     out_dir = os.path.join(work, "out_" + backend)
     json_path = os.path.join(work, backend + ".json")
     cmd = [exe, "--graph=" + model_path, "--backend=" + backend, "--precision=" + precision,
@@ -271,6 +271,7 @@ def run_gld(exe, model_path, backend, precision, threads, warmup_runs, num_runs,
            "--json=" + json_path, "--output_dir=" + out_dir]
     if signature:
         cmd.append("--signature=" + signature)
+    cmd.extend(extra_flags)
     if value_files:
         cmd.append("--input_layer_value_files=" + value_files)
     else:
@@ -322,25 +323,77 @@ def integer_agreement(ours, ref):
     return equal / total, step
 
 
+class ModelInputs:
+    """What both runtimes of a comparison read: the file LiteRT runs, the
+    inputs as .npy files and as gld_benchmark's --input_layer_value_files,
+    the signature's input names, notes; `error` when LiteRT cannot run it."""
+
+    def __init__(self):
+        self.litert_model = None
+        self.input_files = []
+        self.value_files = None
+        self.input_names = None
+        self.notes = []
+        self.error = None
+
+
+def prepare_inputs(model_path, work, seed, signature=None):
+    """Probes the model with LiteRT (one thread) and writes its inputs, made
+    by make_inputs' rule, to `work`. Should LiteRT refuse the model for
+    Convolution2DTransposeBias, a rewritten copy is what LiteRT runs."""
+    made = ModelInputs()
+    made.litert_model = model_path
+    reflib.quiet_tensorflow_logs()
+    from ai_edge_litert.interpreter import Interpreter
+    probe = None
+    try:
+        probe = Interpreter(model_path=model_path, num_threads=1)
+        probe.allocate_tensors()
+    except (RuntimeError, ValueError) as e:
+        if "Convolution2DTransposeBias" not in str(e):
+            made.error = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
+            return made
+    if probe is None:
+        sys.path.insert(0, os.path.join(HERE, "reference"))
+        import replace_transpose_conv_bias as rtcb
+        made.litert_model = os.path.join(work, "litert_rewritten.tflite")
+        import io
+        with contextlib.redirect_stderr(io.StringIO()):
+            rtcb.rewrite_file(model_path, made.litert_model)
+        probe = Interpreter(model_path=made.litert_model, num_threads=1)
+        probe.allocate_tensors()
+        made.notes.append("LiteRT ran a copy with Convolution2DTransposeBias rewritten to TRANSPOSE_CONV")
+    if signature:
+        # The signature's inputs by name (LiteRT's order of them); to
+        # gld_benchmark by tensor name, which both keep from the file.
+        by_name = probe.get_signature_runner(signature).get_input_details()
+        made.input_names = list(by_name)
+        details = [by_name[n] for n in made.input_names]
+    else:
+        details = probe.get_input_details()
+    items = []
+    for i, (d, v) in enumerate(zip(details, make_inputs(details, seed))):
+        path = os.path.join(work, "input_%d.npy" % i)
+        np.save(path, v)
+        made.input_files.append(path)
+        # By index: LiteRT names a converter model's input by its tensor
+        # ('serving_default_x:0'), gld_benchmark by its signature ('x');
+        # both list the inputs in the subgraph's order. A signature's by
+        # tensor name (':' written '::').
+        items.append((d["name"].replace(":", "::") if signature else str(i)) + ":" + path)
+    made.value_files = ",".join(items)
+    return made
+
+
 def compare_model(args, model_path):
     """Rows for one model: [(runtime, dict or error string)], notes."""
-    notes = []
     work = tempfile.mkdtemp(prefix="gld_compare_")
     try:
-        litert_model = model_path
-        reflib.quiet_tensorflow_logs()
-        from ai_edge_litert.interpreter import Interpreter
-        probe = None
-        litert_error = None
-        try:
-            probe = Interpreter(model_path=model_path, num_threads=1)
-            probe.allocate_tensors()
-        except (RuntimeError, ValueError) as e:
-            if "Convolution2DTransposeBias" not in str(e):
-                litert_error = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
-        if litert_error is not None:
+        made = prepare_inputs(model_path, work, args.seed, args.signature)
+        notes = made.notes
+        if made.error is not None:
             # gldelegate alone: its random inputs follow make_inputs' rule.
-            rows = [("LiteRT", "could not run this model: %s" % litert_error)]
+            rows = [("LiteRT", "could not run this model: %s" % made.error)]
             notes.append("LiteRT could not run %s; gldelegate's rows have no comparison" % os.path.basename(model_path))
             for label, bench in gld_runtimes(args):
                 try:
@@ -350,39 +403,8 @@ def compare_model(args, model_path):
                 except Exception as e:  # noqa: BLE001 - reported in the table
                     rows.append((label, "failed: %s" % e))
             return rows, notes
-        if probe is None:
-            sys.path.insert(0, os.path.join(HERE, "reference"))
-            import replace_transpose_conv_bias as rtcb
-            litert_model = os.path.join(work, "litert_rewritten.tflite")
-            import io
-            with contextlib.redirect_stderr(io.StringIO()):
-                rtcb.rewrite_file(model_path, litert_model)
-            probe = Interpreter(model_path=litert_model, num_threads=1)
-            probe.allocate_tensors()
-            notes.append("LiteRT ran a copy with Convolution2DTransposeBias rewritten to TRANSPOSE_CONV")
-        input_names = None
-        if args.signature:
-            # The signature's inputs by name (LiteRT's order of them); to
-            # gld_benchmark by tensor name, which both keep from the file.
-            by_name = probe.get_signature_runner(args.signature).get_input_details()
-            input_names = list(by_name)
-            details = [by_name[n] for n in input_names]
-        else:
-            details = probe.get_input_details()
-        inputs = make_inputs(details, args.seed)
-        items = []
-        input_files = []
-        for i, (d, v) in enumerate(zip(details, inputs)):
-            path = os.path.join(work, "input_%d.npy" % i)
-            np.save(path, v)
-            input_files.append(path)
-            # By index: LiteRT names a converter model's input by its tensor
-            # ('serving_default_x:0'), gld_benchmark by its signature ('x');
-            # both list the inputs in the subgraph's order. A signature's by
-            # tensor name (':' written '::').
-            items.append((d["name"].replace(":", "::") if args.signature else str(i)) + ":" + path)
-        value_files = ",".join(items)
-        del probe
+        litert_model, input_files, value_files = made.litert_model, made.input_files, made.value_files
+        input_names = made.input_names
 
         # Each runtime's results of every round, or the error that stopped it.
         bench_of = dict(gld_runtimes(args))

@@ -67,6 +67,7 @@ struct Flags {
   std::string model_token, delegate_serialize_token;
   bool enable_op_profiling = false;
   bool report_peak_memory_footprint = false;
+  bool startup_phases = false;  // --startup_phases: where the start-up went (the startup trace)
   std::string input_layer_value_files;
   uint64_t seed = 0;
   std::string json, output_dir;
@@ -176,7 +177,7 @@ gld::StatusOr<gld::Options> MakeBenchmarkOptions(const CLI::App& app, Flags& f) 
   o.max_delegated_partitions = f.max_delegated_partitions;
   o.min_nodes_per_partition = f.min_nodes_per_partition;
   o.enable_profiling = f.enable_op_profiling;
-  o.enable_trace = !f.trace.empty();
+  o.enable_trace = !f.trace.empty() || f.startup_phases;
   // The ranges of gldelegate/options.inc, naming this tool's flags.
   GLD_RETURN_IF_ERROR(gld::CheckOption(o, "max_delegated_partitions", "--max_delegated_partitions"));
   GLD_RETURN_IF_ERROR(gld::CheckOption(o, "min_nodes_per_partition", "--min_nodes_per_partition"));
@@ -188,7 +189,15 @@ struct Results {
   double load_us = 0, init_us = 0;
   std::vector<double> warmup_us, run_us;
   double first_us = 0;
-  gld::tools::ProcessMemory start_mem, init_mem, end_mem;
+  gld::tools::ProcessMemory start_mem, init_mem, first_mem, end_mem;
+  // --startup_phases: each startup trace event's name, summed time and count,
+  // in the order they began.
+  struct Phase {
+    std::string name;
+    double us = 0;
+    int count = 0;
+  };
+  std::vector<Phase> phases;
   std::vector<gld::ProfileRow> profile;
   gld::DispatchIssueStats issue;
 };
@@ -203,6 +212,41 @@ double PerDispatch(double total_us, int64_t dispatches) {
 // shaders).
 double IssueOnly(const gld::DispatchIssueStats& s) {
   return PerDispatch(s.issue_cpu_us - s.dispatch_call_cpu_us, s.dispatches);
+}
+
+// Memory figures are best effort: zeros where /proc is missing.
+gld::tools::ProcessMemory MemoryNow() {
+  auto m = gld::tools::ReadProcessMemory();
+  return m.ok() ? *m : gld::tools::ProcessMemory{};
+}
+
+// --startup_phases: the startup events of Create's trace (before any run),
+// summed by name. Those on the model's own track (loading and the passes,
+// once per Model) are named "load: ..." and "prepare: ...".
+std::vector<Results::Phase> StartupPhases(const std::vector<gld::TraceEvent>& events) {
+  std::vector<Results::Phase> phases;
+  std::vector<const gld::TraceEvent*> ordered;
+  for (const gld::TraceEvent& e : events) {
+    if (e.phase == 'X' && e.category == "startup") ordered.push_back(&e);
+  }
+  // The model's track starts at 0 too: by track, then time.
+  std::stable_sort(ordered.begin(), ordered.end(), [](const gld::TraceEvent* a, const gld::TraceEvent* b) {
+    return a->tid != b->tid ? a->tid > b->tid : a->ts_us < b->ts_us;
+  });
+  for (const gld::TraceEvent* e : ordered) {
+    auto it = std::find_if(phases.begin(), phases.end(), [&](const Results::Phase& p) { return p.name == e->name; });
+    if (it == phases.end()) it = phases.insert(phases.end(), Results::Phase{e->name, 0, 0});
+    it->us += e->dur_us;
+    ++it->count;
+  }
+  return phases;
+}
+
+void PrintStartupPhases(const std::vector<Results::Phase>& phases) {
+  std::printf("\nStart-up phases (ms; 'prepare step: X' rows are summed over the steps, which prepare on the pool):\n");
+  for (const Results::Phase& p : phases) {
+    std::printf("%10.3f  %5d  %s\n", p.us / 1000.0, p.count, gld::tools::Printable(p.name).c_str());
+  }
 }
 
 using InputFiles = std::vector<std::pair<std::string, std::string>>;
@@ -399,10 +443,13 @@ void ShowRunProgress(gld::tools::TerminalProgress& progress, const Flags& f, siz
   progress.Show(fraction, text);
 }
 
-gld::Status TimedInvoke(gld::Interpreter& interp, std::vector<double>* times) {
+// The first call also reads the memory after that run (`first_mem`).
+gld::Status TimedInvoke(gld::Interpreter& interp, std::vector<double>* times, Results& res) {
+  const bool first = res.warmup_us.empty() && res.run_us.empty();
   const auto start = Clock::now();
   GLD_RETURN_IF_ERROR(interp.Invoke());
   times->push_back(MicrosSince(start));
+  if (first) res.first_mem = MemoryNow();
   return gld::OkStatus();
 }
 
@@ -500,6 +547,17 @@ std::string MakeJson(const Flags& f, const gld::Options& o, const gld::Interpret
   j["rss_after_init_bytes"] = res.init_mem.rss_bytes;
   j["peak_rss_after_init_bytes"] = res.init_mem.peak_rss_bytes;
   j["peak_rss_bytes"] = res.end_mem.peak_rss_bytes;
+  j["peak_rss_after_first_bytes"] = res.first_mem.peak_rss_bytes;  // VmHWM after the first run
+  if (f.startup_phases) {
+    gld::tools::JsonReport& phases = j["startup_phases"] = gld::tools::JsonReport::array();
+    for (const Results::Phase& p : res.phases) {
+      gld::tools::JsonReport row;
+      row["name"] = p.name;
+      row["us"] = p.us;
+      row["count"] = p.count;
+      phases.push_back(std::move(row));
+    }
+  }
   j["issued_dispatches"] = res.issue.dispatches;
   j["host_cpu_us_per_dispatch"] = PerDispatch(res.issue.issue_cpu_us, res.issue.dispatches);
   j["host_wall_us_per_dispatch"] = PerDispatch(res.issue.issue_wall_us, res.issue.dispatches);
@@ -549,7 +607,7 @@ gld::Status RunAll(gld::Interpreter& interp, const Flags& f, Results& res) {
   for (int i = 0; i < f.warmup_runs && !StopRequested(); ++i) {
     progress.Show(static_cast<double>(i) / f.warmup_runs,
                   "warmup run " + std::to_string(i + 1) + " of " + std::to_string(f.warmup_runs));
-    gld::Status s = TimedInvoke(interp, &res.warmup_us);
+    gld::Status s = TimedInvoke(interp, &res.warmup_us, res);
     if (!s.ok() && StopRequested()) break;  // the signal cancelled it
     GLD_RETURN_IF_ERROR(s);
   }
@@ -576,7 +634,7 @@ gld::Status RunAll(gld::Interpreter& interp, const Flags& f, Results& res) {
       if (StopRequested()) break;
     }
     ShowRunProgress(progress, f, res.run_us.size(), MicrosSince(runs_start) / 1e6);
-    gld::Status s = TimedInvoke(interp, &res.run_us);
+    gld::Status s = TimedInvoke(interp, &res.run_us, res);
     if (!s.ok() && StopRequested()) break;  // the signal cancelled it
     GLD_RETURN_IF_ERROR(s);
   }
@@ -642,11 +700,7 @@ int Run(const CLI::App& app, Flags& f) {
   }
   gld::tools::InstallStopHandlers();
   Results res;
-  // Memory figures are best effort: zeros where /proc is missing.
-  auto memory = [] {
-    auto m = gld::tools::ReadProcessMemory();
-    return m.ok() ? *m : gld::tools::ProcessMemory{};
-  };
+  auto memory = MemoryNow;
   res.start_mem = memory();
 
   std::cout << kTool << " " << gld::VersionString() << "\nGraph: [" << f.graph << "]\n";
@@ -664,6 +718,10 @@ int Run(const CLI::App& app, Flags& f) {
   const gld::InterpreterReport& rep = interp.report();
 
   PrintSession(res, rep, *options);
+  if (f.startup_phases) {
+    res.phases = StartupPhases(interp.trace());
+    PrintStartupPhases(res.phases);
+  }
 
   if (f.verbose) PrintFlags(app);
   gld::Status s = CheckInputLayers(interp.inputs(), f);
@@ -776,6 +834,9 @@ int main(int argc, char** argv) {
   app.add_option("--model_token", f.model_token, "cache key for the model (default: fingerprint of its bytes)");
   app.add_option("--delegate_serialize_token", f.delegate_serialize_token, "TFLite's name for --model_token");
   app.add_flag("--enable_op_profiling", f.enable_op_profiling, "time every GPU dispatch and CPU node");
+  app.add_flag("--startup_phases", f.startup_phases,
+               "print where the start-up went (and --json's startup_phases): loading, the passes, shapes, "
+               "partition, plan, each kind of step's preparation; turns the trace on (its cost is in the runs)");
   app.add_flag("--report_peak_memory_footprint", f.report_peak_memory_footprint,
                "also print TFLite's 'Peak memory footprint (MB): init= overall=' line");
   app.add_option("--input_layer_value_files", f.input_layer_value_files,

@@ -40,7 +40,8 @@ StatusOr<std::unique_ptr<Interpreter>> Interpreter::CreateFor(const Model& model
   // is the one that prepares the model's graph.
   GLD_RETURN_IF_ERROR(ConfigureLogging(options.log_level));
   GLD_ASSIGN_OR_RETURN(std::shared_ptr<const PreparedGraph> prepared,
-                       sig != nullptr ? sig->Prepared() : model.impl().Prepared());
+                       sig != nullptr ? sig->PreparedFor(options.backend)
+                                      : model.impl().PreparedFor(options.backend));
   GLD_ASSIGN_OR_RETURN(impl->runtime, Runtime::Create(*prepared, with_token));
   impl->cancel = impl->runtime->cancel_flag();
   // Inputs and outputs keep their positions through the passes; their file

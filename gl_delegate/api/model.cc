@@ -6,6 +6,7 @@
 
 #include "api/model_impl.h"
 #include "model/tflite_reader.h"
+#include "transforms/pass_list.h"
 #include "util/file_util.h"
 #include "util/hex.h"
 
@@ -90,10 +91,16 @@ Status MakeSignatureGraphs(const std::vector<int>& subgraph_of, Model::Impl* imp
 
 StatusOr<std::shared_ptr<const PreparedGraph>> PrepareOnce(const Graph& graph, std::once_flag& once,
                                                            std::shared_ptr<const PreparedGraph>& prepared,
-                                                           Status& status) {
+                                                           Status& status, const PhaseTimes* load_phases,
+                                                           bool cpu_only) {
   std::call_once(once, [&] {
-    auto made = PrepareGraph(graph);
+    auto made = PrepareGraph(graph, cpu_only);
     if (made.ok()) {
+      if (load_phases != nullptr) {
+        PhaseTimes phases = *load_phases;
+        phases.Append(made->phases);
+        made->phases = std::move(phases);
+      }
       prepared = std::make_shared<const PreparedGraph>(std::move(made).value());
     } else {
       status = made.status();
@@ -113,50 +120,79 @@ StatusOr<size_t> Model::Impl::FindSignature(const std::string& key) const {
                        (keys.empty() ? std::string("none") : keys) + ")");
 }
 
+StatusOr<std::shared_ptr<const PreparedGraph>> PrepareFor(
+    Backend backend, const Graph& graph,
+    const std::function<StatusOr<std::shared_ptr<const PreparedGraph>>()>& full, Model::Impl::PreparedOnce& cpu,
+    const PhaseTimes* load_phases) {
+  if (backend != Backend::kCpu || !HasQuantizedActivations(graph)) return full();
+  return PrepareOnce(graph, cpu.once, cpu.prepared, cpu.status, load_phases, /*cpu_only=*/true);
+}
+
 StatusOr<std::shared_ptr<const PreparedGraph>> Model::Impl::SignatureGraph::Prepared() const {
   return PrepareOnce(graph, once_, prepared_, status_);
+}
+
+StatusOr<std::shared_ptr<const PreparedGraph>> Model::Impl::SignatureGraph::PreparedFor(Backend backend) const {
+  return PrepareFor(backend, graph, [this] { return Prepared(); }, cpu_, nullptr);
 }
 
 StatusOr<std::unique_ptr<Model::Impl>> BuildModelImpl(const uint8_t* data, size_t size) {
   auto impl = std::make_unique<Model::Impl>();
   TfliteLoadInfo load_info;
   GLD_ASSIGN_OR_RETURN(impl->graph, ReadTfliteModel(data, size, &load_info));
+  impl->load_phases.Append(load_info.phases, "load: ");
   impl->description = std::move(load_info.description);
-  impl->outside_constants_hash = HashOutsideRanges(data, size, std::move(load_info.constant_ranges));
+  {
+    PhaseScope phase(&impl->load_phases, "load: hash the bytes outside the constants");
+    impl->outside_constants_hash = HashOutsideRanges(data, size, std::move(load_info.constant_ranges));
+  }
+  const auto describe_start = PhaseTimes::Clock::now();
   impl->constant_blocks = std::move(load_info.constant_blocks);
   const Graph& g = impl->graph;
   impl->signatures = std::move(load_info.signatures);
   GLD_RETURN_IF_ERROR(MakeSignatureGraphs(load_info.signature_subgraphs, impl.get()));
   for (int t : g.inputs) impl->inputs.push_back(MakeTensorInfo(g.tensors[static_cast<size_t>(t)], t));
   for (int t : g.outputs) impl->outputs.push_back(MakeTensorInfo(g.tensors[static_cast<size_t>(t)], t));
-  impl->nodes.reserve(g.nodes.size());
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
-    NodeInfo info;
-    info.index = static_cast<int>(i);
-    info.op = NodeOpName(n);
-    for (int t : n.inputs) {
-      if (t == kNoTensor) {
-        info.input_names.emplace_back();
-        info.input_shapes.emplace_back();
-        continue;
-      }
-      const Tensor& tensor = g.tensors[static_cast<size_t>(t)];
-      info.input_names.push_back(tensor.name);
-      info.input_shapes.emplace_back(tensor.shape.begin(), tensor.shape.end());
-    }
-    for (int t : n.outputs) {
-      const Tensor& tensor = g.tensors[static_cast<size_t>(t)];
-      info.output_names.push_back(tensor.name);
-      info.output_shapes.emplace_back(tensor.shape.begin(), tensor.shape.end());
-    }
-    impl->nodes.push_back(std::move(info));
-  }
+  impl->load_phases.Add("load: describe the inputs and outputs", PhaseTimes::MicrosSince(describe_start));
   return impl;
 }
 
+const std::vector<NodeInfo>& Model::Impl::Nodes() const {
+  std::call_once(nodes_once_, [this] {
+    const Graph& g = graph;
+    nodes_.reserve(g.nodes.size());
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      const Node& n = g.nodes[i];
+      NodeInfo info;
+      info.index = static_cast<int>(i);
+      info.op = NodeOpName(n);
+      for (int t : n.inputs) {
+        if (t == kNoTensor) {
+          info.input_names.emplace_back();
+          info.input_shapes.emplace_back();
+          continue;
+        }
+        const Tensor& tensor = g.tensors[static_cast<size_t>(t)];
+        info.input_names.push_back(tensor.name);
+        info.input_shapes.emplace_back(tensor.shape.begin(), tensor.shape.end());
+      }
+      for (int t : n.outputs) {
+        const Tensor& tensor = g.tensors[static_cast<size_t>(t)];
+        info.output_names.push_back(tensor.name);
+        info.output_shapes.emplace_back(tensor.shape.begin(), tensor.shape.end());
+      }
+      nodes_.push_back(std::move(info));
+    }
+  });
+  return nodes_;
+}
+
 StatusOr<std::shared_ptr<const PreparedGraph>> Model::Impl::Prepared() const {
-  return PrepareOnce(graph, prepare_once_, prepared_, prepare_status_);
+  return PrepareOnce(graph, prepare_once_, prepared_, prepare_status_, &load_phases);
+}
+
+StatusOr<std::shared_ptr<const PreparedGraph>> Model::Impl::PreparedFor(Backend backend) const {
+  return PrepareFor(backend, graph, [this] { return Prepared(); }, cpu_, &load_phases);
 }
 
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -176,21 +212,24 @@ StatusOr<std::shared_ptr<const Model>> Model::FromFile(const std::string& path) 
   }
   // Mapped, not read: BuildModelImpl copies what it keeps, and the bytes it
   // skips are never touched.
+  const auto map_start = PhaseTimes::Clock::now();
   GLD_ASSIGN_OR_RETURN(MappedFile bytes, MapFileForRead(path, uint64_t{1} << 32, "model file"));
+  const double map_us = PhaseTimes::MicrosSince(map_start);
   auto impl = BuildModelImpl(bytes.data(), bytes.size());
   if (!impl.ok()) return impl.status().WithContext("model '" + path + "'");
+  (*impl)->load_phases.Add("load: map the file", map_us);
   return std::shared_ptr<const Model>(new Model(std::move(impl).value()));
 }
 
 const std::vector<TensorInfo>& Model::inputs() const { return impl_->inputs; }
 const std::vector<TensorInfo>& Model::outputs() const { return impl_->outputs; }
-const std::vector<NodeInfo>& Model::nodes() const { return impl_->nodes; }
+const std::vector<NodeInfo>& Model::nodes() const { return impl_->Nodes(); }
 const std::string& Model::description() const { return impl_->description; }
 const std::vector<SignatureInfo>& Model::signatures() const { return impl_->signatures; }
 
 std::vector<std::pair<std::string, int>> Model::OpHistogram() const {
   std::vector<std::pair<std::string, int>> out;
-  for (const NodeInfo& n : impl_->nodes) {
+  for (const NodeInfo& n : impl_->Nodes()) {
     auto it = std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == n.op; });
     if (it == out.end()) {
       out.emplace_back(n.op, 1);

@@ -30,18 +30,34 @@ struct AffineQuantization {
 // keeps it exact (LiteRT's per-tensor reference also multiplies in double).
 template <typename Q>
 void DequantizeAffine(const void* src, int64_t begin, int64_t end, const AffineQuantization& q, float* out) {
+  if (begin >= end) return;
   const auto* bytes = static_cast<const uint8_t*>(src);
-  for (int64_t i = begin; i < end; ++i) {
-    const size_t c = q.channels == 1 ? 0 : static_cast<size_t>((i / q.inner) % q.channels);
-    const int64_t zp = q.zero_point == nullptr ? 0 : q.zero_point[c];
-    Q value;
-    std::memcpy(&value, bytes + static_cast<size_t>(i) * sizeof(Q), sizeof(Q));
+  // Run by run of values sharing one channel (the whole range per tensor):
+  // the channel's scale and zero point once per run, and no division per
+  // value to find its channel.
+  const bool per_channel = q.channels != 1;
+  size_t c = per_channel ? static_cast<size_t>((begin / q.inner) % q.channels) : 0;
+  int64_t run = per_channel ? q.inner - begin % q.inner : end - begin;  // values left in c's run
+  for (int64_t i = begin; i < end;) {
+    const int64_t n = run < end - i ? run : end - i;
     // In double, not int64: a model's zero point may be any int64 (a corrupt
     // file's near INT64_MIN), where the integer difference would overflow.
     // For zero points below 2^53 in magnitude both are the exact difference
     // rounded once.
-    const double difference = static_cast<double>(value) - static_cast<double>(zp);
-    out[i] = static_cast<float>(difference * static_cast<double>(q.scale[c]));
+    const double zp = q.zero_point == nullptr ? 0.0 : static_cast<double>(q.zero_point[c]);
+    const double scale = static_cast<double>(q.scale[c]);
+    const uint8_t* from = bytes + static_cast<size_t>(i) * sizeof(Q);
+    float* to = out + i;
+    for (int64_t k = 0; k < n; ++k) {
+      Q value;
+      std::memcpy(&value, from + static_cast<size_t>(k) * sizeof(Q), sizeof(Q));
+      to[k] = static_cast<float>((static_cast<double>(value) - zp) * scale);
+    }
+    i += n;
+    if (per_channel) {
+      c = c + 1 == static_cast<size_t>(q.channels) ? 0 : c + 1;
+      run = q.inner;
+    }
   }
 }
 

@@ -117,6 +117,8 @@ class Reader {
                        Tensor* out);
   static bool DecodesToFloat(const Tensor& t);
   Status MaterializeConstants();
+  PhaseTimes phases_;
+  double constants_us_ = 0;  // in MaterializeConstants, over the subgraphs
   static void DecodeToFloat(const PendingConstant& p, Tensor& t, float* f);
   Status ResolveOpCode(uint32_t opcode_index, size_t node, OpType* op, int* version,
                        std::string* custom_name);
@@ -688,7 +690,10 @@ StatusOr<Graph> Reader::Read(TfliteLoadInfo* info) {
   flatbuffers::Verifier verifier(file_, verify_size,
                                  static_cast<flatbuffers::uoffset_t>(limits_.max_flatbuffer_depth),
                                  static_cast<flatbuffers::uoffset_t>(limits_.max_flatbuffer_tables));
-  if (!verifier.VerifyBuffer<tflite::Model>(nullptr)) {
+  const auto verify_start = PhaseTimes::Clock::now();
+  const bool verified = verifier.VerifyBuffer<tflite::Model>(nullptr);
+  phases_.Add("verify the flatbuffer", PhaseTimes::MicrosSince(verify_start));
+  if (!verified) {
     const bool tfl3 = std::memcmp(file_ + 4, "TFL3", 4) == 0;
     return DataLossError(std::string("not a valid TFLite model: flatbuffer verification failed") +
                          (tfl3 ? " (file is marked TFL3, so it is corrupt or truncated)"
@@ -716,17 +721,23 @@ StatusOr<Graph> Reader::Read(TfliteLoadInfo* info) {
   const auto* subgraphs = model_->subgraphs();
   std::vector<Graph> graphs(subgraphs->size());
   int64_t total_bytes = 0;
+  const auto read_start = PhaseTimes::Clock::now();
   for (size_t i = 0; i < graphs.size(); ++i) {
     const int index = static_cast<int>(i);
     GLD_ASSIGN_OR_RETURN(graphs[i], ReadSubgraph(index, index == entry_ ? info : nullptr, &total_bytes));
   }
-  if (info != nullptr) {
-    info->constant_ranges = std::move(constant_ranges_);
-    info->constant_blocks = std::move(constant_blocks_);
-  }
+  phases_.Add("read the subgraphs (constants apart)", PhaseTimes::MicrosSince(read_start) - constants_us_);
+  phases_.Add("copy and decode the constants", constants_us_);
+  const auto check_start = PhaseTimes::Clock::now();
   for (const Graph& g : graphs) GLD_RETURN_IF_ERROR(CheckSignatureTensors(g));
   GLD_RETURN_IF_ERROR(ResolveScatterUpdates(graphs));
   GLD_RETURN_IF_ERROR(CheckSubgraphCalls(graphs));
+  phases_.Add("check the subgraphs", PhaseTimes::MicrosSince(check_start));
+  if (info != nullptr) {
+    info->constant_ranges = std::move(constant_ranges_);
+    info->constant_blocks = std::move(constant_blocks_);
+    info->phases = std::move(phases_);
+  }
   Graph main = std::move(graphs[static_cast<size_t>(entry_)]);
   for (const Graph& g : graphs) {
     if (g.subgraph_index == entry_) continue;
@@ -758,7 +769,9 @@ StatusOr<Graph> Reader::ReadSubgraph(int index, TfliteLoadInfo* info, int64_t* t
   for (size_t i = 0; i < num_tensors; ++i) {
     GLD_RETURN_IF_ERROR(ReadTensor(static_cast<int>(i), &graph_.tensors[i], &total_bytes));
   }
+  const auto constants_start = PhaseTimes::Clock::now();
   GLD_RETURN_IF_ERROR(MaterializeConstants());
+  constants_us_ += PhaseTimes::MicrosSince(constants_start);
 
   auto read_io = [&](const flatbuffers::Vector<int32_t>* list, const char* kind,
                      std::vector<int>* out) -> Status {

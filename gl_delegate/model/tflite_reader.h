@@ -31,6 +31,7 @@
 #include "gldelegate/status.hpp"
 #include "gldelegate/types.hpp"
 #include "graph/graph.h"
+#include "util/startup_phases.h"
 
 namespace gld {
 
@@ -63,6 +64,9 @@ struct TfliteLoadInfo {
   // zeroed). A fingerprint of the model need not read the buffers at load.
   std::vector<std::pair<uint64_t, uint64_t>> constant_ranges;
   std::vector<std::pair<std::shared_ptr<const uint8_t[]>, uint64_t>> constant_blocks;
+  // What reading took: "verify the flatbuffer", "read the subgraphs",
+  // "copy and decode the constants", "check the subgraphs".
+  PhaseTimes phases;
 };
 
 // How the reader stores a constant, for other sources of TFLite tensors (the

@@ -20,6 +20,22 @@ std::vector<size_t> CpuEpilogueChain::Members() const {
 std::vector<CpuEpilogueChain> PlanCpuEpilogues(const Graph& graph, const Partition& partition) {
   std::vector<CpuEpilogueChain> chains;
   std::vector<bool> taken(graph.nodes.size(), false);
+  // Each tensor's readers (a node once per input naming it, as
+  // Graph::Consumers lists it) and producer, found once: a walk per node
+  // would make the plan quadratic in the nodes.
+  std::vector<std::vector<size_t>> readers_of(graph.tensors.size());
+  std::vector<int> producer_of(graph.tensors.size(), -1);
+  auto known = [&](int t) { return t >= 0 && static_cast<size_t>(t) < graph.tensors.size(); };
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    for (int t : graph.nodes[n].inputs) {
+      if (!known(t)) continue;
+      std::vector<size_t>& r = readers_of[static_cast<size_t>(t)];
+      if (r.empty() || r.back() != n) r.push_back(n);
+    }
+    for (int t : graph.nodes[n].outputs) {
+      if (known(t) && producer_of[static_cast<size_t>(t)] < 0) producer_of[static_cast<size_t>(t)] = static_cast<int>(n);
+    }
+  }
   auto on_cpu = [&](size_t n) { return !partition.nodes[n].on_gpu; };
   for (size_t p = 0; p < graph.nodes.size(); ++p) {
     const Node& producer = graph.nodes[p];
@@ -30,15 +46,15 @@ std::vector<CpuEpilogueChain> PlanCpuEpilogues(const Graph& graph, const Partiti
     while (chain.nodes.size() < kMaxEpilogueNodes) {
       const Tensor& value = graph.tensors[static_cast<size_t>(x)];
       if (value.is_variable || value.is_constant || graph.IsGraphOutput(x)) break;
-      const std::vector<size_t> readers = graph.Consumers(x);
+      const std::vector<size_t>& readers = readers_of[static_cast<size_t>(x)];
       if (readers.size() != 1 || taken[readers[0]] || !on_cpu(readers[0])) break;
       cpu::EpilogueStepSpec spec;
       if (!cpu::EpilogueStepFor(graph, readers[0], x, &spec)) break;
       // An operand that a channel PAD makes for this node alone is read
       // through the padding, and the PAD joins the chain.
-      const int pad = spec.operand != kNoTensor ? graph.Producer(spec.operand) : -1;
+      const int pad = known(spec.operand) ? producer_of[static_cast<size_t>(spec.operand)] : -1;
       if (pad >= 0 && !taken[static_cast<size_t>(pad)] && on_cpu(static_cast<size_t>(pad)) &&
-          !graph.IsGraphOutput(spec.operand) && graph.Consumers(spec.operand).size() == 1) {
+          !graph.IsGraphOutput(spec.operand) && readers_of[static_cast<size_t>(spec.operand)].size() == 1) {
         cpu::AbsorbChannelPad(graph, static_cast<size_t>(pad), &spec);
       }
       chain.nodes.push_back(readers[0]);

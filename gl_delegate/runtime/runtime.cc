@@ -64,20 +64,32 @@ Status PrepareCallees(Graph& graph, PassLog& pass_log) {
 
 }  // namespace
 
-StatusOr<PreparedGraph> PrepareGraph(Graph graph) {
+StatusOr<PreparedGraph> PrepareGraph(Graph graph, bool cpu_only) {
   PreparedGraph prepared;
+  PhaseTimes* phases = &prepared.phases;
   prepared.original_nodes = static_cast<int>(graph.nodes.size());
-  GLD_RETURN_IF_ERROR(CheckGraphStructure(graph));
+  {
+    PhaseScope phase(phases, "prepare: check the structure");
+    GLD_RETURN_IF_ERROR(CheckGraphStructure(graph));
+  }
   if (HasQuantizedActivations(graph)) {
     Graph cpu_graph = graph;  // constants shared
     PassLog cpu_log;
-    GLD_RETURN_IF_ERROR(RunPasses(cpu_graph, CpuIntegerPasses(), cpu_log));
+    GLD_RETURN_IF_ERROR(RunPasses(cpu_graph, CpuIntegerPasses(), cpu_log, phases, "prepare: integer passes: "));
     prepared.cpu_graph = std::move(cpu_graph);
     prepared.cpu_pass_log = std::move(cpu_log.lines);
+    if (cpu_only) {
+      prepared.cpu_only = true;
+      prepared.graph = std::move(graph);
+      return prepared;
+    }
   }
   PassLog pass_log;
-  GLD_RETURN_IF_ERROR(RunDefaultPasses(graph, pass_log));
-  GLD_RETURN_IF_ERROR(PrepareCallees(graph, pass_log));
+  GLD_RETURN_IF_ERROR(RunPasses(graph, DefaultPasses(), pass_log, phases, "prepare: passes: "));
+  {
+    PhaseScope phase(phases, "prepare: subgraphs");
+    GLD_RETURN_IF_ERROR(PrepareCallees(graph, pass_log));
+  }
   prepared.graph = std::move(graph);
   prepared.pass_log = std::move(pass_log.lines);
   return prepared;
@@ -87,7 +99,7 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Create(const PreparedGraph& prepared
                                                    const GpuBackendFactory& gpu_factory) {
   GLD_RETURN_IF_ERROR(ConfigureLogging(options.log_level));
   std::unique_ptr<Runtime> rt(new Runtime());
-  rt->graph_ = prepared.graph;
+  // Initialize copies the form of `prepared` its backend runs into graph_.
   GLD_RETURN_IF_ERROR(
       rt->Initialize(options, gpu_factory ? gpu_factory : GpuBackendFactory(CreateGpuBackend), prepared));
   return rt;
@@ -175,14 +187,20 @@ Status Runtime::CheckSomeBackendRunsEveryNode(const PartitionOptions& popts) con
 // Partitions and builds the steps. In auto mode a GPU backend that fails to
 // build its segments is dropped and every node runs on the CPU.
 Status Runtime::PlanSteps(const Options& options, PartitionOptions& popts) {
+  TraceRecorder* trace = trace_.get();
   auto partition = [&] {
+    TraceScope scope(trace, "startup", "partition");
     PartitionOptions with_dynamic = popts;
     DynamicNodesOnCpu query(popts.gpu, dynamic_);
     if (popts.gpu != nullptr && HasDynamicTensors()) with_dynamic.gpu = &query;
     partition_ = PartitionGraph(graph_, with_dynamic);
   };
   partition();
-  auto plan = BuildPlan(graph_, partition_, gpu_.get(), &dynamic_);
+  auto build = [&](GpuBackend* gpu) {
+    TraceScope scope(trace, "startup", "build the plan");
+    return BuildPlan(graph_, partition_, gpu, &dynamic_);
+  };
+  auto plan = build(gpu_.get());
   if (!plan.ok() && gpu_ != nullptr && partition_.gpu_nodes > 0 && options.backend == Backend::kAuto) {
     Log().warn("GPU plan failed, running every node on the CPU: {}", plan.status().message());
     popts.gpu = nullptr;
@@ -191,7 +209,7 @@ Status Runtime::PlanSteps(const Options& options, PartitionOptions& popts) {
     backend_in_use_ = Backend::kCpu;
     GLD_RETURN_IF_ERROR(CheckSomeBackendRunsEveryNode(popts));
     partition();
-    plan = BuildPlan(graph_, partition_, nullptr, &dynamic_);
+    plan = build(nullptr);
   }
   if (!plan.ok()) return plan.status();
   plan_ = std::move(plan).value();
@@ -212,6 +230,7 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
     trace_ = std::make_unique<TraceRecorder>(options.trace_max_invokes);
   }
   TraceRecorder* trace = trace_.get();
+  if (trace != nullptr) TracePreparedPhases(prepared.phases);
   PartitionOptions popts;
   popts.max_segments = options.max_delegated_partitions;
   popts.min_segment_nodes = options.min_nodes_per_partition;
@@ -221,27 +240,44 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
     TraceScope scope(trace, "startup", "select the backend (GL context)");
     GLD_RETURN_IF_ERROR(SelectBackend(options, gpu_factory, &popts));
   }
-  // The CPU runs a quantized graph's integer form.
+  // The CPU runs a quantized graph's integer form (a callee's graph_ is
+  // its own already).
   const bool cpu_form = backend_in_use_ == Backend::kCpu && prepared.cpu_graph.has_value();
-  if (cpu_form) graph_ = *prepared.cpu_graph;
-  GLD_RETURN_IF_ERROR(BindCustomOps(graph_, options.custom_ops));
+  if (prepared.cpu_only && !cpu_form) {
+    return InternalError("a graph prepared for the CPU backend alone reached a " +
+                         std::string(BackendName(backend_in_use_)) + " runtime");
+  }
+  if (!callee_) {
+    TraceScope scope(trace, "startup", "copy the prepared graph");
+    graph_ = cpu_form ? *prepared.cpu_graph : prepared.graph;
+  }
+  {
+    TraceScope scope(trace, "startup", "bind custom ops");
+    GLD_RETURN_IF_ERROR(BindCustomOps(graph_, options.custom_ops));
+  }
   if (callee_) {
     popts.cpu_reason = "in " + graph_.SubgraphLabel() +
                        ", which a control-flow node runs: subgraphs run on the CPU for now";
   }
   if (gpu_ != nullptr) gpu_->SetTrace(trace);
-  GLD_RETURN_IF_ERROR(CheckSomeBackendRunsEveryNode(popts));
-  if (borrowed_pool_ != nullptr) {
-    num_threads_ = borrowed_pool_->num_threads();
-  } else if (num_threads_ > 1) {
-    pool_ = std::make_shared<ThreadPool>(num_threads_);
-    num_threads_ = pool_->num_threads();
+  {
+    TraceScope scope(trace, "startup", "check every node has a backend");
+    GLD_RETURN_IF_ERROR(CheckSomeBackendRunsEveryNode(popts));
   }
-  if (!callee_) {
-    subgraph_runner_ = std::make_shared<SubgraphRunner>(graph_.subgraphs, options, pool());
-    model_ = subgraph_runner_.get();
-    cancel_ = std::make_shared<std::atomic<bool>>(false);
-    subgraph_runner_->set_cancel_flag(cancel_.get());
+  {
+    TraceScope scope(trace, "startup", "thread pool and subgraph runner");
+    if (borrowed_pool_ != nullptr) {
+      num_threads_ = borrowed_pool_->num_threads();
+    } else if (num_threads_ > 1) {
+      pool_ = std::make_shared<ThreadPool>(num_threads_);
+      num_threads_ = pool_->num_threads();
+    }
+    if (!callee_) {
+      subgraph_runner_ = std::make_shared<SubgraphRunner>(graph_.subgraphs, options, pool());
+      model_ = subgraph_runner_.get();
+      cancel_ = std::make_shared<std::atomic<bool>>(false);
+      subgraph_runner_->set_cancel_flag(cancel_.get());
+    }
   }
   options_ = options;
   popts_ = std::move(popts);
@@ -250,19 +286,39 @@ Status Runtime::Initialize(const Options& options, const GpuBackendFactory& gpu_
   return PlanForShapes();
 }
 
+void Runtime::TracePreparedPhases(const PhaseTimes& phases) {
+  // Before this Runtime (and its recorder) existed: laid end to end from 0
+  // on a track of their own.
+  const int track = trace_->NamedTrack("model: load and prepare (once per Model)");
+  double at = 0;
+  for (const StartupPhase& p : phases.rows()) {
+    trace_->Complete(p.name, "startup", at, p.us, track, {TraceRecorder::Number("calls", p.count)});
+    at += p.us;
+  }
+}
+
 Status Runtime::PlanForShapes() {
   TraceRecorder* trace = trace_.get();
   if (gpu_ != nullptr) gpu_->BeginPlan();
-  unfolded_ = graph_;
   PassLog folded;
-  GLD_RETURN_IF_ERROR(InferShapesAndFold(graph_, &dynamic_, folded));
+  {
+    TraceScope scope(trace, "startup", "infer shapes and fold known values");
+    unfolded_ = graph_;
+    GLD_RETURN_IF_ERROR(InferShapesAndFold(graph_, &dynamic_, folded));
+  }
   any_dynamic_ = std::find(dynamic_.begin(), dynamic_.end(), uint8_t{1}) != dynamic_.end();
   {
     TraceScope scope(trace, "startup", "partition and plan (GL segments and their programs)");
     GLD_RETURN_IF_ERROR(PlanSteps(options_, popts_));
   }
-  GLD_ASSIGN_OR_RETURN(memory_, PlanHostMemory(graph_, plan_.steps, kMaxHostBytes, &dynamic_));
-  GLD_RETURN_IF_ERROR(AllocateTensors());
+  {
+    TraceScope scope(trace, "startup", "plan host memory");
+    GLD_ASSIGN_OR_RETURN(memory_, PlanHostMemory(graph_, plan_.steps, kMaxHostBytes, &dynamic_));
+  }
+  {
+    TraceScope scope(trace, "startup", "allocate host memory");
+    GLD_RETURN_IF_ERROR(AllocateTensors());
+  }
   Log().info("memory: CPU arena {} bytes for {} intermediate tensors (naive {} bytes), {} bytes for inputs, "
              "outputs and variables",
              memory_.arena_bytes, memory_.arena_tensors, memory_.arena_naive_bytes, memory_.dedicated_bytes);
@@ -275,7 +331,10 @@ Status Runtime::PlanForShapes() {
   step_runs_.assign(plan_.steps.size(), 0);
   std::vector<std::string> log = pass_log_;
   log.insert(log.end(), folded.lines.begin(), folded.lines.end());
-  FillReport(options_, original_nodes_, log);
+  {
+    TraceScope scope(trace, "startup", "fill the report");
+    FillReport(options_, original_nodes_, log);
+  }
   if (trace != nullptr) {
     trace->Complete("create the interpreter", "startup", 0, trace->NowMicros(), trace->ThreadTrack(),
                     {TraceRecorder::Text("placement", report_.placement_line),
@@ -448,12 +507,26 @@ StepContext Runtime::MakeStepContext() {
   return ctx;
 }
 
+std::string Runtime::StepKind(const Step& step) const {
+  const auto* cpu_step = dynamic_cast<const CpuNodeStep*>(&step);
+  if (cpu_step == nullptr) return step.RunsOnGpu() ? "GL segment" : step.label();
+  const Node& node = graph_.nodes[cpu_step->node_index()];
+  std::string kind = NodeOpName(node);
+  if (!node.inputs.empty() && node.inputs[0] != kNoTensor) {
+    kind += std::string(" ") + DataTypeName(graph_.tensors[static_cast<size_t>(node.inputs[0])].type);
+  }
+  return kind;
+}
+
 Status Runtime::PrepareSteps() {
   const auto start = std::chrono::steady_clock::now();
   StepContext ctx = MakeStepContext();
   const size_t n = plan_.steps.size();
+  TraceRecorder* trace = trace_.get();
   auto prepare = [&](size_t i) {
     Step& step = *plan_.steps[i];
+    TraceScope scope(trace, "startup", trace != nullptr ? "prepare step: " + StepKind(step) : std::string());
+    if (trace != nullptr) scope.AddArg(TraceRecorder::Text("step", step.label()));
     try {
       return step.Prepare(ctx);
     } catch (const std::bad_alloc&) {

@@ -20,6 +20,7 @@
 #include "runtime/plan.h"
 #include "util/aligned_buffer.h"
 #include "util/single_user.h"
+#include "util/startup_phases.h"
 
 namespace gld {
 
@@ -40,13 +41,23 @@ struct PreparedGraph {
   // a Runtime whose backend is the CPU runs it instead of `graph`.
   std::optional<Graph> cpu_graph;
   std::vector<std::string> cpu_pass_log;
+  // Made for CPU Runtimes alone (PrepareGraph's cpu_only): `graph` is the
+  // checked graph without the default passes, and only cpu_graph may run.
+  bool cpu_only = false;
+  // What loading the model and preparing this took ("load: ...", "prepare:
+  // ..."), put into each Runtime's startup trace (Options::enable_trace).
+  PhaseTimes phases;
 };
 
 // "input 0 ('x' [1, 4] float32)": a graph input or output in errors.
 std::string DescribeIo(const char* kind, int index, const Tensor& tensor);
 
-// Checks `graph` (as read) and runs the default passes over it.
-StatusOr<PreparedGraph> PrepareGraph(Graph graph);
+// Checks `graph` (as read) and runs the default passes over it. With
+// `cpu_only`, a graph with int8/uint8 activations gets its CPU integer form
+// alone: the float form's passes (which turn every quantized weight into
+// its float view and fold it) are left to a GL or auto Runtime's
+// PreparedGraph; other graphs are prepared as without it.
+StatusOr<PreparedGraph> PrepareGraph(Graph graph, bool cpu_only = false);
 
 class Runtime {
  public:
@@ -209,6 +220,11 @@ class Runtime {
   Status CheckSomeBackendRunsEveryNode(const PartitionOptions& popts) const;
   Status AllocateTensors();
   Status PrepareSteps();
+  // A step's kind in the startup trace: "CONV_2D int8" (a CPU node's op and
+  // its first input's type), "GL segment", or its label.
+  std::string StepKind(const Step& step) const;
+  // Options::enable_trace: `phases` (a PreparedGraph's) as startup events.
+  void TracePreparedPhases(const PhaseTimes& phases);
   StepContext MakeStepContext();
   void FillReport(const Options& options, int original_nodes, const std::vector<std::string>& pass_log);
 

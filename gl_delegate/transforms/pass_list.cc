@@ -58,10 +58,13 @@ bool HasQuantizedActivations(const Graph& graph) {
   return false;
 }
 
-Status RunPasses(Graph& graph, const std::vector<Pass>& passes, PassLog& log) {
+Status RunPasses(Graph& graph, const std::vector<Pass>& passes, PassLog& log, PhaseTimes* phases,
+                 const std::string& prefix) {
   for (const Pass& pass : passes) {
     size_t before = log.lines.size();
+    const auto start = PhaseTimes::Clock::now();
     Status s = pass.run(graph, log);
+    if (phases != nullptr) phases->Add(prefix + pass.name, PhaseTimes::MicrosSince(start));
     if (!s.ok()) return s.WithContext(std::string("pass ") + pass.name);
     Log().debug("pass {}: {} change(s), {} nodes left", pass.name, log.lines.size() - before, graph.nodes.size());
   }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "transforms/pass.h"
+#include "util/startup_phases.h"
 
 namespace gld {
 
@@ -18,8 +19,9 @@ const std::vector<Pass>& CpuIntegerPasses();
 bool HasQuantizedActivations(const Graph& graph);
 
 // Runs `passes` in order; stops at the first error, which is prefixed with the
-// pass's name.
-Status RunPasses(Graph& graph, const std::vector<Pass>& passes, PassLog& log);
+// pass's name. With `phases`, each pass's time is the row `prefix` + its name.
+Status RunPasses(Graph& graph, const std::vector<Pass>& passes, PassLog& log, PhaseTimes* phases = nullptr,
+                 const std::string& prefix = "");
 inline Status RunDefaultPasses(Graph& graph, PassLog& log) { return RunPasses(graph, DefaultPasses(), log); }
 
 }  // namespace gld

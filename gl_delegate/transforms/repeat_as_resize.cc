@@ -13,6 +13,7 @@
 // over the input's element indices (RESHAPE keeps the order, TILE repeats)
 // and the result compared with the resize's index map, so any arrangement of
 // reshapes and tiles that means this upsampling is taken and nothing else is.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -34,20 +35,32 @@ bool FullyFixed(const Graph& graph, int tensor) {
   return true;
 }
 
+// Writes the TILE of `in` (row-major over shape[d..], `stride` its steps)
+// to out_shape[d..] at `out`, block by block; returns the elements written.
+int64_t TileDims(const int64_t* in, const Shape& shape, const Shape& out_shape, const std::vector<int64_t>& stride,
+                 size_t d, int64_t* out) {
+  const int64_t copies = out_shape[d] / shape[d];
+  int64_t block = 0;
+  if (d + 1 == shape.size()) {
+    std::copy(in, in + shape[d], out);
+    block = shape[d];
+  } else {
+    for (int64_t i = 0; i < shape[d]; ++i) block += TileDims(in + i * stride[d], shape, out_shape, stride, d + 1, out + block);
+  }
+  for (int64_t r = 1; r < copies; ++r) std::copy(out, out + block, out + r * block);
+  return block * copies;
+}
+
 // TILE of `in` (element indices, row-major over `shape`) to `out_shape`.
 std::vector<int64_t> Tile(const std::vector<int64_t>& in, const Shape& shape, const Shape& out_shape) {
-  const size_t rank = shape.size();
   std::vector<int64_t> out(static_cast<size_t>(NumElements(out_shape)));
-  std::vector<int64_t> idx(rank, 0);
-  for (size_t o = 0; o < out.size(); ++o) {
-    int64_t src = 0;
-    for (size_t d = 0; d < rank; ++d) src = src * shape[d] + idx[d] % shape[d];
-    out[o] = in[static_cast<size_t>(src)];
-    for (size_t d = rank; d-- > 0;) {
-      if (++idx[d] < out_shape[d]) break;
-      idx[d] = 0;
-    }
+  if (shape.empty()) {
+    std::copy(in.begin(), in.end(), out.begin());
+    return out;
   }
+  std::vector<int64_t> stride(shape.size(), 1);
+  for (size_t d = shape.size() - 1; d-- > 0;) stride[d] = stride[d + 1] * shape[d + 1];
+  if (!out.empty()) TileDims(in.data(), shape, out_shape, stride, 0, out.data());
   return out;
 }
 
@@ -65,10 +78,11 @@ bool MatchChain(const Graph& graph, size_t first, Chain* c) {
   c->x = head.inputs[0];
   const Tensor& x = graph.tensors[static_cast<size_t>(c->x)];
   if (x.shape.size() != 4 || !FullyFixed(graph, c->x) || NumElements(x.shape) <= 0) return false;
-  std::vector<int64_t> values(static_cast<size_t>(NumElements(x.shape)));
-  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int64_t>(i);
   Shape shape = x.shape;
-  bool tiled = false;
+  // Each TILE's shapes before and after: the element order is followed only
+  // once the chain's shapes say it may upsample (most RESHAPEs of a 4-D
+  // tensor start no such chain, and the order costs one int64 per element).
+  std::vector<std::pair<Shape, Shape>> tiles;
   size_t n = first;
   while (true) {
     const Node& node = graph.nodes[n];
@@ -85,8 +99,7 @@ bool MatchChain(const Graph& graph, size_t first, Chain* c) {
       for (size_t d = 0; d < shape.size(); ++d) {
         if (multiples[d] < 1 || t.shape[d] != shape[d] * multiples[d]) return false;
       }
-      values = Tile(values, shape, t.shape);
-      tiled = true;
+      tiles.emplace_back(shape, t.shape);
     } else if (node.op != OpType::kReshape || NumElements(t.shape) != NumElements(shape)) {
       return false;
     }
@@ -100,12 +113,15 @@ bool MatchChain(const Graph& graph, size_t first, Chain* c) {
     if (next < 0) return false;
     n = static_cast<size_t>(next);
   }
-  if (!tiled || shape[0] != x.shape[0] || shape[3] != x.shape[3] || shape[1] % x.shape[1] != 0 ||
+  if (tiles.empty() || shape[0] != x.shape[0] || shape[3] != x.shape[3] || shape[1] % x.shape[1] != 0 ||
       shape[2] % x.shape[2] != 0) {
     return false;
   }
   c->a = shape[1] / x.shape[1];
   c->b = shape[2] / x.shape[2];
+  std::vector<int64_t> values(static_cast<size_t>(NumElements(x.shape)));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int64_t>(i);
+  for (const auto& [from, to] : tiles) values = Tile(values, from, to);
   // Every element must be the input's at (n, y / a, x / b, c).
   size_t o = 0;
   for (int64_t bn = 0; bn < shape[0]; ++bn) {

@@ -265,5 +265,56 @@ TEST(Interpreter, SignaturesOfTheLoadedSubgraph) {
   EXPECT_EQ(names, (std::vector<std::string>{"features", "logits"}));
 }
 
+// A CPU Interpreter of an int8 model starts from the integer form alone
+// (the float form's passes never run for it), and runs as a CPU Runtime
+// made from the full preparation does, value for value; an auto
+// Interpreter of the same Model still gets the full one.
+TEST(Interpreter, ACpuInterpreterOfAnInt8ModelPreparesTheIntegerFormAlone) {
+  auto model = Model::FromFile(std::string(GLD_TEST_DATA_DIR) + "/networks/mobilenet_v2_int8/model.tflite");
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const Model::Impl& impl = (*model)->impl();
+  auto cpu_only = impl.PreparedFor(Backend::kCpu);
+  ASSERT_TRUE(cpu_only.ok()) << cpu_only.status().ToString();
+  EXPECT_TRUE((*cpu_only)->cpu_only);
+  ASSERT_TRUE((*cpu_only)->cpu_graph.has_value());
+  EXPECT_TRUE((*cpu_only)->pass_log.empty());
+  EXPECT_FALSE((*cpu_only)->cpu_pass_log.empty());
+  auto again = impl.PreparedFor(Backend::kCpu);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->get(), cpu_only->get());  // once per Model
+  auto full = impl.Prepared();
+  ASSERT_TRUE(full.ok()) << full.status().ToString();
+  EXPECT_FALSE((*full)->cpu_only);
+  EXPECT_NE(full->get(), cpu_only->get());
+  auto for_auto = impl.PreparedFor(Backend::kAuto);
+  ASSERT_TRUE(for_auto.ok());
+  EXPECT_EQ(for_auto->get(), full->get());
+  bool float_view = false;
+  for (const std::string& line : (*full)->pass_log) float_view = float_view || line.rfind("quantized_float_view", 0) == 0;
+  EXPECT_TRUE(float_view);
+
+  Options cpu;
+  cpu.backend = Backend::kCpu;
+  auto interp = Interpreter::Create(**model, cpu);
+  ASSERT_TRUE(interp.ok()) << interp.status().ToString();
+  auto reference = Runtime::Create(**full, cpu);
+  ASSERT_TRUE(reference.ok()) << reference.status().ToString();
+  const TensorInfo& in = (*interp)->inputs()[0];
+  std::vector<uint8_t> input(in.bytes);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<uint8_t>(i * 7 % 251);
+  ASSERT_TRUE((*interp)->SetInput(0, input.data(), input.size()).ok());
+  ASSERT_TRUE((*interp)->Invoke().ok());
+  ASSERT_TRUE((*reference)->SetInput(0, input.data(), input.size()).ok());
+  ASSERT_TRUE((*reference)->Invoke().ok());
+  ASSERT_FALSE((*interp)->outputs().empty());
+  for (size_t o = 0; o < (*interp)->outputs().size(); ++o) {
+    const size_t bytes = (*interp)->outputs()[o].bytes;
+    std::vector<uint8_t> got(bytes), want(bytes);
+    ASSERT_TRUE((*interp)->GetOutput(static_cast<int>(o), got.data(), bytes).ok());
+    ASSERT_TRUE((*reference)->GetOutput(static_cast<int>(o), want.data(), bytes).ok());
+    EXPECT_EQ(got, want) << "output " << o;
+  }
+}
+
 }  // namespace
 }  // namespace gld

@@ -55,6 +55,41 @@ TEST(DequantizeAffine, PerChannelAlongTheQuantizedDimension) {
   EXPECT_EQ(std::vector<float>(out + 2, out + 6), (std::vector<float>{-3.f, 2.f, 10.f, -6.f}));
 }
 
+// Run by run, from any begin inside a run: every range of a [4, 5, 3]
+// tensor, per channel along each dimension, matches the value-by-value rule.
+TEST(DequantizeAffine, PerChannelRunsMatchTheRuleFromAnyBegin) {
+  const int64_t dims[3] = {4, 5, 3};
+  std::vector<int8_t> values(60);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 256) - 128);
+  for (int axis = 0; axis < 3; ++axis) {
+    const int64_t channels = dims[axis];
+    int64_t inner = 1;
+    for (int d = axis + 1; d < 3; ++d) inner *= dims[d];
+    std::vector<float> scales;
+    std::vector<int64_t> zero_points;
+    for (int64_t c = 0; c < channels; ++c) {
+      scales.push_back(0.125f * static_cast<float>(c + 1));
+      zero_points.push_back(c - 2);
+    }
+    AffineQuantization q{scales.data(), zero_points.data(), channels, inner};
+    for (int64_t begin = 0; begin < 60; ++begin) {
+      for (int64_t end = begin; end <= 60; end += 7) {
+        std::vector<float> out(60, -1.f);
+        DequantizeAffine<int8_t>(values.data(), begin, end, q, out.data());
+        for (int64_t i = 0; i < 60; ++i) {
+          const size_t c = static_cast<size_t>((i / inner) % channels);
+          const float want = i < begin || i >= end ? -1.f
+                                                   : static_cast<float>((static_cast<double>(values[i]) -
+                                                                         static_cast<double>(zero_points[c])) *
+                                                                        static_cast<double>(scales[c]));
+          ASSERT_EQ(Bits(out[static_cast<size_t>(i)]), Bits(want)) << "axis " << axis << " [" << begin << ", " << end
+                                                                   << ") at " << i;
+        }
+      }
+    }
+  }
+}
+
 TEST(DequantizeAffine, ReadsValuesAtAnOddAddress) {
   alignas(4) uint8_t bytes[9] = {};
   const int32_t value = -123456;
