@@ -161,10 +161,10 @@ void DeinterleaveRows(const T* s, T* o, int64_t o_stride, int64_t cols) {
 // The TRANSPOSE of TransposeTiled whose read or write side has at most four
 // values in a row (the converter's image transposes of 1-4 channels), as
 // InterleaveRows / DeinterleaveRows over chunks of a row; false otherwise.
-template <typename T>
+// outer_offsets(o, &in_off, &out_off): where outer index o starts.
+template <typename T, typename OuterOffsets>
 bool TransposeFewChannels(const KernelContext& ctx, const T* src, int64_t rows, int64_t cols, int64_t col_stride,
-                          int64_t row_out_stride, int64_t outer, const std::vector<int64_t>& outer_in,
-                          const std::vector<int64_t>& outer_out, T* dst) {
+                          int64_t row_out_stride, int64_t outer, const OuterOffsets& outer_offsets, T* dst) {
   const bool interleave = cols <= 4 && row_out_stride == cols;
   const bool deinterleave = rows <= 4 && col_stride == rows;
   if (!interleave && !deinterleave) return false;
@@ -174,9 +174,11 @@ bool TransposeFewChannels(const KernelContext& ctx, const T* src, int64_t rows, 
   ParallelForGrain(ctx, outer * chunks, std::max<int64_t>(1, 16 / std::max<int64_t>(interleave ? cols : rows, 1)),
                    [&](int64_t b, int64_t e) {
     for (int64_t item = b; item < e; ++item) {
-      const int64_t o = item / chunks, i0 = (item % chunks) * kChunk, n = std::min(length, i0 + kChunk) - i0;
-      const T* s = src + outer_in[static_cast<size_t>(o)];
-      T* d = dst + outer_out[static_cast<size_t>(o)];
+      const int64_t i0 = (item % chunks) * kChunk, n = std::min(length, i0 + kChunk) - i0;
+      int64_t in_off = 0, out_off = 0;
+      outer_offsets(item / chunks, &in_off, &out_off);
+      const T* s = src + in_off;
+      T* d = dst + out_off;
       if (interleave) {
         s += i0;
         d += i0 * row_out_stride;
@@ -228,36 +230,24 @@ bool TransposeTiled(const KernelContext& ctx, const T* src, const std::vector<in
   for (size_t d = 0; d + 1 < rank; ++d) {
     if (d != p) outer *= out_shape[d];
   }
-  if (rows <= 4 || cols <= 4) {
-    // The outer offsets once (outer is small where a side is this short).
-    std::vector<int64_t> outer_in(static_cast<size_t>(outer)), outer_out(static_cast<size_t>(outer));
-    for (int64_t o = 0; o < outer; ++o) {
-      int64_t rem = o;
-      for (size_t d = rank - 1; d-- > 0;) {
-        if (d == p) continue;
-        const int64_t i = rem % out_shape[d];
-        rem /= out_shape[d];
-        outer_in[static_cast<size_t>(o)] += i * strides[d];
-        outer_out[static_cast<size_t>(o)] += i * out_strides[d];
-      }
+  // Where outer index o (over every output dimension but p and the last) starts.
+  auto outer_offsets = [&](int64_t o, int64_t* in_off, int64_t* out_off) {
+    for (size_t d = rank - 1; d-- > 0;) {
+      if (d == p) continue;
+      const int64_t i = o % out_shape[d];
+      o /= out_shape[d];
+      *in_off += i * strides[d];
+      *out_off += i * out_strides[d];
     }
-    if (TransposeFewChannels(ctx, src, rows, cols, col_stride, row_out_stride, outer, outer_in, outer_out, dst)) {
-      return true;
-    }
-  }
+  };
+  if (TransposeFewChannels(ctx, src, rows, cols, col_stride, row_out_stride, outer, outer_offsets, dst)) return true;
   const int64_t row_tiles = (rows + kTile - 1) / kTile;
   const int64_t items = outer * row_tiles;
   ParallelForGrain(ctx, items, std::max<int64_t>(1, 16384 / (kTile * std::max<int64_t>(cols, 1))),
                    [&](int64_t b, int64_t e) {
     for (int64_t item = b; item < e; ++item) {
-      int64_t rem = item / row_tiles, in_off = 0, out_off = 0;
-      for (size_t d = rank - 1; d-- > 0;) {
-        if (d == p) continue;
-        const int64_t i = rem % out_shape[d];
-        rem /= out_shape[d];
-        in_off += i * strides[d];
-        out_off += i * out_strides[d];
-      }
+      int64_t in_off = 0, out_off = 0;
+      outer_offsets(item / row_tiles, &in_off, &out_off);
       const int64_t r0 = (item % row_tiles) * kTile, r1 = std::min(rows, r0 + kTile);
       for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
         const int64_t c1 = std::min(cols, c0 + kTile);
