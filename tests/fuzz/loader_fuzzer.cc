@@ -56,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckGraph(m.graph);
   Check(m.inputs.size() == m.graph.inputs.size());
   Check(m.outputs.size() == m.graph.outputs.size());
-  Check(m.nodes.size() == m.graph.nodes.size());
+  Check(m.Nodes().size() == m.graph.nodes.size());
   Check(m.Fingerprint().size() == 16);
   return 0;
 }
