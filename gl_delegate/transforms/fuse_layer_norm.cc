@@ -5,7 +5,10 @@
 //   out = ADD(MUL(x, s), SUB(beta, MUL(mean, s)))
 //      or ADD(MUL(x, s), NEG(MUL(mean, s))), ADD(MUL(x, s), MUL(NEG(mean), s))
 //                                                              (no beta)
-// becomes one GLD_LAYER_NORM(x, gamma, beta) node (graph/op_list.inc) where
+// A per-channel MUL and then ADD of constants after the final ADD (litert-torch
+// writes LayerNorm's elementwise affine after the normalization: the chain
+// alone, after keep_reduced_dims, with beta 0) fold into gamma and beta.
+// The chain becomes one GLD_LAYER_NORM(x, gamma, beta) node (graph/op_list.inc) where
 // every intermediate tensor is read only inside the chain and is no graph
 // output. Its CPU kernel and GL shader compute the same arithmetic in one
 // pass over each row.
@@ -56,16 +59,61 @@ bool IsLastAxisMean(const Graph& graph, size_t n, int in) {
   return axes[0] == rank - 1 || axes[0] == -1;
 }
 
-// A constant float32 vector of 1 or `channels` values.
+// A constant float32 of 1 or `channels` values along the last axis (every
+// other dimension 1, so it broadcasts per channel).
 bool ChannelConstant(const Graph& graph, int t, int64_t channels, std::vector<float>* v) {
-  return ConstantFloats(graph, t, v) && (static_cast<int64_t>(v->size()) == channels || v->size() == 1);
+  if (!ConstantFloats(graph, t, v) || (static_cast<int64_t>(v->size()) != channels && v->size() != 1)) return false;
+  const Shape& shape = graph.tensors[static_cast<size_t>(t)].shape;
+  for (size_t d = 0; d + 1 < shape.size(); ++d) {
+    if (shape[d] != 1) return false;
+  }
+  return true;
 }
 
 struct Chain {
   std::vector<size_t> nodes;  // every node of the pattern; the last is the final ADD
   int x = kNoTensor, gamma = kNoTensor, beta = kNoTensor, out = kNoTensor;
   float epsilon = 0.0f;
+  // Set when a trailing affine folded in: the new gamma and beta, `channels`
+  // values each.
+  std::vector<float> folded_gamma, folded_beta;
 };
+
+// `v` (1 or `channels` values) as `channels` values.
+std::vector<float> PerChannel(const std::vector<float>& v, int64_t channels) {
+  return v.size() == 1 ? std::vector<float>(static_cast<size_t>(channels), v[0]) : v;
+}
+
+// Folds a per-channel MUL, then ADD, of constants reading the chain's
+// output into gamma and beta (their values `gamma`, `beta`, per channel).
+void FoldTrailingAffine(const Graph& graph, int64_t channels, std::vector<float> gamma, std::vector<float> beta,
+                        Chain* c) {
+  bool folded = false;
+  std::vector<float> v;
+  const int mul = SoleReader(graph, c->out, OpType::kMul);
+  if (mul >= 0 && ChannelConstant(graph, OtherOperand(graph, static_cast<size_t>(mul), c->out), channels, &v)) {
+    v = PerChannel(v, channels);
+    for (size_t i = 0; i < v.size(); ++i) {
+      gamma[i] *= v[i];
+      beta[i] *= v[i];
+    }
+    c->nodes.push_back(static_cast<size_t>(mul));
+    c->out = graph.nodes[static_cast<size_t>(mul)].outputs[0];
+    folded = true;
+  }
+  const int add = SoleReader(graph, c->out, OpType::kAdd);
+  if (add >= 0 && ChannelConstant(graph, OtherOperand(graph, static_cast<size_t>(add), c->out), channels, &v)) {
+    v = PerChannel(v, channels);
+    for (size_t i = 0; i < v.size(); ++i) beta[i] += v[i];
+    c->nodes.push_back(static_cast<size_t>(add));
+    c->out = graph.nodes[static_cast<size_t>(add)].outputs[0];
+    folded = true;
+  }
+  if (folded) {
+    c->folded_gamma = std::move(gamma);
+    c->folded_beta = std::move(beta);
+  }
+}
 
 // The chain whose first MEAN is node `m1`; false when the nodes around it
 // are not exactly the pattern.
@@ -107,10 +155,11 @@ bool MatchChain(const Graph& graph, size_t m1, Chain* c) {
   int s = graph.nodes[static_cast<size_t>(rsqrt)].outputs[0];
   c->nodes = {m1, sd, static_cast<size_t>(m2), static_cast<size_t>(add_eps), static_cast<size_t>(rsqrt)};
   if (neg_first >= 0) c->nodes.push_back(static_cast<size_t>(neg_first));
-  std::vector<float> values;
+  std::vector<float> values, gamma_values{1.0f}, beta_values{0.0f};
   const int gamma_mul = SoleReader(graph, s, OpType::kMul);
   if (gamma_mul >= 0 && ChannelConstant(graph, OtherOperand(graph, static_cast<size_t>(gamma_mul), s), channels, &values)) {
     c->gamma = OtherOperand(graph, static_cast<size_t>(gamma_mul), s);
+    gamma_values = values;
     c->nodes.push_back(static_cast<size_t>(gamma_mul));
     s = graph.nodes[static_cast<size_t>(gamma_mul)].outputs[0];
   }
@@ -138,6 +187,7 @@ bool MatchChain(const Graph& graph, size_t m1, Chain* c) {
         return false;
       }
       c->beta = sub.inputs[0];
+      beta_values = values;
     } else {
       shift_node = SoleReader(graph, ms, OpType::kNeg);
       if (shift_node < 0) return false;
@@ -156,6 +206,7 @@ bool MatchChain(const Graph& graph, size_t m1, Chain* c) {
   c->x = x;
   c->out = graph.nodes[static_cast<size_t>(final_add)].outputs[0];
   c->epsilon = eps[0];
+  FoldTrailingAffine(graph, channels, PerChannel(gamma_values, channels), PerChannel(beta_values, channels), c);
   const Tensor& out = graph.tensors[static_cast<size_t>(c->out)];
   return out.type == DataType::kFloat32 && out.shape == graph.tensors[static_cast<size_t>(x)].shape;
 }
@@ -171,6 +222,11 @@ Status FuseLayerNorm(Graph& graph, PassLog& log) {
     if (!MatchChain(graph, i, &c)) continue;
     if (AnyTaken(c.nodes, remove)) continue;
     const std::string name = graph.tensors[static_cast<size_t>(c.out)].name;
+    if (!c.folded_gamma.empty()) {
+      const Shape channels = {static_cast<int>(c.folded_gamma.size())};
+      c.gamma = AddFloatConstant(graph, name + "/gamma", channels, c.folded_gamma);
+      c.beta = AddFloatConstant(graph, name + "/beta", channels, c.folded_beta);
+    }
     if (c.gamma == kNoTensor) c.gamma = AddFloatConstant(graph, name + "/gamma", {1}, {1.0f});
     if (c.beta == kNoTensor) c.beta = AddFloatConstant(graph, name + "/beta", {1}, {0.0f});
     // The final ADD's place becomes the fused node: its inputs come earlier.

@@ -103,6 +103,9 @@ Status SliceToRank4(Graph& graph, PassLog& log);
 Status ConcatGatherNdToRank4(Graph& graph, PassLog& log);
 Status FullyConnectedToRank4(Graph& graph, PassLog& log);
 Status MergeReshapes(Graph& graph, PassLog& log);
+// Per-row math on reductions that drop their axes, RESHAPEd back for each
+// broadcast, kept in the keep-dims shape (keep_reduced_dims.cc).
+Status KeepReducedDims(Graph& graph, PassLog& log);
 // Transformer patterns (fuse_layer_norm.cc).
 Status FuseLayerNorm(Graph& graph, PassLog& log);
 // The converter's rotary embedding chain (two SLICEs, four MULs, SUB, ADD,

@@ -21,6 +21,7 @@ const std::vector<Pass>& DefaultPasses() {
       {"slice_to_rank4", SliceToRank4},
       {"concat_gather_nd_to_rank4", ConcatGatherNdToRank4},
       {"fully_connected_to_rank4", FullyConnectedToRank4},
+      {"keep_reduced_dims", KeepReducedDims},  // before remove_noops: its RESHAPEs back become identities
       {"merge_reshapes", MergeReshapes},
       {"remove_noops", RemoveNoops},
       {"repeat_as_resize", RepeatAsResize},  // rank-5 RESHAPE/TILE upsampling -> 4-D resize

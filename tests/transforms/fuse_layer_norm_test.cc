@@ -108,5 +108,23 @@ TEST(FuseLayerNorm, LeavesAChainWhoseIntermediateIsReadElsewhere) {
   }
 }
 
+TEST(FuseLayerNorm, FoldsATrailingPerChannelAffineButNotARowScale) {
+  for (bool per_channel : {true, false}) {
+    SCOPED_TRACE(per_channel ? "per channel [1, 1, 12]" : "per row [2, 5, 1]");
+    LayerNormChain m(Shift::kBeta, true);
+    const Shape shape = per_channel ? Shape{1, 1, 12} : Shape{2, 5, 1};
+    const size_t count = per_channel ? 12 : 10;
+    int scale = AddConstant<float>(m.g, "scale", shape, DataType::kFloat32, RandomFloats(count, 5, 0.5f, 1.5f));
+    int y = AddTensor(m.g, "scaled", {2, 5, 12});
+    AddNode(m.g, OpType::kMul, {m.y, scale}, {y}, 11, BinaryAttributes{});
+    m.g.outputs = {y};
+    PassLog log;
+    ExpectSameOutputs(m.g, [&](Graph& g) { ASSERT_TRUE(FuseLayerNorm(g, log).ok()); });
+    ASSERT_EQ(m.g.nodes.size(), per_channel ? 1u : 2u);
+    EXPECT_EQ(m.g.nodes[0].op, OpType::kLayerNorm);
+    EXPECT_EQ(m.g.nodes.back().outputs[0], y);
+  }
+}
+
 }  // namespace
 }  // namespace gld

@@ -204,8 +204,11 @@ VARIANTS = ("int8", "dynamic_range")
 CALIBRATION_SEEDS = (100, 101, 102, 103)
 
 
-def randomize_batchnorm(model, seed):
-    """Non-trivial BatchNorm statistics (the converter folds them)."""
+def randomize_norms(model, seed):
+    """Non-trivial BatchNorm statistics (the converter folds them) and, from a
+    generator of their own (seed + 1), LayerNorm and GroupNorm affines, as a
+    trained model has them (initialized, they are 1 and 0 and the converter
+    drops them)."""
     import torch
     g = torch.Generator().manual_seed(seed)
     for m in model.modules():
@@ -216,6 +219,13 @@ def randomize_batchnorm(model, seed):
                 m.bias.copy_(torch.rand(n, generator=g) * 0.6 - 0.3)
                 m.running_mean.copy_(torch.rand(n, generator=g) * 0.6 - 0.3)
                 m.running_var.copy_(torch.rand(n, generator=g) * 1.5 + 0.5)
+    g = torch.Generator().manual_seed(seed + 1)
+    for m in model.modules():
+        if isinstance(m, (torch.nn.LayerNorm, torch.nn.GroupNorm)) and m.weight is not None:
+            with torch.no_grad():
+                m.weight.copy_(torch.rand(m.weight.shape, generator=g) + 0.5)
+                if m.bias is not None:
+                    m.bias.copy_(torch.rand(m.bias.shape, generator=g) * 0.6 - 0.3)
 
 
 def pt2e_quantize(model, sample, shape, variant):
@@ -243,7 +253,7 @@ def convert(name, seed, variant="float32"):
     import torch
     torch.manual_seed(seed)
     model, shape = NETWORKS[name]()
-    randomize_batchnorm(model, seed + 1)
+    randomize_norms(model, seed + 1)
     model.eval()
     sample = torch.from_numpy(reflib.uniform_pm1(seed, 0, shape))
     torch_outputs = None
