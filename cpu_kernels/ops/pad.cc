@@ -1,5 +1,6 @@
 // PAD, PADV2 (constant value) and MIRROR_PAD (REFLECT / SYMMETRIC), any rank
 // and element type. Paddings are input 1, shape [rank, 2], int32 or int64.
+#include <algorithm>
 #include <cstring>
 
 #include "cpu_kernels/ops/op_kernels.h"
@@ -82,37 +83,56 @@ Status RunConstantPad(KernelContext& ctx, bool v2) {
   const size_t es = value.size();
   uint8_t* dst = static_cast<uint8_t*>(out.data);
   const bool zero = std::all_of(value.begin(), value.end(), [](uint8_t b) { return b == 0; });
-  // count elements of the pad value at p.
+  // count elements of the pad value at p: one memset where a byte repeats,
+  // else the first element copied in doubling runs.
   auto fill = [&](uint8_t* p, int64_t count) {
     if (count <= 0) return;
-    if (zero) {
-      std::memset(p, 0, static_cast<size_t>(count) * es);
-    } else {
-      for (int64_t i = 0; i < count; ++i) std::memcpy(p + i * static_cast<int64_t>(es), value.data(), es);
+    if (zero || es == 1) {
+      std::memset(p, zero ? 0 : value[0], static_cast<size_t>(count) * es);
+      return;
+    }
+    std::memcpy(p, value.data(), es);
+    for (int64_t done = 1; done < count;) {
+      const int64_t n = std::min(done, count - done);
+      std::memcpy(p + done * static_cast<int64_t>(es), p, static_cast<size_t>(n) * es);
+      done += n;
     }
   };
-  const size_t rank = in.shape.size();
-  if (rank == 0) {
+  if (in.shape.empty()) {
     std::memcpy(dst, in.data, es);
     return OkStatus();
   }
-  // Each output row (the last dimension) is written once, front to back: the
-  // pad value where the row lies in the padding of an outer dimension,
-  // otherwise leading pad, the input row, trailing pad. Row indices step
-  // like an odometer from the chunk's first row.
-  const int64_t ow = out.shape[rank - 1], iw = in.shape[rank - 1];
-  if (ow == 0 || out.num_elements() == 0) return OkStatus();
+  if (out.num_elements() == 0) return OkStatus();
+  // The trailing dimensions without padding are part of each row: the last
+  // padded dimension times them (a channel-last image padded in H and W has
+  // rows of W * C elements, not C). Without any padding the tensor is one row.
+  Shape ishape = in.shape, oshape = out.shape;
+  size_t rank = ishape.size();
+  int64_t inner = 1;
+  while (rank > 1 && before[rank - 1] == 0 && after[rank - 1] == 0) {
+    inner *= ishape[rank - 1];
+    --rank;
+  }
+  ishape.resize(rank);
+  oshape.resize(rank);
+  ishape[rank - 1] *= inner;
+  oshape[rank - 1] *= inner;
+  const int64_t lead = before[rank - 1] * inner, trail = after[rank - 1] * inner;
+  // Each output row is written once, front to back: the pad value where the
+  // row lies in the padding of an outer dimension, otherwise leading pad, the
+  // input row, trailing pad. Row indices step like an odometer from the
+  // chunk's first row.
+  const int64_t ow = oshape[rank - 1], iw = ishape[rank - 1];
   const int64_t rows = out.num_elements() / ow;
   const uint8_t* src = static_cast<const uint8_t*>(in.data);
   const int64_t row_bytes = ow * static_cast<int64_t>(es);
-  uint32_t value32 = 0;
-  if (es == 4) std::memcpy(&value32, value.data(), 4);
+  const int64_t ebytes = static_cast<int64_t>(es);
   ParallelForGrain(ctx, rows, std::max<int64_t>(1, 16384 / row_bytes), [&](int64_t b, int64_t e) {
     std::vector<int64_t> index(rank - 1);
     int64_t rest = b;
     for (size_t d = rank - 1; d-- > 0;) {
-      index[d] = rest % out.shape[d];
-      rest /= out.shape[d];
+      index[d] = rest % oshape[d];
+      rest /= oshape[d];
     }
     for (int64_t r = b; r < e; ++r) {
       uint8_t* row = dst + r * row_bytes;
@@ -120,28 +140,18 @@ Status RunConstantPad(KernelContext& ctx, bool v2) {
       int64_t src_row = 0;
       for (size_t d = 0; d + 1 < rank && inside; ++d) {
         const int64_t i = index[d] - before[d];
-        inside = i >= 0 && i < in.shape[d];
-        src_row = src_row * in.shape[d] + i;
+        inside = i >= 0 && i < ishape[d];
+        src_row = src_row * ishape[d] + i;
       }
-      if (inside && es == 4) {
-        // 32-bit elements (float32, int32): rows of a few dozen elements
-        // (a channel padding) cost less as plain loops than as calls.
-        uint32_t* o = reinterpret_cast<uint32_t*>(row);
-        const uint32_t* i = reinterpret_cast<const uint32_t*>(src) + src_row * iw;
-        const int64_t lead = before[rank - 1], trail = after[rank - 1];
-        for (int64_t k = 0; k < lead; ++k) o[k] = value32;
-        for (int64_t k = 0; k < iw; ++k) o[lead + k] = i[k];
-        for (int64_t k = 0; k < trail; ++k) o[lead + iw + k] = value32;
-      } else if (inside) {
-        fill(row, before[rank - 1]);
-        std::memcpy(row + before[rank - 1] * static_cast<int64_t>(es), src + src_row * iw * static_cast<int64_t>(es),
-                    static_cast<size_t>(iw) * es);
-        fill(row + (before[rank - 1] + iw) * static_cast<int64_t>(es), after[rank - 1]);
+      if (inside) {
+        fill(row, lead);
+        std::memcpy(row + lead * ebytes, src + src_row * iw * ebytes, static_cast<size_t>(iw) * es);
+        fill(row + (lead + iw) * ebytes, trail);
       } else {
         fill(row, ow);
       }
       for (size_t d = rank - 1; d-- > 0;) {
-        if (++index[d] < out.shape[d]) break;
+        if (++index[d] < oshape[d]) break;
         index[d] = 0;
       }
     }

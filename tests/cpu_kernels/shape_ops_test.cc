@@ -88,6 +88,62 @@ TEST(Pad, EveryDimensionFromSeveralChunks) {
   EXPECT_EQ(u.Get<uint8_t>(uo), reference(bytes, static_cast<uint8_t>(200)));
 }
 
+// The channel-last case of a convolution's padding: H and W padded, C not,
+// so each row is W * C elements (the kernel merges the unpadded trailing
+// dimensions into its rows); also no padding at all (one row), for 4-, 2-
+// and 1-byte elements with a non-zero pad value, on two threads, against
+// an element-by-element reference.
+TEST(Pad, UnpaddedTrailingDimensionsJoinTheRows) {
+  auto reference = [](const Shape& in_shape, const std::vector<int32_t>& pads, const auto& in, auto value) {
+    Shape out_shape = in_shape;
+    for (size_t d = 0; d < in_shape.size(); ++d) out_shape[d] += pads[2 * d] + pads[2 * d + 1];
+    std::vector<std::decay_t<decltype(value)>> out(static_cast<size_t>(NumElements(out_shape)), value);
+    const size_t rank = in_shape.size();
+    for (int64_t i = 0; i < NumElements(in_shape); ++i) {
+      int64_t rest = i, o = 0, stride = 1;
+      for (size_t d = rank; d-- > 0;) {
+        o += (rest % in_shape[d] + pads[2 * d]) * stride;
+        rest /= in_shape[d];
+        stride *= out_shape[d];
+      }
+      out[static_cast<size_t>(o)] = in[static_cast<size_t>(i)];
+    }
+    return out;
+  };
+  const Shape in_shape = {2, 9, 7, 3};
+  for (const std::vector<int32_t>& pads : {std::vector<int32_t>{0, 0, 1, 1, 1, 1, 0, 0},
+                                           std::vector<int32_t>{1, 0, 2, 0, 0, 0, 0, 0},
+                                           std::vector<int32_t>{0, 0, 0, 0, 0, 0, 0, 0}}) {
+    SCOPED_TRACE(::testing::PrintToString(pads));
+    const size_t n = static_cast<size_t>(NumElements(in_shape));
+    const std::vector<float> x = RandomFloats(n, 5);
+    OpTest f;
+    const int fo = f.Output();
+    f.Node(OpType::kPadV2, {f.Input<float>(in_shape, x), f.Const<int32_t>({4, 2}, pads), f.Const<float>({}, {-2.5f})},
+           {fo});
+    GLD_ASSERT_OK(f.RunPrepared(2));
+    EXPECT_EQ(f.Get<float>(fo), reference(in_shape, pads, x, -2.5f));
+    std::vector<int16_t> halves(n);
+    std::vector<int8_t> bytes(n);
+    for (size_t i = 0; i < n; ++i) {
+      halves[i] = static_cast<int16_t>(i * 37 - 900);
+      bytes[i] = static_cast<int8_t>(i * 7 + 1);
+    }
+    OpTest h;
+    const int ho = h.Output(DataType::kInt16);
+    h.Node(OpType::kPadV2,
+           {h.Input<int16_t>(in_shape, halves), h.Const<int32_t>({4, 2}, pads), h.Const<int16_t>({1}, {-300})}, {ho});
+    GLD_ASSERT_OK(h.RunPrepared(2));
+    EXPECT_EQ(h.Get<int16_t>(ho), reference(in_shape, pads, halves, static_cast<int16_t>(-300)));
+    OpTest b;
+    const int bo = b.Output(DataType::kInt8);
+    b.Node(OpType::kPadV2,
+           {b.Input<int8_t>(in_shape, bytes), b.Const<int32_t>({4, 2}, pads), b.Const<int8_t>({1}, {-128})}, {bo});
+    GLD_ASSERT_OK(b.RunPrepared(2));
+    EXPECT_EQ(b.Get<int8_t>(bo), reference(in_shape, pads, bytes, static_cast<int8_t>(-128)));
+  }
+}
+
 TEST(Pad, RejectsNegativeAndMismatchedPaddings) {
   auto r = RunFloatOp(OpType::kPad, {{{2}, {1, 2}}}, {}, {{{1, 2}, {-1, 0}}});
   EXPECT_FALSE(r.status.ok());
