@@ -51,6 +51,9 @@ bool OnlyReadBy(const Graph& graph, int tensor, size_t node);
 bool ConstantFloats(const Graph& graph, int tensor, std::vector<float>* values);
 // The values of a constant int32 or int64 tensor whose bytes match its shape.
 bool ConstantInts(const Graph& graph, int tensor, std::vector<int64_t>* values);
+// The permutation of a TRANSPOSE node with a constant one, negative axes
+// made positive; false when it is none or not a permutation.
+bool TransposePermutation(const Graph& graph, const Node& node, std::vector<int64_t>* perm);
 // A new float32 constant tensor; returns its index.
 int AddFloatConstant(Graph& graph, const std::string& name, const Shape& shape, const std::vector<float>& values);
 // Every node input reading `from` reads `to` instead.
@@ -103,6 +106,11 @@ Status SliceToRank4(Graph& graph, PassLog& log);
 Status ConcatGatherNdToRank4(Graph& graph, PassLog& log);
 Status FullyConnectedToRank4(Graph& graph, PassLog& log);
 Status MergeReshapes(Graph& graph, PassLog& log);
+// A binary elementwise op with a constant operand before the TRANSPOSE or
+// unit-dimension RESHAPE that feeds it (elementwise_before_layout.cc).
+Status ElementwiseBeforeLayout(Graph& graph, PassLog& log);
+// TRANSPOSE of TRANSPOSE as one, or none (merge_transposes.cc).
+Status MergeTransposes(Graph& graph, PassLog& log);
 // Per-row math on reductions that drop their axes, RESHAPEd back for each
 // broadcast, kept in the keep-dims shape (keep_reduced_dims.cc).
 Status KeepReducedDims(Graph& graph, PassLog& log);

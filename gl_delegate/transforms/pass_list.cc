@@ -22,7 +22,10 @@ const std::vector<Pass>& DefaultPasses() {
       {"concat_gather_nd_to_rank4", ConcatGatherNdToRank4},
       {"fully_connected_to_rank4", FullyConnectedToRank4},
       {"keep_reduced_dims", KeepReducedDims},  // before remove_noops: its RESHAPEs back become identities
+      // Per-channel ops out of NCW views (BatchNorm1d): then the layout pairs cancel.
+      {"elementwise_before_layout", ElementwiseBeforeLayout},
       {"merge_reshapes", MergeReshapes},
+      {"merge_transposes", MergeTransposes},
       {"remove_noops", RemoveNoops},
       {"repeat_as_resize", RepeatAsResize},  // rank-5 RESHAPE/TILE upsampling -> 4-D resize
       {"grouped_conv_as_depthwise", GroupedConvAsDepthwise},  // before the passes that match depthwise layers

@@ -42,6 +42,21 @@ bool DimsFixed(const Graph& graph, int tensor, std::initializer_list<size_t> dim
   return true;
 }
 
+bool TransposePermutation(const Graph& graph, const Node& node, std::vector<int64_t>* perm) {
+  if (node.op != OpType::kTranspose || node.inputs.size() != 2 || node.outputs.size() != 1 ||
+      !ConstantInts(graph, node.inputs[1], perm)) {
+    return false;
+  }
+  const int64_t rank = static_cast<int64_t>(perm->size());
+  std::vector<bool> seen(perm->size(), false);
+  for (int64_t& p : *perm) {
+    if (p < 0) p += rank;
+    if (p < 0 || p >= rank || seen[static_cast<size_t>(p)]) return false;
+    seen[static_cast<size_t>(p)] = true;
+  }
+  return true;
+}
+
 bool OnlyReadBy(const Graph& graph, int tensor, size_t node) {
   if (!ValidTensor(graph, tensor) || graph.IsGraphOutput(tensor)) return false;
   const Tensor& t = graph.tensors[static_cast<size_t>(tensor)];

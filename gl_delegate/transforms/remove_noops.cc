@@ -1,5 +1,5 @@
 // Removes nodes that copy their input unchanged: RESHAPE / SQUEEZE /
-// EXPAND_DIMS to the same shape, SLICE / STRIDED_SLICE of the whole tensor,
+// EXPAND_DIMS to the same shape, TRANSPOSE by the identity permutation, SLICE / STRIDED_SLICE of the whole tensor,
 // ADD_N / CONCATENATION of one input, RESIZE_* to the same size. Readers of
 // the output read the input instead. When the output is a graph output, the
 // input's producer writes the output tensor instead (so the graph keeps its
@@ -35,6 +35,13 @@ std::string IdentityReason(const Graph& graph, const Node& node, const Shape& sh
       const auto* attrs = std::get_if<ConcatenationAttributes>(&node.attributes);
       if (attrs != nullptr && attrs->activation != Activation::kNone) return "";
       return "a single input";
+    }
+    case OpType::kTranspose: {
+      if (!TransposePermutation(graph, node, &a)) return "";
+      for (size_t d = 0; d < a.size(); ++d) {
+        if (a[d] != static_cast<int64_t>(d)) return "";
+      }
+      return "the identity permutation";
     }
     case OpType::kSlice:
       // begin all zero and the output the input's shape: the whole tensor.
