@@ -95,10 +95,11 @@ bool MoveConstant(const Graph& graph, const Node& layout, int c, const Shape& y_
   return true;
 }
 
-// Moves node `j` before the layout node producing its operand; true when it did.
-bool Hoist(Graph& graph, size_t j, PassLog& log) {
+// Moves node `j` before the layout node producing its operand; the slot it
+// moved to, or -1.
+int Hoist(Graph& graph, size_t j, PassLog& log) {
   const Node& e = graph.nodes[j];
-  if (ElementwiseArity(e.op) != 2 || e.inputs.size() != 2 || e.outputs.size() != 1) return false;
+  if (ElementwiseArity(e.op) != 2 || e.inputs.size() != 2 || e.outputs.size() != 1) return -1;
   for (size_t k = 0; k < 2; ++k) {
     const int y = e.inputs[k], c = e.inputs[1 - k];
     if (!ValidTensor(graph, y) || !ValidTensor(graph, c) || !graph.tensors[static_cast<size_t>(c)].is_constant) continue;
@@ -146,20 +147,18 @@ bool Hoist(Graph& graph, size_t j, PassLog& log) {
     graph.nodes[static_cast<size_t>(p)] = std::move(op);
     graph.nodes[j] = std::move(moved_layout);
     log.Add(kPass, what);
-    return true;
+    return p;
   }
-  return false;
+  return -1;
 }
 
 }  // namespace
 
 Status ElementwiseBeforeLayout(Graph& graph, PassLog& log) {
-  // Each move takes a node one layout node up; a chain of them moves in
-  // turn (MUL, then ADD, past a RESHAPE, then both past a TRANSPOSE).
-  for (size_t round = 0; round < graph.nodes.size(); ++round) {
-    bool any = false;
-    for (size_t j = 0; j < graph.nodes.size(); ++j) any = Hoist(graph, j, log) || any;
-    if (!any) break;
+  // In graph order, each op as far up as it goes, one layout node at a time:
+  // a MUL, then the ADD after it, past a RESHAPE and then a TRANSPOSE.
+  for (size_t j = 0; j < graph.nodes.size(); ++j) {
+    for (int at = static_cast<int>(j); at >= 0;) at = Hoist(graph, static_cast<size_t>(at), log);
   }
   return OkStatus();
 }
