@@ -335,7 +335,15 @@ TEST_P(NetworkTest, CpuBackendMatchesLiteRT) {
                   "(%d node(s) in the float view)\n",
                   What("cpu", k).c_str(), infos()[i].name.c_str(), 100.0 * equal, a.count, a.max_steps,
                   cpu_float_view_nodes_);
+      // The recorded default-kernel integers are LiteRT's on x86 (XNNPACK's
+      // x86 kernels), which ours equal there. Elsewhere (aarch64 under qemu:
+      // XNNPACK's ARM kernels, other integers, as LiteRT's own aarch64 wheel
+      // gives on qemu's default CPU) only within one step.
+#if defined(__x86_64__) || defined(__i386__)
       EXPECT_GE(equal, kWithinOneStepFraction) << What("cpu", k) << " " << infos()[i].name;
+#else
+      EXPECT_GE(a.within_one, kWithinOneStepFraction) << What("cpu", k) << " " << infos()[i].name;
+#endif
       EXPECT_LE(a.max_steps, 1) << What("cpu", k) << " " << infos()[i].name;
     }
   }
