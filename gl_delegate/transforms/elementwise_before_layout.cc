@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "transforms/pass.h"
+#include "transforms/rank_rewrite.h"
 
 namespace gld {
 
@@ -122,17 +123,14 @@ int Hoist(Graph& graph, size_t j, PassLog& log) {
     }
     const std::string what = graph.NodeLabel(j) + " before " + graph.NodeLabel(static_cast<size_t>(p)) + " (" +
                              ShapeToString(ty.shape) + " -> " + ShapeToString(tx.shape) + ")";
-    // (New tensors below: the references above are not used past here.)
-    Tensor z;
-    z.name = tout.name + "/before_layout";
-    z.type = DataType::kFloat32;
-    z.shape = tx.shape;
-    z.signature = tx.signature;
+    // Copies: the new tensors below move graph.tensors, and the references with it.
+    const std::string z_name = tout.name + "/before_layout";
+    const Shape x_shape = tx.shape, x_signature = tx.signature;
     std::string c_name = graph.tensors[static_cast<size_t>(c)].name;
     if (c_name.size() < 6 || c_name.compare(c_name.size() - 6, 6, "/moved") != 0) c_name += "/moved";
     const int moved_c = AddFloatConstant(graph, c_name, shape, values);
-    graph.tensors.push_back(std::move(z));
-    const int zi = static_cast<int>(graph.tensors.size()) - 1;
+    const int zi = AddActivationLike(graph, x, z_name, x_shape);
+    graph.tensors[static_cast<size_t>(zi)].signature = x_signature;
     // The layout node's slot runs the op on x; the op's slot runs the layout
     // node on its result, writing the op's output.
     Node op = graph.nodes[j];

@@ -67,6 +67,7 @@ bool ScalarConstant(const Graph& graph, int t) {
 // The region grown from one squeezing reduction.
 struct Region {
   Shape keep;                      // K
+  std::vector<int64_t> axes;       // every reduction's (normalized, sorted)
   Shape squeezed;                  // the reductions' outputs' shape
   std::vector<size_t> reductions;  // nodes
   std::vector<int> tensors;        // the region's nodes' outputs
@@ -74,8 +75,8 @@ struct Region {
 };
 
 bool Grow(const Graph& graph, size_t seed, Region* r, std::string* why) {
-  std::vector<int64_t> axes;
-  if (!SqueezingReduction(graph, seed, &axes, &r->keep)) return false;
+  if (!SqueezingReduction(graph, seed, &r->axes, &r->keep)) return false;
+  const std::vector<int64_t>& axes = r->axes;
   r->squeezed = graph.tensors[static_cast<size_t>(graph.nodes[seed].outputs[0])].shape;
   std::set<size_t> members;
   std::vector<size_t> work;
@@ -176,9 +177,7 @@ Status KeepReducedDims(Graph& graph, PassLog& log) {
     for (size_t n : r.reductions) {
       Node& node = graph.nodes[n];
       const int in = node.inputs[0];
-      std::vector<int64_t> axes;
-      Shape keep;
-      SqueezingReduction(graph, n, &axes, &keep);
+      const std::vector<int64_t>& axes = r.axes;
       // Size-1 axes reduce nothing once the dimensions stay.
       std::vector<int32_t> kept;
       for (int64_t a : axes) {
