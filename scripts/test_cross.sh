@@ -95,13 +95,22 @@ if [ "${GLD_CROSS_SAMPLE:-all}" = ci ] && [ -z "$only" ]; then
   # of a whole aarch64 run: docs/ARM.md): the family (ctest -R), the tests
   # of it kept (ctest -R), and every Nth of those by test number (-I 1,,N).
   # Everything else runs whole.
+  # The last three families are long checks of what no CPU changes (a
+  # memory footprint flat over 2,000 benchmark runs, the address space flat
+  # over create/destroy cycles: not run; the control-flow mutant loops:
+  # every second); they run whole on x86, under the sanitizers and in a
+  # whole cross run.
   fam=('^hostile\.SharedModels/' '^gl\.Models/SharedModelGlTest\.GlBackendMatchesCpuBackend/'
-    '^models\.Networks/.*Gl' '^gl\.Ops/' '^conformance\..*Gl')
+    '^models\.Networks/.*Gl' '^gl\.Ops/' '^conformance\..*Gl'
+    '^tools\.HostileEnvironmentTest\.BenchmarkMemoryStaysFlatOverLongRuns$'
+    '^api\.Reliability\.RealModelCreateDestroyCyclesKeepTheAddressSpaceFlat$'
+    '^hostile\.ControlFlowCases/')
   # (A parameterized test's name goes on with "  # GetParam() = ...".)
-  keep=('^hostile\.SharedModels/.*/(face_detection_short_range|face_landmark)( |$)'
-    '^gl\.Models/SharedModelGlTest\.GlBackendMatchesCpuBackend/(face_detection_short_range|palm_detection_lite)( |$)'
-    '^models\.Networks/.*Gl' '^gl\.Ops/' '^conformance\..*Gl')
-  every=(1 1 3 2 2)
+  # keep '^$': none of the family.
+  keep=('^hostile\.SharedModels/.*/face_detection_short_range( |$)'
+    '^gl\.Models/SharedModelGlTest\.GlBackendMatchesCpuBackend/face_detection_short_range( |$)'
+    '^models\.Networks/.*Gl' '^gl\.Ops/' '^conformance\..*Gl' '^$' '^$' '^hostile\.ControlFlowCases/')
+  every=(1 1 3 3 2 1 1 2)
   # Test numbers, sorted as text (what comm needs; -I takes any order).
   numbers() { ctest --test-dir "$build" -N "$@" | sed -n 's/^ *Test *#\([0-9]*\):.*/\1/p' | sort; }
   numbers "${select[@]}" >"$build/cross-all.txt"
