@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <functional>
 #include <vector>
 
 #include "cpu_kernels/kernel_interface.h"
@@ -141,7 +142,7 @@ void ParallelForGrain(const KernelContext& ctx, int64_t n, int64_t grain, Fn&& f
     fn(int64_t{0}, n);
     return;
   }
-  ParallelForChunks(ctx, n, grain, fn);
+  ParallelForChunks(ctx, n, grain, std::function<void(int64_t, int64_t)>(std::ref(fn)));
 }
 
 // Values per chunk of ParallelForElements: a few microseconds of a pass.

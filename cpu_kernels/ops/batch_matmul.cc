@@ -18,7 +18,7 @@ namespace {
 
 // The packed panels of each of y's matrices, and x's matrices transposed
 // (adj_x), kept from one run to the next.
-struct BatchMatMulState : KernelState {
+struct BatchMatMulState final : KernelState {
   std::vector<PointwiseWeights> y;
   std::vector<float> xt;
 };
@@ -33,7 +33,7 @@ struct BatchMatMulDims {
 bool RunBatchMatMulPointwise(KernelContext& ctx, const BatchMatMulDims& d, const BroadcastPlan& plan, Status* status) {
   *status = OkStatus();
   if (ctx.state == nullptr || !PointwiseGemmAvailable() || d.k == 0) return false;
-  auto* state = dynamic_cast<BatchMatMulState*>(ctx.state->get());
+  auto* state = StateAs<BatchMatMulState>(ctx);
   if (state == nullptr || state->y.size() != static_cast<size_t>(d.y_batches) ||
       state->y[0].k != d.k || state->y[0].n != d.n) {
     auto fresh = std::make_unique<BatchMatMulState>();

@@ -150,15 +150,23 @@ inline constexpr int64_t kShortRow = 64;
 // 1 us, for 2 rows).
 template <typename T, typename Fn>
 void RepeatedRowRuns(const KernelContext& ctx, int64_t rows, int64_t inner, const T* row, Fn fn) {
-  const int64_t per_run = std::max<int64_t>(1, std::min(rows, 1024 / inner));  // rows per run
-  // Not a std::vector: T may be bool.
-  std::unique_ptr<T[]> repeated(new T[static_cast<size_t>(per_run * inner)]);
-  for (int64_t r = 0; r < per_run; ++r) std::copy(row, row + inner, repeated.get() + r * inner);
+  constexpr int64_t kRun = 1024;  // values per run, at most: the repeated row is on the stack
+  const int64_t per_run = std::max<int64_t>(1, std::min(rows, kRun / inner));  // rows per run
+  // On the stack (a node runs at every invoke; the callers' rows are under
+  // 256 values); not a std::vector: T may be bool.
+  std::unique_ptr<T[]> heap;
+  T stack[kRun];
+  T* repeated = stack;
+  if (per_run * inner > kRun) {
+    heap.reset(new T[static_cast<size_t>(per_run * inner)]);
+    repeated = heap.get();
+  }
+  for (int64_t r = 0; r < per_run; ++r) std::copy(row, row + inner, repeated + r * inner);
   const int64_t runs = (rows + per_run - 1) / per_run;
   ParallelForGrain(ctx, runs, std::max<int64_t>(1, 16384 / (per_run * inner)), [&](int64_t b, int64_t e) {
     for (int64_t run = b; run < e; ++run) {
       const int64_t r0 = run * per_run;
-      fn(static_cast<const T*>(repeated.get()), r0, std::min(per_run, rows - r0) * inner);
+      fn(static_cast<const T*>(repeated), r0, std::min(per_run, rows - r0) * inner);
     }
   });
 }

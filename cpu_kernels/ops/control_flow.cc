@@ -60,15 +60,15 @@ StatusOr<bool> Truth(const TensorData& t, const std::string& what) {
   }
 }
 
-struct WhileState : KernelState {
+struct WhileState final : KernelState {
   std::unique_ptr<PreparedSubgraph> cond, body;
 };
 
-struct IfState : KernelState {
+struct IfState final : KernelState {
   std::unique_ptr<PreparedSubgraph> then_branch, else_branch;
 };
 
-struct CallOnceState : KernelState {
+struct CallOnceState final : KernelState {
   std::unique_ptr<PreparedSubgraph> init;
   bool ran = false;
   uint64_t generation = 0;  // ResourceVariables::generation() when it ran
@@ -81,19 +81,14 @@ StatusOr<const A*> AttrsOf(const KernelContext& ctx) {
   return a;
 }
 
-template <typename S>
-S* StateOf(KernelContext& ctx) {
-  return ctx.state != nullptr ? dynamic_cast<S*>(ctx.state->get()) : nullptr;
-}
-
 // Prepares the node into its state slot when it has none yet (a node run
 // without the runtime's prepare stage, as EvaluateNode does).
 template <typename S>
 StatusOr<S*> PreparedState(KernelContext& ctx, Status (*prepare)(KernelContext&)) {
-  if (S* s = StateOf<S>(ctx)) return s;
+  if (S* s = StateAs<S>(ctx)) return s;
   if (ctx.state == nullptr) return InternalError("control flow needs a state slot");
   GLD_RETURN_IF_ERROR(prepare(ctx));
-  S* s = StateOf<S>(ctx);
+  S* s = StateAs<S>(ctx);
   if (s == nullptr) return InternalError("control flow prepare kept no state");
   return s;
 }

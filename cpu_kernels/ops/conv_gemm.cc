@@ -137,7 +137,7 @@ bool PrepareConvGemm(KernelContext& ctx, const ConvIo& io, const Conv2dAttribute
 }
 
 bool RunConvGemm(KernelContext& ctx) {
-  const auto* state = ctx.state != nullptr ? dynamic_cast<const ConvGemmState*>(ctx.state->get()) : nullptr;
+  const auto* state = StateAs<const ConvGemmState>(ctx);
   if (state == nullptr) return false;
   const ConvGemmState& s = *state;
   const TensorData& in = *ctx.inputs[0];

@@ -12,7 +12,7 @@ namespace {
 // The node as the op's callbacks see it (final shapes), the state its
 // prepare made, and the run whose buffer pointers each run refills (no
 // allocation per run).
-struct CustomKernelState : KernelState {
+struct CustomKernelState final : KernelState {
   CustomOpNode node;
   std::shared_ptr<void> user_state;
   CustomCpuRun run;
@@ -51,7 +51,7 @@ Status PrepareCustom(KernelContext& ctx) {
 
 Status RunCustom(KernelContext& ctx) {
   GLD_ASSIGN_OR_RETURN(const CustomOp* op, BoundOp(ctx));
-  CustomKernelState* state = ctx.state != nullptr ? dynamic_cast<CustomKernelState*>(ctx.state->get()) : nullptr;
+  CustomKernelState* state = StateAs<CustomKernelState>(ctx);
   std::unique_ptr<CustomKernelState> local;  // without a slot: prepared for this run alone
   if (state == nullptr) {
     GLD_ASSIGN_OR_RETURN(local, MakeState(ctx, *op));

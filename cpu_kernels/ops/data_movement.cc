@@ -269,11 +269,17 @@ Status CheckTypeMatch(const KernelContext& ctx, const TensorData& in, const Tens
 
 }  // namespace
 
-Status RunTranspose(KernelContext& ctx) {
-  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
-  const TensorData& in = *ctx.inputs[0];
-  TensorData& out = *ctx.outputs[0];
-  GLD_RETURN_IF_ERROR(CheckTypeMatch(ctx, in, out));
+// A TRANSPOSE's coalesced output dims and their input strides, made from
+// its constant perm at its first run and kept for the later runs of the same
+// buffers (KernelContext::io_checked): a model's input transpose, run at
+// every invoke, reads no perm and allocates nothing.
+struct TransposePlanState final : KernelState {
+  Shape shape;
+  std::vector<int64_t> strides;
+};
+
+Status MakeTransposePlan(const KernelContext& ctx, const TensorData& in, const TensorData& out, Shape* shape,
+                         std::vector<int64_t>* strides) {
   std::vector<int64_t> perm;
   GLD_RETURN_IF_ERROR(ReadInts(ctx, *ctx.inputs[1], "perm", &perm));
   const size_t rank = in.shape.size();
@@ -281,7 +287,7 @@ Status RunTranspose(KernelContext& ctx) {
     return KernelError(ctx, "perm of " + std::to_string(perm.size()) + " values for input " + ShapeToString(in.shape));
   }
   const std::vector<int64_t> is = Strides(in.shape);
-  std::vector<int64_t> strides(rank);
+  strides->assign(rank, 0);
   std::vector<bool> seen(rank, false);
   for (size_t d = 0; d < rank; ++d) {
     int32_t p = 0;
@@ -291,10 +297,30 @@ Status RunTranspose(KernelContext& ctx) {
                                   ShapeToString(out.shape));
     }
     seen[static_cast<size_t>(p)] = true;
-    strides[d] = is[static_cast<size_t>(p)];
+    (*strides)[d] = is[static_cast<size_t>(p)];
   }
-  Shape shape = out.shape;
-  CoalesceStridedDims(&shape, &strides);
+  *shape = out.shape;
+  CoalesceStridedDims(shape, strides);
+  return OkStatus();
+}
+
+Status RunTranspose(KernelContext& ctx) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
+  const TensorData& in = *ctx.inputs[0];
+  TensorData& out = *ctx.outputs[0];
+  GLD_RETURN_IF_ERROR(CheckTypeMatch(ctx, in, out));
+  const auto* kept = StateAs<const TransposePlanState>(ctx);
+  TransposePlanState own;
+  if (kept == nullptr || !ctx.io_checked) {
+    GLD_RETURN_IF_ERROR(MakeTransposePlan(ctx, in, out, &own.shape, &own.strides));
+    kept = &own;
+    if (ctx.state != nullptr && ctx.InputIsConstant(1)) {
+      *ctx.state = std::make_unique<TransposePlanState>(own);
+      kept = StateAs<const TransposePlanState>(ctx);
+    }
+  }
+  const Shape& shape = kept->shape;
+  const std::vector<int64_t>& strides = kept->strides;
   if (DataTypeSize(in.type) == 4 &&
       TransposeTiled(ctx, static_cast<const uint32_t*>(in.data), strides, shape, static_cast<uint32_t*>(out.data))) {
     return OkStatus();
@@ -373,7 +399,7 @@ Status PlanStridedSlice(const KernelContext& ctx, StridedCopy* copy) {
 
 // The copy of a node whose begin, end and strides are constants, planned
 // once for the input and output shapes it was prepared with.
-struct StridedSliceState : KernelState {
+struct StridedSliceState final : KernelState {
   Shape in_shape, out_shape;
   StridedCopy copy;
 };
@@ -399,7 +425,7 @@ Status RunStridedSlice(KernelContext& ctx) {
   const TensorData& in = *ctx.inputs[0];
   TensorData& out = *ctx.outputs[0];
   GLD_RETURN_IF_ERROR(CheckTypeMatch(ctx, in, out));
-  const auto* state = ctx.state != nullptr ? dynamic_cast<const StridedSliceState*>(ctx.state->get()) : nullptr;
+  const auto* state = StateAs<const StridedSliceState>(ctx);
   StridedCopy planned;
   const StridedCopy* copy = &planned;
   if (state != nullptr && state->in_shape == in.shape && state->out_shape == out.shape) {

@@ -300,7 +300,7 @@ Status RunDepthwiseConv2d(KernelContext& ctx) {
   const Activation act = attrs->activation;
 
   if (mult == 1) {
-    const auto* fixed = ctx.state != nullptr ? dynamic_cast<const DepthwiseFixedState*>(ctx.state->get()) : nullptr;
+    const auto* fixed = StateAs<const DepthwiseFixedState>(ctx);
     const DepthwiseGeometry g{ih, iw, ic, kh, kw, ow, sh, sw, dh, dw, pad_t, pad_l,
                               fixed != nullptr && fixed->finite_weights};
     const bool clamp = IsClampActivation(act);

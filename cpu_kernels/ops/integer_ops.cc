@@ -373,7 +373,7 @@ Status MakeMeanParams(const KernelContext& ctx, MeanParams* p) {
 
 // --- state and dispatch --------------------------------------------------------
 
-struct Int8OpState : KernelState {
+struct Int8OpState final : KernelState {
   Int8BinaryParams binary;
   // MUL(x, LOGISTIC(x)) (a swish): the input index of x; `table` then holds
   // the product for each x (SwishTable), and the node is one lookup.
@@ -673,7 +673,7 @@ Status PrepareInt8Op(KernelContext& ctx) {
 }
 
 Status RunInt8Op(KernelContext& ctx) {
-  if (const auto* s = ctx.state != nullptr ? dynamic_cast<const Int8OpState*>(ctx.state->get()) : nullptr) {
+  if (const auto* s = StateAs<const Int8OpState>(ctx)) {
     return RunWithState(ctx, *s);
   }
   auto local = std::make_unique<Int8OpState>();

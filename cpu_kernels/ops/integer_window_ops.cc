@@ -121,7 +121,7 @@ Status RunAveragePool(KernelContext& ctx) {
 
 // --- TRANSPOSE_CONV --------------------------------------------------------------
 
-struct TransposeConvState : KernelState {
+struct TransposeConvState final : KernelState {
   std::vector<int32_t> weights;  // [oc][kh][kw][ic], stored integers
   std::vector<int32_t> bias;     // [oc]
   std::vector<float> scale;      // [oc]: input scale x weight scale / output scale
@@ -317,7 +317,7 @@ Status PrepareInt8TransposeConv(KernelContext& ctx) {
 }
 
 Status RunInt8TransposeConv(KernelContext& ctx) {
-  if (const auto* s = ctx.state != nullptr ? dynamic_cast<const TransposeConvState*>(ctx.state->get()) : nullptr) {
+  if (const auto* s = StateAs<const TransposeConvState>(ctx)) {
     return RunTransposeConvWith(ctx, *s);
   }
   TransposeConvState local;

@@ -22,7 +22,7 @@ bool DepthwiseRunsFixedKernel(const Shape& in, const Shape& filter, const Shape&
 // What that prepare keeps for the fixed kernels: whether every weight is
 // finite (constant weights only), so that edge windows may multiply the
 // padding's zeros instead of skipping those taps.
-struct DepthwiseFixedState : KernelState {
+struct DepthwiseFixedState final : KernelState {
   bool finite_weights = false;
 };
 

@@ -136,7 +136,7 @@ struct LstmScratch {
   std::vector<float> hidden; // [n_cell]
 };
 
-struct LstmState : KernelState {
+struct LstmState final : KernelState {
   std::vector<LstmCell> cells;
   std::vector<LstmScratch> scratch;
 };
@@ -376,7 +376,7 @@ Status RunLstmOp(KernelContext& ctx) {
   GLD_RETURN_IF_ERROR(GetAttrs(ctx, &a));
   GLD_RETURN_IF_ERROR(CheckLstmActivation(ctx, a->activation));
   LstmState local;
-  LstmState* st = ctx.state != nullptr ? dynamic_cast<LstmState*>(ctx.state->get()) : nullptr;
+  LstmState* st = StateAs<LstmState>(ctx);
   if (st == nullptr) {
     GLD_RETURN_IF_ERROR(BuildLstmState(ctx, *a, &local));
     st = &local;
@@ -448,7 +448,7 @@ struct RnnCell {
   PackedB wx_packed;
 };
 
-struct RnnState : KernelState {
+struct RnnState final : KernelState {
   std::vector<RnnCell> cells;
   std::vector<float> xproj;  // [rows, units] of the widest cell
 };
@@ -552,7 +552,7 @@ Status RunRnnOp(KernelContext& ctx) {
   GLD_RETURN_IF_ERROR(GetAttrs(ctx, &a));
   GLD_RETURN_IF_ERROR(CheckLstmActivation(ctx, a->activation));
   RnnState local;
-  RnnState* st = ctx.state != nullptr ? dynamic_cast<RnnState*>(ctx.state->get()) : nullptr;
+  RnnState* st = StateAs<RnnState>(ctx);
   if (st == nullptr) {
     GLD_RETURN_IF_ERROR(BuildRnnState(ctx, *a, &local));
     st = &local;

@@ -5,6 +5,7 @@
 // to the output type).
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <type_traits>
 
 #include "cpu_kernels/ops/op_kernels.h"
@@ -152,6 +153,55 @@ bool ReduceTrailingAxes(const TensorData& in, const std::vector<bool>& reduced, 
   return true;
 }
 
+// SUM and MEAN of float32 over one block of adjacent axes before a kept
+// last axis (a pooling MEAN over H and W of NHWC: a squeeze-and-excite
+// block's, a classifier head's): out[o, i] = the sum over m of x[o, m, i],
+// in double, m in order: the generic path's values, bit for bit, without
+// its per-row odometer and accumulator array. Channels go in blocks of
+// kBlock accumulators on the stack. False for other axes.
+bool ReduceMiddleAxes(const KernelContext& ctx, const TensorData& in, const std::vector<bool>& reduced,
+                      ReduceKind kind, float* out, int64_t out_count) {
+  if (kind != ReduceKind::kSum && kind != ReduceKind::kMean) return false;
+  const size_t rank = reduced.size();
+  if (rank < 2 || reduced[rank - 1] || out_count <= 0) return false;
+  size_t first = 0;
+  while (first < rank && !reduced[first]) ++first;
+  size_t end = first;
+  while (end < rank && reduced[end]) ++end;
+  if (first == rank) return false;
+  for (size_t d = end; d < rank; ++d) {
+    if (reduced[d]) return false;  // a second block
+  }
+  int64_t outer = 1, middle = 1, inner = 1;
+  for (size_t d = 0; d < first; ++d) outer *= in.shape[d];
+  for (size_t d = first; d < end; ++d) middle *= in.shape[d];
+  for (size_t d = end; d < rank; ++d) inner *= in.shape[d];
+  constexpr int64_t kBlock = 256;
+  const int64_t blocks = (inner + kBlock - 1) / kBlock;
+  const float* x = in.as<float>();
+  const double count = static_cast<double>(middle);
+  ParallelForGrain(ctx, outer * blocks, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, middle * kBlock)),
+                   [&](int64_t b, int64_t e) {
+    double acc[kBlock];
+    for (int64_t item = b; item < e; ++item) {
+      const int64_t o = item / blocks;
+      const int64_t i0 = (item % blocks) * kBlock;
+      const int64_t n = std::min(kBlock, inner - i0);
+      std::fill_n(acc, n, 0.0);
+      const float* base = x + o * middle * inner + i0;
+      for (int64_t m = 0; m < middle; ++m) {
+        const float* row = base + m * inner;
+        for (int64_t i = 0; i < n; ++i) acc[i] += static_cast<double>(row[i]);
+      }
+      float* y = out + o * inner + i0;
+      for (int64_t i = 0; i < n; ++i) {
+        y[i] = static_cast<float>(kind == ReduceKind::kMean ? acc[i] / count : acc[i]);
+      }
+    }
+  });
+  return true;
+}
+
 template <typename T, typename Acc>
 void Reduce(const KernelContext& ctx, const TensorData& in, const std::vector<bool>& reduced, ReduceKind kind,
             T* out, int64_t out_count) {
@@ -202,21 +252,47 @@ bool MeanOfTrailingAxes(const KernelContext& ctx, const TensorData& in, const st
   return true;
 }
 
-Status RunReduce(KernelContext& ctx, ReduceKind kind) {
-  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
-  const TensorData& in = *ctx.inputs[0];
-  TensorData& out = *ctx.outputs[0];
+// The reduced axes of a node whose axes are a constant, kept from its first
+// run: the later runs of the same buffers (KernelContext::io_checked) read
+// no axes and allocate nothing.
+struct ReducedAxesState final : KernelState {
+  std::vector<bool> reduced;
+};
+
+// reduced[d]: whether input axis d is reduced, from input 1.
+Status ReducedAxes(const KernelContext& ctx, const TensorData& in, std::vector<bool>* reduced) {
   std::vector<int64_t> axes;
   GLD_RETURN_IF_ERROR(ReadInts(ctx, *ctx.inputs[1], "axes", &axes));
   const int64_t rank = static_cast<int64_t>(in.shape.size());
-  std::vector<bool> reduced(static_cast<size_t>(rank), false);
+  reduced->assign(static_cast<size_t>(rank), false);
   for (int64_t a : axes) {
     int32_t axis = 0;
     if (!NormalizeAxis(a, rank, &axis)) {
       return KernelError(ctx, "axis " + std::to_string(a) + " out of range for input " + ShapeToString(in.shape));
     }
-    reduced[static_cast<size_t>(axis)] = true;
+    (*reduced)[static_cast<size_t>(axis)] = true;
   }
+  return OkStatus();
+}
+
+Status RunReduce(KernelContext& ctx, ReduceKind kind) {
+  GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
+  const TensorData& in = *ctx.inputs[0];
+  TensorData& out = *ctx.outputs[0];
+  std::vector<bool> own;
+  const std::vector<bool>* kept = nullptr;
+  if (const auto* state = StateAs<const ReducedAxesState>(ctx); state != nullptr && ctx.io_checked) {
+    kept = &state->reduced;
+  } else {
+    GLD_RETURN_IF_ERROR(ReducedAxes(ctx, in, &own));
+    if (ctx.state != nullptr && ctx.InputIsConstant(1)) {
+      auto fresh = std::make_unique<ReducedAxesState>();
+      fresh->reduced = own;
+      *ctx.state = std::move(fresh);
+    }
+  }
+  const std::vector<bool>& reduced = kept != nullptr ? *kept : own;
+  const int64_t rank = static_cast<int64_t>(in.shape.size());
   int64_t out_count = 1;
   for (int64_t d = 0; d < rank; ++d) {
     if (!reduced[static_cast<size_t>(d)]) out_count *= in.shape[static_cast<size_t>(d)];
@@ -237,7 +313,8 @@ Status RunReduce(KernelContext& ctx, ReduceKind kind) {
       // over H and W).
       if (kind == ReduceKind::kMax || kind == ReduceKind::kMin) {
         Reduce<float, float>(ctx, in, reduced, kind, out.as<float>(), out_count);
-      } else if (!ReduceTrailingAxes(in, reduced, kind, out.as<float>(), out_count)) {
+      } else if (!ReduceTrailingAxes(in, reduced, kind, out.as<float>(), out_count) &&
+                 !ReduceMiddleAxes(ctx, in, reduced, kind, out.as<float>(), out_count)) {
         Reduce<float, double>(ctx, in, reduced, kind, out.as<float>(), out_count);
       }
       break;

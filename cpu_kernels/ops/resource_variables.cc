@@ -24,7 +24,7 @@ StatusOr<int32_t> HandleOf(const TensorData& t) {
   return *t.as<int32_t>();
 }
 
-struct VarHandleState : KernelState {
+struct VarHandleState final : KernelState {
   int32_t id = 0;
 };
 
@@ -47,7 +47,7 @@ Status RunVarHandle(KernelContext& ctx) {
     return InvalidArgumentError("output 0 is " + std::string(DataTypeName(out.type)) + " " + ShapeToString(out.shape) +
                                 ", expected one resource id");
   }
-  const auto* state = ctx.state != nullptr ? dynamic_cast<const VarHandleState*>(ctx.state->get()) : nullptr;
+  const auto* state = StateAs<const VarHandleState>(ctx);
   if (state != nullptr) {
     *out.as<int32_t>() = state->id;
   } else {

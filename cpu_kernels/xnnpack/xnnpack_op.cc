@@ -7,7 +7,6 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
-#include <typeinfo>
 
 #include "cpu_kernels/ops/epilogue.h"
 #include "cpu_kernels/xnnpack/finite_check.h"
@@ -159,13 +158,7 @@ void KeepXnnOperator(KernelContext& ctx, xnn_status status, xnn_operator_t op, A
   if (state->SetUp(ctx).ok()) *ctx.state = std::move(state);
 }
 
-XnnOperatorState* FindXnnOperator(const KernelContext& ctx) {
-  // Every run of an XNNPACK node asks: the exact type (the class is final)
-  // is one comparison where a dynamic_cast walks the hierarchy.
-  KernelState* state = ctx.state != nullptr ? ctx.state->get() : nullptr;
-  return state != nullptr && typeid(*state) == typeid(XnnOperatorState) ? static_cast<XnnOperatorState*>(state)
-                                                                          : nullptr;
-}
+XnnOperatorState* FindXnnOperator(const KernelContext& ctx) { return StateAs<XnnOperatorState>(ctx); }
 
 bool XnnMayTake(const KernelContext& ctx) {
   return XnnAvailable() && ctx.state != nullptr && !ctx.InputIsConstant(0);

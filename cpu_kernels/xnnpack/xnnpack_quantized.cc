@@ -442,7 +442,7 @@ Status PrepareIntegerMaxPool2d(KernelContext& ctx) {
 namespace {
 
 // A node's 256-entry table of output bytes, indexed by the input's bits.
-struct Int8LookupState : KernelState {
+struct Int8LookupState final : KernelState {
   int8_t table[256];
 };
 
@@ -532,7 +532,7 @@ Status PrepareIntegerTanh(KernelContext& ctx) {
 }
 
 Status RunIntegerKernel(KernelContext& ctx) {
-  if (const auto* lut = ctx.state != nullptr ? dynamic_cast<const Int8LookupState*>(ctx.state->get()) : nullptr) {
+  if (const auto* lut = StateAs<const Int8LookupState>(ctx)) {
     const int64_t n = ctx.inputs[0]->num_elements();
     if (n != ctx.outputs[0]->num_elements()) return KernelError(ctx, "input and output sizes differ");
     const int8_t* x = ctx.inputs[0]->as<int8_t>();
@@ -541,7 +541,7 @@ Status RunIntegerKernel(KernelContext& ctx) {
                         [&](int64_t b, int64_t e) { Int8TableLookup(lut->table, x + b, e - b, y + b); });
     return OkStatus();
   }
-  if (const auto* dw = ctx.state != nullptr ? dynamic_cast<const Int8DepthwiseState*>(ctx.state->get()) : nullptr) {
+  if (const auto* dw = StateAs<const Int8DepthwiseState>(ctx)) {
     const int8_t* x = ctx.inputs[0]->as<int8_t>();
     int8_t* y = ctx.outputs[0]->as<int8_t>();
     thread_local std::vector<int8_t> repeated;  // kept: no allocation per run
@@ -560,7 +560,7 @@ Status RunIntegerKernel(KernelContext& ctx) {
                      [&](int64_t b, int64_t e) { Int8DepthwiseRows(x, *dw, b, e, y, loop); });
     return OkStatus();
   }
-  if (const auto* gemm = ctx.state != nullptr ? dynamic_cast<const Int8GemmWeights*>(ctx.state->get()) : nullptr) {
+  if (const auto* gemm = StateAs<const Int8GemmWeights>(ctx)) {
     const int8_t* x = ctx.inputs[0]->as<int8_t>();
     int8_t* y = ctx.outputs[0]->as<int8_t>();
     if (gemm->gathers) {

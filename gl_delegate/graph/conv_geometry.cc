@@ -69,14 +69,17 @@ Status CheckReach(const ConvGeometry& g, int d) {
                               ") reaches " + std::to_string(x.Reach()) + " input positions, more than 2^30");
 }
 
-// Refuses an axis VALID leaves without output (`too_large`, naming the axis
-// for CONV_3D), then a window reaching past 2^30: for 2-D both sizes
-// before the reaches, for 3-D axis by axis, as the rules always did.
-Status CheckAxes(const ConvGeometry& g, const std::string& too_large) {
+// Refuses an axis VALID leaves without output (`too_large()`, naming the
+// axis for CONV_3D), then a window reaching past 2^30: for 2-D both sizes
+// before the reaches, for 3-D axis by axis, as the rules always did. The
+// message is made only for a refusal: kernels check their geometry at every
+// run.
+template <typename TooLarge>
+Status CheckAxes(const ConvGeometry& g, const TooLarge& too_large) {
   const bool by_axis = g.num_axes == 3;
   for (int d = 0; d < g.num_axes; ++d) {
     if (g.axes[static_cast<size_t>(d)].out < 0) {
-      return InvalidArgumentError(too_large + (by_axis ? std::string(" along ") + AxisName(g, d) : std::string()));
+      return InvalidArgumentError(too_large() + (by_axis ? std::string(" along ") + AxisName(g, d) : std::string()));
     }
     if (by_axis) GLD_RETURN_IF_ERROR(CheckReach(g, d));
   }
@@ -133,15 +136,19 @@ Status CheckConvSteps(const TransposeConvAttributes& a) {
 Status MakeConvGeometry(const Conv2dAttributes& a, const Shape& in, const Shape& filter, ConvGeometry* g) {
   GLD_RETURN_IF_ERROR(CheckConvSteps(a));
   Fill2d(a, in, filter, g);
-  return CheckAxes(*g, "VALID filter " + ShapeToString(filter) + " with dilation " + Pair(a.dilation_h, a.dilation_w) +
-                           " is larger than input " + ShapeToString(in));
+  return CheckAxes(*g, [&] {
+    return "VALID filter " + ShapeToString(filter) + " with dilation " + Pair(a.dilation_h, a.dilation_w) +
+           " is larger than input " + ShapeToString(in);
+  });
 }
 
 Status MakeConvGeometry(const DepthwiseConv2dAttributes& a, const Shape& in, const Shape& filter,
                                    ConvGeometry* g) {
   GLD_RETURN_IF_ERROR(CheckConvSteps(a));
   Fill2d(a, in, filter, g);
-  return CheckAxes(*g, "VALID filter " + ShapeToString(filter) + " is larger than input " + ShapeToString(in));
+  return CheckAxes(*g, [&] {
+    return "VALID filter " + ShapeToString(filter) + " is larger than input " + ShapeToString(in);
+  });
 }
 
 Status MakeConvGeometry(const Conv3dAttributes& a, const Shape& in, const Shape& filter, ConvGeometry* g) {
@@ -152,7 +159,9 @@ Status MakeConvGeometry(const Conv3dAttributes& a, const Shape& in, const Shape&
   for (size_t d = 0; d < 3; ++d) {
     g->axes[d] = MakeWindowAxis(a.padding, in[1 + d], filter[d], strides[d], dilations[d]);
   }
-  return CheckAxes(*g, "VALID filter " + ShapeToString(filter) + " is larger than input " + ShapeToString(in));
+  return CheckAxes(*g, [&] {
+    return "VALID filter " + ShapeToString(filter) + " is larger than input " + ShapeToString(in);
+  });
 }
 
 Status MakePoolGeometry(const Pool2dAttributes& a, const Shape& in, ConvGeometry* g) {
@@ -160,7 +169,9 @@ Status MakePoolGeometry(const Pool2dAttributes& a, const Shape& in, ConvGeometry
   g->num_axes = 2;
   g->axes[0] = MakeWindowAxis(a.padding, in[1], a.filter_h, a.stride_h, 1);
   g->axes[1] = MakeWindowAxis(a.padding, in[2], a.filter_w, a.stride_w, 1);
-  return CheckAxes(*g, "VALID filter " + Pair(a.filter_h, a.filter_w) + " is larger than input " + ShapeToString(in));
+  return CheckAxes(*g, [&] {
+    return "VALID filter " + Pair(a.filter_h, a.filter_w) + " is larger than input " + ShapeToString(in);
+  });
 }
 
 ConvGeometry TransposeConvGeometry(const TransposeConvAttributes& a, const Shape& in, const Shape& weights,

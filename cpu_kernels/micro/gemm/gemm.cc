@@ -14,7 +14,7 @@ const std::vector<PackedB>& PackWeightsOnce(KernelContext& ctx, size_t weights_i
     pack(&scratch->groups);
     return scratch->groups;
   }
-  if (auto* kept = dynamic_cast<PackedWeights*>(ctx.state->get())) return kept->groups;
+  if (auto* kept = StateAs<PackedWeights>(ctx)) return kept->groups;
   auto fresh = std::make_unique<PackedWeights>();
   pack(&fresh->groups);
   *ctx.state = std::move(fresh);

@@ -25,7 +25,7 @@ struct PackedB {
 
 // Packed weight matrices, one per group, kept in a node's state slot when
 // the weights are constant.
-struct PackedWeights : KernelState {
+struct PackedWeights final : KernelState {
   std::vector<PackedB> groups;
 };
 

@@ -24,7 +24,7 @@
 
 namespace gld::cpu {
 
-struct Int8DepthwiseState : KernelState {
+struct Int8DepthwiseState final : KernelState {
   int64_t channels = 0, padded = 0;  // output channels; padded to 16
   int64_t multiplier = 1;            // output channels per input channel
   int64_t batch = 0, ih = 0, iw = 0, oh = 0, ow = 0;

@@ -67,7 +67,7 @@ struct Int8Window {
 // leave the input) lie run after run (`packed`).
 // A 1x1 layer of up to 8 channels fuses rows in pairs (`fuse`): one row of
 // 2k values times 2n channels, the weights block-diagonal.
-struct Int8GemmWeights : KernelState {
+struct Int8GemmWeights final : KernelState {
   int64_t n = 0, k = 0;  // the layer's: k = groups * group_len / fuse
   int64_t fuse = 1, tile_n = 0;  // rows per GEMM row, channels per GEMM row (fuse * n)
   int64_t groups = 1, group_len = 0, steps = 0;

@@ -100,7 +100,7 @@ void PointwiseGemmIndirect(const PointwiseWeights& w, size_t p0, size_t p1, cons
 // (conv_gemm.cc): its packed filter,
 // the fused activation's range and the window, kept in the node's state slot
 // by PrepareConv2d.
-struct ConvGemmState : KernelState {
+struct ConvGemmState final : KernelState {
   PointwiseWeights weights;
   ActivationRange range;
   bool pointwise = false;  // a 1x1 window over every pixel: A is the input itself
