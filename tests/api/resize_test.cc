@@ -203,6 +203,56 @@ TEST_P(Resize, AShapeTheModelCannotTakeNamesTheNodeAndKeepsThePreviousShapes) {
   EXPECT_EQ(it.ResizeInputs({}).code(), StatusCode::kInvalidArgument);
 }
 
+// The converter's NCHW input: TRANSPOSE [N, 3, 4, 5] -> NHWC, then MEAN
+// over H and W. The CPU kernels keep the plan made from the constant perm
+// and axes at their first run: a resized batch gets a plan of its own, and
+// each run of each shape gives the means (in double, exactly as computed
+// here).
+TEST_P(Resize, TransposeAndMeanKeepTheirPlanPerShape) {
+  ModelBuilder b;
+  const int x = b.AddInput("x", ElementType::kFloat32, {1, 3, 4, 5});
+  const int perm = b.AddConstantInt32("perm", {4}, {0, 2, 3, 1});
+  const int y = b.AddTensor("y", ElementType::kFloat32, {1, 4, 5, 3});
+  const int axes = b.AddConstantInt32("axes", {2}, {1, 2});
+  const int out = b.AddTensor("out", ElementType::kFloat32, {1, 3});
+  b.SetShapeSignature(x, {-1, 3, 4, 5});
+  b.SetShapeSignature(y, {-1, 4, 5, 3});
+  b.SetShapeSignature(out, {-1, 3});
+  Status s = b.AddOp("TRANSPOSE", {x, perm}, {y});
+  if (s.ok()) s = b.AddOp("MEAN", {y, axes}, {out}, {{"keep_dims", false}});
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  b.SetOutputs({out});
+  auto bytes = b.Finish();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  auto model = Load(*bytes);
+  ASSERT_NE(model, nullptr);
+  auto created = Interpreter::Create(*model, On(GetParam()));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  Interpreter& it = **created;
+  for (int batch : {1, 3, 1}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    ASSERT_TRUE(it.ResizeInputs({{batch, 3, 4, 5}}).ok());
+    for (int run = 0; run < 2; ++run) {
+      const std::vector<float> in = Values(static_cast<size_t>(batch) * 60, 11 + run + batch, 4.0f);
+      std::vector<float> want;
+      for (int n = 0; n < batch; ++n) {
+        for (int c = 0; c < 3; ++c) {
+          double sum = 0;
+          for (int p = 0; p < 20; ++p) sum += static_cast<double>(in[static_cast<size_t>((n * 3 + c) * 20 + p)]);
+          want.push_back(static_cast<float>(sum / 20.0));
+        }
+      }
+      const std::vector<float> got = RunOnce(it, in);
+      ASSERT_EQ(got.size(), want.size());
+      if (GetParam() == Backend::kCpu) {
+        EXPECT_EQ(got, want) << "run " << run;
+      } else {
+        ExpectNear(got.data(), want.data(), want.size(), "run " + std::to_string(run));
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Resize, ::testing::Values(Backend::kCpu, Backend::kGl),
                          [](const auto& info) { return std::string(info.param == Backend::kCpu ? "Cpu" : "Gl"); });
 

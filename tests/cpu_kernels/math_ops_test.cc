@@ -116,6 +116,39 @@ TEST(Reduce, EveryAxisSubsetOfRankFour) {
   }
 }
 
+// SUM and MEAN over a block of axes before a kept last axis (a pooling MEAN
+// over H and W): each output is the double sum over the block in order, bit
+// for bit, with channels past one block of 256 accumulators, several outer
+// rows, and on two threads.
+TEST(Reduce, MiddleAxesSumInOrderAcrossChannelBlocks) {
+  // 8 outer rows x 2 channel blocks: 16 items, 4 per chunk on the pool.
+  const Shape shape{8, 3, 5, 300};
+  std::vector<float> x(8 * 3 * 5 * 300);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(static_cast<float>(i) * 0.37f) * 1e3f + 1e-3f;
+  std::vector<float> want_sum, want_mean;
+  for (int o = 0; o < 8; ++o) {
+    for (int c = 0; c < 300; ++c) {
+      double a = 0;
+      for (int m = 0; m < 15; ++m) a += static_cast<double>(x[static_cast<size_t>((o * 15 + m) * 300 + c)]);
+      want_sum.push_back(static_cast<float>(a));
+      want_mean.push_back(static_cast<float>(a / 15.0));
+    }
+  }
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(std::to_string(threads) + " thread(s)");
+    ReduceAttributes keep;
+    keep.keep_dims = true;
+    auto r = RunFloatOp(OpType::kSum, {{shape, x}}, keep, {{{2}, {1, 2}}}, threads);
+    GLD_ASSERT_OK(r.status);
+    EXPECT_EQ(r.shape, (Shape{8, 1, 1, 300}));
+    EXPECT_EQ(r.values, want_sum);
+    r = RunFloatOp(OpType::kMean, {{shape, x}}, ReduceAttributes{}, {{{2}, {2, 1}}}, threads);
+    GLD_ASSERT_OK(r.status);
+    EXPECT_EQ(r.shape, (Shape{8, 300}));
+    EXPECT_EQ(r.values, want_mean);
+  }
+}
+
 // float32 maxima and minima are taken in float: an axis of infinities alone
 // gives that infinity (not the lowest or largest finite float), a NaN never
 // wins, and a value next to a larger one survives bit for bit.
