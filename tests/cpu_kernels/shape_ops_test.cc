@@ -480,6 +480,9 @@ TEST(Transpose, FewChannelsAndFoldedDimensionsMatchTheElementwiseTranspose) {
       {{2, 35, 33, 2}, {0, 3, 1, 2}},   {{1, 1, 50, 30}, {0, 2, 3, 1}}, {{3, 50, 30, 1}, {0, 3, 1, 2}},
       {{1, 16, 20, 20}, {0, 2, 3, 1}},  {{1, 5, 6, 7}, {0, 2, 3, 1}},   {{2, 3, 4, 5, 6}, {0, 3, 4, 1, 2}},
       {{4, 3, 1, 9}, {2, 3, 0, 1}},     {{1, 2, 1, 3}, {3, 2, 1, 0}},
+      // Three planes into RGB pixels, four pixels a step: rows that end in
+      // 3 or 1 leftover pixels, a chunk of 1024 and a rest, two images.
+      {{1, 3, 7, 5}, {0, 2, 3, 1}},     {{2, 3, 33, 35}, {0, 2, 3, 1}}, {{1, 3, 1, 1}, {0, 2, 3, 1}},
   };
   for (const Case& c : cases) {
     std::vector<float> x(static_cast<size_t>(NumElements(c.in)));
