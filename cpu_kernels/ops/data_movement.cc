@@ -79,6 +79,14 @@ void CopyStrided(const KernelContext& ctx, const uint8_t* src, int64_t start, co
   });
 }
 
+// o[r * o_stride + c] = s[r + c * s_stride]: a tile element by element.
+template <typename T>
+void TransposeTileElements(const T* s, int64_t s_stride, T* o, int64_t o_stride, int64_t rows, int64_t cols) {
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) o[r * o_stride + c] = s[r + c * s_stride];
+  }
+}
+
 typedef uint8_t Uint8x16 __attribute__((vector_size(16)));
 
 // TransposeWords for bytes: 16 x 16 blocks as sixteen 16-byte loads, four
@@ -100,9 +108,7 @@ GLD_MULTIVERSION void TransposeTileBytes(const uint8_t* s, int64_t s_stride, uin
     for (int i = 0; i < 16; ++i) std::memcpy(o + i * o_stride, &v[i], sizeof(Uint8x16));
     return;
   }
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < cols; ++c) o[r * o_stride + c] = s[r + c * s_stride];
-  }
+  TransposeTileElements(s, s_stride, o, o_stride, rows, cols);
 }
 
 void TransposeTileOf(const uint32_t* s, int64_t s_stride, uint32_t* o, int64_t o_stride, int64_t rows, int64_t cols) {
@@ -110,6 +116,17 @@ void TransposeTileOf(const uint32_t* s, int64_t s_stride, uint32_t* o, int64_t o
 }
 void TransposeTileOf(const uint8_t* s, int64_t s_stride, uint8_t* o, int64_t o_stride, int64_t rows, int64_t cols) {
   TransposeTileBytes(s, s_stride, o, o_stride, rows, cols);
+}
+// Elements of 8 and 16 bytes: a run of two or four floats that stays whole
+// (MobileViT's unfold into 2 x 2 patches), element by element within a tile.
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+void TransposeTileOf(const uint64_t* s, int64_t s_stride, uint64_t* o, int64_t o_stride, int64_t rows, int64_t cols) {
+  TransposeTileElements(s, s_stride, o, o_stride, rows, cols);
+}
+void TransposeTileOf(const Bytes16* s, int64_t s_stride, Bytes16* o, int64_t o_stride, int64_t rows, int64_t cols) {
+  TransposeTileElements(s, s_stride, o, o_stride, rows, cols);
 }
 
 // The same strided copy over fewer dimensions: unit dimensions dropped, and
@@ -315,6 +332,12 @@ Status CheckTypeMatch(const KernelContext& ctx, const TensorData& in, const Tens
 struct TransposePlanState final : KernelState {
   Shape shape;
   std::vector<int64_t> strides;
+  // When the last dimension stays last and holds 8 or 16 bytes: the same
+  // transpose of those runs as single elements (wide_bytes; 0 otherwise),
+  // the last dimension dropped, the strides counted in runs.
+  size_t wide_bytes = 0;
+  Shape wide_shape;
+  std::vector<int64_t> wide_strides;
 };
 
 Status MakeTransposePlan(const KernelContext& ctx, const TensorData& in, const TensorData& out, Shape* shape,
@@ -343,6 +366,23 @@ Status MakeTransposePlan(const KernelContext& ctx, const TensorData& in, const T
   return OkStatus();
 }
 
+// TransposePlanState's wide view of a plan (the input's innermost run of
+// `run` elements is every other dimension's stride unit).
+void MakeWideTranspose(TransposePlanState* plan, size_t element_bytes) {
+  const size_t rank = plan->shape.size();
+  if (rank < 3 || plan->strides[rank - 1] != 1) return;
+  const int64_t run = plan->shape[rank - 1];
+  const size_t bytes = static_cast<size_t>(run) * element_bytes;
+  if (bytes != 8 && bytes != 16) return;
+  for (size_t d = 0; d + 1 < rank; ++d) {
+    if (plan->strides[d] % run != 0) return;
+  }
+  plan->wide_bytes = bytes;
+  plan->wide_shape.assign(plan->shape.begin(), plan->shape.end() - 1);
+  plan->wide_strides.resize(rank - 1);
+  for (size_t d = 0; d + 1 < rank; ++d) plan->wide_strides[d] = plan->strides[d] / run;
+}
+
 Status RunTranspose(KernelContext& ctx) {
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
   const TensorData& in = *ctx.inputs[0];
@@ -352,6 +392,7 @@ Status RunTranspose(KernelContext& ctx) {
   TransposePlanState own;
   if (kept == nullptr || !ctx.io_checked) {
     GLD_RETURN_IF_ERROR(MakeTransposePlan(ctx, in, out, &own.shape, &own.strides));
+    MakeWideTranspose(&own, DataTypeSize(in.type));
     kept = &own;
     if (ctx.state != nullptr && ctx.InputIsConstant(1)) {
       *ctx.state = std::make_unique<TransposePlanState>(own);
@@ -360,6 +401,16 @@ Status RunTranspose(KernelContext& ctx) {
   }
   const Shape& shape = kept->shape;
   const std::vector<int64_t>& strides = kept->strides;
+  if (kept->wide_bytes == 8 &&
+      TransposeTiled(ctx, static_cast<const uint64_t*>(in.data), kept->wide_strides, kept->wide_shape,
+                     static_cast<uint64_t*>(out.data))) {
+    return OkStatus();
+  }
+  if (kept->wide_bytes == 16 &&
+      TransposeTiled(ctx, static_cast<const Bytes16*>(in.data), kept->wide_strides, kept->wide_shape,
+                     static_cast<Bytes16*>(out.data))) {
+    return OkStatus();
+  }
   if (DataTypeSize(in.type) == 4 &&
       TransposeTiled(ctx, static_cast<const uint32_t*>(in.data), strides, shape, static_cast<uint32_t*>(out.data))) {
     return OkStatus();

@@ -483,6 +483,10 @@ TEST(Transpose, FewChannelsAndFoldedDimensionsMatchTheElementwiseTranspose) {
       // Three planes into RGB pixels, four pixels a step: rows that end in
       // 3 or 1 leftover pixels, a chunk of 1024 and a rest, two images.
       {{1, 3, 7, 5}, {0, 2, 3, 1}},     {{2, 3, 33, 35}, {0, 2, 3, 1}}, {{1, 3, 1, 1}, {0, 2, 3, 1}},
+      // The last dimension stays last with 2 or 4 floats: moved as 8- or
+      // 16-byte elements (MobileViT's patches), tiles and few-channel forms.
+      {{256, 2, 8, 2}, {0, 2, 1, 3}},   {{64, 8, 2, 2}, {0, 2, 1, 3}},  {{3, 17, 19, 4}, {0, 2, 1, 3}},
+      {{2, 5, 3, 7, 2}, {0, 3, 2, 1, 4}}, {{40, 3, 4}, {1, 0, 2}},       {{2, 9, 2, 3}, {0, 2, 1, 3}},
   };
   for (const Case& c : cases) {
     std::vector<float> x(static_cast<size_t>(NumElements(c.in)));
