@@ -98,8 +98,8 @@ if [ "${GLD_CROSS_SAMPLE:-all}" = ci ] && [ -z "$only" ]; then
   # The last three families are long checks of what no CPU changes (a
   # memory footprint flat over 2,000 benchmark runs, the address space flat
   # over create/destroy cycles: not run; the control-flow mutant loops:
-  # every second); they run whole on x86, under the sanitizers and in a
-  # whole cross run.
+  # every second); they run whole in the x86 Release tests and in a whole
+  # cross run.
   fam=('^hostile\.SharedModels/' '^gl\.Models/SharedModelGlTest\.GlBackendMatchesCpuBackend/'
     '^models\.Networks/.*Gl' '^gl\.Ops/' '^conformance\..*Gl'
     '^tools\.HostileEnvironmentTest\.BenchmarkMemoryStaysFlatOverLongRuns$'
