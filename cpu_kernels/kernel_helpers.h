@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <functional>
 #include <vector>
@@ -126,6 +127,21 @@ inline int64_t ApplyActivationInt(Activation a, int64_t x) {
     case Activation::kReluN1To1: return std::min<int64_t>(std::max<int64_t>(x, -1), 1);
     default: return x;
   }
+}
+
+// A plan S that a kernel makes from its node's shapes and a constant input
+// (a TRANSPOSE's perm, a MEAN's axes) at its first run: the one kept in the
+// node's state slot when an earlier run of the same buffers made it
+// (KernelContext::io_checked), else make(own)'s, kept in the slot when
+// input `constant_input` is a constant. The later runs read no input and
+// allocate nothing.
+template <typename S, typename Make>
+StatusOr<const S*> KeptPlan(KernelContext& ctx, size_t constant_input, S* own, Make make) {
+  if (const S* kept = StateAs<const S>(ctx); kept != nullptr && ctx.io_checked) return kept;
+  GLD_RETURN_IF_ERROR(make(own));
+  if (ctx.state == nullptr || !ctx.InputIsConstant(constant_input)) return static_cast<const S*>(own);
+  *ctx.state = std::make_unique<S>(std::move(*own));
+  return StateAs<const S>(ctx);
 }
 
 // Splits [0, n) into chunks of at least `grain` items for ctx.ParallelFor.

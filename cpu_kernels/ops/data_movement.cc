@@ -325,10 +325,8 @@ Status CheckTypeMatch(const KernelContext& ctx, const TensorData& in, const Tens
 
 }  // namespace
 
-// A TRANSPOSE's coalesced output dims and their input strides, made from
-// its constant perm at its first run and kept for the later runs of the same
-// buffers (KernelContext::io_checked): a model's input transpose, run at
-// every invoke, reads no perm and allocates nothing.
+// A TRANSPOSE's coalesced output dims and their input strides (KeptPlan:
+// from its first run when its perm is a constant).
 struct TransposePlanState final : KernelState {
   Shape shape;
   std::vector<int64_t> strides;
@@ -388,17 +386,12 @@ Status RunTranspose(KernelContext& ctx) {
   const TensorData& in = *ctx.inputs[0];
   TensorData& out = *ctx.outputs[0];
   GLD_RETURN_IF_ERROR(CheckTypeMatch(ctx, in, out));
-  const auto* kept = StateAs<const TransposePlanState>(ctx);
   TransposePlanState own;
-  if (kept == nullptr || !ctx.io_checked) {
-    GLD_RETURN_IF_ERROR(MakeTransposePlan(ctx, in, out, &own.shape, &own.strides));
-    MakeWideTranspose(&own, DataTypeSize(in.type));
-    kept = &own;
-    if (ctx.state != nullptr && ctx.InputIsConstant(1)) {
-      *ctx.state = std::make_unique<TransposePlanState>(own);
-      kept = StateAs<const TransposePlanState>(ctx);
-    }
-  }
+  GLD_ASSIGN_OR_RETURN(const TransposePlanState* kept, KeptPlan(ctx, 1, &own, [&](TransposePlanState* plan) {
+                         GLD_RETURN_IF_ERROR(MakeTransposePlan(ctx, in, out, &plan->shape, &plan->strides));
+                         MakeWideTranspose(plan, DataTypeSize(in.type));
+                         return OkStatus();
+                       }));
   const Shape& shape = kept->shape;
   const std::vector<int64_t>& strides = kept->strides;
   if (kept->wide_bytes == 8 &&

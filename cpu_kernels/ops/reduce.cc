@@ -5,7 +5,6 @@
 // to the output type).
 #include <algorithm>
 #include <limits>
-#include <memory>
 #include <type_traits>
 
 #include "cpu_kernels/ops/op_kernels.h"
@@ -252,9 +251,8 @@ bool MeanOfTrailingAxes(const KernelContext& ctx, const TensorData& in, const st
   return true;
 }
 
-// The reduced axes of a node whose axes are a constant, kept from its first
-// run: the later runs of the same buffers (KernelContext::io_checked) read
-// no axes and allocate nothing.
+// The reduced axes of a node (KeptPlan: from its first run when its axes
+// are a constant).
 struct ReducedAxesState final : KernelState {
   std::vector<bool> reduced;
 };
@@ -279,19 +277,11 @@ Status RunReduce(KernelContext& ctx, ReduceKind kind) {
   GLD_RETURN_IF_ERROR(CheckIo(ctx, 2, 2, 1));
   const TensorData& in = *ctx.inputs[0];
   TensorData& out = *ctx.outputs[0];
-  std::vector<bool> own;
-  const std::vector<bool>* kept = nullptr;
-  if (const auto* state = StateAs<const ReducedAxesState>(ctx); state != nullptr && ctx.io_checked) {
-    kept = &state->reduced;
-  } else {
-    GLD_RETURN_IF_ERROR(ReducedAxes(ctx, in, &own));
-    if (ctx.state != nullptr && ctx.InputIsConstant(1)) {
-      auto fresh = std::make_unique<ReducedAxesState>();
-      fresh->reduced = own;
-      *ctx.state = std::move(fresh);
-    }
-  }
-  const std::vector<bool>& reduced = kept != nullptr ? *kept : own;
+  ReducedAxesState own;
+  GLD_ASSIGN_OR_RETURN(const ReducedAxesState* kept, KeptPlan(ctx, 1, &own, [&](ReducedAxesState* plan) {
+                         return ReducedAxes(ctx, in, &plan->reduced);
+                       }));
+  const std::vector<bool>& reduced = kept->reduced;
   const int64_t rank = static_cast<int64_t>(in.shape.size());
   int64_t out_count = 1;
   for (int64_t d = 0; d < rank; ++d) {
