@@ -16,6 +16,14 @@ bool HasAvx512f() {
 #endif
 }
 
+bool HasAvx2Fma() {
+#ifdef GLD_AVX2
+  return HostCpuFeatures().avx2_fma;
+#else
+  return false;
+#endif
+}
+
 // 8 x 8 blocks: eight 8-lane loads, three rounds of shuffles, eight 8-lane
 // stores.
 GLD_MULTIVERSION void TransposeWords(const uint32_t* s, int64_t s_stride, uint32_t* o, int64_t o_stride, int64_t rows,

@@ -20,6 +20,10 @@
 // GLD_MULTIVERSION). Its 16-float vectors are Float16.
 #if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) && !defined(GLD_NO_MULTIVERSION)
 #define GLD_AVX512 __attribute__((target("avx512f")))
+// GLD_AVX2 marks a function compiled for AVX2 with FMA (x86-64-v3), called
+// only where HasAvx2Fma(): the GEMM tiles that have an AVX-512 form too and
+// need the fused multiply-adds for the same sums.
+#define GLD_AVX2 __attribute__((target("avx2,fma")))
 #endif
 
 namespace gld::cpu {
@@ -62,6 +66,9 @@ typedef float Float16 __attribute__((vector_size(64)));
 // True where GLD_AVX512 functions are compiled and may run: the CPU has
 // AVX-512F and the OS saves its state (util/cpu_features.h).
 bool HasAvx512f();
+// True where GLD_AVX2 functions are compiled and may run: AVX2 and FMA with
+// the OS saving the YMM state.
+bool HasAvx2Fma();
 
 }  // namespace gld::cpu
 

@@ -16,6 +16,8 @@ namespace {
 constexpr uint32_t kOsxsave = 1u << 27;  // CPUID.1:ECX
 constexpr uint32_t kAvx = 1u << 28;      // CPUID.1:ECX
 constexpr uint32_t kF16c = 1u << 29;     // CPUID.1:ECX
+constexpr uint32_t kFma = 1u << 12;      // CPUID.1:ECX
+constexpr uint32_t kAvx2 = 1u << 5;      // CPUID.(7,0):EBX
 constexpr uint32_t kAvx512f = 1u << 16;  // CPUID.(7,0):EBX
 constexpr uint32_t kAvx512bw = 1u << 30;  // CPUID.(7,0):EBX
 constexpr uint32_t kAvx512vl = 1u << 31;  // CPUID.(7,0):EBX
@@ -40,6 +42,7 @@ CpuFeatures DecodeCpuFeatures(const CpuidWords& words) {
   const bool os_saves_zmm = (xcr0 & kXcr0Zmm) == kXcr0Zmm;
   f.avx = os_saves_ymm && (words.leaf1_ecx & kAvx) != 0;
   f.f16c = f.avx && (words.leaf1_ecx & kF16c) != 0;
+  f.avx2_fma = f.avx && (words.leaf7_ebx & kAvx2) != 0 && (words.leaf1_ecx & kFma) != 0;
   f.avx512f = f.avx && os_saves_zmm && (words.leaf7_ebx & kAvx512f) != 0;
   f.avx512vnni = f.avx512f && (words.leaf7_ebx & kAvx512bw) != 0 && (words.leaf7_ebx & kAvx512vl) != 0 &&
                  (words.leaf7_ecx & kAvx512vnni) != 0;

@@ -1,6 +1,6 @@
 // What the host's x86 CPU can run, read once with CPUID and XGETBV: the one
 // place the library asks (half.cc's F16C conversion, the CPU kernels'
-// AVX-512F paths). An instruction set counts only where the OS also saves the
+// AVX2 and AVX-512F paths). An instruction set counts only where the OS also saves the
 // registers it uses across context switches, as XCR0 (read by XGETBV) says;
 // a CPU bit alone is not enough (a kernel may leave AVX-512 state off).
 // On ARM Linux the flags below the x86 ones come from the kernel's hardware
@@ -20,6 +20,10 @@ struct CpuFeatures {
   // (CPUID.1:ECX bit 29). VEX-encoded, so it needs the YMM state; counted
   // only with avx.
   bool f16c = false;
+  // AVX2 and FMA: 256-bit integer vectors and fused multiply-adds on YMM
+  // (CPUID.(7,0):EBX bit 5, CPUID.1:ECX bit 12), the x86-64-v3 level the
+  // GLD_AVX2 kernels are compiled for; counted only with avx.
+  bool avx2_fma = false;
   // AVX-512 Foundation: 512-bit vectors in 32 ZMM registers and the 8 opmask
   // registers (CPUID.(7,0):EBX bit 16). The OS must save the opmask, the upper
   // halves of ZMM0-15 and all of ZMM16-31 (XCR0 bits 5, 6, 7) as well as the

@@ -1,7 +1,8 @@
-// The AVX-512 GEMM of CONV_2D (cpu_kernels/micro/pointwise_gemm/pointwise_gemm.h, conv_gemm.cc):
+// The AVX-512 and AVX2 GEMM of CONV_2D (cpu_kernels/micro/pointwise_gemm/pointwise_gemm.h, conv_gemm.cc):
 // 1x1 windows read the input as it is, others through an im2col tile;
 // prepared and run as the runtime does, against CONV_2D's own code on the
-// same node. Skipped where the CPU has no AVX-512F.
+// same node, in each tile form the CPU runs (both on an AVX-512 CPU).
+// Skipped where the CPU has neither.
 #include "cpu_kernels/micro/pointwise_gemm/pointwise_gemm.h"
 #include "op_test_util.h"
 
@@ -33,6 +34,18 @@ std::function<void(OpTest&)> Conv(Shape in, int oc, Conv2dAttributes a, std::vec
   };
 }
 
+// Runs the GEMM's tiles in one form while in scope.
+class ScopedForm {
+ public:
+  explicit ScopedForm(cpu::PointwiseForm form) : previous_(cpu::SetPointwiseGemmForm(form)) {}
+  ~ScopedForm() { cpu::SetPointwiseGemmForm(previous_); }
+  ScopedForm(const ScopedForm&) = delete;
+  ScopedForm& operator=(const ScopedForm&) = delete;
+
+ private:
+  cpu::PointwiseForm previous_;
+};
+
 bool TakesPointwise(const OpTest& t) {
   return t.states.size() == 1 && dynamic_cast<const cpu::ConvGemmState*>(t.states[0].get()) != nullptr;
 }
@@ -53,27 +66,31 @@ void Check(const std::string& name, const std::function<void(OpTest&)>& build, b
   GLD_ASSERT_OK(own.Run());
   const int out = static_cast<int>(own.graph.tensors.size()) - 1;
   const std::vector<float> want = own.Get<float>(out);
-  for (int threads : {1, 2}) {
-    OpTest t;
-    build(t);
-    GLD_ASSERT_OK(t.RunPrepared(threads));
-    EXPECT_TRUE(TakesPointwise(t)) << "threads " << threads;
-    const std::vector<float> got = t.Get<float>(out);
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < got.size(); ++i) {
-      if (std::isnan(want[i])) {
-        EXPECT_TRUE(std::isnan(got[i])) << "at " << i << ", threads " << threads << ": got " << got[i];
-      } else if (exact || std::isinf(want[i])) {
-        EXPECT_EQ(got[i], want[i]) << "at " << i << ", threads " << threads;
-      } else {
-        EXPECT_NEAR(got[i], want[i], 1e-5f * std::max(1.f, std::abs(want[i]))) << "at " << i;
+  for (cpu::PointwiseForm form : cpu::PointwiseGemmForms()) {
+    ScopedForm use(form);
+    SCOPED_TRACE(cpu::PointwiseFormName(form));
+    for (int threads : {1, 2}) {
+      OpTest t;
+      build(t);
+      GLD_ASSERT_OK(t.RunPrepared(threads));
+      EXPECT_TRUE(TakesPointwise(t)) << "threads " << threads;
+      const std::vector<float> got = t.Get<float>(out);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        if (std::isnan(want[i])) {
+          EXPECT_TRUE(std::isnan(got[i])) << "at " << i << ", threads " << threads << ": got " << got[i];
+        } else if (exact || std::isinf(want[i])) {
+          EXPECT_EQ(got[i], want[i]) << "at " << i << ", threads " << threads;
+        } else {
+          EXPECT_NEAR(got[i], want[i], 1e-5f * std::max(1.f, std::abs(want[i]))) << "at " << i;
+        }
       }
     }
   }
 }
 
 TEST(PointwiseGemm, MatchesTheOwnKernel) {
-  if (!cpu::PointwiseGemmAvailable()) GTEST_SKIP() << "no AVX-512F on this CPU";
+  if (!cpu::PointwiseGemmAvailable()) GTEST_SKIP() << "no AVX-512F or AVX2 with FMA on this CPU";
   // Columns: one 16-wide panel, a 32-wide one, 32 + 16 with 8 padded, 17 in
   // a 32-wide panel, 672 (21 panels). Rows: a whole 16-row tile, tiles with
   // a tail, a 7x7 map (few row tiles: the panels are split across threads).
@@ -99,7 +116,7 @@ Conv2dAttributes Window(Padding p, int stride, int dilation, Activation act) {
 
 // Other windows: im2col rows, zeros in the padding.
 TEST(PointwiseGemm, WindowsMatchTheOwnKernel) {
-  if (!cpu::PointwiseGemmAvailable()) GTEST_SKIP() << "no AVX-512F on this CPU";
+  if (!cpu::PointwiseGemmAvailable()) GTEST_SKIP() << "no AVX-512F or AVX2 with FMA on this CPU";
   // The shared models' first layers, smaller.
   Check("3x3 same stride 2, 3 -> 24 relu6",
         Conv({1, 23, 21, 3}, 24, Window(Padding::kSame, 2, 1, Activation::kRelu6), {}, {}, true, 3));
@@ -125,7 +142,7 @@ TEST(PointwiseGemm, WindowsMatchTheOwnKernel) {
 // NaN stays NaN through the clamp (TFLite's activation); an infinite input
 // gives infinities, and NaN where it meets opposite signs.
 TEST(PointwiseGemm, NanAndInfinityAsTheOwnKernel) {
-  if (!cpu::PointwiseGemmAvailable()) GTEST_SKIP() << "no AVX-512F on this CPU";
+  if (!cpu::PointwiseGemmAvailable()) GTEST_SKIP() << "no AVX-512F or AVX2 with FMA on this CPU";
   const Shape in = {1, 12, 12, 16};
   std::vector<float> x = RandomFloats(static_cast<size_t>(NumElements(in)), 11);
   x[5 * 16 + 3] = std::numeric_limits<float>::quiet_NaN();
@@ -142,7 +159,7 @@ TEST(PointwiseGemm, NanAndInfinityAsTheOwnKernel) {
 }
 
 TEST(PointwiseGemm, TakesOnlyWhatItComputes) {
-  if (!cpu::PointwiseGemmAvailable()) GTEST_SKIP() << "no AVX-512F on this CPU";
+  if (!cpu::PointwiseGemmAvailable()) GTEST_SKIP() << "no AVX-512F or AVX2 with FMA on this CPU";
   auto takes = [](const std::function<void(OpTest&)>& build) {
     OpTest t;
     build(t);

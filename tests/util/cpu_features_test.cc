@@ -63,6 +63,19 @@ TEST(CpuFeatures, Avx512VbmiNeedsBwAndF) {
   EXPECT_FALSE(DecodeLeaf7(kAvx512f | kBw, kVbmi, 1 | kXmm | kYmm).avx512vbmi);  // no ZMM state
 }
 
+// AVX2 + FMA (the GLD_AVX2 kernels) counts with both bits, AVX's own bit
+// and the YMM state.
+TEST(CpuFeatures, Avx2FmaNeedsBothBitsAndTheYmmState) {
+  constexpr uint32_t kFma = 1u << 12, kAvx2 = 1u << 5;  // CPUID.1:ECX, CPUID.(7,0):EBX
+  const uint64_t ymm = 1 | kXmm | kYmm;
+  EXPECT_TRUE(DecodeCpuFeatures(Words(kOsxsave | kAvx | kFma, kAvx2, ymm)).avx2_fma);
+  EXPECT_FALSE(DecodeCpuFeatures(Words(kOsxsave | kAvx, kAvx2, ymm)).avx2_fma);
+  EXPECT_FALSE(DecodeCpuFeatures(Words(kOsxsave | kAvx | kFma, 0, ymm)).avx2_fma);
+  EXPECT_FALSE(DecodeCpuFeatures(Words(kOsxsave | kFma, kAvx2, ymm)).avx2_fma);
+  EXPECT_FALSE(DecodeCpuFeatures(Words(kOsxsave | kAvx | kFma, kAvx2, 1 | kXmm)).avx2_fma);
+  EXPECT_FALSE(DecodeCpuFeatures(Words(kAvx | kFma, kAvx2, ymm)).avx2_fma);  // no OSXSAVE
+}
+
 TEST(CpuFeatures, NothingWithoutOsxsave) {
   // Without OSXSAVE XGETBV faults, so whatever xcr0 holds is not looked at.
   const CpuFeatures f = DecodeCpuFeatures(Words(kAvx | kF16c, kAvx512f, 1 | kXmm | kYmm | kAllZmm));
@@ -113,6 +126,7 @@ TEST(CpuFeatures, HostIsReadOnceAndAgreesWithTheCompiler) {
   EXPECT_EQ(host.avx, again.avx);
   EXPECT_EQ(host.f16c, again.f16c);
   EXPECT_EQ(host.avx512f, again.avx512f);
+  EXPECT_EQ(host.avx2_fma, again.avx2_fma);
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
   // __builtin_cpu_supports (libgcc, compiler-rt) also asks XCR0 for the AVX
   // and AVX-512 state, so on a real machine it answers the same.
@@ -123,10 +137,11 @@ TEST(CpuFeatures, HostIsReadOnceAndAgreesWithTheCompiler) {
   EXPECT_EQ(host.f16c, __builtin_cpu_supports("f16c") != 0);
 #endif
   EXPECT_EQ(host.avx512f, __builtin_cpu_supports("avx512f") != 0);
+  EXPECT_EQ(host.avx2_fma, __builtin_cpu_supports("avx2") != 0 && __builtin_cpu_supports("fma") != 0);
   EXPECT_EQ(host.avx512vbmi, __builtin_cpu_supports("avx512vbmi") != 0 && host.avx512f &&
                                  __builtin_cpu_supports("avx512bw") != 0);
 #else
-  EXPECT_FALSE(host.avx || host.f16c || host.avx512f);
+  EXPECT_FALSE(host.avx || host.f16c || host.avx2_fma || host.avx512f);
 #endif
 }
 

@@ -18,8 +18,52 @@ namespace {
 constexpr int kMaxRows = 16;
 static_assert(kPointwiseRowTile == kMaxRows, "a row tile is one 16-row call");
 constexpr int64_t kLanes = 16;
+// The AVX2 form's tiles (16 YMM registers): 6 rows x 2 vectors of 8
+// columns (12 accumulators, 2 weight vectors, a broadcast), or 12 rows x 1
+// vector where a 16-column half of a panel has 8 real columns or fewer.
+constexpr int kAvx2Rows2 = 6, kAvx2Rows1 = 12;
+constexpr int64_t kAvx2Lanes = 8;
 std::atomic<bool> g_enabled{true};  // SetPointwiseGemmEnabled
+std::atomic<int> g_form{-1};        // SetPointwiseGemmForm (-1: the best the CPU runs)
+
+PointwiseForm BestForm() {
+  if (HasAvx512f()) return PointwiseForm::kAvx512;
+  if (HasAvx2Fma()) return PointwiseForm::kAvx2;
+  return PointwiseForm::kNone;
+}
 }  // namespace
+
+std::vector<PointwiseForm> PointwiseGemmForms() {
+  std::vector<PointwiseForm> forms;
+  if (HasAvx2Fma()) forms.push_back(PointwiseForm::kAvx2);
+  if (HasAvx512f()) forms.push_back(PointwiseForm::kAvx512);
+  return forms;
+}
+
+PointwiseForm SetPointwiseGemmForm(PointwiseForm form) {
+  const int previous = g_form.exchange(form == PointwiseForm::kNone ? -1 : static_cast<int>(form));
+  return previous < 0 ? PointwiseForm::kNone : static_cast<PointwiseForm>(previous);
+}
+
+PointwiseForm ActivePointwiseGemmForm() {
+  if (!g_enabled.load(std::memory_order_relaxed)) return PointwiseForm::kNone;
+  const int forced = g_form.load(std::memory_order_relaxed);
+  if (forced < 0) return BestForm();
+  const PointwiseForm f = static_cast<PointwiseForm>(forced);
+  for (PointwiseForm available : PointwiseGemmForms()) {
+    if (available == f) return f;
+  }
+  return PointwiseForm::kNone;
+}
+
+const char* PointwiseFormName(PointwiseForm form) {
+  switch (form) {
+    case PointwiseForm::kAvx512: return "avx512";
+    case PointwiseForm::kAvx2: return "avx2";
+    case PointwiseForm::kNone: break;
+  }
+  return "none";
+}
 
 bool SetPointwiseGemmEnabled(bool enabled) { return g_enabled.exchange(enabled); }
 
@@ -79,31 +123,35 @@ Status PackPointwiseWeights(const float* w, const float* bias, int64_t n, int64_
 
 namespace {
 
-// R rows x V vectors of C: acc starts from the bias, then one fused
-// multiply-add per value of A's rows in order: `segments` runs of seg_len
-// values, run s of row r at ptrs[s * stride + r] + s * advance; clamped as
-// stored (NaN fails both compares and stays); `cols` of the V * 16 columns
-// are written.
-template <int R, int V>
-GLD_AVX512 void PointwiseTile(const float* const* ptrs, int64_t stride, int64_t advance, int64_t segments,
-                              int64_t seg_len, const float* panel, const float* bias, float lo, float hi, float* c,
-                              int64_t ldc, int64_t cols) {
-  Float16 acc[R][V];
+// R rows x V vectors of `Lanes` floats of C: acc starts from the bias, then
+// one fused multiply-add per value of A's rows in order: `segments` runs of
+// seg_len values, run s of row r at ptrs[s * stride + r] + s * advance, the
+// weights of one value `pitch` floats after the last's (the panel's width);
+// clamped as stored (NaN fails both compares and stays); `cols` of the
+// V * Lanes columns are written. Inlined into each form's tile, so that it
+// is compiled for that form's instruction set; the two forms make the same
+// multiply-adds in the same order, so the same bits.
+template <typename Vec, int Lanes, int R, int V>
+__attribute__((always_inline)) inline void TileBody(const float* const* ptrs, int64_t stride, int64_t advance,
+                                                    int64_t segments, int64_t seg_len, const float* panel,
+                                                    int64_t pitch, const float* bias, float lo, float hi, float* c,
+                                                    int64_t ldc, int64_t cols) {
+  Vec acc[R][V];
 #pragma GCC unroll 2
   for (int v = 0; v < V; ++v) {
-    Float16 b;
-    std::memcpy(&b, bias + kLanes * v, sizeof b);
+    Vec b;
+    std::memcpy(&b, bias + Lanes * v, sizeof b);
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) acc[r][v] = b;
   }
-  for (int64_t sg = 0; sg < segments; ++sg, panel += seg_len * V * kLanes) {
+  for (int64_t sg = 0; sg < segments; ++sg, panel += seg_len * pitch) {
     const float* row[R];
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) row[r] = ptrs[sg * stride + r] + sg * advance;
     for (int64_t x = 0; x < seg_len; ++x) {
-      Float16 w[V];
+      Vec w[V];
 #pragma GCC unroll 2
-      for (int v = 0; v < V; ++v) std::memcpy(&w[v], panel + (x * V + v) * kLanes, sizeof w[v]);
+      for (int v = 0; v < V; ++v) std::memcpy(&w[v], panel + x * pitch + v * Lanes, sizeof w[v]);
 #pragma GCC unroll 16
       for (int r = 0; r < R; ++r) {
         const float s = row[r][x];
@@ -112,20 +160,19 @@ GLD_AVX512 void PointwiseTile(const float* const* ptrs, int64_t stride, int64_t 
       }
     }
   }
-  const Float16 vlo = Float16{} + lo, vhi = Float16{} + hi;
+  const Vec vlo = Vec{} + lo, vhi = Vec{} + hi;
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 2
     for (int v = 0; v < V; ++v) {
-      Float16 y = acc[r][v];
-      y = y < vlo ? vlo : y;
-      y = y > vhi ? vhi : y;
-      float* dst = c + r * ldc + v * kLanes;
-      const int64_t left = cols - v * kLanes;
-      if (left >= kLanes) {
+      Vec y = acc[r][v];
+      GLD_CLAMP8(y, vlo, vhi);
+      float* dst = c + r * ldc + v * Lanes;
+      const int64_t left = cols - v * Lanes;
+      if (left >= Lanes) {
         std::memcpy(dst, &y, sizeof y);
       } else if (left > 0) {
-        float tmp[kLanes];
+        float tmp[Lanes];
         std::memcpy(tmp, &y, sizeof y);
         std::memcpy(dst, tmp, static_cast<size_t>(left) * sizeof(float));
       }
@@ -133,8 +180,25 @@ GLD_AVX512 void PointwiseTile(const float* const* ptrs, int64_t stride, int64_t 
   }
 }
 
-using TileFn = void (*)(const float* const*, int64_t, int64_t, int64_t, int64_t, const float*, const float*, float,
-                        float, float*, int64_t, int64_t);
+#define GLD_TILE_PARAMS                                                                                       \
+  const float *const *ptrs, int64_t stride, int64_t advance, int64_t segments, int64_t seg_len,              \
+      const float *panel, int64_t pitch, const float *bias, float lo, float hi, float *c, int64_t ldc, int64_t cols
+#define GLD_TILE_ARGS ptrs, stride, advance, segments, seg_len, panel, pitch, bias, lo, hi, c, ldc, cols
+// The AVX-512 form: vectors of 16 (a panel of 16 or 32 columns whole).
+template <int R, int V>
+GLD_AVX512 void PointwiseTile(GLD_TILE_PARAMS) {
+  TileBody<Float16, 16, R, V>(GLD_TILE_ARGS);
+}
+// The AVX2 form: vectors of 8 over one 16-column half of a panel.
+template <int R, int V>
+GLD_AVX2 void PointwiseTile8(GLD_TILE_PARAMS) {
+  TileBody<Float8, 8, R, V>(GLD_TILE_ARGS);
+}
+#undef GLD_TILE_ARGS
+#undef GLD_TILE_PARAMS
+
+using TileFn = void (*)(const float* const*, int64_t, int64_t, int64_t, int64_t, const float*, int64_t,
+                        const float*, float, float, float*, int64_t, int64_t);
 
 template <int V, int... R>
 constexpr std::array<TileFn, sizeof...(R)> MakeTiles(std::integer_sequence<int, R...>) {
@@ -144,14 +208,41 @@ constexpr std::array<TileFn, sizeof...(R)> MakeTiles(std::integer_sequence<int, 
 template <int V>
 constexpr std::array<TileFn, kMaxRows / V> kTiles = MakeTiles<V>(std::make_integer_sequence<int, kMaxRows / V>());
 
+template <int V, int... R>
+constexpr std::array<TileFn, sizeof...(R)> MakeTiles8(std::integer_sequence<int, R...>) {
+  return {PointwiseTile8<R + 1, V>...};
+}
+constexpr std::array<TileFn, kAvx2Rows1> kTiles8x1 = MakeTiles8<1>(std::make_integer_sequence<int, kAvx2Rows1>());
+constexpr std::array<TileFn, kAvx2Rows2> kTiles8x2 = MakeTiles8<2>(std::make_integer_sequence<int, kAvx2Rows2>());
+
+// Panels [p0, p1) on the AVX2 tiles: each panel's 16-column halves that
+// hold real columns, rows in steps of the tile.
+void PointwiseIndirectAvx2(const PointwiseWeights& w, size_t p0, size_t p1, const PointwiseRuns& a, int64_t m,
+                           float* c, int64_t ldc, ActivationRange act) {
+  const float* packed = w.data();
+  for (size_t q = p0; q < p1; ++q) {
+    const PointwisePanel& p = w.panels[q];
+    for (int64_t h = 0; h < p.width && h < p.cols; h += kLanes) {
+      const int64_t cols = std::min(kLanes, p.cols - h);
+      const bool one = cols <= kAvx2Lanes;
+      const int64_t step = one ? kAvx2Rows1 : kAvx2Rows2;
+      for (int64_t r = 0; r < m; r += step) {
+        const int64_t n = std::min(step, m - r);
+        const TileFn tile = one ? kTiles8x1[n - 1] : kTiles8x2[n - 1];
+        tile(a.ptrs + r, a.stride, a.advance, a.segments, a.seg_len, packed + p.weights + h, p.width,
+             packed + p.bias + h, act.lo, act.hi, c + r * ldc + p.col + h, ldc, cols);
+      }
+    }
+  }
+}
+
 }  // namespace
 
-bool PointwiseGemmAvailable() {
-  return HasAvx512f() && g_enabled.load(std::memory_order_relaxed);
-}
+bool PointwiseGemmAvailable() { return ActivePointwiseGemmForm() != PointwiseForm::kNone; }
 
 void PointwiseGemmIndirect(const PointwiseWeights& w, size_t p0, size_t p1, const PointwiseRuns& a, int64_t m,
                            float* c, int64_t ldc, ActivationRange act) {
+  if (ActivePointwiseGemmForm() != PointwiseForm::kAvx512) return PointwiseIndirectAvx2(w, p0, p1, a, m, c, ldc, act);
   const float* packed = w.data();
   // Panels outside, a panel's row tiles inside: the rows of A stay in L1
   // while every panel of W passes them once.
@@ -161,8 +252,8 @@ void PointwiseGemmIndirect(const PointwiseWeights& w, size_t p0, size_t p1, cons
     for (int64_t r = 0; r < m; r += step) {
       const int64_t n = std::min(step, m - r);
       const TileFn tile = p.width == kLanes ? kTiles<1>[n - 1] : kTiles<2>[n - 1];
-      tile(a.ptrs + r, a.stride, a.advance, a.segments, a.seg_len, packed + p.weights, packed + p.bias, act.lo, act.hi,
-           c + r * ldc + p.col, ldc, p.cols);
+      tile(a.ptrs + r, a.stride, a.advance, a.segments, a.seg_len, packed + p.weights, p.width, packed + p.bias,
+           act.lo, act.hi, c + r * ldc + p.col, ldc, p.cols);
     }
   }
 }

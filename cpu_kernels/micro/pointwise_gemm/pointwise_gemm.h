@@ -1,6 +1,6 @@
-// The GEMM of a 1x1 convolution on AVX-512: C[m x n] = A[m x k] * W^T + bias,
-// clamped, where A's rows are input pixels (k channels) and W is the filter,
-// [n, k] row-major. Where the CPU has AVX-512F this runs a 1x1 CONV_2D at
+// The GEMM of a 1x1 convolution on AVX-512 or AVX2: C[m x n] = A[m x k] *
+// W^T + bias, clamped, where A's rows are input pixels (k channels) and W is
+// the filter, [n, k] row-major. Where the CPU has AVX-512F this runs a 1x1 CONV_2D at
 // about 1.2x the speed of the XNNPACK build this project links (its AVX-512
 // GEMM reads A through seven pointers, one channel per loop; single 1x1
 // layers of hand_landmark_lite: 43 -> 35 us). Weights are packed once, at
@@ -10,7 +10,11 @@
 //
 // Each output is bias[j] + sum over c = 0..k-1 of a[c] * w[j][c], one fused
 // multiply-add at a time in that order (the order of XNNPACK's GEMMs); the
-// clamp keeps a NaN (as GLD_CLAMP8). Internal to cpu_kernels/.
+// clamp keeps a NaN (as GLD_CLAMP8). Two forms over the same packed panels:
+// AVX-512F tiles of 16-lane vectors, and, where the CPU has AVX2 and FMA but
+// not AVX-512 (AMD Zen 2/3, Intel client cores), tiles of 8-lane vectors
+// over each 16-column half of a panel; the same multiply-adds in the same
+// order, so the same bits. Internal to cpu_kernels/.
 #pragma once
 
 #include <cstdint>
@@ -23,10 +27,19 @@
 
 namespace gld::cpu {
 
-// True when the CPU (and the OS) run AVX-512F, the library was built with
-// the AVX-512 kernels (GCC or Clang on x86-64 Linux), and the path is on
-// (SetPointwiseGemmEnabled).
+// True when the CPU (and the OS) run AVX-512F or AVX2 with FMA, the library
+// was built with those kernels (GCC or Clang on x86-64 Linux), and the path
+// is on (SetPointwiseGemmEnabled).
 bool PointwiseGemmAvailable();
+
+// The tile forms: what the CPU runs, the one runs use, and, for tests of
+// each form on a CPU that runs both, a choice (kNone: the best again) for
+// the whole process that returns the previous one.
+enum class PointwiseForm { kNone, kAvx2, kAvx512 };
+std::vector<PointwiseForm> PointwiseGemmForms();
+PointwiseForm ActivePointwiseGemmForm();
+PointwiseForm SetPointwiseGemmForm(PointwiseForm form);
+const char* PointwiseFormName(PointwiseForm form);
 
 // Turns the path off (false) or back on for the prepares that follow, in the
 // whole process; returns the previous setting. For tests of the XNNPACK
