@@ -1,8 +1,8 @@
 // BATCH_MATMUL: x [..., M, K] (adj_x: [..., K, M]) times y [..., K, N] (adj_y:
 // [..., N, K]), batch dimensions broadcast. float32. Where the CPU has
-// AVX-512F (and the node has a state slot): each of y's matrices packed
+// AVX-512F or AVX2 with FMA (and the node has a state slot): each of y's matrices packed
 // into pointwise_gemm.h's panels at every run (buffers kept in the slot),
-// read in place whichever of y's layouts, then the AVX-512 GEMM over every
+// read in place whichever of y's layouts, then that GEMM over every
 // (batch, 16-row tile) pair across the pool. Otherwise gemm.h's packed GEMM,
 // one batch element after the other.
 #include <memory>

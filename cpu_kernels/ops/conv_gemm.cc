@@ -1,12 +1,14 @@
-// CONV_2D with one group on the AVX-512 GEMM of pointwise_gemm.h: prepare
-// packs the filter once; run splits the output pixels in tiles of rows (and,
-// with few tiles, the column panels too) across the pool, and runs the
-// step's epilogue on each piece as it is finished. A 1x1 window over every
-// pixel reads its rows from the input as they are; any other window reads
-// each pixel's window in place, as kh runs of kw x ic values (one per tap
-// with a dilation across), from pointers made per tile (XNNPACK's
-// indirection, without its buffer): copying the im2col rows cost more than
-// the multiply-adds of a first layer's 27 values per pixel.
+// CONV_2D on the GEMM of pointwise_gemm.h (AVX-512 or AVX2): prepare packs
+// the filter once, one GEMM per group; run splits the output pixels in
+// tiles of rows (and, with few tiles, the column panels or the groups too)
+// across the pool, and runs the step's epilogue on each piece as it is
+// finished. A 1x1 window over every pixel reads its rows from the input as
+// they are; any other window reads each pixel's window in place, as kh
+// runs of kw x ic values (one per tap with a dilation across or with
+// groups: a group's channels of a tap are contiguous, its window row is
+// not), from pointers made per tile (XNNPACK's indirection, without its
+// buffer): copying the im2col rows cost more than the multiply-adds of a
+// first layer's 27 values per pixel.
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -28,9 +30,10 @@ constexpr int64_t kMaxWindowRuns = 64;
 alignas(64) const float kZeros[kMaxWindowDepth] = {};
 
 // The runs of A's rows for output pixels [p0, p0 + rows)
-// (PointwiseGemmIndirect): with no dilation across, run fy of pixel r is
-// window row fy, kw * ic values contiguous in NHWC, read in place; with one,
-// run (fy, fx) is one tap of ic values. When every window of the tile lies
+// (PointwiseGemmIndirect): with no dilation across and one group, run fy of
+// pixel r is window row fy, kw * ic values contiguous in NHWC, read in
+// place; otherwise run (fy, fx) is one tap of group_ic values (x points at
+// the group's first channel). When every window of the tile lies
 // inside the input, one pointer per pixel and the step between its runs;
 // otherwise a table of every run, with the zeros for a run in the padding
 // and a copy into `scratch` padded with zeros for a window row that
@@ -39,9 +42,9 @@ PointwiseRuns WindowRuns(const ConvGemmState& s, const float* x, int64_t p0, int
                          float* scratch) {
   const int64_t ic = s.ic, kh = s.kh, kw = s.kw, ih = s.ih, iw = s.iw, oh = s.oh, ow = s.ow;
   const int64_t sh = s.sh, sw = s.sw, dh = s.dh, dw = s.dw, pad_t = s.pad_t, pad_l = s.pad_l;
-  const bool whole_rows = dw == 1;
+  const bool whole_rows = dw == 1 && s.groups == 1;
   const int64_t runs_per_row = whole_rows ? 1 : kw;
-  const int64_t run = whole_rows ? kw * ic : ic;
+  const int64_t run = whole_rows ? kw * ic : s.group_ic;
   PointwiseRuns a{ptrs, 0, whole_rows ? dh * iw * ic : 0, kh * runs_per_row, run};
   // The first pixel's coordinates by division, the others by counting.
   const int64_t n0 = p0 / (oh * ow), oy0 = (p0 / ow) % oh, ox0 = p0 % ow;
@@ -103,22 +106,31 @@ bool PrepareConvGemm(KernelContext& ctx, const ConvIo& io, const Conv2dAttribute
   const Shape& in = io.in->shape;
   const Shape& filter = io.filter->shape;
   const Shape& out = io.out->shape;
-  const int64_t kh = filter[1], kw = filter[2], ic = in[3];
+  const int64_t kh = filter[1], kw = filter[2], ic = in[3], group_ic = filter[3], oc = out[3];
+  const int64_t groups = group_ic > 0 && ic % group_ic == 0 ? ic / group_ic : 0;
   const bool pointwise = kh == 1 && kw == 1 && attrs.stride_h == 1 && attrs.stride_w == 1 && out[1] == in[1] &&
                          out[2] == in[2];
-  const int64_t runs = pointwise ? 1 : attrs.dilation_w == 1 ? kh : kh * kw;  // of a window, WindowRuns
+  const int64_t runs = pointwise ? 1 : attrs.dilation_w == 1 && groups == 1 ? kh : kh * kw;  // WindowRuns
   // A window that meets the padding multiplies zeros where TFLite skips the
   // tap: the same sums while every weight is finite (an infinite one would
-  // make NaN there). Windows with 16 output channels or fewer stay with
-  // XNNPACK: one 16-wide panel makes a row of 16 pointers per tile, which
-  // measured slower (the shared models' first layers, 1 thread: 3x3 3 -> 16
-  // channels 78 -> 96 us, 3 -> 24 206 -> 194, 5x5 3 -> 32 405 -> 269).
-  const bool fits = ctx.state != nullptr && PointwiseGemmAvailable() && filter[3] == ic &&
+  // make NaN there). On AVX-512, windows with 16 output channels or fewer
+  // stay with XNNPACK: one 16-wide panel makes a row of 16 pointers per
+  // tile, which measured slower (the shared models' first layers, 1 thread:
+  // 3x3 3 -> 16 channels 78 -> 96 us, 3 -> 24 206 -> 194, 5x5 3 -> 32 405 ->
+  // 269). The AVX2 tiles take them (6 rows of two vectors): pt_regnet's
+  // 3x3 3 -> 16 stem, 29 -> 21 us against Debian XNNPACK's AVX2 GEMM.
+  const bool narrow_windows = ActivePointwiseGemmForm() == PointwiseForm::kAvx2;
+  // Groups: a GEMM each, over its own channels (Debian XNNPACK's grouped
+  // GEMM measured about 2x slower on RegNet's 8-channel groups); a group of
+  // fewer than 4 channels is left to XNNPACK (a run per tap of 1-3 values
+  // costs more in pointers than in multiply-adds).
+  const bool grouping = groups == 1 || (groups > 1 && oc % groups == 0 && group_ic >= 4);
+  const bool fits = ctx.state != nullptr && PointwiseGemmAvailable() && grouping &&
                     IsClampActivation(attrs.activation) && ctx.InputIsConstant(1) &&
                     (io.bias == nullptr || ctx.InputIsConstant(2)) && io.out->num_elements() > 0 &&
-                    (pointwise || (out[3] > 16 && kh * kw * ic <= kMaxWindowDepth &&
-                                   runs <= kMaxWindowRuns &&
-                                   AllFinite(*io.filter)));
+                    (pointwise || ((out[3] > 16 || groups > 1 || narrow_windows) &&
+                                   kh * kw * group_ic <= kMaxWindowDepth && runs <= kMaxWindowRuns &&
+                                   ic <= kMaxWindowDepth && AllFinite(*io.filter)));
   ConvGeometry geometry;
   if (!fits || !MakeConvGeometry(attrs, in, filter, &geometry).ok() || !geometry.Gives(out)) return false;
   auto state = std::make_unique<ConvGemmState>();
@@ -128,10 +140,16 @@ bool PrepareConvGemm(KernelContext& ctx, const ConvIo& io, const Conv2dAttribute
   s.ih = in[1], s.iw = in[2], s.ic = ic, s.oh = out[1], s.ow = out[2];
   s.kh = kh, s.kw = kw, s.sh = attrs.stride_h, s.sw = attrs.stride_w, s.dh = attrs.dilation_h, s.dw = attrs.dilation_w;
   s.runs = runs;
+  s.groups = groups, s.group_ic = group_ic;
   s.pad_t = geometry.h().pad_before, s.pad_l = geometry.w().pad_before;
-  *status = PackPointwiseWeights(io.filter->as<float>(), io.bias != nullptr ? io.bias->as<float>() : nullptr,
-                                 out[3], kh * kw * ic, KernelLabel(ctx) + " packed filter", &s.weights);
-  if (!status->ok()) return false;
+  const int64_t group_oc = oc / groups, k = kh * kw * group_ic;
+  s.weights.resize(static_cast<size_t>(groups));
+  for (int64_t g = 0; g < groups; ++g) {
+    *status = PackPointwiseWeights(io.filter->as<float>() + g * group_oc * k,
+                                   io.bias != nullptr ? io.bias->as<float>() + g * group_oc : nullptr, group_oc, k,
+                                   KernelLabel(ctx) + " packed filter", &s.weights[static_cast<size_t>(g)]);
+    if (!status->ok()) return false;
+  }
   *ctx.state = std::move(state);
   return true;
 }
@@ -142,18 +160,21 @@ bool RunConvGemm(KernelContext& ctx) {
   const ConvGemmState& s = *state;
   const TensorData& in = *ctx.inputs[0];
   TensorData& out = *ctx.outputs[0];
-  const PointwiseWeights& w = s.weights;
-  const int64_t m = NumElements(out.shape) / w.n;
+  const int64_t group_n = s.weights[0].n, n = s.groups * group_n, lda = s.groups * s.group_ic;
+  const int64_t m = NumElements(out.shape) / n;
   const float* x = in.as<float>();
   float* y = out.as<float>();
   const Epilogue* epilogue = ctx.epilogue;
   const int64_t tiles = (m + kPointwiseRowTile - 1) / kPointwiseRowTile;
-  const int64_t panels = static_cast<int64_t>(w.panels.size());
-  // Enough pieces for the pool to even out: with few row tiles (a 7x7
-  // feature map), the panels are split too.
+  const int64_t panels = static_cast<int64_t>(s.weights[0].panels.size());
+  // The pieces of a row tile: its groups, or, with one group and few row
+  // tiles (a 7x7 feature map), ranges of panels, enough for the pool to
+  // even out.
   const int64_t want = 8 * std::max(ctx.num_threads, 1);
-  const int64_t groups = ctx.num_threads > 1 && tiles < want ? std::min(panels, (want + tiles - 1) / tiles) : 1;
-  ctx.ParallelFor(tiles * groups, [&](int64_t b, int64_t e) {
+  const int64_t parts = s.groups > 1                              ? s.groups
+                        : ctx.num_threads > 1 && tiles < want ? std::min(panels, (want + tiles - 1) / tiles)
+                                                              : 1;
+  ctx.ParallelFor(tiles * parts, [&](int64_t b, int64_t e) {
     // A tile's runs (8 KiB at most; a 1x1 window over every pixel needs
     // none) and the padded copies of the window rows that straddle an edge:
     // on the stack up to 16 KiB (a first layer's 3x3x3 windows need 1.7),
@@ -169,30 +190,33 @@ bool RunConvGemm(KernelContext& ctx) {
       scratch = t_scratch.data();
     }
     for (int64_t item = b; item < e;) {
-      const int64_t t = item / groups;
-      const int64_t g0 = item % groups;
-      // This tile's groups in [b, e), run as one panel range.
-      const int64_t g1 = std::min(groups, e - t * groups);
+      const int64_t t = item / parts;
+      const int64_t j0 = item % parts;
+      // One group, or this tile's panel ranges in [b, e) run as one.
+      const int64_t j1 = s.groups > 1 ? j0 + 1 : std::min(parts, e - t * parts);
+      const int64_t g = s.groups > 1 ? j0 : 0;
+      const PointwiseWeights& w = s.weights[static_cast<size_t>(g)];
       const int64_t r0 = t * kPointwiseRowTile;
       const int64_t rows = std::min(kPointwiseRowTile, m - r0);
-      const size_t p0 = static_cast<size_t>(g0 * panels / groups);
-      const size_t p1 = static_cast<size_t>(g1 * panels / groups);
+      const size_t p0 = s.groups > 1 ? 0 : static_cast<size_t>(j0 * panels / parts);
+      const size_t p1 = s.groups > 1 ? w.panels.size() : static_cast<size_t>(j1 * panels / parts);
+      const float* xg = x + g * s.group_ic;
+      float* yg = y + r0 * n + g * group_n;
       if (s.pointwise) {
-        PointwiseGemmRows(w, p0, p1, x + r0 * w.k, w.k, rows, y + r0 * w.n, w.n, s.range);
+        PointwiseGemmRows(w, p0, p1, xg + r0 * lda, lda, rows, yg, n, s.range);
       } else {
-        PointwiseGemmIndirect(w, p0, p1, WindowRuns(s, x, r0, rows, ptrs, scratch), rows, y + r0 * w.n, w.n,
-                              s.range);
+        PointwiseGemmIndirect(w, p0, p1, WindowRuns(s, xg, r0, rows, ptrs, scratch), rows, yg, n, s.range);
       }
       if (epilogue != nullptr) {
-        const int64_t c0 = w.panels[p0].col;
-        const int64_t c1 = w.panels[p1 - 1].col + w.panels[p1 - 1].cols;
-        if (c0 == 0 && c1 == w.n) {
-          RunEpilogue(*epilogue, y, r0 * w.n, (r0 + rows) * w.n);
+        const int64_t c0 = g * group_n + w.panels[p0].col;
+        const int64_t c1 = g * group_n + w.panels[p1 - 1].col + w.panels[p1 - 1].cols;
+        if (c0 == 0 && c1 == n) {
+          RunEpilogue(*epilogue, y, r0 * n, (r0 + rows) * n);
         } else {
-          for (int64_t r = r0; r < r0 + rows; ++r) RunEpilogue(*epilogue, y, r * w.n + c0, r * w.n + c1);
+          for (int64_t r = r0; r < r0 + rows; ++r) RunEpilogue(*epilogue, y, r * n + c0, r * n + c1);
         }
       }
-      item = t * groups + g1;
+      item = t * parts + j1;
     }
   });
   ctx.epilogue_done = epilogue != nullptr;

@@ -1,7 +1,7 @@
 // FULLY_CONNECTED: input [..., K] viewed as [batch, K], weights [U, K],
 // optional bias [U]; output [batch, U] or, with keep_num_dims, [..., U]
 // (a transformer's [B, T, C] input is one GEMM of B x T rows).
-// Constant weights where the CPU has AVX-512F: pointwise_gemm.h's GEMM,
+// Constant weights where the CPU has AVX-512F or AVX2 with FMA: pointwise_gemm.h's GEMM,
 // weights packed at prepare, the step's epilogue run on each tile as it is
 // finished (RunConvGemm: the GEMM of a 1x1 convolution over every pixel).
 // Otherwise XNNPACK's operator; without one, the kernel's own code: few
@@ -65,7 +65,7 @@ xnn_status SetupFullyConnected(const KernelContext& ctx, xnn_operator_t op, pthr
 
 // Keeps the weights packed for pointwise_gemm.h's GEMM (true) when they
 // and the bias are constant, the activation is a clamp and the CPU has
-// AVX-512F; *status set when the packing's memory cannot be had.
+// AVX-512F or AVX2; *status set when the packing's memory cannot be had.
 bool PreparePointwiseFc(KernelContext& ctx, const FcArgs& a, Status* status) {
   *status = OkStatus();
   if (ctx.state == nullptr || !PointwiseGemmAvailable() || !IsClampActivation(a.activation) ||
@@ -75,8 +75,10 @@ bool PreparePointwiseFc(KernelContext& ctx, const FcArgs& a, Status* status) {
   auto state = std::make_unique<ConvGemmState>();
   state->pointwise = true;
   state->range = GetActivationRange(a.activation);
+  state->group_ic = a.depth;
+  state->weights.resize(1);
   *status = PackPointwiseWeights(a.weights->as<float>(), a.bias != nullptr ? a.bias->as<float>() : nullptr, a.units,
-                                 a.depth, KernelLabel(ctx) + " packed weights", &state->weights);
+                                 a.depth, KernelLabel(ctx) + " packed weights", &state->weights[0]);
   if (!status->ok()) return false;
   *ctx.state = std::move(state);
   return true;

@@ -26,11 +26,13 @@ struct DepthwiseFixedState final : KernelState {
   bool finite_weights = false;
 };
 
-// CONV_2D with one group, a clamp activation and constant weights (where
-// the window is not 1x1 over every pixel: finite ones, at most 1024 values
-// per window and more than 16 output channels), where the CPU has
-// AVX-512F: prepare keeps the filter packed for pointwise_gemm.h's GEMM
-// (true; a failed allocation sets *status) instead of an XNNPACK operator.
+// CONV_2D with a clamp activation and constant weights (where the window
+// is not 1x1 over every pixel: finite ones, at most 1024 values per window
+// and, with one group, more than 16 output channels; with groups, at least
+// 4 input channels per group), where the CPU has AVX-512F or AVX2 with
+// FMA: prepare keeps the filter packed for pointwise_gemm.h's GEMM, one
+// filter per group (true; a failed allocation sets *status) instead of an
+// XNNPACK operator.
 bool PrepareConvGemm(KernelContext& ctx, const ConvIo& io, const Conv2dAttributes& attrs, Status* status);
 // Runs the node on that GEMM (and its epilogue) when its prepare kept one;
 // false otherwise. FULLY_CONNECTED's prepare keeps the same state (a 1x1

@@ -60,7 +60,7 @@ Status PrepareConvolution(KernelContext& ctx, bool depthwise) {
   }
   if constexpr (std::is_same_v<Attrs, Conv2dAttributes>) {
     Status packed;
-    if (groups == 1 && PrepareConvGemm(ctx, io, *attrs, &packed)) return OkStatus();
+    if (PrepareConvGemm(ctx, io, *attrs, &packed)) return OkStatus();
     GLD_RETURN_IF_ERROR(packed);
   }
   if (depthwise && oc == ic && !XnnHasDepthwiseKernel(filter[1] * filter[2])) return OkStatus();

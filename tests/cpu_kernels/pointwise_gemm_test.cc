@@ -21,13 +21,16 @@ Conv2dAttributes Pointwise(Activation act, int stride = 1) {
   return a;
 }
 
+// A k x k CONV_2D of `oc` outputs; group_ic: the filter's input channels
+// (0: all of the input's, one group).
 std::function<void(OpTest&)> Conv(Shape in, int oc, Conv2dAttributes a, std::vector<float> x = {},
-                                  std::vector<float> w = {}, bool bias = true, int k = 1) {
+                                  std::vector<float> w = {}, bool bias = true, int k = 1, int group_ic = 0) {
+  const int fic = group_ic > 0 ? group_ic : static_cast<int>(in[3]);
   if (x.empty()) x = RandomFloats(static_cast<size_t>(NumElements(in)), 1);
-  if (w.empty()) w = RandomFloats(static_cast<size_t>(oc * k * k * in[3]), 2);
+  if (w.empty()) w = RandomFloats(static_cast<size_t>(oc * k * k * fic), 2);
   return [=](OpTest& t) {
     const int xi = t.Input<float>(in, x);
-    const int wi = t.Const<float>({oc, k, k, static_cast<int>(in[3])}, w);
+    const int wi = t.Const<float>({oc, k, k, fic}, w);
     std::vector<int> ins = {xi, wi};
     if (bias) ins.push_back(t.Const<float>({oc}, RandomFloats(static_cast<size_t>(oc), 3)));
     t.Node(OpType::kConv2d, ins, {t.Output()}, a);
@@ -139,6 +142,29 @@ TEST(PointwiseGemm, WindowsMatchTheOwnKernel) {
                                    true, 3));
 }
 
+// Grouped convolutions: a GEMM per group over its channels of every tap
+// (RegNet's 8-channel groups, ResNeXt's 4), 1x1 and windows, strides,
+// padding, a dilation, output channels per group that fill half a panel,
+// one and more panels.
+TEST(PointwiseGemm, GroupsMatchTheOwnKernel) {
+  if (!cpu::PointwiseGemmAvailable()) GTEST_SKIP() << "no AVX-512F or AVX2 with FMA on this CPU";
+  auto grouped = [](Shape in, int oc, int group_ic, int k, Conv2dAttributes a) {
+    return Conv(in, oc, a, RandomFloats(static_cast<size_t>(NumElements(in)), 21),
+                RandomFloats(static_cast<size_t>(oc * k * k * group_ic), 22), true, k, group_ic);
+  };
+  Check("3x3 same stride 2, 16 -> 16, groups of 8",
+        grouped({1, 32, 32, 16}, 16, 8, 3, Window(Padding::kSame, 2, 1, Activation::kRelu)));
+  Check("3x3 same, 32 -> 32, groups of 8",
+        grouped({1, 8, 8, 32}, 32, 8, 3, Window(Padding::kSame, 1, 1, Activation::kNone)));
+  Check("3x3 valid, 16 -> 32, groups of 4 (8 outputs each)",
+        grouped({1, 9, 11, 16}, 32, 4, 3, Window(Padding::kValid, 1, 1, Activation::kRelu6)));
+  Check("3x3 dilation 2, 24 -> 48, groups of 12",
+        grouped({2, 10, 10, 24}, 48, 12, 3, Window(Padding::kSame, 1, 2, Activation::kNone)));
+  Check("1x1, 64 -> 96, groups of 16 (48 outputs: two panels)",
+        grouped({1, 7, 7, 64}, 96, 16, 1, Pointwise(Activation::kRelu)));
+  Check("1x1 stride 2, 32 -> 32, groups of 8", grouped({1, 9, 9, 32}, 32, 8, 1, Pointwise(Activation::kNone, 2)));
+}
+
 // NaN stays NaN through the clamp (TFLite's activation); an infinite input
 // gives infinities, and NaN where it meets opposite signs.
 TEST(PointwiseGemm, NanAndInfinityAsTheOwnKernel) {
@@ -168,7 +194,10 @@ TEST(PointwiseGemm, TakesOnlyWhatItComputes) {
   };
   EXPECT_TRUE(takes(Conv({1, 4, 4, 8}, 8, Pointwise(Activation::kRelu))));
   EXPECT_TRUE(takes(Conv({1, 4, 4, 8}, 24, Pointwise(Activation::kRelu, 2)))) << "stride 2";
-  EXPECT_FALSE(takes(Conv({1, 4, 4, 8}, 16, Pointwise(Activation::kRelu, 2)))) << "a window to 16 channels";
+  // A window to 16 channels or fewer: XNNPACK's on AVX-512, the AVX2 tiles'.
+  EXPECT_EQ(takes(Conv({1, 4, 4, 8}, 16, Pointwise(Activation::kRelu, 2))),
+            cpu::ActivePointwiseGemmForm() == cpu::PointwiseForm::kAvx2)
+      << "a window to 16 channels";
   EXPECT_FALSE(takes(Conv({1, 4, 4, 8}, 8, Pointwise(Activation::kTanh)))) << "not a clamp";
   std::vector<float> w_inf = RandomFloats(24 * 9 * 8, 2);
   EXPECT_TRUE(takes(Conv({1, 4, 4, 8}, 24, Window(Padding::kSame, 1, 1, Activation::kNone), {}, w_inf, true, 3)));
@@ -182,11 +211,16 @@ TEST(PointwiseGemm, TakesOnlyWhatItComputes) {
     const int w = t.Input<float>({8, 1, 1, 8}, RandomFloats(64, 2));
     t.Node(OpType::kConv2d, {x, w}, {t.Output()}, Pointwise(Activation::kNone));
   })) << "a filter that is not a constant";
-  EXPECT_FALSE(takes([](OpTest& t) {
+  EXPECT_TRUE(takes([](OpTest& t) {
     const int x = t.Input<float>({1, 4, 4, 8}, RandomFloats(128, 1));
     const int w = t.Const<float>({8, 1, 1, 4}, RandomFloats(32, 2));
     t.Node(OpType::kConv2d, {x, w}, {t.Output()}, Pointwise(Activation::kNone));
-  })) << "two groups";
+  })) << "two groups of 4 channels";
+  EXPECT_FALSE(takes([](OpTest& t) {
+    const int x = t.Input<float>({1, 4, 4, 8}, RandomFloats(128, 1));
+    const int w = t.Const<float>({8, 3, 3, 2}, RandomFloats(144, 2));
+    t.Node(OpType::kConv2d, {x, w}, {t.Output()}, Window(Padding::kSame, 1, 1, Activation::kNone));
+  })) << "four groups of 2 channels";
   cpu::ScopedPointwiseGemm off(false);
   EXPECT_FALSE(takes(Conv({1, 4, 4, 8}, 8, Pointwise(Activation::kRelu)))) << "turned off";
 }

@@ -109,15 +109,16 @@ struct PointwiseRuns {
 void PointwiseGemmIndirect(const PointwiseWeights& w, size_t p0, size_t p1, const PointwiseRuns& a, int64_t m,
                            float* c, int64_t ldc, ActivationRange act);
 
-// A CONV_2D run on PointwiseGemmRows or PointwiseGemmIndirect
-// (conv_gemm.cc): its packed filter,
+// A CONV_2D (or FULLY_CONNECTED) run on PointwiseGemmRows or
+// PointwiseGemmIndirect (conv_gemm.cc): its packed filter, one per group,
 // the fused activation's range and the window, kept in the node's state slot
 // by PrepareConv2d.
 struct ConvGemmState final : KernelState {
-  PointwiseWeights weights;
+  std::vector<PointwiseWeights> weights;  // group g's: filter rows [g * n / groups, (g + 1) * n / groups)
   ActivationRange range;
   bool pointwise = false;  // a 1x1 window over every pixel: A is the input itself
-  int64_t runs = 1;        // of a window: kh, or kh x kw with a dilation across
+  int64_t runs = 1;        // of a window: kh, kh x kw with a dilation across or with groups
+  int64_t groups = 1, group_ic = 0;  // group g reads input channels [g * group_ic, (g + 1) * group_ic)
   int64_t ih = 0, iw = 0, ic = 0, oh = 0, ow = 0;
   int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, pad_t = 0, pad_l = 0;
 };
