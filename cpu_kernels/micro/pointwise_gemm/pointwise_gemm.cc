@@ -225,12 +225,17 @@ void PointwiseIndirectAvx2(const PointwiseWeights& w, size_t p0, size_t p1, cons
     for (int64_t h = 0; h < p.width && h < p.cols; h += kLanes) {
       const int64_t cols = std::min(kLanes, p.cols - h);
       const bool one = cols <= kAvx2Lanes;
-      const int64_t step = one ? kAvx2Rows1 : kAvx2Rows2;
-      for (int64_t r = 0; r < m; r += step) {
-        const int64_t n = std::min(step, m - r);
+      // The rows in even calls (16: 8 + 8 or 6 + 5 + 5, not 12 + 4 or
+      // 6 + 6 + 4): a call of few rows has too few accumulators to hide
+      // the multiply-adds' latency.
+      const int64_t most = one ? kAvx2Rows1 : kAvx2Rows2;
+      const int64_t calls = (m + most - 1) / most;
+      for (int64_t r = 0, call = 0; r < m; ++call) {
+        const int64_t n = (m - r + (calls - call) - 1) / (calls - call);
         const TileFn tile = one ? kTiles8x1[n - 1] : kTiles8x2[n - 1];
         tile(a.ptrs + r, a.stride, a.advance, a.segments, a.seg_len, packed + p.weights + h, p.width,
              packed + p.bias + h, act.lo, act.hi, c + r * ldc + p.col + h, ldc, cols);
+        r += n;
       }
     }
   }
