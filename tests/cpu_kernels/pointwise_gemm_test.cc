@@ -165,6 +165,39 @@ TEST(PointwiseGemm, GroupsMatchTheOwnKernel) {
   Check("1x1 stride 2, 32 -> 32, groups of 8", grouped({1, 9, 9, 32}, 32, 8, 1, Pointwise(Activation::kNone, 2)));
 }
 
+// One and two rows take a tile of their own over the whole panel (AVX2):
+// the same bits as those rows among 17 (row tiles of 16 and 1), for
+// panels of 8, 16, 24 and 32 real columns and several panels.
+TEST(PointwiseGemm, FewRowsGiveTheBitsOfTheRowTiles) {
+  if (!cpu::PointwiseGemmAvailable()) GTEST_SKIP() << "no AVX-512F or AVX2 with FMA on this CPU";
+  const int k = 37;
+  const std::vector<float> x = RandomFloats(17 * k, 31);
+  for (int n : {8, 16, 20, 32, 48, 70}) {
+    const std::vector<float> w = RandomFloats(static_cast<size_t>(n * k), 32);
+    auto run = [&](int rows) {
+      OpTest t;
+      Conv({1, 1, rows, k}, n, Pointwise(Activation::kRelu6),
+           std::vector<float>(x.begin(), x.begin() + rows * k), w)(t);
+      EXPECT_TRUE(t.RunPrepared(1).ok());
+      EXPECT_TRUE(TakesPointwise(t)) << rows << " rows";
+      return t.Get<float>(static_cast<int>(t.graph.tensors.size()) - 1);
+    };
+    for (cpu::PointwiseForm form : cpu::PointwiseGemmForms()) {
+      ScopedForm use(form);
+      const std::vector<float> all = run(17);
+      for (int rows : {1, 2}) {
+        const std::vector<float> few = run(rows);
+        ASSERT_EQ(few.size(), static_cast<size_t>(rows * n));
+        for (size_t i = 0; i < few.size(); ++i) {
+          EXPECT_EQ(std::memcmp(&few[i], &all[i], sizeof(float)), 0)
+              << cpu::PointwiseFormName(form) << ", n " << n << ", " << rows << " rows, at " << i << ": " << few[i]
+              << " vs " << all[i];
+        }
+      }
+    }
+  }
+}
+
 // NaN stays NaN through the clamp (TFLite's activation); an infinite input
 // gives infinities, and NaN where it meets opposite signs.
 TEST(PointwiseGemm, NanAndInfinityAsTheOwnKernel) {

@@ -137,7 +137,7 @@ __attribute__((always_inline)) inline void TileBody(const float* const* ptrs, in
                                                     int64_t pitch, const float* bias, float lo, float hi, float* c,
                                                     int64_t ldc, int64_t cols) {
   Vec acc[R][V];
-#pragma GCC unroll 2
+#pragma GCC unroll 4
   for (int v = 0; v < V; ++v) {
     Vec b;
     std::memcpy(&b, bias + Lanes * v, sizeof b);
@@ -150,12 +150,12 @@ __attribute__((always_inline)) inline void TileBody(const float* const* ptrs, in
     for (int r = 0; r < R; ++r) row[r] = ptrs[sg * stride + r] + sg * advance;
     for (int64_t x = 0; x < seg_len; ++x) {
       Vec w[V];
-#pragma GCC unroll 2
+#pragma GCC unroll 4
       for (int v = 0; v < V; ++v) std::memcpy(&w[v], panel + x * pitch + v * Lanes, sizeof w[v]);
 #pragma GCC unroll 16
       for (int r = 0; r < R; ++r) {
         const float s = row[r][x];
-#pragma GCC unroll 2
+#pragma GCC unroll 4
         for (int v = 0; v < V; ++v) acc[r][v] += w[v] * s;
       }
     }
@@ -163,7 +163,7 @@ __attribute__((always_inline)) inline void TileBody(const float* const* ptrs, in
   const Vec vlo = Vec{} + lo, vhi = Vec{} + hi;
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 2
+#pragma GCC unroll 4
     for (int v = 0; v < V; ++v) {
       Vec y = acc[r][v];
       GLD_CLAMP8(y, vlo, vhi);
@@ -214,6 +214,15 @@ constexpr std::array<TileFn, sizeof...(R)> MakeTiles8(std::integer_sequence<int,
 }
 constexpr std::array<TileFn, kAvx2Rows1> kTiles8x1 = MakeTiles8<1>(std::make_integer_sequence<int, kAvx2Rows1>());
 constexpr std::array<TileFn, kAvx2Rows2> kTiles8x2 = MakeTiles8<2>(std::make_integer_sequence<int, kAvx2Rows2>());
+// One or two rows (a squeeze-and-excite block's layers, a decode step's):
+// a tile over the whole panel, up to 4 vectors, so that a row has as many
+// independent sums as the panel has vectors (two halves of 2 left the
+// multiply-adds waiting on each other). kFewRows[v - 1][r - 1].
+constexpr int kFewRows = 2;
+constexpr std::array<std::array<TileFn, kFewRows>, 4> kTiles8Few = {{{PointwiseTile8<1, 1>, PointwiseTile8<2, 1>},
+                                                                     {PointwiseTile8<1, 2>, PointwiseTile8<2, 2>},
+                                                                     {PointwiseTile8<1, 3>, PointwiseTile8<2, 3>},
+                                                                     {PointwiseTile8<1, 4>, PointwiseTile8<2, 4>}}};
 
 // Panels [p0, p1) on the AVX2 tiles: each panel's 16-column halves that
 // hold real columns, rows in steps of the tile.
@@ -222,6 +231,12 @@ void PointwiseIndirectAvx2(const PointwiseWeights& w, size_t p0, size_t p1, cons
   const float* packed = w.data();
   for (size_t q = p0; q < p1; ++q) {
     const PointwisePanel& p = w.panels[q];
+    if (m <= kFewRows) {
+      const TileFn tile = kTiles8Few[static_cast<size_t>((p.cols + kAvx2Lanes - 1) / kAvx2Lanes - 1)][m - 1];
+      tile(a.ptrs, a.stride, a.advance, a.segments, a.seg_len, packed + p.weights, p.width, packed + p.bias, act.lo,
+           act.hi, c + p.col, ldc, p.cols);
+      continue;
+    }
     for (int64_t h = 0; h < p.width && h < p.cols; h += kLanes) {
       const int64_t cols = std::min(kLanes, p.cols - h);
       const bool one = cols <= kAvx2Lanes;
