@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/app_gl_context.h"
+#include "common/gl_stack_probe.h"
 #include "gldelegate/gldelegate.h"
 #include "gldelegate/gldelegate.hpp"
 #include "gldelegate/model_builder.hpp"
@@ -199,6 +200,7 @@ class ResidentStateGl : public ::testing::Test {
 };
 
 TEST_F(ResidentStateGl, OneBufferIsUpdatedInPlaceAndMovesNoState) {
+  GLD_SKIP_IF_GL_ARITHMETIC_DEFECT();  // the start indices are rounded in the shader
   auto model = StateModel(false);
   ASSERT_NE(model, nullptr);
   auto interp = Make(*model, options);
