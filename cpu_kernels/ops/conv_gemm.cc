@@ -183,7 +183,9 @@ bool RunConvGemm(KernelContext& ctx) {
     const float* ptrs[kPointwiseRowTile * kMaxWindowRuns];
     float stack_scratch[4096];
     float* scratch = stack_scratch;
-    const int64_t scratch_values = s.pointwise ? 0 : kPointwiseRowTile * s.kh * s.kw * s.ic;
+    // Only whole window rows (one group, no dilation across) are copied.
+    const bool copies = !s.pointwise && s.groups == 1 && s.dw == 1;
+    const int64_t scratch_values = copies ? kPointwiseRowTile * s.kh * s.kw * s.ic : 0;
     if (scratch_values > 4096) {
       thread_local std::vector<float> t_scratch;
       t_scratch.resize(static_cast<size_t>(scratch_values));
